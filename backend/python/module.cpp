@@ -1,0 +1,17 @@
+// typedtensor._C: the pybind11 bindings of the C++ core (bindings only; no op logic here).
+#include <pybind11/pybind11.h>
+
+#include "typedtensor/build_info.h"
+
+namespace py = pybind11;
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "typedtensor C++ core";
+  m.attr("__version__") = "0.1.0";
+  m.def("build_info", [] {
+    py::dict d;
+    d["openmp"] = tt::has_openmp();
+    d["blas"] = tt::blas_name();
+    return d;
+  });
+}

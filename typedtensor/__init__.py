@@ -1,0 +1,1 @@
+"""typedtensor (placeholder until the lead commits the package front)."""
