@@ -1,0 +1,297 @@
+"""The op registry: one ``OpDef`` per op, shared by the mypy plugin, the checker, the eager
+runtime and the graph tracer.
+
+NOTE [ Static values ]
+A rule sees tensors as ``ShapeLike`` and every other argument as its static value: an ``int`` for a
+literal, a ``DimExpr`` for a size, a tuple for a tuple, ``UNKNOWN`` when the caller cannot tell.
+Rules never raise: they return a ``Shape``, ``UNKNOWN``, ``Outputs`` or an ``Issue``; the consumer
+decides whether an Issue is a static error, a ``tt.ShapeError`` or an IR verification failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, Union
+
+from .dims import UNKNOWN, DimExpr, Unknown
+from .issue import Issue
+from .shape import Shape, ShapeLike
+
+ParamKind = Literal[
+    "tensor", "tensors", "optional_tensor", "size", "sizes", "int", "ints", "float", "bool", "str",
+    "dtype", "index", "any",
+]
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED: Final = _Required()
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of an op, in the order PyTorch declares it."""
+
+    name: str
+    kind: ParamKind
+    default: Any = REQUIRED
+    variadic: bool = False  # ``*size``: the remaining positional arguments bind here as a tuple
+    keyword_only: bool = False
+
+
+@dataclass(frozen=True)
+class SliceIndex:
+    start: DimExpr | None = None
+    stop: DimExpr | None = None
+    step: DimExpr | None = None
+
+
+@dataclass(frozen=True)
+class TensorIndex:
+    shape: ShapeLike
+    is_bool: bool = False
+
+
+IndexItem = Union[int, Unknown, SliceIndex, None, "type[Ellipsis]", TensorIndex]
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """Several results: ``max(dim=...)`` gives values and indices; ``split`` a tuple of pieces."""
+
+    shapes: tuple[ShapeLike, ...] | Unknown
+    names: tuple[str, ...] | None = None
+    element: ShapeLike = UNKNOWN  # the shape of each piece when their count is unknown
+
+    def get(self, name: str) -> ShapeLike:
+        if self.names is None or isinstance(self.shapes, Unknown) or name not in self.names:
+            return UNKNOWN
+        return self.shapes[self.names.index(name)]
+
+
+Result = Union[Shape, Unknown, Issue, Outputs]
+Args = dict[str, Any]
+Rule = Callable[[Args], Result]
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """Everything the four consumers need to know about one op (DESIGN §3)."""
+
+    name: str
+    params: tuple[Param, ...]
+    rule: Rule
+    differentiable: bool = True
+    tags: frozenset[str] = frozenset()
+    cuda: bool = True
+    dtype_rule: str = "promote"
+    signature: str | None = None
+    doc: str = ""
+    gradient: str = ""  # "" when differentiable by a registered VJP; else why not
+
+    def positional(self) -> list[Param]:
+        return [p for p in self.params if not p.keyword_only]
+
+
+REGISTRY: dict[str, OpDef] = {}
+
+
+def register(op: OpDef) -> OpDef:
+    assert op.name not in REGISTRY, f"op {op.name!r} registered twice"
+    REGISTRY[op.name] = op
+    return op
+
+
+def get_op(name: str) -> OpDef:
+    _ensure_rules()
+    return REGISTRY[name]
+
+
+def _ensure_rules() -> None:
+    if not REGISTRY:
+        from . import rules  # noqa: F401  (registration happens on import)
+
+
+def bind(op: OpDef, positional: Sequence[Any], keywords: Mapping[str, Any]) -> Args | Issue | None:
+    """Bind call arguments to the op's parameters as Python would; None when they do not fit
+    (an arity problem is a type error for the consumer's own machinery, not a shape error)."""
+    args: Args = {}
+    params = op.positional()
+    i = 0
+    for p in params:
+        if p.variadic:
+            rest = tuple(positional[i:])
+            if len(rest) == 1 and p.kind == "sizes" and isinstance(rest[0], (tuple, list, Unknown)):
+                args[p.name] = tuple(rest[0]) if isinstance(rest[0], (tuple, list)) else UNKNOWN
+            else:
+                args[p.name] = rest
+            i = len(positional)
+            continue
+        if i < len(positional):
+            args[p.name] = positional[i]
+            i += 1
+    if i < len(positional):
+        return None
+    for key, value in keywords.items():
+        match = next((p for p in op.params if p.name == key), None)
+        if match is None or key in args:
+            if match is not None and match.variadic and key in args and args[key] == ():
+                args[key] = tuple(value) if isinstance(value, (tuple, list)) else value
+                continue
+            return None
+        args[key] = tuple(value) if match.variadic and isinstance(value, list) else value
+    for p in op.params:
+        if p.name not in args:
+            if p.variadic:
+                args[p.name] = ()
+            elif p.default is REQUIRED:
+                return None
+            else:
+                args[p.name] = p.default
+    return args
+
+
+def apply(op_name: str, positional: Sequence[Any] = (), keywords: Mapping[str, Any] | None = None) -> Result:
+    """Bind and run an op's rule; an unbindable call gives UNKNOWN (the consumer reports arity)."""
+    op = get_op(op_name)
+    bound = bind(op, positional, keywords or {})
+    if bound is None:
+        return UNKNOWN
+    if isinstance(bound, Issue):
+        return bound
+    return op.rule(bound)
+
+
+# ---------------------------------------------------------------------------------------------
+# Declaring ops
+
+
+def op(
+    name: str,
+    params: str | tuple[Param, ...],
+    *,
+    differentiable: bool = True,
+    tags: tuple[str, ...] = (),
+    cuda: bool = True,
+    dtype_rule: str = "promote",
+    signature: str | None = None,
+    gradient: str = "",
+    aliases: tuple[str, ...] = (),
+) -> Callable[[Rule], Rule]:
+    """Register ``fn`` as the rule of op ``name`` (and of each alias, which shares the rule).
+
+    ``params`` is a compact spec, e.g. ``"input:tensor, dim:int=None, keepdim:bool=False"``;
+    ``*size:sizes`` is a vararg; names after a lone ``*`` are keyword-only.
+    """
+    parsed = parse_params(params) if isinstance(params, str) else params
+
+    def deco(fn: Rule) -> Rule:
+        for n in (name, *aliases):
+            register(
+                OpDef(
+                    name=n, params=parsed, rule=fn, differentiable=differentiable,
+                    tags=frozenset(tags), cuda=cuda, dtype_rule=dtype_rule, signature=signature,
+                    doc=(fn.__doc__ or "").strip(), gradient=gradient,
+                )
+            )
+        return fn
+
+    return deco
+
+
+_LITERALS: Final[dict[str, Any]] = {"None": None, "True": True, "False": False, "()": ()}
+
+
+def _parse_default(text: str) -> Any:
+    if text in _LITERALS:
+        return _LITERALS[text]
+    if text.startswith(("'", '"')):
+        return text[1:-1]
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def parse_params(spec: str) -> tuple[Param, ...]:
+    out: list[Param] = []
+    keyword_only = False
+    for raw in (part.strip() for part in spec.split(",")):
+        if not raw:
+            continue
+        if raw == "*":
+            keyword_only = True
+            continue
+        variadic = raw.startswith("*")
+        raw = raw.lstrip("*")
+        default: Any = REQUIRED
+        if "=" in raw:
+            raw, dflt = raw.split("=", 1)
+            default = _parse_default(dflt.strip())
+        pname, kind = (x.strip() for x in raw.split(":"))
+        out.append(Param(pname, kind, default, variadic, keyword_only))  # type: ignore[arg-type]
+        if variadic:
+            keyword_only = True
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class ModuleDef:
+    """An ``nn`` module: its constructor parameters, which of them become the class's type
+    arguments (``Linear[In, Hidden]``), and its forward rule over the constructor's values."""
+
+    name: str
+    ctor: tuple[Param, ...]
+    type_params: tuple[str, ...]
+    forward_params: tuple[Param, ...]
+    forward: Callable[[Args, Args], Result]
+    doc: str = ""
+    ops: tuple[str, ...] = field(default_factory=tuple)
+
+    def bind_ctor(self, positional: Sequence[Any], keywords: Mapping[str, Any]) -> Args | None:
+        fake = OpDef(self.name, self.ctor, lambda a: UNKNOWN)
+        got = bind(fake, positional, keywords)
+        return got if isinstance(got, dict) else None
+
+    def call(self, ctor_args: Args, positional: Sequence[Any], keywords: Mapping[str, Any]) -> Result:
+        fake = OpDef(self.name, self.forward_params, lambda a: UNKNOWN)
+        got = bind(fake, positional, keywords)
+        if not isinstance(got, dict):
+            return UNKNOWN
+        return self.forward(ctor_args, got)
+
+
+MODULE_REGISTRY: dict[str, ModuleDef] = {}
+
+
+def module(
+    name: str, ctor: str, type_params: tuple[str, ...], forward_params: str, ops: tuple[str, ...] = ()
+) -> Callable[[Callable[[Args, Args], Result]], Callable[[Args, Args], Result]]:
+    def deco(fn: Callable[[Args, Args], Result]) -> Callable[[Args, Args], Result]:
+        assert name not in MODULE_REGISTRY, name
+        MODULE_REGISTRY[name] = ModuleDef(
+            name, parse_params(ctor), type_params, parse_params(forward_params), fn,
+            (fn.__doc__ or "").strip(), ops,
+        )
+        return fn
+
+    return deco
+
+
+def get_module(name: str) -> ModuleDef:
+    _ensure_rules()
+    return MODULE_REGISTRY[name]
+
+
+def all_ops() -> dict[str, OpDef]:
+    _ensure_rules()
+    return REGISTRY
+
+
+def all_modules() -> dict[str, ModuleDef]:
+    _ensure_rules()
+    return MODULE_REGISTRY

@@ -1,0 +1,136 @@
+"""Creation ops: sizes become dims (a literal int is a ``Literal`` dim, a ``Batch(32)`` is ``Batch``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..dims import UNKNOWN, DimExpr, Unknown, as_int, d_ceildiv, d_sub, is_literal
+from ..issue import Issue
+from ..registry import Args, Result, op
+from ..shape import Shape
+
+
+def sizes_shape(name: str, size: Any) -> Result:
+    if isinstance(size, Unknown):
+        return UNKNOWN
+    if isinstance(size, (tuple, list)) and len(size) == 1 and isinstance(size[0], (tuple, list, Unknown)):
+        size = size[0]
+        if isinstance(size, Unknown):
+            return UNKNOWN
+    dims = tuple(size) if isinstance(size, (tuple, list)) else (size,)
+    for d in dims:
+        v = as_int(d)
+        if v is not None and v < 0:
+            return Issue("shape-arg", f"{name}: negative size {v} in {list(dims)}")
+    return Shape(tuple(d if not isinstance(d, bool) else UNKNOWN for d in dims))
+
+
+_FACTORY_KW = "*, dtype:any=None, device:any=None, requires_grad:bool=False, generator:any=None, layout:any=None"
+
+for _name in ("zeros", "ones", "empty", "rand", "randn"):
+    op(_name, f"*size:sizes, {_FACTORY_KW}", tags=("creation",) + (("random",) if _name.startswith("rand") else ()),
+       differentiable=False, gradient="creates a leaf", dtype_rule="factory")(
+        lambda args, _n=_name: sizes_shape(_n, args["size"])
+    )
+
+for _name in ("zeros_like", "ones_like", "empty_like", "rand_like", "randn_like"):
+    op(_name, f"input:tensor, {_FACTORY_KW}", tags=("creation",), differentiable=False,
+       gradient="creates a leaf", dtype_rule="factory")(lambda args: args["input"])
+
+
+@op("full", f"size:sizes, fill_value:any, {_FACTORY_KW}", tags=("creation",), differentiable=False,
+    gradient="creates a leaf", dtype_rule="factory")
+def full(args: Args) -> Result:
+    return sizes_shape("full", args["size"])
+
+
+@op("full_like", f"input:tensor, fill_value:any, {_FACTORY_KW}", tags=("creation",), differentiable=False,
+    gradient="creates a leaf", dtype_rule="factory")
+def full_like(args: Args) -> Result:
+    return args["input"]  # type: ignore[no-any-return]
+
+
+@op("randint", f"low:any, high:any=None, size:sizes=None, {_FACTORY_KW}", tags=("creation", "random"),
+    differentiable=False, gradient="integer result", dtype_rule="int64")
+def randint(args: Args) -> Result:
+    """``randint(high, size)`` or ``randint(low, high, size)``."""
+    size = args["size"]
+    if size is None:
+        size = args["high"]
+    if size is None:
+        return UNKNOWN
+    return sizes_shape("randint", size)
+
+
+@op("arange", f"start:any, end:any=None, step:any=1, {_FACTORY_KW}", tags=("creation",),
+    differentiable=False, gradient="creates a leaf", dtype_rule="factory")
+def arange(args: Args) -> Result:
+    """``ceil((end - start) / step)`` elements; ``arange(n)`` of a size ``n`` has dim ``n``."""
+    start, end, step = args["start"], args["end"], args["step"]
+    if end is None:
+        start, end = 0, start
+    if any(isinstance(v, Unknown) for v in (start, end, step)):
+        return Shape((UNKNOWN,))
+    if not all(isinstance(v, (int, float)) or hasattr(v, "items") for v in (start, end, step)):
+        return Shape((UNKNOWN,))
+    if isinstance(start, float) or isinstance(end, float) or isinstance(step, float):
+        import math
+
+        if step == 0:
+            return Issue("shape-arg", "arange: step must be nonzero")
+        return Shape((max(0, math.ceil((float(end) - float(start)) / float(step))),))
+    s = as_int(step)
+    if s == 0:
+        return Issue("shape-arg", "arange: step must be nonzero")
+    if s is None:
+        return Shape((UNKNOWN,))
+    length: DimExpr = d_ceildiv(d_sub(end, start), s)
+    if is_literal(length) and int(length) < 0:  # type: ignore[arg-type]
+        return Issue("shape-arg", f"arange: the range from {start} to {end} with step {s} is empty in the wrong direction")
+    return Shape((length,))
+
+
+@op("linspace", f"start:any, end:any, steps:size, {_FACTORY_KW}", tags=("creation",),
+    differentiable=False, gradient="creates a leaf", dtype_rule="factory")
+def linspace(args: Args) -> Result:
+    return Shape((args["steps"],))
+
+
+@op("eye", f"n:size, m:size=None, {_FACTORY_KW}", tags=("creation",), differentiable=False,
+    gradient="creates a leaf", dtype_rule="factory")
+def eye(args: Args) -> Result:
+    n, m = args["n"], args["m"]
+    return Shape((n, n if m is None else m))
+
+
+@op("tensor", f"data:any, {_FACTORY_KW}", tags=("creation",), differentiable=False,
+    gradient="creates a leaf", dtype_rule="infer", aliases=("as_tensor",))
+def tensor(args: Args) -> Result:
+    """The nested-list structure of ``data`` when the caller knows it (a Shape), else unknown."""
+    data = args["data"]
+    return data if isinstance(data, Shape) else UNKNOWN
+
+
+@op("from_numpy", "ndarray:any", tags=("creation",), differentiable=False, gradient="creates a leaf",
+    dtype_rule="infer")
+def from_numpy(args: Args) -> Result:
+    return UNKNOWN
+
+
+@op("from_dlpack", "ext_tensor:any", tags=("creation",), differentiable=False, gradient="creates a leaf",
+    dtype_rule="infer")
+def from_dlpack(args: Args) -> Result:
+    return UNKNOWN
+
+
+@op("item", "input:tensor", tags=("scalar",), differentiable=False, gradient="returns a Python number")
+def item(args: Args) -> Result:
+    """Only a one-element tensor converts to a number."""
+    x = args["input"]
+    if isinstance(x, Shape) and x.is_fixed:
+        from ..dims import d_prod, differs
+
+        count = d_prod(x.dims)
+        if differs(count, 1) and is_literal(count):
+            return Issue("shape-arg", f"item: a tensor with {count} elements cannot be converted to a number; shape {x}")
+    return Shape(())

@@ -1,0 +1,180 @@
+"""Indexing and slicing: ints, slices, ``None``, ``...``, integer and boolean tensors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..broadcast import broadcast_all
+from ..dims import UNKNOWN, DimExpr, Unknown, as_int, d_add, d_ceildiv, d_sub, is_literal
+from ..issue import Issue
+from ..registry import Args, Result, SliceIndex, TensorIndex, op
+from ..shape import Shape, ShapeLike, Star, fmt_shape
+
+
+def slice_length(size: DimExpr, s: SliceIndex) -> DimExpr:
+    """Length of ``x[start:stop:step]`` along a dim of ``size`` (clamped like Python)."""
+    step = 1 if s.step is None else as_int(s.step)
+    if step is None or step <= 0:
+        return UNKNOWN
+    start, stop = s.start, s.stop
+    n = as_int(size)
+    if n is not None:
+        a, b = as_int(start) if start is not None else 0, as_int(stop) if stop is not None else n
+        if a is None or b is None:
+            return UNKNOWN
+        return len(range(n)[slice(a, b, step)])
+    # Symbolic size: assume non-negative bounds fit (the typed answer a user means by x[:, 2:6]).
+    a_i = as_int(start) if start is not None else 0
+    b_i = as_int(stop) if stop is not None else None
+    if start is not None and a_i is None:
+        begin: DimExpr = start if not isinstance(start, Unknown) else UNKNOWN
+    else:
+        begin = a_i if a_i is not None and a_i >= 0 else d_add(size, a_i or 0)
+    if stop is None:
+        end: DimExpr = size
+    elif b_i is None:
+        end = stop
+    else:
+        end = b_i if b_i >= 0 else d_add(size, b_i)
+    length = d_sub(end, begin)
+    if is_literal(length) and int(length) < 0:  # type: ignore[arg-type]
+        return 0
+    return length if step == 1 else d_ceildiv(length, step)
+
+
+def index_shape(x: ShapeLike, key: Any) -> Result:
+    """The shape of ``x[key]`` following NumPy/PyTorch basic and advanced indexing."""
+    items = [
+        SliceIndex(i.start, i.stop, i.step) if isinstance(i, slice) else i
+        for i in (list(key) if isinstance(key, tuple) else [key])
+    ]
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    if any(isinstance(i, Unknown) for i in items):
+        return UNKNOWN
+    consumed = 0
+    for it in items:
+        if it is None or it is Ellipsis:
+            continue
+        if isinstance(it, TensorIndex) and it.is_bool:
+            if isinstance(it.shape, Unknown) or not it.shape.is_fixed:
+                return UNKNOWN
+            consumed += max(len(it.shape.dims), 1)
+        else:
+            consumed += 1
+    n_ell = sum(1 for it in items if it is Ellipsis)
+    if n_ell > 1:
+        return Issue("shape-axis", "index: an index can only have a single ellipsis (...)")
+    if x.is_fixed and consumed > len(x.dims):
+        return Issue(
+            "shape-axis",
+            f"index: too many indices for a tensor of rank {len(x.dims)} ({consumed} given); shape {fmt_shape(x)}",
+        )
+    if not x.is_fixed:
+        return _index_variadic(x, items)
+    dims = list(x.dims)
+    if n_ell == 0:
+        items = items + [SliceIndex()] * (len(dims) - consumed)
+    else:
+        at = items.index(Ellipsis)
+        items = items[:at] + [SliceIndex()] * (len(dims) - consumed) + items[at + 1 :]
+    out: list[DimExpr | tuple[str, int]] = []
+    advanced: list[ShapeLike] = []
+    adv_positions: list[int] = []
+    pos = 0
+    for it in items:
+        if it is None:
+            out.append(1)
+            continue
+        if isinstance(it, SliceIndex):
+            out.append(slice_length(dims[pos], it))
+            pos += 1
+            continue
+        if isinstance(it, TensorIndex):
+            if it.is_bool:
+                assert isinstance(it.shape, Shape)
+                k = max(len(it.shape.dims), 1)
+                advanced.append(Shape((UNKNOWN,)))
+                pos += k
+            else:
+                advanced.append(it.shape)
+                pos += 1
+            adv_positions.append(len(out))
+            out.append(("adv", len(advanced) - 1))
+            continue
+        v = as_int(it)
+        size = as_int(dims[pos])
+        if v is not None and size is not None and not -size <= v < size:
+            return Issue(
+                "shape-axis",
+                f"index: index {v} is out of range for dim {pos} of size {size}; shape {fmt_shape(x)}",
+            )
+        pos += 1
+    if not advanced:
+        return Shape(tuple(d for d in out if not isinstance(d, tuple)))
+    merged = broadcast_all(advanced, "index")
+    if isinstance(merged, Issue) or isinstance(merged, Unknown) or not merged.is_fixed:
+        return merged if isinstance(merged, Issue) else UNKNOWN
+    contiguous = adv_positions == list(range(adv_positions[0], adv_positions[0] + len(adv_positions)))
+    plain = [d for d in out if not isinstance(d, tuple)]
+    if contiguous:
+        first = adv_positions[0]
+        before = [d for d in out[:first] if not isinstance(d, tuple)]
+        after = [d for d in out[first:] if not isinstance(d, tuple)]
+        return Shape(tuple(before) + merged.dims + tuple(after))
+    return Shape(merged.dims + tuple(plain))
+
+
+def _index_variadic(x: Shape, items: list[Any]) -> Result:
+    """Index a ``[pre, *Bs, suf]`` shape: items before ``...`` eat the prefix, after it the suffix."""
+    if Ellipsis not in items:
+        items = items + [Ellipsis]
+    at = items.index(Ellipsis)
+    head, tail = items[:at], items[at + 1 :]
+    if any(isinstance(i, TensorIndex) for i in items):
+        return UNKNOWN
+    def eat(dims: tuple[DimExpr, ...], its: list[Any], from_end: bool) -> tuple[DimExpr, ...] | None:
+        need = sum(1 for i in its if i is not None)
+        if need > len(dims):
+            return None
+        use = dims[len(dims) - need :] if from_end else dims[:need]
+        rest = dims[: len(dims) - need] if from_end else dims[need:]
+        out: list[DimExpr] = []
+        k = 0
+        for it in its:
+            if it is None:
+                out.append(1)
+            elif isinstance(it, SliceIndex):
+                out.append(slice_length(use[k], it))
+                k += 1
+            else:
+                k += 1
+        return (rest + tuple(out)) if from_end else (tuple(out) + rest)
+    pre = eat(x.prefix, head, False)
+    suf = eat(x.suffix, tail, True)
+    if pre is None or suf is None:
+        return Shape((), Star(None), ())
+    return Shape(pre, x.star, suf)
+
+
+@op("index", "input:tensor, key:index", tags=("indexing", "view"))
+def index(args: Args) -> Result:
+    """``x[key]``."""
+    return index_shape(args["input"], args["key"])
+
+
+@op("index_put", "input:tensor, key:index, value:any", tags=("indexing",))
+def index_put(args: Args) -> Result:
+    """``x[key] = value``: the value must broadcast to the indexed region; the result is ``x``."""
+    x = args["input"]
+    region = index_shape(x, args["key"])
+    if isinstance(region, Issue):
+        return region
+    value = args["value"]
+    if isinstance(region, Shape) and isinstance(value, Shape):
+        from ..broadcast import broadcast_shapes
+
+        merged = broadcast_shapes(region, value, "index_put")
+        if isinstance(merged, Issue):
+            return merged
+    return x

@@ -1,0 +1,218 @@
+"""Matrix products: matmul (1-d/2-d/n-d with batch broadcasting), mm, bmm, mv, dot, outer,
+linear, tensordot, einsum."""
+
+from __future__ import annotations
+
+from ..broadcast import broadcast_shapes
+from ..dims import UNKNOWN, DimExpr, Unknown, as_int, differs, fmt_dim
+from ..issue import Issue
+from ..registry import Args, Result, op
+from ..shape import Shape, ShapeLike, Star, fmt_shape
+from ..signature import signature_rule
+from ._common import norm_axis
+
+
+def matmul_shapes(a: ShapeLike, b: ShapeLike, name: str = "matmul", code: str = "shape-matmul") -> Result:
+    """PyTorch's matmul: 1-d operands gain and lose a dim; batch dims broadcast."""
+    if isinstance(a, Unknown) or isinstance(b, Unknown):
+        return UNKNOWN
+    shown = f"{fmt_shape(a)} @ {fmt_shape(b)}"
+    if a.is_fixed and len(a.dims) == 0 or b.is_fixed and len(b.dims) == 0:
+        return Issue("shape-rank", f"{name}: both arguments need at least 1 dim; shapes {shown}")
+    a_vec = a.is_fixed and len(a.dims) == 1
+    b_vec = b.is_fixed and len(b.dims) == 1
+    if not a.is_fixed and len(a.tail) == 1 and b.is_fixed and len(b.dims) == 2:
+        # [*Bs, k] @ [k, n] is [*Bs, n] whether or not Bs is empty
+        if differs(a.tail[-1], b.dims[0]):
+            return Issue(
+                code,
+                f"{name}: inner dimensions differ: {fmt_dim(a.tail[-1])} (left, dim -1) vs "
+                f"{fmt_dim(b.dims[0])} (right, dim -2); shapes {shown}",
+            )
+        return a.with_tail((b.dims[1],))
+    if len(a.tail) < (1 if a_vec else 2) or len(b.tail) < (1 if b_vec else 2):
+        return UNKNOWN  # a variadic operand whose last two dims are not spelled out
+    k_a = a.tail[-1]
+    k_b = b.tail[0] if b_vec else b.tail[-2]
+    if differs(k_a, k_b):
+        return Issue(
+            code,
+            f"{name}: inner dimensions differ: {fmt_dim(k_a)} (left, dim -1) vs {fmt_dim(k_b)} "
+            f"(right, dim {0 if b_vec else -2}); shapes {shown}",
+        )
+    if a_vec and b_vec:
+        return Shape(())
+    if a_vec:
+        batch_b = b.with_tail(b.tail[:-2])
+        return batch_b.with_tail(batch_b.tail + (b.tail[-1],))
+    if b_vec:
+        return a.with_tail(a.tail[:-1])
+    batch = broadcast_shapes(a.with_tail(a.tail[:-2]), b.with_tail(b.tail[:-2]), name, "@", code)
+    if isinstance(batch, Issue):
+        return Issue(code, batch.message.replace("dimensions do not broadcast", "batch dimensions do not broadcast"))
+    if isinstance(batch, Unknown):
+        return UNKNOWN
+    return batch.with_tail(batch.tail + (a.tail[-2], b.tail[-1]))
+
+
+@op("matmul", "input:tensor, other:tensor", tags=("linalg", "matmul"),
+    signature="(*b, m, k), (*b, k, n) -> (*b, m, n)")
+def matmul(args: Args) -> Result:
+    """PyTorch matmul semantics, including 1-d operands and batch broadcasting."""
+    return matmul_shapes(args["input"], args["other"])
+
+
+def _sig_op(name: str, sig: str, code: str = "shape-matmul", symbol: str = "@") -> None:
+    rule = signature_rule(sig, name, code, symbol)
+
+    def apply(args: Args) -> Result:
+        return rule((args["input"], args["other"] if "other" in args else args["mat2"]))
+
+    op(name, "input:tensor, other:tensor", tags=("linalg",), signature=sig)(apply)
+
+
+_sig_op("mm", "(m, k), (k, n) -> (m, n)")
+_sig_op("bmm", "(b, m, k), (b, k, n) -> (b, m, n)")
+_sig_op("mv", "(m, k), (k) -> (m)")
+_sig_op("dot", "(k), (k) -> ()")
+_sig_op("outer", "(m), (n) -> (m, n)", symbol=",")
+
+
+@op("t", "input:tensor", tags=("view", "movement"), signature="(m, n) -> (n, m)")
+def t(args: Args) -> Result:
+    """Transpose of a tensor with at most 2 dims."""
+    x = args["input"]
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    if x.is_fixed and len(x.dims) > 2:
+        return Issue("shape-rank", f"t: expects a tensor with at most 2 dims, got {len(x.dims)}; shape {fmt_shape(x)}")
+    if not x.is_fixed:
+        return UNKNOWN
+    return Shape(tuple(reversed(x.dims)))
+
+
+@op("linear", "input:tensor, weight:tensor, bias:optional_tensor=None", tags=("linalg", "nn"),
+    signature="(*b, i), (o, i), (o) -> (*b, o)")
+def linear(args: Args) -> Result:
+    """``input @ weight.T + bias`` with ``weight`` of shape ``[out, in]``."""
+    x, w, b = args["input"], args["weight"], args["bias"]
+    if isinstance(x, Unknown) or isinstance(w, Unknown):
+        return UNKNOWN
+    if w.is_fixed and len(w.dims) not in (1, 2):
+        return Issue("shape-rank", f"linear: weight must be 1-d or 2-d, got {len(w.dims)}-d; shape {fmt_shape(w)}")
+    if not w.is_fixed:
+        return UNKNOWN
+    wt = Shape(tuple(reversed(w.dims)))
+    out = matmul_shapes(x, wt, "linear")
+    if isinstance(b, Shape) and isinstance(out, Shape):
+        merged = broadcast_shapes(out, b, "linear", "+")
+        if isinstance(merged, Issue):
+            return merged
+    return out
+
+
+@op("tensordot", "a:tensor, b:tensor, dims:any=2", tags=("linalg",))
+def tensordot(args: Args) -> Result:
+    """Contract the last ``dims`` of ``a`` with the first of ``b`` (or explicit dim lists)."""
+    a, b, dims = args["a"], args["b"], args["dims"]
+    if not isinstance(a, Shape) or not isinstance(b, Shape) or not a.is_fixed or not b.is_fixed:
+        return UNKNOWN
+    n = as_int(dims)
+    if n is not None:
+        da = list(range(len(a.dims) - n, len(a.dims)))
+        db = list(range(n))
+    elif isinstance(dims, (tuple, list)) and len(dims) == 2:
+        xa, xb = dims
+        xa = list(xa) if isinstance(xa, (tuple, list)) else [xa]
+        xb = list(xb) if isinstance(xb, (tuple, list)) else [xb]
+        if any(as_int(v) is None for v in xa + xb) or len(xa) != len(xb):
+            return UNKNOWN
+        da, db = [], []
+        for v in xa:
+            p = norm_axis("tensordot", a, v)
+            if isinstance(p, Issue):
+                return p
+            da.append(p if p is not None else 0)
+        for v in xb:
+            p = norm_axis("tensordot", b, v)
+            if isinstance(p, Issue):
+                return p
+            db.append(p if p is not None else 0)
+    else:
+        return UNKNOWN
+    if any(i < 0 or i >= len(a.dims) for i in da) or any(i < 0 or i >= len(b.dims) for i in db):
+        return Issue("shape-axis", f"tensordot: contraction dims out of range; shapes {fmt_shape(a)}, {fmt_shape(b)}")
+    for i, j in zip(da, db):
+        if differs(a.dims[i], b.dims[j]):
+            return Issue(
+                "shape-matmul",
+                f"tensordot: contracted dimensions differ: {fmt_dim(a.dims[i])} (left, dim {i}) vs "
+                f"{fmt_dim(b.dims[j])} (right, dim {j}); shapes {fmt_shape(a)}, {fmt_shape(b)}",
+            )
+    keep_a = tuple(d for i, d in enumerate(a.dims) if i not in da)
+    keep_b = tuple(d for j, d in enumerate(b.dims) if j not in db)
+    return Shape(keep_a + keep_b)
+
+
+@op("einsum", "equation:str, *operands:tensors", tags=("linalg",))
+def einsum(args: Args) -> Result:
+    """Subscript letters bind dims consistently (``...`` broadcasts); the output follows the
+    explicit ``->`` part or, implicitly, the letters used once in alphabetical order."""
+    eq, operands = args["equation"], args["operands"]
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not isinstance(eq, str):
+        return UNKNOWN
+    eq = eq.replace(" ", "")
+    lhs, _, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        return Issue("shape-arg", f"einsum: {len(terms)} subscripts for {len(operands)} operands in {eq!r}")
+    letters: dict[str, tuple[DimExpr, str]] = {}
+    ell: ShapeLike = Shape(())
+    counts: dict[str, int] = {}
+    for i, (term, shape) in enumerate(zip(terms, operands)):
+        for ch in term.replace("...", ""):
+            counts[ch] = counts.get(ch, 0) + 1
+        if not isinstance(shape, Shape) or not shape.is_fixed:
+            return UNKNOWN
+        has_ell = "..." in term
+        before, _, after = term.partition("...")
+        named = len(before) + len(after)
+        if (not has_ell and named != len(shape.dims)) or (has_ell and named > len(shape.dims)):
+            return Issue(
+                "shape-rank",
+                f"einsum: subscripts {term!r} do not fit operand {i} of rank {len(shape.dims)}; shape {fmt_shape(shape)}",
+            )
+        dims = shape.dims
+        pairs = list(zip(before, dims[: len(before)])) + list(zip(after, dims[len(dims) - len(after):]))
+        if has_ell:
+            ell_dims = Shape(dims[len(before): len(dims) - len(after)])
+            merged = broadcast_shapes(ell, ell_dims, "einsum")
+            if isinstance(merged, Issue):
+                return merged
+            ell = merged
+        for ch, d in pairs:
+            if ch in letters and differs(letters[ch][0], d):
+                return Issue(
+                    "shape-matmul",
+                    f"einsum: subscript {ch!r} is {fmt_dim(letters[ch][0])} ({letters[ch][1]}) but "
+                    f"{fmt_dim(d)} (operand {i}); equation {eq!r}",
+                )
+            if ch not in letters or isinstance(letters[ch][0], Unknown):
+                letters[ch] = (d, f"operand {i}")
+    if "->" in eq:
+        out_terms = rhs
+    else:
+        out_terms = ("..." if "..." in lhs else "") + "".join(sorted(c for c, n in counts.items() if n == 1))
+    before, _, after = out_terms.partition("...")
+    for ch in before + after:
+        if ch not in letters:
+            return Issue("shape-axis", f"einsum: output subscript {ch!r} does not appear in the inputs; equation {eq!r}")
+    head = tuple(letters[c][0] for c in before)
+    tail = tuple(letters[c][0] for c in after)
+    if "..." in out_terms:
+        if isinstance(ell, Unknown):
+            return Shape(head, Star(None), tail)
+        return Shape(head + ell.dims + tail)
+    return Shape(head + tail)

@@ -1,0 +1,240 @@
+"""``nn`` modules: constructor sizes become type arguments; ``forward`` reuses the op rules.
+
+A module's forward mismatch is a ``shape-arg`` (the call's argument does not match what the
+module's constructor sizes declare), as the stubs' ``forward(self, x: Tensor[*Bs, I])`` says to mypy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..dims import UNKNOWN, Unknown, as_int, d_mul
+from ..issue import Issue
+from ..registry import Args, Result, get_op, module
+from ..shape import Shape, Star
+from ..unify import Bindings, unify
+from .nn import conv2d
+from .reduce import reduce_shape
+
+
+def _as_arg(issue: Result, module_name: str) -> Result:
+    if isinstance(issue, Issue) and issue.code != "shape-arg":
+        return Issue("shape-arg", f"{module_name}.forward: {issue.message}")
+    return issue
+
+
+def _call(op_name: str, **kwargs: Any) -> Result:
+    op = get_op(op_name)
+    args = {p.name: p.default for p in op.params}
+    args.update(kwargs)
+    return op.rule(args)
+
+
+@module("typedtensor.nn.Linear", "in_features:size, out_features:size, bias:bool=True, *, device:any=None, dtype:any=None",
+        ("in_features", "out_features"), "input:tensor", ops=("linear",))
+def linear_module(ctor: Args, args: Args) -> Result:
+    """``[*Bs, In] -> [*Bs, Out]``."""
+    x = args["input"]
+    b = Bindings()
+    issue = unify(Shape((), Star("Bs"), (ctor["in_features"],)), x, b, "Linear.forward argument 'input'")
+    if issue:
+        return issue
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    return x.with_tail(x.tail[:-1] + (ctor["out_features"],)) if x.tail else Shape((), Star(None), (ctor["out_features"],))
+
+
+@module("typedtensor.nn.Conv2d", "in_channels:size, out_channels:size, kernel_size:any, stride:any=1, padding:any=0, "
+        "dilation:any=1, groups:int=1, bias:bool=True, padding_mode:str='zeros', *, device:any=None, dtype:any=None",
+        ("in_channels", "out_channels"), "input:tensor", ops=("conv2d",))
+def conv2d_module(ctor: Args, args: Args) -> Result:
+    k = ctor["kernel_size"]
+    kh, kw = (k if isinstance(k, (tuple, list)) and len(k) == 2 else (k, k)) if not isinstance(k, Unknown) else (UNKNOWN, UNKNOWN)
+    groups = as_int(ctor["groups"])
+    in_per_group = UNKNOWN
+    if groups is not None and groups > 0:
+        from ..dims import d_exact_div
+
+        q = d_exact_div(ctor["in_channels"], groups)
+        in_per_group = q if q is not None else UNKNOWN
+    weight = Shape((ctor["out_channels"], in_per_group, kh, kw))
+    result = conv2d({
+        "input": args["input"], "weight": weight, "bias": None, "stride": ctor["stride"],
+        "padding": ctor["padding"], "dilation": ctor["dilation"], "groups": ctor["groups"],
+    })
+    return _as_arg(result, "Conv2d")
+
+
+def _pool_module(op_name: str) -> Any:
+    def forward(ctor: Args, args: Args) -> Result:
+        return _as_arg(_call(op_name, input=args["input"], **ctor), op_name)
+
+    return forward
+
+
+module("typedtensor.nn.MaxPool2d", "kernel_size:any, stride:any=None, padding:any=0, dilation:any=1, "
+       "return_indices:bool=False, ceil_mode:bool=False", (), "input:tensor", ops=("max_pool2d",))(_pool_module("max_pool2d"))
+module("typedtensor.nn.AvgPool2d", "kernel_size:any, stride:any=None, padding:any=0, ceil_mode:bool=False, "
+       "count_include_pad:bool=True, divisor_override:any=None", (), "input:tensor", ops=("avg_pool2d",))(_pool_module("avg_pool2d"))
+module("typedtensor.nn.AdaptiveAvgPool2d", "output_size:any", (), "input:tensor",
+       ops=("adaptive_avg_pool2d",))(_pool_module("adaptive_avg_pool2d"))
+
+
+@module("typedtensor.nn.BatchNorm2d", "num_features:size, eps:float=1e-05, momentum:float=0.1, affine:bool=True, "
+        "track_running_stats:bool=True, *, device:any=None, dtype:any=None", ("num_features",), "input:tensor",
+        ops=("batch_norm",))
+def batchnorm2d_module(ctor: Args, args: Args) -> Result:
+    """``[N, C, H, W]`` with ``C == num_features``."""
+    x = args["input"]
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    from ._common import need_rank
+
+    r = need_rank("BatchNorm2d", x, (4,))
+    if r:
+        return r
+    c = ctor["num_features"]
+    return _as_arg(_call("batch_norm", input=x, running_mean=Shape((c,)), running_var=Shape((c,))), "BatchNorm2d")
+
+
+@module("typedtensor.nn.BatchNorm1d", "num_features:size, eps:float=1e-05, momentum:float=0.1, affine:bool=True, "
+        "track_running_stats:bool=True, *, device:any=None, dtype:any=None", ("num_features",), "input:tensor",
+        ops=("batch_norm",))
+def batchnorm1d_module(ctor: Args, args: Args) -> Result:
+    x = args["input"]
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    from ._common import need_rank
+
+    r = need_rank("BatchNorm1d", x, (2, 3))
+    if r:
+        return r
+    c = ctor["num_features"]
+    return _as_arg(_call("batch_norm", input=x, running_mean=Shape((c,)), running_var=Shape((c,))), "BatchNorm1d")
+
+
+@module("typedtensor.nn.LayerNorm", "normalized_shape:sizes, eps:float=1e-05, elementwise_affine:bool=True, "
+        "bias:bool=True, *, device:any=None, dtype:any=None", ("normalized_shape",), "input:tensor", ops=("layer_norm",))
+def layernorm_module(ctor: Args, args: Args) -> Result:
+    return _as_arg(_call("layer_norm", input=args["input"], normalized_shape=ctor["normalized_shape"]), "LayerNorm")
+
+
+@module("typedtensor.nn.Embedding", "num_embeddings:size, embedding_dim:size, padding_idx:any=None, "
+        "max_norm:any=None, *, device:any=None, dtype:any=None", ("num_embeddings", "embedding_dim"), "input:tensor",
+        ops=("embedding",))
+def embedding_module(ctor: Args, args: Args) -> Result:
+    """Indices ``[*idx]`` -> ``[*idx, Dim]``."""
+    return _call("embedding", input=args["input"], weight=Shape((ctor["num_embeddings"], ctor["embedding_dim"])))
+
+
+def _same(op_name: str | None) -> Any:
+    def forward(ctor: Args, args: Args) -> Result:
+        x = args["input"]
+        if op_name is not None:
+            return _as_arg(_call(op_name, input=x), op_name)
+        return x if isinstance(x, (Shape, Unknown)) else UNKNOWN
+
+    return forward
+
+
+for _name, _op, _ctor in (
+    ("ReLU", "relu", "inplace:bool=False"), ("GELU", "gelu", "approximate:str='none'"),
+    ("Tanh", "tanh", ""), ("Sigmoid", "sigmoid", ""), ("SiLU", "silu", "inplace:bool=False"),
+    ("Identity", None, ""), ("Dropout", "dropout", "p:float=0.5, inplace:bool=False"),
+    ("Dropout2d", "dropout2d", "p:float=0.5, inplace:bool=False"),
+    ("LeakyReLU", "leaky_relu", "negative_slope:float=0.01, inplace:bool=False"),
+    ("Softplus", "softplus", "beta:float=1.0, threshold:float=20.0"),
+):
+    module(f"typedtensor.nn.{_name}", _ctor, (), "input:tensor", ops=(_op,) if _op else ())(_same(_op))
+
+
+def _dim_module(op_name: str) -> Any:
+    def forward(ctor: Args, args: Args) -> Result:
+        return _as_arg(_call(op_name, input=args["input"], dim=ctor["dim"]), op_name)
+
+    return forward
+
+
+module("typedtensor.nn.Softmax", "dim:any=None", (), "input:tensor", ops=("softmax",))(_dim_module("softmax"))
+module("typedtensor.nn.LogSoftmax", "dim:any=None", (), "input:tensor", ops=("log_softmax",))(_dim_module("log_softmax"))
+
+
+@module("typedtensor.nn.Flatten", "start_dim:int=1, end_dim:int=-1", (), "input:tensor", ops=("flatten",))
+def flatten_module(ctor: Args, args: Args) -> Result:
+    return _as_arg(_call("flatten", input=args["input"], start_dim=ctor["start_dim"], end_dim=ctor["end_dim"]), "Flatten")
+
+
+@module("typedtensor.nn.MultiheadAttention", "embed_dim:size, num_heads:int, dropout:float=0.0, bias:bool=True, "
+        "add_bias_kv:bool=False, add_zero_attn:bool=False, kdim:any=None, vdim:any=None, batch_first:bool=False, "
+        "*, device:any=None, dtype:any=None", ("embed_dim",),
+        "query:tensor, key:tensor, value:tensor, key_padding_mask:optional_tensor=None, need_weights:bool=True, "
+        "attn_mask:optional_tensor=None, average_attn_weights:bool=True, is_causal:bool=False",
+        ops=("linear", "scaled_dot_product_attention"))
+def mha_module(ctor: Args, args: Args) -> Result:
+    """(query ``[.., L, E]``, key/value ``[.., S, E]``) -> (output ``[.., L, E]``, weights)."""
+    from ..dims import differs, fmt_dim
+    from ..registry import Outputs
+    from ..shape import fmt_shape
+
+    e = ctor["embed_dim"]
+    heads = as_int(ctor["num_heads"])
+    ee = as_int(e)
+    if heads is not None and ee is not None and (heads <= 0 or ee % heads):
+        return Issue("shape-arg", f"MultiheadAttention: embed_dim {ee} is not divisible by num_heads {heads}")
+    q, k, v = args["query"], args["key"], args["value"]
+    for name, t in (("query", q), ("key", k), ("value", v)):
+        if isinstance(t, Shape):
+            from ._common import need_rank
+
+            r = need_rank("MultiheadAttention", t, (2, 3), name)
+            if r:
+                return r
+            if t.tail and differs(t.tail[-1], e) and (name == "query" or ctor["kdim"] is None):
+                return Issue(
+                    "shape-arg",
+                    f"MultiheadAttention.forward: {name} has embedding dim {fmt_dim(t.tail[-1])}, expected "
+                    f"{fmt_dim(e)}; shape {fmt_shape(t)}",
+                )
+    if not isinstance(q, Shape):
+        return Outputs((UNKNOWN, UNKNOWN), ("output", "weights"))
+    batch_first = ctor["batch_first"] is True
+    if isinstance(k, Shape) and isinstance(v, Shape) and k.is_fixed and v.is_fixed and len(k.dims) == len(v.dims):
+        sk = k.dims[-3 + (1 if batch_first else 0)] if len(k.dims) == 3 else k.dims[0]
+        sv = v.dims[-3 + (1 if batch_first else 0)] if len(v.dims) == 3 else v.dims[0]
+        if differs(sk, sv):
+            return Issue("shape-arg", f"MultiheadAttention.forward: key and value lengths differ: {fmt_dim(sk)} vs {fmt_dim(sv)}")
+    weights: Any = UNKNOWN
+    if isinstance(k, Shape) and q.is_fixed and k.is_fixed and len(q.dims) == len(k.dims):
+        if len(q.dims) == 2:
+            weights = Shape((q.dims[0], k.dims[0]))
+        elif batch_first:
+            weights = Shape((q.dims[0], q.dims[1], k.dims[1]))
+        else:
+            weights = Shape((q.dims[1], q.dims[0], k.dims[0]))
+    return Outputs((q, weights), ("output", "weights"))
+
+
+def _loss_module(op_name: str, ctor_spec: str) -> None:
+    def forward(ctor: Args, args: Args) -> Result:
+        kw = {k: v for k, v in ctor.items() if k in {p.name for p in get_op(op_name).params}}
+        return _call(op_name, input=args["input"], target=args["target"], **kw)
+
+    module(f"typedtensor.nn.{_LOSS_NAMES[op_name]}", ctor_spec, (),
+           "input:tensor, target:tensor", ops=(op_name,))(forward)
+
+
+_LOSS_NAMES = {
+    "cross_entropy": "CrossEntropyLoss", "nll_loss": "NLLLoss", "mse_loss": "MSELoss", "l1_loss": "L1Loss",
+    "binary_cross_entropy": "BCELoss", "binary_cross_entropy_with_logits": "BCEWithLogitsLoss",
+}
+_loss_module("cross_entropy", "weight:optional_tensor=None, size_average:any=None, ignore_index:int=-100, "
+             "reduce:any=None, reduction:str='mean', label_smoothing:float=0.0")
+_loss_module("nll_loss", "weight:optional_tensor=None, size_average:any=None, ignore_index:int=-100, "
+             "reduce:any=None, reduction:str='mean'")
+_loss_module("mse_loss", "size_average:any=None, reduce:any=None, reduction:str='mean'")
+_loss_module("l1_loss", "size_average:any=None, reduce:any=None, reduction:str='mean'")
+_loss_module("binary_cross_entropy", "weight:optional_tensor=None, size_average:any=None, reduce:any=None, reduction:str='mean'")
+_loss_module("binary_cross_entropy_with_logits", "weight:optional_tensor=None, size_average:any=None, reduce:any=None, "
+             "reduction:str='mean', pos_weight:optional_tensor=None")
+
+_ = (d_mul, reduce_shape)

@@ -1,0 +1,600 @@
+"""Movement ops: reshape/view, flatten, transpose/permute, squeeze/unsqueeze, expand/repeat,
+cat/stack, split/chunk, flip/roll/narrow, tril/triu, gather/scatter/index_select."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..broadcast import broadcast_dim
+from ..dims import (
+    UNKNOWN, DimExpr, Unknown, as_int, d_add, d_ceildiv, d_exact_div, d_mul, d_prod, d_sub,
+    differs, fmt_dim, is_literal,
+)
+from ..issue import Issue
+from ..registry import Args, Outputs, Result, op
+from ..shape import Shape, ShapeLike, Star, fmt_shape
+from ._common import dim_at, fmt_dims, insert, need_rank, norm_axis, replace
+
+
+def _sizes(value: Any) -> tuple[Any, ...] | Unknown:
+    if isinstance(value, Unknown):
+        return UNKNOWN
+    if isinstance(value, (tuple, list)) and len(value) == 1 and isinstance(value[0], (tuple, list, Unknown)):
+        return UNKNOWN if isinstance(value[0], Unknown) else tuple(value[0])
+    if isinstance(value, (tuple, list)):
+        return tuple(value)
+    return (value,)
+
+
+def reshape_shape(name: str, x: ShapeLike, sizes: Any) -> Result:
+    """Check that the element count is preserved; infer one ``-1``."""
+    new = _sizes(sizes)
+    if isinstance(new, Unknown):
+        return UNKNOWN
+    holes = [i for i, d in enumerate(new) if as_int(d) == -1]
+    if len(holes) > 1:
+        return Issue("shape-reshape", f"{name}: only one dimension can be inferred (-1); sizes {fmt_dims(new)}")
+    for d in new:
+        v = as_int(d)
+        if v is not None and v < -1:
+            return Issue("shape-reshape", f"{name}: invalid size {v}; sizes {fmt_dims(new)}")
+    if isinstance(x, Unknown) or not x.is_fixed:
+        return Shape(tuple(UNKNOWN if i in holes else d for i, d in enumerate(new)))
+    old_count = d_prod(x.dims)
+    known = d_prod([d for i, d in enumerate(new) if i not in holes])
+    shown = f"shape {fmt_shape(x)} ({fmt_dim(old_count)} elements) -> {fmt_dims(new)}"
+    if holes:
+        inferred = d_exact_div(old_count, known)
+        if inferred is None:
+            if is_literal(old_count) and is_literal(known):
+                return Issue("shape-reshape", f"{name}: {fmt_dim(old_count)} elements are not divisible by {fmt_dim(known)}; {shown}")
+            inferred = UNKNOWN
+        out = list(new)
+        out[holes[0]] = inferred
+        return Shape(tuple(out))
+    if differs(old_count, known):
+        return Issue("shape-reshape", f"{name}: the number of elements changes from {fmt_dim(old_count)} to {fmt_dim(known)}; {shown}")
+    return Shape(tuple(new))
+
+
+for _name in ("reshape", "view"):
+    op(_name, "input:tensor, *shape:sizes", tags=("view", "movement"), signature=None)(
+        lambda args, _n=_name: reshape_shape(_n, args["input"], args["shape"])
+    )
+
+
+@op("reshape_as", "input:tensor, other:tensor", tags=("view", "movement"), aliases=("view_as",))
+def reshape_as(args: Args) -> Result:
+    other = args["other"]
+    if isinstance(other, Unknown) or not other.is_fixed:
+        return UNKNOWN
+    return reshape_shape("reshape_as", args["input"], other.dims)
+
+
+@op("flatten", "input:tensor, start_dim:int=0, end_dim:int=-1", tags=("view", "movement"))
+def flatten(args: Args) -> Result:
+    """Merge dims ``start_dim..end_dim`` into their product."""
+    x = args["input"]
+    if isinstance(x, Unknown) or not x.is_fixed:
+        return UNKNOWN
+    if len(x.dims) == 0:
+        return Shape((1,))
+    s = norm_axis("flatten", x, args["start_dim"])
+    e = norm_axis("flatten", x, args["end_dim"])
+    for p in (s, e):
+        if isinstance(p, Issue):
+            return p
+    if s is None or e is None:
+        return UNKNOWN
+    assert isinstance(s, int) and isinstance(e, int)
+    if s > e:
+        return Issue("shape-axis", f"flatten: start_dim {s} comes after end_dim {e}; shape {fmt_shape(x)}")
+    return Shape(x.dims[:s] + (d_prod(x.dims[s : e + 1]),) + x.dims[e + 1 :])
+
+
+@op("unflatten", "input:tensor, dim:int, sizes:sizes", tags=("view", "movement"))
+def unflatten(args: Args) -> Result:
+    x, sizes = args["input"], _sizes(args["sizes"])
+    if isinstance(x, Unknown) or isinstance(sizes, Unknown):
+        return UNKNOWN
+    p = norm_axis("unflatten", x, args["dim"])
+    if not isinstance(p, int) or isinstance(p, bool):
+        return p if isinstance(p, Issue) else UNKNOWN
+    piece = reshape_shape("unflatten", Shape((dim_at(x, p),)), sizes)
+    if not isinstance(piece, Shape):
+        return piece
+    return replace(x, p, piece.dims)
+
+
+@op("transpose", "input:tensor, dim0:int, dim1:int", tags=("view", "movement"), aliases=("swapaxes", "swapdims"))
+def transpose(args: Args) -> Result:
+    """Swap two dims."""
+    x = args["input"]
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    a = norm_axis("transpose", x, args["dim0"])
+    b = norm_axis("transpose", x, args["dim1"])
+    for p in (a, b):
+        if isinstance(p, Issue):
+            return p
+    if a is None or b is None:
+        return UNKNOWN if x.is_fixed else Shape((), Star(None), ())
+    assert isinstance(a, int) and isinstance(b, int)
+    da, db = dim_at(x, a), dim_at(x, b)
+    return replace(replace(x, a, (db,)), b, (da,))
+
+
+@op("permute", "input:tensor, *dims:ints", tags=("view", "movement"))
+def permute(args: Args) -> Result:
+    """Reorder all dims; ``dims`` must be a permutation of ``range(rank)``."""
+    x, dims = args["input"], _sizes(args["dims"])
+    if isinstance(x, Unknown) or isinstance(dims, Unknown) or not x.is_fixed:
+        return UNKNOWN
+    if len(dims) != len(x.dims):
+        return Issue("shape-axis", f"permute: {len(dims)} dims given for a tensor of rank {len(x.dims)}; shape {fmt_shape(x)}")
+    pos: list[int] = []
+    for d in dims:
+        p = norm_axis("permute", x, d)
+        if isinstance(p, Issue):
+            return p
+        if p is None:
+            return UNKNOWN
+        pos.append(p)
+    if len(set(pos)) != len(pos):
+        return Issue("shape-axis", f"permute: repeated dim in {tuple(dims)}; shape {fmt_shape(x)}")
+    return Shape(tuple(x.dims[p] for p in pos))
+
+
+@op("movedim", "input:tensor, source:any, destination:any", tags=("view", "movement"))
+def movedim(args: Args) -> Result:
+    x = args["input"]
+    if isinstance(x, Unknown) or not x.is_fixed:
+        return UNKNOWN
+    src = _sizes(args["source"])
+    dst = _sizes(args["destination"])
+    if isinstance(src, Unknown) or isinstance(dst, Unknown) or len(src) != len(dst):
+        return UNKNOWN
+    ps, pd = [], []
+    for a in src:
+        p = norm_axis("movedim", x, a)
+        if not isinstance(p, int):
+            return p if isinstance(p, Issue) else UNKNOWN
+        ps.append(p)
+    for a in dst:
+        p = norm_axis("movedim", x, a)
+        if not isinstance(p, int):
+            return p if isinstance(p, Issue) else UNKNOWN
+        pd.append(p)
+    n = len(x.dims)
+    order: list[int | None] = [None] * n
+    for s, d in zip(ps, pd):
+        order[d] = s
+    rest = iter(i for i in range(n) if i not in ps)
+    return Shape(tuple(x.dims[o if o is not None else next(rest)] for o in order))
+
+
+def _transpose_last(name: str) -> Any:
+    def rule(args: Args) -> Result:
+        x = args["input"]
+        if isinstance(x, Unknown):
+            return UNKNOWN
+        if name == "T" and x.is_fixed:
+            return Shape(tuple(reversed(x.dims)))
+        if len(x.tail) < 2:
+            if x.is_fixed:
+                return Issue("shape-rank", f"{name}: needs at least 2 dims; shape {fmt_shape(x)}")
+            return UNKNOWN
+        return x.with_tail(x.tail[:-2] + (x.tail[-1], x.tail[-2]))
+
+    return rule
+
+
+op("T", "input:tensor", tags=("view", "movement"))(_transpose_last("T"))
+op("mT", "input:tensor", tags=("view", "movement"))(_transpose_last("mT"))
+
+
+@op("unsqueeze", "input:tensor, dim:int", tags=("view", "movement"))
+def unsqueeze(args: Args) -> Result:
+    """Insert a dim of size 1; ``dim`` ranges over ``rank + 1`` positions."""
+    x = args["input"]
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    p = norm_axis("unsqueeze", x, args["dim"], extra=1)
+    if isinstance(p, Issue):
+        return p
+    if p is None:
+        return UNKNOWN
+    return insert(x, p, (1,))
+
+
+@op("squeeze", "input:tensor, dim:any=None", tags=("view", "movement"))
+def squeeze(args: Args) -> Result:
+    """Drop size-1 dims (all, or the given ones when they are 1)."""
+    x, dim = args["input"], args["dim"]
+    if isinstance(x, Unknown) or not x.is_fixed:
+        return UNKNOWN
+    if dim is None:
+        if any(isinstance(d, Unknown) for d in x.dims):
+            return UNKNOWN
+        return Shape(tuple(d for d in x.dims if d != 1))
+    axes = _sizes(dim)
+    if isinstance(axes, Unknown):
+        return UNKNOWN
+    drop: set[int] = set()
+    for a in axes:
+        p = norm_axis("squeeze", x, a)
+        if isinstance(p, Issue):
+            return p
+        if p is None:
+            return UNKNOWN
+        if x.dims[p] == 1:
+            drop.add(p)
+        elif isinstance(x.dims[p], Unknown):
+            return UNKNOWN
+    return Shape(tuple(d for i, d in enumerate(x.dims) if i not in drop))
+
+
+@op("expand", "input:tensor, *size:sizes", tags=("view", "movement"))
+def expand(args: Args) -> Result:
+    """Broadcast to ``size``; ``-1`` keeps a dim; only size-1 dims may grow."""
+    x, size = args["input"], _sizes(args["size"])
+    if isinstance(x, Unknown) or isinstance(size, Unknown) or not x.is_fixed:
+        return UNKNOWN
+    if len(size) < len(x.dims):
+        return Issue("shape-rank", f"expand: {len(size)} sizes for a tensor of rank {len(x.dims)}; shape {fmt_shape(x)}")
+    lead = len(size) - len(x.dims)
+    out: list[DimExpr] = list(size[:lead])
+    for i, d in enumerate(x.dims):
+        want = size[lead + i]
+        if as_int(want) == -1:
+            out.append(d)
+            continue
+        if d == 1 or not differs(d, want):
+            out.append(want)
+            continue
+        return Issue(
+            "shape-broadcast",
+            f"expand: dim {i} is {fmt_dim(d)} and cannot expand to {fmt_dim(want)}; shape {fmt_shape(x)} -> {fmt_dims(size)}",
+        )
+    return Shape(tuple(out))
+
+
+@op("expand_as", "input:tensor, other:tensor", tags=("view", "movement"))
+def expand_as(args: Args) -> Result:
+    other = args["other"]
+    if isinstance(other, Unknown) or not other.is_fixed:
+        return UNKNOWN
+    return expand({"input": args["input"], "size": other.dims})
+
+
+@op("broadcast_to", "input:tensor, size:sizes", tags=("view", "movement"))
+def broadcast_to(args: Args) -> Result:
+    return expand({"input": args["input"], "size": args["size"]})
+
+
+@op("repeat", "input:tensor, *repeats:sizes", tags=("movement",))
+def repeat(args: Args) -> Result:
+    """Tile; ``repeats`` may be longer than the rank (new leading dims)."""
+    x, reps = args["input"], _sizes(args["repeats"])
+    if isinstance(x, Unknown) or isinstance(reps, Unknown) or not x.is_fixed:
+        return UNKNOWN
+    if len(reps) < len(x.dims):
+        return Issue("shape-rank", f"repeat: {len(reps)} repeats for a tensor of rank {len(x.dims)}; shape {fmt_shape(x)}")
+    lead = len(reps) - len(x.dims)
+    return Shape(tuple(reps[:lead]) + tuple(d_mul(d, r) for d, r in zip(x.dims, reps[lead:])))
+
+
+def _tensors(value: Any) -> list[ShapeLike] | Unknown:
+    if isinstance(value, Unknown):
+        return UNKNOWN
+    if isinstance(value, (tuple, list)) and len(value) == 1 and isinstance(value[0], (tuple, list)):
+        value = value[0]
+    return list(value) if isinstance(value, (tuple, list)) else UNKNOWN
+
+
+@op("cat", "tensors:tensors, dim:int=0", tags=("movement", "join"), aliases=("concat", "concatenate"))
+def cat(args: Args) -> Result:
+    """Join along ``dim``: ranks equal, other dims equal; the joined dim is the sum."""
+    shapes = _tensors(args["tensors"])
+    if isinstance(shapes, Unknown) or not shapes:
+        return UNKNOWN
+    known = [s for s in shapes if isinstance(s, Shape) and s.is_fixed]
+    if len(known) != len(shapes):
+        return UNKNOWN
+    first = known[0]
+    p = norm_axis("cat", first, args["dim"])
+    if isinstance(p, Issue):
+        return Issue("shape-concat", p.message)
+    if p is None:
+        return UNKNOWN
+    shown = ", ".join(fmt_shape(s) for s in known)
+    total: DimExpr = 0
+    for i, s in enumerate(known):
+        if len(s.dims) != len(first.dims):
+            return Issue("shape-concat", f"cat: tensor {i} has rank {len(s.dims)}, tensor 0 has rank {len(first.dims)}; shapes {shown}")
+        for k, (a, b) in enumerate(zip(first.dims, s.dims)):
+            if k != p and differs(a, b):
+                return Issue(
+                    "shape-concat",
+                    f"cat: dimensions differ at dim {k}: {fmt_dim(a)} (tensor 0) vs {fmt_dim(b)} (tensor {i}); shapes {shown}",
+                )
+        total = d_add(total, s.dims[p])
+    merged = tuple(next((s.dims[k] for s in known if not isinstance(s.dims[k], Unknown)), UNKNOWN)
+                   for k in range(len(first.dims)))
+    return Shape(merged[:p] + (total,) + merged[p + 1 :])
+
+
+@op("stack", "tensors:tensors, dim:int=0", tags=("movement", "join"))
+def stack(args: Args) -> Result:
+    """Join along a new dim: all shapes equal."""
+    shapes = _tensors(args["tensors"])
+    if isinstance(shapes, Unknown) or not shapes:
+        return UNKNOWN
+    known = [s for s in shapes if isinstance(s, Shape) and s.is_fixed]
+    if len(known) != len(shapes):
+        return UNKNOWN
+    first = known[0]
+    shown = ", ".join(fmt_shape(s) for s in known)
+    for i, s in enumerate(known):
+        if len(s.dims) != len(first.dims):
+            return Issue("shape-concat", f"stack: tensor {i} has rank {len(s.dims)}, tensor 0 has rank {len(first.dims)}; shapes {shown}")
+        for k, (a, b) in enumerate(zip(first.dims, s.dims)):
+            if differs(a, b):
+                return Issue(
+                    "shape-concat",
+                    f"stack: dimensions differ at dim {k}: {fmt_dim(a)} (tensor 0) vs {fmt_dim(b)} (tensor {i}); shapes {shown}",
+                )
+    p = norm_axis("stack", first, args["dim"], extra=1)
+    if isinstance(p, Issue):
+        return Issue("shape-axis", p.message)
+    if p is None:
+        return UNKNOWN
+    return insert(first, p, (len(known),))
+
+
+@op("split", "input:tensor, split_size_or_sections:any, dim:int=0", tags=("view", "movement"))
+def split(args: Args) -> Result:
+    """Pieces of ``split_size`` (the last may be smaller) or of the given section sizes."""
+    x, sizes = args["input"], args["split_size_or_sections"]
+    if isinstance(x, Unknown):
+        return Outputs(UNKNOWN)
+    p = norm_axis("split", x, args["dim"])
+    if isinstance(p, Issue):
+        return p
+    if p is None:
+        return Outputs(UNKNOWN)
+    length = dim_at(x, p)
+    if isinstance(sizes, (tuple, list)):
+        total = d_prod([1])
+        total = 0
+        for s in sizes:
+            total = d_add(total, s)
+        if differs(total, length):
+            return Issue("shape-reshape", f"split: sections {fmt_dims(tuple(sizes))} sum to {fmt_dim(total)}, not {fmt_dim(length)}; shape {fmt_shape(x)}")
+        return Outputs(tuple(replace(x, p, (s,)) for s in sizes))
+    n = as_int(sizes)
+    total_len = as_int(length)
+    if n is not None and total_len is not None and n > 0:
+        count = max(1, -(-total_len // n))
+        pieces = [min(n, total_len - i * n) for i in range(count)]
+        return Outputs(tuple(replace(x, p, (s,)) for s in pieces))
+    exact = d_exact_div(length, sizes) if not isinstance(sizes, Unknown) else None
+    if exact is not None and not isinstance(exact, Unknown) and as_int(exact) is not None:
+        return Outputs(tuple(replace(x, p, (sizes,)) for _ in range(as_int(exact) or 0)))
+    return Outputs(UNKNOWN, element=replace(x, p, (UNKNOWN,)))
+
+
+@op("chunk", "input:tensor, chunks:int, dim:int=0", tags=("view", "movement"))
+def chunk(args: Args) -> Result:
+    """``chunks`` pieces of ceil(n / chunks) (PyTorch may return fewer)."""
+    x, chunks = args["input"], as_int(args["chunks"])
+    if isinstance(x, Unknown):
+        return Outputs(UNKNOWN)
+    p = norm_axis("chunk", x, args["dim"])
+    if isinstance(p, Issue):
+        return p
+    if p is None or chunks is None or chunks <= 0:
+        return Outputs(UNKNOWN)
+    length = dim_at(x, p)
+    n = as_int(length)
+    if n is not None:
+        size = -(-n // chunks) if n else 0
+        if size == 0:
+            return Outputs(tuple(replace(x, p, (0,)) for _ in range(chunks)))
+        count = -(-n // size)
+        return Outputs(tuple(replace(x, p, (min(size, n - i * size),)) for i in range(count)))
+    exact = d_exact_div(length, chunks)
+    if exact is not None:
+        return Outputs(tuple(replace(x, p, (exact,)) for _ in range(chunks)))
+    return Outputs(UNKNOWN, element=replace(x, p, (d_ceildiv(length, chunks),)))
+
+
+@op("unbind", "input:tensor, dim:int=0", tags=("view", "movement"))
+def unbind(args: Args) -> Result:
+    x = args["input"]
+    if isinstance(x, Unknown):
+        return Outputs(UNKNOWN)
+    p = norm_axis("unbind", x, args["dim"])
+    if isinstance(p, Issue):
+        return p
+    if p is None:
+        return Outputs(UNKNOWN)
+    piece = replace(x, p, ())
+    n = as_int(dim_at(x, p))
+    return Outputs(tuple(piece for _ in range(n))) if n is not None else Outputs(UNKNOWN, element=piece)
+
+
+@op("flip", "input:tensor, dims:ints", tags=("movement",))
+def flip(args: Args) -> Result:
+    x = args["input"]
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    for a in _sizes(args["dims"]) if not isinstance(args["dims"], Unknown) else ():
+        p = norm_axis("flip", x, a)
+        if isinstance(p, Issue):
+            return p
+    return x
+
+
+@op("roll", "input:tensor, shifts:any, dims:any=None", tags=("movement",))
+def roll(args: Args) -> Result:
+    x = args["input"]
+    if isinstance(x, Unknown) or args["dims"] is None or isinstance(args["dims"], Unknown):
+        return x
+    for a in _sizes(args["dims"]):
+        p = norm_axis("roll", x, a)
+        if isinstance(p, Issue):
+            return p
+    return x
+
+
+@op("narrow", "input:tensor, dim:int, start:any, length:size", tags=("view", "movement"))
+def narrow(args: Args) -> Result:
+    x = args["input"]
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    p = norm_axis("narrow", x, args["dim"])
+    if isinstance(p, Issue):
+        return p
+    if p is None:
+        return UNKNOWN
+    length, start = args["length"], args["start"]
+    n = as_int(dim_at(x, p))
+    s, ln = as_int(start), as_int(length)
+    if n is not None and s is not None and ln is not None and (s < 0 and s + n < 0 or (s % max(n, 1) if s < 0 else s) + ln > n):
+        return Issue("shape-axis", f"narrow: start {s} + length {ln} exceeds dim {p} of size {n}; shape {fmt_shape(x)}")
+    return replace(x, p, (length,))
+
+
+for _name in ("tril", "triu"):
+    def _tri(args: Args, _n: str = _name) -> Result:
+        x = args["input"]
+        if isinstance(x, Unknown):
+            return UNKNOWN
+        bad = x.is_fixed and len(x.dims) < 2
+        if bad:
+            return Issue("shape-rank", f"{_n}: needs at least 2 dims, got {len(x.dims)}; shape {fmt_shape(x)}")
+        return x
+
+    op(_name, "input:tensor, diagonal:int=0", tags=("elementwise",), signature="(*b, m, n) -> (*b, m, n)")(_tri)
+
+
+@op("diagonal", "input:tensor, offset:int=0, dim1:int=0, dim2:int=1", tags=("view", "movement"))
+def diagonal(args: Args) -> Result:
+    x = args["input"]
+    if isinstance(x, Unknown) or not x.is_fixed:
+        return UNKNOWN
+    r = need_rank("diagonal", x, tuple(range(2, 65)))
+    if r:
+        return r
+    a, b = norm_axis("diagonal", x, args["dim1"]), norm_axis("diagonal", x, args["dim2"])
+    if not isinstance(a, int) or not isinstance(b, int):
+        return a if isinstance(a, Issue) else b if isinstance(b, Issue) else UNKNOWN
+    da, db = x.dims[a], x.dims[b]
+    off = as_int(args["offset"]) or 0
+    if off == 0 and not differs(da, db):
+        size = da
+    elif is_literal(da) and is_literal(db):
+        size = max(0, min(int(da) + min(off, 0), int(db) - max(off, 0)))  # type: ignore[arg-type]
+    else:
+        size = UNKNOWN
+    rest = tuple(d for i, d in enumerate(x.dims) if i not in (a, b))
+    return Shape(rest + (size,))
+
+
+@op("gather", "input:tensor, dim:int, index:tensor", tags=("indexing",))
+def gather(args: Args) -> Result:
+    """Result has the index's shape; ranks must agree."""
+    x, idx = args["input"], args["index"]
+    if isinstance(x, Unknown) or isinstance(idx, Unknown):
+        return idx
+    p = norm_axis("gather", x, args["dim"])
+    if isinstance(p, Issue):
+        return p
+    if x.is_fixed and idx.is_fixed and len(x.dims) != len(idx.dims):
+        return Issue("shape-rank", f"gather: index has rank {len(idx.dims)}, input has rank {len(x.dims)}; shapes {fmt_shape(x)}, {fmt_shape(idx)}")
+    return idx
+
+
+@op("scatter", "input:tensor, dim:int, index:tensor, src:any=None, *, value:any=None, reduce:any=None",
+    tags=("indexing",), aliases=("scatter_add",))
+def scatter(args: Args) -> Result:
+    x, idx = args["input"], args["index"]
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    p = norm_axis("scatter", x, args["dim"])
+    if isinstance(p, Issue):
+        return p
+    if isinstance(idx, Shape) and x.is_fixed and idx.is_fixed and len(x.dims) != len(idx.dims):
+        return Issue("shape-rank", f"scatter: index has rank {len(idx.dims)}, input has rank {len(x.dims)}; shapes {fmt_shape(x)}, {fmt_shape(idx)}")
+    return x
+
+
+@op("index_select", "input:tensor, dim:int, index:tensor", tags=("indexing",))
+def index_select(args: Args) -> Result:
+    """Replace ``dim`` by the length of a 1-d index."""
+    x, idx = args["input"], args["index"]
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    p = norm_axis("index_select", x, args["dim"])
+    if isinstance(p, Issue):
+        return p
+    if p is None:
+        return UNKNOWN
+    if isinstance(idx, Unknown):
+        return replace(x, p, (UNKNOWN,))
+    r = need_rank("index_select", idx, (0, 1), "index")
+    if r:
+        return r
+    n = idx.dims[0] if idx.is_fixed and idx.dims else (1 if idx.is_fixed else UNKNOWN)
+    return replace(x, p, (n,))
+
+
+@op("masked_select", "input:tensor, mask:tensor", tags=("indexing",))
+def masked_select(args: Args) -> Result:
+    x, mask = args["input"], args["mask"]
+    from ..broadcast import broadcast_shapes
+
+    if isinstance(x, Shape) and isinstance(mask, Shape):
+        merged = broadcast_shapes(x, mask, "masked_select")
+        if isinstance(merged, Issue):
+            return merged
+    return Shape((UNKNOWN,))
+
+
+@op("nonzero", "input:tensor", tags=("indexing",), differentiable=False, gradient="integer result")
+def nonzero(args: Args) -> Result:
+    x = args["input"]
+    return Shape((UNKNOWN, len(x.dims))) if isinstance(x, Shape) and x.is_fixed else Shape((UNKNOWN, UNKNOWN))
+
+
+@op("one_hot", "input:tensor, num_classes:size=-1", tags=("nn",), differentiable=False, gradient="integer input")
+def one_hot(args: Args) -> Result:
+    x, n = args["input"], args["num_classes"]
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    k = UNKNOWN if as_int(n) == -1 else n
+    return x.with_tail(x.tail + (k,))
+
+
+@op("pad", "input:tensor, pad:ints, mode:str='constant', value:any=None", tags=("movement",))
+def pad(args: Args) -> Result:
+    """``pad`` lists (left, right) pairs starting from the last dim."""
+    x, pads = args["input"], args["pad"]
+    if isinstance(x, Unknown) or isinstance(pads, Unknown) or not isinstance(pads, (tuple, list)):
+        return UNKNOWN
+    if len(pads) % 2:
+        return Issue("shape-arg", f"pad: padding length must be even, got {len(pads)}")
+    k = len(pads) // 2
+    if len(x.tail) < k:
+        if x.is_fixed:
+            return Issue("shape-rank", f"pad: {k} dims padded but the input has rank {len(x.dims)}; shape {fmt_shape(x)}")
+        return UNKNOWN
+    tail = list(x.tail)
+    for i in range(k):
+        j = len(tail) - 1 - i
+        tail[j] = d_add(d_add(tail[j], pads[2 * i]), pads[2 * i + 1])
+    return x.with_tail(tuple(tail))
+
+
+_ = (broadcast_dim, d_sub)

@@ -1,0 +1,115 @@
+"""Reductions with ``dim``/``keepdim`` and the ops that keep the shape along a dim
+(softmax, log_softmax, cumsum)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..dims import UNKNOWN, Unknown
+from ..issue import Issue
+from ..registry import Args, Outputs, Result, op
+from ..shape import Shape
+from ._common import norm_axis, replace
+
+REDUCTIONS = ("sum", "mean", "prod", "amax", "amin", "all", "any", "nansum", "nanmean", "count_nonzero")
+
+
+def reduce_shape(name: str, x: Any, dim: Any, keepdim: Any) -> Result:
+    """Drop (or keep as 1) each reduced dim; ``dim=None`` reduces everything."""
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    assert isinstance(x, Shape)
+    if dim is None or dim == ():
+        if keepdim is True:
+            return Shape((1,) * len(x.dims)) if x.is_fixed else UNKNOWN
+        return UNKNOWN if isinstance(keepdim, Unknown) else Shape(())
+    axes = list(dim) if isinstance(dim, (tuple, list)) else [dim]
+    positions: list[int] = []
+    for a in axes:
+        p = norm_axis(name, x, a)
+        if isinstance(p, Issue):
+            return p
+        if p is None:
+            return UNKNOWN
+        positions.append(p)
+    if isinstance(keepdim, Unknown):
+        return UNKNOWN
+    out = x
+    # replace from the highest position down so earlier indices stay valid
+    for p in sorted(set(positions), key=lambda q: (q >= 0, q), reverse=True):
+        out = replace(out, p, (1,) if keepdim else ())
+    return out
+
+
+def _register() -> None:
+    for name in REDUCTIONS:
+        def rule(args: Args, name: str = name) -> Result:
+            return reduce_shape(name, args["input"], args["dim"], args["keepdim"])
+
+        op(name, "input:tensor, dim:any=None, keepdim:bool=False, *, dtype:any=None",
+           tags=("reduction",), differentiable=name not in ("all", "any", "count_nonzero"),
+           gradient="" if name not in ("all", "any", "count_nonzero") else "boolean result",
+           dtype_rule="bool" if name in ("all", "any") else "reduce")(rule)
+
+    for name in ("var", "std"):
+        def vrule(args: Args, name: str = name) -> Result:
+            return reduce_shape(name, args["input"], args["dim"], args["keepdim"])
+
+        op(name, "input:tensor, dim:any=None, unbiased:any=None, keepdim:bool=False, *, correction:any=None",
+           tags=("reduction",), dtype_rule="float")(vrule)
+
+    for name in ("argmax", "argmin"):
+        def arule(args: Args, name: str = name) -> Result:
+            return reduce_shape(name, args["input"], args["dim"], args["keepdim"])
+
+        op(name, "input:tensor, dim:any=None, keepdim:bool=False", tags=("reduction",),
+           differentiable=False, gradient="integer result", dtype_rule="int64")(arule)
+
+    for name in ("max", "min", "median", "mode"):
+        def mrule(args: Args, name: str = name) -> Result:
+            dim = args["dim"]
+            x = args["input"]
+            if isinstance(dim, Shape) or isinstance(dim, Unknown) and name in ("max", "min"):
+                # max(x, other) is elementwise maximum; an unknown second argument may be either
+                from .elementwise import binary_result
+                return binary_result("maximum", x, dim) if isinstance(dim, Shape) else UNKNOWN
+            if dim is None:
+                return reduce_shape(name, x, None, False)
+            values = reduce_shape(name, x, dim, args["keepdim"])
+            if isinstance(values, Issue):
+                return values
+            if isinstance(values, Outputs):
+                return UNKNOWN
+            return Outputs((values, values), ("values", "indices"))
+
+        op(name, "input:tensor, dim:any=None, keepdim:bool=False", tags=("reduction",),
+           dtype_rule="same")(mrule)
+
+    @op("logsumexp", "input:tensor, dim:any, keepdim:bool=False", tags=("reduction",), dtype_rule="float")
+    def logsumexp(args: Args) -> Result:
+        """A stable log(sum(exp(x))) over ``dim``."""
+        return reduce_shape("logsumexp", args["input"], args["dim"], args["keepdim"])
+
+    @op("norm", "input:tensor, p:any='fro', dim:any=None, keepdim:bool=False, *, dtype:any=None",
+        tags=("reduction",), dtype_rule="float")
+    def norm(args: Args) -> Result:
+        """A vector or matrix norm over ``dim`` (all dims by default)."""
+        return reduce_shape("norm", args["input"], args["dim"], args["keepdim"])
+
+    for name in ("softmax", "log_softmax", "cumsum", "cumprod", "logcumsumexp"):
+        def srule(args: Args, name: str = name) -> Result:
+            x, dim = args["input"], args["dim"]
+            if isinstance(x, Unknown):
+                return UNKNOWN
+            if dim is None:
+                return x  # PyTorch's implicit dim choice (deprecated) keeps the shape
+            p = norm_axis(name, x, dim)
+            if isinstance(p, Issue):
+                return p
+            return x
+
+        op(name, "input:tensor, dim:any=None, *, dtype:any=None", tags=("normalization",) if "soft" in name else ("scan",),
+           dtype_rule="float", signature="(*s) -> (*s)")(srule)
+
+
+_register()
