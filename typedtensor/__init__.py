@@ -1,1 +1,47 @@
-"""typedtensor (placeholder until the lead commits the package front)."""
+"""typedtensor: PyTorch-style tensors whose annotations carry dimension types.
+
+The annotation language, ``@checked`` and the shape calculus import without the compiled backend;
+runtime names (``Tensor``, ``zeros``, ``nn`` ...) load ``typedtensor._C`` on first use, so the
+checker and the mypy plugin never pay for it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from ._annotations import Add, Dim, Div, Mul, Sub
+from ._checked import checked
+from ._errors import ShapeError
+
+__version__ = "0.1.0"
+
+_SUBMODULES = frozenset({"nn", "optim", "data", "cuda", "autograd", "jit", "shapes", "testing"})
+
+
+def _runtime() -> Any:
+    return importlib.import_module("typedtensor._runtime")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f"typedtensor.{name}")
+    runtime = _runtime()
+    try:
+        value = getattr(runtime, name)
+    except AttributeError:
+        raise AttributeError(f"module 'typedtensor' has no attribute {name!r}") from None
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    names = set(globals()) | set(_SUBMODULES)
+    try:
+        names |= set(getattr(_runtime(), "__all__", ()))
+    except ImportError:
+        pass
+    return sorted(names)
+
+
+__all__ = ["Add", "Dim", "Div", "Mul", "ShapeError", "Sub", "checked"]

@@ -30,7 +30,8 @@ class Bindings:
         else:
             return f"{name} is unbound"
         where = self.origin.get(name)
-        return f"{name} = {value}" + (f" (bound by {where})" if where else "")
+        shown = name.rsplit(".", 1)[-1]
+        return f"{shown} = {value}" + (f" (bound by {where})" if where else "")
 
 
 def _lone_var(d: DimExpr) -> str | None:
@@ -77,6 +78,8 @@ def _unify_dim(
         b.origin[name] = f"{where}, dim {index}"
         return None
     expected = substitute_dim(param, b)
+    if bind and isinstance(expected, Poly) and any(s.kind == "var" for s in expected.symbols()):
+        return None  # arithmetic over variables not yet bound: nothing provable here
     if differs(expected, actual):
         note = ""
         for s in (param.symbols() if isinstance(param, Poly) else set()):
@@ -85,7 +88,8 @@ def _unify_dim(
                 break
         return Issue(
             "shape-arg",
-            f"{where}: dim {index} is {fmt_dim(actual)}, expected {fmt_dim(expected)}; "
+            f"{where}: dim {index} is {fmt_dim(actual)}, expected {fmt_dim(expected)}"
+            f"{'' if expected == param else f' ({fmt_dim(param)})'}; "
             f"shapes {fmt_shape(got)} (given) vs {fmt_shape(declared)} (declared){note}",
         )
     return None
@@ -100,8 +104,7 @@ def unify(
     """
     if isinstance(param, Unknown) or isinstance(actual, Unknown):
         return None
-    shown = substitute(param, b)
-    declared = shown if isinstance(shown, Shape) else param
+    declared = param
     if param.star is None:
         if actual.star is None:
             if len(actual.prefix) != len(param.prefix):
