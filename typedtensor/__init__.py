@@ -25,7 +25,11 @@ def _runtime() -> Any:
 
 def __getattr__(name: str) -> Any:
     if name in _SUBMODULES:
-        return importlib.import_module(f"typedtensor.{name}")
+        try:
+            return importlib.import_module(f"typedtensor.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"typedtensor.{name}":
+                raise
     runtime = _runtime()
     try:
         value = getattr(runtime, name)

@@ -62,7 +62,8 @@ def shape_of_annotation(annotation: Any) -> Shape | None:
     suffix: list[DimExpr] = []
     star: Star | None = None
     for a in args:
-        unpacked = typing.get_origin(a) is typing.Unpack
+        origin = typing.get_origin(a)
+        unpacked = origin is not None and getattr(origin, "_name", getattr(origin, "__name__", "")) == "Unpack"
         if unpacked or type(a).__name__ == "TypeVarTuple":
             inner = typing.get_args(a)[0] if unpacked else a
             star = Star(getattr(inner, "__name__", None))
