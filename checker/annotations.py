@@ -1,0 +1,295 @@
+"""Annotations → what a checker value of that type looks like.
+
+``Tensor[Batch, In]`` → a tensor of that shape; ``Batch`` or a TypeVar → a size; ``Literal[3]`` →
+the size 3; ``Add[A, B]`` → the dim ``A + B``; ``tuple[...]``/``list[...]`` → tuples and sequences;
+a class → an instance. Everything else (``int``, ``Any``, unions) is unknown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Union
+
+import libcst as cst
+from typedtensor.shapes.dims import (
+    UNKNOWN, DimExpr, d_add, d_exact_div, d_floordiv, d_mul, d_sub, dim_var, named_dim,
+)
+from typedtensor.shapes.shape import Shape, ShapeLike, Star
+from typedtensor.shapes.unify import Bindings
+
+from . import names
+from .calculus import MODULES, module_ctor_from_type_args
+from .values import (
+    ClassInfo, ClassV, ConstV, DimClassV, InstanceV, LibModuleV, QualV, ScalarV, SeqV, SizeV,
+    TensorV, TupleV, TypeVarV, Value,
+)
+
+
+@dataclass(frozen=True)
+class TensorAnn:
+    shape: ShapeLike
+
+
+@dataclass(frozen=True)
+class SizeAnn:
+    dim: DimExpr
+
+
+@dataclass(frozen=True)
+class TupleAnn:
+    items: tuple[Ann, ...]
+
+
+@dataclass(frozen=True)
+class SeqAnn:
+    elem: Ann
+
+
+@dataclass(frozen=True)
+class ValueAnn:
+    """An instance of a class (a user class or a registry module): the value stands for it."""
+
+    value: Value
+
+
+@dataclass(frozen=True)
+class ScalarAnn:
+    pass
+
+
+@dataclass(frozen=True)
+class AnyAnn:
+    pass
+
+
+ANY = AnyAnn()
+Ann = Union[TensorAnn, SizeAnn, TupleAnn, SeqAnn, ValueAnn, ScalarAnn, AnyAnn]
+
+Resolve = Callable[[cst.BaseExpression], Value]
+
+
+def _qual(v: Value) -> str | None:
+    return v.qual if isinstance(v, QualV) else None
+
+
+def _typing(v: Value) -> str | None:
+    q = _qual(v)
+    return names.typing_name(q) if q else None
+
+
+class AnnotationReader:
+    """Reads annotation expressions with ``resolve`` (the inference's name lookup)."""
+
+    def __init__(self, resolve: Resolve, new_instance: Callable[[ClassInfo, Bindings], InstanceV]):
+        self.resolve = resolve
+        self.new_instance = new_instance
+
+    # -- whole annotations -------------------------------------------------------------------
+
+    def read(self, expr: cst.BaseExpression | None) -> Ann:
+        if expr is None:
+            return ANY
+        if isinstance(expr, cst.SimpleString | cst.ConcatenatedString):
+            parsed = _parse_string(expr)
+            return self.read(parsed) if parsed is not None else ANY
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr):
+            return self._union([expr.left, expr.right])
+        if isinstance(expr, cst.Subscript):
+            return self._subscript(expr)
+        v = self.resolve(expr)
+        return self._plain(v)
+
+    def _plain(self, v: Value) -> Ann:
+        q = _qual(v)
+        if q in names.TENSOR:
+            return TensorAnn(UNKNOWN)
+        if isinstance(v, DimClassV):
+            return SizeAnn(named_dim(v.qualname, v.display))
+        if isinstance(v, TypeVarV) and not v.is_tuple:
+            return SizeAnn(dim_var(v.name))
+        if isinstance(v, ClassV):
+            return ValueAnn(self.new_instance(v.info, Bindings()))
+        if q is not None and q in MODULES:
+            mdef = MODULES[q]
+            return ValueAnn(LibModuleV(mdef, module_ctor_from_type_args(mdef, ())))
+        if q in ("builtins.float", "float", "builtins.int", "int"):
+            return ScalarAnn()
+        return ANY
+
+    def _union(self, parts: list[cst.BaseExpression]) -> Ann:
+        flat: list[cst.BaseExpression] = []
+        todo = list(parts)
+        while todo:
+            e = todo.pop(0)
+            if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.BitOr):
+                todo[:0] = [e.left, e.right]
+            else:
+                flat.append(e)
+        real = [e for e in flat if not (isinstance(e, cst.Name) and e.value == "None")]
+        if len(real) == 1:
+            return self.read(real[0])
+        return ANY
+
+    def _subscript(self, expr: cst.Subscript) -> Ann:
+        base = self.resolve(expr.value)
+        elems = [el.slice for el in expr.slice]
+        q = _qual(base)
+        if q in names.TENSOR:
+            return TensorAnn(self.shape(elems))
+        tname = _typing(base)
+        values = [e.value for e in elems if isinstance(e, cst.Index)]
+        if tname in ("Optional",) and values:
+            return self.read(values[0])
+        if tname == "Union":
+            return self._union(values)
+        if tname == "Annotated" and values:
+            return self.read(values[0])
+        if tname in ("tuple", "Tuple"):
+            if len(values) == 2 and isinstance(values[1], cst.Ellipsis):
+                return SeqAnn(self.read(values[0]))
+            if len(values) == 1 and isinstance(values[0], cst.Tuple) and not values[0].elements:
+                return TupleAnn(())
+            return TupleAnn(tuple(self.read(v) for v in values))
+        if tname in ("list", "List", "Sequence", "Iterable", "Iterator", "MutableSequence"):
+            return SeqAnn(self.read(values[0])) if values else SeqAnn(ANY)
+        if tname == "Literal":
+            if len(values) == 1:
+                d = self.dim(values[0])
+                if isinstance(d, int):
+                    return SizeAnn(d)
+            return ANY
+        if q in names.DIM_ARITH:
+            return SizeAnn(self.dim(expr))
+        if isinstance(base, ClassV):
+            info = base.info
+            b = Bindings()
+            for name, v in zip(info.typevars, values):
+                d = self.dim(v)
+                if d is not UNKNOWN:
+                    b.dims[name] = d
+            return ValueAnn(self.new_instance(info, b))
+        if q is not None and q in MODULES:
+            mdef = MODULES[q]
+            return ValueAnn(LibModuleV(mdef, module_ctor_from_type_args(mdef, [self.dim(v) for v in values])))
+        return ANY
+
+    # -- shapes and dims ---------------------------------------------------------------------
+
+    def shape(self, elems: list[cst.BaseSlice]) -> ShapeLike:
+        if len(elems) == 1 and isinstance(elems[0], cst.Index):
+            only = elems[0].value
+            if isinstance(only, cst.Tuple) and not only.elements and elems[0].star is None:
+                return Shape(())
+        prefix: list[DimExpr] = []
+        suffix: list[DimExpr] = []
+        star: Star | None = None
+        for el in elems:
+            if not isinstance(el, cst.Index):
+                return UNKNOWN
+            got = self._star(el)
+            if got is not None:
+                if star is not None:
+                    return UNKNOWN  # two variadic parts: not a shape
+                star = got
+                continue
+            (suffix if star is not None else prefix).append(self.dim(el.value))
+        return Shape(tuple(prefix), star, tuple(suffix))
+
+    def _star(self, el: cst.Index) -> Star | None:
+        value = el.value
+        if el.star is None:
+            if isinstance(value, cst.Subscript) and _typing(self.resolve(value.value)) == "Unpack":
+                inner = value.slice[0].slice
+                if isinstance(inner, cst.Index):
+                    return self._star_of(inner.value)
+            if isinstance(value, cst.Name | cst.Attribute):
+                v = self.resolve(value)
+                if isinstance(v, TypeVarV) and v.is_tuple:
+                    return Star(v.name)
+            return None
+        return self._star_of(value)
+
+    def _star_of(self, value: cst.BaseExpression) -> Star:
+        if isinstance(value, cst.Name | cst.Attribute):
+            v = self.resolve(value)
+            if isinstance(v, TypeVarV) and v.is_tuple:
+                return Star(v.name)
+        return Star(None)
+
+    def dim(self, expr: cst.BaseExpression) -> DimExpr:
+        if isinstance(expr, cst.Integer):
+            return int(expr.evaluated_value)
+        if isinstance(expr, cst.SimpleString):
+            parsed = _parse_string(expr)
+            return self.dim(parsed) if parsed is not None else UNKNOWN
+        if isinstance(expr, cst.Subscript):
+            base = self.resolve(expr.value)
+            args = [el.slice.value for el in expr.slice if isinstance(el.slice, cst.Index)]
+            if _typing(base) == "Literal" and len(args) == 1:
+                if isinstance(args[0], cst.Integer):
+                    return int(args[0].evaluated_value)
+                if isinstance(args[0], cst.UnaryOperation) and isinstance(args[0].operator, cst.Minus) \
+                        and isinstance(args[0].expression, cst.Integer):
+                    return -int(args[0].expression.evaluated_value)
+                return UNKNOWN
+            q = _qual(base)
+            if q in names.DIM_ARITH and args:
+                dims = [self.dim(a) for a in args]
+                kind = names.DIM_ARITH[q]  # type: ignore[index]
+                acc = dims[0]
+                for d in dims[1:]:
+                    if kind == "add":
+                        acc = d_add(acc, d)
+                    elif kind == "sub":
+                        acc = d_sub(acc, d)
+                    elif kind == "mul":
+                        acc = d_mul(acc, d)
+                    else:
+                        exact = d_exact_div(acc, d)
+                        acc = exact if exact is not None else d_floordiv(acc, d)
+                return acc
+            return UNKNOWN
+        v = self.resolve(expr)
+        if isinstance(v, DimClassV):
+            return named_dim(v.qualname, v.display)
+        if isinstance(v, TypeVarV) and not v.is_tuple:
+            return dim_var(v.name)
+        return UNKNOWN
+
+
+def _parse_string(expr: cst.SimpleString | cst.ConcatenatedString) -> cst.BaseExpression | None:
+    text = expr.evaluated_value
+    if not isinstance(text, str):
+        return None
+    try:
+        return cst.parse_expression(text.strip())
+    except Exception:
+        return None
+
+
+def value_of(ann: Ann) -> Value:
+    """The value a parameter or a call result of this type holds."""
+    if isinstance(ann, TensorAnn):
+        return TensorV(ann.shape)
+    if isinstance(ann, SizeAnn):
+        return SizeV(ann.dim) if ann.dim is not UNKNOWN else UNKNOWN
+    if isinstance(ann, TupleAnn):
+        return TupleV(tuple(value_of(a) for a in ann.items))
+    if isinstance(ann, SeqAnn):
+        return SeqV(value_of(ann.elem))
+    if isinstance(ann, ValueAnn):
+        return ann.value
+    if isinstance(ann, ScalarAnn):
+        return ScalarV()
+    return UNKNOWN
+
+
+def ann_is_informative(ann: Ann) -> bool:
+    return not isinstance(ann, AnyAnn | ScalarAnn)
+
+
+__all__ = [
+    "ANY", "Ann", "AnnotationReader", "AnyAnn", "ConstV", "ScalarAnn", "SeqAnn", "SizeAnn",
+    "TensorAnn", "TupleAnn", "ValueAnn", "value_of",
+]

@@ -1,0 +1,131 @@
+"""``[tool.typedtensor]`` in ``pyproject.toml``: paths, exclude, disabled codes, per-file ignores.
+
+    [tool.typedtensor]
+    paths = ["src", "examples"]          # checked when the command line names none
+    exclude = ["build/*", "*_pb2.py"]    # globs over paths relative to the config's directory
+    disable = ["shape-broadcast"]        # codes never reported ("shape" disables every shape-* code)
+    jobs = 2                             # worker processes (default: the CPU count)
+    cache-dir = ".typedtensor_cache"     # "" disables the cache
+
+    [tool.typedtensor.per-file-ignores]
+    "tests/*" = ["shape-arg"]            # codes ignored in matching files ("*" = all)
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .suppress import code_matches
+
+DEFAULT_EXCLUDES = (
+    ".git", ".hg", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
+    ".pytest_cache", ".ruff_cache", "node_modules", ".typedtensor_cache", "site-packages",
+)
+
+
+class ConfigError(Exception):
+    """A config file that cannot be used (exit status 2)."""
+
+
+@dataclass
+class Config:
+    root: Path = field(default_factory=Path.cwd)
+    source: Path | None = None
+    paths: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    disable: frozenset[str] = frozenset()
+    per_file_ignores: dict[str, frozenset[str]] = field(default_factory=dict)
+    jobs: int | None = None
+    cache_dir: str | None = ".typedtensor_cache"
+
+    def is_excluded(self, path: Path) -> bool:
+        rel = _relative(path, self.root)
+        parts = rel.split("/")
+        if any(p in DEFAULT_EXCLUDES for p in parts[:-1]):
+            return True
+        for pattern in self.exclude:
+            pat = pattern.rstrip("/")
+            if fnmatch.fnmatchcase(rel, pat) or fnmatch.fnmatchcase(rel, pat + "/*"):
+                return True
+            if "/" not in pat and any(fnmatch.fnmatchcase(p, pat) for p in parts):
+                return True
+        return False
+
+    def ignored(self, path: str, code: str) -> bool:
+        """Whether ``code`` is disabled globally or for ``path`` by a per-file ignore."""
+        if code_matches(code, self.disable):
+            return True
+        if not self.per_file_ignores:
+            return False
+        rel = _relative(Path(path), self.root)
+        for pattern, codes in self.per_file_ignores.items():
+            if fnmatch.fnmatchcase(rel, pattern) or fnmatch.fnmatchcase(os.path.basename(rel), pattern):
+                if "*" in codes or code_matches(code, codes):
+                    return True
+        return False
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def find_pyproject(start: Path) -> Path | None:
+    here = start.resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _strings(value: Any, key: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ConfigError(f"[tool.typedtensor] {key}: expected a string or a list of strings")
+
+
+def load(path: Path | None = None, start: Path | None = None) -> Config:
+    """The config from ``path``, or from the nearest ``pyproject.toml`` above ``start``."""
+    if path is None:
+        path = find_pyproject(start or Path.cwd())
+        if path is None:
+            return Config()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+    table = data.get("tool", {}).get("typedtensor", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.typedtensor] must be a table")
+    table = {k.replace("_", "-"): v for k, v in table.items()}
+    cfg = Config(root=path.parent, source=path)
+    known = {"paths", "exclude", "disable", "per-file-ignores", "jobs", "cache-dir", "mypy", "checker"}
+    unknown = set(table) - known
+    if unknown:
+        raise ConfigError(f"{path}: [tool.typedtensor] unknown option(s): {', '.join(sorted(unknown))}")
+    cfg.paths = _strings(table.get("paths", []), "paths")
+    cfg.exclude = _strings(table.get("exclude", []), "exclude")
+    cfg.disable = frozenset(_strings(table.get("disable", []), "disable"))
+    pfi = table.get("per-file-ignores", {})
+    if not isinstance(pfi, dict):
+        raise ConfigError(f"{path}: [tool.typedtensor] per-file-ignores must be a table")
+    cfg.per_file_ignores = {str(k): frozenset(_strings(v, f"per-file-ignores.{k}")) for k, v in pfi.items()}
+    jobs = table.get("jobs")
+    if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
+        raise ConfigError(f"{path}: [tool.typedtensor] jobs must be a positive integer")
+    cfg.jobs = jobs
+    cache_dir = table.get("cache-dir", ".typedtensor_cache")
+    if not isinstance(cache_dir, str):
+        raise ConfigError(f"{path}: [tool.typedtensor] cache-dir must be a string")
+    cfg.cache_dir = cache_dir or None
+    return cfg

@@ -1,0 +1,206 @@
+"""The checked tree as a whole: module names → files, parsed lazily, each module run at most once
+per process (the project-wide symbol table).
+
+NOTE [ Import cycles ]
+A module's globals come from running its top level. When that run imports a module whose own run is
+still in progress (a cycle), the names it asks for are unknown, and the asking module is "tainted":
+its globals depend on which module the cycle was entered from, so they are not reused for another
+root. Every result is then the same whichever order the files are checked in, and so is the cache.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from .report import INTERNAL, SYNTAX, Report
+
+if TYPE_CHECKING:
+    from .infer import Inferrer, ModuleCtx
+    from .values import Value
+
+_EXTERNAL_TOPS: Final = frozenset(sys.stdlib_module_names) | {
+    "typedtensor", "numpy", "torch", "typing_extensions", "libcst", "mypy", "pytest", "hypothesis",
+    "__future__",
+}
+
+
+@dataclass
+class FileResult:
+    path: str
+    reports: list[Report]
+    deps: list[str] = field(default_factory=list)  # paths of the checked modules it used
+    missing: list[str] = field(default_factory=list)  # module names it imported that were absent
+    crashed: bool = False
+
+
+def syntax_report(path: str, exc: Exception, source: bytes) -> Report:
+    if isinstance(exc, cst.ParserSyntaxError):
+        line, col = exc.raw_line, exc.raw_column + 1
+        message = exc.message.strip().splitlines()[0] if exc.message.strip() else "invalid syntax"
+    elif isinstance(exc, SyntaxError):
+        line, col = exc.lineno or 1, exc.offset or 1
+        message = exc.msg
+    else:
+        line, col, message = 1, 1, str(exc)
+    lines = source.splitlines()
+    end_col = len(lines[line - 1]) + 1 if 0 < line <= len(lines) else col
+    return Report(path, max(line, 1), max(col, 1), max(line, 1), max(end_col, col), SYNTAX, "error",
+                  f"syntax error: {message}")
+
+
+class Project:
+    def __init__(self, modules: dict[str, str], sources: dict[str, bytes], packages: set[str],
+                 show_shapes: bool = False, names: dict[str, str] | None = None):
+        self.modules = modules  # module name -> path (the first file of that name)
+        self.paths = dict(names) if names else {}  # path -> module name, for every file
+        for m, p in modules.items():
+            self.paths.setdefault(p, m)
+        self.sources = sources  # path -> bytes (read lazily when absent)
+        self.packages = packages  # module names that are packages (__init__.py)
+        self.show_shapes = show_shapes
+        self.ctxs: dict[str, ModuleCtx] = {}
+        self.inferrers: dict[int, Inferrer] = {}
+        self.failed: dict[str, Exception] = {}  # module -> parse error
+        self.rule_failures: list[str] = []
+
+    # -- lookups used by the inference -------------------------------------------------------
+
+    def has_module(self, name: str) -> bool:
+        return name in self.modules
+
+    def is_external(self, name: str) -> bool:
+        return name.split(".")[0] in _EXTERNAL_TOPS
+
+    def source(self, path: str) -> bytes:
+        src = self.sources.get(path)
+        if src is None:
+            with open(path, "rb") as f:
+                src = f.read()
+            self.sources[path] = src
+        return src
+
+    def note_import(self, ctx: ModuleCtx, name: str) -> None:
+        ctx.imports.add(name)
+
+    def note_rule_failure(self, op: str, text: str) -> None:
+        self.rule_failures.append(f"{op}: {text}")
+
+    def inferrer_for(self, ctx: ModuleCtx) -> Inferrer:
+        from .infer import Inferrer
+
+        inf = self.inferrers.get(id(ctx))
+        if inf is None:
+            inf = Inferrer(ctx)
+            self.inferrers[id(ctx)] = inf
+        return inf
+
+    def parse(self, path: str) -> cst.Module | None:
+        try:
+            return cst.parse_module(self.source(path))
+        except Exception as exc:  # ParserSyntaxError, or a libcst limitation
+            self.failed[path] = exc
+            return None
+
+    def _new_ctx(self, name: str, path: str) -> ModuleCtx | None:
+        from .infer import ModuleCtx
+
+        tree = self.parse(path)
+        if tree is None:
+            return None
+        ctx = ModuleCtx(self, name, path, tree, path.endswith("__init__.py"))
+        self.ctxs[path] = ctx
+        return ctx
+
+    def module_ctx(self, name: str, asker: ModuleCtx | None, path: str | None = None) -> ModuleCtx | None:
+        """The module with its top level run (NOTE [ Import cycles ])."""
+        path = path or self.modules[name]
+        ctx = self.ctxs.get(path)
+        if ctx is not None and ctx.state == "running":
+            if asker is not None:
+                asker.tainted = True
+            return None
+        if ctx is not None and ctx.tainted and asker is None:
+            ctx = None  # a root needs its own, order-independent run
+        if ctx is None:
+            ctx = self._new_ctx(name, path)
+            if ctx is None:
+                return None
+        if ctx.state == "new":
+            ctx.state = "running"
+            try:
+                self.inferrer_for(ctx).run_module()
+            finally:
+                ctx.state = "toplevel"
+        return ctx
+
+    def module_env(self, name: str, asker: ModuleCtx) -> dict[str, Value] | None:
+        ctx = self.module_ctx(name, asker)
+        if ctx is None:
+            return None
+        if ctx.tainted:
+            asker.tainted = True
+        return ctx.env
+
+    # -- checking a root ---------------------------------------------------------------------
+
+    def check(self, path: str) -> FileResult:
+        name = self.paths[path]
+        try:
+            old = self.ctxs.get(path)
+            if old is not None and (old.tainted or old.state == "done"):
+                del self.ctxs[path]
+            ctx = self.module_ctx(name, None, path)
+            if ctx is None:
+                exc = self.failed.get(path)
+                return FileResult(path, [syntax_report(path, exc, self.source(path))] if exc else [])
+            self.inferrer_for(ctx).check_bodies()
+            ctx.state = "done"
+            reports = self._positions(ctx)
+            deps, missing = self._closure(ctx)
+            return FileResult(path, reports, deps, missing)
+        except RecursionError:
+            return self._crash(path, "recursion too deep")
+        except Exception:
+            return self._crash(path, traceback.format_exc(limit=-8))
+
+    def _crash(self, path: str, text: str) -> FileResult:
+        last = text.strip().splitlines()[-1] if text.strip() else "internal error"
+        return FileResult(path, [Report(path, 1, 1, 1, 1, INTERNAL, "error",
+                                        f"internal error in the checker: {last}")], crashed=True)
+
+    def _positions(self, ctx: ModuleCtx) -> list[Report]:
+        if not ctx.pending:
+            return []
+        wrapper = MetadataWrapper(ctx.module, unsafe_skip_copy=True)
+        positions = wrapper.resolve(PositionProvider)
+        out = []
+        for p in ctx.pending:
+            rng = positions.get(p.node)
+            if rng is None:
+                continue
+            out.append(Report(ctx.path, rng.start.line, rng.start.column + 1, rng.end.line,
+                              rng.end.column + 1, p.code, p.severity, p.message))  # type: ignore[arg-type]
+        out.sort()
+        return out
+
+    def _closure(self, root: ModuleCtx) -> tuple[list[str], list[str]]:
+        seen = {root.name}
+        todo = list(root.imports)
+        missing = set(root.missing)
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            ctx = self.ctxs.get(self.modules.get(name, ""))
+            if ctx is not None:
+                todo.extend(ctx.imports)
+                missing |= ctx.missing
+        deps = sorted(self.modules[n] for n in seen if n in self.modules and n != root.name)
+        return deps, sorted(missing)

@@ -1,0 +1,43 @@
+"""A report: one finding at one place. Plain data, so the cache and every output format share it."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Final, Literal
+
+Severity = Literal["error", "warning", "note"]
+
+#: Codes the checker emits besides the DESIGN §2 shape codes.
+SYNTAX: Final = "syntax"
+INTERNAL: Final = "internal-error"
+REVEAL: Final = "reveal"
+SHOW: Final = "show-shape"
+
+
+@dataclass(frozen=True, order=True)
+class Report:
+    """``line``/``end_line`` are 1-based; ``column`` is 1-based and ``end_column`` 1-based exclusive
+    (SARIF's convention)."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    code: str
+    severity: Severity
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Report:
+        return cls(
+            str(data["path"]), int(data["line"]), int(data["column"]), int(data["end_line"]),
+            int(data["end_column"]), str(data["code"]), data["severity"], str(data["message"]),
+        )
+
+    def with_path(self, path: str) -> Report:
+        return Report(path, self.line, self.column, self.end_line, self.end_column, self.code,
+                      self.severity, self.message)
