@@ -1,0 +1,82 @@
+"""Dimension arithmetic: `Add[B, A]` in annotations and `h * d` on sizes, both in canonical form
+(NOTE [ Canonical dim types ] in translate.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mypy.plugin import AnalyzeTypeContext, MethodContext
+from mypy.types import Instance, PlaceholderType, Type, get_proper_type
+
+from typedtensor.shapes.dims import Unknown
+
+from .names import ARITH_TYPES, INT, SIZE_OPERATORS
+from .translate import Translator, is_dim_class, literal_value
+
+
+def arith_type_hook(fullname: str) -> Callable[[AnalyzeTypeContext], Type]:
+    """The type-analyze hook of `Add`/`Sub`/`Mul`/`Div`: analyse both arguments, normalise."""
+
+    def hook(ctx: AnalyzeTypeContext) -> Type:
+        args = [ctx.api.analyze_type(a) for a in ctx.type.args]
+        if len(args) != 2:
+            name = fullname.rsplit(".", 1)[-1]
+            ctx.api.fail(f'"{name}" expects 2 type arguments, {len(args)} given', ctx.context)
+            return ctx.api.named_type(fullname, [])
+        raw = ctx.api.named_type(fullname, args)
+        if any(_has_placeholder(a) for a in args):
+            return raw  # analysis runs again once the names are ready
+        tr = Translator(ctx.api.named_type)
+        result = tr.combine(fullname, tr.dim(args[0]), tr.dim(args[1]))
+        if isinstance(result, Unknown):
+            return raw
+        return tr.dim_type(result)
+
+    return hook
+
+
+def _has_placeholder(t: Type) -> bool:
+    p = get_proper_type(t)
+    if isinstance(p, PlaceholderType):
+        return True
+    if isinstance(p, Instance):
+        return any(_has_placeholder(a) for a in p.args)
+    return False
+
+
+def is_size(t: Type) -> bool:
+    """A named dim or dim arithmetic (a value typed `Batch`, `Mul[H, D]`)."""
+    p = get_proper_type(t)
+    if isinstance(p, Instance) and p.last_known_value is None:
+        return p.type.fullname in ARITH_TYPES or is_dim_class(p)
+    return False
+
+
+def size_operator_hook(method: str) -> Callable[[MethodContext], Type]:
+    """A method hook for `int` operators on sizes: `h * d` is `Mul[Heads, HeadDim]`."""
+    arith = SIZE_OPERATORS[method]
+    reflected = method.startswith("__r")
+
+    def hook(ctx: MethodContext) -> Type:
+        if len(ctx.arg_types) != 1 or len(ctx.arg_types[0]) != 1:
+            return ctx.default_return_type
+        left, right = ctx.type, ctx.arg_types[0][0]
+        if not (is_size(left) or is_size(right)) or not (_int_like(left) and _int_like(right)):
+            return ctx.default_return_type
+        if reflected:
+            left, right = right, left
+        tr = Translator(ctx.api.named_generic_type)
+        result = tr.combine(arith, tr.dim(left), tr.dim(right))
+        return tr.size_type(result, ctx.default_return_type)
+
+    return hook
+
+
+def _int_like(t: Type) -> bool:
+    p = get_proper_type(t)
+    if not isinstance(p, Instance):
+        return False
+    if is_size(p):
+        return True
+    value = literal_value(p)
+    return p.type.fullname == INT and (isinstance(value, Unknown) or isinstance(value, int))

@@ -1,0 +1,156 @@
+"""The plugin class: a dispatch table from full names to the small hooks of the other modules."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from mypy.nodes import TypeInfo
+from mypy.plugin import (
+    AnalyzeTypeContext,
+    AttributeContext,
+    FunctionContext,
+    FunctionSigContext,
+    MethodContext,
+    MethodSigContext,
+    Plugin,
+    ReportConfigContext,
+)
+from mypy.types import FunctionLike, Type
+
+import typedtensor.shapes
+from typedtensor.shapes import api
+
+from . import calls
+from .arith import arith_type_hook, size_operator_hook
+from .errors import CODE_BY_NAME
+from .names import ARITH_TYPES, DIM, INT, MODULE, PACKAGE, SIZE_OPERATORS, TENSOR
+from .ops import function_op_hook, method_op_hook, property_op_hook
+
+# Prefixes whose calls are never typedtensor ops or user functions with tensor parameters.
+_SKIP_PREFIXES = ("builtins.", "typing.", "typing_extensions.", "collections.", "abc.", "numpy.")
+
+
+@lru_cache(maxsize=1)
+def sources_digest() -> str:
+    """A hash of every source the plugin's answers depend on: the plugin itself and the shape
+    calculus (mypy fingerprints only the plugin's entry module, NOTE in docs/mypy-plugin.md)."""
+    digest = hashlib.sha256()
+    roots = [Path(__file__).parent, Path(typedtensor.shapes.__file__).parent]
+    for root in roots:
+        for path in sorted(root.rglob("*.py")):
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+class TypedTensorPlugin(Plugin):
+    """Shape checking for typedtensor: every op's result comes from the shape registry."""
+
+    def __init__(self, options: Any) -> None:
+        super().__init__(options)
+        self.calls = calls.CallChecker(self)
+
+    # ---- cache -----------------------------------------------------------------------------
+    def report_config_data(self, ctx: ReportConfigContext) -> Any:
+        return {"typedtensor-mypy-plugin": sources_digest(), "codes": sorted(CODE_BY_NAME)}
+
+    # ---- annotations ---------------------------------------------------------------------------
+    def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
+        if fullname in ARITH_TYPES:
+            return arith_type_hook(fullname)
+        return None
+
+    # ---- functions -------------------------------------------------------------------------------
+    def get_function_signature_hook(
+        self, fullname: str
+    ) -> Callable[[FunctionSigContext], FunctionLike] | None:
+        if fullname.startswith(_SKIP_PREFIXES):
+            return None
+        op = api.FUNCTIONS.get(fullname)
+        if op is not None:
+            return function_op_hook(op)
+        return self.calls.function_signature_hook(fullname)
+
+    def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
+        if fullname.startswith(_SKIP_PREFIXES):
+            return None
+        if fullname in api.FUNCTIONS:
+            return None
+        if fullname in api.MODULES:
+            return calls.module_constructor_hook(api.MODULES[fullname])
+        return self.calls.function_hook(fullname)
+
+    # ---- methods ---------------------------------------------------------------------------------
+    def get_method_signature_hook(
+        self, fullname: str
+    ) -> Callable[[MethodSigContext], FunctionLike] | None:
+        cls, _, method = fullname.rpartition(".")
+        if cls == INT or cls.startswith(_SKIP_PREFIXES):
+            return None
+        if cls == TENSOR or (
+            (method in api.METHODS or method in api.OPERATORS) and self._is_tensor_class(cls)
+        ):
+            return self._tensor_method_hook(method)
+        return self.calls.method_signature_hook(fullname)
+
+    def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
+        cls, _, method = fullname.rpartition(".")
+        if method in SIZE_OPERATORS and (cls == INT or cls == DIM or self._is_size_class(cls)):
+            return size_operator_hook(method)
+        if cls.startswith(_SKIP_PREFIXES) or cls == TENSOR:
+            return None
+        if (method in api.METHODS or method in api.OPERATORS) and self._is_tensor_class(cls):
+            return None
+        return self.calls.method_hook(fullname)
+
+    def _tensor_method_hook(self, method: str) -> Callable[[MethodSigContext], FunctionLike] | None:
+        if method in api.OPERATORS:
+            op, reflected = api.OPERATORS[method]
+            if method == "__setitem__":
+                return None  # `x[i] = v` is a statement: nothing to compute
+            return method_op_hook(op, reflected)
+        if method in api.METHODS:
+            return method_op_hook(
+                api.METHODS[method], binds_self=method not in api.METHODS_WITHOUT_SELF
+            )
+        return None
+
+    # ---- attributes ------------------------------------------------------------------------------
+    def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
+        cls, _, attr = fullname.rpartition(".")
+        if attr in api.PROPERTIES and (cls == TENSOR or self._is_tensor_class(cls)):
+            return property_op_hook(api.PROPERTIES[attr])
+        return None
+
+    # ---- helpers -----------------------------------------------------------------------------------
+    def lookup_class(self, fullname: str) -> TypeInfo | None:
+        if not fullname or fullname.startswith(_SKIP_PREFIXES):
+            return None
+        node = self.lookup_fully_qualified(fullname)
+        if node is not None and isinstance(node.node, TypeInfo):
+            return node.node
+        return None
+
+    def _is_tensor_class(self, cls: str) -> bool:
+        info = self.lookup_class(cls)
+        return info is not None and info.has_base(TENSOR)
+
+    def _is_size_class(self, cls: str) -> bool:
+        if cls in ARITH_TYPES:
+            return True
+        if not cls.startswith(PACKAGE + ".") and "." not in cls:
+            return False
+        info = self.lookup_class(cls)
+        return info is not None and info.has_base(DIM)
+
+    def is_module_class(self, info: TypeInfo) -> bool:
+        return info.has_base(MODULE)
+
+
+def plugin(version: str) -> type[Plugin]:
+    """The entry point mypy calls (`plugins = typedtensor.mypy_plugin`)."""
+    return TypedTensorPlugin

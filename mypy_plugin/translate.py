@@ -1,0 +1,260 @@
+"""mypy types <-> the shape calculus (`DimExpr`, `Shape`), and nothing else.
+
+NOTE [ Symbols keep their mypy types ]
+Translating a type into the calculus records, for every symbol met (a `Dim` class, a TypeVar, a
+floor-division kept opaque), the mypy type it came from. Translating a result back uses that
+record, so a result can only mention symbols its inputs mentioned, and the plugin never looks a
+name up. A symbol without a record (a rule's own opaque expression) becomes `Any`: unknown, never
+a false positive.
+
+NOTE [ Canonical dim types ]
+`Add`/`Sub`/`Mul`/`Div` types are always emitted from a polynomial's canonical terms
+(`Poly.terms()`), in one fixed nesting: a sum folds left with `Add` over the positive terms then
+`Sub` for each negative one; a term is `Mul[Literal[c], monomial]` when its coefficient is not 1;
+a monomial folds left with `Mul`. Annotations go through the same emitter (the type-analyze hook),
+so mypy's structural comparison of returns and assignments agrees with the calculus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mypy.maptype import map_instance_to_supertype
+from mypy.types import (
+    AnyType,
+    Instance,
+    LiteralType,
+    ProperType,
+    TupleType,
+    Type,
+    TypeOfAny,
+    TypeVarTupleType,
+    TypeVarType,
+    UnpackType,
+    get_proper_type,
+)
+
+from typedtensor.shapes.dims import (
+    UNKNOWN,
+    DimExpr,
+    Poly,
+    Sym,
+    Unknown,
+    d_add,
+    d_exact_div,
+    d_floordiv,
+    d_mul,
+    d_sub,
+    dim_var,
+    named_dim,
+)
+from typedtensor.shapes.shape import Shape, ShapeLike, Star
+
+from .names import ADD, ARITH_TYPES, DIM, DIV, INT, MUL, SUB, TENSOR, TUPLE
+
+MakeInstance = Callable[[str, list[Type]], Instance]
+
+
+def any_type() -> AnyType:
+    return AnyType(TypeOfAny.special_form)
+
+
+def tensor_instance(t: Type) -> Instance | None:
+    """`t` seen as `typedtensor.Tensor[...]` (a subclass such as `Parameter` is mapped up)."""
+    p = get_proper_type(t)
+    if not isinstance(p, Instance):
+        return None
+    if p.type.fullname == TENSOR:
+        return p
+    for base in p.type.mro[1:]:
+        if base.fullname == TENSOR:
+            return map_instance_to_supertype(p, base)
+    return None
+
+
+def is_dim_class(inst: Instance) -> bool:
+    """A user's named dim: a subclass of `Dim` other than `Dim` and the arithmetic types."""
+    name = inst.type.fullname
+    if name == DIM or name in ARITH_TYPES:
+        return False
+    return any(base.fullname == DIM for base in inst.type.mro[1:])
+
+
+def literal_value(t: Type) -> object:
+    """The value of a literal type (`Literal[3]`, or an `int` expression's `Literal[3]?`);
+    `UNKNOWN` otherwise."""
+    p = get_proper_type(t)
+    if isinstance(p, Instance) and p.last_known_value is not None:
+        p = p.last_known_value
+    if isinstance(p, LiteralType):
+        return p.value
+    if isinstance(p, Instance) and p.type.fullname == "builtins.NoneType":
+        return None
+    return UNKNOWN
+
+
+def _combine(fullname: str, left: DimExpr, right: DimExpr) -> DimExpr:
+    if fullname == ADD:
+        return d_add(left, right)
+    if fullname == SUB:
+        return d_sub(left, right)
+    if fullname == MUL:
+        return d_mul(left, right)
+    exact = d_exact_div(left, right)
+    return exact if exact is not None else d_floordiv(left, right)
+
+
+class Translator:
+    """One translation session (one hook call): see NOTE [ Symbols keep their mypy types ].
+
+    NOTE [ Rigid type variables ]
+    Inside a generic body its own TypeVars are fixed unknown dims: `I` and `H` of `MLP[I, H, O]`
+    differ like two named dims. So by default a TypeVar becomes a *rigid* symbol (a named dim
+    `<I>` displayed `I`), which no rule can bind. Only the declared side of a call the plugin
+    unifies itself (`rigid=False`) uses calculus variables, which `unify` binds.
+    """
+
+    def __init__(self, make: MakeInstance, rigid: bool = True) -> None:
+        self.make = make
+        self.rigid = rigid
+        self.syms: dict[Sym, Type] = {}
+        self.stars: dict[str, Type] = {}
+
+    # ---- mypy -> calculus -----------------------------------------------------------------------
+    def dim(self, t: Type) -> DimExpr:
+        p = get_proper_type(t)
+        value = literal_value(p)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(p, TypeVarType):
+            if self.rigid:
+                self.syms.setdefault(Sym("dim", f"<{p.name}>"), p)
+                return named_dim(f"<{p.name}>", p.name)
+            self.syms.setdefault(Sym("var", p.name), p)
+            return dim_var(p.name)
+        if not isinstance(p, Instance):
+            return UNKNOWN
+        if p.type.fullname in ARITH_TYPES:
+            if len(p.args) != 2:
+                return UNKNOWN
+            return self.combine(p.type.fullname, self.dim(p.args[0]), self.dim(p.args[1]))
+        if is_dim_class(p):
+            self.syms.setdefault(Sym("dim", p.type.fullname), Instance(p.type, []))
+            return named_dim(p.type.fullname, p.type.name)
+        return UNKNOWN
+
+    def combine(self, fullname: str, left: DimExpr, right: DimExpr) -> DimExpr:
+        """`left <op> right` for an arithmetic type's full name; a floor division the algebra
+        keeps opaque is remembered as the canonical `Div[left, right]`."""
+        result = _combine(fullname, left, right)
+        if fullname == DIV and isinstance(result, Poly):
+            for sym in result.symbols():
+                if sym.kind == "opaque" and sym not in self.syms:
+                    self.syms[sym] = self.make(DIV, [self.dim_type(left), self.dim_type(right)])
+        return result
+
+    def shape(self, t: Type) -> ShapeLike | None:
+        """The shape of a tensor type; `None` when `t` is not a tensor."""
+        inst = tensor_instance(t)
+        if inst is None:
+            return None
+        return self.shape_of_args(inst.args)
+
+    def shape_of_args(self, args: tuple[Type, ...] | list[Type]) -> ShapeLike:
+        prefix: list[DimExpr] = []
+        suffix: list[DimExpr] = []
+        star: Star | None = None
+        for arg in self._flatten(args):
+            if isinstance(arg, UnpackType):
+                inner = get_proper_type(arg.type)
+                if star is not None:
+                    return UNKNOWN
+                if isinstance(inner, TypeVarTupleType):
+                    star = Star(inner.name)
+                    self.stars.setdefault(inner.name, inner)
+                else:
+                    star = Star(None)
+                continue
+            (suffix if star is not None else prefix).append(self.dim(arg))
+        if star is not None and star.name is None and not prefix and not suffix:
+            return UNKNOWN
+        return Shape(tuple(prefix), star, tuple(suffix))
+
+    def _flatten(self, args: tuple[Type, ...] | list[Type]) -> list[Type]:
+        out: list[Type] = []
+        for arg in args:
+            if isinstance(arg, UnpackType):
+                inner = get_proper_type(arg.type)
+                if isinstance(inner, TupleType):
+                    out.extend(self._flatten(inner.items))
+                    continue
+            out.append(arg)
+        return out
+
+    # ---- calculus -> mypy -----------------------------------------------------------------------
+    def literal(self, value: int) -> LiteralType:
+        return LiteralType(value, fallback=self.make(INT, []))
+
+    def int_value(self, value: int) -> Instance:
+        """An int expression's type `Literal[v]?` (widens on assignment, unlike `Literal[v]`)."""
+        return self.make(INT, []).copy_modified(last_known_value=self.literal(value))
+
+    def dim_type(self, d: DimExpr) -> Type:
+        if isinstance(d, Unknown):
+            return any_type()
+        if isinstance(d, Poly):
+            return self._poly_type(d)
+        return self.literal(int(d))
+
+    def size_type(self, d: DimExpr, default: Type) -> Type:
+        """The type of a size *value* (`h * d`): a dim type, `Literal[v]?` for a number, and
+        `default` (plain `int`) when unknown."""
+        if isinstance(d, Unknown):
+            return default
+        if isinstance(d, Poly):
+            return self._poly_type(d)
+        return self.int_value(int(d))
+
+    def _poly_type(self, p: Poly) -> Type:
+        positive: list[Type] = []
+        negative: list[Type] = []
+        for coeff, mono in p.terms():
+            term = self._term_type(abs(coeff), mono)
+            (positive if coeff > 0 else negative).append(term)
+        acc: Type = positive[0] if positive else self.literal(0)
+        for term in positive[1:]:
+            acc = self.make(ADD, [acc, term])
+        for term in negative:
+            acc = self.make(SUB, [acc, term])
+        return acc
+
+    def _term_type(self, coeff: int, mono: list[tuple[Sym, int]]) -> Type:
+        factors: list[Type] = []
+        for sym, power in mono:
+            factors.extend([self.syms.get(sym, any_type())] * power)
+        if not factors:
+            return self.literal(coeff)
+        acc = factors[0]
+        for factor in factors[1:]:
+            acc = self.make(MUL, [acc, factor])
+        return acc if coeff == 1 else self.make(MUL, [self.literal(coeff), acc])
+
+    def shape_args(self, shape: ShapeLike) -> list[Type]:
+        if isinstance(shape, Unknown):
+            return [UnpackType(self.make(TUPLE, [any_type()]))]
+        args: list[Type] = [self.dim_type(d) for d in shape.prefix]
+        if shape.star is not None:
+            star = self.stars.get(shape.star.name) if shape.star.name else None
+            args.append(UnpackType(star if star is not None else self.make(TUPLE, [any_type()])))
+            args.extend(self.dim_type(d) for d in shape.suffix)
+        return args
+
+    def tensor_type(self, shape: ShapeLike) -> Instance:
+        return self.make(TENSOR, self.shape_args(shape))
+
+    def unknown_tensor(self) -> Instance:
+        return self.tensor_type(UNKNOWN)
+
+
+def proper(t: Type) -> ProperType:
+    return get_proper_type(t)

@@ -1,0 +1,261 @@
+"""A call's arguments as the registry's static values (NOTE [ Static values ] in
+typedtensor/shapes/registry.py): tensors as shapes, sizes as dims, ints/bools/strs as their literal
+value, anything not known statically as `UNKNOWN`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mypy.checker import TypeChecker
+from mypy.nodes import (
+    ARG_NAMED,
+    ARG_POS,
+    ARG_STAR,
+    ArgKind,
+    CallExpr,
+    ComparisonExpr,
+    Context,
+    EllipsisExpr,
+    Expression,
+    FloatExpr,
+    IntExpr,
+    ListExpr,
+    NameExpr,
+    SliceExpr,
+    StrExpr,
+    TupleExpr,
+    UnaryExpr,
+)
+from mypy.plugin import CheckerPluginInterface
+from mypy.types import Instance, NoneType, TupleType, Type, get_proper_type
+
+from typedtensor.shapes import SCALAR, UNKNOWN, Param, SliceIndex, TensorIndex, Unknown
+
+from .translate import Translator, literal_value
+
+
+class GiveUp(Exception):
+    """The call cannot be translated (e.g. `*args` of unknown length): its result is unknown."""
+
+
+@dataclass(frozen=True)
+class Actual:
+    """One argument as written at the call site."""
+
+    kind: ArgKind
+    name: str | None
+    expr: Expression | None
+    type: Type
+
+
+def actuals_of(
+    context: Context,
+    args: list[list[Expression]],
+    arg_types: list[list[Type]],
+    arg_kinds: list[list[ArgKind]],
+    arg_names: list[list[str | None]],
+) -> list[Actual]:
+    """The arguments in the order they are written (mypy groups them by formal parameter)."""
+    flat = [
+        Actual(kind, name, expr, typ)
+        for exprs, types, kinds, names in zip(args, arg_types, arg_kinds, arg_names)
+        for expr, typ, kind, name in zip(exprs, types, kinds, names)
+    ]
+    if isinstance(context, CallExpr):
+        order = {id(e): i for i, e in enumerate(context.args)}
+        flat.sort(key=lambda a: order.get(id(a.expr), len(order)))
+    return flat
+
+
+def expr_type(api: CheckerPluginInterface, expr: Expression) -> Type:
+    """The type mypy already inferred for a sub-expression (looked up, not re-checked)."""
+    if isinstance(api, TypeChecker) and api.has_type(expr):
+        return api.lookup_type(expr)
+    return api.get_expression_type(expr)
+
+
+def is_number(t: Type) -> bool:
+    p = get_proper_type(t)
+    return isinstance(p, Instance) and p.type.fullname in (
+        "builtins.int", "builtins.float", "builtins.bool", "builtins.complex"
+    )
+
+
+class Converter:
+    """Turns actual arguments into registry values for a given parameter kind."""
+
+    def __init__(self, tr: Translator, api: CheckerPluginInterface) -> None:
+        self.tr = tr
+        self.api = api
+
+    def value(self, param: Param, actual: Actual) -> Any:
+        kind = param.kind
+        t = actual.type
+        if kind in ("tensor", "optional_tensor"):
+            return self.tensor_or_scalar(t)
+        if kind == "tensors":
+            return self.tensors(actual)
+        if kind == "size":
+            return self.tr.dim(t)
+        if kind == "sizes":
+            return self.sizes(actual)
+        if kind == "index":
+            return self.index(actual)
+        return self.static(actual.expr, t)
+
+    def tensor_or_scalar(self, t: Type) -> Any:
+        shape = self.tr.shape(t)
+        if shape is not None:
+            return shape
+        if isinstance(get_proper_type(t), NoneType):
+            return None
+        if is_number(t):
+            value = literal_value(t)
+            return value if isinstance(value, (int, float)) else SCALAR
+        return UNKNOWN
+
+    def tensors(self, actual: Actual) -> Any:
+        items = self.items(actual)
+        if items is None:
+            return UNKNOWN
+        return tuple(self.tensor_or_scalar(t) for _, t in items)
+
+    def items(self, actual: Actual) -> list[tuple[Expression | None, Type]] | None:
+        """The elements of a tuple or list argument, each with its own type."""
+        expr = actual.expr
+        if isinstance(expr, (ListExpr, TupleExpr)):
+            return [(e, expr_type(self.api, e)) for e in expr.items]
+        p = get_proper_type(actual.type)
+        if isinstance(p, TupleType):
+            return [(None, t) for t in p.items]
+        return None
+
+    def sizes(self, actual: Actual) -> Any:
+        items = self.items(actual)
+        if items is not None:
+            return tuple(self.tr.dim(t) for _, t in items)
+        return self.tr.dim(actual.type)
+
+    def static(self, expr: Expression | None, t: Type) -> Any:
+        """An int, float, bool, str, None, a tuple of them, a tensor's shape, or UNKNOWN."""
+        shape = self.tr.shape(t)
+        if shape is not None:
+            return shape
+        value = literal_value(t)
+        if not isinstance(value, Unknown):
+            return value
+        if isinstance(expr, (IntExpr, FloatExpr, StrExpr)):
+            return expr.value
+        if isinstance(expr, NameExpr) and expr.fullname in ("builtins.True", "builtins.False"):
+            return expr.fullname == "builtins.True"
+        if isinstance(expr, (ListExpr, TupleExpr)):
+            return tuple(self.static(e, expr_type(self.api, e)) for e in expr.items)
+        p = get_proper_type(t)
+        if isinstance(p, TupleType):
+            return tuple(self.static(None, item) for item in p.items)
+        if isinstance(p, Instance) and is_number(p):
+            return SCALAR if p.type.fullname == "builtins.float" else UNKNOWN
+        return UNKNOWN
+
+    def index(self, actual: Actual) -> Any:
+        expr = actual.expr
+        if isinstance(expr, TupleExpr):
+            return tuple(self.index_item(e) for e in expr.items)
+        if expr is None:
+            raise GiveUp
+        return (self.index_item(expr),)
+
+    def index_item(self, expr: Expression) -> Any:
+        if isinstance(expr, SliceExpr):
+            return SliceIndex(
+                self.bound(expr.begin_index), self.bound(expr.end_index), self.bound(expr.stride)
+            )
+        if isinstance(expr, EllipsisExpr):
+            return Ellipsis
+        if isinstance(expr, NameExpr) and expr.fullname == "builtins.None":
+            return None
+        t = expr_type(self.api, expr)
+        shape = self.tr.shape(t)
+        if shape is not None:
+            if isinstance(expr, ComparisonExpr):
+                return TensorIndex(shape, True)
+            raise GiveUp  # integer or boolean tensor: the dtype is not in the type
+        p = get_proper_type(t)
+        if isinstance(p, Instance) and p.type.fullname == "builtins.bool":
+            raise GiveUp
+        if isinstance(p, Instance) and is_number(p) or isinstance(expr, (IntExpr, UnaryExpr)):
+            value = literal_value(t)
+            return value if isinstance(value, int) else UNKNOWN
+        if self.tr.dim(t) is not UNKNOWN:
+            return UNKNOWN  # a size used as an index: an integer whose value is not known
+        raise GiveUp
+
+    def bound(self, expr: Expression | None) -> Any:
+        if expr is None:
+            return None
+        return self.tr.dim(expr_type(self.api, expr))
+
+
+def bind_values(
+    conv: Converter, params: Sequence[Param], actuals: Sequence[Actual]
+) -> tuple[list[Any], dict[str, Any]]:
+    """Positional and keyword values for `registry.apply`, each converted by its parameter's
+    kind. A variadic parameter receives one tuple (so `zeros(n)` with `n: int` is one unknown
+    size, not an unknown tuple)."""
+    positional_params = [p for p in params if not p.keyword_only or p.variadic]
+    by_name = {p.name: p for p in params}
+    positional: list[Any] = []
+    keywords: dict[str, Any] = {}
+    variadic: list[Any] | None = None
+    index = 0
+    expanded: list[Actual] = []
+    for actual in actuals:
+        if actual.kind == ARG_STAR:
+            p = get_proper_type(actual.type)
+            if not isinstance(p, TupleType):
+                raise GiveUp
+            expanded.extend(Actual(ARG_POS, None, None, item) for item in p.items)
+        elif actual.kind in (ARG_POS, ARG_NAMED):
+            expanded.append(actual)
+        else:
+            raise GiveUp
+    for actual in expanded:
+        if actual.kind == ARG_POS:
+            if index >= len(positional_params):
+                raise GiveUp
+            param = positional_params[index]
+            if param.variadic:
+                items = _variadic_items(conv, param, actual)
+                if param.kind != "sizes":
+                    positional.extend(items)
+                    continue
+                if variadic is None:
+                    variadic = []
+                    positional.append(variadic)
+                variadic.extend(items)
+                continue
+            positional.append(conv.value(param, actual))
+            index += 1
+        else:
+            assert actual.name is not None
+            match = by_name.get(actual.name)
+            if match is None:
+                raise GiveUp
+            keywords[actual.name] = conv.value(match, actual)
+    return [tuple(v) if isinstance(v, list) else v for v in positional], keywords
+
+
+def _variadic_items(conv: Converter, param: Param, actual: Actual) -> list[Any]:
+    """`reshape(b, s)` and `reshape((b, s))` both bind the sizes `(b, s)`."""
+    if param.kind in ("sizes", "ints"):
+        items = conv.items(actual)
+        if items is not None:
+            return [conv.tr.dim(t) if param.kind == "sizes" else conv.static(e, t) for e, t in items]
+        if param.kind == "sizes":
+            if conv.tr.dim(actual.type) is UNKNOWN and not is_number(actual.type):
+                raise GiveUp  # a list or tuple variable: its length is not known
+            return [conv.tr.dim(actual.type)]
+        return [conv.static(actual.expr, actual.type)]
+    return [conv.value(param, actual)]
