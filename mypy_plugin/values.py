@@ -248,7 +248,10 @@ def bind_values(
 
 
 def _variadic_items(conv: Converter, param: Param, actual: Actual) -> list[Any]:
-    """`reshape(b, s)` and `reshape((b, s))` both bind the sizes `(b, s)`."""
+    """`reshape(b, s)` and `reshape((b, s))` both bind the sizes `(b, s)`; `einsum(eq, *ops)`
+    binds one tensor per argument."""
+    if param.kind == "tensors":
+        return [conv.tensor_or_scalar(actual.type)]
     if param.kind in ("sizes", "ints"):
         items = conv.items(actual)
         if items is not None:
