@@ -34,17 +34,22 @@ from .ops import function_op_hook, method_op_hook, property_op_hook
 _SKIP_PREFIXES = ("builtins.", "typing.", "typing_extensions.", "collections.", "abc.", "numpy.")
 
 
-@lru_cache(maxsize=1)
-def sources_digest() -> str:
-    """A hash of every source the plugin's answers depend on: the plugin itself and the shape
-    calculus (mypy fingerprints only the plugin's entry module, NOTE in docs/mypy-plugin.md)."""
+def digest_of(roots: list[Path]) -> str:
+    """A hash of every `.py` file under `roots` (names and contents)."""
     digest = hashlib.sha256()
-    roots = [Path(__file__).parent, Path(typedtensor.shapes.__file__).parent]
     for root in roots:
         for path in sorted(root.rglob("*.py")):
             digest.update(path.relative_to(root).as_posix().encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def sources_digest() -> str:
+    """A hash of every source the plugin's answers depend on: the plugin itself and the shape
+    calculus. mypy fingerprints only the plugin's entry module, so without this an edit to any
+    other plugin or calculus file would leave stale results in the cache."""
+    return digest_of([Path(__file__).parent, Path(typedtensor.shapes.__file__).parent])
 
 
 class TypedTensorPlugin(Plugin):

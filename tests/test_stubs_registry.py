@@ -1,0 +1,158 @@
+"""The stubs (`stubs/typedtensor/**.pyi`) and the op registry list the same ops.
+
+- every registry op is reachable from a public stub function, Tensor method, operator, property
+  or nn module;
+- every tensor-valued public stub function and Tensor method maps to a registry op through
+  `typedtensor.shapes.api`, and its parameter names are the op's (so keywords bind alike);
+- every nn module class in the stubs is a registry module whose type parameters are the ones the
+  registry captures from the constructor.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from typedtensor.shapes import all_ops, api
+
+STUBS = Path(__file__).resolve().parents[1] / "stubs" / "typedtensor"
+TENSORISH = ("Tensor", "_AnyTensor", "_MaxMin", "Self")
+# Public stub callables that are not ops: metadata, autograd and conversion helpers.
+NOT_OPS = {
+    "size", "dim", "numel", "tolist", "numpy", "backward", "requires_grad_", "zero_", "__iter__",
+    "__len__", "__bool__", "__float__", "__int__", "__index__", "__array__", "__dlpack__",
+    "__dlpack_device__", "__init__", "__setitem__", "shape", "ndim", "dtype", "device", "is_cuda",
+    "requires_grad", "grad", "data", "__eq__", "__ne__", "__getitem__",
+}
+
+
+def _defs(body: list[ast.stmt]) -> dict[str, list[ast.FunctionDef]]:
+    out: dict[str, list[ast.FunctionDef]] = {}
+    for node in body:
+        if isinstance(node, ast.FunctionDef):
+            out.setdefault(node.name, []).append(node)
+    return out
+
+
+def _module(path: str) -> ast.Module:
+    return ast.parse((STUBS / path).read_text())
+
+
+def _class(tree: ast.Module, name: str) -> ast.ClassDef:
+    return next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
+
+
+def _returns_tensor(fn: ast.FunctionDef) -> bool:
+    text = ast.unparse(fn.returns) if fn.returns else ""
+    return any(t in text for t in TENSORISH)
+
+
+def _param_names(fn: ast.FunctionDef) -> list[str]:
+    a = fn.args
+    names = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+    if a.vararg:
+        names.append(a.vararg.arg)
+    return [n for n in names if n != "self"]
+
+
+TOP = _module("__init__.pyi")
+FUNCTIONAL = _module("nn/functional.pyi")
+NN = _module("nn/__init__.pyi")
+TENSOR = _class(TOP, "Tensor")
+FUNCS = {
+    **{f"typedtensor.{k}": v for k, v in _defs(TOP.body).items() if not k.startswith("_")},
+    **{f"typedtensor.nn.functional.{k}": v for k, v in _defs(FUNCTIONAL.body).items()},
+}
+METHODS = _defs(TENSOR.body)
+PUBLIC_NON_OPS = {"typedtensor.checked", "typedtensor.is_grad_enabled", "typedtensor.manual_seed",
+                  "typedtensor.compile"}
+
+
+def test_every_registry_op_is_reachable_from_the_stubs() -> None:
+    reachable = {api.FUNCTIONS[f] for f in FUNCS if f in api.FUNCTIONS}
+    reachable |= {api.METHODS[m] for m in METHODS if m in api.METHODS}
+    reachable |= {api.OPERATORS[m][0] for m in METHODS if m in api.OPERATORS}
+    reachable |= {api.PROPERTIES[m] for m in METHODS if m in api.PROPERTIES}
+    nn_classes = {n.name for n in NN.body if isinstance(n, ast.ClassDef)}
+    for name, md in api.MODULES.items():
+        if name.rpartition(".")[2] in nn_classes:
+            reachable |= set(md.ops)
+    missing = sorted(set(all_ops()) - reachable)
+    assert not missing, f"registry ops without a public stub: {missing}"
+
+
+def test_every_public_name_of_the_api_has_a_stub() -> None:
+    assert sorted(set(api.FUNCTIONS) - set(FUNCS)) == []
+    assert sorted(set(api.METHODS) - set(METHODS)) == []
+    assert sorted(set(api.PROPERTIES) - set(METHODS)) == []
+
+
+@pytest.mark.parametrize("name", sorted(FUNCS))
+def test_tensor_valued_function_maps_to_an_op(name: str) -> None:
+    defs = FUNCS[name]
+    if not any(_returns_tensor(d) for d in defs) or name in PUBLIC_NON_OPS:
+        return
+    assert name in api.FUNCTIONS, f"{name} returns a tensor but is no registry op"
+    op = all_ops()[api.FUNCTIONS[name]]
+    params = {p.name for p in op.params}
+    for d in defs:
+        extra = set(_param_names(d)) - params
+        assert not extra, f"{name}: stub parameters {sorted(extra)} are not parameters of op {op.name}"
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_tensor_valued_method_maps_to_an_op(name: str) -> None:
+    defs = METHODS[name]
+    if name in NOT_OPS or not any(_returns_tensor(d) for d in defs):
+        return
+    mapped = api.METHODS.get(name) or (api.OPERATORS.get(name) or (None,))[0] or api.PROPERTIES.get(name)
+    assert mapped is not None, f"Tensor.{name} returns a tensor but is no registry op"
+    if name in api.METHODS and name not in api.METHODS_WITHOUT_SELF:
+        params = {p.name for p in all_ops()[mapped].params[1:]}
+        for d in defs:
+            extra = set(_param_names(d)) - params
+            assert not extra, f"Tensor.{name}: stub parameters {sorted(extra)} not in op {mapped}"
+
+
+def test_nn_modules_match_the_registry() -> None:
+    helpers = {"Module", "Parameter", "Sequential", "ModuleList", "_ShapePreserving", "_Loss"}
+    for cls in (n for n in NN.body if isinstance(n, ast.ClassDef) and n.name not in helpers):
+        full = f"typedtensor.nn.{cls.name}"
+        assert full in api.MODULES, f"{full} has no ModuleDef"
+        md = api.MODULES[full]
+        generic = [b for b in cls.bases if isinstance(b, ast.Subscript) and ast.unparse(b.value) == "Generic"]
+        n_type_params = 0
+        if generic:
+            sl = generic[0].slice
+            n_type_params = len(sl.elts) if isinstance(sl, ast.Tuple) else 1
+        assert n_type_params == len(md.type_params), f"{full}: type parameters vs {md.type_params}"
+        init = _defs(cls.body).get("__init__")
+        if init:
+            names = _param_names(init[0])
+            assert names == [p.name for p in md.ctor][: len(names)] or set(names) <= {p.name for p in md.ctor} | {"args", "kwargs"}, (
+                f"{full}.__init__ parameters {names} vs registry {[p.name for p in md.ctor]}"
+            )
+            for tp in md.type_params:
+                assert tp in names, f"{full}: type parameter {tp} is not a constructor parameter"
+    stub_modules = {f"typedtensor.nn.{n.name}" for n in NN.body if isinstance(n, ast.ClassDef)}
+    assert sorted(set(api.MODULES) - stub_modules) == []
+
+
+def test_supported_mypy_range_matches_pyproject() -> None:
+    import tomllib
+
+    pyproject = tomllib.loads((STUBS.parents[1] / "pyproject.toml").read_text())
+    extra = pyproject["project"]["optional-dependencies"]["mypy"]
+    import importlib.util
+    import sys
+
+    sys.path.insert(0, str(STUBS.parents[1] / "tests" / "mypy_plugin"))
+    from launch import register_plugin_from_source
+
+    if importlib.util.find_spec("typedtensor.mypy_plugin") is None:
+        register_plugin_from_source()
+    from typedtensor.mypy_plugin import SUPPORTED_MYPY
+
+    assert extra == ["mypy" + ",".join(SUPPORTED_MYPY)]
