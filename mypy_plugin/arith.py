@@ -60,7 +60,8 @@ def size_operator_hook(method: str) -> Callable[[MethodContext], Type]:
     def hook(ctx: MethodContext) -> Type:
         if len(ctx.arg_types) != 1 or len(ctx.arg_types[0]) != 1:
             return ctx.default_return_type
-        left, right = ctx.type, ctx.arg_types[0][0]
+        left: Type = ctx.type
+        right: Type = ctx.arg_types[0][0]
         if not (is_size(left) or is_size(right)) or not (_int_like(left) and _int_like(right)):
             return ctx.default_return_type
         if reflected:
@@ -79,4 +80,4 @@ def _int_like(t: Type) -> bool:
     if is_size(p):
         return True
     value = literal_value(p)
-    return p.type.fullname == INT and (isinstance(value, Unknown) or isinstance(value, int))
+    return p.type.fullname == INT and (isinstance(value, (Unknown, int)))

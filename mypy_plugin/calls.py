@@ -94,9 +94,7 @@ def loosen(t: Type, make: MakeInstance) -> Type:
 
 
 def loosen_signature(sig: CallableType, make: MakeInstance) -> CallableType:
-    return sig.copy_modified(
-        arg_types=[loosen(t, make) for t in sig.arg_types], ret_type=loosen(sig.ret_type, make)
-    )
+    return sig.copy_modified(arg_types=[loosen(t, make) for t in sig.arg_types], ret_type=loosen(sig.ret_type, make))
 
 
 def _declared_callable(node: object) -> CallableType | None:
@@ -153,9 +151,7 @@ class CallChecker:
         return ("method", None) if sig is not None and has_shaped_params(sig) else None
 
     # ---- hooks for plain functions -----------------------------------------------------------------
-    def function_signature_hook(
-        self, fullname: str
-    ) -> Callable[[FunctionSigContext], FunctionLike] | None:
+    def function_signature_hook(self, fullname: str) -> Callable[[FunctionSigContext], FunctionLike] | None:
         if not self._user_function(fullname):
             return None
 
@@ -179,9 +175,7 @@ class CallChecker:
         return hook
 
     # ---- hooks for methods -------------------------------------------------------------------------
-    def method_signature_hook(
-        self, fullname: str
-    ) -> Callable[[MethodSigContext], FunctionLike] | None:
+    def method_signature_hook(self, fullname: str) -> Callable[[MethodSigContext], FunctionLike] | None:
         kind = self._classify_method(fullname)
         if kind is None:
             return None
@@ -333,7 +327,7 @@ def _substitute_type(t: Type, declared: Translator, emitter: Translator, b: Bind
         if all(i is None for i in items):
             return None
         return p.copy_modified(
-            items=[new if new is not None else old for new, old in zip(items, p.items)]
+            items=[new if new is not None else old for new, old in zip(items, p.items, strict=False)]
         )
     return None
 
@@ -355,7 +349,7 @@ def ctor_values(tr: Translator, md: ModuleDef, inst: Instance) -> dict[str, Any]
     """The constructor arguments a module's type carries (its type arguments); the rest unknown."""
     values: dict[str, Any] = {p.name: UNKNOWN for p in md.ctor}
     kinds = {p.name: p.kind for p in md.ctor}
-    for name, arg in zip(md.type_params, inst.args):
+    for name, arg in zip(md.type_params, inst.args, strict=False):
         if kinds.get(name) == "sizes":
             p = get_proper_type(arg)
             if isinstance(p, TupleType):
@@ -399,11 +393,7 @@ def module_constructor_hook(md: ModuleDef) -> Callable[[FunctionContext], Type]:
         kinds = {p.name: p.kind for p in md.ctor}
         args: list[Type] = []
         for name in md.type_params:
-            group = (
-                ctx.arg_types[ctx.callee_arg_names.index(name)]
-                if name in ctx.callee_arg_names
-                else []
-            )
+            group = ctx.arg_types[ctx.callee_arg_names.index(name)] if name in ctx.callee_arg_names else []
             if not group:
                 args.append(AnyType(TypeOfAny.special_form))
                 continue

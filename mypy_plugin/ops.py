@@ -105,15 +105,13 @@ def run_op(
     return result_type(tr, result, default)
 
 
-def call_actuals(
-    api: CheckerPluginInterface, context: Context, args: list[list[Expression]]
-) -> list[Actual]:
+def call_actuals(api: CheckerPluginInterface, context: Context, args: list[list[Expression]]) -> list[Actual]:
     """The written arguments with their types: from the call expression when there is one, else
     (operators, indexing) the operand mypy passes."""
     if isinstance(context, CallExpr):
         return [
             Actual(kind, name, expr, expr_type(api, expr))
-            for expr, kind, name in zip(context.args, context.arg_kinds, context.arg_names)
+            for expr, kind, name in zip(context.args, context.arg_kinds, context.arg_names, strict=False)
         ]
     return [Actual(ARG_POS, None, e, expr_type(api, e)) for group in args for e in group]
 

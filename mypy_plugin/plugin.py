@@ -70,9 +70,7 @@ class TypedTensorPlugin(Plugin):
         return None
 
     # ---- functions -------------------------------------------------------------------------------
-    def get_function_signature_hook(
-        self, fullname: str
-    ) -> Callable[[FunctionSigContext], FunctionLike] | None:
+    def get_function_signature_hook(self, fullname: str) -> Callable[[FunctionSigContext], FunctionLike] | None:
         if fullname.startswith(_SKIP_PREFIXES):
             return None
         op = api.FUNCTIONS.get(fullname)
@@ -90,21 +88,17 @@ class TypedTensorPlugin(Plugin):
         return self.calls.function_hook(fullname)
 
     # ---- methods ---------------------------------------------------------------------------------
-    def get_method_signature_hook(
-        self, fullname: str
-    ) -> Callable[[MethodSigContext], FunctionLike] | None:
+    def get_method_signature_hook(self, fullname: str) -> Callable[[MethodSigContext], FunctionLike] | None:
         cls, _, method = fullname.rpartition(".")
         if cls == INT or cls.startswith(_SKIP_PREFIXES):
             return None
-        if cls == TENSOR or (
-            (method in api.METHODS or method in api.OPERATORS) and self._is_tensor_class(cls)
-        ):
+        if cls == TENSOR or ((method in api.METHODS or method in api.OPERATORS) and self._is_tensor_class(cls)):
             return self._tensor_method_hook(method)
         return self.calls.method_signature_hook(fullname)
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
         cls, _, method = fullname.rpartition(".")
-        if method in SIZE_OPERATORS and (cls == INT or cls == DIM or self._is_size_class(cls)):
+        if method in SIZE_OPERATORS and (cls in (INT, DIM) or self._is_size_class(cls)):
             return size_operator_hook(method)
         if cls.startswith(_SKIP_PREFIXES) or cls == TENSOR:
             return None
@@ -119,9 +113,7 @@ class TypedTensorPlugin(Plugin):
                 return None  # `x[i] = v` is a statement: nothing to compute
             return method_op_hook(op, reflected)
         if method in api.METHODS:
-            return method_op_hook(
-                api.METHODS[method], binds_self=method not in api.METHODS_WITHOUT_SELF
-            )
+            return method_op_hook(api.METHODS[method], binds_self=method not in api.METHODS_WITHOUT_SELF)
         return None
 
     # ---- attributes ------------------------------------------------------------------------------

@@ -60,8 +60,8 @@ def actuals_of(
     """The arguments in the order they are written (mypy groups them by formal parameter)."""
     flat = [
         Actual(kind, name, expr, typ)
-        for exprs, types, kinds, names in zip(args, arg_types, arg_kinds, arg_names)
-        for expr, typ, kind, name in zip(exprs, types, kinds, names)
+        for exprs, types, kinds, names in zip(args, arg_types, arg_kinds, arg_names, strict=False)
+        for expr, typ, kind, name in zip(exprs, types, kinds, names, strict=False)
     ]
     if isinstance(context, CallExpr):
         order = {id(e): i for i, e in enumerate(context.args)}
@@ -79,7 +79,10 @@ def expr_type(api: CheckerPluginInterface, expr: Expression) -> Type:
 def is_number(t: Type) -> bool:
     p = get_proper_type(t)
     return isinstance(p, Instance) and p.type.fullname in (
-        "builtins.int", "builtins.float", "builtins.bool", "builtins.complex"
+        "builtins.int",
+        "builtins.float",
+        "builtins.bool",
+        "builtins.complex",
     )
 
 
@@ -169,9 +172,7 @@ class Converter:
 
     def index_item(self, expr: Expression) -> Any:
         if isinstance(expr, SliceExpr):
-            return SliceIndex(
-                self.bound(expr.begin_index), self.bound(expr.end_index), self.bound(expr.stride)
-            )
+            return SliceIndex(self.bound(expr.begin_index), self.bound(expr.end_index), self.bound(expr.stride))
         if isinstance(expr, EllipsisExpr):
             return Ellipsis
         if isinstance(expr, NameExpr) and expr.fullname == "builtins.None":
@@ -185,7 +186,7 @@ class Converter:
         p = get_proper_type(t)
         if isinstance(p, Instance) and p.type.fullname == "builtins.bool":
             raise GiveUp
-        if isinstance(p, Instance) and is_number(p) or isinstance(expr, (IntExpr, UnaryExpr)):
+        if (isinstance(p, Instance) and is_number(p)) or isinstance(expr, (IntExpr, UnaryExpr)):
             value = literal_value(t)
             return value if isinstance(value, int) else UNKNOWN
         if self.tr.dim(t) is not UNKNOWN:

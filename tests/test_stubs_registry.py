@@ -21,10 +21,36 @@ STUBS = Path(__file__).resolve().parents[1] / "stubs" / "typedtensor"
 TENSORISH = ("Tensor", "_AnyTensor", "_MaxMin", "Self")
 # Public stub callables that are not ops: metadata, autograd and conversion helpers.
 NOT_OPS = {
-    "size", "dim", "numel", "tolist", "numpy", "backward", "requires_grad_", "zero_", "__iter__",
-    "__len__", "__bool__", "__float__", "__int__", "__index__", "__array__", "__dlpack__",
-    "__dlpack_device__", "__init__", "__setitem__", "shape", "ndim", "dtype", "device", "is_cuda",
-    "requires_grad", "grad", "data", "__eq__", "__ne__", "__getitem__",
+    "size",
+    "dim",
+    "numel",
+    "tolist",
+    "numpy",
+    "backward",
+    "requires_grad_",
+    "zero_",
+    "__iter__",
+    "__len__",
+    "__bool__",
+    "__float__",
+    "__int__",
+    "__index__",
+    "__array__",
+    "__dlpack__",
+    "__dlpack_device__",
+    "__init__",
+    "__setitem__",
+    "shape",
+    "ndim",
+    "dtype",
+    "device",
+    "is_cuda",
+    "requires_grad",
+    "grad",
+    "data",
+    "__eq__",
+    "__ne__",
+    "__getitem__",
 }
 
 
@@ -66,8 +92,12 @@ FUNCS = {
     **{f"typedtensor.nn.functional.{k}": v for k, v in _defs(FUNCTIONAL.body).items()},
 }
 METHODS = _defs(TENSOR.body)
-PUBLIC_NON_OPS = {"typedtensor.checked", "typedtensor.is_grad_enabled", "typedtensor.manual_seed",
-                  "typedtensor.compile"}
+PUBLIC_NON_OPS = {
+    "typedtensor.checked",
+    "typedtensor.is_grad_enabled",
+    "typedtensor.manual_seed",
+    "typedtensor.compile",
+}
 
 
 def test_every_registry_op_is_reachable_from_the_stubs() -> None:
@@ -131,9 +161,10 @@ def test_nn_modules_match_the_registry() -> None:
         init = _defs(cls.body).get("__init__")
         if init:
             names = _param_names(init[0])
-            assert names == [p.name for p in md.ctor][: len(names)] or set(names) <= {p.name for p in md.ctor} | {"args", "kwargs"}, (
-                f"{full}.__init__ parameters {names} vs registry {[p.name for p in md.ctor]}"
-            )
+            assert names == [p.name for p in md.ctor][: len(names)] or set(names) <= {p.name for p in md.ctor} | {
+                "args",
+                "kwargs",
+            }, f"{full}.__init__ parameters {names} vs registry {[p.name for p in md.ctor]}"
             for tp in md.type_params:
                 assert tp in names, f"{full}: type parameter {tp} is not a constructor parameter"
     stub_modules = {f"typedtensor.nn.{n.name}" for n in NN.body if isinstance(n, ast.ClassDef)}

@@ -61,7 +61,7 @@ def expectations(path: Path) -> Expectations:
     for number, text in enumerate(path.read_text().splitlines(), start=1):
         if "#" not in text:
             continue
-        for kind, body in MARKER.findall(text[text.index("#"):]):
+        for kind, body in MARKER.findall(text[text.index("#") :]):
             if kind == "E":
                 exp.errors.setdefault(number, Counter()).update(body.split())
             elif kind == "R":
@@ -74,15 +74,16 @@ def expectations(path: Path) -> Expectations:
 
 
 def config_text(extra: str = "") -> str:
-    return (
-        "[mypy]\nplugins = typedtensor.mypy_plugin\nshow_column_numbers = True\n"
-        "show_error_codes = True\n" + extra
-    )
+    return "[mypy]\nplugins = typedtensor.mypy_plugin\nshow_column_numbers = True\nshow_error_codes = True\n" + extra
 
 
 def run_mypy(
-    files: list[Path], *, extra_args: tuple[str, ...] = (), config: str | None = None,
-    cache_dir: Path | None = None, cwd: Path | None = None,
+    files: list[Path],
+    *,
+    extra_args: tuple[str, ...] = (),
+    config: str | None = None,
+    cache_dir: Path | None = None,
+    cwd: Path | None = None,
 ) -> tuple[list[Report], str]:
     """One mypy process over `files`; the plugin comes from this checkout (launch.py)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -91,10 +92,23 @@ def run_mypy(
         cache = cache_dir or Path(tmp, "cache")
         env = {**os.environ, "MYPYPATH": str(ROOT / "stubs")}
         proc = subprocess.run(
-            [sys.executable, str(LAUNCH), "--config-file", str(ini), "--cache-dir", str(cache),
-             "--no-error-summary", "--hide-error-context", "--show-absolute-path",
-             *extra_args, *map(str, files)],
-            capture_output=True, text=True, env=env, cwd=cwd,
+            [
+                sys.executable,
+                str(LAUNCH),
+                "--config-file",
+                str(ini),
+                "--cache-dir",
+                str(cache),
+                "--no-error-summary",
+                "--hide-error-context",
+                "--show-absolute-path",
+                *extra_args,
+                *map(str, files),
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=cwd,
         )
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"mypy exited {proc.returncode}:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
@@ -102,9 +116,7 @@ def run_mypy(
     for text in proc.stdout.splitlines():
         m = REPORT.match(text)
         if m:
-            reports.append(Report(
-                Path(m["path"]).resolve(), int(m["line"]), m["severity"], m["msg"], m["code"]
-            ))
+            reports.append(Report(Path(m["path"]).resolve(), int(m["line"]), m["severity"], m["msg"], m["code"]))
     return reports, proc.stdout
 
 
@@ -125,12 +137,16 @@ def compare(path: Path, reports: list[Report]) -> list[str]:
         want, got = exp.errors.get(line, Counter()), got_errors.get(line, Counter())
         if want != got:
             msgs = [r.message for r in mine if r.line == line and r.severity == "error"]
-            problems.append(f"{path.name}:{line}: expected errors {sorted(want.elements())}, "
-                            f"got {sorted(got.elements())} {msgs}")
+            problems.append(
+                f"{path.name}:{line}: expected errors {sorted(want.elements())}, got {sorted(got.elements())} {msgs}"
+            )
     for line, want_type in exp.reveals.items():
         revealed = [
-            normalise(m[1]) for r in mine if r.line == line and r.severity == "note"
-            for m in [REVEALED.match(r.message)] if m
+            normalise(m[1])
+            for r in mine
+            if r.line == line and r.severity == "note"
+            for m in [REVEALED.match(r.message)]
+            if m
         ]
         if want_type not in revealed:
             problems.append(f"{path.name}:{line}: expected revealed {want_type!r}, got {revealed}")

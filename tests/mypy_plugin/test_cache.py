@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from mypy_harness import ROOT, run_mypy  # noqa: E402
+from mypy_harness import ROOT, run_mypy
 
 LIB_BEFORE = """\
 from typedtensor import Dim, Tensor

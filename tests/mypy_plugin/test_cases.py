@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from mypy_harness import Report, compare, expectations, run_mypy  # noqa: E402
+from mypy_harness import Report, compare, expectations, run_mypy
 
 CASES = sorted(Path(__file__).with_name("cases").glob("*.py"))
 

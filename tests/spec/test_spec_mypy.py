@@ -43,7 +43,8 @@ def test_spec_case(case: Path, reports: list[Report]) -> None:
                 (may.add((number, code)) if m.group(1) else must.update([(number, code)]))
     got = Counter(
         (r.line, EQUIVALENT.get(r.code or "misc", r.code or "misc"))
-        for r in reports if r.path == case.resolve() and r.severity == "error"
+        for r in reports
+        if r.path == case.resolve() and r.severity == "error"
     )
     missing = sorted(must - got)
     unexpected = sorted(k for k in (got - must) if k not in may)
