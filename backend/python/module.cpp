@@ -1,9 +1,6 @@
 // typedtensor._C: the pybind11 bindings of the C++ core (bindings only; no op logic here).
-#include <pybind11/pybind11.h>
-
+#include "convert.h"
 #include "typedtensor/build_info.h"
-
-namespace py = pybind11;
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "typedtensor C++ core";
@@ -14,4 +11,8 @@ PYBIND11_MODULE(_C, m) {
     d["blas"] = tt::blas_name();
     return d;
   });
+  ttpy::register_errors(m);
+  ttpy::bind_types(m);
+  ttpy::bind_tensor(m);
+  ttpy::bind_functions(m);
 }

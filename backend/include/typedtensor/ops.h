@@ -1,0 +1,180 @@
+#pragma once
+// Front-end ops: validate (ShapeError/TypeError/...), promote, broadcast, then dispatch a primitive.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "typedtensor/primitive.h"
+#include "typedtensor/tensor.h"
+
+namespace tt {
+
+// A Python number: bool, int or float (kind drives type promotion).
+struct Scalar {
+  enum Kind : uint8_t { Bool, Int, Float } kind = Float;
+  double d = 0;
+  int64_t i = 0;
+  static Scalar from_bool(bool b) { return {Bool, b ? 1.0 : 0.0, b ? 1 : 0}; }
+  static Scalar from_int(int64_t v) { return {Int, static_cast<double>(v), v}; }
+  static Scalar from_double(double v) { return {Float, v, static_cast<int64_t>(v)}; }
+  DType dtype() const { return kind == Bool ? DType::Bool : kind == Int ? DType::Int64 : kDefaultFloat; }
+  double to_double() const { return kind == Float ? d : static_cast<double>(i); }
+};
+
+using Dims = std::vector<int64_t>;
+using OptDims = std::optional<Dims>;
+
+// ---------------- creation ----------------
+Tensor full(const Shape& shape, Scalar value, std::optional<DType> dtype);
+Tensor zeros(const Shape& shape, DType dtype);
+Tensor ones(const Shape& shape, DType dtype);
+Tensor scalar_tensor(Scalar s, std::optional<DType> dtype, bool wrapped = false);
+Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype);
+Tensor linspace(double start, double end, int64_t steps, DType dtype);
+Tensor eye(int64_t n, int64_t m, DType dtype);
+
+// ---------------- random (seedable global generator) ----------------
+void manual_seed(uint64_t seed);
+uint64_t initial_seed();
+Tensor rand(const Shape& shape, DType dtype);
+Tensor randn(const Shape& shape, DType dtype);
+Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype);
+Tensor randperm(int64_t n, DType dtype);
+Tensor bernoulli(const Tensor& p);  // elementwise P(1) = p
+Tensor dropout(const Tensor& x, double p, bool training);
+Tensor dropout2d(const Tensor& x, double p, bool training);
+
+// ---------------- elementwise ----------------
+enum class BinaryOp : uint8_t {
+  Add, Sub, Mul, Div, FloorDiv, Remainder, Pow, Maximum, Minimum, Atan2,
+  Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor, BitAnd, BitOr, BitXor,
+  Fmod, Hypot, Copysign
+};
+const char* binary_name(BinaryOp op);
+enum class UnaryOp : uint8_t {
+  Neg, Abs, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sqrt, Rsqrt, Sin, Cos, Tan, Asin, Acos,
+  Atan, Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Sigmoid, Relu, Gelu, GeluTanh, Silu, Erf, Erfc,
+  Floor, Ceil, Round, Trunc, Frac, Sign, Reciprocal, Square, LogicalNot, BitNot, IsNan, IsInf,
+  IsFinite, Softplus, Mish, Logsigmoid, Relu6, Hardsigmoid, Hardswish
+};
+const char* unary_name(UnaryOp op);
+
+DType result_type(const Tensor& a, const Tensor& b);
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);
+Tensor binary(BinaryOp op, const Tensor& a, Scalar b);
+Tensor binary(BinaryOp op, Scalar a, const Tensor& b);
+// In place: self = self op other (result type must cast to self's dtype, like torch).
+Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other);
+Tensor& binary_(BinaryOp op, Tensor& self, Scalar other);
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha);
+Tensor unary(UnaryOp op, const Tensor& a);
+Tensor& unary_(UnaryOp op, Tensor& a);
+Tensor leaky_relu(const Tensor& a, double slope);
+Tensor elu(const Tensor& a, double alpha);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi);
+Tensor clamp_t(const Tensor& a, const Tensor* lo, const Tensor* hi);
+Tensor& clamp_(Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi);
+Tensor lerp(const Tensor& a, const Tensor& b, const Tensor& w);
+Tensor nan_to_num(const Tensor& a, double nan, std::optional<double> posinf, std::optional<double> neginf);
+
+// Casts and copies
+Tensor to_dtype(const Tensor& a, DType dtype, bool copy = false);
+Tensor contiguous(const Tensor& a);
+Tensor clone(const Tensor& a);
+Tensor& copy_(Tensor& dst, const Tensor& src);  // broadcasts src, casts
+Tensor& fill_(Tensor& dst, Scalar v);
+Tensor& zero_(Tensor& dst);
+
+// ---------------- views and shape ----------------
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
+Tensor view(const Tensor& a, const Shape& shape);     // must be viewable, -1 inferred
+Tensor reshape(const Tensor& a, const Shape& shape);  // view when possible, else copy
+Tensor flatten(const Tensor& a, int64_t start, int64_t end);
+Tensor unflatten(const Tensor& a, int64_t dim, const Shape& sizes);
+Tensor transpose(const Tensor& a, int64_t d0, int64_t d1);
+Tensor permute(const Tensor& a, const Dims& dims);
+Tensor expand(const Tensor& a, const Shape& shape);
+Tensor broadcast_to(const Tensor& a, const Shape& shape);
+Tensor squeeze(const Tensor& a, const OptDims& dims);
+Tensor unsqueeze(const Tensor& a, int64_t dim);
+Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step);
+Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length);
+Tensor select(const Tensor& a, int64_t dim, int64_t index);
+Tensor diagonal(const Tensor& a, int64_t offset, int64_t d0, int64_t d1);
+Tensor as_strided(const Tensor& a, const Shape& shape, const Strides& strides, int64_t offset);
+Tensor movedim(const Tensor& a, const Dims& src, const Dims& dst);
+Tensor repeat(const Tensor& a, const Shape& reps);
+Tensor flip(const Tensor& a, const Dims& dims);
+Tensor roll(const Tensor& a, const Dims& shifts, const Dims& dims);
+Tensor tril(const Tensor& a, int64_t k);
+Tensor triu(const Tensor& a, int64_t k);
+
+// ---------------- joining ----------------
+Tensor cat(const TensorList& xs, int64_t dim);
+Tensor stack(const TensorList& xs, int64_t dim);
+TensorList split(const Tensor& a, const Dims& sizes, int64_t dim);
+TensorList split_size(const Tensor& a, int64_t size, int64_t dim);
+TensorList chunk(const Tensor& a, int64_t chunks, int64_t dim);
+TensorList unbind(const Tensor& a, int64_t dim);
+
+// ---------------- indexing ----------------
+Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
+Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
+Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce);
+Tensor scatter_scalar(const Tensor& a, int64_t dim, const Tensor& index, Scalar v);
+Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src, Scalar alpha);
+Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar v);
+Tensor masked_fill_t(const Tensor& a, const Tensor& mask, const Tensor& v);
+Tensor masked_select(const Tensor& a, const Tensor& mask);
+Tensor nonzero(const Tensor& a);
+// Advanced indexing: `indices[i]` (undefined = full slice) indexes dim i of a (after bool masks
+// were turned into int indices by the caller). Follows numpy's placement rule for the result dims.
+Tensor index(const Tensor& a, const TensorList& indices);
+Tensor& index_put_(Tensor& a, const TensorList& indices, const Tensor& values, bool accumulate);
+
+// ---------------- reductions ----------------
+enum class ReduceOp : uint8_t { Sum, Mean, Prod, Max, Min, All, Any, NanSum };
+Tensor reduce(ReduceOp op, const Tensor& a, const OptDims& dims, bool keepdim, std::optional<DType> dtype);
+std::pair<Tensor, Tensor> max_dim(const Tensor& a, int64_t dim, bool keepdim);
+std::pair<Tensor, Tensor> min_dim(const Tensor& a, int64_t dim, bool keepdim);
+Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim);
+Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim);
+Tensor var(const Tensor& a, const OptDims& dims, double correction, bool keepdim);
+Tensor std_(const Tensor& a, const OptDims& dims, double correction, bool keepdim);
+Tensor logsumexp(const Tensor& a, const Dims& dims, bool keepdim);
+Tensor norm(const Tensor& a, double p, const OptDims& dims, bool keepdim);
+Tensor cumsum(const Tensor& a, int64_t dim, std::optional<DType> dtype);
+Tensor cumprod(const Tensor& a, int64_t dim, std::optional<DType> dtype);
+std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending);
+std::pair<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool largest, bool sorted);
+
+// ---------------- linear algebra ----------------
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor linear(const Tensor& x, const Tensor& w, const Tensor* b);
+Tensor einsum(const std::string& eq, const TensorList& xs);
+
+// ---------------- nn ----------------
+Tensor softmax(const Tensor& a, int64_t dim, std::optional<DType> dtype);
+Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<DType> dtype);
+Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor* w, const Tensor* b, double eps);
+Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* b, std::pair<int64_t, int64_t> stride,
+              std::pair<int64_t, int64_t> padding, std::pair<int64_t, int64_t> dilation, int64_t groups);
+std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, std::pair<int64_t, int64_t> kernel,
+                                     std::pair<int64_t, int64_t> stride, std::pair<int64_t, int64_t> padding,
+                                     std::pair<int64_t, int64_t> dilation, bool ceil_mode);
+Tensor avg_pool2d(const Tensor& x, std::pair<int64_t, int64_t> kernel, std::pair<int64_t, int64_t> stride,
+                  std::pair<int64_t, int64_t> padding, bool ceil_mode, bool count_include_pad,
+                  std::optional<int64_t> divisor_override);
+Tensor adaptive_avg_pool2d(const Tensor& x, std::pair<int64_t, int64_t> out);
+Tensor embedding(const Tensor& weight, const Tensor& idx, std::optional<int64_t> padding_idx);
+
+// ---------------- threads ----------------
+void set_num_threads(int n);
+int get_num_threads();
+
+}  // namespace tt

@@ -1,0 +1,46 @@
+#pragma once
+// NOTE [ Primitives and dispatch ]
+// Every op is a Primitive with the same slots (MLX's habit), so a declaration reads as a checklist:
+//   - shape/dtype resolution: done by the front-end function in ops.h *before* the primitive is
+//     built (promotion, broadcasting made explicit, ShapeError on mismatch), so kernels and VJPs
+//     see inputs of matching shape and dtype;
+//   - eval_cpu: the CPU kernel;
+//   - eval_cuda: the CUDA kernel, or the default which throws "[op] no CUDA kernel";
+//   - vjp: the vector-Jacobian product, or the default which throws "[op] not differentiable".
+// Every front-end op ends in `apply(primitive, inputs)`: the single dispatch point. It picks the
+// device kernel and then calls the autograd recorder (if one is installed and an input requires
+// grad), which is where backend/src/autograd records a Node holding the primitive, its inputs and
+// its outputs. Views are primitives too (their eval returns a view), so gradients flow through them.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "typedtensor/tensor.h"
+
+namespace tt {
+
+using TensorList = std::vector<Tensor>;
+
+class Primitive {
+ public:
+  virtual ~Primitive() = default;
+  virtual const char* name() const = 0;
+  virtual TensorList eval_cpu(const TensorList& inputs) = 0;
+  virtual TensorList eval_cuda(const TensorList& inputs);
+  // Cotangents of the inputs listed in argnums, given the outputs' cotangents. Default: throws.
+  virtual TensorList vjp(const TensorList& primals, const TensorList& cotangents,
+                         const std::vector<int>& argnums, const TensorList& outputs);
+  virtual bool differentiable() const { return true; }
+};
+
+// The autograd recorder: called after eval when grad mode is on and an input requires grad.
+using RecordFn = void (*)(const std::shared_ptr<Primitive>& p, const TensorList& inputs,
+                          const TensorList& outputs);
+void set_autograd_recorder(RecordFn fn);
+bool grad_mode_enabled();
+void set_grad_mode(bool enabled);  // thread-local, like torch.no_grad
+
+TensorList apply(const std::shared_ptr<Primitive>& p, const TensorList& inputs);
+Tensor apply1(const std::shared_ptr<Primitive>& p, const TensorList& inputs);
+
+}  // namespace tt

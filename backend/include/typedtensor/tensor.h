@@ -1,0 +1,111 @@
+#pragma once
+// Storage and tensors: a reference-counted buffer, and strided views of it.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "typedtensor/dtype.h"
+#include "typedtensor/errors.h"
+#include "typedtensor/small_vec.h"
+
+namespace tt {
+
+enum class DeviceType : uint8_t { CPU, CUDA };
+struct Device {
+  DeviceType type = DeviceType::CPU;
+  int index = 0;
+  bool operator==(const Device& o) const { return type == o.type && index == o.index; }
+  bool operator!=(const Device& o) const { return !(*this == o); }
+};
+
+// A buffer of bytes. `owner` keeps the memory alive (our allocation, a numpy array, a DLPack
+// producer); the data pointer is freed when the last Storage and view is gone.
+struct Storage {
+  void* data = nullptr;
+  size_t nbytes = 0;
+  Device device;
+  std::shared_ptr<void> owner;
+  // Version counter shared by every view of this storage; bumped by in-place ops (autograd
+  // checks that a saved tensor was not modified before backward).
+  std::atomic<uint64_t> version{0};
+  bool writable = true;
+};
+
+class Node;  // autograd graph node (backend/src/autograd)
+
+// Autograd fields, allocated on first use so a plain tensor stays small.
+struct AutogradMeta {
+  bool requires_grad = false;
+  bool retains_grad = false;
+  std::shared_ptr<struct TensorImpl> grad;
+  std::shared_ptr<Node> grad_fn;  // the node that produced this tensor (null for leaves)
+  uint32_t output_nr = 0;         // which output of grad_fn this tensor is
+};
+
+struct TensorImpl {
+  std::shared_ptr<Storage> storage;
+  Shape shape;
+  Strides strides;  // in elements
+  int64_t offset = 0;  // in elements
+  DType dtype = DType::Float32;
+  bool wrapped_number = false;  // a Python scalar turned into a 0-d tensor (type promotion)
+  std::unique_ptr<AutogradMeta> autograd;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return impl_ != nullptr; }
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+
+  const Shape& shape() const { return impl_->shape; }
+  const Strides& strides() const { return impl_->strides; }
+  int64_t dim() const { return static_cast<int64_t>(impl_->shape.size()); }
+  int64_t size(int64_t d) const;  // negative d allowed
+  int64_t stride(int64_t d) const;
+  int64_t numel() const;
+  DType dtype() const { return impl_->dtype; }
+  size_t itemsize() const { return tt::itemsize(impl_->dtype); }
+  int64_t offset() const { return impl_->offset; }
+  Device device() const { return impl_->storage->device; }
+  const std::shared_ptr<Storage>& storage() const { return impl_->storage; }
+  bool is_contiguous() const;
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+
+  // Pointer to element 0 (offset applied).
+  void* raw() const {
+    return static_cast<char*>(impl_->storage->data) + impl_->offset * static_cast<int64_t>(itemsize());
+  }
+  template <class T>
+  T* data() const {
+    return static_cast<T*>(raw());
+  }
+
+  void bump_version() const { impl_->storage->version.fetch_add(1, std::memory_order_relaxed); }
+  uint64_t version() const { return impl_->storage->version.load(std::memory_order_relaxed); }
+
+  AutogradMeta& autograd_meta() const;  // creates it on first use
+  bool requires_grad() const { return impl_->autograd && impl_->autograd->requires_grad; }
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+// ---- construction ----
+Strides contiguous_strides(const Shape& shape);
+int64_t shape_numel(const Shape& shape);  // throws ValueError on negative dims / overflow
+// Uninitialised contiguous tensor.
+Tensor empty(const Shape& shape, DType dtype, Device device = {});
+// A tensor sharing `base`'s storage with a new geometry.
+Tensor make_view(const Tensor& base, Shape shape, Strides strides, int64_t offset);
+// Wrap foreign memory (numpy, DLPack); `owner` is released when the storage dies.
+Tensor from_blob(void* data, const Shape& shape, const Strides& strides, DType dtype,
+                 std::shared_ptr<void> owner, bool writable, Device device = {});
+
+int64_t wrap_dim(int64_t d, int64_t ndim, const char* op);  // negative index -> positive, or IndexError
+
+}  // namespace tt

@@ -1,0 +1,308 @@
+// Module-level functions of typedtensor._C: creation, random, joining, nn ops, threads, interop.
+#include "convert.h"
+
+namespace ttpy {
+using tt::BinaryOp;
+
+namespace {
+DType float_default(py::object dtype) { return dtype_or(dtype, tt::kDefaultFloat); }
+
+void check_device(py::object device) {
+  if (!device.is_none() && device_from(device).type != tt::DeviceType::CPU)
+    throw tt::NotImplementedError("CUDA tensors are not available in this build");
+}
+
+Tensor with_grad(Tensor t, bool requires_grad) {
+  if (requires_grad) {
+    if (!tt::is_floating(t.dtype())) throw tt::TypeError("only tensors of floating point dtype can require gradients");
+    t.autograd_meta().requires_grad = true;
+  }
+  return t;
+}
+}  // namespace
+
+#define TT_CREATION_KW py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), \
+                       py::arg("requires_grad") = false
+
+void bind_functions(py::module_& m) {
+  m.def("tensor", [](py::handle data, py::object dtype, py::object device, bool rg) {
+    check_device(device);
+    return with_grad(tensor_data(data, dtype_from(dtype)), rg);
+  }, py::arg("data"), TT_CREATION_KW);
+  m.def("as_tensor", [](py::handle data, py::object dtype, py::object device) {
+    check_device(device);
+    if (is_tensor(data)) return tt::to_dtype(data.cast<const Tensor&>(), dtype_or(dtype, data.cast<const Tensor&>().dtype()));
+    if (py::isinstance<py::array>(data) && dtype.is_none()) {
+      try {
+        return from_numpy(py::reinterpret_borrow<py::array>(data));
+      } catch (const tt::ValueError&) {
+      }
+    }
+    return tensor_data(data, dtype_from(dtype));
+  }, py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+  m.def("from_numpy", [](py::handle a) {
+    if (!py::isinstance<py::array>(a)) throw tt::TypeError("from_numpy: expected a numpy.ndarray");
+    return from_numpy(py::reinterpret_borrow<py::array>(a));
+  }, py::arg("ndarray"));
+  m.def("from_dlpack", &from_dlpack, py::arg("ext_tensor"));
+  m.def("to_dlpack", &to_dlpack, py::arg("tensor"));
+  m.def("is_tensor", [](py::handle h) { return is_tensor(h); }, py::arg("obj"));
+
+  m.def("zeros", [](py::args s, py::object dtype, py::object device, bool rg) {
+    check_device(device);
+    return with_grad(tt::zeros(shape_from_args(s, "zeros"), float_default(dtype)), rg);
+  }, TT_CREATION_KW);
+  m.def("ones", [](py::args s, py::object dtype, py::object device, bool rg) {
+    check_device(device);
+    return with_grad(tt::ones(shape_from_args(s, "ones"), float_default(dtype)), rg);
+  }, TT_CREATION_KW);
+  m.def("empty", [](py::args s, py::object dtype, py::object device, bool rg) {
+    check_device(device);
+    return with_grad(tt::empty(shape_from_args(s, "empty"), float_default(dtype)), rg);
+  }, TT_CREATION_KW);
+  m.def("full", [](py::handle s, py::handle v, py::object dtype, py::object device, bool rg) {
+    check_device(device);
+    return with_grad(tt::full(shape_from(s, "full"), scalar_arg(v, "full"), dtype_from(dtype)), rg);
+  }, py::arg("size"), py::arg("fill_value"), TT_CREATION_KW);
+  m.def("zeros_like", [](const Tensor& a, py::object dtype, py::object device, bool rg) {
+    check_device(device);
+    return with_grad(tt::zeros(a.shape(), dtype_or(dtype, a.dtype())), rg);
+  }, py::arg("input"), TT_CREATION_KW);
+  m.def("ones_like", [](const Tensor& a, py::object dtype, py::object device, bool rg) {
+    check_device(device);
+    return with_grad(tt::ones(a.shape(), dtype_or(dtype, a.dtype())), rg);
+  }, py::arg("input"), TT_CREATION_KW);
+  m.def("empty_like", [](const Tensor& a, py::object dtype, py::object device, bool rg) {
+    check_device(device);
+    return with_grad(tt::empty(a.shape(), dtype_or(dtype, a.dtype())), rg);
+  }, py::arg("input"), TT_CREATION_KW);
+  m.def("full_like", [](const Tensor& a, py::handle v, py::object dtype, py::object device, bool rg) {
+    check_device(device);
+    return with_grad(tt::full(a.shape(), scalar_arg(v, "full_like"), dtype_or(dtype, a.dtype())), rg);
+  }, py::arg("input"), py::arg("fill_value"), TT_CREATION_KW);
+  m.def("arange", [](py::handle a, py::handle b, py::handle step, py::object dtype, py::object device, bool rg) {
+    check_device(device);
+    Scalar s0 = Scalar::from_int(0), s1, st = Scalar::from_int(1);
+    if (b.is_none()) {
+      s1 = scalar_arg(a, "arange");
+    } else {
+      s0 = scalar_arg(a, "arange");
+      s1 = scalar_arg(b, "arange");
+    }
+    if (!step.is_none()) st = scalar_arg(step, "arange");
+    return with_grad(tt::arange(s0, s1, st, dtype_from(dtype)), rg);
+  }, py::arg("start"), py::arg("end") = py::none(), py::arg("step") = py::none(), TT_CREATION_KW);
+  m.def("linspace", [](double a, double b, int64_t steps, py::object dtype, py::object device, bool rg) {
+    check_device(device);
+    return with_grad(tt::linspace(a, b, steps, float_default(dtype)), rg);
+  }, py::arg("start"), py::arg("end"), py::arg("steps"), TT_CREATION_KW);
+  m.def("eye", [](int64_t n, py::object mm, py::object dtype, py::object device, bool rg) {
+    check_device(device);
+    return with_grad(tt::eye(n, mm.is_none() ? n : mm.cast<int64_t>(), float_default(dtype)), rg);
+  }, py::arg("n"), py::arg("m") = py::none(), TT_CREATION_KW);
+
+  // random
+  m.def("manual_seed", [](py::int_ seed) {
+    tt::manual_seed(static_cast<uint64_t>(PyLong_AsUnsignedLongLongMask(seed.ptr())));
+  }, py::arg("seed"));
+  m.def("initial_seed", &tt::initial_seed);
+  m.def("rand", [](py::args s, py::object dtype, py::object device, bool rg) {
+    check_device(device);
+    return with_grad(tt::rand(shape_from_args(s, "rand"), float_default(dtype)), rg);
+  }, TT_CREATION_KW);
+  m.def("randn", [](py::args s, py::object dtype, py::object device, bool rg) {
+    check_device(device);
+    return with_grad(tt::randn(shape_from_args(s, "randn"), float_default(dtype)), rg);
+  }, TT_CREATION_KW);
+  m.def("rand_like", [](const Tensor& a, py::object dtype) { return tt::rand(a.shape(), dtype_or(dtype, a.dtype())); },
+        py::arg("input"), py::kw_only(), py::arg("dtype") = py::none());
+  m.def("randn_like", [](const Tensor& a, py::object dtype) { return tt::randn(a.shape(), dtype_or(dtype, a.dtype())); },
+        py::arg("input"), py::kw_only(), py::arg("dtype") = py::none());
+  m.def("randint", [](py::args args, py::object size, py::object dtype, py::object device) {
+    check_device(device);
+    // randint(high, size) or randint(low, high, size)
+    std::vector<py::object> a;
+    for (auto x : args) a.push_back(py::reinterpret_borrow<py::object>(x));
+    if (!size.is_none()) a.push_back(size);
+    if (a.size() == 2) return tt::randint(0, a[0].cast<int64_t>(), shape_from(a[1], "randint"), dtype_or(dtype, DType::Int64));
+    if (a.size() == 3) return tt::randint(a[0].cast<int64_t>(), a[1].cast<int64_t>(), shape_from(a[2], "randint"), dtype_or(dtype, DType::Int64));
+    throw tt::TypeError("randint(low=0, high, size, *, dtype=None): expected high and size");
+  }, py::kw_only(), py::arg("size") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+  m.def("randint_like", [](const Tensor& a, int64_t low, py::object high, py::object dtype) {
+    if (high.is_none()) return tt::randint(0, low, a.shape(), dtype_or(dtype, a.dtype()));
+    return tt::randint(low, high.cast<int64_t>(), a.shape(), dtype_or(dtype, a.dtype()));
+  }, py::arg("input"), py::arg("low"), py::arg("high") = py::none(), py::kw_only(), py::arg("dtype") = py::none());
+  m.def("randperm", [](int64_t n, py::object dtype, py::object device) {
+    check_device(device);
+    return tt::randperm(n, dtype_or(dtype, DType::Int64));
+  }, py::arg("n"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+  m.def("bernoulli", [](const Tensor& p, py::object pp) {
+    if (!pp.is_none()) return tt::bernoulli(tt::full(p.shape(), scalar_arg(pp, "bernoulli"), p.dtype()));
+    return tt::bernoulli(p);
+  }, py::arg("input"), py::arg("p") = py::none());
+  m.def("normal", [](double mean, double std, py::handle size, py::object dtype) {
+    Tensor t = tt::randn(shape_from(size, "normal"), float_default(dtype));
+    return tt::binary(BinaryOp::Add, tt::binary(BinaryOp::Mul, t, Scalar::from_double(std)), Scalar::from_double(mean));
+  }, py::arg("mean"), py::arg("std"), py::arg("size"), py::kw_only(), py::arg("dtype") = py::none());
+
+  // joining
+  for (const char* n : {"cat", "concat", "concatenate"})
+    m.def(n, [](py::handle xs, int64_t dim) { return tt::cat(tensors_from(xs), dim); }, py::arg("tensors"), py::arg("dim") = 0);
+  m.def("stack", [](py::handle xs, int64_t dim) { return tt::stack(tensors_from(xs), dim); }, py::arg("tensors"), py::arg("dim") = 0);
+  m.def("hstack", [](py::handle xs) {
+    auto ts = tensors_from(xs);
+    return tt::cat(ts, ts.at(0).dim() == 1 ? 0 : 1);
+  }, py::arg("tensors"));
+  m.def("vstack", [](py::handle xs) {
+    auto ts = tensors_from(xs);
+    for (auto& t : ts)
+      if (t.dim() == 1) t = tt::unsqueeze(t, 0);
+    return tt::cat(ts, 0);
+  }, py::arg("tensors"));
+  m.def("where", [](py::handle cond, py::handle a, py::handle b) -> py::object {
+    if (a.is_none() && b.is_none()) {
+      const Tensor& c = cond.cast<const Tensor&>();
+      Tensor nz = tt::nonzero(c);
+      py::tuple t(static_cast<size_t>(c.dim()));
+      for (int64_t i = 0; i < c.dim(); ++i) t[i] = py::cast(tt::contiguous(tt::select(nz, 1, i)));
+      return std::move(t);
+    }
+    return py::cast(tt::where(tensor_from(cond), tensor_from(a), tensor_from(b)));
+  }, py::arg("condition"), py::arg("input") = py::none(), py::arg("other") = py::none());
+  m.def("einsum", [](const std::string& eq, py::args ops) {
+    tt::TensorList xs;
+    if (ops.size() == 1 && !is_tensor(ops[0])) xs = tensors_from(ops[0]);
+    else
+      for (auto o : ops) xs.push_back(tensor_from(o, false));
+    return tt::einsum(eq, xs);
+  }, py::arg("equation"));
+  m.def("tensordot", [](const Tensor& a, const Tensor& b, py::object dims) {
+    tt::Dims da, db;
+    if (PyLong_Check(dims.ptr())) {
+      int64_t k = dims.cast<int64_t>();
+      if (k < 0 || k > a.dim() || k > b.dim()) throw tt::ValueError("tensordot: dims out of range");
+      for (int64_t i = 0; i < k; ++i) {
+        da.push_back(a.dim() - k + i);
+        db.push_back(i);
+      }
+    } else {
+      py::sequence s = dims;
+      da = *dims_from(s[0]);
+      db = *dims_from(s[1]);
+    }
+    if (da.size() != db.size()) throw tt::ValueError("tensordot: both dim lists must have the same length");
+    std::string la, lb, out;
+    for (int64_t i = 0; i < a.dim(); ++i) la += static_cast<char>('a' + i);
+    for (int64_t i = 0; i < b.dim(); ++i) lb += static_cast<char>('n' + i);
+    for (size_t i = 0; i < da.size(); ++i) {
+      int64_t x = da[i] < 0 ? da[i] + a.dim() : da[i], y = db[i] < 0 ? db[i] + b.dim() : db[i];
+      if (x < 0 || x >= a.dim() || y < 0 || y >= b.dim()) throw tt::ValueError("tensordot: dim out of range");
+      lb[y] = la[x];
+    }
+    for (char c : la)
+      if (lb.find(c) == std::string::npos) out += c;
+    for (char c : lb)
+      if (la.find(c) == std::string::npos) out += c;
+    return tt::einsum(la + "," + lb + "->" + out, {a, b});
+  }, py::arg("a"), py::arg("b"), py::arg("dims") = 2);
+  m.def("broadcast_shapes", [](py::args shapes) {
+    Shape s;
+    for (auto x : shapes) s = tt::broadcast_shapes(s, shape_from(x, "broadcast_shapes"), "broadcast_shapes");
+    return shape_tuple(s);
+  });
+  m.def("broadcast_tensors", [](py::args xs) {
+    tt::TensorList ts;
+    for (auto x : xs) ts.push_back(x.cast<Tensor>());
+    Shape s;
+    for (auto& t : ts) s = tt::broadcast_shapes(s, t.shape(), "broadcast_tensors");
+    py::tuple out(ts.size());
+    for (size_t i = 0; i < ts.size(); ++i) out[i] = py::cast(tt::expand(ts[i], s));
+    return out;
+  });
+  m.def("result_type", [](py::handle a, py::handle b) { return dtype_object(tt::result_type(tensor_from(a), tensor_from(b))); },
+        py::arg("tensor1"), py::arg("tensor2"));
+  m.def("promote_types", [](py::handle a, py::handle b) { return dtype_object(tt::promote_types(*dtype_from(a), *dtype_from(b))); },
+        py::arg("type1"), py::arg("type2"));
+  m.def("can_cast", [](py::handle a, py::handle b) {
+    DType f = *dtype_from(a), t = *dtype_from(b);
+    return !(tt::is_floating(f) && !tt::is_floating(t)) && !(f != DType::Bool && t == DType::Bool);
+  }, py::arg("from_"), py::arg("to"));
+
+  // nn ops (the Python layer mounts these at typedtensor.nn.functional)
+  m.def("linear", [](const Tensor& x, const Tensor& w, py::object b) {
+    if (b.is_none()) return tt::linear(x, w, nullptr);
+    const Tensor& bt = b.cast<const Tensor&>();
+    return tt::linear(x, w, &bt);
+  }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none());
+  m.def("layer_norm", [](const Tensor& x, py::handle ns, py::object w, py::object b, double eps) {
+    Tensor wt, bt;
+    if (!w.is_none()) wt = w.cast<Tensor>();
+    if (!b.is_none()) bt = b.cast<Tensor>();
+    return tt::layer_norm(x, shape_from(ns, "layer_norm"), w.is_none() ? nullptr : &wt, b.is_none() ? nullptr : &bt, eps);
+  }, py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(), py::arg("bias") = py::none(), py::arg("eps") = 1e-5);
+  m.def("conv2d", [](const Tensor& x, const Tensor& w, py::object b, py::handle stride, py::handle padding,
+                     py::handle dilation, int64_t groups) {
+    Tensor bt;
+    if (!b.is_none()) bt = b.cast<Tensor>();
+    std::pair<int64_t, int64_t> pad;
+    if (py::isinstance<py::str>(padding)) {
+      std::string p = py::str(padding);
+      auto dl = pair_from(dilation, "dilation");
+      if (p == "valid") {
+        pad = {0, 0};
+      } else if (p == "same") {
+        auto st = pair_from(stride, "stride");
+        if (st.first != 1 || st.second != 1) throw tt::ValueError("padding='same' is not supported for strided convolutions");
+        int64_t th = dl.first * (w.size(2) - 1), tw = dl.second * (w.size(3) - 1);
+        if (th % 2 || tw % 2) throw tt::NotImplementedError("padding='same' with an even effective kernel size is not supported yet");
+        pad = {th / 2, tw / 2};
+      } else {
+        throw tt::ValueError("invalid padding string '" + p + "', should be one of {'valid', 'same'}");
+      }
+    } else {
+      pad = pair_from(padding, "padding");
+    }
+    return tt::conv2d(x, w, b.is_none() ? nullptr : &bt, pair_from(stride, "stride"), pad, pair_from(dilation, "dilation"), groups);
+  }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
+     py::arg("dilation") = 1, py::arg("groups") = 1);
+  m.def("max_pool2d", [](const Tensor& x, py::handle k, py::object s, py::handle p, py::handle d, bool ceil_mode, bool ret) -> py::object {
+    auto kk = pair_from(k, "kernel_size");
+    auto ss = (s.is_none() || (PySequence_Check(s.ptr()) && py::len(s) == 0)) ? kk : pair_from(s, "stride");
+    auto r = tt::max_pool2d(x, kk, ss, pair_from(p, "padding"), pair_from(d, "dilation"), ceil_mode);
+    if (ret) return py::make_tuple(r.first, r.second);
+    return py::cast(r.first);
+  }, py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0, py::arg("dilation") = 1,
+     py::arg("ceil_mode") = false, py::arg("return_indices") = false);
+  m.def("avg_pool2d", [](const Tensor& x, py::handle k, py::object s, py::handle p, bool ceil_mode, bool cip, py::object div) {
+    auto kk = pair_from(k, "kernel_size");
+    auto ss = (s.is_none() || (PySequence_Check(s.ptr()) && py::len(s) == 0)) ? kk : pair_from(s, "stride");
+    return tt::avg_pool2d(x, kk, ss, pair_from(p, "padding"), ceil_mode, cip, opt_int(div));
+  }, py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+     py::arg("ceil_mode") = false, py::arg("count_include_pad") = true, py::arg("divisor_override") = py::none());
+  m.def("adaptive_avg_pool2d", [](const Tensor& x, py::handle out) {
+    int64_t h = x.dim() >= 2 ? x.size(-2) : 0, w = x.dim() >= 2 ? x.size(-1) : 0;
+    std::pair<int64_t, int64_t> o;
+    if (PySequence_Check(out.ptr())) {
+      py::sequence s = py::reinterpret_borrow<py::sequence>(out);
+      if (py::len(s) != 2) throw tt::ValueError("adaptive_avg_pool2d: output_size must be an int or a pair");
+      o.first = s[0].is_none() ? h : s[0].cast<int64_t>();
+      o.second = s[1].is_none() ? w : s[1].cast<int64_t>();
+    } else {
+      o = pair_from(out, "output_size");
+    }
+    return tt::adaptive_avg_pool2d(x, o);
+  }, py::arg("input"), py::arg("output_size"));
+  m.def("embedding", [](const Tensor& idx, const Tensor& w, py::object padding_idx) {
+    return tt::embedding(w, idx, opt_int(padding_idx));
+  }, py::arg("input"), py::arg("weight"), py::arg("padding_idx") = py::none());
+  m.def("dropout", &tt::dropout, py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true);
+  m.def("dropout2d", &tt::dropout2d, py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true);
+
+  // threads and grad mode
+  m.def("set_num_threads", &tt::set_num_threads, py::arg("num"));
+  m.def("get_num_threads", &tt::get_num_threads);
+  m.def("is_grad_enabled", &tt::grad_mode_enabled);
+  m.def("_set_grad_enabled", &tt::set_grad_mode, py::arg("mode"));
+}
+
+}  // namespace ttpy

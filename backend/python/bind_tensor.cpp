@@ -1,0 +1,823 @@
+// typedtensor._C.Tensor: the runtime tensor class. Operators and hot methods are bound here
+// directly (no Python layer in between) to keep per-op latency low.
+#include "convert.h"
+
+namespace ttpy {
+using tt::BinaryOp;
+using tt::ReduceOp;
+using tt::UnaryOp;
+
+namespace {
+
+py::object g_tensor_type;
+py::object g_values_indices;
+
+inline const Tensor* as_tensor_ptr(py::handle h) {
+  if (Py_TYPE(h.ptr()) == reinterpret_cast<PyTypeObject*>(g_tensor_type.ptr()) || is_tensor(h))
+    return &h.cast<const Tensor&>();
+  return nullptr;
+}
+
+// self OP other, with Python scalars / arrays / lists converted; NotImplemented for other types.
+template <BinaryOp OP>
+py::object binop(const Tensor& a, py::handle b) {
+  if (const Tensor* t = as_tensor_ptr(b)) return py::cast(tt::binary(OP, a, *t));
+  Scalar s;
+  if (scalar_from(b, &s)) return py::cast(tt::binary(OP, a, s));
+  if (py::isinstance<py::array>(b) || PyList_Check(b.ptr()) || PyTuple_Check(b.ptr()))
+    return py::cast(tt::binary(OP, a, tensor_data(b, std::nullopt)));
+  return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+}
+
+template <BinaryOp OP>
+py::object rbinop(const Tensor& a, py::handle b) {
+  Scalar s;
+  if (scalar_from(b, &s)) return py::cast(tt::binary(OP, s, a));
+  if (py::isinstance<py::array>(b) || PyList_Check(b.ptr()) || PyTuple_Check(b.ptr()))
+    return py::cast(tt::binary(OP, tensor_data(b, std::nullopt), a));
+  return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+}
+
+template <BinaryOp OP>
+Tensor& ibinop(Tensor& a, py::handle b) {
+  if (const Tensor* t = as_tensor_ptr(b)) return tt::binary_(OP, a, *t);
+  Scalar s;
+  if (scalar_from(b, &s)) return tt::binary_(OP, a, s);
+  return tt::binary_(OP, a, tensor_data(b, std::nullopt));
+}
+
+template <BinaryOp OP>
+Tensor fn_binary(py::handle a, py::handle b) {
+  if (is_tensor(a)) {
+    const Tensor& ta = a.cast<const Tensor&>();
+    Scalar s;
+    if (!is_tensor(b) && scalar_from(b, &s)) return tt::binary(OP, ta, s);
+    return tt::binary(OP, ta, tensor_from(b));
+  }
+  Scalar s;
+  if (scalar_from(a, &s) && is_tensor(b)) return tt::binary(OP, s, b.cast<const Tensor&>());
+  return tt::binary(OP, tensor_from(a), tensor_from(b));
+}
+
+Tensor div_mode(const Tensor& a, py::handle b, py::object mode) {
+  Tensor tb = tensor_from(b);
+  if (mode.is_none()) return tt::binary(BinaryOp::Div, a, tb);
+  std::string m = py::str(mode);
+  if (m == "floor") return tt::binary(BinaryOp::FloorDiv, a, tb);
+  if (m == "trunc") {
+    Tensor q = tt::binary(BinaryOp::Div, a, tb);
+    q = tt::unary(UnaryOp::Trunc, q);
+    DType rt = tt::result_type(a, tb);
+    return tt::is_floating(rt) ? q : tt::to_dtype(q, rt);
+  }
+  throw tt::ValueError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '" + m + "'");
+}
+
+py::object values_indices(std::pair<Tensor, Tensor> r) { return g_values_indices(py::cast(r.first), py::cast(r.second)); }
+
+py::object max_min(bool is_max, const Tensor& a, py::object dim, py::object keepdim) {
+  if (dim.is_none()) return py::cast(tt::reduce(is_max ? ReduceOp::Max : ReduceOp::Min, a, std::nullopt, false, std::nullopt));
+  if (is_tensor(dim)) return py::cast(tt::binary(is_max ? BinaryOp::Maximum : BinaryOp::Minimum, a, dim.cast<const Tensor&>()));
+  int64_t d = dim.cast<int64_t>();
+  bool kd = keepdim.is_none() ? false : keepdim.cast<bool>();
+  return values_indices(is_max ? tt::max_dim(a, d, kd) : tt::min_dim(a, d, kd));
+}
+
+double correction_of(py::object unbiased, py::object correction) {
+  if (!correction.is_none()) return correction.cast<double>();
+  if (!unbiased.is_none()) return unbiased.cast<bool>() ? 1.0 : 0.0;
+  return 1.0;
+}
+
+py::list tolist_rec(const Tensor& t) {
+  py::list out;
+  if (t.dim() == 1) {
+    for (int64_t i = 0; i < t.shape()[0]; ++i) out.append(item(tt::select(t, 0, i)));
+    return out;
+  }
+  for (int64_t i = 0; i < t.shape()[0]; ++i) out.append(tolist_rec(tt::select(t, 0, i)));
+  return out;
+}
+
+Tensor to_impl(const Tensor& a, py::args args, py::kwargs kw) {
+  std::optional<DType> dt;
+  bool copy = false;
+  for (auto x : args) {
+    if (is_tensor(x)) {
+      dt = x.cast<const Tensor&>().dtype();
+      continue;
+    }
+    if (py::isinstance<py::str>(x) || py::isinstance<DeviceObj>(x)) {
+      tt::Device d = device_from(x);
+      if (d.type != tt::DeviceType::CPU) throw tt::NotImplementedError("[to] CUDA tensors are not available in this build");
+      continue;
+    }
+    if (x.is_none()) continue;
+    if (PyBool_Check(x.ptr())) continue;  // non_blocking
+    dt = dtype_from(x);
+  }
+  if (kw.contains("dtype")) dt = dtype_from(kw["dtype"]);
+  if (kw.contains("device")) {
+    tt::Device d = device_from(kw["device"]);
+    if (d.type != tt::DeviceType::CPU) throw tt::NotImplementedError("[to] CUDA tensors are not available in this build");
+  }
+  if (kw.contains("copy")) copy = kw["copy"].cast<bool>();
+  return tt::to_dtype(a, dt ? *dt : a.dtype(), copy);
+}
+
+Tensor detach(const Tensor& a) { return tt::make_view(a, a.shape(), a.strides(), a.offset()); }
+
+}  // namespace
+
+#define TT_UNARY(NAME, OP)                                                              \
+  cls.def(NAME, [](const Tensor& a) { return tt::unary(UnaryOp::OP, a); });             \
+  cls.def(NAME "_", [](Tensor& a) -> Tensor& { return tt::unary_(UnaryOp::OP, a); }, \
+          py::return_value_policy::reference_internal);                                \
+  m.def(NAME, [](const Tensor& a) { return tt::unary(UnaryOp::OP, a); }, py::arg("input"));
+
+#define TT_BINARY_METHOD(NAME, OP)                                                                         \
+  cls.def(NAME, [](const Tensor& a, py::handle b) { return fn_binary<BinaryOp::OP>(py::cast(a), b); },     \
+          py::arg("other"));                                                                               \
+  cls.def(NAME "_", [](Tensor& a, py::handle b) -> Tensor& { return ibinop<BinaryOp::OP>(a, b); },        \
+          py::arg("other"), py::return_value_policy::reference_internal);                                  \
+  m.def(NAME, [](py::handle a, py::handle b) { return fn_binary<BinaryOp::OP>(a, b); }, py::arg("input"), \
+        py::arg("other"));
+
+void bind_tensor(py::module_& m) {
+  py::class_<Tensor> cls(m, "Tensor", py::buffer_protocol());
+  g_tensor_type = cls;
+  g_values_indices = py::module_::import("collections").attr("namedtuple")("values_indices", py::make_tuple("values", "indices"));
+  m.attr("_values_indices") = g_values_indices;
+
+  // ---- geometry ----
+  cls.def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.shape()); })
+      .def("size", [](const Tensor& t, py::object dim) -> py::object {
+        if (dim.is_none()) return shape_tuple(t.shape());
+        return py::int_(t.size(dim.cast<int64_t>()));
+      }, py::arg("dim") = py::none())
+      .def("stride", [](const Tensor& t, py::object dim) -> py::object {
+        if (dim.is_none()) return shape_tuple(t.strides());
+        return py::int_(t.stride(dim.cast<int64_t>()));
+      }, py::arg("dim") = py::none())
+      .def_property_readonly("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
+      .def_property_readonly("device", [](const Tensor& t) { return device_object(t.device()); })
+      .def_property_readonly("ndim", &Tensor::dim)
+      .def_property_readonly("is_cuda", [](const Tensor& t) { return t.device().type == tt::DeviceType::CUDA; })
+      .def_property_readonly("is_cpu", [](const Tensor& t) { return t.device().type == tt::DeviceType::CPU; })
+      .def_property_readonly("itemsize", [](const Tensor& t) { return t.itemsize(); })
+      .def_property_readonly("nbytes", [](const Tensor& t) { return t.numel() * static_cast<int64_t>(t.itemsize()); })
+      .def_property_readonly("_version", &Tensor::version)
+      .def("dim", &Tensor::dim)
+      .def("ndimension", &Tensor::dim)
+      .def("numel", &Tensor::numel)
+      .def("nelement", &Tensor::numel)
+      .def("element_size", [](const Tensor& t) { return t.itemsize(); })
+      .def("is_contiguous", [](const Tensor& t, py::kwargs) { return t.is_contiguous(); })
+      .def("is_floating_point", [](const Tensor& t) { return tt::is_floating(t.dtype()); })
+      .def("storage_offset", &Tensor::offset)
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.raw()); })
+      .def("untyped_storage_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage()->data); })
+      .def("is_set_to", [](const Tensor& a, const Tensor& b) {
+        return a.storage() == b.storage() && a.offset() == b.offset() && a.shape() == b.shape() && a.strides() == b.strides();
+      })
+      .def("_shares_storage", [](const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); });
+
+  // ---- autograd fields (the engine lives in backend/src/autograd) ----
+  cls.def_property("requires_grad", &Tensor::requires_grad, [](const Tensor& t, bool v) {
+        if (v && !tt::is_floating(t.dtype()))
+          throw tt::TypeError("only tensors of floating point dtype can require gradients");
+        t.autograd_meta().requires_grad = v;
+      })
+      .def("requires_grad_", [](Tensor& t, bool v) -> Tensor& {
+        if (v && !tt::is_floating(t.dtype())) throw tt::TypeError("only tensors of floating point dtype can require gradients");
+        t.autograd_meta().requires_grad = v;
+        return t;
+      }, py::arg("requires_grad") = true, py::return_value_policy::reference_internal)
+      .def_property("grad", [](const Tensor& t) -> py::object {
+        if (!t.impl()->autograd || !t.impl()->autograd->grad) return py::none();
+        return py::cast(Tensor(t.impl()->autograd->grad));
+      }, [](const Tensor& t, py::object g) {
+        if (g.is_none()) {
+          if (t.impl()->autograd) t.impl()->autograd->grad.reset();
+          return;
+        }
+        const Tensor& gt = g.cast<const Tensor&>();
+        if (gt.shape() != t.shape()) throw tt::ValueError("assigned grad has shape " + tt::shape_str(gt.shape()) + " but the tensor has " + tt::shape_str(t.shape()));
+        t.autograd_meta().grad = gt.impl_ptr();
+      })
+      .def_property_readonly("is_leaf", [](const Tensor& t) { return !t.impl()->autograd || !t.impl()->autograd->grad_fn; })
+      .def_property_readonly("grad_fn", [](const Tensor&) { return py::none(); })
+      .def("detach", &detach)
+      .def("detach_", [](Tensor& t) -> Tensor& {
+        if (t.impl()->autograd) {
+          t.impl()->autograd->requires_grad = false;
+          t.impl()->autograd->grad_fn.reset();
+        }
+        return t;
+      }, py::return_value_policy::reference_internal);
+
+  // ---- Python protocol ----
+  cls.def("__len__", [](const Tensor& t) {
+        if (t.dim() == 0) throw tt::TypeError("len() of a 0-d tensor");
+        return t.shape()[0];
+      })
+      .def("__iter__", [](const Tensor& t) {
+        if (t.dim() == 0) throw tt::TypeError("iteration over a 0-d tensor");
+        return py::iter(py::cast(tt::unbind(t, 0)));
+      })
+      .def("__getitem__", &getitem)
+      .def("__setitem__", &setitem)
+      .def("__bool__", [](const Tensor& t) {
+        if (t.numel() != 1)
+          throw tt::ValueError("Boolean value of Tensor with " + std::string(t.numel() == 0 ? "no values" : "more than one value") + " is ambiguous");
+        return item(t).cast<bool>();
+      })
+      .def("__float__", [](const Tensor& t) { return item(t).cast<double>(); })
+      .def("__int__", [](const Tensor& t) { return py::int_(item(t)); })
+      .def("__index__", [](const Tensor& t) {
+        if (tt::is_floating(t.dtype()) || t.numel() != 1) throw tt::TypeError("only integer tensors of a single element can be converted to an index");
+        return item(t).cast<int64_t>();
+      })
+      .def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); })
+      .def("item", &item)
+      .def("tolist", [](const Tensor& t) -> py::object {
+        if (t.dim() == 0) return item(t);
+        if (t.dtype() != DType::BFloat16) return to_numpy(tt::contiguous(detach(t))).attr("tolist")();
+        return tolist_rec(t);
+      })
+      .def("numpy", [](const Tensor& t, bool force) {
+        if (force) return to_numpy(tt::clone(detach(t)));
+        return to_numpy(t);
+      }, py::arg("force") = false)
+      .def("__array__", [](const Tensor& t, py::object dtype, py::object copy) -> py::object {
+        py::array a = to_numpy(detach(t));
+        if (!dtype.is_none()) return a.attr("astype")(dtype);
+        if (!copy.is_none() && copy.cast<bool>()) return a.attr("copy")();
+        return std::move(a);
+      }, py::arg("dtype") = py::none(), py::arg("copy") = py::none())
+      .def("__dlpack__", [](const Tensor& t, py::kwargs) {
+        if (t.requires_grad()) throw tt::ValueError("can't export a tensor that requires grad; use .detach()");
+        return to_dlpack(t);
+      })
+      .def("__dlpack_device__", [](const Tensor& t) {
+        return py::make_tuple(t.device().type == tt::DeviceType::CPU ? 1 : 2, t.device().index);
+      })
+      .def_buffer([](const Tensor& t) -> py::buffer_info {
+        if (t.dtype() == DType::BFloat16) throw tt::TypeError("bfloat16 tensors do not support the buffer protocol");
+        std::vector<py::ssize_t> shape, strides;
+        for (int64_t i = 0; i < t.dim(); ++i) {
+          shape.push_back(t.shape()[i]);
+          strides.push_back(t.strides()[i] * static_cast<py::ssize_t>(t.itemsize()));
+        }
+        static const char* fmt[] = {"?", "B", "i", "q", "e", "", "f", "d"};
+        return py::buffer_info(t.raw(), static_cast<py::ssize_t>(t.itemsize()), fmt[static_cast<int>(t.dtype())],
+                               t.dim(), shape, strides, !t.storage()->writable);
+      });
+
+  // ---- operators ----
+  cls.def("__add__", &binop<BinaryOp::Add>)
+      .def("__radd__", &rbinop<BinaryOp::Add>)
+      .def("__iadd__", &ibinop<BinaryOp::Add>, py::return_value_policy::reference_internal)
+      .def("__sub__", &binop<BinaryOp::Sub>)
+      .def("__rsub__", &rbinop<BinaryOp::Sub>)
+      .def("__isub__", &ibinop<BinaryOp::Sub>, py::return_value_policy::reference_internal)
+      .def("__mul__", &binop<BinaryOp::Mul>)
+      .def("__rmul__", &rbinop<BinaryOp::Mul>)
+      .def("__imul__", &ibinop<BinaryOp::Mul>, py::return_value_policy::reference_internal)
+      .def("__truediv__", &binop<BinaryOp::Div>)
+      .def("__rtruediv__", &rbinop<BinaryOp::Div>)
+      .def("__itruediv__", &ibinop<BinaryOp::Div>, py::return_value_policy::reference_internal)
+      .def("__floordiv__", &binop<BinaryOp::FloorDiv>)
+      .def("__rfloordiv__", &rbinop<BinaryOp::FloorDiv>)
+      .def("__ifloordiv__", &ibinop<BinaryOp::FloorDiv>, py::return_value_policy::reference_internal)
+      .def("__mod__", &binop<BinaryOp::Remainder>)
+      .def("__rmod__", &rbinop<BinaryOp::Remainder>)
+      .def("__imod__", &ibinop<BinaryOp::Remainder>, py::return_value_policy::reference_internal)
+      .def("__pow__", [](const Tensor& a, py::handle b, py::object) { return binop<BinaryOp::Pow>(a, b); },
+           py::arg("other"), py::arg("mod") = py::none())
+      .def("__rpow__", [](const Tensor& a, py::handle b, py::object) { return rbinop<BinaryOp::Pow>(a, b); },
+           py::arg("other"), py::arg("mod") = py::none())
+      .def("__ipow__", &ibinop<BinaryOp::Pow>, py::return_value_policy::reference_internal)
+      .def("__and__", &binop<BinaryOp::BitAnd>)
+      .def("__rand__", &rbinop<BinaryOp::BitAnd>)
+      .def("__iand__", &ibinop<BinaryOp::BitAnd>, py::return_value_policy::reference_internal)
+      .def("__or__", &binop<BinaryOp::BitOr>)
+      .def("__ror__", &rbinop<BinaryOp::BitOr>)
+      .def("__ior__", &ibinop<BinaryOp::BitOr>, py::return_value_policy::reference_internal)
+      .def("__xor__", &binop<BinaryOp::BitXor>)
+      .def("__rxor__", &rbinop<BinaryOp::BitXor>)
+      .def("__ixor__", &ibinop<BinaryOp::BitXor>, py::return_value_policy::reference_internal)
+      .def("__eq__", &binop<BinaryOp::Eq>)
+      .def("__ne__", &binop<BinaryOp::Ne>)
+      .def("__lt__", &binop<BinaryOp::Lt>)
+      .def("__le__", &binop<BinaryOp::Le>)
+      .def("__gt__", &binop<BinaryOp::Gt>)
+      .def("__ge__", &binop<BinaryOp::Ge>)
+      .def("__neg__", [](const Tensor& a) { return tt::unary(UnaryOp::Neg, a); })
+      .def("__pos__", [](const Tensor& a) { return a; })
+      .def("__abs__", [](const Tensor& a) { return tt::unary(UnaryOp::Abs, a); })
+      .def("__invert__", [](const Tensor& a) { return tt::unary(a.dtype() == DType::Bool ? UnaryOp::LogicalNot : UnaryOp::BitNot, a); })
+      .def("__matmul__", [](const Tensor& a, py::handle b) -> py::object {
+        if (const Tensor* t = as_tensor_ptr(b)) return py::cast(tt::matmul(a, *t));
+        if (py::isinstance<py::array>(b) || PyList_Check(b.ptr())) return py::cast(tt::matmul(a, tensor_data(b, std::nullopt)));
+        return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+      })
+      .def("__rmatmul__", [](const Tensor& a, py::handle b) -> py::object {
+        if (py::isinstance<py::array>(b) || PyList_Check(b.ptr())) return py::cast(tt::matmul(tensor_data(b, std::nullopt), a));
+        return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+      });
+
+  // ---- elementwise methods + functions ----
+  TT_BINARY_METHOD("sub", Sub)
+  TT_BINARY_METHOD("subtract", Sub)
+  TT_BINARY_METHOD("mul", Mul)
+  TT_BINARY_METHOD("multiply", Mul)
+  TT_BINARY_METHOD("true_divide", Div)
+  TT_BINARY_METHOD("floor_divide", FloorDiv)
+  TT_BINARY_METHOD("remainder", Remainder)
+  TT_BINARY_METHOD("fmod", Fmod)
+  TT_BINARY_METHOD("pow", Pow)
+  TT_BINARY_METHOD("maximum", Maximum)
+  TT_BINARY_METHOD("minimum", Minimum)
+  TT_BINARY_METHOD("atan2", Atan2)
+  TT_BINARY_METHOD("hypot", Hypot)
+  TT_BINARY_METHOD("copysign", Copysign)
+  TT_BINARY_METHOD("eq", Eq)
+  TT_BINARY_METHOD("ne", Ne)
+  TT_BINARY_METHOD("lt", Lt)
+  TT_BINARY_METHOD("le", Le)
+  TT_BINARY_METHOD("gt", Gt)
+  TT_BINARY_METHOD("ge", Ge)
+  TT_BINARY_METHOD("greater", Gt)
+  TT_BINARY_METHOD("less", Lt)
+  TT_BINARY_METHOD("greater_equal", Ge)
+  TT_BINARY_METHOD("less_equal", Le)
+  TT_BINARY_METHOD("not_equal", Ne)
+  TT_BINARY_METHOD("logical_and", LogicalAnd)
+  TT_BINARY_METHOD("logical_or", LogicalOr)
+  TT_BINARY_METHOD("logical_xor", LogicalXor)
+  TT_BINARY_METHOD("bitwise_and", BitAnd)
+  TT_BINARY_METHOD("bitwise_or", BitOr)
+  TT_BINARY_METHOD("bitwise_xor", BitXor)
+
+  auto add_fn = [](py::handle a, py::handle b, py::handle alpha) {
+    Scalar al = alpha.is_none() ? Scalar::from_int(1) : scalar_arg(alpha, "alpha");
+    if (al.kind != Scalar::Float && al.i == 1) return fn_binary<BinaryOp::Add>(a, b);
+    return tt::binary(BinaryOp::Add, tensor_from(a), tt::binary(BinaryOp::Mul, tensor_from(b), al));
+  };
+  cls.def("add", [add_fn](const Tensor& a, py::handle b, py::handle alpha) { return add_fn(py::cast(a), b, alpha); },
+          py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
+  m.def("add", add_fn, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
+  cls.def("add_", [](Tensor& a, py::handle b, py::handle alpha) -> Tensor& {
+    if (alpha.is_none()) return ibinop<BinaryOp::Add>(a, b);
+    return tt::binary_(BinaryOp::Add, a, tt::binary(BinaryOp::Mul, tensor_from(b), scalar_arg(alpha, "alpha")));
+  }, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(), py::return_value_policy::reference_internal);
+  cls.def("sub_", [](Tensor& a, py::handle b, py::handle alpha) -> Tensor& {
+    if (alpha.is_none()) return ibinop<BinaryOp::Sub>(a, b);
+    return tt::binary_(BinaryOp::Sub, a, tt::binary(BinaryOp::Mul, tensor_from(b), scalar_arg(alpha, "alpha")));
+  }, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(), py::return_value_policy::reference_internal);
+  cls.def("div", [](const Tensor& a, py::handle b, py::object mode) { return div_mode(a, b, mode); },
+          py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+  cls.def("divide", [](const Tensor& a, py::handle b, py::object mode) { return div_mode(a, b, mode); },
+          py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+  m.def("div", [](py::handle a, py::handle b, py::object mode) { return div_mode(tensor_from(a), b, mode); },
+        py::arg("input"), py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+  m.def("divide", [](py::handle a, py::handle b, py::object mode) { return div_mode(tensor_from(a), b, mode); },
+        py::arg("input"), py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+  cls.def("div_", [](Tensor& a, py::handle b, py::object mode) -> Tensor& {
+    if (mode.is_none()) return ibinop<BinaryOp::Div>(a, b);
+    Tensor r = div_mode(a, b, mode);
+    return tt::copy_(a, r);
+  }, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none(), py::return_value_policy::reference_internal);
+
+  TT_UNARY("neg", Neg)
+  TT_UNARY("negative", Neg)
+  TT_UNARY("abs", Abs)
+  TT_UNARY("absolute", Abs)
+  TT_UNARY("exp", Exp)
+  TT_UNARY("exp2", Exp2)
+  TT_UNARY("expm1", Expm1)
+  TT_UNARY("log", Log)
+  TT_UNARY("log2", Log2)
+  TT_UNARY("log10", Log10)
+  TT_UNARY("log1p", Log1p)
+  TT_UNARY("sqrt", Sqrt)
+  TT_UNARY("rsqrt", Rsqrt)
+  TT_UNARY("sin", Sin)
+  TT_UNARY("cos", Cos)
+  TT_UNARY("tan", Tan)
+  TT_UNARY("asin", Asin)
+  TT_UNARY("acos", Acos)
+  TT_UNARY("atan", Atan)
+  TT_UNARY("sinh", Sinh)
+  TT_UNARY("cosh", Cosh)
+  TT_UNARY("tanh", Tanh)
+  TT_UNARY("asinh", Asinh)
+  TT_UNARY("acosh", Acosh)
+  TT_UNARY("atanh", Atanh)
+  TT_UNARY("sigmoid", Sigmoid)
+  TT_UNARY("relu", Relu)
+  TT_UNARY("silu", Silu)
+  TT_UNARY("erf", Erf)
+  TT_UNARY("erfc", Erfc)
+  TT_UNARY("floor", Floor)
+  TT_UNARY("ceil", Ceil)
+  TT_UNARY("trunc", Trunc)
+  TT_UNARY("frac", Frac)
+  TT_UNARY("sign", Sign)
+  TT_UNARY("reciprocal", Reciprocal)
+  TT_UNARY("square", Square)
+  TT_UNARY("logical_not", LogicalNot)
+  TT_UNARY("bitwise_not", BitNot)
+  TT_UNARY("isnan", IsNan)
+  TT_UNARY("isinf", IsInf)
+  TT_UNARY("isfinite", IsFinite)
+  TT_UNARY("softplus", Softplus)
+  TT_UNARY("mish", Mish)
+  TT_UNARY("logsigmoid", Logsigmoid)
+  TT_UNARY("relu6", Relu6)
+  TT_UNARY("hardsigmoid", Hardsigmoid)
+  TT_UNARY("hardswish", Hardswish)
+
+  auto round_fn = [](const Tensor& a, int64_t decimals) {
+    if (decimals == 0) return tt::unary(UnaryOp::Round, a);
+    double s = std::pow(10.0, static_cast<double>(decimals));
+    return tt::binary(BinaryOp::Div, tt::unary(UnaryOp::Round, tt::binary(BinaryOp::Mul, a, Scalar::from_double(s))), Scalar::from_double(s));
+  };
+  cls.def("round", round_fn, py::kw_only(), py::arg("decimals") = 0);
+  m.def("round", round_fn, py::arg("input"), py::kw_only(), py::arg("decimals") = 0);
+  auto gelu_fn = [](const Tensor& a, const std::string& approx) {
+    if (approx == "none") return tt::unary(UnaryOp::Gelu, a);
+    if (approx == "tanh") return tt::unary(UnaryOp::GeluTanh, a);
+    throw tt::ValueError("gelu: approximate must be 'none' or 'tanh', got '" + approx + "'");
+  };
+  cls.def("gelu", gelu_fn, py::kw_only(), py::arg("approximate") = "none");
+  m.def("gelu", gelu_fn, py::arg("input"), py::kw_only(), py::arg("approximate") = "none");
+  cls.def("leaky_relu", &tt::leaky_relu, py::arg("negative_slope") = 0.01);
+  m.def("leaky_relu", &tt::leaky_relu, py::arg("input"), py::arg("negative_slope") = 0.01);
+  m.def("elu", &tt::elu, py::arg("input"), py::arg("alpha") = 1.0);
+
+  auto clamp_fn = [](const Tensor& a, py::object lo, py::object hi) {
+    if (is_tensor(lo) || is_tensor(hi)) {
+      Tensor l, h;
+      if (!lo.is_none()) l = tensor_from(lo);
+      if (!hi.is_none()) h = tensor_from(hi);
+      return tt::clamp_t(a, lo.is_none() ? nullptr : &l, hi.is_none() ? nullptr : &h);
+    }
+    std::optional<Scalar> l, h;
+    if (!lo.is_none()) l = scalar_arg(lo, "clamp");
+    if (!hi.is_none()) h = scalar_arg(hi, "clamp");
+    return tt::clamp(a, l, h);
+  };
+  for (const char* n : {"clamp", "clip"}) {
+    cls.def(n, clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
+    m.def(n, clamp_fn, py::arg("input"), py::arg("min") = py::none(), py::arg("max") = py::none());
+  }
+  auto clamp_inplace = [](Tensor& a, py::object lo, py::object hi) -> Tensor& {
+    std::optional<Scalar> l, h;
+    if (!lo.is_none()) l = scalar_arg(lo, "clamp_");
+    if (!hi.is_none()) h = scalar_arg(hi, "clamp_");
+    return tt::clamp_(a, l, h);
+  };
+  cls.def("clamp_", clamp_inplace, py::arg("min") = py::none(), py::arg("max") = py::none(), py::return_value_policy::reference_internal);
+  cls.def("clip_", clamp_inplace, py::arg("min") = py::none(), py::arg("max") = py::none(), py::return_value_policy::reference_internal);
+  cls.def("zero_", &tt::zero_, py::return_value_policy::reference_internal);
+  cls.def("fill_", [](Tensor& a, py::handle v) -> Tensor& { return tt::fill_(a, scalar_arg(v, "fill_")); },
+          py::arg("value"), py::return_value_policy::reference_internal);
+  cls.def("copy_", [](Tensor& a, py::handle src, bool) -> Tensor& { return tt::copy_(a, tensor_from(src, false)); },
+          py::arg("src"), py::arg("non_blocking") = false, py::return_value_policy::reference_internal);
+  cls.def("lerp", [](const Tensor& a, const Tensor& b, py::handle w) { return tt::lerp(a, b, tensor_from(w)); },
+          py::arg("end"), py::arg("weight"));
+  cls.def("nan_to_num", [](const Tensor& a, double nan, std::optional<double> p, std::optional<double> n) { return tt::nan_to_num(a, nan, p, n); },
+          py::arg("nan") = 0.0, py::arg("posinf") = py::none(), py::arg("neginf") = py::none());
+  cls.def("where", [](const Tensor& a, py::handle cond, py::handle other) { return tt::where(tensor_from(cond), a, tensor_from(other)); },
+          py::arg("condition"), py::arg("other"));
+  cls.def("masked_fill", [](const Tensor& a, const Tensor& mask, py::handle v) {
+    if (is_tensor(v)) return tt::masked_fill_t(a, mask, v.cast<const Tensor&>());
+    return tt::masked_fill(a, mask, scalar_arg(v, "masked_fill"));
+  }, py::arg("mask"), py::arg("value"));
+  cls.def("masked_fill_", [](Tensor& a, const Tensor& mask, py::handle v) -> Tensor& {
+    Tensor r = is_tensor(v) ? tt::masked_fill_t(a, mask, v.cast<const Tensor&>()) : tt::masked_fill(a, mask, scalar_arg(v, "masked_fill_"));
+    return tt::copy_(a, r);
+  }, py::arg("mask"), py::arg("value"), py::return_value_policy::reference_internal);
+
+  // ---- reductions ----
+  auto red = [&](const char* name, ReduceOp op, bool has_dtype) {
+    auto f = [op](const Tensor& a, py::object dim, bool keepdim, py::object dtype) {
+      return tt::reduce(op, a, dims_from(dim), keepdim, dtype_from(dtype));
+    };
+    if (has_dtype) {
+      cls.def(name, f, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+      m.def(name, f, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+    } else {
+      auto g = [op](const Tensor& a, py::object dim, bool keepdim) { return tt::reduce(op, a, dims_from(dim), keepdim, std::nullopt); };
+      cls.def(name, g, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+      m.def(name, g, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+    }
+  };
+  red("sum", ReduceOp::Sum, true);
+  red("nansum", ReduceOp::NanSum, true);
+  red("mean", ReduceOp::Mean, true);
+  red("amax", ReduceOp::Max, false);
+  red("amin", ReduceOp::Min, false);
+  red("all", ReduceOp::All, false);
+  red("any", ReduceOp::Any, false);
+  auto prod_fn = [](const Tensor& a, py::object dim, bool keepdim, py::object dtype) {
+    return tt::reduce(ReduceOp::Prod, a, dims_from(dim), keepdim, dtype_from(dtype));
+  };
+  cls.def("prod", prod_fn, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+  m.def("prod", prod_fn, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+  for (bool is_max : {true, false}) {
+    auto f = [is_max](const Tensor& a, py::object dim, py::object keepdim) { return max_min(is_max, a, dim, keepdim); };
+    cls.def(is_max ? "max" : "min", f, py::arg("dim") = py::none(), py::arg("keepdim") = py::none());
+    m.def(is_max ? "max" : "min", f, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = py::none());
+    auto g = [is_max](const Tensor& a, py::object dim, bool keepdim) {
+      return is_max ? tt::argmax(a, opt_int(dim), keepdim) : tt::argmin(a, opt_int(dim), keepdim);
+    };
+    cls.def(is_max ? "argmax" : "argmin", g, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+    m.def(is_max ? "argmax" : "argmin", g, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  }
+  for (bool sd : {false, true}) {
+    auto f = [sd](const Tensor& a, py::object dim, py::object unbiased, bool keepdim, py::object correction) {
+      if (PyBool_Check(dim.ptr())) {  // var(unbiased) positional form
+        unbiased = dim;
+        dim = py::none();
+      }
+      double c = correction_of(unbiased, correction);
+      return sd ? tt::std_(a, dims_from(dim), c, keepdim) : tt::var(a, dims_from(dim), c, keepdim);
+    };
+    cls.def(sd ? "std" : "var", f, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false,
+            py::kw_only(), py::arg("correction") = py::none());
+    m.def(sd ? "std" : "var", f, py::arg("input"), py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
+          py::arg("keepdim") = false, py::kw_only(), py::arg("correction") = py::none());
+  }
+  auto lse = [](const Tensor& a, py::object dim, bool keepdim) {
+    auto d = dims_from(dim);
+    return tt::logsumexp(a, d ? *d : tt::Dims{}, keepdim);
+  };
+  cls.def("logsumexp", lse, py::arg("dim"), py::arg("keepdim") = false);
+  m.def("logsumexp", lse, py::arg("input"), py::arg("dim"), py::arg("keepdim") = false);
+  auto norm_fn = [](const Tensor& a, py::object p, py::object dim, bool keepdim, py::object dtype) {
+    double pv = 2;
+    if (!p.is_none()) {
+      if (py::isinstance<py::str>(p)) {
+        std::string s = py::str(p);
+        if (s != "fro") throw tt::ValueError("norm: unsupported p '" + s + "'");
+      } else {
+        pv = p.cast<double>();
+      }
+    }
+    Tensor x = dtype.is_none() ? a : tt::to_dtype(a, *dtype_from(dtype));
+    return tt::norm(x, pv, dims_from(dim), keepdim);
+  };
+  cls.def("norm", norm_fn, py::arg("p") = py::none(), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::arg("dtype") = py::none());
+  m.def("norm", norm_fn, py::arg("input"), py::arg("p") = py::none(), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::arg("dtype") = py::none());
+  for (bool prod : {false, true}) {
+    auto f = [prod](const Tensor& a, int64_t dim, py::object dtype) {
+      return prod ? tt::cumprod(a, dim, dtype_from(dtype)) : tt::cumsum(a, dim, dtype_from(dtype));
+    };
+    cls.def(prod ? "cumprod" : "cumsum", f, py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
+    m.def(prod ? "cumprod" : "cumsum", f, py::arg("input"), py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
+  }
+  auto sort_fn = [](const Tensor& a, int64_t dim, bool desc, bool) { return values_indices(tt::sort(a, dim, desc)); };
+  cls.def("sort", sort_fn, py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(), py::arg("stable") = false);
+  m.def("sort", sort_fn, py::arg("input"), py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(), py::arg("stable") = false);
+  auto argsort_fn = [](const Tensor& a, int64_t dim, bool desc, bool) { return tt::sort(a, dim, desc).second; };
+  cls.def("argsort", argsort_fn, py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(), py::arg("stable") = false);
+  m.def("argsort", argsort_fn, py::arg("input"), py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(), py::arg("stable") = false);
+  auto topk_fn = [](const Tensor& a, int64_t k, int64_t dim, bool largest, bool sorted) {
+    return values_indices(tt::topk(a, k, dim, largest, sorted));
+  };
+  cls.def("topk", topk_fn, py::arg("k"), py::arg("dim") = -1, py::arg("largest") = true, py::arg("sorted") = true);
+  m.def("topk", topk_fn, py::arg("input"), py::arg("k"), py::arg("dim") = -1, py::arg("largest") = true, py::arg("sorted") = true);
+
+  // ---- shape / views ----
+  cls.def("view", [](const Tensor& a, py::args args) -> Tensor {
+        if (args.size() == 1 && !PySequence_Check(args[0].ptr()) && !PyLong_Check(args[0].ptr()) && !is_tensor(args[0]))
+          return tt::to_dtype(a, *dtype_from(args[0]));  // view(dtype): same-size reinterpretation not supported; cast
+        return tt::view(a, shape_from_args(args, "view"));
+      })
+      .def("view_as", [](const Tensor& a, const Tensor& o) { return tt::view(a, o.shape()); })
+      .def("reshape", [](const Tensor& a, py::args args) { return tt::reshape(a, shape_from_args(args, "reshape")); })
+      .def("reshape_as", [](const Tensor& a, const Tensor& o) { return tt::reshape(a, o.shape()); })
+      .def("expand", [](const Tensor& a, py::args args) { return tt::expand(a, shape_from_args(args, "expand")); })
+      .def("expand_as", [](const Tensor& a, const Tensor& o) { return tt::expand(a, o.shape()); })
+      .def("broadcast_to", [](const Tensor& a, py::handle s) { return tt::expand(a, shape_from(s, "broadcast_to")); }, py::arg("size"))
+      .def("permute", [](const Tensor& a, py::args args) {
+        Shape s = shape_from_args(args, "permute");
+        return tt::permute(a, s.vec());
+      })
+      .def("repeat", [](const Tensor& a, py::args args) { return tt::repeat(a, shape_from_args(args, "repeat")); })
+      .def("t", [](const Tensor& a) {
+        if (a.dim() > 2)
+          throw tt::ValueError("t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(a.dim()) + "D");
+        return a.dim() < 2 ? a : tt::transpose(a, 0, 1);
+      })
+      .def_property_readonly("T", [](const Tensor& a) {
+        tt::Dims p;
+        for (int64_t i = a.dim() - 1; i >= 0; --i) p.push_back(i);
+        return tt::permute(a, p);
+      })
+      .def_property_readonly("mT", [](const Tensor& a) {
+        if (a.dim() < 2) throw tt::ValueError("tensor.mT is only supported on matrices or batches of matrices");
+        return tt::transpose(a, -2, -1);
+      })
+      .def("contiguous", [](const Tensor& a, py::kwargs) { return tt::contiguous(a); })
+      .def("clone", [](const Tensor& a, py::kwargs) { return tt::clone(a); })
+      .def("to", &to_impl)
+      .def("type", [](const Tensor& a, py::object dtype) -> py::object {
+        if (dtype.is_none()) return py::str(std::string("typedtensor.") + tt::dtype_name(a.dtype()));
+        return py::cast(tt::to_dtype(a, *dtype_from(dtype)));
+      }, py::arg("dtype") = py::none())
+      .def("type_as", [](const Tensor& a, const Tensor& o) { return tt::to_dtype(a, o.dtype()); })
+      .def("float", [](const Tensor& a) { return tt::to_dtype(a, DType::Float32); })
+      .def("double", [](const Tensor& a) { return tt::to_dtype(a, DType::Float64); })
+      .def("half", [](const Tensor& a) { return tt::to_dtype(a, DType::Float16); })
+      .def("bfloat16", [](const Tensor& a) { return tt::to_dtype(a, DType::BFloat16); })
+      .def("long", [](const Tensor& a) { return tt::to_dtype(a, DType::Int64); })
+      .def("int", [](const Tensor& a) { return tt::to_dtype(a, DType::Int32); })
+      .def("bool", [](const Tensor& a) { return tt::to_dtype(a, DType::Bool); })
+      .def("byte", [](const Tensor& a) { return tt::to_dtype(a, DType::UInt8); })
+      .def("cpu", [](const Tensor& a) { return a; })
+      .def("cuda", [](const Tensor&, py::args, py::kwargs) -> Tensor {
+        throw tt::NotImplementedError("[cuda] CUDA tensors are not available in this build");
+      })
+      .def("new_zeros", [](const Tensor& a, py::args s, py::kwargs kw) {
+        return tt::zeros(shape_from_args(s, "new_zeros"), kw.contains("dtype") ? dtype_or(kw["dtype"], a.dtype()) : a.dtype());
+      })
+      .def("new_ones", [](const Tensor& a, py::args s, py::kwargs kw) {
+        return tt::ones(shape_from_args(s, "new_ones"), kw.contains("dtype") ? dtype_or(kw["dtype"], a.dtype()) : a.dtype());
+      })
+      .def("new_empty", [](const Tensor& a, py::args s, py::kwargs kw) {
+        return tt::empty(shape_from_args(s, "new_empty"), kw.contains("dtype") ? dtype_or(kw["dtype"], a.dtype()) : a.dtype());
+      })
+      .def("new_full", [](const Tensor& a, py::handle s, py::handle v, py::object dtype) {
+        return tt::full(shape_from(s, "new_full"), scalar_arg(v, "new_full"), dtype_or(dtype, a.dtype()));
+      }, py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none())
+      .def("new_tensor", [](const Tensor& a, py::handle data, py::object dtype) {
+        return tensor_data(data, dtype_or(dtype, a.dtype()));
+      }, py::arg("data"), py::kw_only(), py::arg("dtype") = py::none());
+
+  auto flatten_fn = [](const Tensor& a, int64_t s, int64_t e) { return tt::flatten(a, s, e); };
+  cls.def("flatten", flatten_fn, py::arg("start_dim") = 0, py::arg("end_dim") = -1);
+  m.def("flatten", flatten_fn, py::arg("input"), py::arg("start_dim") = 0, py::arg("end_dim") = -1);
+  auto unflatten_fn = [](const Tensor& a, int64_t d, py::handle s) { return tt::unflatten(a, d, shape_from(s, "unflatten")); };
+  cls.def("unflatten", unflatten_fn, py::arg("dim"), py::arg("sizes"));
+  m.def("unflatten", unflatten_fn, py::arg("input"), py::arg("dim"), py::arg("sizes"));
+  for (const char* n : {"transpose", "swapaxes", "swapdims"}) {
+    cls.def(n, &tt::transpose, py::arg("dim0"), py::arg("dim1"));
+    m.def(n, &tt::transpose, py::arg("input"), py::arg("dim0"), py::arg("dim1"));
+  }
+  m.def("t", [](const Tensor& a) {
+    if (a.dim() > 2) throw tt::ValueError("t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(a.dim()) + "D");
+    return a.dim() < 2 ? a : tt::transpose(a, 0, 1);
+  }, py::arg("input"));
+  m.def("permute", [](const Tensor& a, py::handle d) { return tt::permute(a, shape_from(d, "permute").vec()); }, py::arg("input"), py::arg("dims"));
+  m.def("reshape", [](const Tensor& a, py::handle s) { return tt::reshape(a, shape_from(s, "reshape")); }, py::arg("input"), py::arg("shape"));
+  m.def("broadcast_to", [](const Tensor& a, py::handle s) { return tt::expand(a, shape_from(s, "broadcast_to")); }, py::arg("input"), py::arg("size"));
+  auto squeeze_fn = [](const Tensor& a, py::object dim) { return tt::squeeze(a, dims_from(dim)); };
+  cls.def("squeeze", squeeze_fn, py::arg("dim") = py::none());
+  m.def("squeeze", squeeze_fn, py::arg("input"), py::arg("dim") = py::none());
+  cls.def("unsqueeze", &tt::unsqueeze, py::arg("dim"));
+  m.def("unsqueeze", &tt::unsqueeze, py::arg("input"), py::arg("dim"));
+  cls.def("squeeze_", [](Tensor& a, py::object dim) -> Tensor& {
+    Tensor r = tt::squeeze(a, dims_from(dim));
+    a = r;
+    return a;
+  }, py::arg("dim") = py::none(), py::return_value_policy::reference_internal);
+  cls.def("unsqueeze_", [](Tensor& a, int64_t dim) -> Tensor& {
+    Tensor r = tt::unsqueeze(a, dim);
+    a = r;
+    return a;
+  }, py::arg("dim"), py::return_value_policy::reference_internal);
+  auto narrow_fn = [](const Tensor& a, int64_t d, int64_t s, int64_t l) { return tt::narrow(a, d, s, l); };
+  cls.def("narrow", narrow_fn, py::arg("dim"), py::arg("start"), py::arg("length"));
+  m.def("narrow", narrow_fn, py::arg("input"), py::arg("dim"), py::arg("start"), py::arg("length"));
+  cls.def("select", &tt::select, py::arg("dim"), py::arg("index"));
+  m.def("select", &tt::select, py::arg("input"), py::arg("dim"), py::arg("index"));
+  auto diag_fn = [](const Tensor& a, int64_t off, int64_t d0, int64_t d1) { return tt::diagonal(a, off, d0, d1); };
+  cls.def("diagonal", diag_fn, py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1);
+  m.def("diagonal", diag_fn, py::arg("input"), py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1);
+  auto movedim_fn = [](const Tensor& a, py::handle s, py::handle d) { return tt::movedim(a, *dims_from(s), *dims_from(d)); };
+  for (const char* n : {"movedim", "moveaxis"}) {
+    cls.def(n, movedim_fn, py::arg("source"), py::arg("destination"));
+    m.def(n, movedim_fn, py::arg("input"), py::arg("source"), py::arg("destination"));
+  }
+  auto flip_fn = [](const Tensor& a, py::handle dims) { return tt::flip(a, *dims_from(dims)); };
+  cls.def("flip", [flip_fn](const Tensor& a, py::args dims) {
+    if (dims.size() == 1) return flip_fn(a, dims[0]);
+    return flip_fn(a, dims);
+  });
+  m.def("flip", flip_fn, py::arg("input"), py::arg("dims"));
+  auto roll_fn = [](const Tensor& a, py::handle shifts, py::object dims) {
+    return tt::roll(a, *dims_from(shifts), dims.is_none() ? tt::Dims{} : *dims_from(dims));
+  };
+  cls.def("roll", roll_fn, py::arg("shifts"), py::arg("dims") = py::none());
+  m.def("roll", roll_fn, py::arg("input"), py::arg("shifts"), py::arg("dims") = py::none());
+  cls.def("tril", &tt::tril, py::arg("diagonal") = 0);
+  m.def("tril", &tt::tril, py::arg("input"), py::arg("diagonal") = 0);
+  cls.def("triu", &tt::triu, py::arg("diagonal") = 0);
+  m.def("triu", &tt::triu, py::arg("input"), py::arg("diagonal") = 0);
+  auto split_fn = [](const Tensor& a, py::handle s, int64_t dim) {
+    if (PySequence_Check(s.ptr())) return tt::split(a, shape_from(s, "split").vec(), dim);
+    return tt::split_size(a, s.cast<int64_t>(), dim);
+  };
+  cls.def("split", split_fn, py::arg("split_size"), py::arg("dim") = 0);
+  m.def("split", split_fn, py::arg("tensor"), py::arg("split_size_or_sections"), py::arg("dim") = 0);
+  cls.def("chunk", &tt::chunk, py::arg("chunks"), py::arg("dim") = 0);
+  m.def("chunk", &tt::chunk, py::arg("input"), py::arg("chunks"), py::arg("dim") = 0);
+  cls.def("unbind", &tt::unbind, py::arg("dim") = 0);
+  m.def("unbind", &tt::unbind, py::arg("input"), py::arg("dim") = 0);
+
+  // ---- indexing ops ----
+  cls.def("index_select", &tt::index_select, py::arg("dim"), py::arg("index"));
+  m.def("index_select", &tt::index_select, py::arg("input"), py::arg("dim"), py::arg("index"));
+  cls.def("gather", &tt::gather, py::arg("dim"), py::arg("index"));
+  m.def("gather", &tt::gather, py::arg("input"), py::arg("dim"), py::arg("index"));
+  auto scatter_fn = [](const Tensor& a, int64_t dim, const Tensor& index, py::handle src, py::object value, py::object reduce) {
+    std::string r = reduce.is_none() ? "" : std::string(py::str(reduce));
+    py::handle s = src.is_none() ? py::handle(value) : src;
+    if (is_tensor(s)) return tt::scatter(a, dim, index, s.cast<const Tensor&>(), r);
+    if (!r.empty()) {
+      Tensor st = tt::contiguous(tt::expand(tt::scalar_tensor(scalar_arg(s, "scatter"), a.dtype()), index.shape()));
+      return tt::scatter(a, dim, index, st, r);
+    }
+    return tt::scatter_scalar(a, dim, index, scalar_arg(s, "scatter"));
+  };
+  cls.def("scatter", scatter_fn, py::arg("dim"), py::arg("index"), py::arg("src") = py::none(), py::kw_only(),
+          py::arg("value") = py::none(), py::arg("reduce") = py::none());
+  m.def("scatter", scatter_fn, py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src") = py::none(),
+        py::kw_only(), py::arg("value") = py::none(), py::arg("reduce") = py::none());
+  cls.def("scatter_", [scatter_fn](Tensor& a, int64_t dim, const Tensor& index, py::handle src, py::object value, py::object reduce) -> Tensor& {
+    Tensor r = scatter_fn(a, dim, index, src, value, reduce);
+    return tt::copy_(a, r);
+  }, py::arg("dim"), py::arg("index"), py::arg("src") = py::none(), py::kw_only(), py::arg("value") = py::none(),
+     py::arg("reduce") = py::none(), py::return_value_policy::reference_internal);
+  auto scatter_add_fn = [](const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) { return tt::scatter(a, dim, index, src, "add"); };
+  cls.def("scatter_add", scatter_add_fn, py::arg("dim"), py::arg("index"), py::arg("src"));
+  m.def("scatter_add", scatter_add_fn, py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"));
+  cls.def("scatter_add_", [](Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) -> Tensor& {
+    return tt::copy_(a, tt::scatter(a, dim, index, src, "add"));
+  }, py::arg("dim"), py::arg("index"), py::arg("src"), py::return_value_policy::reference_internal);
+  auto index_add_fn = [](const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src, py::handle alpha) {
+    return tt::index_add(a, dim, index, src, alpha.is_none() ? Scalar::from_int(1) : scalar_arg(alpha, "alpha"));
+  };
+  cls.def("index_add", index_add_fn, py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = py::none());
+  m.def("index_add", index_add_fn, py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = py::none());
+  cls.def("index_add_", [index_add_fn](Tensor& a, int64_t dim, const Tensor& index, const Tensor& src, py::handle alpha) -> Tensor& {
+    return tt::copy_(a, index_add_fn(a, dim, index, src, alpha));
+  }, py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = py::none(), py::return_value_policy::reference_internal);
+  cls.def("index_put_", [](Tensor& a, py::handle indices, const Tensor& values, bool acc) -> Tensor& {
+    tt::TensorList idx;
+    for (auto x : py::reinterpret_borrow<py::iterable>(indices)) idx.push_back(x.is_none() ? Tensor() : tensor_from(x, false));
+    return tt::index_put_(a, idx, values, acc);
+  }, py::arg("indices"), py::arg("values"), py::arg("accumulate") = false, py::return_value_policy::reference_internal);
+  m.def("masked_fill", [](const Tensor& a, const Tensor& mask, py::handle v) {
+    if (is_tensor(v)) return tt::masked_fill_t(a, mask, v.cast<const Tensor&>());
+    return tt::masked_fill(a, mask, scalar_arg(v, "masked_fill"));
+  }, py::arg("input"), py::arg("mask"), py::arg("value"));
+  cls.def("masked_select", &tt::masked_select, py::arg("mask"));
+  m.def("masked_select", &tt::masked_select, py::arg("input"), py::arg("mask"));
+  auto nonzero_fn = [](const Tensor& a, bool as_tuple) -> py::object {
+    Tensor nz = tt::nonzero(a);
+    if (!as_tuple) return py::cast(nz);
+    py::tuple t(static_cast<size_t>(std::max<int64_t>(a.dim(), 1)));
+    for (int64_t i = 0; i < std::max<int64_t>(a.dim(), 1); ++i)
+      t[i] = py::cast(a.dim() == 0 ? tt::zeros(Shape{nz.size(0)}, DType::Int64) : tt::contiguous(tt::select(nz, 1, i)));
+    return std::move(t);
+  };
+  cls.def("nonzero", nonzero_fn, py::kw_only(), py::arg("as_tuple") = false);
+  m.def("nonzero", nonzero_fn, py::arg("input"), py::kw_only(), py::arg("as_tuple") = false);
+  cls.def("count_nonzero", [](const Tensor& a, py::object dim) {
+    return tt::reduce(ReduceOp::Sum, tt::binary(BinaryOp::Ne, a, Scalar::from_int(0)), dims_from(dim), false, std::nullopt);
+  }, py::arg("dim") = py::none());
+
+  // ---- linear algebra ----
+  cls.def("matmul", &tt::matmul, py::arg("other"));
+  m.def("matmul", &tt::matmul, py::arg("input"), py::arg("other"));
+  cls.def("mm", &tt::mm, py::arg("mat2"));
+  m.def("mm", &tt::mm, py::arg("input"), py::arg("mat2"));
+  cls.def("bmm", &tt::bmm, py::arg("mat2"));
+  m.def("bmm", &tt::bmm, py::arg("input"), py::arg("mat2"));
+  auto dot_fn = [](const Tensor& a, const Tensor& b) {
+    if (a.dim() != 1 || b.dim() != 1)
+      throw tt::ShapeError("dot", {a.shape(), b.shape()}, {}, "1D tensors expected, but got " + std::to_string(a.dim()) + "D and " + std::to_string(b.dim()) + "D tensors");
+    return tt::matmul(a, b);
+  };
+  cls.def("dot", dot_fn, py::arg("other"));
+  m.def("dot", dot_fn, py::arg("input"), py::arg("other"));
+  auto outer_fn = [](const Tensor& a, const Tensor& b) { return tt::binary(BinaryOp::Mul, tt::unsqueeze(a, 1), b); };
+  cls.def("outer", outer_fn, py::arg("vec2"));
+  m.def("outer", outer_fn, py::arg("input"), py::arg("vec2"));
+  auto sm = [](bool log) {
+    return [log](const Tensor& a, int64_t dim, py::object dtype) {
+      return log ? tt::log_softmax(a, dim, dtype_from(dtype)) : tt::softmax(a, dim, dtype_from(dtype));
+    };
+  };
+  cls.def("softmax", sm(false), py::arg("dim"), py::arg("dtype") = py::none());
+  cls.def("log_softmax", sm(true), py::arg("dim"), py::arg("dtype") = py::none());
+  m.def("softmax", sm(false), py::arg("input"), py::arg("dim"), py::arg("dtype") = py::none());
+  m.def("log_softmax", sm(true), py::arg("input"), py::arg("dim"), py::arg("dtype") = py::none());
+}
+
+}  // namespace ttpy

@@ -1,0 +1,65 @@
+#pragma once
+// Conversions between Python objects and core types, shared by the binding files.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+
+#include "typedtensor/ops.h"
+
+namespace py = pybind11;
+
+namespace ttpy {
+using tt::DType;
+using tt::Scalar;
+using tt::Shape;
+using tt::Tensor;
+
+// dtype and device objects (singletons created at module init)
+struct DTypeObj {
+  DType d;
+};
+struct DeviceObj {
+  tt::Device dev;
+};
+py::object dtype_object(DType d);
+std::optional<DType> dtype_from(py::handle h);  // None -> nullopt; dtype, numpy dtype, type, str
+DType dtype_or(py::handle h, DType def);
+DType dtype_from_numpy(const py::dtype& dt);
+py::dtype numpy_dtype(DType d);
+tt::Device device_from(py::handle h);
+py::object device_object(const tt::Device& d);
+
+bool is_tensor(py::handle h);
+bool scalar_from(py::handle h, Scalar* out);  // Python/numpy bool/int/float
+Scalar scalar_arg(py::handle h, const char* what);
+Shape shape_from_args(const py::args& args, const char* op);  // f(2, 3) or f((2, 3))
+Shape shape_from(py::handle h, const char* op);
+tt::OptDims dims_from(py::handle h);
+std::optional<int64_t> opt_int(py::handle h);
+std::pair<int64_t, int64_t> pair_from(py::handle h, const char* what);
+// A Tensor from a tensor, scalar (wrapped), numpy array or nested list.
+Tensor tensor_from(py::handle h, bool wrap_scalars = true);
+tt::TensorList tensors_from(py::handle seq);
+py::tuple shape_tuple(const Shape& s);
+
+// numpy / DLPack
+Tensor from_numpy(py::array arr);
+py::array to_numpy(const Tensor& t);
+py::object to_dlpack(const Tensor& t);
+Tensor from_dlpack(py::handle obj);
+Tensor tensor_data(py::handle data, std::optional<DType> dtype);
+
+// indexing
+py::object getitem(const Tensor& t, py::handle key);
+void setitem(Tensor& t, py::handle key, py::handle value);
+
+py::object item(const Tensor& t);
+
+void register_errors(py::module_& m);
+void bind_tensor(py::module_& m);
+void bind_functions(py::module_& m);
+void bind_types(py::module_& m);
+
+}  // namespace ttpy

@@ -1,0 +1,44 @@
+#pragma once
+// Helpers shared by the front-end ops (not installed; not part of the public C++ API).
+#include <string>
+#include <utility>
+
+#include "typedtensor/ops.h"
+
+namespace tt::detail {
+
+[[noreturn]] inline void shape_error(const std::string& op, std::vector<Shape> shapes, Params params,
+                                     const std::string& msg) {
+  throw ShapeError(op, std::move(shapes), std::move(params), msg);
+}
+
+// Wrap a possibly negative `dim` of a tensor of rank `ndim` (+extra, for unsqueeze/stack), or throw
+// ShapeError(op, [shape], {dim}) — the registry's shape-axis rule words the message.
+inline int64_t dim_arg(const char* op, const Tensor& t, int64_t d, int64_t extra = 0) {
+  int64_t n = t.dim() + extra;
+  int64_t lo = n > 0 ? -n : -1, hi = n > 0 ? n - 1 : 0;
+  if (d < lo || d > hi)
+    shape_error(op, {t.shape()}, {{"dim", d}},
+                "dimension out of range (expected to be in range of [" + std::to_string(lo) + ", " +
+                    std::to_string(hi) + "], but got " + std::to_string(d) + ")");
+  return d < 0 ? d + (n > 0 ? n : 1) : d;
+}
+
+inline Tensor cast(const Tensor& t, DType d) { return t.dtype() == d ? t : to_dtype(t, d); }
+
+inline bool can_cast(DType from, DType to) {
+  if (is_floating(from) && !is_floating(to)) return false;
+  if (from != DType::Bool && to == DType::Bool) return false;
+  return true;
+}
+
+// [outer, r, inner] sizes around dim d (contiguous layout)
+inline void split_at(const Shape& s, int64_t d, int64_t* outer, int64_t* r, int64_t* inner) {
+  *outer = 1;
+  *inner = 1;
+  for (int64_t i = 0; i < d; ++i) *outer *= s[i];
+  *r = s.empty() ? 1 : s[d];
+  for (size_t i = d + 1; i < s.size(); ++i) *inner *= s[i];
+}
+
+}  // namespace tt::detail

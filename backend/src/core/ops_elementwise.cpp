@@ -1,0 +1,528 @@
+// Front-end elementwise ops: promotion, explicit broadcasting, then the Binary/Unary/... primitives.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "../cpu/kernels.h"
+#include "internal.h"
+
+namespace tt {
+using detail::cast;
+using detail::shape_error;
+
+const char* binary_name(BinaryOp op) {
+  static const char* n[] = {"add", "sub", "mul", "div", "floor_divide", "remainder", "pow", "maximum",
+                            "minimum", "atan2", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
+                            "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
+                            "fmod", "hypot", "copysign"};
+  return n[static_cast<int>(op)];
+}
+
+const char* unary_name(UnaryOp op) {
+  static const char* n[] = {"neg", "abs", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
+                            "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+                            "asinh", "acosh", "atanh", "sigmoid", "relu", "gelu", "gelu_tanh", "silu", "erf",
+                            "erfc", "floor", "ceil", "round", "trunc", "frac", "sign", "reciprocal", "square",
+                            "logical_not", "bitwise_not", "isnan", "isinf", "isfinite", "softplus", "mish",
+                            "logsigmoid", "relu6", "hardsigmoid", "hardswish"};
+  return n[static_cast<int>(op)];
+}
+
+// ---------------- primitives ----------------
+namespace {
+
+class Binary : public Primitive {
+ public:
+  explicit Binary(BinaryOp op) : op_(op) {}
+  const char* name() const override { return binary_name(op_); }
+  BinaryOp op() const { return op_; }
+  bool differentiable() const override { return op_ <= BinaryOp::Atan2 || op_ >= BinaryOp::Fmod; }
+  TensorList eval_cpu(const TensorList& in) override {
+    bool cmp = (op_ >= BinaryOp::Eq && op_ <= BinaryOp::LogicalXor);
+    Tensor out = empty(in[0].shape(), cmp ? DType::Bool : in[0].dtype());
+    cpu::binary(op_, out, in[0], in[1]);
+    return {out};
+  }
+
+ private:
+  BinaryOp op_;
+};
+
+class Unary : public Primitive {
+ public:
+  explicit Unary(UnaryOp op) : op_(op) {}
+  const char* name() const override { return unary_name(op_); }
+  UnaryOp op() const { return op_; }
+  bool differentiable() const override {
+    return !(op_ == UnaryOp::LogicalNot || op_ == UnaryOp::BitNot || op_ == UnaryOp::IsNan ||
+             op_ == UnaryOp::IsInf || op_ == UnaryOp::IsFinite || op_ == UnaryOp::Sign);
+  }
+  TensorList eval_cpu(const TensorList& in) override {
+    bool pred = op_ == UnaryOp::LogicalNot || op_ == UnaryOp::IsNan || op_ == UnaryOp::IsInf ||
+                op_ == UnaryOp::IsFinite;
+    Tensor out = empty(in[0].shape(), pred ? DType::Bool : in[0].dtype());
+    cpu::unary(op_, out, in[0]);
+    return {out};
+  }
+
+ private:
+  UnaryOp op_;
+};
+
+class AsType : public Primitive {
+ public:
+  explicit AsType(DType d) : dtype_(d) {}
+  const char* name() const override { return "to"; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor out = empty(in[0].shape(), dtype_);
+    cpu::copy(out, in[0]);
+    return {out};
+  }
+
+ private:
+  DType dtype_;
+};
+
+class Contiguous : public Primitive {
+ public:
+  const char* name() const override { return "contiguous"; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor out = empty(in[0].shape(), in[0].dtype());
+    cpu::copy(out, in[0]);
+    return {out};
+  }
+};
+
+class Where : public Primitive {
+ public:
+  const char* name() const override { return "where"; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor out = empty(in[1].shape(), in[1].dtype());
+    cpu::where(out, in[0], in[1], in[2]);
+    return {out};
+  }
+};
+
+class Clamp : public Primitive {
+ public:
+  Clamp(std::optional<double> lo, std::optional<double> hi) : lo_(lo), hi_(hi) {}
+  const char* name() const override { return "clamp"; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor out = empty(in[0].shape(), in[0].dtype());
+    cpu::clamp(out, in[0], lo_, hi_);
+    return {out};
+  }
+
+ private:
+  std::optional<double> lo_, hi_;
+};
+
+class LeakyRelu : public Primitive {
+ public:
+  explicit LeakyRelu(double s, bool elu) : slope_(s), elu_(elu) {}
+  const char* name() const override { return elu_ ? "elu" : "leaky_relu"; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor out = empty(in[0].shape(), in[0].dtype());
+    if (elu_) cpu::elu(out, in[0], slope_);
+    else cpu::leaky_relu(out, in[0], slope_);
+    return {out};
+  }
+
+ private:
+  double slope_;
+  bool elu_;
+};
+
+bool needs_float(BinaryOp op) {
+  return op == BinaryOp::Div || op == BinaryOp::Atan2 || op == BinaryOp::Hypot || op == BinaryOp::Copysign;
+}
+bool is_compare(BinaryOp op) { return op >= BinaryOp::Eq && op <= BinaryOp::Ge; }
+bool is_logical(BinaryOp op) { return op >= BinaryOp::LogicalAnd && op <= BinaryOp::LogicalXor; }
+bool is_bitwise(BinaryOp op) { return op >= BinaryOp::BitAnd && op <= BinaryOp::BitXor; }
+
+bool unary_needs_float(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Neg: case UnaryOp::Abs: case UnaryOp::Relu: case UnaryOp::Sign: case UnaryOp::Square:
+    case UnaryOp::LogicalNot: case UnaryOp::BitNot: case UnaryOp::IsNan: case UnaryOp::IsInf:
+    case UnaryOp::IsFinite: case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round:
+    case UnaryOp::Trunc: case UnaryOp::Relu6:
+      return false;
+    default:
+      return true;
+  }
+}
+
+// One-state result type as in PyTorch: tensors with dims > 0-dim tensors > wrapped Python numbers.
+struct Promo {
+  DType dim = DType::Bool, zero = DType::Bool, wrapped = DType::Bool;
+  bool has_dim = false, has_zero = false, has_wrapped = false;
+  void add(const Tensor& t) {
+    if (t.impl()->wrapped_number) {
+      wrapped = has_wrapped ? promote_types(wrapped, t.dtype()) : t.dtype();
+      has_wrapped = true;
+    } else if (t.dim() == 0) {
+      zero = has_zero ? promote_types(zero, t.dtype()) : t.dtype();
+      has_zero = true;
+    } else {
+      dim = has_dim ? promote_types(dim, t.dtype()) : t.dtype();
+      has_dim = true;
+    }
+  }
+  static std::pair<bool, DType> combine(bool hh, DType higher, bool hl, DType lower) {
+    if (!hh) return {hl, lower};
+    if (!hl) return {true, higher};
+    if (is_floating(higher)) return {true, higher};
+    if (higher == DType::Bool || is_floating(lower)) return {true, promote_types(higher, lower)};
+    return {true, higher};
+  }
+  DType result() const {
+    auto [h1, d1] = combine(has_zero, zero, has_wrapped, wrapped);
+    auto [h2, d2] = combine(has_dim, dim, h1, d1);
+    return h2 ? d2 : DType::Float32;
+  }
+};
+
+}  // namespace
+
+DType result_type(const Tensor& a, const Tensor& b) {
+  if (a.dtype() == b.dtype()) return a.dtype();
+  Promo p;
+  p.add(a);
+  p.add(b);
+  return p.result();
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
+  if (a == b) return a;
+  size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da != db && da != 1 && db != 1)
+      shape_error(op, {a, b}, {},
+                  "shapes " + shape_str(a) + " and " + shape_str(b) + " do not broadcast (dim " +
+                      std::to_string(static_cast<int64_t>(i) - static_cast<int64_t>(n)) + ": " + std::to_string(da) +
+                      " vs " + std::to_string(db) + ")");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+// ---------------- creation ----------------
+Tensor full(const Shape& shape, Scalar value, std::optional<DType> dtype) {
+  Tensor t = empty(shape, dtype ? *dtype : value.dtype());
+  cpu::fill(t, value);
+  return t;
+}
+Tensor zeros(const Shape& shape, DType dtype) {
+  Tensor t = empty(shape, dtype);
+  if (t.numel()) std::memset(t.raw(), 0, t.numel() * t.itemsize());
+  return t;
+}
+Tensor ones(const Shape& shape, DType dtype) { return full(shape, Scalar::from_int(1), dtype); }
+
+Tensor scalar_tensor(Scalar s, std::optional<DType> dtype, bool wrapped) {
+  DType d = dtype ? *dtype : s.dtype();
+  Tensor t = empty(Shape{}, d);
+  switch (d) {  // fast paths of cpu::fill for the common scalar dtypes
+    case DType::Float32: *t.data<float>() = static_cast<float>(s.to_double()); break;
+    case DType::Float64: *t.data<double>() = s.to_double(); break;
+    case DType::Int64: *t.data<int64_t>() = s.kind == Scalar::Float ? static_cast<int64_t>(s.d) : s.i; break;
+    default: cpu::fill(t, s);
+  }
+  t.impl()->wrapped_number = wrapped;
+  return t;
+}
+
+Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype) {
+  bool any_float = start.kind == Scalar::Float || end.kind == Scalar::Float || step.kind == Scalar::Float;
+  DType d = dtype ? *dtype : (any_float ? kDefaultFloat : DType::Int64);
+  double s0 = start.to_double(), s1 = end.to_double(), st = step.to_double();
+  if (st == 0) throw ValueError("[arange] step must be nonzero");
+  if (!std::isfinite(s0) || !std::isfinite(s1)) throw ValueError("[arange] unsupported range: start and end must be finite");
+  if ((st > 0 && s1 < s0) || (st < 0 && s1 > s0))
+    throw ValueError("[arange] upper bound and larger bound inconsistent with step sign");
+  int64_t n;
+  if (!any_float && !dtype.has_value()) {
+    int64_t a = start.i, b = end.i, s = step.i;
+    n = s > 0 ? (b - a + s - 1) / s : (a - b + (-s) - 1) / (-s);
+  } else {
+    n = static_cast<int64_t>(std::ceil((s1 - s0) / st));
+  }
+  n = std::max<int64_t>(n, 0);
+  Tensor t = empty(Shape{n}, d);
+  visit_dtype(d, [&](auto tag) {
+    using T = decltype(tag);
+    T* p = t.data<T>();
+    if (!any_float) {
+      for (int64_t i = 0; i < n; ++i) p[i] = T(static_cast<float>(start.i + i * step.i));
+      if constexpr (std::is_integral_v<T>)
+        for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(start.i + i * step.i);
+      else if constexpr (std::is_same_v<T, double>)
+        for (int64_t i = 0; i < n; ++i) p[i] = static_cast<double>(start.i + i * step.i);
+    } else {
+      for (int64_t i = 0; i < n; ++i) p[i] = T(static_cast<float>(s0 + i * st));
+      if constexpr (std::is_same_v<T, double>)
+        for (int64_t i = 0; i < n; ++i) p[i] = s0 + i * st;
+    }
+  });
+  return t;
+}
+
+Tensor linspace(double start, double end, int64_t steps, DType dtype) {
+  if (steps < 0) throw ValueError("[linspace] number of steps must be non-negative");
+  Tensor t = empty(Shape{steps}, DType::Float64);
+  double* p = t.data<double>();
+  double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0;
+  int64_t half = steps / 2;
+  for (int64_t i = 0; i < steps; ++i) p[i] = i < half ? start + step * i : end - step * (steps - 1 - i);
+  return dtype == DType::Float64 ? t : to_dtype(t, dtype);
+}
+
+Tensor eye(int64_t n, int64_t m, DType dtype) {
+  if (n < 0 || m < 0) throw ValueError("[eye] n and m must be non-negative");
+  Tensor t = zeros(Shape{n, m}, dtype);
+  Tensor one = scalar_tensor(Scalar::from_int(1), dtype);
+  size_t isz = itemsize(dtype);
+  for (int64_t i = 0; i < std::min(n, m); ++i)
+    std::memcpy(static_cast<char*>(t.raw()) + (i * m + i) * isz, one.raw(), isz);
+  return t;
+}
+
+// ---------------- binary ----------------
+namespace {
+Tensor binary_impl(BinaryOp op, const Tensor& a0, const Tensor& b0) {
+  DType rt = result_type(a0, b0);
+  const char* name = binary_name(op);
+  if (op == BinaryOp::Sub && a0.dtype() == DType::Bool && b0.dtype() == DType::Bool)
+    throw TypeError("[sub] subtraction of two bool tensors is not supported; use logical_xor");
+  if (is_bitwise(op) && is_floating(rt))
+    throw TypeError(std::string("[") + name + "] only integer and bool tensors are supported, got " + dtype_name(rt));
+  if ((op == BinaryOp::FloorDiv || op == BinaryOp::Remainder || op == BinaryOp::Fmod) && rt == DType::Bool)
+    rt = DType::Int64;
+  DType compute = rt;
+  if (needs_float(op) && !is_floating(compute)) compute = kDefaultFloat;
+  DType out_half = DType::Bool;
+  bool half = is_half(compute);
+  if (half) {
+    out_half = compute;
+    compute = DType::Float32;
+  }
+  Tensor a = cast(a0, compute), b = cast(b0, compute);
+  if (!is_floating(compute) && (op == BinaryOp::FloorDiv || op == BinaryOp::Remainder || op == BinaryOp::Fmod) &&
+      cpu::any_zero(b))
+    throw ValueError(std::string("[") + name + "] integer division by zero");
+  if (a.shape() != b.shape()) {
+    Shape s = broadcast_shapes(a.shape(), b.shape(), name);
+    if (a.shape() != s) a = expand(a, s);
+    if (b.shape() != s) b = expand(b, s);
+  }
+  Tensor out = apply1(std::make_shared<Binary>(op), {a, b});
+  if (half && !is_compare(op) && !is_logical(op)) out = to_dtype(out, out_half);
+  return out;
+}
+}  // namespace
+
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  // fast path: same dtype (not half) and shape
+  if (a.dtype() == b.dtype() && a.shape() == b.shape() && !is_half(a.dtype()) &&
+      (is_floating(a.dtype()) || !needs_float(op)) && (op <= BinaryOp::Div || op == BinaryOp::Maximum ||
+                                                      op == BinaryOp::Minimum || is_compare(op)) &&
+      !(op == BinaryOp::Sub && a.dtype() == DType::Bool))
+    return apply1(std::make_shared<Binary>(op), {a, b});
+  return binary_impl(op, a, b);
+}
+
+Tensor binary(BinaryOp op, const Tensor& a, Scalar b) {
+  return binary_impl(op, a, scalar_tensor(b, std::nullopt, /*wrapped=*/true));
+}
+Tensor binary(BinaryOp op, Scalar a, const Tensor& b) {
+  return binary_impl(op, scalar_tensor(a, std::nullopt, /*wrapped=*/true), b);
+}
+
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  if (alpha.kind != Scalar::Float && alpha.i == 1) return binary(BinaryOp::Add, a, b);
+  return binary(BinaryOp::Add, a, binary(BinaryOp::Mul, b, alpha));
+}
+
+namespace {
+bool overlaps(const Tensor& a, const Tensor& b) {
+  if (a.storage() != b.storage()) return false;
+  return !(a.offset() == b.offset() && a.strides() == b.strides() && a.shape() == b.shape());
+}
+void check_writable(const Tensor& t, const char* op) {
+  if (!t.storage()->writable)
+    throw ValueError(std::string("[") + op + "] the tensor is read-only (it shares memory with a read-only array)");
+}
+}  // namespace
+
+Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other) {
+  std::string name = std::string(binary_name(op)) + "_";
+  check_writable(self, name.c_str());
+  DType rt = result_type(self, other);
+  if (needs_float(op) && !is_floating(rt)) rt = kDefaultFloat;
+  if (is_compare(op) || is_logical(op)) rt = DType::Bool;
+  if (!detail::can_cast(rt, self.dtype()))
+    throw TypeError("[" + name + "] result type " + dtype_name(rt) + " can't be cast to the desired output type " +
+                    dtype_name(self.dtype()));
+  Shape s = broadcast_shapes(self.shape(), other.shape(), name.c_str());
+  if (s != self.shape())
+    shape_error(name, {self.shape(), other.shape()}, {},
+                "output with shape " + shape_str(self.shape()) + " doesn't match the broadcast shape " + shape_str(s));
+  if (self.numel() == 0) return self;
+  if (self.dtype() == other.dtype() && !is_half(self.dtype()) && !needs_float(op) && !overlaps(self, other) &&
+      !is_compare(op) && !is_logical(op) && !(op == BinaryOp::Sub && self.dtype() == DType::Bool) &&
+      !(is_bitwise(op) && is_floating(self.dtype()))) {
+    Tensor b = other.shape() == s ? other : expand(other, s);
+    if (!is_floating(self.dtype()) && (op == BinaryOp::FloorDiv || op == BinaryOp::Remainder) && cpu::any_zero(b))
+      throw ValueError("[" + name + "] integer division by zero");
+    cpu::binary(op, self, self, b);
+  } else {
+    Tensor r = binary(op, self, other);
+    cpu::copy(self, r);
+  }
+  self.bump_version();
+  return self;
+}
+
+Tensor& binary_(BinaryOp op, Tensor& self, Scalar other) {
+  Tensor o = scalar_tensor(other, std::nullopt, true);
+  return binary_(op, self, o);
+}
+
+// ---------------- unary ----------------
+Tensor unary(UnaryOp op, const Tensor& a0) {
+  Tensor a = a0;
+  DType d = a.dtype();
+  if (unary_needs_float(op) && !is_floating(d)) a = to_dtype(a, kDefaultFloat);
+  if (op == UnaryOp::Neg && d == DType::Bool)
+    throw TypeError("[neg] negation of a bool tensor is not supported; use logical_not");
+  if (op == UnaryOp::BitNot && is_floating(d)) throw TypeError("[bitwise_not] only integer and bool tensors are supported");
+  bool half = is_half(a.dtype());
+  if (half) a = to_dtype(a, DType::Float32);
+  Tensor out = apply1(std::make_shared<Unary>(op), {a});
+  if (half && out.dtype() == DType::Float32) out = to_dtype(out, d);
+  return out;
+}
+
+Tensor& unary_(UnaryOp op, Tensor& a) {
+  check_writable(a, unary_name(op));
+  Tensor r = unary(op, a);
+  if (!detail::can_cast(r.dtype(), a.dtype()))
+    throw TypeError(std::string("[") + unary_name(op) + "_] result type " + dtype_name(r.dtype()) +
+                    " can't be cast to the desired output type " + dtype_name(a.dtype()));
+  cpu::copy(a, r);
+  a.bump_version();
+  return a;
+}
+
+Tensor leaky_relu(const Tensor& a, double slope) {
+  if (!is_floating(a.dtype())) throw TypeError("[leaky_relu] needs a floating point tensor");
+  Tensor x = is_half(a.dtype()) ? to_dtype(a, DType::Float32) : a;
+  Tensor r = apply1(std::make_shared<LeakyRelu>(slope, false), {x});
+  return is_half(a.dtype()) ? to_dtype(r, a.dtype()) : r;
+}
+
+Tensor elu(const Tensor& a, double alpha) {
+  if (!is_floating(a.dtype())) throw TypeError("[elu] needs a floating point tensor");
+  Tensor x = is_half(a.dtype()) ? to_dtype(a, DType::Float32) : a;
+  Tensor r = apply1(std::make_shared<LeakyRelu>(alpha, true), {x});
+  return is_half(a.dtype()) ? to_dtype(r, a.dtype()) : r;
+}
+
+Tensor where(const Tensor& cond0, const Tensor& a0, const Tensor& b0) {
+  if (cond0.dtype() != DType::Bool && cond0.dtype() != DType::UInt8)
+    throw TypeError(std::string("[where] condition must be a bool tensor, got ") + dtype_name(cond0.dtype()));
+  DType rt = result_type(a0, b0);
+  Shape s = broadcast_shapes(broadcast_shapes(cond0.shape(), a0.shape(), "where"), b0.shape(), "where");
+  Tensor c = cast(cond0, DType::Bool), a = cast(a0, rt), b = cast(b0, rt);
+  if (c.shape() != s) c = expand(c, s);
+  if (a.shape() != s) a = expand(a, s);
+  if (b.shape() != s) b = expand(b, s);
+  return apply1(std::make_shared<Where>(), {c, a, b});
+}
+
+Tensor clamp(const Tensor& a0, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  if (!lo && !hi) throw ValueError("[clamp] at least one of 'min' or 'max' must not be None");
+  DType d = a0.dtype();
+  if (!is_floating(d) && ((lo && lo->kind == Scalar::Float) || (hi && hi->kind == Scalar::Float))) d = kDefaultFloat;
+  Tensor a = cast(a0, is_half(d) ? DType::Float32 : d);
+  std::optional<double> l, h;
+  if (lo) l = lo->to_double();
+  if (hi) h = hi->to_double();
+  Tensor r = apply1(std::make_shared<Clamp>(l, h), {a});
+  return is_half(d) ? to_dtype(r, d) : r;
+}
+
+Tensor clamp_t(const Tensor& a, const Tensor* lo, const Tensor* hi) {
+  if (!lo && !hi) throw ValueError("[clamp] at least one of 'min' or 'max' must not be None");
+  Tensor r = a;
+  if (lo) r = binary(BinaryOp::Maximum, r, *lo);
+  if (hi) r = binary(BinaryOp::Minimum, r, *hi);
+  return r;
+}
+
+Tensor& clamp_(Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  check_writable(a, "clamp_");
+  Tensor r = clamp(a, lo, hi);
+  if (!detail::can_cast(r.dtype(), a.dtype()))
+    throw TypeError(std::string("[clamp_] result type ") + dtype_name(r.dtype()) +
+                    " can't be cast to the desired output type " + dtype_name(a.dtype()));
+  cpu::copy(a, r);
+  a.bump_version();
+  return a;
+}
+
+Tensor lerp(const Tensor& a, const Tensor& b, const Tensor& w) {
+  return binary(BinaryOp::Add, a, binary(BinaryOp::Mul, w, binary(BinaryOp::Sub, b, a)));
+}
+
+Tensor nan_to_num(const Tensor& a, double nan, std::optional<double> posinf, std::optional<double> neginf) {
+  if (!is_floating(a.dtype())) return clone(a);
+  double big = a.dtype() == DType::Float64 ? std::numeric_limits<double>::max()
+               : a.dtype() == DType::Float16 ? 65504.0
+               : static_cast<double>(std::numeric_limits<float>::max());
+  Tensor r = where(unary(UnaryOp::IsNan, a), scalar_tensor(Scalar::from_double(nan), a.dtype()), a);
+  Tensor pos = binary(BinaryOp::Eq, r, Scalar::from_double(std::numeric_limits<double>::infinity()));
+  r = where(pos, scalar_tensor(Scalar::from_double(posinf ? *posinf : big), a.dtype()), r);
+  Tensor neg = binary(BinaryOp::Eq, r, Scalar::from_double(-std::numeric_limits<double>::infinity()));
+  return where(neg, scalar_tensor(Scalar::from_double(neginf ? *neginf : -big), a.dtype()), r);
+}
+
+// ---------------- casts and copies ----------------
+Tensor to_dtype(const Tensor& a, DType dtype, bool copy) {
+  if (a.dtype() == dtype && !copy) return a;
+  return apply1(std::make_shared<AsType>(dtype), {a});
+}
+
+Tensor contiguous(const Tensor& a) {
+  if (a.is_contiguous()) return a;
+  return apply1(std::make_shared<Contiguous>(), {a});
+}
+
+Tensor clone(const Tensor& a) { return apply1(std::make_shared<Contiguous>(), {a}); }
+
+Tensor& copy_(Tensor& dst, const Tensor& src) {
+  check_writable(dst, "copy_");
+  Shape s = broadcast_shapes(dst.shape(), src.shape(), "copy_");
+  if (s != dst.shape())
+    shape_error("copy_", {dst.shape(), src.shape()}, {},
+                "source of shape " + shape_str(src.shape()) + " can't be broadcast to " + shape_str(dst.shape()));
+  Tensor b = src.shape() == s ? src : expand(src, s);
+  if (dst.storage() == src.storage()) b = clone(b);  // overlapping copy: go through a temporary
+  cpu::copy(dst, b);
+  dst.bump_version();
+  return dst;
+}
+
+Tensor& fill_(Tensor& dst, Scalar v) {
+  check_writable(dst, "fill_");
+  cpu::fill(dst, v);
+  dst.bump_version();
+  return dst;
+}
+
+Tensor& zero_(Tensor& dst) { return fill_(dst, Scalar::from_int(0)); }
+
+}  // namespace tt

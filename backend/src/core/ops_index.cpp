@@ -1,0 +1,369 @@
+// Indexing: index_select, gather, scatter, masked ops, nonzero, advanced indexing and index_put_.
+#include <algorithm>
+#include <cstring>
+
+#include "../cpu/kernels.h"
+#include "../cpu/loops.h"
+#include "internal.h"
+
+namespace tt {
+using detail::dim_arg;
+using detail::shape_error;
+
+namespace {
+
+Tensor as_index(const char* op, const Tensor& idx) {
+  if (idx.dtype() != DType::Int64 && idx.dtype() != DType::Int32 && idx.dtype() != DType::UInt8)
+    throw TypeError(std::string("[") + op + "] expected an int64 or int32 index tensor, got " + dtype_name(idx.dtype()));
+  return contiguous(detail::cast(idx, DType::Int64));
+}
+
+// Wraps negative indices (copying if needed) and checks bounds.
+Tensor checked_index(const char* op, const Tensor& idx0, int64_t size, int64_t dim) {
+  Tensor idx = as_index(op, idx0);
+  const int64_t* p = idx.data<int64_t>();
+  int64_t n = idx.numel();
+  bool neg = false;
+  for (int64_t i = 0; i < n; ++i) {
+    if (p[i] < -size || p[i] >= size)
+      throw IndexError("index " + std::to_string(p[i]) + " is out of bounds for dimension " + std::to_string(dim) +
+                       " with size " + std::to_string(size));
+    if (p[i] < 0) neg = true;
+  }
+  if (!neg) return idx;
+  Tensor c = empty(idx.shape(), DType::Int64);
+  int64_t* q = c.data<int64_t>();
+  for (int64_t i = 0; i < n; ++i) q[i] = p[i] < 0 ? p[i] + size : p[i];
+  return c;
+}
+
+class IndexSelect : public Primitive {
+ public:
+  explicit IndexSelect(int64_t d) : dim_(d) {}
+  const char* name() const override { return "index_select"; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor a = contiguous(in[0]);
+    Shape s = a.shape();
+    if (a.dim() > 0) s[dim_] = in[1].numel();
+    Tensor out = empty(s, a.dtype());
+    if (out.numel() > 0) cpu::index_select(out, a, dim_, in[1]);
+    return {out};
+  }
+
+ private:
+  int64_t dim_;
+};
+
+class Gather : public Primitive {
+ public:
+  explicit Gather(int64_t d) : dim_(d) {}
+  const char* name() const override { return "gather"; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor out = empty(in[1].shape(), in[0].dtype());
+    if (out.numel() > 0) cpu::gather(out, in[0], dim_, in[1]);
+    return {out};
+  }
+
+ private:
+  int64_t dim_;
+};
+
+class Scatter : public Primitive {
+ public:
+  Scatter(int64_t d, int reduce) : dim_(d), reduce_(reduce) {}
+  const char* name() const override { return reduce_ == 1 ? "scatter_add" : "scatter"; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor out = empty(in[0].shape(), in[0].dtype());
+    cpu::copy(out, in[0]);
+    cpu::scatter(out, dim_, in[1], in[2], reduce_);
+    return {out};
+  }
+
+ private:
+  int64_t dim_;
+  int reduce_;
+};
+
+class MaskedFill : public Primitive {
+ public:
+  const char* name() const override { return "masked_fill"; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor out = empty(in[0].shape(), in[0].dtype());
+    cpu::copy(out, in[0]);
+    cpu::masked_fill(out, in[1], in[2]);
+    return {out};
+  }
+};
+
+void check_gather_shapes(const char* op, const Tensor& a, int64_t d, const Tensor& index, const Tensor* src) {
+  std::vector<Shape> shapes{a.shape(), index.shape()};
+  if (src) shapes.push_back(src->shape());
+  if (index.dim() != a.dim() && !(index.dim() <= 1 && a.dim() <= 1))
+    shape_error(op, shapes, {{"dim", d}}, "index tensor must have the same number of dimensions as input tensor");
+  for (int64_t i = 0; i < index.dim(); ++i) {
+    if (i != d && index.size(i) > a.size(i))
+      shape_error(op, shapes, {{"dim", d}},
+                  "size of dimension " + std::to_string(i) + " of index (" + std::to_string(index.size(i)) +
+                      ") exceeds the input's (" + std::to_string(a.size(i)) + ")");
+    if (src && index.size(i) > src->size(i))
+      shape_error(op, shapes, {{"dim", d}},
+                  "size of dimension " + std::to_string(i) + " of index exceeds the source's");
+  }
+}
+
+}  // namespace
+
+Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
+  int64_t d = dim_arg("index_select", a, dim);
+  if (index.dim() > 1) shape_error("index_select", {a.shape(), index.shape()}, {{"dim", dim}}, "index must be 0-D or 1-D");
+  Tensor idx = checked_index("index_select", index, a.dim() ? a.size(d) : 1, d);
+  return apply1(std::make_shared<IndexSelect>(d), {a, idx});
+}
+
+Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
+  int64_t d = dim_arg("gather", a, dim);
+  Tensor idx = as_index("gather", index);
+  check_gather_shapes("gather", a, d, idx, nullptr);
+  idx = checked_index("gather", idx, a.dim() ? a.size(d) : 1, d);
+  return apply1(std::make_shared<Gather>(d), {a, idx});
+}
+
+Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce) {
+  int64_t d = dim_arg("scatter", a, dim);
+  int r = reduce.empty() ? 0 : reduce == "add" || reduce == "sum" ? 1 : reduce == "multiply" || reduce == "prod" ? 2 : -1;
+  if (r < 0) throw ValueError("[scatter] reduce must be 'add' or 'multiply', got '" + reduce + "'");
+  Tensor idx = as_index("scatter", index);
+  check_gather_shapes("scatter", a, d, idx, &src);
+  if (src.dim() != a.dim() && !(src.dim() <= 1 && a.dim() <= 1))
+    shape_error("scatter", {a.shape(), index.shape(), src.shape()}, {{"dim", dim}},
+                "src must have the same number of dimensions as input tensor");
+  idx = checked_index("scatter", idx, a.dim() ? a.size(d) : 1, d);
+  return apply1(std::make_shared<Scatter>(d, r), {a, idx, detail::cast(src, a.dtype())});
+}
+
+Tensor scatter_scalar(const Tensor& a, int64_t dim, const Tensor& index, Scalar v) {
+  Tensor src = expand(scalar_tensor(v, a.dtype()), index.shape());
+  return scatter(a, dim, index, contiguous(src), "");
+}
+
+Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src, Scalar alpha) {
+  int64_t d = dim_arg("index_add", a, dim);
+  if (index.dim() > 1) shape_error("index_add", {a.shape(), index.shape(), src.shape()}, {{"dim", dim}}, "index must be 0-D or 1-D");
+  Shape want = a.shape();
+  if (a.dim() > 0) want[d] = index.numel();
+  if (src.shape() != want && !(a.dim() == 0 && src.numel() == 1))
+    shape_error("index_add", {a.shape(), index.shape(), src.shape()}, {{"dim", dim}},
+                "source shape " + shape_str(src.shape()) + " must be " + shape_str(want));
+  Tensor out = clone(a);
+  TensorList idx(static_cast<size_t>(std::max<int64_t>(d + 1, 1)));
+  idx[d] = reshape(index, Shape{index.numel()});
+  Tensor vals = (alpha.kind == Scalar::Int && alpha.i == 1) ? src : binary(BinaryOp::Mul, src, alpha);
+  if (a.dim() == 0) return binary(BinaryOp::Add, a, reshape(vals, Shape{}));
+  index_put_(out, idx, detail::cast(vals, a.dtype()), true);
+  return out;
+}
+
+Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar v) {
+  return masked_fill_t(a, mask, scalar_tensor(v, a.dtype()));
+}
+
+Tensor masked_fill_t(const Tensor& a, const Tensor& mask, const Tensor& v) {
+  if (mask.dtype() != DType::Bool) throw TypeError(std::string("[masked_fill] mask must be a bool tensor, got ") + dtype_name(mask.dtype()));
+  if (v.dim() != 0) throw ValueError("[masked_fill] only supports a 0-dimensional value tensor, got shape " + shape_str(v.shape()));
+  Shape s = broadcast_shapes(a.shape(), mask.shape(), "masked_fill");
+  if (s != a.shape())
+    shape_error("masked_fill", {a.shape(), mask.shape()}, {}, "mask of shape " + shape_str(mask.shape()) + " does not broadcast to " + shape_str(a.shape()));
+  if (is_floating(v.dtype()) && !is_floating(a.dtype()))
+    throw TypeError(std::string("[masked_fill] value of type ") + dtype_name(v.dtype()) + " can't be cast to " + dtype_name(a.dtype()));
+  Tensor val = contiguous(detail::cast(v, a.dtype()));
+  return apply1(std::make_shared<MaskedFill>(), {a, expand(mask, s), val});
+}
+
+Tensor nonzero(const Tensor& a0) {
+  Tensor a = contiguous(detail::cast(a0, DType::Bool));
+  const bool* p = a.data<bool>();
+  int64_t n = a.numel(), nd = a.dim(), cnt = 0;
+  for (int64_t i = 0; i < n; ++i) cnt += p[i];
+  Tensor out = empty(Shape{cnt, nd}, DType::Int64);
+  int64_t* q = out.data<int64_t>();
+  SmallVec<int64_t> idx(static_cast<size_t>(nd), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    if (p[i]) {
+      for (int64_t d = 0; d < nd; ++d) *q++ = idx[d];
+    }
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (++idx[d] < a.size(d)) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+Tensor masked_select(const Tensor& a, const Tensor& mask) {
+  if (mask.dtype() != DType::Bool) throw TypeError("[masked_select] mask must be a bool tensor");
+  Shape s = broadcast_shapes(a.shape(), mask.shape(), "masked_select");
+  Tensor ab = expand(a, s), mb = expand(mask, s);
+  Tensor nz = nonzero(mb);
+  TensorList idx;
+  for (int64_t d = 0; d < static_cast<int64_t>(s.size()); ++d) idx.push_back(select(nz, 1, d));
+  if (s.empty()) return reshape(index(reshape(ab, Shape{1}), {reshape(nz, Shape{nz.size(0)})}), Shape{-1});
+  return index(ab, idx);
+}
+
+namespace {
+struct AdvPlan {
+  std::vector<int64_t> dims;  // indexed dims of a, in order
+  Shape index_shape;          // broadcast shape of the index tensors
+  TensorList idx;             // int64, broadcast to index_shape, wrapped
+  bool adjacent = true;
+  int64_t first = 0;
+};
+
+AdvPlan plan_index(const char* op, const Tensor& a, const TensorList& indices) {
+  if (static_cast<int64_t>(indices.size()) > a.dim())
+    throw IndexError("too many indices for tensor of dimension " + std::to_string(a.dim()));
+  AdvPlan P;
+  for (size_t i = 0; i < indices.size(); ++i)
+    if (indices[i].defined()) P.dims.push_back(static_cast<int64_t>(i));
+  if (P.dims.empty()) throw IndexError(std::string("[") + op + "] no index tensors given");
+  P.first = P.dims[0];
+  for (size_t i = 1; i < P.dims.size(); ++i)
+    if (P.dims[i] != P.dims[i - 1] + 1) P.adjacent = false;
+  Shape bs = indices[P.dims[0]].shape();
+  std::vector<Shape> shapes;
+  for (auto d : P.dims) shapes.push_back(indices[d].shape());
+  for (auto d : P.dims) {
+    try {
+      bs = broadcast_shapes(bs, indices[d].shape(), op);
+    } catch (const ShapeError&) {
+      throw IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes " + [&] {
+        std::string r;
+        for (auto& s : shapes) r += shape_str(s);
+        return r;
+      }());
+    }
+  }
+  P.index_shape = bs;
+  for (auto d : P.dims) {
+    Tensor t = checked_index(op, indices[d], a.size(d), d);
+    P.idx.push_back(contiguous(expand(t, bs)));
+  }
+  return P;
+}
+}  // namespace
+
+Tensor index(const Tensor& a, const TensorList& indices) {
+  AdvPlan P = plan_index("index", a, indices);
+  // permute indexed dims to the front, then flatten them into one
+  Dims perm = P.dims;
+  Shape rest;
+  for (int64_t i = 0; i < a.dim(); ++i)
+    if (std::find(P.dims.begin(), P.dims.end(), i) == P.dims.end()) {
+      perm.push_back(i);
+      rest.push_back(a.size(i));
+    }
+  Tensor ap = permute(a, perm);
+  int64_t prod = 1;
+  for (auto d : P.dims) prod *= a.size(d);
+  Shape flat{prod};
+  for (auto s : rest) flat.push_back(s);
+  Tensor af = reshape(ap, flat);
+  int64_t n = 1;
+  for (auto s : P.index_shape) n *= s;
+  Tensor lin = empty(Shape{n}, DType::Int64);
+  int64_t* l = lin.data<int64_t>();
+  for (int64_t i = 0; i < n; ++i) l[i] = 0;
+  for (size_t k = 0; k < P.dims.size(); ++k) {
+    const int64_t* ix = P.idx[k].data<int64_t>();
+    int64_t sz = a.size(P.dims[k]);
+    for (int64_t i = 0; i < n; ++i) l[i] = l[i] * sz + ix[i];
+  }
+  Tensor r = index_select(af, 0, lin);
+  Shape os = P.index_shape;
+  for (auto s : rest) os.push_back(s);
+  r = reshape(r, os);
+  if (P.adjacent && P.first > 0) {
+    // move the index dims to where the indexed dims were
+    int64_t ni = static_cast<int64_t>(P.index_shape.size());
+    Dims p2;
+    for (int64_t i = 0; i < P.first; ++i) p2.push_back(ni + i);
+    for (int64_t i = 0; i < ni; ++i) p2.push_back(i);
+    for (int64_t i = ni + P.first; i < r.dim(); ++i) p2.push_back(i);
+    r = permute(r, p2);
+  }
+  return r;
+}
+
+Tensor& index_put_(Tensor& a, const TensorList& indices, const Tensor& values0, bool accumulate) {
+  if (!a.storage()->writable) throw ValueError("[index_put_] the tensor is read-only");
+  AdvPlan P = plan_index("index_put_", a, indices);
+  Shape rest;
+  Strides rest_st;
+  for (int64_t i = 0; i < a.dim(); ++i)
+    if (std::find(P.dims.begin(), P.dims.end(), i) == P.dims.end()) {
+      rest.push_back(a.size(i));
+      rest_st.push_back(a.stride(i));
+    }
+  // the shape a[indices] would have
+  Shape rshape;
+  int64_t ni = static_cast<int64_t>(P.index_shape.size());
+  if (P.adjacent) {
+    for (int64_t i = 0; i < P.first; ++i) rshape.push_back(a.size(i));
+    for (auto s : P.index_shape) rshape.push_back(s);
+    for (int64_t i = P.dims.back() + 1; i < a.dim(); ++i) rshape.push_back(a.size(i));
+  } else {
+    rshape = P.index_shape;
+    for (auto s : rest) rshape.push_back(s);
+  }
+  Shape bs = broadcast_shapes(rshape, values0.shape(), "index_put_");
+  if (bs != rshape)
+    shape_error("index_put_", {a.shape(), values0.shape()}, {},
+                "shape mismatch: value tensor of shape " + shape_str(values0.shape()) +
+                    " cannot be broadcast to indexing result of shape " + shape_str(rshape));
+  if (is_floating(values0.dtype()) && !is_floating(a.dtype()))
+    throw TypeError(std::string("[index_put_] values of type ") + dtype_name(values0.dtype()) + " can't be cast to " + dtype_name(a.dtype()));
+  Tensor v = expand(detail::cast(values0, a.dtype()), rshape);
+  if (P.adjacent && P.first > 0) {
+    Dims p2;
+    for (int64_t i = 0; i < ni; ++i) p2.push_back(P.first + i);
+    for (int64_t i = 0; i < P.first; ++i) p2.push_back(i);
+    for (int64_t i = P.first + ni; i < v.dim(); ++i) p2.push_back(i);
+    v = permute(v, p2);
+  }
+  v = contiguous(v);  // [index..., rest...]
+  if (a.storage() == values0.storage()) v = clone(v);
+  int64_t n = 1, m = 1;
+  for (auto s : P.index_shape) n *= s;
+  for (auto s : rest) m *= s;
+  visit_dtype(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* base = a.data<T>();
+    const T* src = v.data<T>();
+    SmallVec<int64_t> ri(rest.size(), 0);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t off = 0;
+      for (size_t k = 0; k < P.dims.size(); ++k) off += P.idx[k].data<int64_t>()[i] * a.stride(P.dims[k]);
+      for (auto& x : ri) x = 0;
+      for (int64_t j = 0; j < m; ++j) {
+        int64_t o2 = off;
+        for (size_t d = 0; d < rest.size(); ++d) o2 += ri[d] * rest_st[d];
+        T sv = src[i * m + j];
+        if (accumulate) {
+          if constexpr (std::is_same_v<T, bool>) base[o2] = base[o2] || sv;
+          else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) base[o2] = T(float(base[o2]) + float(sv));
+          else base[o2] = static_cast<T>(base[o2] + sv);
+        } else {
+          base[o2] = sv;
+        }
+        for (int64_t d = static_cast<int64_t>(rest.size()) - 1; d >= 0; --d) {
+          if (++ri[d] < rest[d]) break;
+          ri[d] = 0;
+        }
+      }
+    }
+  });
+  a.bump_version();
+  return a;
+}
+
+}  // namespace tt

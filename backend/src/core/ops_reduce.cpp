@@ -1,0 +1,334 @@
+// Reductions along dims (with keepdim), arg-reductions, variance, logsumexp, norms, scans, sort.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "../cpu/kernels.h"
+#include "internal.h"
+
+namespace tt {
+using detail::dim_arg;
+using detail::shape_error;
+
+namespace {
+
+const char* reduce_name(ReduceOp op) {
+  static const char* n[] = {"sum", "mean", "prod", "amax", "amin", "all", "any", "nansum"};
+  return n[static_cast<int>(op)];
+}
+
+// Reduced dims as a sorted mask (empty/none = all dims).
+std::vector<bool> reduce_mask(const char* op, const Tensor& a, const OptDims& dims) {
+  std::vector<bool> m(static_cast<size_t>(a.dim()), !dims.has_value() || dims->empty());
+  if (dims && !dims->empty()) {
+    for (auto d0 : *dims) {
+      int64_t d = dim_arg(op, a, d0);
+      if (a.dim() == 0) continue;
+      if (m[d]) shape_error(op, {a.shape()}, {{"dim", *dims}}, "dim " + std::to_string(d) + " appears multiple times in the list of dims");
+      m[d] = true;
+    }
+  }
+  return m;
+}
+
+// Lays `a` out as contiguous [outer, r, inner] with the masked dims in the middle.
+struct Layout {
+  Tensor x;
+  int64_t outer = 1, r = 1, inner = 1;
+  Shape keep_shape, drop_shape;
+};
+
+Layout layout_for(const Tensor& a, const std::vector<bool>& mask) {
+  Layout L;
+  int64_t nd = a.dim();
+  for (int64_t i = 0; i < nd; ++i) {
+    L.keep_shape.push_back(mask[i] ? 1 : a.shape()[i]);
+    if (!mask[i]) L.drop_shape.push_back(a.shape()[i]);
+  }
+  int64_t first = -1, last = -1;
+  for (int64_t i = 0; i < nd; ++i)
+    if (mask[i]) {
+      if (first < 0) first = i;
+      last = i;
+    }
+  bool adjacent = true;
+  for (int64_t i = first; i >= 0 && i <= last; ++i)
+    if (!mask[i]) adjacent = false;
+  if (first < 0) {  // nothing reduced (0-d input)
+    L.x = contiguous(a);
+    L.outer = a.numel();
+    return L;
+  }
+  if (adjacent) {
+    L.x = contiguous(a);
+    for (int64_t i = 0; i < first; ++i) L.outer *= a.shape()[i];
+    for (int64_t i = first; i <= last; ++i) L.r *= a.shape()[i];
+    for (int64_t i = last + 1; i < nd; ++i) L.inner *= a.shape()[i];
+  } else {
+    Dims perm;
+    for (int64_t i = 0; i < nd; ++i)
+      if (!mask[i]) perm.push_back(i);
+    for (int64_t i = 0; i < nd; ++i)
+      if (mask[i]) {
+        perm.push_back(i);
+        L.r *= a.shape()[i];
+      }
+    L.x = contiguous(permute(a, perm));
+    for (int64_t i = 0; i < nd; ++i)
+      if (!mask[i]) L.outer *= a.shape()[i];
+  }
+  return L;
+}
+
+class Reduce : public Primitive {
+ public:
+  Reduce(ReduceOp op, std::vector<bool> mask, bool keepdim) : op_(op), mask_(std::move(mask)), keepdim_(keepdim) {}
+  const char* name() const override { return reduce_name(op_); }
+  bool differentiable() const override { return op_ != ReduceOp::All && op_ != ReduceOp::Any; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Layout L = layout_for(in[0], mask_);
+    Tensor out = empty(keepdim_ ? L.keep_shape : L.drop_shape, in[0].dtype());
+    if ((op_ == ReduceOp::Max || op_ == ReduceOp::Min) && L.r == 0 && out.numel() > 0)
+      throw ValueError(std::string("[") + name() + "] expected reduction dim to have non-zero size");
+    if (out.numel() > 0) cpu::reduce(op_, out, L.x, L.outer, L.r, L.inner);
+    return {out};
+  }
+
+ private:
+  ReduceOp op_;
+  std::vector<bool> mask_;
+  bool keepdim_;
+};
+
+class ArgReduce : public Primitive {
+ public:
+  ArgReduce(bool is_max, int64_t dim, bool keepdim, bool values) : is_max_(is_max), dim_(dim), keepdim_(keepdim), values_(values) {}
+  const char* name() const override { return is_max_ ? (values_ ? "max" : "argmax") : (values_ ? "min" : "argmin"); }
+  bool differentiable() const override { return values_; }
+  TensorList eval_cpu(const TensorList& in) override {
+    const Tensor& a = in[0];
+    std::vector<bool> mask(static_cast<size_t>(a.dim()), false);
+    if (a.dim() > 0) mask[dim_] = true;
+    Layout L = layout_for(a, mask);
+    if (L.r == 0 && a.dim() > 0)
+      throw ValueError(std::string("[") + name() + "] expected reduction dim " + std::to_string(dim_) + " to have non-zero size");
+    const Shape& s = keepdim_ ? L.keep_shape : L.drop_shape;
+    Tensor idx = empty(s, DType::Int64);
+    Tensor val = values_ ? empty(s, a.dtype()) : Tensor();
+    if (idx.numel() > 0) cpu::arg_reduce(is_max_, val, idx, L.x, L.outer, L.r, L.inner);
+    if (values_) return {val, idx};
+    return {idx};
+  }
+
+ private:
+  bool is_max_;
+  int64_t dim_;
+  bool keepdim_, values_;
+};
+
+class Variance : public Primitive {
+ public:
+  Variance(std::vector<bool> mask, double corr, bool keepdim, bool sd) : mask_(std::move(mask)), corr_(corr), keepdim_(keepdim), sd_(sd) {}
+  const char* name() const override { return sd_ ? "std" : "var"; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Layout L = layout_for(in[0], mask_);
+    Tensor out = empty(keepdim_ ? L.keep_shape : L.drop_shape, in[0].dtype());
+    if (out.numel() > 0) {
+      cpu::variance(out, L.x, L.outer, L.r, L.inner, corr_);
+      if (sd_) cpu::unary(UnaryOp::Sqrt, out, out);
+    }
+    return {out};
+  }
+
+ private:
+  std::vector<bool> mask_;
+  double corr_;
+  bool keepdim_, sd_;
+};
+
+class LogSumExp : public Primitive {
+ public:
+  LogSumExp(std::vector<bool> mask, bool keepdim) : mask_(std::move(mask)), keepdim_(keepdim) {}
+  const char* name() const override { return "logsumexp"; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Layout L = layout_for(in[0], mask_);
+    Tensor out = empty(keepdim_ ? L.keep_shape : L.drop_shape, in[0].dtype());
+    if (out.numel() > 0) cpu::logsumexp(out, L.x, L.outer, L.r, L.inner);
+    return {out};
+  }
+
+ private:
+  std::vector<bool> mask_;
+  bool keepdim_;
+};
+
+class Scan : public Primitive {
+ public:
+  Scan(int64_t dim, bool prod) : dim_(dim), prod_(prod) {}
+  const char* name() const override { return prod_ ? "cumprod" : "cumsum"; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor x = contiguous(in[0]);
+    int64_t outer, r, inner;
+    detail::split_at(x.shape(), dim_, &outer, &r, &inner);
+    Tensor out = empty(x.shape(), x.dtype());
+    if (out.numel() > 0) cpu::cumulative(prod_, out, x, outer, r, inner);
+    return {out};
+  }
+
+ private:
+  int64_t dim_;
+  bool prod_;
+};
+
+DType float_compute(const char* op, DType d) {
+  if (!is_floating(d)) throw TypeError(std::string("[") + op + "] could not infer output dtype: input dtype must be floating point, got " + dtype_name(d));
+  return is_half(d) ? DType::Float32 : d;
+}
+
+}  // namespace
+
+Tensor reduce(ReduceOp op, const Tensor& a, const OptDims& dims, bool keepdim, std::optional<DType> dtype) {
+  const char* name = reduce_name(op);
+  auto mask = reduce_mask(name, a, dims);
+  DType in = dtype ? *dtype : a.dtype();
+  DType compute = in, result = in;
+  switch (op) {
+    case ReduceOp::Sum:
+    case ReduceOp::Prod:
+    case ReduceOp::NanSum:
+      if (!dtype && !is_floating(in)) compute = result = DType::Int64;
+      break;
+    case ReduceOp::Mean:
+      compute = float_compute("mean", in);
+      break;
+    case ReduceOp::All:
+    case ReduceOp::Any:
+      compute = result = DType::Bool;
+      break;
+    default:
+      break;
+  }
+  if (is_half(compute)) compute = DType::Float32;
+  Tensor x = detail::cast(a, compute);
+  Tensor out = apply1(std::make_shared<Reduce>(op, mask, keepdim), {x});
+  return detail::cast(out, result);
+}
+
+std::pair<Tensor, Tensor> max_dim(const Tensor& a, int64_t dim, bool keepdim) {
+  int64_t d = dim_arg("max", a, dim);
+  Tensor x = is_half(a.dtype()) ? to_dtype(a, DType::Float32) : a;
+  TensorList r = apply(std::make_shared<ArgReduce>(true, d, keepdim, true), {x});
+  return {detail::cast(r[0], a.dtype()), r[1]};
+}
+
+std::pair<Tensor, Tensor> min_dim(const Tensor& a, int64_t dim, bool keepdim) {
+  int64_t d = dim_arg("min", a, dim);
+  Tensor x = is_half(a.dtype()) ? to_dtype(a, DType::Float32) : a;
+  TensorList r = apply(std::make_shared<ArgReduce>(false, d, keepdim, true), {x});
+  return {detail::cast(r[0], a.dtype()), r[1]};
+}
+
+static Tensor arg_common(bool is_max, const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+  Tensor x = is_half(a.dtype()) ? to_dtype(a, DType::Float32) : a;
+  if (!dim) {
+    if (a.numel() == 0) throw ValueError(std::string("[") + (is_max ? "argmax" : "argmin") + "] expected a non-empty tensor");
+    Tensor r = apply1(std::make_shared<ArgReduce>(is_max, 0, false, false), {reshape(x, Shape{x.numel()})});
+    if (keepdim) return reshape(r, Shape(static_cast<size_t>(a.dim()), 1));
+    return r;
+  }
+  int64_t d = dim_arg(is_max ? "argmax" : "argmin", a, *dim);
+  return apply1(std::make_shared<ArgReduce>(is_max, d, keepdim, false), {x});
+}
+
+Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return arg_common(true, a, dim, keepdim); }
+Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return arg_common(false, a, dim, keepdim); }
+
+static Tensor var_common(bool sd, const Tensor& a, const OptDims& dims, double correction, bool keepdim) {
+  const char* name = sd ? "std" : "var";
+  auto mask = reduce_mask(name, a, dims);
+  DType c = float_compute(name, a.dtype());
+  Tensor out = apply1(std::make_shared<Variance>(mask, correction, keepdim, sd), {detail::cast(a, c)});
+  return detail::cast(out, a.dtype());
+}
+
+Tensor var(const Tensor& a, const OptDims& dims, double correction, bool keepdim) { return var_common(false, a, dims, correction, keepdim); }
+Tensor std_(const Tensor& a, const OptDims& dims, double correction, bool keepdim) { return var_common(true, a, dims, correction, keepdim); }
+
+Tensor logsumexp(const Tensor& a, const Dims& dims, bool keepdim) {
+  auto mask = reduce_mask("logsumexp", a, dims);
+  DType d = is_floating(a.dtype()) ? a.dtype() : kDefaultFloat;
+  Tensor x = detail::cast(a, is_half(d) ? DType::Float32 : d);
+  Tensor out = apply1(std::make_shared<LogSumExp>(mask, keepdim), {x});
+  return detail::cast(out, d);
+}
+
+Tensor norm(const Tensor& a, double p, const OptDims& dims, bool keepdim) {
+  if (!is_floating(a.dtype())) throw TypeError(std::string("[norm] expected a floating point tensor, got ") + dtype_name(a.dtype()));
+  Tensor ab = unary(UnaryOp::Abs, a);
+  if (p == 2) return unary(UnaryOp::Sqrt, reduce(ReduceOp::Sum, unary(UnaryOp::Square, a), dims, keepdim, std::nullopt));
+  if (p == 1) return reduce(ReduceOp::Sum, ab, dims, keepdim, std::nullopt);
+  if (std::isinf(p)) return reduce(p > 0 ? ReduceOp::Max : ReduceOp::Min, ab, dims, keepdim, std::nullopt);
+  if (p == 0) return reduce(ReduceOp::Sum, to_dtype(binary(BinaryOp::Ne, a, Scalar::from_int(0)), a.dtype()), dims, keepdim, std::nullopt);
+  Tensor s = reduce(ReduceOp::Sum, binary(BinaryOp::Pow, ab, Scalar::from_double(p)), dims, keepdim, std::nullopt);
+  return binary(BinaryOp::Pow, s, Scalar::from_double(1.0 / p));
+}
+
+static Tensor scan(bool prod, const Tensor& a, int64_t dim, std::optional<DType> dtype) {
+  int64_t d = dim_arg(prod ? "cumprod" : "cumsum", a, dim);
+  DType dt = dtype ? *dtype : (is_floating(a.dtype()) ? a.dtype() : DType::Int64);
+  Tensor x = detail::cast(a, is_half(dt) ? DType::Float32 : dt);
+  Tensor out = apply1(std::make_shared<Scan>(a.dim() == 0 ? 0 : d, prod), {x});
+  return detail::cast(out, dt);
+}
+Tensor cumsum(const Tensor& a, int64_t dim, std::optional<DType> dtype) { return scan(false, a, dim, dtype); }
+Tensor cumprod(const Tensor& a, int64_t dim, std::optional<DType> dtype) { return scan(true, a, dim, dtype); }
+
+std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending) {
+  int64_t d = dim_arg("sort", a, dim);
+  Tensor x = contiguous(is_half(a.dtype()) ? to_dtype(a, DType::Float32) : a);
+  int64_t outer, r, inner;
+  detail::split_at(x.shape(), a.dim() == 0 ? 0 : d, &outer, &r, &inner);
+  Tensor vals = empty(x.shape(), x.dtype()), idx = empty(x.shape(), DType::Int64);
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+      throw TypeError("[sort] unsupported dtype");
+    } else {
+      const T* src = x.data<T>();
+      T* v = vals.data<T>();
+      int64_t* ix = idx.data<int64_t>();
+      std::vector<int64_t> order(static_cast<size_t>(r));
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i) {
+          const T* base = src + o * r * inner + i;
+          std::iota(order.begin(), order.end(), 0);
+          auto key_less = [&](int64_t p, int64_t q) {
+            T a1 = base[p * inner], b1 = base[q * inner];
+            if constexpr (std::is_floating_point_v<T>) {
+              bool na = a1 != a1, nb = b1 != b1;  // NaN sorts as the largest value
+              if (na || nb) return descending ? (na && !nb) : (!na && nb);
+            }
+            return descending ? a1 > b1 : a1 < b1;
+          };
+          std::stable_sort(order.begin(), order.end(), key_less);
+          for (int64_t j = 0; j < r; ++j) {
+            v[o * r * inner + j * inner + i] = base[order[j] * inner];
+            ix[o * r * inner + j * inner + i] = order[j];
+          }
+        }
+    }
+  });
+  return {detail::cast(vals, a.dtype()), idx};
+}
+
+std::pair<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool largest, bool) {
+  int64_t d = dim_arg("topk", a, dim);
+  int64_t n = a.dim() == 0 ? 1 : a.shape()[d];
+  if (k < 0 || k > n)
+    shape_error("topk", {a.shape()}, {{"k", k}, {"dim", dim}}, "selected index k out of range");
+  auto [v, i] = sort(a, d, largest);
+  return {slice(v, d, 0, k, 1), slice(i, d, 0, k, 1)};
+}
+
+}  // namespace tt

@@ -1,0 +1,234 @@
+// conv2d (im2col + BLAS GEMM) and 2-d pooling. Inputs are contiguous NCHW.
+#include <cblas.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "kernels.h"
+#include "parallel.h"
+
+namespace tt::cpu {
+namespace {
+
+template <class T>
+void im2col(const T* x, int64_t c, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+            int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh, int64_t ow, T* col) {
+  for (int64_t ci = 0; ci < c; ++ci)
+    for (int64_t ki = 0; ki < kh; ++ki)
+      for (int64_t kj = 0; kj < kw; ++kj) {
+        T* dst = col + ((ci * kh + ki) * kw + kj) * oh * ow;
+        const T* src = x + ci * h * w;
+        for (int64_t oy = 0; oy < oh; ++oy) {
+          int64_t iy = oy * sh - ph + ki * dh;
+          T* drow = dst + oy * ow;
+          if (iy < 0 || iy >= h) {
+            for (int64_t ox = 0; ox < ow; ++ox) drow[ox] = T(0);
+            continue;
+          }
+          const T* srow = src + iy * w;
+          int64_t off = kj * dw - pw;
+          if (sw == 1) {
+            int64_t lo = std::max<int64_t>(0, -off), hi = std::min<int64_t>(ow, w - off);
+            for (int64_t ox = 0; ox < std::min(lo, ow); ++ox) drow[ox] = T(0);
+            for (int64_t ox = lo; ox < hi; ++ox) drow[ox] = srow[ox + off];
+            for (int64_t ox = std::max(hi, lo); ox < ow; ++ox) drow[ox] = T(0);
+          } else {
+            for (int64_t ox = 0; ox < ow; ++ox) {
+              int64_t ix = ox * sw + off;
+              drow[ox] = (ix >= 0 && ix < w) ? srow[ix] : T(0);
+            }
+          }
+        }
+      }
+}
+
+template <class T>
+void gemm(int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c) {
+  if constexpr (std::is_same_v<T, float>)
+    scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)m, (blasint)n, (blasint)k, 1.0f, a,
+                      (blasint)k, b, (blasint)n, 0.0f, c, (blasint)n);
+  else
+    scipy_cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)m, (blasint)n, (blasint)k, 1.0, a,
+                      (blasint)k, b, (blasint)n, 0.0, c, (blasint)n);
+}
+
+template <class T>
+void conv2d_typed(const Tensor& out, const Tensor& x, const Tensor& wt, const Tensor* bias, int64_t sh, int64_t sw,
+                  int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
+  int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
+  int64_t o = wt.size(0), kh = wt.size(2), kw = wt.size(3);
+  int64_t oh = out.size(2), ow = out.size(3);
+  int64_t cg = c / groups, og = o / groups, kk = cg * kh * kw, sp = oh * ow;
+  const T* px = x.data<T>();
+  const T* pwt = wt.data<T>();
+  const T* pb = bias ? bias->data<T>() : nullptr;
+  T* po = out.data<T>();
+  bool direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;
+  auto one = [&](int64_t ni, std::vector<T>& col) {
+    for (int64_t g = 0; g < groups; ++g) {
+      const T* xg = px + (ni * c + g * cg) * h * w;
+      const T* src = xg;
+      if (!direct) {
+        im2col(xg, cg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, col.data());
+        src = col.data();
+      }
+      T* dst = po + (ni * o + g * og) * sp;
+      gemm<T>(og, sp, kk, pwt + g * og * kk, src, dst);
+      if (pb)
+        for (int64_t oc = 0; oc < og; ++oc) {
+          T bv = pb[g * og + oc];
+          T* row = dst + oc * sp;
+          for (int64_t i = 0; i < sp; ++i) row[i] += bv;
+        }
+    }
+  };
+  int nt = num_threads();
+  if (n >= nt && nt > 1) {
+    // one sample per thread, single-threaded BLAS inside (no oversubscription)
+    scipy_openblas_set_num_threads(1);
+    struct Restore {
+      int n;
+      ~Restore() { scipy_openblas_set_num_threads(n); }
+    } restore{nt};
+    parallel_for(0, n, 1, [&](int64_t b, int64_t e) {
+      std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * sp));
+      for (int64_t ni = b; ni < e; ++ni) one(ni, col);
+    });
+  } else {
+    std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * sp));
+    for (int64_t ni = 0; ni < n; ++ni) one(ni, col);
+  }
+}
+
+}  // namespace
+
+void conv2d(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, int64_t sh, int64_t sw,
+            int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
+  if (out.numel() == 0) return;
+  if (w.size(1) * w.size(2) * w.size(3) == 0) {
+    fill(out, Scalar::from_int(0));
+    if (bias) {
+      // out[:, o] = bias[o]
+      int64_t n = out.size(0), o = out.size(1), sp = out.size(2) * out.size(3);
+      visit_dtype(out.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+          for (int64_t i = 0; i < n * o; ++i)
+            for (int64_t j = 0; j < sp; ++j) out.data<T>()[i * sp + j] = bias->data<T>()[i % o];
+        }
+      });
+    }
+    return;
+  }
+  if (x.dtype() == DType::Float32) return conv2d_typed<float>(out, x, w, bias, sh, sw, ph, pw, dh, dw, groups);
+  if (x.dtype() == DType::Float64) return conv2d_typed<double>(out, x, w, bias, sh, sw, ph, pw, dh, dw, groups);
+  throw TypeError(std::string("[conv2d] no CPU kernel for dtype ") + dtype_name(x.dtype()));
+}
+
+void max_pool2d(const Tensor& out, const Tensor& idx, const Tensor& x, int64_t kh, int64_t kw, int64_t sh,
+                int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw) {
+  int64_t planes = x.size(0) * x.size(1), h = x.size(2), w = x.size(3), oh = out.size(2), ow = out.size(3);
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> || std::is_same_v<T, bool>) {
+      throw TypeError("[max_pool2d] no CPU kernel for this dtype");
+    } else {
+      const T* px = x.data<T>();
+      T* po = out.data<T>();
+      int64_t* pi = idx.data<int64_t>();
+      parallel_for(0, planes, std::max<int64_t>(1, kGrain / std::max<int64_t>(oh * ow * kh * kw, 1)), [&](int64_t b, int64_t e) {
+        for (int64_t p = b; p < e; ++p) {
+          const T* src = px + p * h * w;
+          for (int64_t oy = 0; oy < oh; ++oy)
+            for (int64_t ox = 0; ox < ow; ++ox) {
+              T best = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                            : std::numeric_limits<T>::lowest();
+              int64_t bi = -1;
+              for (int64_t ki = 0; ki < kh; ++ki) {
+                int64_t iy = oy * sh - ph + ki * dh;
+                if (iy < 0 || iy >= h) continue;
+                for (int64_t kj = 0; kj < kw; ++kj) {
+                  int64_t ix = ox * sw - pw + kj * dw;
+                  if (ix < 0 || ix >= w) continue;
+                  T v = src[iy * w + ix];
+                  bool nan = false;
+                  if constexpr (std::is_floating_point_v<T>) nan = v != v;
+                  if (bi < 0 || v > best || nan) {
+                    best = v;
+                    bi = iy * w + ix;
+                    if (nan) goto done;
+                  }
+                }
+              }
+            done:
+              po[(p * oh + oy) * ow + ox] = best;
+              pi[(p * oh + oy) * ow + ox] = bi;
+            }
+        }
+      });
+    }
+  });
+}
+
+void avg_pool2d(const Tensor& out, const Tensor& x, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
+                int64_t pw, bool count_include_pad, int64_t divisor) {
+  int64_t planes = x.size(0) * x.size(1), h = x.size(2), w = x.size(3), oh = out.size(2), ow = out.size(3);
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = x.data<T>();
+    T* po = out.data<T>();
+    parallel_for(0, planes, std::max<int64_t>(1, kGrain / std::max<int64_t>(oh * ow * kh * kw, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        const T* src = px + p * h * w;
+        for (int64_t oy = 0; oy < oh; ++oy)
+          for (int64_t ox = 0; ox < ow; ++ox) {
+            int64_t y0 = oy * sh - ph, x0 = ox * sw - pw;
+            int64_t y1 = std::min(y0 + kh, h + ph), x1 = std::min(x0 + kw, w + pw);
+            int64_t pool = (y1 - y0) * (x1 - x0);
+            y0 = std::max<int64_t>(y0, 0);
+            x0 = std::max<int64_t>(x0, 0);
+            y1 = std::min(y1, h);
+            x1 = std::min(x1, w);
+            double s = 0;
+            for (int64_t iy = y0; iy < y1; ++iy)
+              for (int64_t ix = x0; ix < x1; ++ix) s += src[iy * w + ix];
+            int64_t div = divisor > 0 ? divisor : (count_include_pad ? pool : (y1 - y0) * (x1 - x0));
+            po[(p * oh + oy) * ow + ox] = static_cast<T>(s / static_cast<double>(div));
+          }
+      }
+    });
+  };
+  if (x.dtype() == DType::Float32) return run(float{});
+  if (x.dtype() == DType::Float64) return run(double{});
+  throw TypeError("[avg_pool2d] needs a floating point tensor");
+}
+
+void adaptive_avg_pool2d(const Tensor& out, const Tensor& x) {
+  int64_t planes = x.size(0) * x.size(1), h = x.size(2), w = x.size(3), oh = out.size(2), ow = out.size(3);
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = x.data<T>();
+    T* po = out.data<T>();
+    parallel_for(0, planes, 1, [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        const T* src = px + p * h * w;
+        for (int64_t oy = 0; oy < oh; ++oy) {
+          int64_t y0 = (oy * h) / oh, y1 = ((oy + 1) * h + oh - 1) / oh;
+          for (int64_t ox = 0; ox < ow; ++ox) {
+            int64_t x0 = (ox * w) / ow, x1 = ((ox + 1) * w + ow - 1) / ow;
+            double s = 0;
+            for (int64_t iy = y0; iy < y1; ++iy)
+              for (int64_t ix = x0; ix < x1; ++ix) s += src[iy * w + ix];
+            po[(p * oh + oy) * ow + ox] = static_cast<T>(s / static_cast<double>((y1 - y0) * (x1 - x0)));
+          }
+        }
+      }
+    });
+  };
+  if (x.dtype() == DType::Float32) return run(float{});
+  if (x.dtype() == DType::Float64) return run(double{});
+  throw TypeError("[adaptive_avg_pool2d] needs a floating point tensor");
+}
+
+}  // namespace tt::cpu

@@ -1,0 +1,470 @@
+// Elementwise CPU kernels: binary, unary, copy/cast, fill, where, clamp.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "kernels.h"
+#include "loops.h"
+#include "vmath.h"
+
+namespace tt::cpu {
+namespace {
+
+template <class T>
+constexpr bool is_fp = std::is_floating_point_v<T>;
+
+// ---- binary functors ----
+template <class T>
+T floordiv(T a, T b) {
+  if constexpr (is_fp<T>) {
+    if (b == 0) return a / b;
+    T m = std::fmod(a, b);
+    T d = (a - m) / b;
+    if (m != 0 && ((b < 0) != (m < 0))) d -= 1;
+    T fl = std::floor(d);
+    if (d - fl > T(0.5)) fl += 1;
+    return d == 0 ? std::copysign(T(0), a / b) : fl;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a;
+  } else {
+    T q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    return q;
+  }
+}
+template <class T>
+T remainder(T a, T b) {
+  if constexpr (is_fp<T>) {
+    T r = std::fmod(a, b);
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return false;
+  } else {
+    T r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  }
+}
+template <class T>
+T ipow(T a, T b) {
+  if constexpr (is_fp<T>) {
+    return std::pow(a, b);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a || !b;
+  } else {
+    if (b < 0) return a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0);
+    T r = 1;
+    while (b) {
+      if (b & 1) r = static_cast<T>(r * a);
+      a = static_cast<T>(a * a);
+      b >>= 1;
+    }
+    return r;
+  }
+}
+
+template <class T, class O, class F>
+void binary_loop(char** p, const int64_t* s, int64_t n, F f) {
+  constexpr int64_t so = sizeof(O), st = sizeof(T);
+  O* __restrict o = reinterpret_cast<O*>(p[0]);
+  const T* __restrict a = reinterpret_cast<const T*>(p[1]);
+  const T* __restrict b = reinterpret_cast<const T*>(p[2]);
+  if (s[0] == so && s[1] == st && s[2] == st) {
+    for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+  } else if (s[0] == so && s[1] == st && s[2] == 0) {
+    const T bv = *b;
+    for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], bv);
+  } else if (s[0] == so && s[1] == 0 && s[2] == st) {
+    const T av = *a;
+    for (int64_t i = 0; i < n; ++i) o[i] = f(av, b[i]);
+  } else {
+    char *po = p[0], *pa = p[1], *pb = p[2];
+    for (int64_t i = 0; i < n; ++i, po += s[0], pa += s[1], pb += s[2])
+      *reinterpret_cast<O*>(po) = f(*reinterpret_cast<const T*>(pa), *reinterpret_cast<const T*>(pb));
+  }
+}
+
+template <class T, class O, class F>
+void run_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  int64_t n = out.numel();
+  if (n <= kGrain && out.is_contiguous() && a.is_contiguous() && b.is_contiguous() &&
+      a.shape() == out.shape() && b.shape() == out.shape()) {
+    O* __restrict o = out.data<O>();
+    const T* __restrict x = a.data<T>();
+    const T* __restrict y = b.data<T>();
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+    return;
+  }
+  for_each<3>({&out, &a, &b}, [&](char** p, const int64_t* s, int64_t m) { binary_loop<T, O>(p, s, m, f); });
+}
+
+template <class T>
+void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  using B = bool;
+  switch (op) {
+    case BinaryOp::Add:
+      if constexpr (std::is_same_v<T, bool>) return run_binary<T, T>(out, a, b, [](T x, T y) { return T(x || y); });
+      else return run_binary<T, T>(out, a, b, [](T x, T y) { return T(x + y); });
+    case BinaryOp::Sub: return run_binary<T, T>(out, a, b, [](T x, T y) { return T(x - y); });
+    case BinaryOp::Mul:
+      if constexpr (std::is_same_v<T, bool>) return run_binary<T, T>(out, a, b, [](T x, T y) { return T(x && y); });
+      else return run_binary<T, T>(out, a, b, [](T x, T y) { return T(x * y); });
+    case BinaryOp::Div:
+      if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return x / y; });
+      else break;
+    case BinaryOp::FloorDiv: return run_binary<T, T>(out, a, b, [](T x, T y) { return floordiv(x, y); });
+    case BinaryOp::Remainder: return run_binary<T, T>(out, a, b, [](T x, T y) { return remainder(x, y); });
+    case BinaryOp::Pow: return run_binary<T, T>(out, a, b, [](T x, T y) { return ipow(x, y); });
+    case BinaryOp::Maximum:
+      if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return (x != x || x > y) ? x : y; });
+      else return run_binary<T, T>(out, a, b, [](T x, T y) { return x > y ? x : y; });
+    case BinaryOp::Minimum:
+      if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return (x != x || x < y) ? x : y; });
+      else return run_binary<T, T>(out, a, b, [](T x, T y) { return x < y ? x : y; });
+    case BinaryOp::Eq: return run_binary<T, B>(out, a, b, [](T x, T y) { return x == y; });
+    case BinaryOp::Ne: return run_binary<T, B>(out, a, b, [](T x, T y) { return x != y; });
+    case BinaryOp::Lt: return run_binary<T, B>(out, a, b, [](T x, T y) { return x < y; });
+    case BinaryOp::Le: return run_binary<T, B>(out, a, b, [](T x, T y) { return x <= y; });
+    case BinaryOp::Gt: return run_binary<T, B>(out, a, b, [](T x, T y) { return x > y; });
+    case BinaryOp::Ge: return run_binary<T, B>(out, a, b, [](T x, T y) { return x >= y; });
+    case BinaryOp::LogicalAnd: return run_binary<T, B>(out, a, b, [](T x, T y) { return x != T(0) && y != T(0); });
+    case BinaryOp::LogicalOr: return run_binary<T, B>(out, a, b, [](T x, T y) { return x != T(0) || y != T(0); });
+    case BinaryOp::LogicalXor: return run_binary<T, B>(out, a, b, [](T x, T y) { return (x != T(0)) != (y != T(0)); });
+    case BinaryOp::BitAnd:
+      if constexpr (!is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return T(x & y); });
+      else break;
+    case BinaryOp::BitOr:
+      if constexpr (!is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return T(x | y); });
+      else break;
+    case BinaryOp::BitXor:
+      if constexpr (!is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return T(x ^ y); });
+      else break;
+    case BinaryOp::Atan2:
+      if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return std::atan2(x, y); });
+      else break;
+    case BinaryOp::Fmod:
+      if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return std::fmod(x, y); });
+      else if constexpr (!std::is_same_v<T, bool>) return run_binary<T, T>(out, a, b, [](T x, T y) { return T(x % y); });
+      else break;
+    case BinaryOp::Hypot:
+      if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return std::hypot(x, y); });
+      else break;
+    case BinaryOp::Copysign:
+      if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return std::copysign(x, y); });
+      else break;
+  }
+  throw TypeError(std::string("[") + binary_name(op) + "] not supported for dtype " + dtype_name(a.dtype()));
+}
+
+// ---- unary ----
+template <class T, class O, class F>
+void run_unary(const Tensor& out, const Tensor& a, F f) {
+  int64_t n = out.numel();
+  if (out.is_contiguous() && a.is_contiguous() && a.shape() == out.shape()) {
+    O* __restrict o = out.data<O>();
+    const T* __restrict x = a.data<T>();
+    parallel_for(0, n, kGrain / 4, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) o[i] = f(x[i]);
+    });
+    return;
+  }
+  for_each<2>({&out, &a}, [&](char** p, const int64_t* s, int64_t m) {
+    if (s[0] == sizeof(O) && s[1] == sizeof(T)) {
+      O* __restrict o = reinterpret_cast<O*>(p[0]);
+      const T* __restrict x = reinterpret_cast<const T*>(p[1]);
+      for (int64_t i = 0; i < m; ++i) o[i] = f(x[i]);
+    } else {
+      char *po = p[0], *pa = p[1];
+      for (int64_t i = 0; i < m; ++i, po += s[0], pa += s[1])
+        *reinterpret_cast<O*>(po) = f(*reinterpret_cast<const T*>(pa));
+    }
+  }, kGrain / 4);
+}
+
+template <class T>
+T gelu_erf(T x) {
+  return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
+}
+template <class T>
+T gelu_tanh(T x) {
+  const T k = T(0.79788456080286535588), c = T(0.044715);
+  return T(0.5) * x * (T(1) + std::tanh(k * (x + c * x * x * x)));
+}
+template <class T>
+T softplus(T x) {
+  return x > T(20) ? x : std::log1p(std::exp(x));
+}
+
+template <class T>
+void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a) {
+  using B = bool;
+  if constexpr (is_fp<T>) {
+    switch (op) {
+      case UnaryOp::Exp: return run_unary<T, T>(out, a, [](T x) { return vexp(x); });
+      case UnaryOp::Exp2: return run_unary<T, T>(out, a, [](T x) { return std::exp2(x); });
+      case UnaryOp::Expm1: return run_unary<T, T>(out, a, [](T x) { return std::expm1(x); });
+      case UnaryOp::Log: return run_unary<T, T>(out, a, [](T x) { return std::log(x); });
+      case UnaryOp::Log2: return run_unary<T, T>(out, a, [](T x) { return std::log2(x); });
+      case UnaryOp::Log10: return run_unary<T, T>(out, a, [](T x) { return std::log10(x); });
+      case UnaryOp::Log1p: return run_unary<T, T>(out, a, [](T x) { return std::log1p(x); });
+      case UnaryOp::Sqrt: return run_unary<T, T>(out, a, [](T x) { return std::sqrt(x); });
+      case UnaryOp::Rsqrt: return run_unary<T, T>(out, a, [](T x) { return T(1) / std::sqrt(x); });
+      case UnaryOp::Sin: return run_unary<T, T>(out, a, [](T x) { return std::sin(x); });
+      case UnaryOp::Cos: return run_unary<T, T>(out, a, [](T x) { return std::cos(x); });
+      case UnaryOp::Tan: return run_unary<T, T>(out, a, [](T x) { return std::tan(x); });
+      case UnaryOp::Asin: return run_unary<T, T>(out, a, [](T x) { return std::asin(x); });
+      case UnaryOp::Acos: return run_unary<T, T>(out, a, [](T x) { return std::acos(x); });
+      case UnaryOp::Atan: return run_unary<T, T>(out, a, [](T x) { return std::atan(x); });
+      case UnaryOp::Sinh: return run_unary<T, T>(out, a, [](T x) { return std::sinh(x); });
+      case UnaryOp::Cosh: return run_unary<T, T>(out, a, [](T x) { return std::cosh(x); });
+      case UnaryOp::Tanh: return run_unary<T, T>(out, a, [](T x) { return std::tanh(x); });
+      case UnaryOp::Asinh: return run_unary<T, T>(out, a, [](T x) { return std::asinh(x); });
+      case UnaryOp::Acosh: return run_unary<T, T>(out, a, [](T x) { return std::acosh(x); });
+      case UnaryOp::Atanh: return run_unary<T, T>(out, a, [](T x) { return std::atanh(x); });
+      case UnaryOp::Sigmoid: return run_unary<T, T>(out, a, [](T x) { return vsigmoid(x); });
+      case UnaryOp::Gelu: return run_unary<T, T>(out, a, [](T x) { return gelu_erf(x); });
+      case UnaryOp::GeluTanh: return run_unary<T, T>(out, a, [](T x) { return gelu_tanh(x); });
+      case UnaryOp::Silu: return run_unary<T, T>(out, a, [](T x) { return x * vsigmoid(x); });
+      case UnaryOp::Erf: return run_unary<T, T>(out, a, [](T x) { return std::erf(x); });
+      case UnaryOp::Erfc: return run_unary<T, T>(out, a, [](T x) { return std::erfc(x); });
+      case UnaryOp::Floor: return run_unary<T, T>(out, a, [](T x) { return std::floor(x); });
+      case UnaryOp::Ceil: return run_unary<T, T>(out, a, [](T x) { return std::ceil(x); });
+      case UnaryOp::Round: return run_unary<T, T>(out, a, [](T x) { return std::nearbyint(x); });
+      case UnaryOp::Trunc: return run_unary<T, T>(out, a, [](T x) { return std::trunc(x); });
+      case UnaryOp::Frac: return run_unary<T, T>(out, a, [](T x) { return x - std::trunc(x); });
+      case UnaryOp::Reciprocal: return run_unary<T, T>(out, a, [](T x) { return T(1) / x; });
+      case UnaryOp::IsNan: return run_unary<T, B>(out, a, [](T x) { return x != x; });
+      case UnaryOp::IsInf: return run_unary<T, B>(out, a, [](T x) { return std::isinf(x); });
+      case UnaryOp::IsFinite: return run_unary<T, B>(out, a, [](T x) { return std::isfinite(x); });
+      case UnaryOp::Softplus: return run_unary<T, T>(out, a, [](T x) { return softplus(x); });
+      case UnaryOp::Mish: return run_unary<T, T>(out, a, [](T x) { return x * std::tanh(softplus(x)); });
+      case UnaryOp::Logsigmoid:
+        return run_unary<T, T>(out, a, [](T x) { return std::min(x, T(0)) - std::log1p(std::exp(-std::abs(x))); });
+      case UnaryOp::Hardsigmoid:
+        return run_unary<T, T>(out, a, [](T x) { return std::min(std::max(x + T(3), T(0)), T(6)) / T(6); });
+      case UnaryOp::Hardswish:
+        return run_unary<T, T>(out, a, [](T x) { return x * std::min(std::max(x + T(3), T(0)), T(6)) / T(6); });
+      default: break;
+    }
+  } else {
+    switch (op) {
+      case UnaryOp::IsNan:
+      case UnaryOp::IsInf: return run_unary<T, B>(out, a, [](T) { return false; });
+      case UnaryOp::IsFinite: return run_unary<T, B>(out, a, [](T) { return true; });
+      case UnaryOp::Floor:
+      case UnaryOp::Ceil:
+      case UnaryOp::Round:
+      case UnaryOp::Trunc: return run_unary<T, T>(out, a, [](T x) { return x; });
+      case UnaryOp::BitNot:
+        if constexpr (std::is_same_v<T, bool>) return run_unary<T, T>(out, a, [](T x) { return !x; });
+        else return run_unary<T, T>(out, a, [](T x) { return T(~x); });
+      default: break;
+    }
+  }
+  switch (op) {
+    case UnaryOp::Neg:
+      if constexpr (!std::is_same_v<T, bool>) return run_unary<T, T>(out, a, [](T x) { return T(-x); });
+      break;
+    case UnaryOp::Abs:
+      if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, uint8_t>) return run_unary<T, T>(out, a, [](T x) { return x; });
+      else return run_unary<T, T>(out, a, [](T x) { return x < T(0) ? T(-x) : x; });
+    case UnaryOp::Relu:
+      if constexpr (is_fp<T>) return run_unary<T, T>(out, a, [](T x) { return x > T(0) ? x : (x != x ? x : T(0)); });
+      else return run_unary<T, T>(out, a, [](T x) { return x > T(0) ? x : T(0); });
+    case UnaryOp::Relu6: return run_unary<T, T>(out, a, [](T x) { return std::min(std::max(x, T(0)), T(6)); });
+    case UnaryOp::Sign:
+      return run_unary<T, T>(out, a, [](T x) { return T((T(0) < x) - (x < T(0))); });
+    case UnaryOp::Square: return run_unary<T, T>(out, a, [](T x) { return T(x * x); });
+    case UnaryOp::LogicalNot: return run_unary<T, B>(out, a, [](T x) { return x == T(0); });
+    default: break;
+  }
+  throw TypeError(std::string("[") + unary_name(op) + "] not supported for dtype " + dtype_name(a.dtype()));
+}
+
+template <class F>
+decltype(auto) visit_compute(DType d, F&& f) {
+  switch (d) {
+    case DType::Bool: return f(bool{});
+    case DType::UInt8: return f(uint8_t{});
+    case DType::Int32: return f(int32_t{});
+    case DType::Int64: return f(int64_t{});
+    case DType::Float32: return f(float{});
+    case DType::Float64: return f(double{});
+    default: throw TypeError(std::string("no CPU kernel for dtype ") + dtype_name(d));
+  }
+}
+
+template <class To, class From>
+inline To cast_value(From v) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return static_cast<float>(v) != 0.0f;
+  } else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) {
+    return static_cast<To>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) {
+    return To(static_cast<float>(v));
+  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    // out-of-range float -> int is UB in C++; saturate (NaN -> 0... torch gives INT_MIN; use that)
+    if (!(v == v)) return std::numeric_limits<To>::min();
+    if (v >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    if (v <= static_cast<From>(std::numeric_limits<To>::min())) return std::numeric_limits<To>::min();
+    return static_cast<To>(v);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+}  // namespace
+
+void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  visit_compute(a.dtype(), [&](auto tag) { binary_typed<decltype(tag)>(op, out, a, b); });
+}
+
+void unary(UnaryOp op, const Tensor& out, const Tensor& a) {
+  visit_compute(a.dtype(), [&](auto tag) { unary_typed<decltype(tag)>(op, out, a); });
+}
+
+void leaky_relu(const Tensor& out, const Tensor& a, double slope) {
+  visit_compute(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (is_fp<T>) {
+      T s = static_cast<T>(slope);
+      run_unary<T, T>(out, a, [s](T x) { return x > T(0) ? x : x * s; });
+    } else {
+      throw TypeError("[leaky_relu] needs a floating point tensor");
+    }
+  });
+}
+
+void elu(const Tensor& out, const Tensor& a, double alpha) {
+  visit_compute(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (is_fp<T>) {
+      T al = static_cast<T>(alpha);
+      run_unary<T, T>(out, a, [al](T x) { return x > T(0) ? x : al * std::expm1(x); });
+    } else {
+      throw TypeError("[elu] needs a floating point tensor");
+    }
+  });
+}
+
+void copy(const Tensor& dst, const Tensor& src) {
+  if (dst.numel() == 0) return;
+  visit_dtype(dst.dtype(), [&](auto dtag) {
+    using D = decltype(dtag);
+    visit_dtype(src.dtype(), [&](auto stag) {
+      using S = decltype(stag);
+      if constexpr (std::is_same_v<D, S>) {
+        if (dst.is_contiguous() && src.is_contiguous()) {
+          const char* s = static_cast<const char*>(src.raw());
+          char* d = static_cast<char*>(dst.raw());
+          int64_t nb = dst.numel() * static_cast<int64_t>(sizeof(D));
+          parallel_for(0, nb, kGrain * 16, [&](int64_t b, int64_t e) { std::memcpy(d + b, s + b, e - b); });
+          return;
+        }
+      }
+      for_each<2>({&dst, &src}, [](char** p, const int64_t* s, int64_t n) {
+        if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
+          D* __restrict o = reinterpret_cast<D*>(p[0]);
+          const S* __restrict x = reinterpret_cast<const S*>(p[1]);
+          for (int64_t i = 0; i < n; ++i) o[i] = cast_value<D>(x[i]);
+        } else {
+          char *po = p[0], *ps = p[1];
+          for (int64_t i = 0; i < n; ++i, po += s[0], ps += s[1])
+            *reinterpret_cast<D*>(po) = cast_value<D>(*reinterpret_cast<const S*>(ps));
+        }
+      });
+    });
+  });
+}
+
+void fill(const Tensor& dst, Scalar v) {
+  visit_dtype(dst.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T val = v.kind == Scalar::Float ? cast_value<T>(v.d) : cast_value<T>(v.i);
+    for_each<1>({&dst}, [val](char** p, const int64_t* s, int64_t n) {
+      if (s[0] == sizeof(T)) {
+        T* o = reinterpret_cast<T*>(p[0]);
+        for (int64_t i = 0; i < n; ++i) o[i] = val;
+      } else {
+        char* po = p[0];
+        for (int64_t i = 0; i < n; ++i, po += s[0]) *reinterpret_cast<T*>(po) = val;
+      }
+    });
+  });
+}
+
+void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  visit_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    for_each<4>({&out, &cond, &a, &b}, [](char** p, const int64_t* s, int64_t n) {
+      char *po = p[0], *pc = p[1], *pa = p[2], *pb = p[3];
+      if (s[0] == sizeof(T) && s[1] == 1 && s[2] == sizeof(T) && s[3] == sizeof(T)) {
+        T* __restrict o = reinterpret_cast<T*>(po);
+        const bool* __restrict c = reinterpret_cast<const bool*>(pc);
+        const T* __restrict x = reinterpret_cast<const T*>(pa);
+        const T* __restrict y = reinterpret_cast<const T*>(pb);
+        for (int64_t i = 0; i < n; ++i) o[i] = c[i] ? x[i] : y[i];
+        return;
+      }
+      for (int64_t i = 0; i < n; ++i, po += s[0], pc += s[1], pa += s[2], pb += s[3])
+        *reinterpret_cast<T*>(po) = *reinterpret_cast<const bool*>(pc) ? *reinterpret_cast<const T*>(pa)
+                                                                       : *reinterpret_cast<const T*>(pb);
+    });
+  });
+}
+
+void clamp(const Tensor& out, const Tensor& a, std::optional<double> lo, std::optional<double> hi) {
+  visit_compute(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) {
+      throw TypeError("[clamp] not supported for bool tensors");
+    } else {
+      T l = lo ? cast_value<T>(*lo) : std::numeric_limits<T>::lowest();
+      T h = hi ? cast_value<T>(*hi) : std::numeric_limits<T>::max();
+      bool hl = lo.has_value(), hh = hi.has_value();
+      if (is_fp<T> && ((hl && *lo != *lo) || (hh && *hi != *hi))) {
+        T nanv = std::numeric_limits<T>::quiet_NaN();
+        run_unary<T, T>(out, a, [nanv](T) { return nanv; });
+        return;
+      }
+      if (hl && hh) {
+        run_unary<T, T>(out, a, [l, h](T x) { return x != x ? x : std::min(std::max(x, l), h); });
+      } else if (hl) {
+        run_unary<T, T>(out, a, [l](T x) { return x != x ? x : std::max(x, l); });
+      } else {
+        run_unary<T, T>(out, a, [h](T x) { return x != x ? x : std::min(x, h); });
+      }
+    }
+  });
+}
+
+bool any_zero(const Tensor& a) {
+  bool found = false;
+  visit_compute(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    for_each<1>({&a}, [&](char** p, const int64_t* s, int64_t n) {
+      char* q = p[0];
+      for (int64_t i = 0; i < n; ++i, q += s[0])
+        if (*reinterpret_cast<const T*>(q) == T(0)) found = true;
+    }, std::numeric_limits<int64_t>::max());
+  });
+  return found;
+}
+
+bool any_nonfinite(const Tensor& a) {
+  bool found = false;
+  visit_compute(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (is_fp<T>) {
+      for_each<1>({&a}, [&](char** p, const int64_t* s, int64_t n) {
+        char* q = p[0];
+        for (int64_t i = 0; i < n; ++i, q += s[0])
+          if (!std::isfinite(*reinterpret_cast<const T*>(q))) found = true;
+      }, std::numeric_limits<int64_t>::max());
+    }
+  });
+  return found;
+}
+
+}  // namespace tt::cpu

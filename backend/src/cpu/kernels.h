@@ -1,0 +1,63 @@
+#pragma once
+// CPU kernels. Callers (the primitives in src/core) have already checked shapes and dtypes:
+// operands have the output's shape (broadcast views allowed) and the kernel's compute dtype.
+#include <cstdint>
+#include <optional>
+
+#include "typedtensor/ops.h"
+
+namespace tt::cpu {
+
+void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b);
+void unary(UnaryOp op, const Tensor& out, const Tensor& a);
+void leaky_relu(const Tensor& out, const Tensor& a, double slope);
+void elu(const Tensor& out, const Tensor& a, double alpha);
+void copy(const Tensor& dst, const Tensor& src);  // same shape; casts between any dtypes
+void fill(const Tensor& dst, Scalar v);
+void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
+void clamp(const Tensor& out, const Tensor& a, std::optional<double> lo, std::optional<double> hi);
+bool any_zero(const Tensor& a);
+bool any_nonfinite(const Tensor& a);
+
+// reductions over the middle axis of a contiguous [outer, r, inner] block
+void reduce(ReduceOp op, const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner);
+void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in,
+                int64_t outer, int64_t r, int64_t inner);
+void cumulative(bool prod, const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner);
+
+// softmax / log_softmax along the middle axis of contiguous [outer, r, inner]
+void softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner, bool log);
+void logsumexp(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner);
+void layer_norm(const Tensor& out, const Tensor& in, const Tensor* w, const Tensor* b, int64_t rows,
+                int64_t cols, double eps);
+void variance(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner, double correction);
+
+// C[b] = A[b] @ B[b]; each operand is a [batch, rows, cols] strided view; float32/64 via BLAS
+void gemm_batched(const Tensor& c, const Tensor& a, const Tensor& b);
+
+void conv2d(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, int64_t sh, int64_t sw,
+            int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups);
+void max_pool2d(const Tensor& out, const Tensor& idx, const Tensor& x, int64_t kh, int64_t kw, int64_t sh,
+                int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw);
+void avg_pool2d(const Tensor& out, const Tensor& x, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
+                int64_t pw, bool count_include_pad, int64_t divisor);
+void adaptive_avg_pool2d(const Tensor& out, const Tensor& x);
+
+// indexing (index tensors are int64 and already bounds-checked)
+void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
+void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
+void scatter(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, int reduce);  // 0 set 1 add 2 mul
+void masked_fill(const Tensor& out, const Tensor& mask, const Tensor& value);  // out broadcast-shaped, in place
+void tri(const Tensor& out, const Tensor& in, int64_t k, bool lower);
+
+// random
+void rand_uniform(const Tensor& out, double lo, double hi);
+void rand_normal(const Tensor& out, double mean, double std);
+void rand_int(const Tensor& out, int64_t lo, int64_t hi);
+void bernoulli(const Tensor& out, const Tensor& p);
+void bernoulli_scalar(const Tensor& out, double p);
+void seed(uint64_t s);
+uint64_t seed_value();
+uint64_t next_u64();
+
+}  // namespace tt::cpu

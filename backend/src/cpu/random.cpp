@@ -1,0 +1,97 @@
+// The global random generator (seedable with tt.manual_seed): a 64-bit PCG-style stream, serial so
+// results are reproducible for a seed whatever the thread count.
+#include <cmath>
+#include <mutex>
+#include <type_traits>
+
+#include "kernels.h"
+
+namespace tt::cpu {
+namespace {
+std::mutex g_mu;
+uint64_t g_seed = 67280421310721ULL;
+uint64_t g_state = 0x853c49e6748fea9bULL;
+
+inline uint64_t splitmix(uint64_t& x) {
+  uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+inline double uniform01(uint64_t& s) { return static_cast<double>(splitmix(s) >> 11) * 0x1.0p-53; }
+inline float uniform01f(uint64_t& s) { return static_cast<float>(splitmix(s) >> 40) * 0x1.0p-24f; }
+
+template <class F>
+void fill_typed(const Tensor& out, F gen) {
+  // out is contiguous (front-end allocates it)
+  visit_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* p = out.data<T>();
+    int64_t n = out.numel();
+    std::lock_guard<std::mutex> lk(g_mu);
+    for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(gen(g_state));
+  });
+}
+}  // namespace
+
+void seed(uint64_t s) {
+  std::lock_guard<std::mutex> lk(g_mu);
+  g_seed = s;
+  g_state = s ^ 0x853c49e6748fea9bULL;
+}
+uint64_t seed_value() { return g_seed; }
+uint64_t next_u64() {
+  std::lock_guard<std::mutex> lk(g_mu);
+  return splitmix(g_state);
+}
+
+void rand_uniform(const Tensor& out, double lo, double hi) {
+  if (out.dtype() == DType::Float32 || is_half(out.dtype()))
+    fill_typed(out, [lo, hi](uint64_t& s) { return static_cast<float>(lo + (hi - lo) * uniform01f(s)); });
+  else
+    fill_typed(out, [lo, hi](uint64_t& s) { return lo + (hi - lo) * uniform01(s); });
+}
+
+void rand_normal(const Tensor& out, double mean, double sd) {
+  int64_t n = out.numel();
+  visit_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* p = out.data<T>();
+    std::lock_guard<std::mutex> lk(g_mu);
+    for (int64_t i = 0; i < n; i += 2) {  // Box-Muller, two values per draw
+      double u1 = 1.0 - uniform01(g_state), u2 = uniform01(g_state);
+      double r = std::sqrt(-2.0 * std::log(u1)), th = 6.283185307179586 * u2;
+      p[i] = static_cast<T>(mean + sd * r * std::cos(th));
+      if (i + 1 < n) p[i + 1] = static_cast<T>(mean + sd * r * std::sin(th));
+    }
+  });
+}
+
+void rand_int(const Tensor& out, int64_t lo, int64_t hi) {
+  uint64_t range = static_cast<uint64_t>(hi - lo);
+  fill_typed(out, [lo, range](uint64_t& s) {
+    // Lemire-style rejection-free enough for ranges << 2^64
+    unsigned __int128 m = static_cast<unsigned __int128>(splitmix(s)) * range;
+    return lo + static_cast<int64_t>(m >> 64);
+  });
+}
+
+void bernoulli(const Tensor& out, const Tensor& p) {
+  // p contiguous float32/64 with out's shape
+  int64_t n = out.numel();
+  visit_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* o = out.data<T>();
+    std::lock_guard<std::mutex> lk(g_mu);
+    for (int64_t i = 0; i < n; ++i) {
+      double pv = p.dtype() == DType::Float64 ? p.data<double>()[i] : p.data<float>()[i];
+      o[i] = static_cast<T>(uniform01(g_state) < pv ? 1.0f : 0.0f);
+    }
+  });
+}
+
+void bernoulli_scalar(const Tensor& out, double p) {
+  fill_typed(out, [p](uint64_t& s) { return uniform01(s) < p ? 1.0f : 0.0f; });
+}
+
+}  // namespace tt::cpu

@@ -1,0 +1,45 @@
+// One thread cap for OpenMP and OpenBLAS together (each keeps its own pool; uncapped they
+// oversubscribe a small machine).
+#include <cblas.h>
+
+#include <algorithm>
+#include <atomic>
+
+#include "parallel.h"
+#include "typedtensor/ops.h"
+
+namespace tt {
+namespace {
+int default_threads() {
+#ifdef _OPENMP
+  return std::max(1, omp_get_max_threads());
+#else
+  return 1;
+#endif
+}
+std::atomic<int> g_threads{0};
+}  // namespace
+
+namespace cpu {
+int num_threads() {
+  int n = g_threads.load(std::memory_order_relaxed);
+  if (n == 0) {
+    n = default_threads();
+    g_threads.store(n);
+  }
+  return n;
+}
+}  // namespace cpu
+
+void set_num_threads(int n) {
+  if (n < 1) throw ValueError("set_num_threads: expected a positive number of threads, got " + std::to_string(n));
+  g_threads.store(n);
+#ifdef _OPENMP
+  omp_set_num_threads(n);
+#endif
+  scipy_openblas_set_num_threads(n);
+}
+
+int get_num_threads() { return cpu::num_threads(); }
+
+}  // namespace tt

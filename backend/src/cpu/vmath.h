@@ -1,0 +1,39 @@
+#pragma once
+// Branch-free float math that GCC auto-vectorises inside plain loops.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace tt::cpu {
+
+// exp(x) for float, ~1 ulp (Cephes polynomial, range reduction by ln 2, two-step scaling so
+// subnormal results and overflow to inf come out right).
+inline float vexp(float x) {
+  x = x < -104.0f ? -104.0f : x;
+  x = x > 89.0f ? 89.0f : x;
+  float n = std::nearbyint(x * 1.44269504088896341f);
+  float r = std::fma(n, -0.693359375f, x);
+  r = std::fma(n, 2.12194440e-4f, r);
+  float p = 1.9875691500E-4f;
+  p = std::fma(p, r, 1.3981999507E-3f);
+  p = std::fma(p, r, 8.3334519073E-3f);
+  p = std::fma(p, r, 4.1665795894E-2f);
+  p = std::fma(p, r, 1.6666665459E-1f);
+  p = std::fma(p, r, 5.0000001201E-1f);
+  float y = std::fma(p * r, r, r) + 1.0f;
+  int32_t ni = static_cast<int32_t>(n);
+  int32_t n1 = ni / 2, n2 = ni - n1;
+  int32_t b1 = (n1 + 127) << 23, b2 = (n2 + 127) << 23;
+  float s1, s2;
+  std::memcpy(&s1, &b1, 4);
+  std::memcpy(&s2, &b2, 4);
+  return y * s1 * s2;
+}
+inline double vexp(double x) { return std::exp(x); }
+
+template <class T>
+inline T vsigmoid(T x) {
+  return T(1) / (T(1) + vexp(-x));
+}
+
+}  // namespace tt::cpu
