@@ -18,6 +18,7 @@ so mypy's structural comparison of returns and assignments agrees with the calcu
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 from mypy.maptype import map_instance_to_supertype
 from mypy.types import (
@@ -53,6 +54,17 @@ from typedtensor.shapes.shape import Shape, ShapeLike, Star
 from .names import ADD, ARITH_TYPES, DIM, DIV, INT, MUL, SUB, TENSOR, TUPLE
 
 MakeInstance = Callable[[str, list[Type]], Instance]
+
+
+@lru_cache(maxsize=4096)
+def _named(qualname: str, display: str) -> DimExpr:
+    # Building a Poly normalises it; a dim's polynomial is immutable, so build each one once.
+    return named_dim(qualname, display)
+
+
+@lru_cache(maxsize=1024)
+def _var(name: str) -> DimExpr:
+    return dim_var(name)
 
 
 def any_type() -> AnyType:
@@ -129,9 +141,9 @@ class Translator:
         if isinstance(p, TypeVarType):
             if self.rigid:
                 self.syms.setdefault(Sym("dim", f"<{p.name}>"), p)
-                return named_dim(f"<{p.name}>", p.name)
+                return _named(f"<{p.name}>", p.name)
             self.syms.setdefault(Sym("var", p.name), p)
-            return dim_var(p.name)
+            return _var(p.name)
         if not isinstance(p, Instance):
             return UNKNOWN
         if p.type.fullname in ARITH_TYPES:
@@ -140,7 +152,7 @@ class Translator:
             return self.combine(p.type.fullname, self.dim(p.args[0]), self.dim(p.args[1]))
         if is_dim_class(p):
             self.syms.setdefault(Sym("dim", p.type.fullname), Instance(p.type, []))
-            return named_dim(p.type.fullname, p.type.name)
+            return _named(p.type.fullname, p.type.name)
         return UNKNOWN
 
     def combine(self, fullname: str, left: DimExpr, right: DimExpr) -> DimExpr:

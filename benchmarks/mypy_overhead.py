@@ -1,0 +1,160 @@
+"""mypy wall time with and without the typedtensor plugin, cold and warm.
+
+Targets: `examples/` (when it holds Python files) and a generated ~3,000-line model file.
+Cold = an empty cache; warm = the cache of a previous run, after editing the checked file.
+Both configurations use the same stubs (`MYPYPATH=stubs`) and the same launcher, so the
+difference is the plugin alone. Usage: `python benchmarks/mypy_overhead.py [--repeat N]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LAUNCH = ROOT / "tests" / "mypy_plugin" / "launch.py"
+
+BLOCK = '''
+
+class Dim{i}(Dim): ...
+
+
+class Block{i}(nn.Module, Generic[I, H]):
+    def __init__(self, d_in: I, d_hidden: H) -> None:
+        super().__init__()
+        self.up = nn.Linear(d_in, d_hidden)
+        self.down = nn.Linear(d_hidden, d_in)
+        self.norm = nn.LayerNorm(d_in)
+
+    def forward(self, x: Tensor[Batch, Seq, I]) -> Tensor[Batch, Seq, I]:
+        h = tt.relu(self.up(x))
+        return self.norm(x + self.down(h))
+
+
+def attention{i}(q: Tensor[Batch, Heads, Seq, D], k: Tensor[Batch, Heads, Seq, D], v: Tensor[Batch, Heads, Seq, D]) -> Tensor[Batch, Heads, Seq, D]:
+    scores = q @ k.transpose(-2, -1) / 8.0
+    weights = tt.softmax(scores, dim=-1)
+    return weights @ v
+
+
+def heads{i}(x: Tensor[Batch, Seq, Mul[Heads, D]], h: Heads, d: D) -> Tensor[Batch, Heads, Seq, D]:
+    b, s, _ = x.shape
+    return x.reshape(b, s, h, d).transpose(1, 2)
+
+
+def merge{i}(x: Tensor[Batch, Heads, Seq, D]) -> Tensor[Batch, Seq, Mul[Heads, D]]:
+    b, h, s, d = x.shape
+    return x.transpose(1, 2).reshape(b, s, h * d)
+
+
+def pool{i}(x: Tensor[Batch, Seq, Model], mask: Tensor[Batch, Seq]) -> Tensor[Batch, Model]:
+    weights = mask.unsqueeze(-1).float()
+    return (x * weights).sum(dim=1) / weights.sum(dim=1)
+
+
+def step{i}(x: Tensor[Batch, Seq, Model], y: Tensor[Batch]) -> Tensor[()]:
+    block = Block{i}(Model(64), Dim{i}(128))
+    h = block(x)
+    logits = pool{i}(h, x.mean(-1)) @ tt.randn(Model(64), Classes(10))
+    return nn.functional.cross_entropy(logits, y)
+'''
+
+HEADER = '''from typing import Generic, TypeVar
+
+import typedtensor as tt
+from typedtensor import Dim, Mul, Tensor, nn
+
+I = TypeVar("I")
+H = TypeVar("H")
+
+
+class Batch(Dim): ...
+class Seq(Dim): ...
+class Heads(Dim): ...
+class D(Dim): ...
+class Model(Dim): ...
+class Classes(Dim): ...
+'''
+
+
+def generate(lines: int) -> str:
+    text, i = HEADER, 0
+    while text.count("\n") < lines:
+        text += BLOCK.format(i=i)
+        i += 1
+    return text
+
+
+def run(files: list[Path], plugin: bool, cache: Path) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        ini = Path(tmp, "mypy.ini")
+        ini.write_text("[mypy]\n" + ("plugins = typedtensor.mypy_plugin\n" if plugin else ""))
+        env = {**os.environ, "MYPYPATH": str(ROOT / "stubs")}
+        start = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, str(LAUNCH), "--config-file", str(ini), "--cache-dir", str(cache),
+             "--no-error-summary", *map(str, files)],
+            capture_output=True, text=True, env=env,
+        )
+        elapsed = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(proc.stdout[-2000:] + proc.stderr[-2000:])
+    if plugin and proc.returncode:
+        raise RuntimeError("the benchmark program must be clean under the plugin:\n" + proc.stdout[-3000:])
+    return elapsed
+
+
+def measure(files: list[Path], edit: Path, plugin: bool, repeat: int) -> tuple[float, float]:
+    cold, warm = [], []
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory() as tmp:
+            cache = Path(tmp, "cache")
+            cold.append(run(files, plugin, cache))
+            edit.write_text(edit.read_text() + "\n# edited\n")
+            warm.append(run(files, plugin, cache))
+    return statistics.median(cold), statistics.median(warm)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--lines", type=int, default=3000)
+    args = parser.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        model = Path(tmp, "generated_model.py")
+        model.write_text(generate(args.lines))
+        n = model.read_text().count("\n")
+        targets = [(f"generated model ({n} lines)", [model], model)]
+        examples = sorted((ROOT / "examples").rglob("*.py"))
+        if examples:
+            copy = Path(tmp, "examples")
+            copy.mkdir()
+            copies = []
+            for e in examples:
+                c = copy / e.name
+                c.write_text(e.read_text())
+                copies.append(c)
+            targets.insert(0, (f"examples/ ({len(examples)} files)", copies, copies[0]))
+        for label, files, edit in targets:
+            original = edit.read_text()
+            base = measure(files, edit, False, args.repeat)
+            edit.write_text(original)
+            with_plugin = measure(files, edit, True, args.repeat)
+            edit.write_text(original)
+            rows.append((label, base, with_plugin))
+    print(f"{'target':32} {'':5} {'plain mypy':>11} {'with plugin':>12} {'overhead':>9}")
+    for label, base, with_plugin in rows:
+        for k, name in enumerate(("cold", "warm")):
+            b, p = base[k], with_plugin[k]
+            print(f"{label:32} {name:5} {b:10.2f}s {p:11.2f}s {100 * (p - b) / b:8.1f}%")
+
+
+if __name__ == "__main__":
+    main()
