@@ -19,7 +19,7 @@ __version__ = "0.1.0"
 _SUBMODULES = frozenset({"nn", "optim", "data", "cuda", "autograd", "jit", "shapes", "testing"})
 
 
-def _runtime() -> Any:
+def _load_runtime() -> Any:
     return importlib.import_module("typedtensor._runtime")
 
 
@@ -30,7 +30,7 @@ def __getattr__(name: str) -> Any:
         except ModuleNotFoundError as exc:
             if exc.name != f"typedtensor.{name}":
                 raise
-    runtime = _runtime()
+    runtime = _load_runtime()
     try:
         value = getattr(runtime, name)
     except AttributeError:
@@ -42,7 +42,7 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     names = set(globals()) | set(_SUBMODULES)
     try:
-        names |= set(getattr(_runtime(), "__all__", ()))
+        names |= set(getattr(_load_runtime(), "__all__", ()))
     except ImportError:
         pass
     return sorted(names)
