@@ -9,8 +9,8 @@ using tt::UnaryOp;
 
 namespace {
 
-py::object g_tensor_type;
-py::object g_values_indices;
+py::handle g_tensor_type;  // leaked on purpose (see convert.cpp)
+py::handle g_values_indices;
 
 inline const Tensor* as_tensor_ptr(py::handle h) {
   if (Py_TYPE(h.ptr()) == reinterpret_cast<PyTypeObject*>(g_tensor_type.ptr()) || is_tensor(h))
@@ -145,9 +145,9 @@ Tensor detach(const Tensor& a) { return tt::make_view(a, a.shape(), a.strides(),
 
 void bind_tensor(py::module_& m) {
   py::class_<Tensor> cls(m, "Tensor", py::buffer_protocol());
-  g_tensor_type = cls;
-  g_values_indices = py::module_::import("collections").attr("namedtuple")("values_indices", py::make_tuple("values", "indices"));
-  m.attr("_values_indices") = g_values_indices;
+  g_tensor_type = cls.inc_ref();
+  g_values_indices = py::module_::import("collections").attr("namedtuple")("values_indices", py::make_tuple("values", "indices")).release();
+  m.attr("_values_indices") = py::reinterpret_borrow<py::object>(g_values_indices);
 
   // ---- geometry ----
   cls.def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.shape()); })

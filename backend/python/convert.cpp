@@ -77,12 +77,13 @@ void register_errors(py::module_& m) {
 
 // ---------------- dtype / device ----------------
 namespace {
-py::object g_dtypes[tt::kNumDTypes];
-py::object g_cpu;
-py::object g_np_generic;
+// Leaked on purpose: destroying Python objects after the interpreter is gone crashes at exit.
+py::handle g_dtypes[tt::kNumDTypes];
+py::handle g_cpu;
+py::handle g_np_generic;
 }  // namespace
 
-py::object dtype_object(DType d) { return g_dtypes[static_cast<int>(d)]; }
+py::object dtype_object(DType d) { return py::reinterpret_borrow<py::object>(g_dtypes[static_cast<int>(d)]); }
 
 DType dtype_from_numpy(const py::dtype& dt) {
   char kind = dt.kind();
@@ -162,7 +163,7 @@ tt::Device device_from(py::handle h) {
 }
 
 py::object device_object(const tt::Device& d) {
-  if (d.type == tt::DeviceType::CPU) return g_cpu;
+  if (d.type == tt::DeviceType::CPU) return py::reinterpret_borrow<py::object>(g_cpu);
   return py::cast(DeviceObj{d});
 }
 
@@ -179,7 +180,7 @@ void bind_types(py::module_& m) {
       })
       .def("to_numpy", [](const DTypeObj& o) { return numpy_dtype(o.d); });
   for (int i = 0; i < tt::kNumDTypes; ++i) {
-    g_dtypes[i] = py::cast(DTypeObj{static_cast<DType>(i)}, py::return_value_policy::move);
+    g_dtypes[i] = py::cast(DTypeObj{static_cast<DType>(i)}, py::return_value_policy::move).release();
     m.attr(tt::dtype_name(static_cast<DType>(i))) = g_dtypes[i];
   }
   py::class_<DeviceObj>(m, "device")
@@ -209,8 +210,8 @@ void bind_types(py::module_& m) {
         return o.dev.type == tt::DeviceType::CPU ? std::string("device(type='cpu')")
                                                  : "device(type='cuda', index=" + std::to_string(o.dev.index) + ")";
       });
-  g_cpu = py::cast(DeviceObj{tt::Device{}}, py::return_value_policy::move);
-  g_np_generic = py::module_::import("numpy").attr("generic");
+  g_cpu = py::cast(DeviceObj{tt::Device{}}, py::return_value_policy::move).release();
+  g_np_generic = py::object(py::module_::import("numpy").attr("generic")).release();
 }
 
 // ---------------- scalars, shapes, dims ----------------

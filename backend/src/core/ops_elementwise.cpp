@@ -335,6 +335,17 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
 }
 
 Tensor binary(BinaryOp op, const Tensor& a, Scalar b) {
+  // fast path: a Python number that keeps the tensor's dtype (float tensor, or int64 with an int).
+  // A constant needs no gradient, so its broadcast view is made directly.
+  DType d = a.dtype();
+  bool keeps = (d == DType::Float32 || d == DType::Float64) ? b.kind != Scalar::Bool
+                                                           : (d == DType::Int64 && b.kind == Scalar::Int);
+  if (keeps && a.dim() > 0 && (op <= BinaryOp::Mul || (op == BinaryOp::Div && is_floating(d)) || is_compare(op) ||
+                               op == BinaryOp::Maximum || op == BinaryOp::Minimum || op == BinaryOp::Pow)) {
+    Tensor s = scalar_tensor(b, d);
+    Tensor sb = make_view(s, a.shape(), Strides(a.shape().size(), 0), 0);
+    return apply1(std::make_shared<Binary>(op), {a, sb});
+  }
   return binary_impl(op, a, scalar_tensor(b, std::nullopt, /*wrapped=*/true));
 }
 Tensor binary(BinaryOp op, Scalar a, const Tensor& b) {
