@@ -487,12 +487,13 @@ Tensor tensor_data(py::handle data, std::optional<DType> dtype) {
     return tt::to_dtype(t, dtype ? *dtype : t.dtype(), /*copy=*/true);
   }
   Scalar s;
-  if (scalar_from(data, &s)) return tt::scalar_tensor(s, dtype);
+  bool np_scalar = PyObject_IsInstance(data.ptr(), g_np_generic.ptr()) == 1;
+  if (!np_scalar && scalar_from(data, &s)) return tt::scalar_tensor(s, dtype);
   py::module_ np = py::module_::import("numpy");
-  bool was_array = py::isinstance<py::array>(data);
+  bool was_array = py::isinstance<py::array>(data) || np_scalar;
   py::array arr;
   if (was_array) {
-    arr = py::reinterpret_borrow<py::array>(data);
+    arr = np_scalar ? py::array(np.attr("asarray")(data)) : py::reinterpret_borrow<py::array>(data);
   } else {
     // nested sequences (possibly holding tensors or numpy scalars)
     try {
@@ -507,7 +508,8 @@ Tensor tensor_data(py::handle data, std::optional<DType> dtype) {
   src = dtype_from_numpy(arr.dtype());
   if (!was_array && src == DType::Float64) src = tt::kDefaultFloat;  // Python floats -> default dtype
   if (!was_array && arr.dtype().kind() == 'i' && arr.itemsize() != 8) src = DType::Int64;
-  Tensor t = from_numpy(np.attr("ascontiguousarray")(arr));
+  if (!(arr.flags() & py::array::c_style)) arr = arr.attr("copy")("C");  // keeps 0-d arrays 0-d
+  Tensor t = from_numpy(arr);
   return tt::to_dtype(t, dtype ? *dtype : src, /*copy=*/true);
 }
 

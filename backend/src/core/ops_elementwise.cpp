@@ -295,8 +295,8 @@ namespace {
 Tensor binary_impl(BinaryOp op, const Tensor& a0, const Tensor& b0) {
   DType rt = result_type(a0, b0);
   const char* name = binary_name(op);
-  if (op == BinaryOp::Sub && a0.dtype() == DType::Bool && b0.dtype() == DType::Bool)
-    throw TypeError("[sub] subtraction of two bool tensors is not supported; use logical_xor");
+  if (op == BinaryOp::Sub && (a0.dtype() == DType::Bool || b0.dtype() == DType::Bool))
+    throw TypeError("[sub] subtraction with a bool tensor is not supported; use logical_not / logical_xor");
   if (is_bitwise(op) && is_floating(rt))
     throw TypeError(std::string("[") + name + "] only integer and bool tensors are supported, got " + dtype_name(rt));
   if ((op == BinaryOp::FloorDiv || op == BinaryOp::Remainder || op == BinaryOp::Fmod) && rt == DType::Bool)
@@ -313,6 +313,10 @@ Tensor binary_impl(BinaryOp op, const Tensor& a0, const Tensor& b0) {
   if (!is_floating(compute) && (op == BinaryOp::FloorDiv || op == BinaryOp::Remainder || op == BinaryOp::Fmod) &&
       cpu::any_zero(b))
     throw ValueError(std::string("[") + name + "] integer division by zero");
+  if (op == BinaryOp::Pow && !is_floating(compute) && compute != DType::Bool &&
+      reduce(ReduceOp::Min, b, std::nullopt, false, std::nullopt).numel() > 0 && b.numel() > 0 &&
+      binary(BinaryOp::Lt, reduce(ReduceOp::Min, b, std::nullopt, false, std::nullopt), Scalar::from_int(0)).data<bool>()[0])
+    throw ValueError("[pow] integers to negative integer powers are not allowed");
   if (a.shape() != b.shape()) {
     Shape s = broadcast_shapes(a.shape(), b.shape(), name);
     if (a.shape() != s) a = expand(a, s);
@@ -340,6 +344,8 @@ Tensor binary(BinaryOp op, const Tensor& a, Scalar b) {
   DType d = a.dtype();
   bool keeps = (d == DType::Float32 || d == DType::Float64) ? b.kind != Scalar::Bool
                                                            : (d == DType::Int64 && b.kind == Scalar::Int);
+  if (op == BinaryOp::Pow && !is_floating(d) && b.kind != Scalar::Float && b.i < 0)
+    throw ValueError("[pow] integers to negative integer powers are not allowed");
   if (keeps && a.dim() > 0 && (op <= BinaryOp::Mul || (op == BinaryOp::Div && is_floating(d)) || is_compare(op) ||
                                op == BinaryOp::Maximum || op == BinaryOp::Minimum || op == BinaryOp::Pow)) {
     Tensor s = scalar_tensor(b, d);
@@ -406,6 +412,11 @@ Tensor& binary_(BinaryOp op, Tensor& self, Scalar other) {
 Tensor unary(UnaryOp op, const Tensor& a0) {
   Tensor a = a0;
   DType d = a.dtype();
+  bool activation = op == UnaryOp::Gelu || op == UnaryOp::GeluTanh || op == UnaryOp::Silu || op == UnaryOp::Softplus ||
+                    op == UnaryOp::Mish || op == UnaryOp::Logsigmoid || op == UnaryOp::Hardsigmoid ||
+                    op == UnaryOp::Hardswish;
+  if (activation && !is_floating(d))  // like torch: activations take floating point input only
+    throw TypeError(std::string("[") + unary_name(op) + "] needs a floating point tensor, got " + dtype_name(d));
   if (unary_needs_float(op) && !is_floating(d)) a = to_dtype(a, kDefaultFloat);
   if (op == UnaryOp::Neg && d == DType::Bool)
     throw TypeError("[neg] negation of a bool tensor is not supported; use logical_not");
