@@ -4,7 +4,7 @@ Pure Python and importable without the compiled backend: the mypy plugin, the li
 the eager runtime and the graph tracer all take their shape rules from here (docs/shapes-api.md).
 """
 
-from .broadcast import broadcast_all, broadcast_dim, broadcast_shapes
+from .broadcast import broadcast_all, broadcast_dim, broadcast_into, broadcast_shapes
 from .dims import (
     UNKNOWN, DimExpr, Poly, Sym, Unknown, as_int, d_add, d_ceildiv, d_exact_div, d_floordiv, d_mul,
     d_neg, d_prod, d_sub, differs, dim_var, fmt_dim, is_literal, is_unknown, named_dim, opaque, same,
@@ -24,7 +24,7 @@ __all__ = [
     "CODES", "REGISTRY", "SCALAR", "UNKNOWN", "Args", "Bindings", "DimExpr", "Issue", "ModuleDef", "OpDef",
     "Outputs", "Param", "Poly", "Result", "Scalar", "Shape", "ShapeLike", "SliceIndex", "Star", "Sym",
     "TensorIndex", "Unknown", "all_modules", "all_ops", "apply", "as_int", "bind", "broadcast_all",
-    "broadcast_dim", "broadcast_shapes", "compatible", "concrete", "d_add", "d_ceildiv", "d_exact_div",
+    "broadcast_dim", "broadcast_into", "broadcast_shapes", "compatible", "concrete", "d_add", "d_ceildiv", "d_exact_div",
     "d_floordiv", "d_mul", "d_neg", "d_prod", "d_sub", "differs", "dim_var", "fmt_dim", "fmt_shape",
     "get_module", "get_op", "is_literal", "is_unknown", "named_dim", "opaque", "same", "substitute",
     "substitute_dim", "unify",

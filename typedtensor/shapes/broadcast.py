@@ -69,3 +69,22 @@ def broadcast_all(shapes: list[ShapeLike], op: str, code: str = "shape-broadcast
             return merged
         result = merged
     return result
+
+
+def broadcast_into(
+    target: ShapeLike, other: ShapeLike, op: str, symbol: str = ",", code: str = "shape-broadcast"
+) -> Issue | None:
+    """An Issue when ``other`` does not broadcast *to* ``target`` without growing it (an in-place
+    op: ``x.masked_fill_``, a loss ``weight``, an attention mask added to the scores)."""
+    merged = broadcast_shapes(target, other, op, symbol, code)
+    if isinstance(merged, Issue):
+        return merged
+    if isinstance(target, Shape) and isinstance(other, Shape) and target.is_fixed and other.is_fixed:
+        assert isinstance(merged, Shape)
+        if len(other.dims) > len(target.dims) or any(differs(m, t) for m, t in zip(merged.dims, target.dims)):
+            return Issue(
+                code,
+                f"{op}: {fmt_shape(other)} does not broadcast to {fmt_shape(target)} "
+                f"(it would grow the result to {fmt_shape(merged)})",
+            )
+    return None

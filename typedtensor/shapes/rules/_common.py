@@ -41,7 +41,7 @@ def norm_axis(op: str, shape: Shape, axis: Any, *, extra: int = 0, what: str = "
                 f"{op}: {what} {a} is out of range for a tensor of rank {len(shape.dims)} "
                 f"(expected {lo}..{hi}); shape {fmt_shape(shape)}",
             )
-        return a + n if a < 0 else a
+        return a + max(n, 1) if a < 0 else a  # a 0-d tensor's dim -1 is its dim 0
     if 0 <= a < len(shape.prefix) + (extra if not shape.suffix else 0):
         return a
     if a < 0 and -a <= len(shape.suffix) + extra:

@@ -78,10 +78,14 @@ def arange(args: Args) -> Result:
 
         if step == 0:
             return Issue("shape-arg", "arange: step must be nonzero")
+        if (float(end) - float(start)) * float(step) < 0:
+            return Issue("shape-arg", f"arange: the range from {start} to {end} with step {step} is empty in the wrong direction")
         return Shape((max(0, math.ceil((float(end) - float(start)) / float(step))),))
     s = as_int(step)
     if s == 0:
         return Issue("shape-arg", "arange: step must be nonzero")
+    if s is not None and is_literal(start) and is_literal(end) and (end - start) * s < 0:
+        return Issue("shape-arg", f"arange: the range from {start} to {end} with step {s} is empty in the wrong direction")
     if s is None:
         return Shape((UNKNOWN,))
     length: DimExpr = d_ceildiv(d_sub(end, start), s)
@@ -93,6 +97,9 @@ def arange(args: Args) -> Result:
 @op("linspace", f"start:any, end:any, steps:size, {_FACTORY_KW}", tags=("creation",),
     differentiable=False, gradient="creates a leaf", dtype_rule="factory")
 def linspace(args: Args) -> Result:
+    steps = as_int(args["steps"])
+    if steps is not None and steps < 0:
+        return Issue("shape-arg", f"linspace: number of steps must be non-negative, got {steps}")
     return Shape((args["steps"],))
 
 
@@ -100,6 +107,9 @@ def linspace(args: Args) -> Result:
     gradient="creates a leaf", dtype_rule="factory")
 def eye(args: Args) -> Result:
     n, m = args["n"], args["m"]
+    for v in (n, m):
+        if as_int(v) is not None and as_int(v) < 0:  # type: ignore[operator]
+            return Issue("shape-arg", f"eye: sizes must be non-negative, got {v}")
     return Shape((n, n if m is None else m))
 
 

@@ -114,18 +114,17 @@ def clamp(args: Args) -> Result:
             merged = broadcast_shapes(out, bound, "clamp")
             if isinstance(merged, Issue):
                 return merged
+            out = merged  # torch broadcasts tensor bounds: clamp([3], min=[2, 3]) is [2, 3]
     return out if isinstance(out, (Shape, Unknown)) else UNKNOWN
 
 
 @op("masked_fill", "input:tensor, mask:tensor, value:any", tags=("elementwise",),
     signature="(*s), (*m) -> (*s)")
 def masked_fill(args: Args) -> Result:
-    """The mask must broadcast to the input's shape; the result is the input's shape."""
+    """Input and mask broadcast together (torch's out-of-place masked_fill grows the input)."""
     x, mask = args["input"], args["mask"]
     if isinstance(x, Shape) and isinstance(mask, Shape):
-        merged = broadcast_shapes(x, mask, "masked_fill")
-        if isinstance(merged, Issue):
-            return merged
+        return broadcast_shapes(x, mask, "masked_fill")
     return x if isinstance(x, (Shape, Unknown)) else UNKNOWN
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..broadcast import broadcast_all
-from ..dims import UNKNOWN, DimExpr, Unknown, as_int, d_add, d_ceildiv, d_sub, is_literal
+from ..dims import UNKNOWN, DimExpr, Unknown, as_int, d_add, d_ceildiv, d_sub, differs, fmt_dim, is_literal
 from ..issue import Issue
 from ..registry import Args, Result, SliceIndex, TensorIndex, op
 from ..shape import Shape, ShapeLike, Star, fmt_shape
@@ -59,7 +59,7 @@ def index_shape(x: ShapeLike, key: Any) -> Result:
         if isinstance(it, TensorIndex) and it.is_bool:
             if isinstance(it.shape, Unknown) or not it.shape.is_fixed:
                 return UNKNOWN
-            consumed += max(len(it.shape.dims), 1)
+            consumed += len(it.shape.dims)  # a 0-d bool adds a dim and consumes none
         else:
             consumed += 1
     n_ell = sum(1 for it in items if it is Ellipsis)
@@ -93,8 +93,16 @@ def index_shape(x: ShapeLike, key: Any) -> Result:
         if isinstance(it, TensorIndex):
             if it.is_bool:
                 assert isinstance(it.shape, Shape)
-                k = max(len(it.shape.dims), 1)
-                advanced.append(Shape((UNKNOWN,)))
+                k = len(it.shape.dims)
+                for j, (m, d) in enumerate(zip(it.shape.dims, dims[pos : pos + k])):
+                    if differs(m, d):
+                        return Issue(
+                            "shape-axis",
+                            f"index: boolean mask {fmt_shape(it.shape)} does not match dim {pos + j} "
+                            f"({fmt_dim(d)}) of shape {fmt_shape(x)}",
+                        )
+                empty = any(m == 0 for m in it.shape.dims)
+                advanced.append(Shape((0 if empty else UNKNOWN,)))  # True count; 0 for an empty mask
                 pos += k
             else:
                 advanced.append(it.shape)
@@ -172,9 +180,14 @@ def index_put(args: Args) -> Result:
         return region
     value = args["value"]
     if isinstance(region, Shape) and isinstance(value, Shape):
-        from ..broadcast import broadcast_shapes
+        from ..broadcast import broadcast_into
 
-        merged = broadcast_shapes(region, value, "index_put")
-        if isinstance(merged, Issue):
-            return merged
+        if value.is_fixed:  # torch drops a value's leading 1s before broadcasting it into the region
+            dims = value.dims
+            while dims and dims[0] == 1:
+                dims = dims[1:]
+            value = Shape(dims)
+        issue = broadcast_into(region, value, "index_put")
+        if issue:
+            return issue
     return x

@@ -3,7 +3,7 @@ linear, tensordot, einsum."""
 
 from __future__ import annotations
 
-from ..broadcast import broadcast_shapes
+from ..broadcast import broadcast_into, broadcast_shapes
 from ..dims import UNKNOWN, DimExpr, Unknown, as_int, differs, fmt_dim
 from ..issue import Issue
 from ..registry import Args, Result, op
@@ -105,9 +105,9 @@ def linear(args: Args) -> Result:
     wt = Shape(tuple(reversed(w.dims)))
     out = matmul_shapes(x, wt, "linear")
     if isinstance(b, Shape) and isinstance(out, Shape):
-        merged = broadcast_shapes(out, b, "linear", "+")
-        if isinstance(merged, Issue):
-            return merged
+        issue = broadcast_into(out, b, "linear (bias)", "+")
+        if issue:
+            return issue
     return out
 
 
@@ -140,10 +140,12 @@ def tensordot(args: Args) -> Result:
             db.append(p if p is not None else 0)
     else:
         return UNKNOWN
+    if len(set(da)) != len(da) or len(set(db)) != len(db):
+        return Issue("shape-axis", f"tensordot: a contraction dim appears more than once in {dims}; shapes {fmt_shape(a)}, {fmt_shape(b)}")
     if any(i < 0 or i >= len(a.dims) for i in da) or any(i < 0 or i >= len(b.dims) for i in db):
         return Issue("shape-axis", f"tensordot: contraction dims out of range; shapes {fmt_shape(a)}, {fmt_shape(b)}")
     for i, j in zip(da, db):
-        if differs(a.dims[i], b.dims[j]):
+        if differs(a.dims[i], b.dims[j]) and a.dims[i] != 1 and b.dims[j] != 1:  # torch broadcasts 1s
             return Issue(
                 "shape-matmul",
                 f"tensordot: contracted dimensions differ: {fmt_dim(a.dims[i])} (left, dim {i}) vs "
@@ -192,8 +194,19 @@ def einsum(args: Args) -> Result:
             if isinstance(merged, Issue):
                 return merged
             ell = merged
+        own: dict[str, DimExpr] = {}
         for ch, d in pairs:
-            if ch in letters and differs(letters[ch][0], d):
+            if ch in own and differs(own[ch], d):
+                return Issue(
+                    "shape-matmul",
+                    f"einsum: subscript {ch!r} is repeated in operand {i} with sizes {fmt_dim(own[ch])} and {fmt_dim(d)}; equation {eq!r}",
+                )
+            own[ch] = d
+        for ch, d in pairs:
+            if ch in letters and letters[ch][0] == 1 and d != 1:
+                letters[ch] = (d, f"operand {i}")  # a size-1 subscript broadcasts (torch.einsum)
+                continue
+            if ch in letters and differs(letters[ch][0], d) and d != 1:
                 return Issue(
                     "shape-matmul",
                     f"einsum: subscript {ch!r} is {fmt_dim(letters[ch][0])} ({letters[ch][1]}) but "

@@ -77,13 +77,13 @@ def flatten(args: Args) -> Result:
     x = args["input"]
     if isinstance(x, Unknown) or not x.is_fixed:
         return UNKNOWN
-    if len(x.dims) == 0:
-        return Shape((1,))
     s = norm_axis("flatten", x, args["start_dim"])
     e = norm_axis("flatten", x, args["end_dim"])
     for p in (s, e):
         if isinstance(p, Issue):
             return p
+    if len(x.dims) == 0:
+        return Shape((1,))
     if s is None or e is None:
         return UNKNOWN
     assert isinstance(s, int) and isinstance(e, int)
@@ -97,9 +97,14 @@ def unflatten(args: Args) -> Result:
     x, sizes = args["input"], _sizes(args["sizes"])
     if isinstance(x, Unknown) or isinstance(sizes, Unknown):
         return UNKNOWN
+    r = need_rank("unflatten", x, tuple(range(1, 65)))
+    if r:
+        return r
     p = norm_axis("unflatten", x, args["dim"])
     if not isinstance(p, int) or isinstance(p, bool):
         return p if isinstance(p, Issue) else UNKNOWN
+    if not sizes:
+        return Issue("shape-reshape", f"unflatten: sizes must be non-empty; shape {fmt_shape(x)}")
     piece = reshape_shape("unflatten", Shape((dim_at(x, p),)), sizes)
     if not isinstance(piece, Shape):
         return piece
@@ -117,6 +122,8 @@ def transpose(args: Args) -> Result:
     for p in (a, b):
         if isinstance(p, Issue):
             return p
+    if x.is_fixed and not x.dims:
+        return x  # torch: a 0-d tensor transposes (dims 0/-1) to itself
     if a is None or b is None:
         return UNKNOWN if x.is_fixed else Shape((), Star(None), ())
     assert isinstance(a, int) and isinstance(b, int)
@@ -165,7 +172,12 @@ def movedim(args: Args) -> Result:
         if not isinstance(p, int):
             return p if isinstance(p, Issue) else UNKNOWN
         pd.append(p)
+    for what, got in (("source", ps), ("destination", pd)):
+        if len(set(got)) != len(got):
+            return Issue("shape-axis", f"movedim: repeated dim in {what} {tuple(got)}; shape {fmt_shape(x)}")
     n = len(x.dims)
+    if n == 0:
+        return x
     order: list[int | None] = [None] * n
     for s, d in zip(ps, pd):
         order[d] = s
@@ -178,8 +190,8 @@ def _transpose_last(name: str) -> Any:
         x = args["input"]
         if isinstance(x, Unknown):
             return UNKNOWN
-        if name == "T" and x.is_fixed:
-            return Shape(tuple(reversed(x.dims)))
+        if name == "T" and x.is_fixed or x.is_fixed and not x.dims:
+            return Shape(tuple(reversed(x.dims)))  # torch lets a 0-d tensor's .mT be itself
         if len(x.tail) < 2:
             if x.is_fixed:
                 return Issue("shape-rank", f"{name}: needs at least 2 dims; shape {fmt_shape(x)}")
@@ -221,12 +233,18 @@ def squeeze(args: Args) -> Result:
     if isinstance(axes, Unknown):
         return UNKNOWN
     drop: set[int] = set()
+    kept: set[int] = set()
     for a in axes:
         p = norm_axis("squeeze", x, a)
         if isinstance(p, Issue):
             return p
         if p is None:
             return UNKNOWN
+        if p in drop or p in kept:
+            return Issue("shape-axis", f"squeeze: dim {a} appears more than once; shape {fmt_shape(x)}")
+        kept.add(p)
+        if not x.dims:
+            continue  # a 0-d tensor squeezes (dim 0/-1) to itself
         if x.dims[p] == 1:
             drop.add(p)
         elif isinstance(x.dims[p], Unknown):
@@ -243,6 +261,11 @@ def expand(args: Args) -> Result:
     if len(size) < len(x.dims):
         return Issue("shape-rank", f"expand: {len(size)} sizes for a tensor of rank {len(x.dims)}; shape {fmt_shape(x)}")
     lead = len(size) - len(x.dims)
+    for i, want in enumerate(size):
+        v = as_int(want)
+        if v is not None and (v < -1 or v == -1 and i < lead):
+            where = "a new leading dim" if i < lead else f"dim {i}"
+            return Issue("shape-broadcast", f"expand: size {v} is not allowed for {where}; shape {fmt_shape(x)} -> {fmt_dims(size)}")
     out: list[DimExpr] = list(size[:lead])
     for i, d in enumerate(x.dims):
         want = size[lead + i]
@@ -301,6 +324,14 @@ def cat(args: Args) -> Result:
     known = [s for s in shapes if isinstance(s, Shape) and s.is_fixed]
     if len(known) != len(shapes):
         return UNKNOWN
+    for i, s in enumerate(known):
+        if not s.dims:
+            return Issue("shape-concat", f"cat: tensor {i} is 0-d and cannot be concatenated; shapes {', '.join(fmt_shape(k) for k in known)}")
+    # torch (legacy) skips 1-d empty tensors, whatever the other ranks
+    nonempty = [s for s in known if s.dims != (0,)]
+    if not nonempty:
+        return Shape((0,))
+    known = nonempty
     first = known[0]
     p = norm_axis("cat", first, args["dim"])
     if isinstance(p, Issue):
@@ -358,6 +389,9 @@ def split(args: Args) -> Result:
     x, sizes = args["input"], args["split_size_or_sections"]
     if isinstance(x, Unknown):
         return Outputs(UNKNOWN)
+    r = need_rank("split", x, tuple(range(1, 65)))
+    if r:
+        return r
     p = norm_axis("split", x, args["dim"])
     if isinstance(p, Issue):
         return p
@@ -365,7 +399,9 @@ def split(args: Args) -> Result:
         return Outputs(UNKNOWN)
     length = dim_at(x, p)
     if isinstance(sizes, (tuple, list)):
-        total = d_prod([1])
+        negative = [s for s in sizes if as_int(s) is not None and int(s) < 0]
+        if negative:
+            return Issue("shape-arg", f"split: section sizes must be non-negative, got {list(sizes)}; shape {fmt_shape(x)}")
         total = 0
         for s in sizes:
             total = d_add(total, s)
@@ -374,6 +410,8 @@ def split(args: Args) -> Result:
         return Outputs(tuple(replace(x, p, (s,)) for s in sizes))
     n = as_int(sizes)
     total_len = as_int(length)
+    if n == 0 and total_len is not None and total_len != 0:
+        return Issue("shape-arg", f"split: split_size 0 needs an empty dim, dim {p} has size {total_len}; shape {fmt_shape(x)}")
     if n is not None and total_len is not None and n > 0:
         count = max(1, -(-total_len // n))
         pieces = [min(n, total_len - i * n) for i in range(count)]
@@ -390,6 +428,11 @@ def chunk(args: Args) -> Result:
     x, chunks = args["input"], as_int(args["chunks"])
     if isinstance(x, Unknown):
         return Outputs(UNKNOWN)
+    r = need_rank("chunk", x, tuple(range(1, 65)))
+    if r:
+        return r
+    if chunks is not None and chunks <= 0:
+        return Issue("shape-arg", f"chunk: chunks must be positive, got {chunks}; shape {fmt_shape(x)}")
     p = norm_axis("chunk", x, args["dim"])
     if isinstance(p, Issue):
         return p
@@ -414,6 +457,9 @@ def unbind(args: Args) -> Result:
     x = args["input"]
     if isinstance(x, Unknown):
         return Outputs(UNKNOWN)
+    r = need_rank("unbind", x, tuple(range(1, 65)))
+    if r:
+        return r
     p = norm_axis("unbind", x, args["dim"])
     if isinstance(p, Issue):
         return p
@@ -429,10 +475,15 @@ def flip(args: Args) -> Result:
     x = args["input"]
     if isinstance(x, Unknown):
         return UNKNOWN
+    seen: set[int] = set()
     for a in _sizes(args["dims"]) if not isinstance(args["dims"], Unknown) else ():
         p = norm_axis("flip", x, a)
         if isinstance(p, Issue):
             return p
+        if p is not None and p in seen:
+            return Issue("shape-axis", f"flip: dim {a} appears more than once; shape {fmt_shape(x)}")
+        if p is not None:
+            seen.add(p)
     return x
 
 
@@ -441,6 +492,8 @@ def roll(args: Args) -> Result:
     x = args["input"]
     if isinstance(x, Unknown) or args["dims"] is None or isinstance(args["dims"], Unknown):
         return x
+    if x.is_fixed and not x.dims:
+        return Issue("shape-axis", f"roll: a 0-d tensor has no dim {args['dims']} to roll; shape {fmt_shape(x)}")
     for a in _sizes(args["dims"]):
         p = norm_axis("roll", x, a)
         if isinstance(p, Issue):
@@ -453,6 +506,9 @@ def narrow(args: Args) -> Result:
     x = args["input"]
     if isinstance(x, Unknown):
         return UNKNOWN
+    r = need_rank("narrow", x, tuple(range(1, 65)))
+    if r:
+        return r
     p = norm_axis("narrow", x, args["dim"])
     if isinstance(p, Issue):
         return p
@@ -490,6 +546,8 @@ def diagonal(args: Args) -> Result:
     a, b = norm_axis("diagonal", x, args["dim1"]), norm_axis("diagonal", x, args["dim2"])
     if not isinstance(a, int) or not isinstance(b, int):
         return a if isinstance(a, Issue) else b if isinstance(b, Issue) else UNKNOWN
+    if a == b:
+        return Issue("shape-axis", f"diagonal: dim1 and dim2 are the same dim {a}; shape {fmt_shape(x)}")
     da, db = x.dims[a], x.dims[b]
     off = as_int(args["offset"]) or 0
     if off == 0 and not differs(da, db):
@@ -502,6 +560,28 @@ def diagonal(args: Args) -> Result:
     return Shape(rest + (size,))
 
 
+def _index_fits(name: str, x: Shape, idx: Shape, p: int | None, src: Shape | None = None) -> Issue | None:
+    """torch's gather/scatter contract: ranks agree (a 0-d tensor counts as 1-d); the index is no
+    larger than the input off ``dim`` and no larger than ``src`` anywhere."""
+    if not (x.is_fixed and idx.is_fixed):
+        return None
+    xd, idd = x.dims or (1,), idx.dims or (1,)
+    shown = f"shapes {fmt_shape(x)}, index {fmt_shape(idx)}" + (f", src {fmt_shape(src)}" if src else "")
+    if len(xd) != len(idd):
+        return Issue("shape-rank", f"{name}: index has rank {len(idx.dims)}, input has rank {len(x.dims)}; {shown}")
+    for k, (a, b) in enumerate(zip(idd, xd)):
+        if k != p and is_literal(a) and is_literal(b) and int(a) > int(b):  # type: ignore[arg-type]
+            return Issue("shape-arg", f"{name}: index dim {k} is {a}, larger than the input's {b}; {shown}")
+    if src is not None and src.is_fixed:
+        sd = src.dims or (1,)
+        if len(sd) != len(idd):
+            return Issue("shape-rank", f"{name}: src has rank {len(src.dims)}, index has rank {len(idx.dims)}; {shown}")
+        for k, (a, b) in enumerate(zip(idd, sd)):
+            if is_literal(a) and is_literal(b) and int(a) > int(b):  # type: ignore[arg-type]
+                return Issue("shape-arg", f"{name}: index dim {k} is {a}, larger than src's {b}; {shown}")
+    return None
+
+
 @op("gather", "input:tensor, dim:int, index:tensor", tags=("indexing",))
 def gather(args: Args) -> Result:
     """Result has the index's shape; ranks must agree."""
@@ -511,9 +591,8 @@ def gather(args: Args) -> Result:
     p = norm_axis("gather", x, args["dim"])
     if isinstance(p, Issue):
         return p
-    if x.is_fixed and idx.is_fixed and len(x.dims) != len(idx.dims):
-        return Issue("shape-rank", f"gather: index has rank {len(idx.dims)}, input has rank {len(x.dims)}; shapes {fmt_shape(x)}, {fmt_shape(idx)}")
-    return idx
+    issue = _index_fits("gather", x, idx, p if isinstance(p, int) else None)
+    return issue if issue else idx
 
 
 @op("scatter", "input:tensor, dim:int, index:tensor, src:any=None, *, value:any=None, reduce:any=None",
@@ -525,8 +604,11 @@ def scatter(args: Args) -> Result:
     p = norm_axis("scatter", x, args["dim"])
     if isinstance(p, Issue):
         return p
-    if isinstance(idx, Shape) and x.is_fixed and idx.is_fixed and len(x.dims) != len(idx.dims):
-        return Issue("shape-rank", f"scatter: index has rank {len(idx.dims)}, input has rank {len(x.dims)}; shapes {fmt_shape(x)}, {fmt_shape(idx)}")
+    if isinstance(idx, Shape):
+        src = args["src"] if isinstance(args["src"], Shape) else None
+        issue = _index_fits("scatter", x, idx, p if isinstance(p, int) else None, src)
+        if issue:
+            return issue
     return x
 
 
@@ -546,6 +628,10 @@ def index_select(args: Args) -> Result:
     r = need_rank("index_select", idx, (0, 1), "index")
     if r:
         return r
+    if x.is_fixed and not x.dims:
+        if idx.is_fixed and is_literal(count := d_prod(idx.dims)) and int(count) != 1:  # type: ignore[arg-type]
+            return Issue("shape-arg", f"index_select: a 0-d input takes exactly 1 index, got {count}; index {fmt_shape(idx)}")
+        return x  # a 0-d input stays 0-d
     n = idx.dims[0] if idx.is_fixed and idx.dims else (1 if idx.is_fixed else UNKNOWN)
     return replace(x, p, (n,))
 
@@ -574,6 +660,8 @@ def one_hot(args: Args) -> Result:
     if isinstance(x, Unknown):
         return UNKNOWN
     k = UNKNOWN if as_int(n) == -1 else n
+    if as_int(n) == -1 and x.is_fixed and 0 in x.dims:
+        return Issue("shape-arg", f"one_hot: cannot infer the number of classes from an empty tensor; shape {fmt_shape(x)}")
     return x.with_tail(x.tail + (k,))
 
 
@@ -593,7 +681,12 @@ def pad(args: Args) -> Result:
     tail = list(x.tail)
     for i in range(k):
         j = len(tail) - 1 - i
+        shrunk = d_add(tail[j], min(as_int(pads[2 * i]) or 0, 0) + min(as_int(pads[2 * i + 1]) or 0, 0))
+        if is_literal(shrunk) and int(shrunk) < 0:  # type: ignore[arg-type]
+            return Issue("shape-arg", f"pad: negative padding {tuple(pads)} removes more than dim {j} has; shape {fmt_shape(x)}")
         tail[j] = d_add(d_add(tail[j], pads[2 * i]), pads[2 * i + 1])
+        if is_literal(tail[j]) and int(tail[j]) < 0:  # type: ignore[arg-type]
+            return Issue("shape-arg", f"pad: padding {tuple(pads)} makes dim {j} negative ({fmt_dim(tail[j])}); shape {fmt_shape(x)}")
     return x.with_tail(tuple(tail))
 
 

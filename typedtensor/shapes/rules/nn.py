@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..broadcast import broadcast_shapes
-from ..dims import UNKNOWN, DimExpr, Unknown, as_int, d_add, d_floordiv, d_mul, d_sub, differs, fmt_dim, is_literal
+from ..broadcast import broadcast_into, broadcast_shapes
+from ..dims import (
+    UNKNOWN, DimExpr, Unknown, as_int, d_add, d_floordiv, d_mul, d_prod, d_sub, differs, fmt_dim, is_literal,
+)
 from ..issue import Issue
 from ..registry import Args, Result, op
 from ..shape import Shape, ShapeLike, fmt_shape
@@ -76,17 +78,29 @@ def conv2d(args: Args) -> Result:
         )
     if isinstance(b, Shape) and b.is_fixed and (len(b.dims) != 1 or differs(b.dims[0], out_c)):
         return Issue("shape-arg", f"conv2d: bias shape {fmt_shape(b)} does not match {fmt_dim(out_c)} output channels")
-    stride, dilation = ints_of(args["stride"], 2), ints_of(args["dilation"], 2)
     padding_arg = args["padding"]
+    if any(d == 0 for d in x.dims[-2:]) and (padding_arg == "same" or all(d != 0 for d in x.dims[:-2])):
+        return Issue("shape-arg", f"conv2d: empty spatial dims are not supported (only an empty batch or channel dim); shape {fmt_shape(x)}")
+    stride, dilation = ints_of(args["stride"], 2), ints_of(args["dilation"], 2)
     if stride is None or dilation is None:
         return UNKNOWN
     if padding_arg == "same":
+        if any(s is not None and s != 1 for s in stride):
+            return Issue("shape-arg", f"conv2d: padding='same' needs stride 1, got stride {args['stride']}; shape {fmt_shape(x)}")
         lead = x.dims[:-3] + (out_c,)
         return Shape(lead + x.dims[-2:])
     padding = ints_of(padding_arg, 2) if padding_arg != "valid" else (0, 0)
     if padding is None:
         return UNKNOWN
     return _spatial("conv2d", x, (kh, kw), stride, padding, dilation, False, x.dims[:-3] + (out_c,))
+
+
+def _nonempty_features(name: str, x: Shape) -> Issue | None:
+    """torch pools need every non-batch dim non-empty (only a 4-d input's batch may be 0)."""
+    dims = x.dims[1:] if len(x.dims) == 4 else x.dims
+    if any(d == 0 for d in dims):
+        return Issue("shape-arg", f"{name}: the channel and spatial dims must be non-empty; shape {fmt_shape(x)}")
+    return None
 
 
 def _pool(name: str, args: Args, with_dilation: bool) -> Result:
@@ -98,6 +112,9 @@ def _pool(name: str, args: Args, with_dilation: bool) -> Result:
         return r
     if not x.is_fixed:
         return UNKNOWN
+    r = _nonempty_features(name, x)
+    if r:
+        return r
     kernel = dims_of(args["kernel_size"], 2)
     stride_arg = args["stride"]
     stride = ints_of(args["kernel_size"] if stride_arg in (None, ()) else stride_arg, 2)
@@ -209,11 +226,16 @@ def layer_norm(args: Args) -> Result:
     "eps:float=1e-05", tags=("nn", "normalization"))
 def group_norm(args: Args) -> Result:
     x = args["input"]
-    if isinstance(x, Unknown) or not x.is_fixed or len(x.dims) < 2:
+    if isinstance(x, Shape) and x.is_fixed and len(x.dims) < 2:
+        return Issue("shape-rank", f"group_norm: expected at least 2 dims (N, C, ...), got {len(x.dims)}; shape {fmt_shape(x)}")
+    if isinstance(x, Unknown) or not x.is_fixed:
         return x if isinstance(x, (Shape, Unknown)) else UNKNOWN
     g, c = as_int(args["num_groups"]), as_int(x.dims[1])
     if g is not None and c is not None and (g <= 0 or c % g):
         return Issue("shape-arg", f"group_norm: {c} channels are not divisible into {g} groups; shape {fmt_shape(x)}")
+    per_group = d_mul(x.dims[0], d_prod(x.dims[2:])) if g is None or c is None else d_mul(d_mul(x.dims[0], c // g), d_prod(x.dims[2:]))
+    if g is not None and c is not None and per_group == 1:
+        return Issue("shape-arg", f"group_norm: each group has a single value (torch needs more than 1); shape {fmt_shape(x)}")
     return x
 
 
@@ -258,9 +280,9 @@ def scaled_dot_product_attention(args: Args) -> Result:
         return scores
     mask = args["attn_mask"]
     if isinstance(mask, Shape):
-        merged = broadcast_shapes(scores, mask, "scaled_dot_product_attention")
-        if isinstance(merged, Issue):
-            return merged
+        issue = broadcast_into(scores, mask, "scaled_dot_product_attention (attn_mask)")
+        if issue:
+            return issue
     return matmul_shapes(scores, v, "scaled_dot_product_attention")
 
 
@@ -286,6 +308,8 @@ def _class_target(name: str, x: Shape, y: Shape, allow_probs: bool) -> Issue | N
             if differs(a, b):
                 return Issue("shape-arg", f"{name}: probability target must match the input: dim {i} is {fmt_dim(b)}, expected {fmt_dim(a)}; {shown}")
         return without
+    if len(x.dims) == 1 and y.is_fixed and len(y.dims) == 1 and not differs(y.dims[0], 1):
+        return without  # torch accepts a [1] class-index target for an unbatched [C] input
     if len(y.dims) != len(without.dims):
         want = f"{len(without.dims)}-d class indices" + (f" or a {len(x.dims)}-d probability target" if allow_probs else "")
         return Issue("shape-arg", f"{name}: expected {want}, got a {len(y.dims)}-d target; {shown}")
@@ -347,9 +371,9 @@ def _equal_shapes(name: str, args: Args, a_name: str = "input", b_name: str = "t
     for extra in ("weight", "pos_weight"):
         v = args.get(extra)
         if isinstance(v, Shape):
-            merged = broadcast_shapes(x, v, name)
-            if isinstance(merged, Issue):
-                return merged
+            issue = broadcast_into(x, v, f"{name} ({extra})")
+            if issue:
+                return issue
     return _reduced(x, args["reduction"])
 
 

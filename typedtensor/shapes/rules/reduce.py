@@ -8,8 +8,13 @@ from typing import Any
 from ..dims import UNKNOWN, Unknown
 from ..issue import Issue
 from ..registry import Args, Outputs, Result, op
-from ..shape import Shape
+from ..shape import Shape, fmt_shape
 from ._common import norm_axis, replace
+
+# Reductions that pick an element: torch raises on an empty reduced dim (and, without ``dim``, on an
+# empty tensor) instead of returning an identity value.
+NEED_NONEMPTY = frozenset({"amax", "amin", "argmax", "argmin", "max", "min", "mode", "median"})
+NEED_NONEMPTY_ALL = frozenset({"amax", "amin", "argmax", "argmin", "max", "min"})
 
 REDUCTIONS = ("sum", "mean", "prod", "amax", "amin", "all", "any", "nansum", "nanmean", "count_nonzero")
 
@@ -20,6 +25,11 @@ def reduce_shape(name: str, x: Any, dim: Any, keepdim: Any) -> Result:
         return UNKNOWN
     assert isinstance(x, Shape)
     if dim is None or dim == ():
+        if name in NEED_NONEMPTY_ALL and x.is_fixed and any(d == 0 for d in x.dims):
+            return Issue(
+                "shape-axis",
+                f"{name}: reducing an empty tensor needs an explicit dim; shape {fmt_shape(x)}",
+            )
         if keepdim is True:
             return Shape((1,) * len(x.dims)) if x.is_fixed else UNKNOWN
         return UNKNOWN if isinstance(keepdim, Unknown) else Shape(())
@@ -31,9 +41,17 @@ def reduce_shape(name: str, x: Any, dim: Any, keepdim: Any) -> Result:
             return p
         if p is None:
             return UNKNOWN
+        if p in positions:
+            return Issue("shape-axis", f"{name}: dim {a} appears more than once in {dim}; shape {fmt_shape(x)}")
         positions.append(p)
+        if name in NEED_NONEMPTY and x.is_fixed and x.dims and x.dims[p] == 0:
+            return Issue(
+                "shape-axis", f"{name}: cannot reduce over dim {a} of size 0; shape {fmt_shape(x)}"
+            )
     if isinstance(keepdim, Unknown):
         return UNKNOWN
+    if x.is_fixed and not x.dims:
+        return x  # torch keeps a 0-d tensor 0-d, keepdim or not
     out = x
     # replace from the highest position down so earlier indices stay valid
     for p in sorted(set(positions), key=lambda q: (q >= 0, q), reverse=True):
@@ -73,6 +91,8 @@ def _register() -> None:
                 # max(x, other) is elementwise maximum; an unknown second argument may be either
                 from .elementwise import binary_result
                 return binary_result("maximum", x, dim) if isinstance(dim, Shape) else UNKNOWN
+            if dim is None and name == "mode":
+                dim = -1  # torch.mode reduces the last dim by default
             if dim is None:
                 return reduce_shape(name, x, None, False)
             values = reduce_shape(name, x, dim, args["keepdim"])
@@ -94,6 +114,9 @@ def _register() -> None:
         tags=("reduction",), dtype_rule="float")
     def norm(args: Args) -> Result:
         """A vector or matrix norm over ``dim`` (all dims by default)."""
+        dim = args["dim"]
+        if args["p"] == "fro" and isinstance(dim, (tuple, list)) and len(dim) > 2:
+            return Issue("shape-axis", f"norm: the Frobenius norm takes 1 or 2 dims, got {tuple(dim)}")
         return reduce_shape("norm", args["input"], args["dim"], args["keepdim"])
 
     for name in ("softmax", "log_softmax", "cumsum", "cumprod", "logcumsumexp"):
