@@ -469,6 +469,7 @@ Tensor clamp(const Tensor& a0, std::optional<Scalar> lo, std::optional<Scalar> h
   if (!lo && !hi) throw ValueError("[clamp] at least one of 'min' or 'max' must not be None");
   DType d = a0.dtype();
   if (!is_floating(d) && ((lo && lo->kind == Scalar::Float) || (hi && hi->kind == Scalar::Float))) d = kDefaultFloat;
+  if (d == DType::Bool && ((lo && lo->kind == Scalar::Int) || (hi && hi->kind == Scalar::Int))) d = DType::Int64;
   Tensor a = cast(a0, is_half(d) ? DType::Float32 : d);
   std::optional<double> l, h;
   if (lo) l = lo->to_double();

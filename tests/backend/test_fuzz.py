@@ -1,0 +1,155 @@
+"""Fuzz: random ops on random shapes, dtypes and values. Each call must return the torch oracle's
+answer, or raise a clean Python exception where torch raises too; never crash."""
+
+from __future__ import annotations
+
+import os
+import random
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import typedtensor._runtime as tt
+from tests.backend.helpers import assert_close
+
+torch = pytest.importorskip("torch")
+
+ITERATIONS = int(os.environ.get("TT_FUZZ_ITERATIONS", "1500"))
+CLEAN = (TypeError, ValueError, IndexError, NotImplementedError, MemoryError)
+
+
+def rand_shape(rng: random.Random, rank: int | None = None) -> tuple[int, ...]:
+    rank = rng.randint(0, 4) if rank is None else rank
+    return tuple(rng.choice([0, 1, 1, 2, 3, 4, 5]) for _ in range(rank))
+
+
+def rand_values(rng: random.Random, shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    g = np.random.default_rng(rng.randint(0, 2**31))
+    if dtype == "bool":
+        return g.random(shape) > 0.5
+    if dtype.startswith("int"):
+        return g.integers(-4, 5, shape).astype(dtype)
+    v = g.standard_normal(shape) * rng.choice([1, 10, 1e3])
+    if rng.random() < 0.1 and v.size:
+        v.flat[0] = rng.choice([np.nan, np.inf, -np.inf])
+    return v.astype(dtype)
+
+
+OPS: list[tuple[str, int, Callable[..., Any]]] = [
+    # (name, number of tensor inputs, extra-args factory)
+    ("add", 2, lambda r, s: {}), ("mul", 2, lambda r, s: {}), ("sub", 2, lambda r, s: {}),
+    ("div", 2, lambda r, s: {}), ("maximum", 2, lambda r, s: {}), ("eq", 2, lambda r, s: {}),
+    ("lt", 2, lambda r, s: {}), ("logical_or", 2, lambda r, s: {}), ("bitwise_and", 2, lambda r, s: {}),
+    ("matmul", 2, lambda r, s: {}), ("where", 3, lambda r, s: {}),
+    ("exp", 1, lambda r, s: {}), ("tanh", 1, lambda r, s: {}), ("abs", 1, lambda r, s: {}),
+    ("relu", 1, lambda r, s: {}), ("neg", 1, lambda r, s: {}), ("sigmoid", 1, lambda r, s: {}),
+    ("sum", 1, lambda r, s: {"dim": r.randint(-len(s) - 1, len(s))} if s and r.random() < 0.8 else {}),
+    ("mean", 1, lambda r, s: {"dim": r.randint(-len(s) - 1, len(s))} if s and r.random() < 0.8 else {}),
+    ("amax", 1, lambda r, s: {"dim": r.randint(-len(s) - 1, len(s))} if s else {}),
+    ("argmax", 1, lambda r, s: {"dim": r.randint(-len(s) - 1, len(s))} if s else {}),
+    ("softmax", 1, lambda r, s: {"dim": r.randint(-len(s) - 1, len(s)) if s else 0}),
+    ("log_softmax", 1, lambda r, s: {"dim": r.randint(-len(s) - 1, len(s)) if s else 0}),
+    ("cumsum", 1, lambda r, s: {"dim": r.randint(-len(s) - 1, len(s)) if s else 0}),
+    ("transpose", 1, lambda r, s: {"dim0": r.randint(-3, 3), "dim1": r.randint(-3, 3)}),
+    ("reshape", 1, lambda r, s: {"shape": (-1,) if r.random() < 0.5 else tuple(r.randint(-1, 6) for _ in range(2))}),
+    ("unsqueeze", 1, lambda r, s: {"dim": r.randint(-len(s) - 2, len(s) + 1)}),
+    ("squeeze", 1, lambda r, s: {"dim": r.randint(-len(s) - 1, len(s))} if s else {}),
+    ("flatten", 1, lambda r, s: {"start_dim": r.randint(-2, 2), "end_dim": r.randint(-2, 3)}),
+    ("tril", 1, lambda r, s: {"diagonal": r.randint(-2, 2)}),
+    ("clamp", 1, lambda r, s: {"min": r.choice([None, -1, 0.5]), "max": r.choice([None, 1, 2.5])}),
+    ("cat", -1, lambda r, s: {"dim": r.randint(-2, 2)}),
+    ("stack", -1, lambda r, s: {"dim": r.randint(-2, 2)}),
+    ("index_select", 1, lambda r, s: {"dim": r.randint(-2, 2), "index": [r.randint(-1, 4) for _ in range(r.randint(0, 3))]}),
+    ("getitem", 1, lambda r, s: {}),
+]
+
+
+def random_key(rng: random.Random, ndim: int) -> Any:
+    parts: list[Any] = []
+    for _ in range(rng.randint(1, max(1, ndim + 1))):
+        kind = rng.random()
+        if kind < 0.3:
+            parts.append(rng.randint(-5, 5))
+        elif kind < 0.6:
+            parts.append(slice(rng.choice([None, -2, 0, 1]), rng.choice([None, -1, 2, 4]), rng.choice([None, 1, 2])))
+        elif kind < 0.7:
+            parts.append(None)
+        elif kind < 0.8 and Ellipsis not in parts:  # numpy (and we) reject a second '...'
+            parts.append(Ellipsis)
+        else:
+            parts.append([rng.randint(-3, 3) for _ in range(rng.randint(1, 3))])
+    return tuple(parts)
+
+
+def run_case(rng: random.Random) -> str:
+    name, n, extra = rng.choice(OPS)
+    dtypes = ["float32", "float64", "int64", "int32", "bool"]
+    if n == -1:
+        base = rand_shape(rng)
+        shapes = [tuple(d if rng.random() < 0.85 else rng.randint(0, 4) for d in base) for _ in range(rng.randint(1, 3))]
+    elif n >= 2 and rng.random() < 0.7:
+        base = rand_shape(rng)
+        shapes = [tuple(d if rng.random() < 0.7 else 1 for d in base[rng.randint(0, len(base)):]) for _ in range(n)]
+        if name == "matmul":
+            shapes = [rand_shape(rng, rng.randint(1, 3)) for _ in range(2)]
+    else:
+        shapes = [rand_shape(rng) for _ in range(max(n, 1))]
+    dts = [rng.choice(dtypes) for _ in shapes]
+    if name == "where":
+        dts[0] = "bool"
+    arrays = [rand_values(rng, s, d) for s, d in zip(shapes, dts)]
+    ours_in = [tt.tensor(a) for a in arrays]
+    ref_in = [torch.tensor(a) for a in arrays]
+    kwargs = extra(rng, shapes[0])
+    if "index" in kwargs:
+        kwargs = dict(kwargs, index=None)
+        idx = [rng.randint(-1, 4) for _ in range(rng.randint(0, 3))]
+        ours_kw, ref_kw = dict(kwargs, index=tt.tensor(idx, dtype=tt.int64)), dict(kwargs, index=torch.tensor(idx, dtype=torch.int64))
+    else:
+        ours_kw, ref_kw = kwargs, kwargs
+
+    def call(mod: Any, ins: list[Any], kw: dict[str, Any]) -> Any:
+        if name == "getitem":
+            return ins[0][key]
+        if name in ("cat", "stack"):
+            return getattr(mod, name)(ins, **kw)
+        return getattr(mod, name)(*ins, **kw)
+
+    key = random_key(rng, len(shapes[0])) if name == "getitem" else None
+    try:
+        ref = call(torch, ref_in, ref_kw)
+    except (RuntimeError, IndexError, ValueError, TypeError):
+        try:
+            call(tt, ours_in, ours_kw)
+        except CLEAN:
+            return "both-raise"
+        # we accept a few inputs torch rejects (documented extensions); those must not crash
+        return "ours-lenient"
+    try:
+        ours = call(tt, ours_in, ours_kw)
+    except TypeError as e:
+        if isinstance(ref, torch.Tensor) and ref.numel() == 0:
+            return "ours-strict-on-empty"  # e.g. softmax of an empty int tensor: torch skips its dtype check
+        raise AssertionError(f"{name}{shapes}{dts}{kwargs} raised {e!r} but torch returned") from e
+    except CLEAN as e:
+        raise AssertionError(f"{name}{shapes}{dts}{kwargs} raised {e!r} but torch returned") from e
+    if isinstance(ref, tuple):
+        ref = tuple(ref)
+    assert_close(ours, ref, rtol=1e-4, atol=1e-4)
+    return "match"
+
+
+def test_fuzz_ops() -> None:
+    rng = random.Random(int(os.environ.get("TT_FUZZ_SEED", "2026")))
+    outcomes: dict[str, int] = {}
+    for i in range(ITERATIONS):
+        state = rng.getstate()
+        try:
+            r = run_case(rng)
+        except AssertionError as e:
+            rng.setstate(state)
+            raise AssertionError(f"iteration {i}: {e}") from e
+        outcomes[r] = outcomes.get(r, 0) + 1
+    assert outcomes.get("match", 0) > ITERATIONS // 3, outcomes
+    print("fuzz outcomes:", outcomes)
