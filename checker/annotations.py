@@ -219,7 +219,7 @@ class AnnotationReader:
 
     def dim(self, expr: cst.BaseExpression) -> DimExpr:
         if isinstance(expr, cst.Integer):
-            return int(expr.evaluated_value)
+            return _int_literal(expr.value)
         if isinstance(expr, cst.SimpleString):
             parsed = _parse_string(expr)
             return self.dim(parsed) if parsed is not None else UNKNOWN
@@ -228,10 +228,10 @@ class AnnotationReader:
             args = [el.slice.value for el in expr.slice if isinstance(el.slice, cst.Index)]
             if _typing(base) == "Literal" and len(args) == 1:
                 if isinstance(args[0], cst.Integer):
-                    return int(args[0].evaluated_value)
+                    return _int_literal(args[0].value)
                 if isinstance(args[0], cst.UnaryOperation) and isinstance(args[0].operator, cst.Minus) \
                         and isinstance(args[0].expression, cst.Integer):
-                    return -int(args[0].expression.evaluated_value)
+                    return -_int_literal(args[0].expression.value)
                 return UNKNOWN
             q = _qual(base)
             if q in names.DIM_ARITH and args:
@@ -256,6 +256,14 @@ class AnnotationReader:
         if isinstance(v, TypeVarV) and not v.is_tuple:
             return dim_var(v.name)
         return UNKNOWN
+
+
+def _int_literal(text: str) -> int:
+    text = text.replace("_", "")
+    try:
+        return int(text, 0)
+    except ValueError:
+        return int(text)
 
 
 def _parse_string(expr: cst.SimpleString | cst.ConcatenatedString) -> cst.BaseExpression | None:

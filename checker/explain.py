@@ -69,10 +69,10 @@ EXPLANATIONS: Final[dict[str, Explanation]] = {
     "shape-rank": Explanation(
         "an op that needs a given rank gets another",
         "For example conv2d and max_pool2d take a 3-d or 4-d input; dropout2d takes 3-d or 4-d.",
-        "import typedtensor as tt\nfrom typedtensor import nn\n\nx = tt.rand(32, 28)\n"
-        "conv = nn.Conv2d(1, 8, 3)\ny = conv(x)\n",
-        "import typedtensor as tt\nfrom typedtensor import nn\n\nx = tt.rand(32, 1, 28, 28)\n"
-        "conv = nn.Conv2d(1, 8, 3)\ny = conv(x)\n",
+        "import typedtensor as tt\nfrom typedtensor.nn import functional as F\n\nx = tt.rand(28, 28)\n"
+        "w = tt.rand(8, 1, 3, 3)\ny = F.conv2d(x, w)\n",
+        "import typedtensor as tt\nfrom typedtensor.nn import functional as F\n\nx = tt.rand(32, 1, 28, 28)\n"
+        "w = tt.rand(8, 1, 3, 3)\ny = F.conv2d(x, w)\n",
     ),
     "shape-concat": Explanation(
         "cat/stack: the dims other than the joined one differ, or ranks differ",

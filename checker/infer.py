@@ -969,10 +969,13 @@ class Inferrer:
         return ConstV(Ellipsis)
 
     def e_int(self, node: cst.Integer, scope: Scope) -> Value:
-        return ConstV(int(node.evaluated_value))
+        return ConstV(_int_literal(node.value))
 
     def e_float(self, node: cst.Float, scope: Scope) -> Value:
-        return ConstV(float(node.evaluated_value))
+        try:
+            return ConstV(float(node.value.replace("_", "")))
+        except ValueError:
+            return ScalarV()
 
     def e_string(self, node: cst.SimpleString, scope: Scope) -> Value:
         return ConstV("")
@@ -1596,6 +1599,15 @@ class Inferrer:
         if isinstance(v, ShapeV):
             return UNKNOWN
         return UNKNOWN
+
+
+def _int_literal(text: str) -> int:
+    """An int literal's value without ``ast.literal_eval`` (it compiles: slow in a hot path)."""
+    text = text.replace("_", "")
+    try:
+        return int(text, 0)
+    except ValueError:
+        return int(text)  # "00"
 
 
 class _IndexTuple:

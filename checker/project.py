@@ -40,6 +40,22 @@ class FileResult:
 
 
 def syntax_report(path: str, exc: Exception, source: bytes) -> Report:
+    """The report for a file libcst cannot parse: CPython's own error and position when the file is
+    not Python; a warning (not an error) when CPython accepts it and only libcst does not."""
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(source)
+    except SyntaxError as err:
+        exc = err
+    except (ValueError, MemoryError, RecursionError):
+        pass
+    else:
+        return Report(path, 1, 1, 1, 1, SYNTAX, "warning",
+                      f"libcst cannot parse this file ({_first_line(exc)}); it was not checked")
     if isinstance(exc, cst.ParserSyntaxError):
         line, col = exc.raw_line, exc.raw_column + 1
         message = exc.message.strip().splitlines()[0] if exc.message.strip() else "invalid syntax"
@@ -52,6 +68,11 @@ def syntax_report(path: str, exc: Exception, source: bytes) -> Report:
     end_col = len(lines[line - 1]) + 1 if 0 < line <= len(lines) else col
     return Report(path, max(line, 1), max(col, 1), max(line, 1), max(end_col, col), SYNTAX, "error",
                   f"syntax error: {message}")
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(getattr(exc, "message", "") or exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 class Project:
