@@ -136,7 +136,10 @@ def run_case(rng: random.Random) -> str:
         raise AssertionError(f"{name}{shapes}{dts}{kwargs} raised {e!r} but torch returned") from e
     if isinstance(ref, tuple):
         ref = tuple(ref)
-    assert_close(ours, ref, rtol=1e-4, atol=1e-4)
+    try:
+        assert_close(ours, ref, rtol=1e-4, atol=1e-4)
+    except AssertionError as e:
+        raise AssertionError(f"{name}{shapes}{dts}{kwargs}: {e}") from e
     return "match"
 
 

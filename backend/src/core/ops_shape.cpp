@@ -516,12 +516,16 @@ Tensor cat(const TensorList& xs0, int64_t dim) {
       xs.push_back(t);
       if (!ref) ref = &t;
     }
-  if (xs.empty()) return xs0[0];
+  if (xs.empty()) {
+    DType d0 = xs0[0].dtype();
+    for (const auto& t : xs0) d0 = promote_types(d0, t.dtype());
+    return empty(Shape{0}, d0);
+  }
   for (const auto& t : xs)
     if (t.dim() == 0) shape_error("cat", {t.shape()}, {{"dim", dim}}, "zero-dimensional tensor cannot be concatenated");
   int64_t d = dim_arg("cat", *ref, dim);
   DType dt = xs[0].dtype();
-  for (const auto& t : xs) dt = promote_types(dt, t.dtype());
+  for (const auto& t : xs0) dt = promote_types(dt, t.dtype());  // skipped empties promote too
   std::vector<Shape> shapes;
   for (const auto& t : xs0) shapes.push_back(t.shape());
   for (const auto& t : xs) {
