@@ -1,0 +1,126 @@
+"""Side-by-side CPU op benchmarks: typedtensor vs numpy vs torch, in one process, same threads.
+
+    python benchmarks/ops.py [--threads 2] [--quick] [--markdown]
+
+Each figure is the median of repeated timings (per call). Ratios are typedtensor / torch
+(lower is better; < 1 means typedtensor is faster)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+from typing import Any, Callable
+
+
+def timeit(fn: Callable[[], Any], min_time: float = 0.2, repeats: int = 7) -> float:
+    fn()
+    n, t = 1, 0.0
+    while True:  # calibrate the number of calls per timing
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        t = time.perf_counter() - t0
+        if t > min_time / repeats or n > 1 << 20:
+            break
+        n *= 4
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        times.append((time.perf_counter() - t0) / n)
+    return statistics.median(times)
+
+
+def fmt(t: float) -> str:
+    if t < 1e-3:
+        return f"{t * 1e6:.2f} µs"
+    return f"{t * 1e3:.3f} ms"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--markdown", action="store_true")
+    args = ap.parse_args()
+    os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", str(args.threads))
+    import numpy as np
+    import torch
+
+    import typedtensor._runtime as tt
+
+    tt.set_num_threads(args.threads)
+    torch.set_num_threads(args.threads)
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(args.threads)
+    except ImportError:
+        pass
+
+    rows: list[tuple[str, float, float | None, float]] = []
+
+    def bench(name: str, ours: Callable[[], Any], ref_np: Callable[[], Any] | None, ref_torch: Callable[[], Any]) -> None:
+        a = timeit(ours)
+        b = timeit(ref_np) if ref_np is not None else None
+        c = timeit(ref_torch)
+        rows.append((name, a, b, c))
+        if not args.markdown:
+            print(f"{name:32s} tt {fmt(a):>12s}  np {fmt(b) if b else '-':>12s}  torch {fmt(c):>12s}  tt/torch {a / c:5.2f}", flush=True)
+
+    rng = np.random.default_rng(0)
+    # tiny-op latency
+    x8 = rng.standard_normal((8, 8)).astype(np.float32)
+    a8, b8 = tt.tensor(x8), tt.tensor(x8)
+    n8a, n8b = x8.copy(), x8.copy()
+    t8a, t8b = torch.tensor(x8), torch.tensor(x8)
+    bench("add 8x8 (latency)", lambda: a8 + b8, lambda: n8a + n8b, lambda: t8a + t8b)
+    # matmul
+    for n in ([256, 512] if args.quick else [256, 512, 1024, 2048]):
+        m = rng.standard_normal((n, n)).astype(np.float32)
+        A, nA, tA = tt.tensor(m), m.copy(), torch.tensor(m)
+        bench(f"matmul {n}x{n} f32", lambda: A @ A, lambda: nA @ nA, lambda: tA @ tA)
+    # elementwise
+    for size in ([1 << 10, 1 << 20] if args.quick else [1 << 10, 1 << 16, 1 << 20, 1 << 24]):
+        v = rng.standard_normal(size).astype(np.float32)
+        X, Y, nX, nY, tX, tY = tt.tensor(v), tt.tensor(v), v.copy(), v.copy(), torch.tensor(v), torch.tensor(v)
+        label = f"{size // 1024}K" if size < 1 << 20 else f"{size >> 20}M"
+        bench(f"add {label}", lambda: X + Y, lambda: nX + nY, lambda: tX + tY)
+        bench(f"mul {label}", lambda: X * Y, lambda: nX * nY, lambda: tX * tY)
+        bench(f"exp {label}", lambda: X.exp(), lambda: np.exp(nX), lambda: tX.exp())
+    # reductions and softmax
+    for shape in ([(1024, 1024)] if args.quick else [(1024, 1024), (4096, 4096)]):
+        v = rng.standard_normal(shape).astype(np.float32)
+        X, nX, tX = tt.tensor(v), v.copy(), torch.tensor(v)
+        label = "x".join(map(str, shape))
+        bench(f"sum all {label}", lambda: X.sum(), lambda: nX.sum(), lambda: tX.sum())
+        bench(f"sum dim=1 {label}", lambda: X.sum(1), lambda: nX.sum(1), lambda: tX.sum(1))
+        bench(f"sum dim=0 {label}", lambda: X.sum(0), lambda: nX.sum(0), lambda: tX.sum(0))
+        bench(f"max dim=1 {label}", lambda: X.amax(1), lambda: nX.max(1), lambda: tX.amax(1))
+        bench(f"mean dim=1 {label}", lambda: X.mean(1), lambda: nX.mean(1), lambda: tX.mean(1))
+        bench(f"softmax dim=-1 {label}", lambda: tt.softmax(X, -1), None, lambda: torch.softmax(tX, -1))
+    # conv2d
+    convs = [(8, 64, 56, 64, 3, 1)] if args.quick else [(8, 64, 56, 64, 3, 1), (32, 3, 32, 16, 3, 1), (8, 128, 28, 128, 1, 0)]
+    for n, c, hw, o, k, p in convs:
+        xv = rng.standard_normal((n, c, hw, hw)).astype(np.float32)
+        wv = rng.standard_normal((o, c, k, k)).astype(np.float32)
+        X, W, tX, tW = tt.tensor(xv), tt.tensor(wv), torch.tensor(xv), torch.tensor(wv)
+        bench(f"conv2d {n}x{c}x{hw}x{hw} k{k} o{o}", lambda: tt.conv2d(X, W, padding=p), None,
+              lambda: torch.nn.functional.conv2d(tX, tW, padding=p))
+
+    if args.markdown:
+        print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; threads={args.threads}; "
+              f"torch {torch.__version__}, numpy {np.__version__}\n")
+        print("| op | typedtensor | numpy | torch | tt / torch |")
+        print("| --- | ---: | ---: | ---: | ---: |")
+        for name, a, b, c in rows:
+            print(f"| {name} | {fmt(a)} | {fmt(b) if b else '—'} | {fmt(c)} | {a / c:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
