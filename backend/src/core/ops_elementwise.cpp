@@ -313,8 +313,7 @@ Tensor binary_impl(BinaryOp op, const Tensor& a0, const Tensor& b0) {
   if (!is_floating(compute) && (op == BinaryOp::FloorDiv || op == BinaryOp::Remainder || op == BinaryOp::Fmod) &&
       cpu::any_zero(b))
     throw ValueError(std::string("[") + name + "] integer division by zero");
-  if (op == BinaryOp::Pow && !is_floating(compute) && compute != DType::Bool &&
-      reduce(ReduceOp::Min, b, std::nullopt, false, std::nullopt).numel() > 0 && b.numel() > 0 &&
+  if (op == BinaryOp::Pow && !is_floating(compute) && compute != DType::Bool && b.numel() > 0 &&
       binary(BinaryOp::Lt, reduce(ReduceOp::Min, b, std::nullopt, false, std::nullopt), Scalar::from_int(0)).data<bool>()[0])
     throw ValueError("[pow] integers to negative integer powers are not allowed");
   if (a.shape() != b.shape()) {
