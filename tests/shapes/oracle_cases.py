@@ -24,8 +24,19 @@ from typing import Any
 from hypothesis import strategies as st
 
 from typedtensor.shapes import (
-    UNKNOWN, Issue, Outputs, Result, Shape, SliceIndex, TensorIndex, Unknown, all_modules, all_ops,
-    apply, concrete, get_module,
+    UNKNOWN,
+    Issue,
+    Outputs,
+    Result,
+    Shape,
+    SliceIndex,
+    TensorIndex,
+    Unknown,
+    all_modules,
+    all_ops,
+    apply,
+    concrete,
+    get_module,
 )
 from typedtensor.shapes.rules.elementwise import BINARY_SYMBOLS, CASTS, IDENTITY_LIKE, UNARY
 from typedtensor.shapes.rules.reduce import REDUCTIONS
@@ -80,10 +91,14 @@ MODULE_CASES: dict[str, Callable[[Draw], Case]] = {}
 def case(*names: str) -> Callable[[Callable[[Draw], Case]], Callable[[Draw], Case]]:
     def deco(fn: Callable[[Draw], Case]) -> Callable[[Draw], Case]:
         for n in names:
-            CASES[n] = (lambda draw, _n=n: _renamed(fn(draw), _n))
+            CASES[n] = _named(fn, n)
         return fn
 
     return deco
+
+
+def _named(fn: Callable[[Draw], Case], name: str) -> Callable[[Draw], Case]:
+    return lambda draw: _renamed(fn(draw), name)
 
 
 def _renamed(c: Case, name: str) -> Case:
@@ -163,7 +178,7 @@ def run_torch(c: Case) -> tuple[list[Dims | None] | None, str | None]:
         warnings.simplefilter("ignore")
         try:
             out = c.torch_fn()
-        except Exception as e:  # noqa: BLE001  (any torch error is "torch raises")
+        except Exception as e:
             assert not isinstance(e, (TypeError, AttributeError, NameError)) or "must be" in str(e), (
                 f"oracle generator bug for {c.op}: {type(e).__name__}: {e}"
             )
@@ -183,14 +198,14 @@ def _matches(rule: Shape | Unknown, got: Dims | None) -> bool:
         return True
     if not rule.is_fixed or len(rule.dims) != len(got):
         return False
-    return all(isinstance(d, Unknown) or d == g for d, g in zip(rule.dims, got))
+    return all(isinstance(d, Unknown) or d == g for d, g in zip(rule.dims, got, strict=False))
 
 
 def check(c: Case) -> str | None:
     """None when the rule agrees with torch, else a description of the disagreement."""
     try:
         rule = run_rule(c)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         return f"{c.op}: the rule raised {type(e).__name__}: {e} (rules never raise); args {c.pos} {c.kw}"
     got, err = run_torch(c)
     where = f"{c.op}{' (' + c.module + ')' if c.module else ''} args {c.pos} {c.kw} ctor {c.ctor}"
@@ -207,7 +222,7 @@ def check(c: Case) -> str | None:
     shapes = _rule_shapes(rule)
     if shapes is None:
         return None
-    if len(shapes) != len(got) or not all(_matches(r, g) for r, g in zip(shapes, got)):
+    if len(shapes) != len(got) or not all(_matches(r, g) for r, g in zip(shapes, got, strict=False)):
         return f"{where}: the rule gave {rule} but torch gave {got}"
     return None
 
@@ -916,7 +931,7 @@ def _index(draw: Draw, put: bool) -> Case:
     c = Case("", (S(s), rkey), {}, lambda: T(s)[tk])
     if put:
         # index_put: x[key] = value, value shaped like a partner of the region (or a scalar)
-        def put(v: Any) -> Any:
+        def assign(v: Any) -> Any:
             x = T(s)
             x[tk] = v
             return x
@@ -925,12 +940,12 @@ def _index(draw: Draw, put: bool) -> Case:
             warnings.simplefilter("ignore")
             try:
                 region: Dims | None = tuple(T(s)[tk].shape)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 region = None
         v = partner(draw, region) if region is not None else shape(draw)
         if any(isinstance(k, TensorIndex) and k.is_bool for k in key):
             v = ()  # a mask's True count is a value the rule leaves unknown: put a scalar
-        c_put = Case("", (S(s), rkey, S(v)), {}, lambda: put(T(v)))
+        c_put = Case("", (S(s), rkey, S(v)), {}, lambda: assign(T(v)))
         return c_put
     return c
 
@@ -950,7 +965,7 @@ def _matmul(draw: Draw) -> Case:
     tail_b = draw(st.sampled_from(["mat", "mat", "vec", "none"]))
     k = a[-1] if a and draw(st.integers(0, 4)) else draw(SIZE)
     if tail_b == "mat":
-        b = b + [k, draw(SIZE)]
+        b = [*b, k, draw(SIZE)]
     elif tail_b == "vec":
         b = [k]
     b_t = tuple(b)
@@ -1012,7 +1027,7 @@ def _tensordot(draw: Draw) -> Case:
     db = list(draw(st.lists(st.integers(-len(b), max(len(b) - 1, 0)), min_size=k, max_size=k, unique=True)))
     if draw(st.integers(0, 3)) and a and b:
         bl = list(b)
-        for i, j in zip(da, db):
+        for i, j in zip(da, db, strict=False):
             if -len(a) <= i < len(a) and -len(b) <= j < len(b):
                 bl[j] = a[i]
         b = tuple(bl)
@@ -1034,7 +1049,7 @@ def _einsum(draw: Draw) -> Case:
             term = "..." + term
             dims = list(ell) + dims
         if draw(st.integers(0, 10)) == 0:
-            dims = dims + [2]
+            dims = [*dims, 2]
         terms.append(term)
         shapes.append(tuple(dims))
     eq = ",".join(terms)
@@ -1063,7 +1078,7 @@ def _image(draw: Draw, ranks: tuple[int, ...] = (3, 4, 4), channels: bool = Fals
     if channels and len(out) >= 3 and out[-3] == 0:
         # zero input channels: torch's conv returns odd empty shapes (an unbatched [0, H, W]
         # gives 0 output channels); out of the oracle's scope
-        out = out[:-3] + (1,) + out[-2:]
+        out = (*out[:-3], 1, *out[-2:])
     return out
 
 
@@ -1074,7 +1089,7 @@ def _conv2d(draw: Draw) -> Case:
     cin = x[-3] if len(x) >= 3 and draw(st.integers(0, 5)) else draw(SIZE)
     cpg = cin // groups if cin % groups == 0 and draw(st.integers(0, 5)) else draw(POS_SIZE)
     out = groups * draw(st.integers(1, 2))
-    w = (out, cpg, draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    w: Dims = (out, cpg, draw(st.integers(1, 3)), draw(st.integers(1, 3)))
     if draw(st.integers(0, 10)) == 0:
         w = shape(draw)
     bias = (out,) if draw(st.booleans()) else None
@@ -1170,11 +1185,11 @@ def _dropout2d(draw: Draw) -> Case:
 def _sdpa(draw: Draw) -> Case:
     batch = shape(draw, hi=2, sizes=POS_SIZE)
     L, Sn, E, Ev = (draw(POS_SIZE) for _ in range(4))
-    q = batch + (L, E)
+    q = (*batch, L, E)
     k = (partner(draw, batch, 2) if draw(st.integers(0, 3)) == 0 else batch) + (Sn, E if draw(st.integers(0, 6)) else draw(POS_SIZE))
-    v = batch + (Sn, Ev)
+    v = (*batch, Sn, Ev)
     # torch needs a mask of at least 2 dims
-    mask = shape(draw, hi=2) + (draw(st.sampled_from([L, 1, 3])), draw(st.sampled_from([Sn, 1]))) if draw(st.booleans()) else None
+    mask = (*shape(draw, hi=2), draw(st.sampled_from([L, 1, 3])), draw(st.sampled_from([Sn, 1]))) if draw(st.booleans()) else None
     return Case("", (S(q), S(k), S(v), S(mask) if mask is not None else None), {},
                 lambda: F.scaled_dot_product_attention(T(q), T(k), T(v), T(mask) if mask is not None else None))
 

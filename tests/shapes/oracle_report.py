@@ -13,10 +13,9 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
+import oracle_cases as oc  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-
-import oracle_cases as oc  # noqa: E402
 
 
 def count(name: str, examples: int) -> tuple[int, int, list[str]]:
@@ -62,7 +61,7 @@ def main() -> int:
         bad += len(failures)
         lines.append(f"| `{name}` | {passed} | {raised} | {len(failures)} |")
         for f in failures[:2]:
-            print("FAIL", f[:300])
+            print("FAIL", f[:1200])
     lines += ["", "Not oracle-tested (torch cannot express them as shapes):", ""]
     lines += [f"- `{n}`: {why}" for n, why in sorted(oc.SKIP.items())]
     lines += ["", "Deliberate differences from torch (asserted by the tests):", ""]

@@ -53,7 +53,7 @@ def test_skipped_ops_are_unknown_never_an_issue(name: str) -> None:
 
 @pytest.mark.parametrize("name", ALL_NAMES)
 def test_rule_agrees_with_torch(name: str) -> None:
-    @settings(max_examples=EXAMPLES, deadline=None, database=None,
+    @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))
     @given(st.data())
     def run(data: st.DataObject) -> None:

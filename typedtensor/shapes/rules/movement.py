@@ -402,7 +402,7 @@ def split(args: Args) -> Result:
         negative = [s for s in sizes if as_int(s) is not None and int(s) < 0]
         if negative:
             return Issue("shape-arg", f"split: section sizes must be non-negative, got {list(sizes)}; shape {fmt_shape(x)}")
-        total = 0
+        total: DimExpr = 0
         for s in sizes:
             total = d_add(total, s)
         if differs(total, length):
@@ -685,7 +685,7 @@ def pad(args: Args) -> Result:
         if is_literal(shrunk) and int(shrunk) < 0:  # type: ignore[arg-type]
             return Issue("shape-arg", f"pad: negative padding {tuple(pads)} removes more than dim {j} has; shape {fmt_shape(x)}")
         tail[j] = d_add(d_add(tail[j], pads[2 * i]), pads[2 * i + 1])
-        if is_literal(tail[j]) and int(tail[j]) < 0:  # type: ignore[arg-type]
+        if is_literal(tail[j]) and int(tail[j]) < 0:
             return Issue("shape-arg", f"pad: padding {tuple(pads)} makes dim {j} negative ({fmt_dim(tail[j])}); shape {fmt_shape(x)}")
     return x.with_tail(tuple(tail))
 
