@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -70,16 +69,17 @@ class Entry:
     deps: dict[str, str] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
     crashed: bool = False
+    stat: list[int] = field(default_factory=list)  # [size, mtime_ns] when the sha was taken
 
     def to_json(self) -> dict[str, Any]:
         return {"sha": self.sha, "imports": self.imports, "direct": self.direct,
                 "relevant": self.relevant, "reports": self.reports, "deps": self.deps,
-                "missing": self.missing, "crashed": self.crashed}
+                "missing": self.missing, "crashed": self.crashed, "stat": self.stat}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Entry:
         return cls(d["sha"], d["imports"], d["direct"], d["relevant"], d["reports"], d.get("deps", {}),
-                   d.get("missing", []), d.get("crashed", False))
+                   d.get("missing", []), d.get("crashed", False), d.get("stat", []))
 
 
 class Cache:
@@ -87,6 +87,7 @@ class Cache:
         self.folder = folder
         self.key = key
         self.entries: dict[str, Entry] = {}
+        self.tree = ""  # hash of every (path, content hash) of the last run: unchanged -> nothing to do
         self.dirty = False
 
     @property
@@ -103,6 +104,7 @@ class Cache:
             if data.get("format") != FORMAT:
                 return
             self.entries = {p: Entry.from_json(e) for p, e in data["files"].items()}
+            self.tree = data.get("tree", "")
         except (OSError, ValueError, KeyError, TypeError):
             self.entries = {}
 
@@ -119,7 +121,10 @@ class Cache:
             gitignore = self.folder / ".gitignore"
             if not gitignore.exists():
                 gitignore.write_text("*\n")
-            data = {"format": FORMAT, "files": {p: e.to_json() for p, e in self.entries.items()}}
+            data = {"format": FORMAT, "tree": self.tree,
+                    "files": {p: e.to_json() for p, e in self.entries.items()}}
+            import tempfile
+
             fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".json")
             with os.fdopen(fd, "w") as fh:
                 json.dump(data, fh, separators=(",", ":"))

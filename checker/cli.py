@@ -70,7 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from .runner import Options, run
 
-    options = Options(args.paths, args.show_shapes, args.jobs, not args.no_cache, args.cache_dir, args.infer_all)
+    options = Options(args.paths, args.show_shapes, args.jobs, not args.no_cache, args.cache_dir, args.infer_all,
+                      count_lines=args.stats)
     try:
         result = run(options, config)
     except UsageError as exc:

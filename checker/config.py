@@ -48,6 +48,12 @@ class Config:
         parts = rel.split("/")
         if any(p in DEFAULT_EXCLUDES for p in parts[:-1]):
             return True
+        return self.is_excluded_rel(rel, False)
+
+    def is_excluded_rel(self, rel: str, is_dir: bool) -> bool:
+        """Whether a path (relative to the config's folder, with '/') matches an exclude glob: the
+        whole path, the path as a folder prefix, or any one component for a glob without '/'."""
+        parts = rel.split("/")
         for pattern in self.exclude:
             pat = pattern.rstrip("/")
             if fnmatch.fnmatchcase(rel, pat) or fnmatch.fnmatchcase(rel, pat + "/*"):

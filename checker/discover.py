@@ -15,40 +15,61 @@ class UsageError(Exception):
     """A command-line problem (exit status 2)."""
 
 
-def collect(paths: Iterable[str], config: Config) -> list[Path]:
+def collect(paths: Iterable[str], config: Config) -> list[str]:
     """The ``.py`` files named or found under the directories named, sorted, without repeats."""
-    found: dict[str, Path] = {}
+    found: dict[str, str] = {}
+    root = os.path.abspath(config.root)
+    check_excludes = bool(config.exclude)
     for raw in paths:
-        p = Path(raw)
-        if p.is_file():
-            found.setdefault(os.path.abspath(p), p)
-        elif p.is_dir():
-            for folder, dirs, files in os.walk(p):
-                here = Path(folder)
+        if os.path.isfile(raw):
+            found.setdefault(os.path.abspath(raw), os.path.normpath(raw))
+        elif os.path.isdir(raw):
+            for folder, dirs, files in os.walk(raw):
                 dirs[:] = sorted(
                     d for d in dirs
-                    if d not in DEFAULT_EXCLUDES and not config.is_excluded(here / d / "x.py")
+                    if d not in DEFAULT_EXCLUDES and not d.endswith(".egg-info")
+                    and not (check_excludes and config.is_excluded_rel(_rel(os.path.join(folder, d), root), True))
                 )
-                for name in sorted(files):
+                for name in files:
                     if name.endswith(".py"):
-                        fp = here / name
-                        if not config.is_excluded(fp):
-                            found.setdefault(os.path.abspath(fp), fp)
+                        fp = os.path.join(folder, name)
+                        if not (check_excludes and config.is_excluded_rel(_rel(fp, root), False)):
+                            found.setdefault(os.path.abspath(fp), os.path.normpath(fp))
         else:
             raise UsageError(f"{raw}: no such file or directory")
-    return sorted(found.values(), key=lambda q: q.as_posix())
+    return sorted(found.values())
 
 
-def module_name(path: Path) -> str:
+def _rel(path: str, root: str) -> str:
+    full = os.path.abspath(path)
+    if full.startswith(root + os.sep):
+        return full[len(root) + 1:].replace(os.sep, "/")
+    return full.replace(os.sep, "/")
+
+
+_PACKAGE_DIRS: dict[str, bool] = {}
+
+
+def _is_package_dir(folder: str) -> bool:
+    known = _PACKAGE_DIRS.get(folder)
+    if known is None:
+        known = _PACKAGE_DIRS[folder] = os.path.isfile(os.path.join(folder, "__init__.py"))
+    return known
+
+
+def module_name(path: Path | str) -> str:
     """The dotted module name of a file: its package folders (with ``__init__.py``) joined."""
-    path = Path(os.path.abspath(path))
-    parts = [path.stem] if path.name != "__init__.py" else []
-    folder = path.parent
-    while (folder / "__init__.py").is_file() and folder.parent != folder:
-        parts.append(folder.name)
-        folder = folder.parent
+    full = os.path.abspath(path)
+    folder, base = os.path.split(full)
+    parts = [base[:-3] if base.endswith(".py") else base] if base != "__init__.py" else []
+    while _is_package_dir(folder):
+        parent, name = os.path.split(folder)
+        if parent == folder:
+            break
+        parts.append(name)
+        folder = parent
     if not parts:
-        parts = [path.parent.name]
+        parts = [os.path.basename(folder)]
     return ".".join(reversed(parts))
 
 

@@ -7,10 +7,11 @@ run over an unchanged tree only reads, hashes and prints.
 
 from __future__ import annotations
 
+import ast
 import os
 import time
+import warnings
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +36,7 @@ class Options:
     use_cache: bool = True
     cache_dir: str | None = None
     infer_all: bool = False  # infer files that cannot reach typedtensor too (robustness testing)
+    count_lines: bool = False  # fill RunResult.lines (reads every file, even cached ones)
 
 
 @dataclass
@@ -70,12 +72,16 @@ def _check_one(path: str, relevant: bool) -> FileResult:
     proj = _project()
     if relevant:
         return proj.check(path)
-    import libcst as cst
-
+    # NOTE [ Files that cannot hold a tensor ]
+    # A file that neither mentions typedtensor nor imports a checked module that does has no shape
+    # to check: only whether it parses, which CPython's own parser decides (ten times faster than
+    # building a CST). ``--infer-all`` runs libcst and the inference on such files too.
     source = proj.source(path)
     try:
-        cst.parse_module(source)
-    except Exception as exc:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
         return FileResult(path, [syntax_report(path, exc, source)])
     return FileResult(path, [])
 
@@ -103,24 +109,7 @@ def _chunks(items: list[tuple[str, bool]], sizes: dict[str, int], jobs: int) -> 
 
 def run(options: Options, config: Config) -> RunResult:
     t0 = time.perf_counter()
-    files = discover.collect(options.paths or config.paths or ["."], config)
-    paths = [str(f) for f in files]
-    sources: dict[str, bytes] = {}
-    shas: dict[str, str] = {}
-    for p in paths:
-        with open(p, "rb") as fh:
-            data = fh.read()
-        sources[p] = data
-        shas[p] = content_hash(data)
-    modules: dict[str, str] = {}
-    packages: set[str] = set()
-    names: dict[str, str] = {}
-    for p in paths:
-        name = discover.module_name(Path(p))
-        names[p] = name
-        modules.setdefault(name, p)
-        if p.endswith("__init__.py"):
-            packages.add(name)
+    paths = discover.collect(options.paths or config.paths or ["."], config)
     keys = {p: os.path.abspath(p) for p in paths}
 
     cache_dir = None
@@ -132,6 +121,78 @@ def run(options: Options, config: Config) -> RunResult:
                   if cache_dir is not None else "")
     cache.load()
 
+    # Content hashes; like git's index, a file whose size and mtime match its cache entry keeps
+    # the hash recorded there and is not read.
+    sources: dict[str, bytes] = {}
+    shas: dict[str, str] = {}
+    stats: dict[str, list[int]] = {}
+    for p in paths:
+        st = os.stat(p)
+        stats[p] = [st.st_size, st.st_mtime_ns]
+        e = cache.entries.get(keys[p])
+        if e is not None and e.stat == stats[p]:
+            shas[p] = e.sha
+            continue
+        with open(p, "rb") as fh:
+            data = fh.read()
+        sources[p] = data
+        shas[p] = content_hash(data)
+    tree = content_hash("\0".join(f"{keys[p]}:{shas[p]}" for p in paths).encode())
+
+    stale: list[str] = []
+    results: list[FileResult] = []
+    rule_failures: list[str] = []
+    if tree != cache.tree or any(keys[p] not in cache.entries for p in paths):
+        stale, results, rule_failures = _check_changed(paths, keys, shas, sources, cache, options, config)
+        for p in paths:
+            e = cache.entries.get(keys[p])
+            if e is not None:
+                e.stat = stats[p]
+        cache.tree = tree
+        cache.dirty = True
+        cache.save()
+
+    reports: list[Report] = []
+    crashed = 0
+    for p in paths:
+        entry = cache.entries.get(keys[p])
+        if entry is None:
+            continue
+        crashed += entry.crashed
+        if not entry.reports:
+            continue
+        if p not in sources:
+            with open(p, "rb") as fh:
+                sources[p] = fh.read()
+        lines = sources[p].decode("utf-8", "replace").splitlines()
+        for raw in entry.reports:
+            rep = Report.from_json({**raw, "path": p})
+            if _filtered(rep, lines, config):
+                continue
+            reports.append(rep)
+    line_count = 0
+    if options.count_lines:
+        for p in paths:
+            if p not in sources:
+                with open(p, "rb") as fh:
+                    sources[p] = fh.read()
+            line_count += sources[p].count(b"\n")
+    return RunResult(sorted(reports, key=lambda r: (r.path, r.line, r.column, r.code)), len(paths),
+                     line_count, len(stale), crashed, time.perf_counter() - t0, rule_failures)
+
+
+def _check_changed(paths: list[str], keys: dict[str, str], shas: dict[str, str], sources: dict[str, bytes],
+                   cache: Cache, options: Options, config: Config) -> tuple[list[str], list[FileResult], list[str]]:
+    """Decide which files need checking (NOTE [ Cache validity ]) and check them."""
+    modules: dict[str, str] = {}
+    packages: set[str] = set()
+    names: dict[str, str] = {}
+    for p in paths:
+        name = discover.module_name(p)
+        names[p] = name
+        modules.setdefault(name, p)
+        if p.endswith("__init__.py"):
+            packages.add(name)
     imports: dict[str, list[str]] = {}
     direct: dict[str, bool] = {}
     for p in paths:
@@ -148,52 +209,34 @@ def run(options: Options, config: Config) -> RunResult:
     stale = [p for p in paths if not _valid(cache.entries.get(keys[p]), p, shas, relevant[p], modules, keys)]
     rule_failures: list[str] = []
     results: list[FileResult] = []
-    if stale:
-        _STATE.update(modules=modules, sources=sources, packages=packages, show_shapes=options.show_shapes,
-                      names=names)
-        _STATE.pop("project", None)
-        items = [(p, relevant[p]) for p in stale]
-        jobs = options.jobs or config.jobs or os.cpu_count() or 1
-        total = sum(len(sources[p]) for p in stale)
-        if jobs > 1 and total >= PARALLEL_MIN_BYTES and len(stale) > 1:
-            import multiprocessing
+    if not stale:
+        return stale, results, rule_failures
+    _STATE.update(modules=modules, sources=sources, packages=packages, show_shapes=options.show_shapes,
+                  names=names)
+    _STATE.pop("project", None)
+    items = [(p, relevant[p]) for p in stale]
+    jobs = options.jobs or config.jobs or os.cpu_count() or 1
+    sizes = {p: len(sources[p]) if p in sources else os.path.getsize(p) for p in stale}
+    if jobs > 1 and sum(sizes.values()) >= PARALLEL_MIN_BYTES and len(stale) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
 
-            ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-                for res, fails in pool.map(_work, _chunks(items, {p: len(sources[p]) for p in stale}, jobs)):
-                    results.extend(res)
-                    rule_failures.extend(fails)
-        else:
-            res, fails = _work(items)
-            results.extend(res)
-            rule_failures.extend(fails)
-        path_key = {p: keys[p] for p in paths}
-        for r in results:
-            cache.put(path_key[r.path], Entry(
-                shas[r.path], imports[r.path], direct[r.path], relevant[r.path],
-                [_strip(rep) for rep in r.reports],
-                {path_key.get(d, os.path.abspath(d)): shas.get(d, "") for d in r.deps}, r.missing, r.crashed,
-            ))
-        cache.save()
-
-    reports: list[Report] = []
-    crashed = 0
-    for p in paths:
-        entry = cache.entries.get(keys[p])
-        if entry is None:  # no cache folder and ... cannot happen: every stale file was put
-            continue
-        crashed += entry.crashed
-        if not entry.reports:
-            continue
-        lines = sources[p].decode("utf-8", "replace").splitlines()
-        for raw in entry.reports:
-            rep = Report.from_json({**raw, "path": p})
-            if _filtered(rep, lines, config):
-                continue
-            reports.append(rep)
-    line_count = sum(src.count(b"\n") for src in sources.values())
-    return RunResult(sorted(reports, key=lambda r: (r.path, r.line, r.column, r.code)), len(paths),
-                     line_count, len(stale), crashed, time.perf_counter() - t0, rule_failures)
+        ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+            for res, fails in pool.map(_work, _chunks(items, sizes, jobs)):
+                results.extend(res)
+                rule_failures.extend(fails)
+    else:
+        res, fails = _work(items)
+        results.extend(res)
+        rule_failures.extend(fails)
+    for r in results:
+        cache.put(keys[r.path], Entry(
+            shas[r.path], imports[r.path], direct[r.path], relevant[r.path],
+            [_strip(rep) for rep in r.reports],
+            {keys.get(d, os.path.abspath(d)): shas.get(d, "") for d in r.deps}, r.missing, r.crashed,
+        ))
+    return stale, results, rule_failures
 
 
 def _strip(rep: Report) -> dict[str, Any]:
