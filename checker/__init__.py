@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from .report import Report
 
 if TYPE_CHECKING:
-    from .runner import Options, RunResult
+    from .runner import RunResult
 
 __all__ = ["Report", "check_paths", "main"]
 

@@ -12,8 +12,17 @@ from dataclasses import dataclass
 from typing import Union
 
 import libcst as cst
+
 from typedtensor.shapes.dims import (
-    UNKNOWN, DimExpr, d_add, d_exact_div, d_floordiv, d_mul, d_sub, dim_var, named_dim,
+    UNKNOWN,
+    DimExpr,
+    d_add,
+    d_exact_div,
+    d_floordiv,
+    d_mul,
+    d_sub,
+    dim_var,
+    named_dim,
 )
 from typedtensor.shapes.shape import Shape, ShapeLike, Star
 from typedtensor.shapes.unify import Bindings
@@ -21,8 +30,20 @@ from typedtensor.shapes.unify import Bindings
 from . import names
 from .calculus import MODULES, module_ctor_from_type_args
 from .values import (
-    ClassInfo, ClassV, ConstV, DimClassV, InstanceV, LibModuleV, QualV, ScalarV, SeqV, SizeV,
-    TensorV, TupleV, TypeVarV, Value,
+    ClassInfo,
+    ClassV,
+    ConstV,
+    DimClassV,
+    InstanceV,
+    LibModuleV,
+    QualV,
+    ScalarV,
+    SeqV,
+    SizeV,
+    TensorV,
+    TupleV,
+    TypeVarV,
+    Value,
 )
 
 
@@ -164,7 +185,7 @@ class AnnotationReader:
         if isinstance(base, ClassV):
             info = base.info
             b = Bindings()
-            for name, v in zip(info.typevars, values):
+            for name, v in zip(info.typevars, values, strict=False):
                 d = self.dim(v)
                 if d is not UNKNOWN:
                     b.dims[name] = d
@@ -236,7 +257,7 @@ class AnnotationReader:
             q = _qual(base)
             if q in names.DIM_ARITH and args:
                 dims = [self.dim(a) for a in args]
-                kind = names.DIM_ARITH[q]  # type: ignore[index]
+                kind = names.DIM_ARITH[q]
                 acc = dims[0]
                 for d in dims[1:]:
                     if kind == "add":

@@ -151,7 +151,7 @@ def module_ctor(mdef: ModuleDef, positional: Sequence[Any], keywords: Mapping[st
 def module_ctor_from_type_args(mdef: ModuleDef, dims: Sequence[DimExpr]) -> dict[str, Any]:
     """``nn.Linear[In, Out]`` as an annotation: the type arguments fill the type parameters."""
     args: dict[str, Any] = {}
-    given = dict(zip(mdef.type_params, dims))
+    given = dict(zip(mdef.type_params, dims, strict=False))
     for p in mdef.ctor:
         if p.name in given:
             args[p.name] = given[p.name]

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 from .suppress import code_matches
 
@@ -70,9 +71,9 @@ class Config:
             return False
         rel = _relative(Path(path), self.root)
         for pattern, codes in self.per_file_ignores.items():
-            if fnmatch.fnmatchcase(rel, pattern) or fnmatch.fnmatchcase(os.path.basename(rel), pattern):
-                if "*" in codes or code_matches(code, codes):
-                    return True
+            matches = fnmatch.fnmatchcase(rel, pattern) or fnmatch.fnmatchcase(os.path.basename(rel), pattern)
+            if matches and ("*" in codes or code_matches(code, codes)):
+                return True
         return False
 
 

@@ -24,22 +24,58 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 import libcst as cst
+
 from typedtensor.shapes import Issue, Outputs
 from typedtensor.shapes.dims import (
-    UNKNOWN, DimExpr, Unknown, d_add, d_floordiv, d_mul, d_sub, dim_var, fmt_dim, named_dim,
+    UNKNOWN,
+    DimExpr,
+    Unknown,
+    d_add,
+    d_floordiv,
+    d_mul,
+    d_sub,
+    dim_var,
+    fmt_dim,
+    named_dim,
 )
-from typedtensor.shapes.shape import Shape, Star, fmt_shape
+from typedtensor.shapes.shape import Shape, fmt_shape
 from typedtensor.shapes.unify import Bindings, compatible, unify
 
 from . import calculus as calc
 from . import names
 from .annotations import (
-    ANY, Ann, AnnotationReader, AnyAnn, SeqAnn, SizeAnn, TensorAnn, TupleAnn, ValueAnn, value_of,
+    ANY,
+    Ann,
+    AnnotationReader,
+    AnyAnn,
+    SeqAnn,
+    SizeAnn,
+    TensorAnn,
+    TupleAnn,
+    value_of,
 )
 from .report import REVEAL, SHOW
 from .values import (
-    BoundV, ClassInfo, ClassV, ConstV, DimClassV, FuncInfo, FuncV, InstanceV, LibModuleV,
-    ModuleRefV, OutputsV, QualV, ScalarV, SeqV, ShapeV, SizeV, SuperV, TensorV, TupleV, TypeVarV,
+    BoundV,
+    ClassInfo,
+    ClassV,
+    ConstV,
+    DimClassV,
+    FuncInfo,
+    FuncV,
+    InstanceV,
+    LibModuleV,
+    ModuleRefV,
+    OutputsV,
+    QualV,
+    ScalarV,
+    SeqV,
+    ShapeV,
+    SizeV,
+    SuperV,
+    TensorV,
+    TupleV,
+    TypeVarV,
     Value,
 )
 
@@ -128,7 +164,7 @@ def join(a: Value, b: Value) -> Value:
     if isinstance(a, TensorV) and isinstance(b, TensorV):
         return TensorV(UNKNOWN, a.is_bool and b.is_bool)
     if isinstance(a, TupleV) and isinstance(b, TupleV) and len(a.items) == len(b.items):
-        return TupleV(tuple(join(x, y) for x, y in zip(a.items, b.items)), a.is_list)
+        return TupleV(tuple(join(x, y) for x, y in zip(a.items, b.items, strict=False)), a.is_list)
     if isinstance(a, SeqV) and isinstance(b, SeqV):
         return SeqV(join(a.elem, b.elem))
     if isinstance(a, (ScalarV, ConstV, SizeV)) and isinstance(b, (ScalarV, ConstV, SizeV)):
@@ -500,11 +536,9 @@ class Inferrer:
                 kind = "classmethod"
             elif q in ("builtins.property", "property", "functools.cached_property"):
                 kind = "property"
-            elif q is None or q.removeprefix("builtins.") not in names.TRANSPARENT_DECORATORS:
-                if isinstance(dv, BoundV) and dv.name in ("setter", "getter", "deleter"):
-                    transparent = False
-                elif q is None or not q.startswith(names.PACKAGE + "."):
-                    transparent = False
+            elif q is None or (q.removeprefix("builtins.") not in names.TRANSPARENT_DECORATORS
+                               and not q.startswith(names.PACKAGE + ".")):
+                transparent = False  # an unknown decorator may change the signature
         qual = f"{self._qual_prefix(scope)}{s.name.value}"
         if scope.is_class:
             parent = scope.parent or self.module_scope
@@ -551,9 +585,9 @@ class Inferrer:
         )
         for b in bases:
             if isinstance(b, ClassV):
-                for tv in b.info.typevars:
-                    if tv not in info.typevars and not any(isinstance(a.value, cst.Subscript) for a in s.bases):
-                        info.typevars.append(tv)
+                for inherited in b.info.typevars:
+                    if inherited not in info.typevars and not any(isinstance(a.value, cst.Subscript) for a in s.bases):
+                        info.typevars.append(inherited)
         body_scope = Scope(info.namespace, parent=scope if not scope.is_class else scope.parent,
                            func=None, is_class=True)
         outer_cls = self._class_of_scope
@@ -659,7 +693,7 @@ class Inferrer:
             self._unpack(target.elements, value, scope, node)
         elif isinstance(target, cst.Attribute):
             obj = self.eval(target.value, scope)
-            if isinstance(obj, InstanceV) and (scope.in_init or self._is_self(target.value, scope) and scope.in_init):
+            if isinstance(obj, InstanceV) and (scope.in_init or (self._is_self(target.value, scope) and scope.in_init)):
                 obj.attrs[target.attr.value] = value
         elif isinstance(target, cst.Subscript):
             obj = self.eval(target.value, scope)
@@ -681,8 +715,8 @@ class Inferrer:
             if star_at is None and s.is_fixed and len(s.dims) == n:
                 items = [SizeV(d) for d in s.dims]
             elif star_at is None and not s.is_fixed:
-                pre = [SizeV(d) for d in s.prefix]
-                suf = [SizeV(d) for d in s.suffix]
+                pre: list[Value] = [SizeV(d) for d in s.prefix]
+                suf: list[Value] = [SizeV(d) for d in s.suffix]
                 if len(pre) + len(suf) <= n:
                     items = pre + [UNKNOWN] * (n - len(pre) - len(suf)) + suf
         elif isinstance(value, OutputsV) and not isinstance(value.outputs.shapes, Unknown):
@@ -702,7 +736,7 @@ class Inferrer:
                 items = None
             else:
                 middle = items[star_at: len(items) - after]
-                items = items[:star_at] + [TupleV(tuple(middle), True)] + items[len(items) - after:]
+                items = [*items[:star_at], TupleV(tuple(middle), True), *items[len(items) - after:]]
         for i, el in enumerate(elements):
             v = items[i] if items is not None else UNKNOWN
             tgt = el.value
@@ -715,11 +749,11 @@ class Inferrer:
         if isinstance(value, TupleV) and value.is_list:
             value = SeqV(_join_all(value.items)) if value.items else SeqV(UNKNOWN)
         scope.vars[name] = value
-        if self.ctx.show_shapes and node is not None and not self.quiet:
-            if isinstance(value, (TensorV, SizeV, ShapeV, OutputsV, LibModuleV)) or (
-                isinstance(value, TupleV) and any(isinstance(i, (TensorV, SizeV)) for i in value.items)
-            ):
-                self.report(node, SHOW, f"{name}: {describe(value)}", "note")
+        shown = isinstance(value, (TensorV, SizeV, ShapeV, OutputsV, LibModuleV)) or (
+            isinstance(value, TupleV) and any(isinstance(i, (TensorV, SizeV)) for i in value.items)
+        )
+        if self.ctx.show_shapes and node is not None and not self.quiet and shown:
+            self.report(node, SHOW, f"{name}: {describe(value)}", "note")
 
     def _declared(self, name: str, scope: Scope) -> Ann | None:
         return scope.declared.get(name)
@@ -742,7 +776,7 @@ class Inferrer:
                 return False
             return True
         if isinstance(ann, TupleAnn) and isinstance(value, TupleV) and len(ann.items) == len(value.items):
-            for a, v in zip(ann.items, value.items):
+            for a, v in zip(ann.items, value.items, strict=False):
                 if isinstance(a, TensorAnn) and isinstance(v, TensorV) and not compatible(a.shape, v.shape):
                     self.report(node, code, f"{what}: shape {fmt_shape(v.shape)} does not match the "
                                             f"declared {fmt_shape(a.shape)}")
@@ -928,12 +962,11 @@ class Inferrer:
             return unify(ann.shape, value.shape, bindings, where)
         if isinstance(ann, SizeAnn) and isinstance(value, (SizeV, ConstV)):
             dim = value.dim if isinstance(value, SizeV) else value.value
-            if not isinstance(dim, int) or isinstance(dim, bool):
-                if not isinstance(value, SizeV):
-                    return None
+            if (not isinstance(dim, int) or isinstance(dim, bool)) and not isinstance(value, SizeV):
+                return None
             return unify(Shape.of(ann.dim), Shape.of(dim), bindings, where)  # type: ignore[arg-type]
         if isinstance(ann, TupleAnn) and isinstance(value, TupleV) and len(ann.items) == len(value.items):
-            for i, (a, v) in enumerate(zip(ann.items, value.items)):
+            for i, (a, v) in enumerate(zip(ann.items, value.items, strict=False)):
                 issue = self.unify_arg(a, v, bindings, f"{where}, item {i}")
                 if issue is not None:
                     return issue
@@ -1318,9 +1351,8 @@ class Inferrer:
             if entry is None:
                 return UNKNOWN
             op, _ = entry
-            if isinstance(right, TensorV) and not isinstance(left, TensorV):
-                if not isinstance(left, (ConstV, ScalarV, SizeV)):
-                    return UNKNOWN  # the left operand's own dunder may handle it
+            if isinstance(right, TensorV) and not isinstance(left, (TensorV, ConstV, ScalarV, SizeV)):
+                return UNKNOWN  # the left operand's own dunder may handle it
             return self.call_op_values(op, [left, right], {}, node)
         if isinstance(left, (InstanceV, LibModuleV)) or isinstance(right, (InstanceV, LibModuleV)):
             return UNKNOWN
@@ -1366,7 +1398,7 @@ class Inferrer:
     def e_unary(self, node: cst.UnaryOperation, scope: Scope) -> Value:
         v = self.eval(node.expression, scope)
         if isinstance(node.operator, cst.Not):
-            return UNKNOWN if not isinstance(v, TensorV) else UNKNOWN
+            return UNKNOWN
         dunder = _UNARY.get(type(node.operator))
         if isinstance(v, TensorV) and dunder is not None:
             entry = calc.OPERATORS.get(dunder)
@@ -1396,11 +1428,11 @@ class Inferrer:
             if dunder is not None and (isinstance(left, TensorV) or isinstance(right, TensorV)) \
                     and len(node.comparisons) == 1:
                 entry = calc.OPERATORS.get(dunder)
-                if entry is not None:
-                    if isinstance(left, TensorV) or isinstance(right, (ConstV, ScalarV, SizeV)) or isinstance(left, (ConstV, ScalarV, SizeV)):
-                        result = self.call_op_values(entry[0], [left, right], {}, node)
-                        if isinstance(result, TensorV):
-                            result = TensorV(result.shape, True)
+                scalars = (ConstV, ScalarV, SizeV)
+                if entry is not None and (isinstance(left, (TensorV, *scalars)) or isinstance(right, scalars)):
+                    result = self.call_op_values(entry[0], [left, right], {}, node)
+                    if isinstance(result, TensorV):
+                        result = TensorV(result.shape, True)
             left = right
         return result
 
@@ -1630,7 +1662,7 @@ def _py_slice(item: Any) -> slice | None:
     if isinstance(item, SliceIndex):
         parts = [item.start, item.stop, item.step]
         if all(p is None or (isinstance(p, int) and not isinstance(p, bool)) for p in parts):
-            return slice(*parts)  # type: ignore[arg-type]
+            return slice(*parts)
         return None
     return None
 

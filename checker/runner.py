@@ -140,10 +140,9 @@ def run(options: Options, config: Config) -> RunResult:
     tree = content_hash("\0".join(f"{keys[p]}:{shas[p]}" for p in paths).encode())
 
     stale: list[str] = []
-    results: list[FileResult] = []
     rule_failures: list[str] = []
     if tree != cache.tree or any(keys[p] not in cache.entries for p in paths):
-        stale, results, rule_failures = _check_changed(paths, keys, shas, sources, cache, options, config)
+        stale, _results, rule_failures = _check_changed(paths, keys, shas, sources, cache, options, config)
         for p in paths:
             e = cache.entries.get(keys[p])
             if e is not None:
@@ -165,8 +164,8 @@ def run(options: Options, config: Config) -> RunResult:
             with open(p, "rb") as fh:
                 sources[p] = fh.read()
         lines = sources[p].decode("utf-8", "replace").splitlines()
-        for raw in entry.reports:
-            rep = Report.from_json({**raw, "path": p})
+        for stored in entry.reports:
+            rep = Report.from_json({**stored, "path": p})
             if _filtered(rep, lines, config):
                 continue
             reports.append(rep)

@@ -55,7 +55,4 @@ def code_matches(code: str, names: frozenset[str]) -> bool:
 
 
 def is_suppressed(code: str, line_text: str) -> bool:
-    for names in suppressions(line_text):
-        if names is None or code_matches(code, names):
-            return True
-    return False
+    return any(names is None or code_matches(code, names) for names in suppressions(line_text))

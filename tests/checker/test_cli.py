@@ -11,7 +11,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from typedtensor.checker import runner
 from typedtensor.checker.cli import main
 
@@ -267,7 +266,7 @@ def test_config_per_file_ignores(tree: Path, capsys: pytest.CaptureFixture[str])
         "tests/*" = ["shape-matmul"]
         "broad.py" = ["*"]
     """)})
-    code, out, _ = run_cli(["--no-cache", "--format", "json", "."], capsys)
+    _code, out, _ = run_cli(["--no-cache", "--format", "json", "."], capsys)
     assert {r["path"] for r in json.loads(out)} == {"bad.py"}
 
 
