@@ -1011,7 +1011,7 @@ class Inferrer:
             return ScalarV()
 
     def e_string(self, node: cst.SimpleString, scope: Scope) -> Value:
-        return ConstV("")
+        return ConstV(_string_literal(node))
 
     def e_concat(self, node: cst.ConcatenatedString, scope: Scope) -> Value:
         self.eval(node.left, scope)
@@ -1631,6 +1631,21 @@ class Inferrer:
         if isinstance(v, ShapeV):
             return UNKNOWN
         return UNKNOWN
+
+
+def _string_literal(node: cst.SimpleString) -> str:
+    """A short one-line string's value (einsum equations, ``mode=`` arguments). Docstrings, long
+    and prefixed strings are never needed by a rule and are not decoded."""
+    text = node.value
+    if len(text) > 200 or text[:1] not in "'\"" or text[:3] in ('"""', "'''"):
+        return ""
+    if "\\" not in text:
+        return text[1:-1]
+    try:
+        value = node.evaluated_value
+    except Exception:
+        return ""
+    return value if isinstance(value, str) else ""
 
 
 def _int_literal(text: str) -> int:

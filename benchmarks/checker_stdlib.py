@@ -1,0 +1,128 @@
+"""Run ``typedtensor check`` over every ``.py`` of this Python's standard library.
+
+Measures, each as the wall time of a fresh ``python -m typedtensor.checker`` process:
+- cold: an empty cache directory (every file checked, in ``--jobs`` worker processes);
+- warm: the same tree again with the cache of the cold run (median of several runs);
+- the interpreter start plus the checker's imports alone, for reference;
+- the crash count (``internal-error`` reports) of the default run and of an ``--infer-all`` run,
+  which parses every file with libcst and runs the inference on it even though no standard-library
+  file can hold a tensor.
+
+usage: python benchmarks/checker_stdlib.py [--jobs 2] [--skip-infer-all] [--write]
+``--write`` replaces the "Checker" section of docs/benchmarks.md with the results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+
+
+def count_lines() -> tuple[int, int]:
+    """The files the checker itself collects (it skips site-packages, venv, __pycache__ ...)."""
+    from typedtensor.checker.config import Config
+    from typedtensor.checker.discover import collect
+
+    files = collect([str(STDLIB)], Config(root=STDLIB))
+    return len(files), sum(Path(p).read_bytes().count(b"\n") for p in files)
+
+
+def timed(cmd: list[str]) -> tuple[float, subprocess.CompletedProcess[str]]:
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    return time.perf_counter() - t0, proc
+
+
+def check_cmd(cache: str, jobs: int, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "typedtensor.checker", "--format", "json", "--stats", "--jobs", str(jobs),
+            "--cache-dir", cache, *extra, str(STDLIB)]
+
+
+def crashes(proc: subprocess.CompletedProcess[str]) -> tuple[int, dict[str, int]]:
+    if proc.returncode not in (0, 1, 2):
+        raise SystemExit(f"checker failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    reports = json.loads(proc.stdout or "[]")
+    codes: dict[str, int] = {}
+    for r in reports:
+        key = f"{r['code']} ({r['severity']})"
+        codes[key] = codes.get(key, 0) + 1
+    return sum(r["code"] == "internal-error" for r in reports), codes
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--warm-runs", type=int, default=5)
+    ap.add_argument("--skip-infer-all", action="store_true")
+    ap.add_argument("--write", action="store_true")
+    args = ap.parse_args()
+
+    files, lines = count_lines()
+    base = [timed([sys.executable, "-c", "import typedtensor.checker.cli, typedtensor.checker.runner"])[0]
+            for _ in range(3)]
+    with tempfile.TemporaryDirectory() as cache:
+        cold_s, cold = timed(check_cmd(cache, args.jobs))
+        cold_crashes, cold_codes = crashes(cold)
+        warm = []
+        for _ in range(args.warm_runs):
+            t, proc = timed(check_cmd(cache, args.jobs))
+            warm.append(t)
+            assert crashes(proc)[0] == cold_crashes
+    infer_all = None
+    if not args.skip_infer_all:
+        with tempfile.TemporaryDirectory() as cache:
+            t, proc = timed(check_cmd(cache, args.jobs, "--infer-all"))
+            infer_all = (t, *crashes(proc))
+
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    rows = [
+        ("files / lines", f"{files} / {lines:,}"),
+        (f"cold, {args.jobs} jobs (wall)", f"{cold_s:.2f} s = **{lines / cold_s:,.0f} lines/s**"),
+        ("warm re-check, unchanged tree (median wall)", f"**{statistics.median(warm):.3f} s** "
+                                                          f"(min {min(warm):.3f} s)"),
+        ("of which interpreter start + imports (median)", f"{statistics.median(base):.3f} s"),
+        ("crashes (default run)", f"**{cold_crashes}**"),
+        ("reports (default run)", ", ".join(f"{k}: {v}" for k, v in sorted(cold_codes.items())) or "none"),
+    ]
+    if infer_all is not None:
+        t, n, codes = infer_all
+        rows.append((f"--infer-all cold, {args.jobs} jobs (wall)", f"{t:.1f} s = {lines / t:,.0f} lines/s"))
+        rows.append(("crashes (--infer-all: libcst + inference on every file)", f"**{n}**"))
+    table = "\n".join(["| measure | result |", "| --- | --- |", *(f"| {k} | {v} |" for k, v in rows)])
+    cpu = f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, load average {load:.1f}"
+    text = (f"Python {platform.python_version()} standard library ({STDLIB}), {cpu}.\n"
+            f"Command: `python benchmarks/checker_stdlib.py --jobs {args.jobs}`.\n\n{table}\n")
+    print(text)
+    if args.write:
+        write_section(text)
+    return 1 if cold_crashes or (infer_all is not None and infer_all[1]) else 0
+
+
+def write_section(body: str) -> None:
+    doc = ROOT / "docs" / "benchmarks.md"
+    head = "## Checker"
+    section = f"{head}\n\n`typedtensor check` over the standard library (see `benchmarks/checker_stdlib.py`).\n\n{body}"
+    text = doc.read_text() if doc.exists() else "# Benchmarks\n"
+    if head in text:
+        start = text.index(head)
+        nxt = text.find("\n## ", start + len(head))
+        text = text[:start] + section + (text[nxt:] if nxt != -1 else "")
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    doc.write_text(text)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
