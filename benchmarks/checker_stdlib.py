@@ -97,7 +97,7 @@ def main() -> int:
         ("reports (default run)", ", ".join(f"{k}: {v}" for k, v in sorted(cold_codes.items())) or "none"),
     ]
     if infer_all is not None:
-        t, n, codes = infer_all
+        t, n, _codes = infer_all
         rows.append((f"--infer-all cold, {args.jobs} jobs (wall)", f"{t:.1f} s = {lines / t:,.0f} lines/s"))
         rows.append(("crashes (--infer-all: libcst + inference on every file)", f"**{n}**"))
     table = "\n".join(["| measure | result |", "| --- | --- |", *(f"| {k} | {v} |" for k, v in rows)])

@@ -14,7 +14,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from typedtensor.checker.config import Config
 from typedtensor.checker.runner import Options, run
 

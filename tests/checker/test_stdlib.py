@@ -8,7 +8,6 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-
 from typedtensor.checker.config import Config
 from typedtensor.checker.runner import Options, run
 
