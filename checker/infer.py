@@ -70,6 +70,7 @@ from .values import (
     QualV,
     ScalarV,
     SeqV,
+    SequentialV,
     ShapeV,
     SizeV,
     SuperV,
@@ -85,6 +86,7 @@ if TYPE_CHECKING:
 MAX_LOOP_PASSES: Final = 3
 MAX_LOOP_NESTING: Final = 3  # deeper loops widen every name they assign, in one pass
 MAX_CALL_DEPTH: Final = 6  # nested constructions (``__init__`` re-runs)
+MAX_INIT_RUNS: Final = 500  # ``__init__`` re-runs per checked module (a budget against fan-out)
 MAX_EXPR_DEPTH: Final = 300
 
 _BUILTIN_NAMES: Final = frozenset({
@@ -232,6 +234,7 @@ class ModuleCtx:
         self.imports: set[str] = set()  # project modules it imported
         self.missing: set[str] = set()  # absolute module names it imported that are not in the tree
         self.show_shapes = project.show_shapes
+        self.init_runs = 0
 
 
 class Inferrer:
@@ -803,6 +806,8 @@ class Inferrer:
         sig = func.signature
         if isinstance(sig, Signature):
             return sig
+        if func.ctx is not self.ctx:  # annotations are read where the function was defined
+            return self.ctx.project.inferrer_for(func.ctx).signature_of(func)
         scope = func.closure if isinstance(func.closure, Scope) else self.module_scope
         params: list[Param] = []
         ps = func.node.params
@@ -882,8 +887,9 @@ class Inferrer:
     def run_init(self, func: FuncInfo, inst: InstanceV, args: Sequence[tuple[Value, cst.CSTNode | None]],
                  kwargs: dict[str, tuple[Value, cst.CSTNode | None]], call: cst.CSTNode | None, report: bool) -> None:
         """Run ``__init__`` quietly on ``inst`` with these arguments, to learn its attributes."""
-        if self.call_depth >= MAX_CALL_DEPTH:
+        if self.call_depth >= MAX_CALL_DEPTH or self.ctx.init_runs >= MAX_INIT_RUNS:
             return
+        self.ctx.init_runs += 1
         sig = self.signature_of(func)
         params = sig.params[1:] if sig.params and sig.params[0].kind in ("positional", "normal") else []
         values = self._bind_args(params, args, kwargs)
@@ -1104,7 +1110,7 @@ class Inferrer:
                     if isinstance(found, FuncV):
                         return FuncV(found.func, obj.instance, found.transparent)
             return UNKNOWN
-        if isinstance(obj, (LibModuleV, TupleV, SeqV)):
+        if isinstance(obj, (LibModuleV, TupleV, SeqV, SequentialV)):
             return BoundV(obj, attr)
         return UNKNOWN
 
@@ -1162,9 +1168,23 @@ class Inferrer:
             return SizeV(named_dim(func.qualname, func.display))
         if isinstance(func, (InstanceV, LibModuleV)):
             return self.call_method(func, "__call__", args, kwargs, node, opaque)
+        if isinstance(func, SequentialV):
+            return self.call_sequential(func, args, kwargs, node, opaque)
         if isinstance(func, TypeVarV):
             return UNKNOWN
         return UNKNOWN
+
+    def call_sequential(self, seq: SequentialV, args: list[tuple[Value, cst.CSTNode | None]],
+                        kwargs: dict[str, tuple[Value, cst.CSTNode | None]], node: cst.Call, opaque: bool) -> Value:
+        """``nn.Sequential(a, b, c)(x)`` is ``c(b(a(x)))``; a mismatch is reported at the call."""
+        if opaque or kwargs or len(args) != 1:
+            return UNKNOWN
+        value = args[0][0]
+        for layer in seq.layers:
+            if isinstance(value, Unknown):
+                return UNKNOWN
+            value = self.call(layer, [(value, node)], {}, node)
+        return value
 
     def construct(self, info: ClassInfo, args: list[tuple[Value, cst.CSTNode | None]],
                   kwargs: dict[str, tuple[Value, cst.CSTNode | None]], node: cst.Call, opaque: bool) -> Value:
@@ -1195,6 +1215,13 @@ class Inferrer:
         op = calc.FUNCTIONS.get(q)
         if op is not None:
             return self.call_op_values(op, [a for a, _ in args], {k: v for k, (v, _) in kwargs.items()}, node)
+        if q in names.SEQUENTIAL:
+            return SequentialV(tuple(a for a, _ in args)) if not kwargs else UNKNOWN
+        if q in names.MODULE_LIST:
+            if not args:
+                return TupleV((), True)
+            first = args[0][0]
+            return TupleV(first.items, True) if isinstance(first, TupleV) else SeqV(self.iter_elem(first, None))
         mdef = calc.MODULES.get(q)
         if mdef is not None:
             ctor = calc.module_ctor(mdef, [calc.to_static(a) for a, _ in args],
@@ -1264,6 +1291,10 @@ class Inferrer:
             if opaque:
                 return UNKNOWN
             return self.tensor_method(obj, name, [a for a, _ in args], {k: v for k, (v, _) in kwargs.items()}, node)
+        if isinstance(obj, SequentialV):
+            if name == "forward":
+                return self.call_sequential(obj, args, kwargs, node, opaque)
+            return obj if name in ("to", "cuda", "cpu", "train", "eval", "float", "double", "half") else UNKNOWN
         if isinstance(obj, LibModuleV):
             if name in ("__call__", "forward"):
                 if opaque:
@@ -1462,6 +1493,11 @@ class Inferrer:
             if isinstance(item, int) and not isinstance(item, bool):
                 return self._index_sizes(obj, item)
             return UNKNOWN
+        if isinstance(obj, SequentialV):
+            if isinstance(item, int) and not isinstance(item, bool) and -len(obj.layers) <= item < len(obj.layers):
+                return obj.layers[item]
+            sl = _py_slice(item)
+            return SequentialV(obj.layers[sl]) if sl is not None else UNKNOWN
         if isinstance(obj, SeqV):
             return obj.elem if _py_slice(item) is None else obj
         if isinstance(obj, OutputsV):
@@ -1628,8 +1664,8 @@ class Inferrer:
             if isinstance(shapes, Unknown):
                 return TensorV(v.outputs.element)
             return _join_all([TensorV(s) for s in shapes]) if shapes else UNKNOWN
-        if isinstance(v, ShapeV):
-            return UNKNOWN
+        if isinstance(v, SequentialV):
+            return _join_all(v.layers) if v.layers else UNKNOWN
         return UNKNOWN
 
 

@@ -8,6 +8,8 @@ PACKAGE: Final = "typedtensor"
 TENSOR: Final = frozenset({"typedtensor.Tensor"})
 DIM: Final = frozenset({"typedtensor.Dim"})
 MODULE_BASE: Final = frozenset({"typedtensor.nn.Module"})
+SEQUENTIAL: Final = frozenset({"typedtensor.nn.Sequential"})
+MODULE_LIST: Final = frozenset({"typedtensor.nn.ModuleList"})
 DIM_ARITH: Final = {
     "typedtensor.Add": "add", "typedtensor.Sub": "sub", "typedtensor.Mul": "mul",
     "typedtensor.Div": "div",

@@ -179,6 +179,13 @@ class LibModuleV:
 
 
 @dataclass(frozen=True)
+class SequentialV:
+    """``nn.Sequential(a, b, c)``: calling it calls each layer on the previous one's result."""
+
+    layers: tuple[Value, ...]
+
+
+@dataclass(frozen=True)
 class SuperV:
     cls: ClassInfo
     instance: Value
@@ -186,11 +193,11 @@ class SuperV:
 
 Value = Union[
     TensorV, SizeV, ScalarV, BoundV, ConstV, ShapeV, TupleV, SeqV, OutputsV, QualV, ModuleRefV, DimClassV,
-    TypeVarV, FuncV, ClassV, InstanceV, LibModuleV, SuperV, Unknown,
+    TypeVarV, FuncV, ClassV, InstanceV, LibModuleV, SequentialV, SuperV, Unknown,
 ]
 
 __all__ = [
     "UNKNOWN", "BoundV", "ClassInfo", "ClassV", "ConstV", "DimClassV", "FuncInfo", "FuncV", "InstanceV",
-    "LibModuleV", "ModuleRefV", "OutputsV", "QualV", "ScalarV", "SeqV", "ShapeV", "SizeV", "SuperV",
+    "LibModuleV", "ModuleRefV", "OutputsV", "QualV", "ScalarV", "SeqV", "SequentialV", "ShapeV", "SizeV", "SuperV",
     "TensorV", "TupleV", "TypeVarV", "Value",
 ]

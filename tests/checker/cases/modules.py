@@ -116,3 +116,27 @@ def annotated_param(m: MLP[In, Classes], x: Tensor[Batch, In], h: Tensor[Batch, 
 def annotated_layer(fc: nn.Linear[In, Hidden], x: Tensor[Batch, In]) -> Tensor[Batch, Hidden]:
     fc(fc(x))  # E: shape-arg
     return fc(x)  # ok
+
+
+def sequential(x: Tensor[Batch, In], h: Tensor[Batch, Hidden]) -> None:
+    seq = nn.Sequential(nn.Linear(In(784), Hidden(64)), nn.ReLU(), nn.Linear(Hidden(64), Classes(10)))
+    out: Tensor[Batch, Classes] = seq(x)  # ok
+    seq(h)  # E: shape-arg
+    first: Tensor[Batch, Hidden] = seq[0](x)  # ok
+    broken = nn.Sequential(nn.Linear(In(784), Hidden(64)), nn.Linear(In(784), Classes(10)))
+    broken(x)  # E: shape-arg
+    mixed = nn.Sequential(MLP(In(784), Hidden(8), Hidden(16)), nn.LayerNorm(Classes(8)))
+    mixed(x)  # E: shape-arg
+
+
+class Stack(nn.Module):
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(Hidden(32), Hidden(32)) for _ in range(n)])
+        self.out = nn.Linear(Hidden(32), Classes(10))
+
+    def forward(self, x: Tensor[Batch, Hidden]) -> Tensor[Batch, Classes]:
+        for layer in self.layers:
+            x = layer(x)  # ok
+        self.out(self.out(x))  # E: shape-arg
+        return self.out(x)  # ok
