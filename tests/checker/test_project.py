@@ -8,7 +8,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from typedtensor.checker import runner
 from typedtensor.checker.config import Config
 
