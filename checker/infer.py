@@ -213,6 +213,8 @@ def describe(v: Value) -> str:
         return f"{v.cls.qualname.rsplit('.', 1)[-1]}" + (f"[{args}]" if args else "")
     if isinstance(v, ScalarV):
         return "number"
+    if isinstance(v, SequentialV):
+        return "Sequential(" + ", ".join(describe(layer) for layer in v.layers) + ")"
     return "?"
 
 
@@ -696,8 +698,10 @@ class Inferrer:
             self._unpack(target.elements, value, scope, node)
         elif isinstance(target, cst.Attribute):
             obj = self.eval(target.value, scope)
-            if isinstance(obj, InstanceV) and (scope.in_init or (self._is_self(target.value, scope) and scope.in_init)):
+            if isinstance(obj, InstanceV) and scope.in_init:
                 obj.attrs[target.attr.value] = value
+            if self._is_self(target.value, scope):
+                self._show(f"{scope.self_name}.{target.attr.value}", value, target)
         elif isinstance(target, cst.Subscript):
             obj = self.eval(target.value, scope)
             for el in target.slice:
@@ -752,10 +756,17 @@ class Inferrer:
         if isinstance(value, TupleV) and value.is_list:
             value = SeqV(_join_all(value.items)) if value.items else SeqV(UNKNOWN)
         scope.vars[name] = value
-        shown = isinstance(value, (TensorV, SizeV, ShapeV, OutputsV, LibModuleV)) or (
+        if node is not None:
+            self._show(name, value, node)
+
+    def _show(self, name: str, value: Value, node: cst.CSTNode) -> None:
+        """``--show-shapes``: a note with what an assignment stored."""
+        if not self.ctx.show_shapes or self.quiet:
+            return
+        shown = isinstance(value, (TensorV, SizeV, ShapeV, OutputsV, LibModuleV, SequentialV, InstanceV)) or (
             isinstance(value, TupleV) and any(isinstance(i, (TensorV, SizeV)) for i in value.items)
         )
-        if self.ctx.show_shapes and node is not None and not self.quiet and shown:
+        if shown:
             self.report(node, SHOW, f"{name}: {describe(value)}", "note")
 
     def _declared(self, name: str, scope: Scope) -> Ann | None:

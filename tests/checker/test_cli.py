@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -216,6 +217,14 @@ def test_show_shapes(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "shapes.py:4:1: note: d: Tensor[3, 3]" in out
     code, out, _ = run_cli(["--no-cache", "shapes.py"], capsys)
     assert "note" not in out
+    (tree / "attrs.py").write_text(textwrap.dedent("""\
+        from typedtensor import nn
+        class Net(nn.Module):
+            def __init__(self) -> None:
+                self.fc = nn.Linear(4, 2)
+    """))
+    code, out, _ = run_cli(["--no-cache", "--show-shapes", "attrs.py"], capsys)
+    assert "attrs.py:4:9: note: self.fc: Linear(in_features=4, out_features=2)" in out
 
 
 # -- suppression and configuration ---------------------------------------------------------------
@@ -351,6 +360,14 @@ def test_parallel_matches_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 
 # -- entry points and isolation ----------------------------------------------------------------
+
+@pytest.mark.skipif(shutil.which("typedtensor") is None, reason="the console script is not installed")
+def test_console_script(tree: Path) -> None:
+    proc = subprocess.run(["typedtensor", "check", "--no-cache", "--format", "json", "bad.py"],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert [r["code"] for r in json.loads(proc.stdout)] == ["shape-matmul"]
+
 
 def test_python_dash_m(tree: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "typedtensor.checker", "--no-cache", "--format", "json", "bad.py"],
