@@ -416,7 +416,7 @@ class Inferrer:
     def s_for(self, s: cst.For, scope: Scope) -> None:
         iterable = self.eval(s.iter, scope)
         elem = self.iter_elem(iterable, s.iter)
-        self._loop(scope, s.body, lambda: self.bind_target(s.target, elem, scope, s.iter))
+        self._loop(scope, s.body, lambda: self.assign(s.target, elem, scope, s.iter))
         if s.orelse is not None:
             self.exec_suite(s.orelse.body, scope)
 
@@ -749,6 +749,8 @@ class Inferrer:
             tgt = el.value
             if isinstance(el, cst.StarredElement):
                 self.bind_target(tgt, v if items is not None else SeqV(UNKNOWN), scope, node)
+            elif node is not None:
+                self.assign(tgt, v, scope, tgt)  # reported at each target: one report per name
             else:
                 self.bind_target(tgt, v, scope, node)
 

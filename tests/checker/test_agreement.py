@@ -70,8 +70,6 @@ KNOWN: dict[str, str] = {
     "main/tests/checker/cases/flow.py:41: mypy plugin only shape-assign": _FLOW,
     "main/tests/checker/cases/flow.py:42: mypy plugin only shape-return": _FLOW,
     "main/tests/checker/cases/flow.py:54: mypy plugin only shape-assign": _FLOW,
-    "main/tests/checker/cases/flow.py:148: mypy plugin only shape-assign": _FLOW,
-    "main/tests/checker/cases/flow.py:149: mypy plugin only shape-return": _FLOW,
     "main/tests/checker/cases/flow.py:74: checker only shape-matmul":
         "iterating over a tensor: the checker indexes dim 0, mypy's Tensor.__iter__ gives no shape",
     "main/tests/checker/cases/generics.py:43: mypy plugin only shape-arg":
