@@ -130,6 +130,7 @@ class Pending:
     code: str
     severity: str
     message: str
+    top: int  # index of the module-level statement that contains the node (-1: unknown)
 
 
 @dataclass
@@ -245,6 +246,7 @@ class Inferrer:
     def __init__(self, ctx: ModuleCtx):
         self.ctx = ctx
         self.quiet = 0
+        self.top = -1  # the module-level statement being run (see Pending.top)
         self.loop_depth = 0
         self.call_depth = 0
         self.expr_depth = 0
@@ -274,7 +276,7 @@ class Inferrer:
         if key in self.ctx.seen:
             return
         self.ctx.seen.add(key)
-        self.ctx.pending.append(Pending(node, code, severity, message))
+        self.ctx.pending.append(Pending(node, code, severity, message, self.top))
 
     def issue(self, node: cst.CSTNode, issue: Issue) -> Value:
         self.report(node, issue.code, issue.message)
@@ -283,7 +285,12 @@ class Inferrer:
     # -- module ------------------------------------------------------------------------------
 
     def run_module(self) -> None:
-        self.exec_block(self.ctx.module.body, self.module_scope)
+        for i, stmt in enumerate(self.ctx.module.body):
+            if self.module_scope.dead:
+                break
+            self.top = i
+            self.exec_stmt(stmt, self.module_scope)
+        self.top = -1
         self.ctx.env = self.module_scope.vars
 
     def check_bodies(self) -> None:
@@ -551,7 +558,7 @@ class Inferrer:
             parent = self.module_scope
         else:
             parent = scope
-        info = FuncInfo(s, self.ctx, qual, cls, parent, kind)
+        info = FuncInfo(s, self.ctx, qual, cls, parent, kind, top=self.top)
         if not self.quiet:
             self.ctx.deferred.append((info, parent))
         self.bind_name(s.name.value, FuncV(info, None, transparent), scope, None)
@@ -848,6 +855,7 @@ class Inferrer:
         func.checked = True
         sig = self.signature_of(func)
         scope = Scope({}, parent=parent, func=func)
+        self.top = func.top
         params = list(sig.params)
         if func.cls is not None and func.kind != "staticmethod" and params and params[0].kind in ("positional", "normal"):
             first = params.pop(0)

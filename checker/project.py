@@ -21,7 +21,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from .report import INTERNAL, SYNTAX, Report
 
 if TYPE_CHECKING:
-    from .infer import Inferrer, ModuleCtx
+    from .infer import Inferrer, ModuleCtx, Pending
     from .values import Value
 
 _EXTERNAL_TOPS: Final = frozenset(sys.stdlib_module_names) | {
@@ -68,6 +68,37 @@ def syntax_report(path: str, exc: Exception, source: bytes) -> Report:
     end_col = len(lines[line - 1]) + 1 if 0 < line <= len(lines) else col
     return Report(path, max(line, 1), max(col, 1), max(line, 1), max(end_col, col), SYNTAX, "error",
                   f"syntax error: {message}")
+
+
+def _statement_lines(module: cst.Module, source: bytes) -> list[int] | None:
+    """The first line of each module-level libcst statement, from CPython's parser (NOTE [ Positions ]).
+
+    NOTE [ Positions ]
+    libcst computes positions by generating the code of the whole module, which costs more than
+    checking it. Reports are rare, so positions are computed per module-level statement that holds
+    one: that statement alone is laid out (its columns are the same as in the file, since it starts
+    at column 0) and shifted by its first line, which ``ast`` gives cheaply. A decorated definition
+    starts at its first decorator; ``a; b`` is one libcst statement and two ``ast`` ones.
+    """
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            body = ast.parse(source).body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    lines: list[int] = []
+    i = 0
+    for stmt in module.body:
+        if i >= len(body):
+            return None
+        node = body[i]
+        decorators = getattr(node, "decorator_list", None)
+        lines.append(min([node.lineno, *(d.lineno for d in decorators)]) if decorators else node.lineno)
+        i += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+    return lines if i == len(body) else None
 
 
 def _first_line(exc: Exception) -> str:
@@ -196,17 +227,31 @@ class Project:
                                         f"internal error in the checker: {last}")], crashed=True)
 
     def _positions(self, ctx: ModuleCtx) -> list[Report]:
+        """Line and column of each pending report (NOTE [ Positions ])."""
         if not ctx.pending:
             return []
-        wrapper = MetadataWrapper(ctx.module, unsafe_skip_copy=True)
-        positions = wrapper.resolve(PositionProvider)
-        out = []
+        starts = _statement_lines(ctx.module, self.source(ctx.path))
+        by_top: dict[int, list[Pending]] = {}
         for p in ctx.pending:
-            rng = positions.get(p.node)
-            if rng is None:
-                continue
-            out.append(Report(ctx.path, rng.start.line, rng.start.column + 1, rng.end.line,
-                              rng.end.column + 1, p.code, p.severity, p.message))  # type: ignore[arg-type]
+            top = p.top if starts is not None and 0 <= p.top < len(ctx.module.body) else -1
+            by_top.setdefault(top, []).append(p)
+        out = []
+        for top, pending in by_top.items():
+            if top == -1:
+                positions = MetadataWrapper(ctx.module, unsafe_skip_copy=True).resolve(PositionProvider)
+                offset = 0
+            else:
+                assert starts is not None
+                stmt = ctx.module.body[top]
+                mini = ctx.module.with_changes(body=[stmt], header=[], footer=[])
+                positions = MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
+                offset = starts[top] - positions[stmt].start.line
+            for p in pending:
+                rng = positions.get(p.node)
+                if rng is None:
+                    continue
+                out.append(Report(ctx.path, rng.start.line + offset, rng.start.column + 1, rng.end.line + offset,
+                                  rng.end.column + 1, p.code, p.severity, p.message))  # type: ignore[arg-type]
         out.sort()
         return out
 

@@ -115,6 +115,7 @@ class FuncInfo:
     kind: str = "function"  # function | staticmethod | classmethod | property
     signature: Any = None  # filled lazily by infer.signature_of
     checked: bool = False
+    top: int = -1  # index of the module-level statement that defines it
 
 
 @dataclass(frozen=True)
