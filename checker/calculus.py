@@ -69,12 +69,18 @@ def _number(x: Any) -> bool:
     return isinstance(x, (int, float, Scalar)) and not isinstance(x, bool)
 
 
+_ELEMENT_KIND: Final = {"tensors": "tensor", "sizes": "size", "ints": "int"}
+
+
 def coerce(p: Param, x: Any) -> Any:
     kind = p.kind
     if x is UNKNOWN or kind in ("any", "index", "dtype"):
         return x
     if p.variadic and isinstance(x, tuple):
-        return tuple(coerce(Param(p.name, p.kind), i) for i in x)
+        if kind == "sizes" and len(x) == 1 and isinstance(x[0], (tuple, list)):
+            return coerce(Param(p.name, kind), x[0])  # ``zeros((2, 3))`` as ``zeros(2, 3)``
+        item = _ELEMENT_KIND.get(kind, kind)
+        return tuple(coerce(Param(p.name, item), i) for i in x)  # type: ignore[arg-type]
     if kind == "tensor":
         return x if _is_shape(x) or _number(x) else UNKNOWN
     if kind == "optional_tensor":
