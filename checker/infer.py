@@ -955,7 +955,7 @@ class Inferrer:
                       kwargs: dict[str, tuple[Value, cst.CSTNode | None]], call: cst.Call, opaque: bool) -> Value:
         func = fv.func
         if not fv.transparent:
-            return UNKNOWN
+            return UNKNOWN  # an unknown decorator may change the signature
         sig = self.signature_of(func)
         params = list(sig.params)
         bindings = Bindings()
@@ -980,7 +980,7 @@ class Inferrer:
             if issue is not None:
                 self.report(got[1], "shape-arg", f"{func.qualname}: {issue.message}")
                 failed = True
-        if failed:
+        if failed or func.node.asynchronous is not None:  # a coroutine is not its result
             return UNKNOWN
         return self.result_of(sig, bindings)
 

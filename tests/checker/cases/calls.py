@@ -79,3 +79,14 @@ def unknown_args_are_fine(x: Tensor, y, n: int) -> None:
 
 def star_args(xs: list[Tensor[Batch, Hidden]]) -> None:
     many(*xs)  # ok (not checked: the count is unknown)
+
+
+async def fetch(x: Tensor[Batch, In]) -> Tensor[Batch, In]:
+    return x  # ok
+
+
+async def use_async(x: Tensor[Batch, In], h: Tensor[Batch, Hidden]) -> None:
+    y = await fetch(x)  # ok
+    fetch(h)  # E: shape-arg
+    z = fetch(x)
+    z @ x  # ok (a coroutine, not a tensor)
