@@ -238,6 +238,7 @@ class ModuleCtx:
         self.missing: set[str] = set()  # absolute module names it imported that are not in the tree
         self.show_shapes = project.show_shapes
         self.init_runs = 0
+        self.assigned: dict[int, frozenset[str]] = {}  # memo of infer._assigned_names
 
 
 class Inferrer:
@@ -453,13 +454,13 @@ class Inferrer:
                         break
                     widened = nxt
                 else:
-                    for k in _assigned_names(body):
+                    for k in _assigned_names(body, self.ctx.assigned):
                         widened[k] = UNKNOWN
             finally:
                 self.quiet -= 1
                 self.loop_depth -= 1
         else:
-            for k in _assigned_names(body):
+            for k in _assigned_names(body, self.ctx.assigned):
                 widened[k] = UNKNOWN
         scope.vars.clear()
         scope.vars.update(widened)
@@ -1863,41 +1864,56 @@ def _target_names(t: cst.CSTNode) -> Iterator[str]:
         yield from _target_names(t.value)
 
 
-class _Assigned(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self.names.update(_target_names(node.target))
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self.names.update(_target_names(node.target))
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self.names.update(_target_names(node.target))
-
-    def visit_For(self, node: cst.For) -> None:
-        self.names.update(_target_names(node.target))
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self.names.update(_target_names(node.target))
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        self.names.update(_target_names(node.name))
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self.names.add(node.name.value)
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self.names.add(node.name.value)
-        return False
-
-
-def _assigned_names(body: cst.CSTNode) -> set[str]:
-    v = _Assigned()
-    body.visit(v)
-    return v.names
+def _assigned_names(body: cst.CSTNode, memo: dict[int, frozenset[str]]) -> frozenset[str]:
+    """Names a block may assign (statement targets, loop and ``with``/``except`` names, nested
+    definitions; not walrus targets inside expressions), memoised per block."""
+    hit = memo.get(id(body))
+    if hit is not None:
+        return hit
+    names: set[str] = set()
+    todo: list[cst.CSTNode] = [body]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine)):
+            todo.extend(node.body)
+        elif isinstance(node, cst.Assign):
+            for t in node.targets:
+                names.update(_target_names(t.target))
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+            names.update(_target_names(node.target))
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            names.add(node.name.value)
+        elif isinstance(node, (cst.For, cst.While, cst.If, cst.With, cst.Try, cst.TryStar, cst.Match,
+                               cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase)):
+            if isinstance(node, cst.For):
+                names.update(_target_names(node.target))
+            if isinstance(node, cst.With):
+                for item in node.items:
+                    if item.asname is not None:
+                        names.update(_target_names(item.asname.name))
+            if isinstance(node, (cst.ExceptHandler, cst.ExceptStarHandler)) and node.name is not None:
+                names.update(_target_names(node.name.name))
+            if isinstance(node, cst.MatchCase):
+                names.update(_pattern_names(node.pattern))
+            if isinstance(node, cst.Match):
+                todo.extend(node.cases)
+            else:
+                todo.append(node.body)
+            for attr in ("orelse", "handlers", "finalbody"):
+                extra = getattr(node, attr, None)
+                if isinstance(extra, (list, tuple)):
+                    todo.extend(extra)
+                elif isinstance(extra, cst.CSTNode):
+                    todo.append(extra)
+        elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                target = alias.asname.name if alias.asname is not None else alias.name
+                dotted = _dotted(target)
+                if dotted:
+                    names.add(dotted.split(".")[0])
+    frozen = frozenset(names)
+    memo[id(body)] = frozen  # the trees outlive the memo (both belong to one ModuleCtx)
+    return frozen
 
 
 def _pattern_names(p: cst.CSTNode) -> set[str]:
