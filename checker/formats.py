@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+from urllib.parse import quote
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
@@ -55,6 +57,15 @@ def github(reports: Sequence[Report]) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
+def _artifact(path: str) -> dict[str, str]:
+    """A relative path is relative to the source root (what code scanning expects); an absolute one
+    becomes a file URI."""
+    posix = path.replace("\\", "/")
+    if os.path.isabs(path):
+        return {"uri": "file://" + quote(posix if posix.startswith("/") else "/" + posix)}
+    return {"uri": quote(posix), "uriBaseId": "%SRCROOT%"}
+
+
 def sarif(reports: Sequence[Report], version: str = "0") -> str:
     """A SARIF 2.1.0 log with one run, one rule per code used (GitHub code scanning reads it)."""
     codes = sorted({r.code for r in reports} | set(EXPLANATIONS))
@@ -80,7 +91,7 @@ def sarif(reports: Sequence[Report], version: str = "0") -> str:
             "message": {"text": r.message},
             "locations": [{
                 "physicalLocation": {
-                    "artifactLocation": {"uri": r.path.replace("\\", "/"), "uriBaseId": "%SRCROOT%"},
+                    "artifactLocation": _artifact(r.path),
                     "region": {
                         "startLine": r.line, "startColumn": r.column,
                         "endLine": r.end_line, "endColumn": r.end_column,
