@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-from urllib.parse import quote
 from collections.abc import Callable, Sequence
 from typing import Any, Final
+from urllib.parse import quote
 
 from .explain import EXPLANATIONS
 from .report import Report
