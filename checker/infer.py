@@ -54,7 +54,7 @@ from .annotations import (
     TupleAnn,
     value_of,
 )
-from .report import REVEAL, SHOW
+from .report import REVEAL, SHOW, Severity
 from .values import (
     BoundV,
     ClassInfo,
@@ -128,7 +128,7 @@ class Pending:
 
     node: cst.CSTNode
     code: str
-    severity: str
+    severity: Severity
     message: str
     top: int  # index of the module-level statement that contains the node (-1: unknown)
 
@@ -270,7 +270,7 @@ class Inferrer:
 
     # -- reporting ---------------------------------------------------------------------------
 
-    def report(self, node: cst.CSTNode, code: str, message: str, severity: str = "error") -> None:
+    def report(self, node: cst.CSTNode, code: str, message: str, severity: Severity = "error") -> None:
         if self.quiet:
             return
         key = (id(node), code)

@@ -248,10 +248,16 @@ class Project:
                 offset = starts[top] - positions[stmt].start.line
             for p in pending:
                 rng = positions.get(p.node)
+                if rng is None and top != -1:  # not inside that statement after all: lay out the module
+                    full = MetadataWrapper(ctx.module, unsafe_skip_copy=True).resolve(PositionProvider)
+                    rng, offset_used = full.get(p.node), 0
+                else:
+                    offset_used = offset
                 if rng is None:
                     continue
-                out.append(Report(ctx.path, rng.start.line + offset, rng.start.column + 1, rng.end.line + offset,
-                                  rng.end.column + 1, p.code, p.severity, p.message))  # type: ignore[arg-type]
+                out.append(Report(ctx.path, rng.start.line + offset_used, rng.start.column + 1,
+                                  rng.end.line + offset_used, rng.end.column + 1, p.code, p.severity,
+                                  p.message))
         out.sort()
         return out
 
