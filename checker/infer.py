@@ -52,6 +52,7 @@ from .annotations import (
     SizeAnn,
     TensorAnn,
     TupleAnn,
+    _int_literal,
     value_of,
 )
 from .report import REVEAL, SHOW, Severity
@@ -1704,15 +1705,6 @@ def _string_literal(node: cst.SimpleString) -> str:
     except Exception:
         return ""
     return value if isinstance(value, str) else ""
-
-
-def _int_literal(text: str) -> int:
-    """An int literal's value without ``ast.literal_eval`` (it compiles: slow in a hot path)."""
-    text = text.replace("_", "")
-    try:
-        return int(text, 0)
-    except ValueError:
-        return int(text)  # "00"
 
 
 class _IndexTuple:
