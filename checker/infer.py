@@ -364,8 +364,6 @@ class Inferrer:
             if info is not None and not self.quiet:
                 info.declared.setdefault(target.attr.value, ann)
         if s.value is None:
-            if isinstance(target, cst.Name) and scope.is_class:
-                return
             return
         value = self.eval(s.value, scope)
         if self.check_declared(ann, value, s.value, "shape-assign", f"assignment to '{_target_text(target)}'"):
@@ -989,11 +987,9 @@ class Inferrer:
     def unify_arg(self, ann: Ann, value: Value, bindings: Bindings, where: str) -> Issue | None:
         if isinstance(ann, TensorAnn) and isinstance(value, TensorV):
             return unify(ann.shape, value.shape, bindings, where)
-        if isinstance(ann, SizeAnn) and isinstance(value, (SizeV, ConstV)):
-            dim = value.dim if isinstance(value, SizeV) else value.value
-            if (not isinstance(dim, int) or isinstance(dim, bool)) and not isinstance(value, SizeV):
-                return None
-            return unify(Shape.of(ann.dim), Shape.of(dim), bindings, where)  # type: ignore[arg-type]
+        if isinstance(ann, SizeAnn):
+            dim = _as_dim(value)  # a size, or an int literal
+            return None if dim is None else unify(Shape.of(ann.dim), Shape.of(dim), bindings, where)
         if isinstance(ann, TupleAnn) and isinstance(value, TupleV) and len(ann.items) == len(value.items):
             for i, (a, v) in enumerate(zip(ann.items, value.items, strict=False)):
                 issue = self.unify_arg(a, v, bindings, f"{where}, item {i}")
@@ -1168,8 +1164,6 @@ class Inferrer:
                 kwargs[a.keyword.value] = (v, a.value)
             else:
                 args.append((v, a.value))
-        if isinstance(node.func, cst.Name) and isinstance(func, (TupleV, SeqV)):
-            return UNKNOWN
         result = self.call(func, args, kwargs, node, opaque)
         if isinstance(func, BoundV) and func.name in _LIST_MUTATORS and isinstance(func.obj, (TupleV, SeqV)) \
                 and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
@@ -1506,8 +1500,6 @@ class Inferrer:
                 if -len(obj.items) <= item < len(obj.items):
                     return obj.items[item]
                 return UNKNOWN
-            if isinstance(item, calc.SliceIndex if hasattr(calc, "SliceIndex") else tuple):
-                pass
             sl = _py_slice(item)
             if sl is not None:
                 return TupleV(obj.items[sl], obj.is_list)
