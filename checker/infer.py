@@ -970,6 +970,15 @@ class Inferrer:
             self.run_init(func, bound, args, kwargs, call, report=False)
         if opaque:
             return self.result_of(sig, bindings)
+        failed = self.check_args(func.qualname, params, args, kwargs, bindings)
+        if failed or func.node.asynchronous is not None:  # a coroutine is not its result
+            return UNKNOWN
+        return self.result_of(sig, bindings)
+
+    def check_args(self, callee: str, params: list[Param], args: list[tuple[Value, cst.CSTNode | None]],
+                   kwargs: dict[str, tuple[Value, cst.CSTNode | None]], bindings: Bindings) -> bool:
+        """Unify each argument with its parameter (binding the callee's variables); report each
+        mismatch at its argument. Whether any failed."""
         failed = False
         values = self._bind_args(params, args, kwargs)
         for p in params:
@@ -978,11 +987,9 @@ class Inferrer:
                 continue
             issue = self.unify_arg(p.ann, got[0], bindings, f"argument '{p.name}'")
             if issue is not None:
-                self.report(got[1], "shape-arg", f"{func.qualname}: {issue.message}")
+                self.report(got[1], "shape-arg", f"{callee}: {issue.message}")
                 failed = True
-        if failed or func.node.asynchronous is not None:  # a coroutine is not its result
-            return UNKNOWN
-        return self.result_of(sig, bindings)
+        return failed
 
     def unify_arg(self, ann: Ann, value: Value, bindings: Bindings, where: str) -> Issue | None:
         if isinstance(ann, TensorAnn) and isinstance(value, TensorV):
@@ -1210,15 +1217,9 @@ class Inferrer:
         if isinstance(init, FuncV) and not opaque:
             sig = self.signature_of(init.func)
             params = sig.params[1:] if sig.params else []
-            values = self._bind_args(params, args, kwargs)
-            for p in params:
-                got = values.get(p.name)
-                if got is None or got[1] is None:
-                    continue
-                issue = self.unify_arg(p.ann, got[0], bindings, f"argument '{p.name}'")
-                if issue is not None:
-                    self.report(got[1], "shape-arg", f"{info.qualname}.__init__: {issue.message}")
-                    return UNKNOWN
+            short = info.qualname.removeprefix(info.ctx.name + ".")
+            if self.check_args(f"{short}.__init__", params, args, kwargs, bindings):
+                return UNKNOWN
         return self.new_instance(info, bindings, True, args, kwargs)
 
     def call_qual(self, q: str, args: list[tuple[Value, cst.CSTNode | None]],
