@@ -18,7 +18,6 @@ final globals, each exactly once.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
@@ -1927,5 +1926,3 @@ _STATEMENTS: Final[dict[type[cst.CSTNode], Callable[[Inferrer, Any, Scope], None
     cst.FunctionDef: Inferrer.s_funcdef, cst.ClassDef: Inferrer.s_classdef,
     cst.Match: Inferrer.s_match,
 }
-
-sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))

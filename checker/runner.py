@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
+import sys
 import time
 import warnings
 from collections.abc import Sequence
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
     from .project import FileResult, Project
 
 PARALLEL_MIN_BYTES = 256 * 1024  # below this, worker start-up costs more than it saves
+#: The inference recurses along the syntax tree: while checking, the interpreter's limit is raised
+#: to this (and restored), so deeply nested valid code is not an internal error.
+RECURSION_LIMIT = 10000
 
 
 @dataclass
@@ -87,7 +91,12 @@ def _check_one(path: str, relevant: bool) -> FileResult:
 
 
 def _work(chunk: list[tuple[str, bool]]) -> tuple[list[FileResult], list[str]]:
-    out = [_check_one(p, r) for p, r in chunk]
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
+    try:
+        out = [_check_one(p, r) for p, r in chunk]
+    finally:
+        sys.setrecursionlimit(limit)
     proj = _project()
     failures, proj.rule_failures = proj.rule_failures, []
     return out, failures
