@@ -232,6 +232,7 @@ class ModuleCtx:
         self.pending: list[Pending] = []
         self.seen: set[tuple[int, str]] = set()
         self.deferred: list[tuple[FuncInfo, Scope]] = []
+        self.deferred_defs: set[int] = set()
         self.state = "new"  # new | running | toplevel | done
         self.tainted = False
         self.imports: set[str] = set()  # project modules it imported
@@ -433,18 +434,24 @@ class Inferrer:
             self.exec_suite(s.orelse.body, scope)
 
     def _loop(self, scope: Scope, body: cst.BaseSuite, enter: Callable[[], object]) -> None:
+        """NOTE [ Flow ]: the first pass sees exactly the first iteration's values and reports what
+        it proves; quiet passes widen what the body changes until nothing does; the last pass,
+        over values that hold for every iteration, reports too (each node and code once)."""
         before = dict(scope.vars)
         widened = dict(before)
         if self.loop_depth < MAX_LOOP_NESTING:
-            self.quiet += 1
             self.loop_depth += 1
             try:
-                for _ in range(MAX_LOOP_PASSES):
+                for attempt in range(MAX_LOOP_PASSES):
                     scope.vars.clear()
                     scope.vars.update(widened)
                     scope.dead = False
-                    enter()
-                    self.exec_suite(body, scope)
+                    self.quiet += attempt > 0
+                    try:
+                        enter()
+                        self.exec_suite(body, scope)
+                    finally:
+                        self.quiet -= attempt > 0
                     nxt = dict(widened)
                     for k, v in scope.vars.items():
                         nxt[k] = join(widened[k], v) if k in widened else v
@@ -455,7 +462,6 @@ class Inferrer:
                     for k in _assigned_names(body, self.ctx.assigned):
                         widened[k] = UNKNOWN
             finally:
-                self.quiet -= 1
                 self.loop_depth -= 1
         else:
             for k in _assigned_names(body, self.ctx.assigned):
@@ -558,7 +564,8 @@ class Inferrer:
         else:
             parent = scope
         info = FuncInfo(s, self.ctx, qual, cls, parent, kind, top=self.top)
-        if not self.quiet:
+        if not self.quiet and id(s) not in self.ctx.deferred_defs:  # a loop body runs more than once
+            self.ctx.deferred_defs.add(id(s))
             self.ctx.deferred.append((info, parent))
         self.bind_name(s.name.value, FuncV(info, None, transparent), scope, None)
 
@@ -1252,6 +1259,8 @@ class Inferrer:
             return UNKNOWN
         if q.startswith("builtins."):
             return self.call_builtin(q[9:], args, kwargs, node)
+        if q.startswith(names.SCALAR_MODULES):
+            return ScalarV()
         return UNKNOWN
 
     def call_builtin(self, name: str, args: list[tuple[Value, cst.CSTNode | None]],

@@ -23,6 +23,8 @@ TRANSPARENT_DECORATORS: Final = frozenset({
     "staticmethod", "classmethod", "property", "functools.cached_property",
 })
 TYPING_MODULES: Final = ("typing", "typing_extensions")
+#: Calls into these give a number (``x / math.sqrt(d)`` keeps x's shape).
+SCALAR_MODULES: Final = ("math.", "random.random", "random.uniform", "random.gauss")
 
 
 def typing_name(qual: str) -> str | None:
