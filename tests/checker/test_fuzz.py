@@ -7,7 +7,6 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from typedtensor.checker.config import Config
 from typedtensor.checker.runner import Options, run
 
