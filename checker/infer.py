@@ -5,15 +5,16 @@ NOTE [ One bug, one report ]
 A rule's ``Issue`` is reported at the expression that caused it and the expression's value becomes
 ``UNKNOWN``, which every later check accepts: one bug gives one report, not a cascade. Code that
 runs more than once during inference (a loop body while its loop-carried values settle, a class's
-``__init__`` re-run for each construction) runs "quiet": it computes values but reports nothing, and
-only the final pass reports.
+``__init__`` re-run for each construction) runs "quiet" when its values are not exact: it computes
+values but reports nothing. Reports are keyed by node and code, so a node is reported once.
 
 NOTE [ Flow ]
 Branches run on copies of the scope and are joined: a name that holds the same value on every live
-path keeps it, any disagreement gives ``UNKNOWN`` (never an error). A loop body runs quietly until
-the values it carries stop changing (a value that changes is widened to unknown), then once more
-reporting. Function bodies are checked after the module's top level has run, against the module's
-final globals, each exactly once.
+path keeps it, any disagreement gives ``UNKNOWN`` (never an error). A loop body first runs on the
+values it is entered with (exactly the first iteration's: it reports), then quietly until the
+values it carries stop changing (a value that changes is widened to unknown), then once more,
+reporting what holds for every iteration. Function bodies are checked after the module's top level
+has run, against the module's final globals, each exactly once.
 """
 
 from __future__ import annotations
