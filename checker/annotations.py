@@ -240,7 +240,8 @@ class AnnotationReader:
 
     def dim(self, expr: cst.BaseExpression) -> DimExpr:
         if isinstance(expr, cst.Integer):
-            return _int_literal(expr.value)
+            value = _int_literal(expr.value)
+            return UNKNOWN if value is None else value
         if isinstance(expr, cst.SimpleString):
             parsed = _parse_string(expr)
             return self.dim(parsed) if parsed is not None else UNKNOWN
@@ -248,11 +249,14 @@ class AnnotationReader:
             base = self.resolve(expr.value)
             args = [el.slice.value for el in expr.slice if isinstance(el.slice, cst.Index)]
             if _typing(base) == "Literal" and len(args) == 1:
-                if isinstance(args[0], cst.Integer):
-                    return _int_literal(args[0].value)
-                if isinstance(args[0], cst.UnaryOperation) and isinstance(args[0].operator, cst.Minus) \
-                        and isinstance(args[0].expression, cst.Integer):
-                    return -_int_literal(args[0].expression.value)
+                literal = args[0]
+                negative = isinstance(literal, cst.UnaryOperation) and isinstance(literal.operator, cst.Minus)
+                if negative and isinstance(literal, cst.UnaryOperation):
+                    literal = literal.expression
+                if isinstance(literal, cst.Integer):
+                    value = _int_literal(literal.value)
+                    if value is not None:
+                        return -value if negative else value
                 return UNKNOWN
             q = _qual(base)
             if q in names.DIM_ARITH and args:
@@ -279,13 +283,17 @@ class AnnotationReader:
         return UNKNOWN
 
 
-def _int_literal(text: str) -> int:
-    """An int literal's value without ``ast.literal_eval`` (it compiles: slow in a hot path)."""
+def _int_literal(text: str) -> int | None:
+    """An int literal's value without ``ast.literal_eval`` (it compiles: slow in a hot path); None
+    for one Python will not convert (over 4300 digits)."""
     text = text.replace("_", "")
     try:
         return int(text, 0)
     except ValueError:
-        return int(text)
+        try:
+            return int(text)  # "00"
+        except ValueError:
+            return None
 
 
 def _parse_string(expr: cst.SimpleString | cst.ConcatenatedString) -> cst.BaseExpression | None:

@@ -1041,7 +1041,8 @@ class Inferrer:
         return ConstV(Ellipsis)
 
     def e_int(self, node: cst.Integer, scope: Scope) -> Value:
-        return ConstV(_int_literal(node.value))
+        value = _int_literal(node.value)
+        return ScalarV() if value is None else ConstV(value)
 
     def e_float(self, node: cst.Float, scope: Scope) -> Value:
         try:
