@@ -1253,6 +1253,9 @@ class Inferrer:
             ctor = calc.module_ctor(mdef, [calc.to_static(a) for a, _ in args],
                                     {k: calc.to_static(v) for k, (v, _) in kwargs.items()})
             return LibModuleV(mdef, ctor) if ctor is not None else UNKNOWN
+        if q in ("typing.cast", "typing_extensions.cast") and len(args) == 2 and isinstance(args[0][1], cst.BaseExpression):
+            scope = self._current_scope or self.module_scope
+            return value_of(self.read_ann(args[0][1], scope))  # what the user asserts
         if q in ("typing.TypeVar", "typing_extensions.TypeVar", "typing.TypeVarTuple", "typing_extensions.TypeVarTuple"):
             if args and isinstance(args[0][1], cst.SimpleString):
                 name = args[0][1].evaluated_value

@@ -78,7 +78,7 @@ KNOWN: dict[str, str] = {
         "mypy infers N from the declared target first, then blames the argument",
     "main/tests/checker/cases/generics.py:62: mypy plugin only shape-arg":
         "mypy infers N from the declared target first, then blames the argument",
-    "main/tests/checker/cases/gradual.py:53: mypy plugin only shape-arg":
+    "main/tests/checker/cases/gradual.py:54: mypy plugin only shape-arg":
         "mypy's list invariance: `parts = [x]` is list[Tensor[Batch, In]] for mypy",
     "main/tests/checker/cases/suppress.py:13: mypy plugin only shape-matmul":
         "`# typedtensor: ignore` is the checker's own comment; mypy does not read it",

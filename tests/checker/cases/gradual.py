@@ -1,4 +1,5 @@
-# Gradual typing: unknown shapes, Any, plain int sizes, bare Tensor — nothing here is reported.
+# Gradual typing: unknown shapes, Any, plain int sizes, bare Tensor — never reported (a `cast`, at the
+# end, is taken at its word).
 from typing import Any
 
 import typedtensor as tt
@@ -56,3 +57,11 @@ def mutation(x: Tensor[Batch, In], y: Tensor[Batch, Out]) -> None:
 
 def numpy_interop(a) -> Tensor[Batch, In]:
     return tt.from_numpy(a)  # ok
+
+
+def casts(x, w: Tensor[In, Out]) -> Tensor[Batch, Out]:
+    from typing import cast
+
+    y = cast(Tensor[Batch, In], x)
+    y @ y  # E: shape-matmul
+    return y @ w  # ok
