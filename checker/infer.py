@@ -650,6 +650,9 @@ class Inferrer:
                     for k, v in other.items():
                         if not k.startswith("_"):
                             scope.vars[k] = v
+            elif isinstance(src, QualV):
+                for k in names.star_names(src.qual, (*calc.FUNCTIONS, *calc.MODULES)):
+                    scope.vars[k] = QualV(f"{src.qual}.{k}")
             return
         for alias in s.names:
             name = _dotted(alias.name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Final
 
 PACKAGE: Final = "typedtensor"
@@ -35,3 +36,26 @@ def typing_name(qual: str) -> str | None:
     if mod == "builtins" or mod == "":
         return name if name in ("tuple", "list", "int", "float", "bool", "str", "type") else None
     return None
+
+
+_TYPING_NAMES: Final = (
+    "Any", "Annotated", "Generic", "Literal", "Optional", "Sequence", "Tuple", "List", "TypeVar",
+    "TypeVarTuple", "Union", "Unpack", "cast", "Iterable", "Iterator",
+)
+_PACKAGE_NAMES: Final = (
+    *TENSOR, *DIM, *DIM_ARITH, *MODULE_BASE, *SEQUENTIAL, *MODULE_LIST, "typedtensor.reveal_shape",
+    "typedtensor.nn", "typedtensor.nn.functional",
+)
+
+
+def star_names(module: str, public: tuple[str, ...]) -> list[str]:
+    """What ``from <module> import *`` binds, for typedtensor's modules (from the registry's public
+    names and the annotation language) and typing's; nothing for other modules outside the tree."""
+    if module in TYPING_MODULES:
+        return list(_TYPING_NAMES)
+    if module != PACKAGE and not module.startswith(PACKAGE + "."):
+        return []
+    prefix = module + "."
+    shadowing = set(dir(builtins))  # `sum`, `max`, `abs`...: keep the builtins (the safe guess)
+    return sorted({q[len(prefix):] for q in (*public, *_PACKAGE_NAMES)
+                   if q.startswith(prefix) and "." not in q[len(prefix):] and q[len(prefix):] not in shadowing})

@@ -135,3 +135,20 @@ def test_import_cycle(tmp_path: Path) -> None:
 def test_relative_import_beyond_top_is_unknown(tmp_path: Path) -> None:
     write(tmp_path, {"solo.py": "from ...nowhere import x\nimport typedtensor as tt\ny = x @ tt.zeros(2, 3)\n"})
     assert check(tmp_path) == []
+
+
+def test_star_imports_from_typedtensor_and_typing(tmp_path: Path) -> None:
+    write(tmp_path, {"star.py": """\
+        from typing import *
+        from typedtensor import *
+        from typedtensor.nn.functional import *
+
+        class B(Dim): ...
+        class N(Dim): ...
+
+        def f(x: Tensor[B, N], xs: List[int]) -> Tensor[N, B]:
+            total = sum(xs) + max(1, 2)
+            relu(x) @ x
+            return x
+    """})
+    assert check(tmp_path) == [("star.py", 10, "shape-matmul"), ("star.py", 11, "shape-return")]
