@@ -323,10 +323,6 @@ def value_of(ann: Ann) -> Value:
     return UNKNOWN
 
 
-def ann_is_informative(ann: Ann) -> bool:
-    return not isinstance(ann, AnyAnn | ScalarAnn)
-
-
 __all__ = [
     "ANY", "Ann", "AnnotationReader", "AnyAnn", "ConstV", "ScalarAnn", "SeqAnn", "SizeAnn",
     "TensorAnn", "TupleAnn", "ValueAnn", "value_of",

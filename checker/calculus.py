@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from typedtensor.shapes import SCALAR, Issue, Outputs, Scalar, Shape, SliceIndex, TensorIndex
+from typedtensor.shapes import SCALAR, Issue, Scalar, Shape, SliceIndex, TensorIndex
 from typedtensor.shapes import api as _api
 from typedtensor.shapes.dims import UNKNOWN, DimExpr, Poly, Sym, Unknown, dim_var, substitute_syms
 from typedtensor.shapes.dims import symbol as opaque_sym
@@ -250,14 +250,6 @@ def make_slice(lower: Value | None, upper: Value | None, step: Value | None) -> 
     return SliceIndex(slice_bound(lower), slice_bound(upper), slice_bound(step))
 
 
-def from_result(result: Result, is_bool: bool = False) -> Value:
-    if isinstance(result, Outputs):
-        return OutputsV(result)
-    if isinstance(result, Issue):
-        return UNKNOWN
-    return TensorV(result, is_bool)
-
-
 def returns_bool(name: str) -> bool:
     op = op_def(name)
     return op is not None and op.dtype_rule == "bool"
@@ -298,5 +290,5 @@ def var_names(shape: Shape) -> set[str]:
 
 __all__ = [
     "FUNCTIONS", "METHODS", "MODULES", "OPERATORS", "PROPERTIES", "RuleFailure", "Sym", "call_op",
-    "coerce", "from_result", "index_item", "make_slice", "module_call", "module_ctor", "to_static",
+    "coerce", "index_item", "make_slice", "module_call", "module_ctor", "to_static",
 ]

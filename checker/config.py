@@ -44,13 +44,6 @@ class Config:
     jobs: int | None = None
     cache_dir: str | None = ".typedtensor_cache"
 
-    def is_excluded(self, path: Path) -> bool:
-        rel = _relative(path, self.root)
-        parts = rel.split("/")
-        if any(p in DEFAULT_EXCLUDES for p in parts[:-1]):
-            return True
-        return self.is_excluded_rel(rel, False)
-
     def is_excluded_rel(self, rel: str, is_dir: bool) -> bool:
         """Whether a path (relative to the config's folder, with '/') matches an exclude glob: the
         whole path, the path as a folder prefix, or any one component for a glob without '/'."""

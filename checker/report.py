@@ -37,7 +37,3 @@ class Report:
             str(data["path"]), int(data["line"]), int(data["column"]), int(data["end_line"]),
             int(data["end_column"]), str(data["code"]), data["severity"], str(data["message"]),
         )
-
-    def with_path(self, path: str) -> Report:
-        return Report(path, self.line, self.column, self.end_line, self.end_column, self.code,
-                      self.severity, self.message)
