@@ -135,3 +135,10 @@ def pair(shapes: tuple[ShapeLike, ...], symbol: str = ",") -> str:
 
 def fmt_dims(dims: tuple[DimExpr, ...]) -> str:
     return "[" + ", ".join(fmt_dim(d) for d in dims) + "]"
+
+
+def dim_position(op: str, x: Shape, dim: Any) -> int | Issue | None:
+    """The normalised position of ``dim`` in a tensor that must have at least one dim (split,
+    chunk, unbind, narrow, unflatten); None when it is not known statically."""
+    r = need_rank(op, x, tuple(range(1, 65)))
+    return r if r else norm_axis(op, x, dim)

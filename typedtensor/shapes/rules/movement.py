@@ -13,7 +13,7 @@ from ..dims import (
 from ..issue import Issue
 from ..registry import Args, Outputs, Result, op
 from ..shape import Shape, ShapeLike, Star, fmt_shape
-from ._common import dim_at, fmt_dims, insert, need_rank, norm_axis, replace
+from ._common import dim_at, dim_position, fmt_dims, insert, need_rank, norm_axis, replace
 
 
 def _sizes(value: Any) -> tuple[Any, ...] | Unknown:
@@ -97,10 +97,7 @@ def unflatten(args: Args) -> Result:
     x, sizes = args["input"], _sizes(args["sizes"])
     if isinstance(x, Unknown) or isinstance(sizes, Unknown):
         return UNKNOWN
-    r = need_rank("unflatten", x, tuple(range(1, 65)))
-    if r:
-        return r
-    p = norm_axis("unflatten", x, args["dim"])
+    p = dim_position("unflatten", x, args["dim"])
     if not isinstance(p, int) or isinstance(p, bool):
         return p if isinstance(p, Issue) else UNKNOWN
     if not sizes:
@@ -389,10 +386,7 @@ def split(args: Args) -> Result:
     x, sizes = args["input"], args["split_size_or_sections"]
     if isinstance(x, Unknown):
         return Outputs(UNKNOWN)
-    r = need_rank("split", x, tuple(range(1, 65)))
-    if r:
-        return r
-    p = norm_axis("split", x, args["dim"])
+    p = dim_position("split", x, args["dim"])
     if isinstance(p, Issue):
         return p
     if p is None:
@@ -428,12 +422,11 @@ def chunk(args: Args) -> Result:
     x, chunks = args["input"], as_int(args["chunks"])
     if isinstance(x, Unknown):
         return Outputs(UNKNOWN)
-    r = need_rank("chunk", x, tuple(range(1, 65)))
-    if r:
-        return r
+    p = dim_position("chunk", x, args["dim"])
+    if isinstance(p, Issue):
+        return p
     if chunks is not None and chunks <= 0:
         return Issue("shape-arg", f"chunk: chunks must be positive, got {chunks}; shape {fmt_shape(x)}")
-    p = norm_axis("chunk", x, args["dim"])
     if isinstance(p, Issue):
         return p
     if p is None or chunks is None or chunks <= 0:
@@ -457,10 +450,7 @@ def unbind(args: Args) -> Result:
     x = args["input"]
     if isinstance(x, Unknown):
         return Outputs(UNKNOWN)
-    r = need_rank("unbind", x, tuple(range(1, 65)))
-    if r:
-        return r
-    p = norm_axis("unbind", x, args["dim"])
+    p = dim_position("unbind", x, args["dim"])
     if isinstance(p, Issue):
         return p
     if p is None:
@@ -506,10 +496,7 @@ def narrow(args: Args) -> Result:
     x = args["input"]
     if isinstance(x, Unknown):
         return UNKNOWN
-    r = need_rank("narrow", x, tuple(range(1, 65)))
-    if r:
-        return r
-    p = norm_axis("narrow", x, args["dim"])
+    p = dim_position("narrow", x, args["dim"])
     if isinstance(p, Issue):
         return p
     if p is None:
