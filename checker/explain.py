@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from typedtensor.shapes.issue import CODES
+
 
 @dataclass(frozen=True)
 class Explanation:
@@ -18,7 +20,7 @@ _HEAD = "import typedtensor as tt\nfrom typedtensor import Dim, Tensor\n\nclass 
 
 EXPLANATIONS: Final[dict[str, Explanation]] = {
     "shape-matmul": Explanation(
-        "@/matmul: inner dims differ, or batch dims do not broadcast",
+        CODES["shape-matmul"],
         "The last dim of the left operand must equal the second-to-last dim of the right one "
         "(for 1-d operands, the only dim), and the batch dims must broadcast. Two different named "
         "dims never match, even when their sizes agree at run time: that is the transposed-weight bug.",
@@ -26,14 +28,14 @@ EXPLANATIONS: Final[dict[str, Explanation]] = {
         _HEAD + "def f(x: Tensor[Batch, In], w: Tensor[In, Out]) -> Tensor[Batch, Out]:\n    return x @ w\n",
     ),
     "shape-broadcast": Explanation(
-        "elementwise op: two dims are neither equal nor Literal[1]",
+        CODES["shape-broadcast"],
         "Elementwise operations align shapes from the right; each pair of dims must be equal or "
         "one of them Literal[1].",
         _HEAD + "def f(x: Tensor[Batch, In], b: Tensor[Out]) -> None:\n    y = x + b\n",
         _HEAD + "def f(x: Tensor[Batch, In], b: Tensor[In]) -> None:\n    y = x + b\n",
     ),
     "shape-arg": Explanation(
-        "an argument's shape does not match the parameter's annotation",
+        CODES["shape-arg"],
         "After binding the callee's type variables from the earlier arguments, an argument's shape "
         "differs from its parameter's declared shape (or an nn module gets an input of the wrong "
         "feature size).",
@@ -43,31 +45,31 @@ EXPLANATIONS: Final[dict[str, Explanation]] = {
         "def f(y: Tensor[Batch, In]) -> None:\n    enc(y)\n",
     ),
     "shape-return": Explanation(
-        "a returned tensor's shape does not match the return annotation",
+        CODES["shape-return"],
         "The shape inferred for a `return` expression differs from the function's declared result.",
         _HEAD + "def f(x: Tensor[Batch, In]) -> Tensor[In, Batch]:\n    return x\n",
         _HEAD + "def f(x: Tensor[Batch, In]) -> Tensor[In, Batch]:\n    return x.transpose(0, 1)\n",
     ),
     "shape-assign": Explanation(
-        "assignment to an annotated name or attribute with another shape",
+        CODES["shape-assign"],
         "A name or attribute declared `Tensor[...]` is assigned a tensor of another shape.",
         _HEAD + "def f(x: Tensor[Batch, In]) -> None:\n    y: Tensor[In, Batch] = x\n",
         _HEAD + "def f(x: Tensor[Batch, In]) -> None:\n    y: Tensor[In, Batch] = x.T\n",
     ),
     "shape-reshape": Explanation(
-        "reshape/view provably changes the number of elements",
+        CODES["shape-reshape"],
         "The product of the new sizes provably differs from the product of the old ones.",
         "import typedtensor as tt\n\nx = tt.zeros(2, 6)\ny = x.reshape(5, 2)\n",
         "import typedtensor as tt\n\nx = tt.zeros(2, 6)\ny = x.reshape(3, 4)\n",
     ),
     "shape-axis": Explanation(
-        "an axis index out of range for the rank, or a named dim absent from the tensor",
+        CODES["shape-axis"],
         "A `dim=` argument, a permutation or an index has more axes than the tensor.",
         "import typedtensor as tt\n\nx = tt.zeros(2, 3)\ny = x.sum(dim=2)\n",
         "import typedtensor as tt\n\nx = tt.zeros(2, 3)\ny = x.sum(dim=1)\n",
     ),
     "shape-rank": Explanation(
-        "an op that needs a given rank gets another",
+        CODES["shape-rank"],
         "For example conv2d and max_pool2d take a 3-d or 4-d input; dropout2d takes 3-d or 4-d.",
         "import typedtensor as tt\nfrom typedtensor.nn import functional as F\n\nx = tt.rand(28, 28)\n"
         "w = tt.rand(8, 1, 3, 3)\ny = F.conv2d(x, w)\n",
@@ -75,7 +77,7 @@ EXPLANATIONS: Final[dict[str, Explanation]] = {
         "w = tt.rand(8, 1, 3, 3)\ny = F.conv2d(x, w)\n",
     ),
     "shape-concat": Explanation(
-        "cat/stack: the dims other than the joined one differ, or ranks differ",
+        CODES["shape-concat"],
         "`cat` joins along one dim: all other dims must agree. `stack` needs equal shapes.",
         _HEAD + "def f(x: Tensor[Batch, In], y: Tensor[Batch, Out]) -> None:\n    tt.cat([x, y], dim=0)\n",
         _HEAD + "def f(x: Tensor[Batch, In], y: Tensor[Batch, Out]) -> None:\n    tt.cat([x, y], dim=1)\n",
