@@ -437,3 +437,10 @@ def test_bool_mask_indexing_and_assignment() -> None:
         X[0, 0, 0]
     e = tt.zeros(0, 3)
     assert tuple(e[e.sum(1) > 0].shape) == (0, 3)
+
+
+def test_matmul_with_empty_inner_dim_gives_zeros() -> None:
+    """k = 0 once divided by zero on the batch-folding path (SIGFPE); the product of nothing is 0."""
+    for sa, sb in [((1, 2, 0), (0, 3)), ((2, 0), (0, 3)), ((0,), (0,)), ((2, 2, 0), (2, 0, 1)), ((3, 0, 2), (2, 4))]:
+        out = tt.zeros(*sa) @ tt.zeros(*sb)
+        np.testing.assert_array_equal(out.numpy(), np.zeros(sa) @ np.zeros(sb))

@@ -23,11 +23,14 @@ pytestmark = pytest.mark.skipif(not CASES, reason="../shared/spec is not present
 
 
 @pytest.fixture(scope="module")
-def reports() -> dict[Path, list[tuple[int, str, str]]]:
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, list[tuple[int, str, str]]]:
+    # Run outside the checkout: from its root, ``-m`` would import the source tree's ``typedtensor``
+    # (which has no ``checker`` subpackage; the wheel maps ``checker/`` into it) and print nothing.
     proc = subprocess.run(
         [sys.executable, "-m", "typedtensor.checker", "--no-cache", "--format", "json", *map(str, CASES)],
-        capture_output=True, text=True, check=False,
+        capture_output=True, text=True, check=False, cwd=tmp_path_factory.mktemp("spec-run"),
     )
+    assert proc.stdout.strip(), f"the checker printed nothing (rc {proc.returncode}): {proc.stderr}"
     assert proc.returncode in (0, 1), proc.stderr
     found: dict[Path, list[tuple[int, str, str]]] = {}
     for r in json.loads(proc.stdout):

@@ -185,7 +185,9 @@ Tensor matmul(const Tensor& a0, const Tensor& b0) {
   bool half = is_half(dt);
   // fold [*, m, k] @ [k, n] into one GEMM when the left batch is contiguous
   if (b.dim() == 2 && a.dim() > 2 && a.is_contiguous()) {
-    Tensor a2 = reshape(a, Shape{a.numel() / k1, k1});
+    int64_t rows = 1;
+    for (int64_t i = 0; i + 1 < a.dim(); ++i) rows *= a.shape()[i];
+    Tensor a2 = reshape(a, Shape{rows, k1});
     Tensor r = matmul(half ? to_dtype(a2, DType::Float32) : a2, half ? to_dtype(b, DType::Float32) : b);
     Shape os = a.shape();
     os[os.size() - 1] = b.shape()[1];
