@@ -690,6 +690,21 @@ void bind_tensor(py::module_& m) {
     a = r;
     return a;
   }, py::arg("dim"), py::return_value_policy::reference_internal);
+  // In-place view changes rebind this tensor to the new view (as squeeze_/unsqueeze_ do).
+  cls.def("transpose_", [](Tensor& a, int64_t d0, int64_t d1) -> Tensor& {
+    Tensor r = tt::transpose(a, d0, d1);
+    a = r;
+    return a;
+  }, py::arg("dim0"), py::arg("dim1"), py::return_value_policy::reference_internal);
+  cls.def("t_", [](Tensor& a) -> Tensor& {
+    if (a.dim() > 2)
+      throw tt::ValueError("t_() expects a tensor with <= 2 dimensions, but self is " + std::to_string(a.dim()) + "D");
+    if (a.dim() == 2) {
+      Tensor r = tt::transpose(a, 0, 1);
+      a = r;
+    }
+    return a;
+  }, py::return_value_policy::reference_internal);
   auto narrow_fn = [](const Tensor& a, int64_t d, int64_t s, int64_t l) { return tt::narrow(a, d, s, l); };
   cls.def("narrow", narrow_fn, py::arg("dim"), py::arg("start"), py::arg("length"));
   m.def("narrow", narrow_fn, py::arg("input"), py::arg("dim"), py::arg("start"), py::arg("length"));

@@ -196,6 +196,13 @@ del _name
 
 concat = _C.cat
 
+from typedtensor._runtime import composite  # noqa: E402
+
+composite.install(Tensor)
+for _name in composite.FUNCTIONS:
+    globals()[_name] = getattr(composite, _name)
+del _name
+
 __all__ = [
     "Tensor", "ShapeError", "dtype", "device", "cuda", "functional",
     "bool", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64",
@@ -203,4 +210,5 @@ __all__ = [
     "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
     "allclose", "isclose", "equal", "numel", "is_floating_point", "clone",
     *_FROM_C,
+    *composite.FUNCTIONS,
 ]

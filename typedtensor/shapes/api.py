@@ -55,7 +55,7 @@ _METHOD_SAME: Final = (
     "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "relu", "erf",
     "reciprocal", "sign", "floor", "ceil", "round", "trunc", "frac", "logical_not", "isnan", "isinf",
     "isfinite", "positive", "logit", "bitwise_not", "clone", "contiguous", "detach", "cpu", "cuda",
-    "float", "double", "half", "bfloat16", "long", "int", "bool", "to", "type", "fill", "zero",
+    "float", "double", "half", "bfloat16", "long", "int", "bool", "to", "type",
     "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow", "maximum",
     "minimum", "atan2", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
     "bitwise_and", "bitwise_or", "bitwise_xor", "copysign", "hypot", "xlogy",
@@ -68,7 +68,6 @@ _METHOD_SAME: Final = (
     "split", "chunk", "unbind", "flip", "roll", "narrow", "tril", "triu", "diagonal", "gather", "scatter",
     "scatter_add", "index_select", "masked_select", "nonzero", "t", "item",
     "matmul", "mm", "bmm", "mv", "dot", "outer",
-    "zeros_like", "ones_like", "rand_like", "randn_like", "empty_like", "full_like",
 )
 # In-place methods keep the shape of ``self``; ``x.add_(y)`` checks like ``x + y``.
 _INPLACE: Final = (
@@ -85,7 +84,7 @@ OPERATORS: Final[dict[str, tuple[str, bool]]] = {
     "__floordiv__": ("floor_divide", False), "__rfloordiv__": ("floor_divide", True),
     "__mod__": ("remainder", False), "__rmod__": ("remainder", True),
     "__pow__": ("pow", False), "__rpow__": ("pow", True), "__ipow__": ("pow", False),
-    "__matmul__": ("matmul", False), "__rmatmul__": ("matmul", True), "__imatmul__": ("matmul", False),
+    "__matmul__": ("matmul", False), "__rmatmul__": ("matmul", True),
     "__eq__": ("eq", False), "__ne__": ("ne", False), "__lt__": ("lt", False), "__le__": ("le", False),
     "__gt__": ("gt", False), "__ge__": ("ge", False),
     "__and__": ("logical_and", False), "__rand__": ("logical_and", True),

@@ -1,0 +1,219 @@
+"""Public ops that are compositions of the backend's primitives.
+
+They are written with tensor ops (never numpy on the data path of a differentiable result), so
+autograd, every device and the graph tracer see only primitives: a composite needs no kernel and no
+VJP of its own. Each validates its shapes against the registry rule first, so a bad call raises
+``tt.ShapeError`` worded by the op the user called, not by the primitive it happens to use inside.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+from typedtensor._runtime import _loader
+from typedtensor._runtime.errors import shape_error
+
+_C = _loader.load_core()
+
+values_indices = namedtuple("values_indices", ["values", "indices"])
+values_indices.__module__ = "typedtensor.return_types"
+
+
+def _as_tensor(x: Any, like: Any) -> Any:
+    return x if isinstance(x, _C.Tensor) else _C.tensor(x, dtype=like.dtype)
+
+
+def _require(op: str, tensors: list[Any], params: dict[str, object] | None = None) -> None:
+    """Raise the registry's ShapeError when ``op``'s rule rejects these concrete shapes."""
+    from typedtensor.shapes.runtime import explain
+
+    shapes = [tuple(t.shape) for t in tensors]
+    if explain(op, shapes, params or {}) is not None:
+        raise shape_error(op, shapes, dict(params or {}), "shapes do not fit")
+
+
+def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: float = 1) -> Any:
+    """``input + value * tensor1 * tensor2`` (torch's order of evaluation)."""
+    _require("addcmul", [input, tensor1, tensor2])
+    return input + (tensor1 * tensor2) * value
+
+
+def lerp(input: Any, end: Any, weight: Any) -> Any:
+    """``input + weight * (end - input)``; ``weight`` is a number or a broadcastable tensor."""
+    tensors = [input, end] + ([weight] if isinstance(weight, _C.Tensor) else [])
+    _require("lerp", tensors)
+    return input + (end - input) * weight
+
+
+def logit(input: Any, eps: float | None = None) -> Any:
+    """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
+    p = input if eps is None else input.clamp(eps, 1 - eps)
+    return (p / (1 - p)).log()
+
+
+def xlogy(input: Any, other: Any) -> Any:
+    """``input * log(other)``, defined as 0 where ``input == 0`` unless ``other`` is NaN."""
+    x = input if isinstance(input, _C.Tensor) else _as_tensor(input, other)
+    y = other if isinstance(other, _C.Tensor) else _as_tensor(other, x)
+    _require("xlogy", [x, y])
+    if not x.is_floating_point() and not y.is_floating_point():
+        x = x.float()
+    product = x * y.log()
+    zero = (x == 0).logical_and(y.isnan().logical_not())
+    return _C.where(zero, _C.zeros_like(product), product)
+
+
+def mv(input: Any, vec: Any) -> Any:
+    """Matrix-vector product: exactly a 2-d matrix and a 1-d vector (no broadcasting)."""
+    _require("mv", [input, vec])
+    return _C.matmul(input, vec)
+
+
+def positive(input: Any) -> Any:
+    """Unary plus returns its input itself, as torch does."""
+    if input.dtype == _C.bool:
+        raise TypeError("positive is not supported for bool tensors")
+    return input
+
+
+def count_nonzero(input: Any, dim: Any = None) -> Any:
+    """How many entries are not zero, over all or the given dims (int64, never keepdim)."""
+    _require("count_nonzero", [input], {"dim": dim})
+    nonzero = (input != 0).long()
+    return nonzero.sum() if dim is None else nonzero.sum(dim)
+
+
+def nanmean(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
+    """Mean over the entries that are not NaN (NaN where a slice has none, like torch)."""
+    if not input.is_floating_point():
+        raise TypeError(f"nanmean(): expected a floating point input, got {input.dtype}")
+    _require("nanmean", [input], {"dim": dim, "keepdim": keepdim})
+    x = input if dtype is None else input.to(dtype)
+    present = x.isnan().logical_not()
+    total = _C.nansum(x) if dim is None else _C.nansum(x, dim, keepdim)
+    count = present.sum() if dim is None else present.sum(dim, keepdim)
+    return total / count.to(total.dtype)
+
+
+def logcumsumexp(input: Any, dim: int) -> Any:
+    """``log(cumsum(exp(x)))`` without overflow or underflow.
+
+    Each step is ``logaddexp(previous, x_i)`` along ``dim``: exact for any range of values (a
+    global shift by the row maximum would underflow the small early terms to ``-inf``).
+    """
+    _require("logcumsumexp", [input], {"dim": dim})
+    if not input.is_floating_point():
+        raise TypeError(f"logcumsumexp(): expected a floating point input, got {input.dtype}")
+    if input.ndim == 0:
+        return input.clone()
+    d = dim % input.ndim
+    n = input.shape[d]
+    if n == 0:
+        return input.clone()
+    steps = [input.narrow(d, 0, 1)]
+    for i in range(1, n):
+        prev, cur = steps[-1], input.narrow(d, i, 1)
+        hi = _C.maximum(prev, cur)
+        finite_hi = _C.where(hi.isinf(), _C.zeros_like(hi), hi)
+        steps.append(((prev - finite_hi).exp() + (cur - finite_hi).exp()).log() + finite_hi)
+    return _C.cat(steps, d)
+
+
+def _reduce_dim(op: str, input: Any, dim: int, keepdim: bool) -> tuple[int, Any]:
+    _require(op, [input], {"dim": dim, "keepdim": keepdim})
+    if input.ndim == 0:
+        return 0, input.reshape([1])
+    return dim % input.ndim, input
+
+
+def median(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    """The lower median (torch's): over everything -> a 0-d tensor; along ``dim`` -> (values, indices).
+
+    The values are gathered from the input by the indices, so they are differentiable.
+    """
+    if dim is None:
+        _require("median", [input], {"dim": None, "keepdim": False})
+        flat = input.reshape([-1])
+        if flat.shape[0] == 0:
+            raise IndexError("median() of an empty tensor")
+        order = _C.argsort(flat, 0)
+        return flat.index_select(0, order.narrow(0, (flat.shape[0] - 1) // 2, 1)).reshape([])
+    d, x = _reduce_dim("median", input, dim, keepdim)
+    order = _C.argsort(x, d)
+    pick = order.narrow(d, (x.shape[d] - 1) // 2, 1)
+    values = x.gather(d, pick)
+    if input.ndim == 0:
+        return values_indices(values.reshape([]), pick.reshape([]))
+    if not keepdim:
+        values, pick = values.squeeze(d), pick.squeeze(d)
+    return values_indices(values, pick)
+
+
+def mode(input: Any, dim: int = -1, keepdim: bool = False) -> Any:
+    """The most frequent value along ``dim`` (the smallest on ties) and an index where it occurs."""
+    d, x = _reduce_dim("mode", input, dim, keepdim)
+    n = x.shape[d]
+    if n == 0:
+        raise IndexError("mode(): cannot compute the mode of an empty dimension")
+    ordered = _C.sort(x, d)
+    vals, idx = ordered.values, ordered.indices
+    # run lengths: entry i counts how many of its equal neighbours precede it in sorted order
+    counts = _C.ones_like(vals, dtype=_C.int64)
+    run = counts.narrow(d, 0, 1)
+    runs = [run]
+    for i in range(1, n):
+        same = (vals.narrow(d, i, 1) == vals.narrow(d, i - 1, 1)).long()
+        run = run * same + 1
+        runs.append(run)
+    lengths = _C.cat(runs, d)
+    best = lengths.amax(d, keepdim=True)
+    # first position (in sorted order) whose run reaches the longest length: the smallest value
+    first = (lengths == best).long().argmax(d, keepdim=True)
+    value_pos = idx.gather(d, first)
+    values = x.gather(d, value_pos)
+    if input.ndim == 0:
+        return values_indices(values.reshape([]), value_pos.reshape([]))
+    if not keepdim:
+        values, value_pos = values.squeeze(d), value_pos.squeeze(d)
+    return values_indices(values, value_pos)
+
+
+def _inplace(name: str) -> Any:
+    out_of_place = globals()[name]
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return self.copy_(out_of_place(self, *args, **kwargs))
+
+    method.__name__ = f"{name}_"
+    method.__doc__ = f"In-place ``{name}``: writes the result into ``self``."
+    return method
+
+
+FUNCTIONS = ("addcmul", "lerp", "logit", "xlogy", "mv", "positive", "count_nonzero", "nanmean",
+             "logcumsumexp", "median", "mode")
+
+
+def install(tensor_cls: Any) -> None:
+    """Attach the composites as tensor methods (``x.lerp(...)``, ``x.addcmul_(...)``...)."""
+    for name in FUNCTIONS:
+        if not hasattr(tensor_cls, name):
+            setattr(tensor_cls, name, globals()[name])
+    for name in ("addcmul", "lerp"):
+        if not hasattr(tensor_cls, f"{name}_"):
+            setattr(tensor_cls, f"{name}_", _inplace(name))
+    for name in ("tril", "triu", "round"):
+        if not hasattr(tensor_cls, f"{name}_"):
+            setattr(tensor_cls, f"{name}_", _copy_back(name))
+
+
+def _copy_back(name: str) -> Any:
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return self.copy_(getattr(self, name)(*args, **kwargs))
+
+    method.__name__ = f"{name}_"
+    method.__doc__ = f"In-place ``{name}``: writes the result into ``self``."
+    return method
+
+
+__all__ = [*FUNCTIONS, "install", "values_indices"]
