@@ -46,6 +46,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--only", default="", help="run only the rows whose name contains this text")
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     os.environ.setdefault("OPENBLAS_NUM_THREADS", str(args.threads))
@@ -66,6 +67,8 @@ def main() -> None:
     rows: list[tuple[str, float, float | None, float]] = []
 
     def bench(name: str, ours: Callable[[], Any], ref_np: Callable[[], Any] | None, ref_torch: Callable[[], Any]) -> None:
+        if args.only not in name:
+            return
         a = timeit(ours)
         b = timeit(ref_np) if ref_np is not None else None
         c = timeit(ref_torch)

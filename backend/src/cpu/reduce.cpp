@@ -1,5 +1,6 @@
 // Reduction kernels over the middle axis of a contiguous [outer, r, inner] block.
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -53,6 +54,75 @@ Acc<T> contiguous_sum(const T* x, int64_t n) {
   }
 }
 
+// Max (or min) of n contiguous floating values; a NaN anywhere wins, as in torch. Written with
+// GCC/Clang vector extensions: a compare-and-select reduction with NaN semantics is not something
+// the auto-vectoriser will do on its own, and this is the inner loop of amax/max and softmax.
+template <class T, bool IsMax>
+T contiguous_extreme(const T* x, int64_t n) {
+  constexpr int W = 32 / sizeof(T);
+  typedef T V __attribute__((vector_size(32)));
+  const T start = IsMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+  constexpr int U = 4;  // independent accumulators hide the compare+blend latency
+  V acc[U], nan[U];
+  for (int u = 0; u < U; ++u) {
+    for (int k = 0; k < W; ++k) acc[u][k] = start;
+    nan[u] = V{};
+  }
+  int64_t j = 0;
+  for (; j + U * W <= n; j += U * W) {
+    for (int u = 0; u < U; ++u) {
+      V v;
+      std::memcpy(&v, x + j + u * W, sizeof(V));
+      if constexpr (IsMax) {
+        acc[u] = v > acc[u] ? v : acc[u];
+      } else {
+        acc[u] = v < acc[u] ? v : acc[u];
+      }
+      nan[u] = v != v ? v : nan[u];
+    }
+  }
+  T best = start;
+  bool any_nan = false;
+  for (int u = 0; u < U; ++u) {
+    for (int k = 0; k < W; ++k) {
+      best = (IsMax ? acc[u][k] > best : acc[u][k] < best) ? acc[u][k] : best;
+      any_nan = any_nan || nan[u][k] != nan[u][k];
+    }
+  }
+  for (; j < n; ++j) {
+    T v = x[j];
+    any_nan = any_nan || v != v;
+    best = (IsMax ? v > best : v < best) ? v : best;
+  }
+  return any_nan ? std::numeric_limits<T>::quiet_NaN() : best;
+}
+
+// The row reduction for one op, dispatched once per row rather than per element.
+template <class T>
+T row_extreme(ReduceOp op, const T* x, int64_t n) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return op == ReduceOp::Max ? contiguous_extreme<T, true>(x, n) : contiguous_extreme<T, false>(x, n);
+  } else {
+    T acc = op == ReduceOp::Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+    if (op == ReduceOp::Max) {
+      for (int64_t j = 0; j < n; ++j) acc = x[j] > acc ? x[j] : acc;
+    } else {
+      for (int64_t j = 0; j < n; ++j) acc = x[j] < acc ? x[j] : acc;
+    }
+    return acc;
+  }
+}
+
+// dst[i] = op(dst[i], row[i]) over w lanes, NaN-propagating, vectorisable (one op per call).
+template <class T>
+void lanes_extreme(ReduceOp op, T* dst, const T* row, int64_t w) {
+  if (op == ReduceOp::Max) {
+    for (int64_t i = 0; i < w; ++i) dst[i] = (row[i] > dst[i] || row[i] != row[i]) ? row[i] : dst[i];
+  } else {
+    for (int64_t i = 0; i < w; ++i) dst[i] = (row[i] < dst[i] || row[i] != row[i]) ? row[i] : dst[i];
+  }
+}
+
 template <class T>
 struct Ops {
   static T init(ReduceOp op) {
@@ -92,6 +162,7 @@ void reduce_typed(ReduceOp op, const Tensor& out, const Tensor& in, int64_t oute
   const T* x = in.data<T>();
   T* o = out.data<T>();
   bool sumlike = op == ReduceOp::Sum || op == ReduceOp::Mean;
+  bool extreme = (op == ReduceOp::Max || op == ReduceOp::Min) && !std::is_same_v<T, bool>;
   auto finish = [&](Acc<T> s) -> T {
     if (op == ReduceOp::Mean) {
       if constexpr (std::is_floating_point_v<T>) return static_cast<T>(r == 0 ? std::numeric_limits<T>::quiet_NaN() : s / static_cast<double>(r));
@@ -112,6 +183,8 @@ void reduce_typed(ReduceOp op, const Tensor& out, const Tensor& in, int64_t oute
             if (lo >= hi) continue;
             if (sumlike) {
               part[t] = contiguous_sum(row + lo, hi - lo);
+            } else if (extreme) {
+              part[t] = row_extreme<T>(op, row + lo, hi - lo);
             } else {
               T acc = Ops<T>::init(op);
               for (int64_t j = lo; j < hi; ++j) acc = combine(op, acc, row[j]);
@@ -136,6 +209,8 @@ void reduce_typed(ReduceOp op, const Tensor& out, const Tensor& in, int64_t oute
         const T* row = x + oi * r;
         if (sumlike) {
           o[oi] = finish(contiguous_sum(row, r));
+        } else if (extreme) {
+          o[oi] = row_extreme<T>(op, row, r);
         } else {
           T acc = Ops<T>::init(op);
           for (int64_t j = 0; j < r; ++j) acc = combine(op, acc, row[j]);
@@ -165,7 +240,11 @@ void reduce_typed(ReduceOp op, const Tensor& out, const Tensor& in, int64_t oute
         for (int64_t i = 0; i < w; ++i) dst[i] = Ops<T>::init(op);
         for (int64_t j = 0; j < r; ++j) {
           const T* row = base + j * inner;
-          for (int64_t i = 0; i < w; ++i) dst[i] = combine(op, dst[i], row[i]);
+          if (extreme) {
+            lanes_extreme<T>(op, dst, row, w);
+          } else {
+            for (int64_t i = 0; i < w; ++i) dst[i] = combine(op, dst[i], row[i]);
+          }
         }
       }
     }
@@ -256,13 +335,11 @@ static void softmax_typed(const Tensor& out, const Tensor& in, int64_t outer, in
       for (int64_t oi = b; oi < e; ++oi) {
         const T* row = x + oi * r;
         T* dst = o + oi * r;
-        T m = -std::numeric_limits<T>::infinity();
-        for (int64_t j = 0; j < r; ++j) m = row[j] > m ? row[j] : m;
+        T m = contiguous_extreme<T, true>(row, r);
         if (!std::isfinite(m)) m = (m != m) ? m : (m > 0 ? m : T(0));
         if (log) {
-          Acc<T> s = 0;
-          for (int64_t j = 0; j < r; ++j) s += vexp(row[j] - m);
-          T lse = m + static_cast<T>(std::log(s));
+          for (int64_t j = 0; j < r; ++j) dst[j] = vexp(row[j] - m);  // dst as scratch
+          T lse = m + static_cast<T>(std::log(contiguous_sum(dst, r)));
           for (int64_t j = 0; j < r; ++j) dst[j] = row[j] - lse;
         } else {
           for (int64_t j = 0; j < r; ++j) dst[j] = vexp(row[j] - m);
