@@ -1,4 +1,5 @@
 // Reduction kernels over the middle axis of a contiguous [outer, r, inner] block.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -230,9 +231,23 @@ void reduce_typed(ReduceOp op, const Tensor& out, const Tensor& in, int64_t oute
       for (int64_t i = 0; i < w; ++i) acc[i] = sumlike ? Acc<T>(0) : Acc<T>(Ops<T>::init(op));
       const T* base = x + oi * r * inner + i0;
       if (sumlike) {
-        for (int64_t j = 0; j < r; ++j) {
-          const T* row = base + j * inner;
-          for (int64_t i = 0; i < w; ++i) acc[i] += row[i];
+        if constexpr (std::is_same_v<T, float>) {
+          // float lanes over blocks of 64 rows (full-width SIMD), each block added in double
+          float part[256];
+          for (int64_t j0 = 0; j0 < r; j0 += 64) {
+            int64_t j1 = std::min(r, j0 + 64);
+            for (int64_t i = 0; i < w; ++i) part[i] = 0.0f;
+            for (int64_t j = j0; j < j1; ++j) {
+              const float* row = base + j * inner;
+              for (int64_t i = 0; i < w; ++i) part[i] += row[i];
+            }
+            for (int64_t i = 0; i < w; ++i) acc[i] += part[i];
+          }
+        } else {
+          for (int64_t j = 0; j < r; ++j) {
+            const T* row = base + j * inner;
+            for (int64_t i = 0; i < w; ++i) acc[i] += row[i];
+          }
         }
         for (int64_t i = 0; i < w; ++i) o[oi * inner + i0 + i] = finish(acc[i]);
       } else {
