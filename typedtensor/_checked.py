@@ -89,7 +89,7 @@ class _Plan:
         self.signature = inspect.signature(fn)
         try:
             hints = typing.get_type_hints(fn)
-        except Exception:  # noqa: BLE001 - unresolvable forward references: check what resolves
+        except Exception:
             hints = {k: v for k, v in getattr(fn, "__annotations__", {}).items() if not isinstance(v, str)}
         self.tensors: dict[str, Shape] = {}
         self.sizes: dict[str, DimExpr] = {}
@@ -99,9 +99,7 @@ class _Plan:
             shape = shape_of_annotation(annotation)
             if shape is not None:
                 self.tensors[name] = shape
-            elif isinstance(annotation, type) and issubclass(annotation, Dim) and annotation is not Dim:
-                self.sizes[name] = _dim_of(annotation)
-            elif isinstance(annotation, TypeVar):
+            elif (isinstance(annotation, type) and issubclass(annotation, Dim) and annotation is not Dim) or isinstance(annotation, TypeVar):
                 self.sizes[name] = _dim_of(annotation)
         self.result = shape_of_annotation(hints.get("return"))
 

@@ -9,7 +9,7 @@ Canonical form is what lets every consumer compare dims structurally: ``Add[A, B
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Final, Literal, Union
+from typing import Final, Literal, TypeGuard, Union
 
 SymKind = Literal["dim", "var", "opaque"]
 _KIND_ORDER: Final = {"dim": 0, "var": 1, "opaque": 2}
@@ -117,7 +117,8 @@ def is_unknown(d: object) -> bool:
     return d is UNKNOWN
 
 
-def is_literal(d: object) -> bool:
+def is_literal(d: object) -> TypeGuard[int]:
+    """A known integer size (a TypeGuard, so callers may use it as ``int`` after the check)."""
     return isinstance(d, int) and not isinstance(d, bool)
 
 

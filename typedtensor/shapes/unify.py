@@ -113,7 +113,7 @@ def unify(
                     f"{where}: expected {len(param.prefix)} dims, got {len(actual.prefix)}; "
                     f"shapes {fmt_shape(actual)} (given) vs {fmt_shape(declared)} (declared)",
                 )
-            pairs = list(enumerate(zip(param.prefix, actual.prefix)))
+            pairs = list(enumerate(zip(param.prefix, actual.prefix, strict=True)))
         else:
             if actual.min_rank > len(param.prefix):
                 return Issue(
@@ -178,7 +178,7 @@ def unify(
         mismatch = False
         if prev_shape.is_fixed and now_shape.is_fixed:
             mismatch = len(prev_shape.dims) != len(now_shape.dims) or any(
-                differs(x, y) for x, y in zip(prev_shape.dims, now_shape.dims)
+                differs(x, y) for x, y in zip(prev_shape.dims, now_shape.dims, strict=True)
             )
         elif _is_named_star(prev_shape) and now_shape.is_fixed:
             mismatch = True

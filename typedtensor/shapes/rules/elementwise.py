@@ -8,7 +8,7 @@ from ..broadcast import broadcast_all, broadcast_shapes
 from ..dims import UNKNOWN, Unknown
 from ..issue import Issue
 from ..registry import Args, Result, op
-from ..shape import Shape
+from ..shape import Shape, ShapeLike
 from ._common import is_scalar
 
 UNARY: Final = (
@@ -40,7 +40,7 @@ COMPARISONS: Final = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
 
 
 def _same_shape(args: Args) -> Result:
-    x = args["input"]
+    x: ShapeLike = args["input"]
     return x if isinstance(x, (Shape, Unknown)) else UNKNOWN
 
 

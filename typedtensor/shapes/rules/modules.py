@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..dims import UNKNOWN, Unknown, as_int, d_mul
+from ..dims import UNKNOWN, DimExpr, Unknown, as_int, d_mul
 from ..issue import Issue
 from ..registry import Args, Result, get_op, module
 from ..shape import Shape, Star
@@ -41,7 +41,7 @@ def linear_module(ctor: Args, args: Args) -> Result:
         return issue
     if isinstance(x, Unknown):
         return UNKNOWN
-    return x.with_tail(x.tail[:-1] + (ctor["out_features"],)) if x.tail else Shape((), Star(None), (ctor["out_features"],))
+    return x.with_tail((*x.tail[:-1], ctor["out_features"])) if x.tail else Shape((), Star(None), (ctor["out_features"],))
 
 
 @module("typedtensor.nn.Conv2d", "in_channels:size, out_channels:size, kernel_size:any, stride:any=1, padding:any=0, "
@@ -51,7 +51,7 @@ def conv2d_module(ctor: Args, args: Args) -> Result:
     k = ctor["kernel_size"]
     kh, kw = (k if isinstance(k, (tuple, list)) and len(k) == 2 else (k, k)) if not isinstance(k, Unknown) else (UNKNOWN, UNKNOWN)
     groups = as_int(ctor["groups"])
-    in_per_group = UNKNOWN
+    in_per_group: DimExpr = UNKNOWN
     if groups is not None and groups > 0:
         from ..dims import d_exact_div
 
