@@ -50,8 +50,8 @@ def index_shape(x: ShapeLike, key: Any) -> Result:
     ]
     if isinstance(x, Unknown):
         return UNKNOWN
-    if any(isinstance(i, Unknown) for i in items):
-        return UNKNOWN
+    # An UNKNOWN item is an integer of unknown value (docs/shapes-api.md): it drops its dim
+    # and is not range-checked.
     consumed = 0
     for it in items:
         if it is None or it is Ellipsis:

@@ -1,7 +1,8 @@
 """``nn`` modules: constructor sizes become type arguments; ``forward`` reuses the op rules.
 
 A module's forward mismatch is a ``shape-arg`` (the call's argument does not match what the
-module's constructor sizes declare), as the stubs' ``forward(self, x: Tensor[*Bs, I])`` says to mypy.
+module's constructor sizes declare, as the stubs' ``forward(self, x: Tensor[*Bs, I])`` says to mypy);
+a wrong rank or dim index keeps ``shape-rank`` / ``shape-axis``.
 """
 
 from __future__ import annotations
@@ -12,13 +13,15 @@ from ..dims import UNKNOWN, DimExpr, Unknown, as_int, d_mul
 from ..issue import Issue
 from ..registry import Args, Result, get_op, module
 from ..shape import Shape, Star
-from ..unify import Bindings, unify
+from ..unify import rigid, unify
 from .nn import conv2d
 from .reduce import reduce_shape
 
 
 def _as_arg(issue: Result, module_name: str) -> Result:
-    if isinstance(issue, Issue) and issue.code != "shape-arg":
+    """The inner op's mismatch is the module argument's (``shape-arg``); a rank or dim-index error
+    keeps its own code, as ``F.conv2d`` on a 2-d input is ``shape-rank`` (DESIGN §2)."""
+    if isinstance(issue, Issue) and issue.code not in ("shape-arg", "shape-rank", "shape-axis"):
         return Issue("shape-arg", f"{module_name}.forward: {issue.message}")
     return issue
 
@@ -35,8 +38,8 @@ def _call(op_name: str, **kwargs: Any) -> Result:
 def linear_module(ctor: Args, args: Args) -> Result:
     """``[*Bs, In] -> [*Bs, Out]``."""
     x = args["input"]
-    b = Bindings()
-    issue = unify(Shape((), Star("Bs"), (ctor["in_features"],)), x, b, "Linear.forward argument 'input'")
+    issue = unify(Shape((), Star(None), (ctor["in_features"],)), x, rigid(ctor["in_features"]),
+                  "Linear.forward argument 'input'")
     if issue:
         return issue
     if isinstance(x, Unknown):

@@ -353,7 +353,7 @@ def cat(args: Args) -> Result:
     first = known[0]
     p = norm_axis("cat", first, args["dim"])
     if isinstance(p, Issue):
-        return Issue("shape-concat", p.message)
+        return p  # shape-axis, as for every dim out of range (DESIGN §2)
     if p is None:
         return UNKNOWN
     shown = ", ".join(fmt_shape(s) for s in known)
