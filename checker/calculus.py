@@ -230,7 +230,7 @@ def var_names(shape: Shape) -> set[str]:
     names: set[str] = set()
     for d in (*shape.prefix, *shape.suffix):
         if isinstance(d, Poly):
-            names.update(s.name for s in d.symbols() if s.kind == "var")
+            names.update(s.name for s in d.all_symbols() if s.kind == "var")
     if shape.star is not None and shape.star.name is not None:
         names.add(shape.star.name)
     return names

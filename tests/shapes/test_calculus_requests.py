@@ -100,3 +100,30 @@ def test_module_forward_keeps_rank_codes() -> None:
     channels = conv.call(ctor, [Shape.of(Batch, 4, 10, 10)], {})
     assert isinstance(channels, Issue) and channels.code == "shape-arg"
     assert conv.call(ctor, [Shape.of(Batch, 3, 10, 10)], {}) == Shape.of(Batch, 8, 8, 8)
+
+
+def test_floor_division_keeps_its_operands() -> None:
+    """Plugin request 3: an opaque ``(A)//(2)`` carries ``(A, 2)``, so ``Div[A, 2]`` can be rebuilt."""
+    from typedtensor.shapes import d_add, d_floordiv, fmt_dim
+    from typedtensor.shapes.dims import opaque_parts
+
+    half = d_floordiv(Seq, 2)
+    assert opaque_parts(half) == (Seq, 2)
+    assert fmt_dim(half) == "(Seq)//(2)"
+    assert opaque_parts(d_add(half, 1)) is None and opaque_parts(Seq) is None
+    other_seq = named_dim("other.Seq")  # displays like m.Seq, but is another dim
+    assert d_floordiv(other_seq, 2) != half and d_floordiv(Seq, 2) == half
+
+
+def test_substitution_reaches_inside_a_floor_division() -> None:
+    """``Tensor[N, Div[N, 2]]`` called with ``[8, 4]``: N := 8 makes ``N // 2`` 4, not a mismatch."""
+    from typedtensor.shapes import d_floordiv
+
+    declared = Shape.of(N, d_floordiv(N, 2))
+    assert unify(declared, Shape.of(8, 4), Bindings(), "x") is None
+    bad = unify(declared, Shape.of(8, 5), Bindings(), "x")
+    assert isinstance(bad, Issue) and "expected 4" in bad.message
+    b = Bindings()
+    assert unify(declared, Shape.of(Seq, d_floordiv(Seq, 2)), b, "x") is None
+    assert substitute(Shape.of(d_floordiv(N, 2)), b) == Shape.of(d_floordiv(Seq, 2))
+    assert substitute(Shape.of(d_floordiv(M, 2)), b, frozenset({"M"})) == Shape.of(UNKNOWN)

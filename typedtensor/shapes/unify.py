@@ -53,7 +53,7 @@ def rigid(*values: object) -> Bindings:
     for v in values:
         for d in _dims_in(v):
             if isinstance(d, Poly):
-                for s in d.symbols():
+                for s in d.all_symbols():
                     if s.kind == "var":
                         b.dims.setdefault(s.name, symbol(s))
     return b
@@ -76,11 +76,11 @@ def substitute_dim(d: DimExpr, bindings: Bindings, free: frozenset[str] | None =
     if not isinstance(d, Poly):
         return d
     if free:
-        for s in d.symbols():
+        for s in d.all_symbols():
             if s.kind == "var" and s.name in free and s.name not in bindings.dims:
                 return UNKNOWN
     mapping: dict[Sym, DimExpr] = {}
-    for s in d.symbols():
+    for s in d.all_symbols():
         if s.kind == "var" and s.name in bindings.dims:
             mapping[s] = bindings.dims[s.name]
     return substitute_syms(d, mapping) if mapping else d
@@ -115,12 +115,12 @@ def _unify_dim(
         b.dims[name] = actual
         b.origin[name] = f"{where}, dim {index}"
         return None
-    if bind and isinstance(param, Poly) and any(s.kind == "var" and s.name not in b.dims for s in param.symbols()):
+    if bind and isinstance(param, Poly) and any(s.kind == "var" and s.name not in b.dims for s in param.all_symbols()):
         return None  # arithmetic over variables not yet bound: nothing provable here
     expected = substitute_dim(param, b)
     if differs(expected, actual):
         note = ""
-        for s in (param.symbols() if isinstance(param, Poly) else set()):
+        for s in (param.all_symbols() if isinstance(param, Poly) else set()):
             if s.kind == "var" and s.name in b.origin:
                 note = f"; {b.describe(s.name)}"
                 break
