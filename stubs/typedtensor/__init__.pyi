@@ -174,15 +174,15 @@ class Tensor(Generic[Unpack[Shape]]):
     def to(
         self,
         dtype: _DType | _Device | Tensor[Unpack[tuple[Any, ...]]] | None = None,
-        non_blocking: bool = False,
-        copy: bool = False,
+        non_blocking: builtins.bool = False,
+        copy: builtins.bool = False,
         *,
         device: _Device | None = None,
         memory_format: Any = None,
     ) -> Tensor[Unpack[Shape]]: ...
     def cpu(self) -> Tensor[Unpack[Shape]]: ...
     def cuda(
-        self, device: _Device | int | None = None, non_blocking: bool = False, *, memory_format: Any = None
+        self, device: _Device | builtins.int | None = None, non_blocking: builtins.bool = False, *, memory_format: Any = None
     ) -> Tensor[Unpack[Shape]]: ...
     def long(self) -> Tensor[Unpack[Shape]]: ...
     def int(self) -> Tensor[Unpack[Shape]]: ...
