@@ -16,11 +16,8 @@ from typing import Any, Final
 
 from typedtensor.shapes import SCALAR, Issue, Scalar, Shape, SliceIndex, TensorIndex
 from typedtensor.shapes import api as _api
-from typedtensor.shapes.dims import UNKNOWN, DimExpr, Poly, Sym, Unknown, dim_var, substitute_syms
-from typedtensor.shapes.dims import symbol as opaque_sym
+from typedtensor.shapes.dims import UNKNOWN, DimExpr, Poly, Sym, Unknown
 from typedtensor.shapes.registry import ModuleDef, OpDef, Param, Result, bind, get_op
-from typedtensor.shapes.shape import Star
-from typedtensor.shapes.unify import Bindings, substitute_dim
 
 from .values import ConstV, OutputsV, ScalarV, ShapeV, SizeV, TensorV, TupleV, Value
 
@@ -170,66 +167,40 @@ def module_ctor_from_type_args(mdef: ModuleDef, dims: Sequence[DimExpr]) -> dict
     return args
 
 
-_RIGID: Final = "\x00rigid:"
-
-
-def _rigid_map(value: Any, out: dict[Sym, DimExpr]) -> Any:
-    """Replace var symbols by opaque stand-ins (see ``module_call``)."""
-    if isinstance(value, Poly):
-        mapping: dict[Sym, DimExpr] = {}
-        for s in value.symbols():
-            if s.kind == "var":
-                stand_in = Sym("opaque", _RIGID + s.name, s.display)
-                mapping[s] = opaque_sym(stand_in)
-                out[stand_in] = dim_var(s.name)
-        return substitute_syms(value, mapping) if mapping else value
-    if isinstance(value, tuple):
-        return tuple(_rigid_map(v, out) for v in value)
-    if isinstance(value, Shape):
-        return Shape(tuple(_rigid_map(d, out) for d in value.prefix), value.star,
-                     tuple(_rigid_map(d, out) for d in value.suffix))
-    return value
-
-
-def _unrigid(result: Result, back: dict[Sym, DimExpr]) -> Result:
-    if not back or not isinstance(result, Shape):
-        return result
-    return Shape(
-        tuple(substitute_syms(d, back) for d in result.prefix), result.star,
-        tuple(substitute_syms(d, back) for d in result.suffix),
-    )
-
-
 def module_call(mdef: ModuleDef, ctor: dict[str, Any], positional: Sequence[Any], keywords: Mapping[str, Any]) -> Result:
-    """A registry module's forward. Its constructor sizes are rigid: a generic class's TypeVar
-    there (``nn.Linear(d_in, d_out)`` with ``d_in: I``) must not be bound by the rule's
-    unification, so var symbols travel as opaque stand-ins and come back in the result
-    (a workaround until the rules take rigid variables: .coord request R4)."""
+    """A registry module's forward (its rules keep the constructor's TypeVars rigid)."""
     from typedtensor.shapes.registry import OpDef as _OpDef
 
     fake = _OpDef(mdef.name, mdef.forward_params, lambda a: UNKNOWN)
     bound = bind(fake, list(positional), dict(keywords))
     if not isinstance(bound, dict):
         return UNKNOWN
-    back: dict[Sym, DimExpr] = {}
-    rigid_ctor = {k: _rigid_map(v, back) for k, v in ctor.items()}
-    rigid_args = {k: _rigid_map(v, back) for k, v in _coerce_all(mdef.forward_params, bound).items()}
-    return _unrigid(_run(mdef.forward, rigid_ctor, rigid_args), back)
+    return _run(mdef.forward, ctor, _coerce_all(mdef.forward_params, bound))
+
+
+class _UnknownItem:
+    """An index item of unknown kind (it may be a tensor, a slice, a bool...): the result is unknown."""
+
+
+UNKNOWN_ITEM: Final = _UnknownItem()
 
 
 def index_item(v: Value) -> Any:
-    """One item of an indexing key (``x[0, :, None, ...]``) as the registry's index value."""
+    """One item of an indexing key (``x[0, :, None, ...]``) as the registry's index value;
+    ``UNKNOWN`` is an integer of unknown value, ``UNKNOWN_ITEM`` an item of unknown kind."""
     if isinstance(v, ConstV):
         if v.value is None or v.value is Ellipsis:
             return v.value
         if isinstance(v.value, int) and not isinstance(v.value, bool):
             return v.value
+        return UNKNOWN_ITEM
+    if isinstance(v, (SizeV, ScalarV)):
         return UNKNOWN
     if isinstance(v, TensorV):
         return TensorIndex(v.shape, v.is_bool)
     if isinstance(v, TupleV) and all(isinstance(i, (ConstV, SizeV, ScalarV)) for i in v.items):
         return TensorIndex(Shape.of(len(v.items)), False)
-    return UNKNOWN
+    return UNKNOWN_ITEM
 
 
 def slice_bound(v: Value | None) -> DimExpr | None:
@@ -255,34 +226,11 @@ def returns_bool(name: str) -> bool:
     return op is not None and op.dtype_rule == "bool"
 
 
-def free_vars_to_unknown(d: DimExpr, bindings: Bindings, free: frozenset[str]) -> DimExpr:
-    """Substitute bound variables; a dim that still mentions an unbound variable of the callee is
-    unknown to the caller (it would otherwise leak as a rigid variable)."""
-    if isinstance(d, Poly):
-        for s in d.symbols():
-            if s.kind == "var" and s.name in free and s.name not in bindings.dims:
-                return UNKNOWN
-    return substitute_dim(d, bindings)
-
-
-def substitute_result(shape: Shape, bindings: Bindings, free: frozenset[str]) -> Shape:
-    from typedtensor.shapes.unify import substitute
-
-    prefix = tuple(free_vars_to_unknown(d, bindings, free) for d in shape.prefix)
-    suffix = tuple(free_vars_to_unknown(d, bindings, free) for d in shape.suffix)
-    star = shape.star
-    if star is not None and star.name is not None and star.name in free and star.name not in bindings.stars:
-        star = Star(None)
-    out = substitute(Shape(prefix, star, suffix), bindings)
-    assert isinstance(out, Shape)
-    return out
-
-
 def var_names(shape: Shape) -> set[str]:
     names: set[str] = set()
     for d in (*shape.prefix, *shape.suffix):
         if isinstance(d, Poly):
-            names.update(s.name for s in d.symbols() if s.kind == "var")
+            names.update(s.name for s in d.all_symbols() if s.kind == "var")
     if shape.star is not None and shape.star.name is not None:
         names.add(shape.star.name)
     return names

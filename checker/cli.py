@@ -13,7 +13,7 @@ from pathlib import Path
 from . import formats
 from .config import ConfigError, load
 from .discover import UsageError
-from .explain import EXPLANATIONS, explain
+from .explain import explain, explanations
 from .report import INTERNAL
 
 
@@ -50,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.explain is not None:
         text = explain(args.explain)
         if text is None:
-            print(f"typedtensor check: unknown code {args.explain!r}; known: {', '.join(EXPLANATIONS)}",
+            print(f"typedtensor check: unknown code {args.explain!r}; known: {', '.join(explanations())}",
                   file=sys.stderr)
             return 2
         sys.stdout.write(text)

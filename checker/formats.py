@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 from urllib.parse import quote
 
-from .explain import EXPLANATIONS
+from .explain import explanations
 from .report import Report
 
 TOOL_NAME: Final = "typedtensor-check"
@@ -68,10 +68,10 @@ def _artifact(path: str) -> dict[str, str]:
 
 def sarif(reports: Sequence[Report], version: str = "0") -> str:
     """A SARIF 2.1.0 log with one run, one rule per code used (GitHub code scanning reads it)."""
-    codes = sorted({r.code for r in reports} | set(EXPLANATIONS))
+    codes = sorted({r.code for r in reports} | set(explanations()))
     rules: list[dict[str, Any]] = []
     for code in codes:
-        info = EXPLANATIONS.get(code)
+        info = explanations().get(code)
         summary = info.summary if info else code
         rules.append({
             "id": code,

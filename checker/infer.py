@@ -39,7 +39,7 @@ from typedtensor.shapes.dims import (
     named_dim,
 )
 from typedtensor.shapes.shape import Shape, fmt_shape
-from typedtensor.shapes.unify import Bindings, compatible, unify
+from typedtensor.shapes.unify import Bindings, compatible, substitute, substitute_dim, unify
 
 from . import calculus as calc
 from . import names
@@ -1564,7 +1564,7 @@ class Inferrer:
         assert isinstance(sl, cst.Index)
         v = self.eval(sl.value, scope)
         if sl.star is not None:
-            return UNKNOWN
+            return calc.UNKNOWN_ITEM
         if isinstance(sl.value, cst.Tuple) and isinstance(v, TupleV):
             return _IndexTuple(tuple(calc.index_item(i) for i in v.items))
         return calc.index_item(v)
@@ -1577,8 +1577,8 @@ class Inferrer:
             else:
                 flat.append(k)
         entry = calc.OPERATORS.get("__getitem__")
-        if entry is None:
-            return UNKNOWN
+        if entry is None or any(k is calc.UNKNOWN_ITEM for k in flat):
+            return TensorV(UNKNOWN)
         try:
             result = calc.call_op(entry[0], [t.shape, tuple(flat)], {})
         except calc.RuleFailure as exc:
@@ -1807,14 +1807,9 @@ def substitute_ann(ann: Ann, bindings: Bindings, free: frozenset[str] | None = N
     if not bindings.dims and not bindings.stars and not free:
         return ann
     if isinstance(ann, TensorAnn) and isinstance(ann.shape, Shape):
-        if free is None:
-            from typedtensor.shapes.unify import substitute
-
-            return TensorAnn(substitute(ann.shape, bindings))
-        return TensorAnn(calc.substitute_result(ann.shape, bindings, free))
+        return TensorAnn(substitute(ann.shape, bindings, free))
     if isinstance(ann, SizeAnn):
-        d = calc.free_vars_to_unknown(ann.dim, bindings, free or frozenset())
-        return SizeAnn(d)
+        return SizeAnn(substitute_dim(ann.dim, bindings, free))
     if isinstance(ann, TupleAnn):
         return TupleAnn(tuple(substitute_ann(a, bindings, free) for a in ann.items))
     if isinstance(ann, SeqAnn):

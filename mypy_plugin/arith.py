@@ -11,7 +11,7 @@ from mypy.types import Instance, PlaceholderType, Type, get_proper_type
 from typedtensor.shapes.dims import Unknown
 
 from .names import ARITH_TYPES, INT, SIZE_OPERATORS
-from .translate import Translator, is_dim_class, literal_value
+from .translate import Translator, combine, is_dim_class, literal_value
 
 
 def arith_type_hook(fullname: str) -> Callable[[AnalyzeTypeContext], Type]:
@@ -27,7 +27,7 @@ def arith_type_hook(fullname: str) -> Callable[[AnalyzeTypeContext], Type]:
         if any(_has_placeholder(a) for a in args):
             return raw  # analysis runs again once the names are ready
         tr = Translator(ctx.api.named_type)
-        result = tr.combine(fullname, tr.dim(args[0]), tr.dim(args[1]))
+        result = combine(fullname, tr.dim(args[0]), tr.dim(args[1]))
         if isinstance(result, Unknown):
             return raw
         return tr.dim_type(result)
@@ -67,7 +67,7 @@ def size_operator_hook(method: str) -> Callable[[MethodContext], Type]:
         if reflected:
             left, right = right, left
         tr = Translator(ctx.api.named_generic_type)
-        result = tr.combine(arith, tr.dim(left), tr.dim(right))
+        result = combine(arith, tr.dim(left), tr.dim(right))
         return tr.size_type(result, ctx.default_return_type)
 
     return hook

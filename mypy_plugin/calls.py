@@ -230,7 +230,7 @@ def _vars_of(shape: ShapeLike) -> list[str]:
     names: list[str] = []
     for d in (*shape.prefix, *shape.suffix):
         if isinstance(d, Poly):
-            names.extend(sorted(s.name for s in d.symbols() if s.kind == "var"))
+            names.extend(sorted(s.name for s in d.all_symbols() if s.kind == "var"))
     if shape.star is not None and shape.star.name is not None:
         names.append(shape.star.name)
     return list(dict.fromkeys(names))
@@ -319,7 +319,7 @@ def _substitute_type(t: Type, declared: Translator, emitter: Translator, b: Bind
     if isinstance(p, TypeVarType):
         d = substitute_dim(declared.dim(p), b)
         _share_dims(declared, emitter)
-        if isinstance(d, Poly) and any(s.kind == "var" and s.name == p.name for s in d.symbols()):
+        if isinstance(d, Poly) and any(s.kind == "var" and s.name == p.name for s in d.all_symbols()):
             return None
         return emitter.size_type(d, AnyType(TypeOfAny.special_form)) if d is not UNKNOWN else None
     if isinstance(p, TupleType):

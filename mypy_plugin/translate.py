@@ -1,11 +1,12 @@
 """mypy types <-> the shape calculus (`DimExpr`, `Shape`), and nothing else.
 
 NOTE [ Symbols keep their mypy types ]
-Translating a type into the calculus records, for every symbol met (a `Dim` class, a TypeVar, a
-floor-division kept opaque), the mypy type it came from. Translating a result back uses that
-record, so a result can only mention symbols its inputs mentioned, and the plugin never looks a
-name up. A symbol without a record (a rule's own opaque expression) becomes `Any`: unknown, never
-a false positive.
+Translating a type into the calculus records, for every symbol met (a `Dim` class, a TypeVar),
+the mypy type it came from. Translating a result back uses that record, so a result can only
+mention symbols its inputs mentioned, and the plugin never looks a name up. A floor division the
+algebra keeps opaque (from a `Div[...]` annotation or a rule's own `(H - k)//s`) carries its
+operands and is emitted as `Div[num, den]` from them; a symbol with neither becomes `Any`:
+unknown, never a false positive.
 
 NOTE [ Canonical dim types ]
 `Add`/`Sub`/`Mul`/`Div` types are always emitted from a polynomial's canonical terms
@@ -105,7 +106,7 @@ def literal_value(t: Type) -> object:
     return UNKNOWN
 
 
-def _combine(fullname: str, left: DimExpr, right: DimExpr) -> DimExpr:
+def combine(fullname: str, left: DimExpr, right: DimExpr) -> DimExpr:
     if fullname == ADD:
         return d_add(left, right)
     if fullname == SUB:
@@ -149,21 +150,11 @@ class Translator:
         if p.type.fullname in ARITH_TYPES:
             if len(p.args) != 2:
                 return UNKNOWN
-            return self.combine(p.type.fullname, self.dim(p.args[0]), self.dim(p.args[1]))
+            return combine(p.type.fullname, self.dim(p.args[0]), self.dim(p.args[1]))
         if is_dim_class(p):
             self.syms.setdefault(Sym("dim", p.type.fullname), Instance(p.type, []))
             return _named(p.type.fullname, p.type.name)
         return UNKNOWN
-
-    def combine(self, fullname: str, left: DimExpr, right: DimExpr) -> DimExpr:
-        """`left <op> right` for an arithmetic type's full name; a floor division the algebra
-        keeps opaque is remembered as the canonical `Div[left, right]`."""
-        result = _combine(fullname, left, right)
-        if fullname == DIV and isinstance(result, Poly):
-            for sym in result.symbols():
-                if sym.kind == "opaque" and sym not in self.syms:
-                    self.syms[sym] = self.make(DIV, [self.dim_type(left), self.dim_type(right)])
-        return result
 
     def shape(self, t: Type) -> ShapeLike | None:
         """The shape of a tensor type; `None` when `t` is not a tensor."""
@@ -240,10 +231,22 @@ class Translator:
             acc = self.make(SUB, [acc, term])
         return acc
 
+    def sym_type(self, sym: Sym) -> Type:
+        """A symbol's recorded type; a floor division a rule produced is rebuilt as `Div[num, den]`
+        from its operands; anything else is `Any` (NOTE [ Symbols keep their mypy types ])."""
+        known = self.syms.get(sym)
+        if known is not None:
+            return known
+        if sym.kind == "opaque" and len(sym.args) == 2:
+            num, den = (self.dim_type(a) for a in sym.args)
+            if not isinstance(get_proper_type(num), AnyType) and not isinstance(get_proper_type(den), AnyType):
+                return self.make(DIV, [num, den])
+        return any_type()
+
     def _term_type(self, coeff: int, mono: list[tuple[Sym, int]]) -> Type:
         factors: list[Type] = []
         for sym, power in mono:
-            factors.extend([self.syms.get(sym, any_type())] * power)
+            factors.extend([self.sym_type(sym)] * power)
         if not factors:
             return self.literal(coeff)
         acc = factors[0]

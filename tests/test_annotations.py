@@ -10,7 +10,7 @@ from typing_extensions import TypeVarTuple, Unpack
 
 import typedtensor as tt
 from typedtensor import Add, Dim, Mul
-from typedtensor._checked import shape_of_annotation
+from typedtensor._shape_check import shape_of_annotation
 from typedtensor.shapes import Shape, Star, dim_var, fmt_shape
 
 

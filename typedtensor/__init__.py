@@ -7,6 +7,7 @@ checker and the mypy plugin never pay for it.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from typing import Any
 
@@ -41,10 +42,8 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     names = set(globals()) | set(_SUBMODULES)
-    try:
+    with contextlib.suppress(ImportError):
         names |= set(getattr(_load_runtime(), "__all__", ()))
-    except ImportError:
-        pass
     return sorted(names)
 
 

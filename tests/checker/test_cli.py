@@ -189,12 +189,12 @@ def test_syntax_error_in_file_without_tensors(tree: Path, capsys: pytest.Capture
 def test_explain_examples_hold(code: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Each explanation's bad example gets exactly its code, and its fix is clean."""
-    from typedtensor.checker.explain import EXPLANATIONS
+    from typedtensor.checker.explain import explanations
 
     rc, out, _ = run_cli(["--explain", code], capsys)
     assert rc == 0 and out.startswith(f"{code}: ") and "Reported:" in out and "Fixed:" in out
     monkeypatch.chdir(tmp_path)
-    info = EXPLANATIONS[code]
+    info = explanations()[code]
     (tmp_path / "bad_example.py").write_text(info.bad)
     (tmp_path / "good_example.py").write_text(info.good)
     rc, out, _ = run_cli(["--no-cache", "--format", "json", "bad_example.py"], capsys)
@@ -398,3 +398,27 @@ def test_runs_without_compiled_backend_or_mypy(tree: Path) -> None:
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 1, proc.stderr
     assert json.loads(proc.stdout)
+
+
+LAZY = """
+import sys
+import typedtensor
+assert "typedtensor.shapes" not in sys.modules, "import typedtensor loaded the calculus"
+from typedtensor.checker.cli import main
+code = main(sys.argv[1:])
+loaded = [m for m in ("typedtensor.shapes", "libcst") if m in sys.modules]
+print(",".join(loaded))
+sys.exit(code)
+"""
+
+
+def test_warm_run_loads_neither_calculus_nor_libcst(tree: Path) -> None:
+    """``import typedtensor`` does not load the calculus (``@checked`` loads it on first call), and
+    a warm re-check of an unchanged tree needs neither it nor libcst: start-up is most of its time."""
+    cache = ["--cache-dir", str(tree / ".cache"), "--jobs", "1", "--format", "json", "bad.py"]
+    cold = subprocess.run([sys.executable, "-c", LAZY, *cache], capture_output=True, text=True, check=False)
+    assert cold.returncode == 1, cold.stderr
+    assert "typedtensor.shapes" in cold.stdout.splitlines()[-1]
+    warm = subprocess.run([sys.executable, "-c", LAZY, *cache], capture_output=True, text=True, check=False)
+    assert warm.returncode == 1, warm.stderr
+    assert warm.stdout.splitlines()[-1] == ""

@@ -261,9 +261,8 @@ def _method(name: str) -> Callable[[Draw], Case]:
     return gen
 
 
-for _m in (*CASTS, *IDENTITY_LIKE):
-    if _m != "cuda":
-        CASES[_m] = _method(_m)
+for _m in (*CASTS, *IDENTITY_LIKE, "to"):
+    CASES[_m] = _method(_m)
 
 
 @case("dropout", "alpha_dropout")

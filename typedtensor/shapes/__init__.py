@@ -6,13 +6,46 @@ the eager runtime and the graph tracer all take their shape rules from here (doc
 
 from .broadcast import broadcast_all, broadcast_dim, broadcast_into, broadcast_shapes
 from .dims import (
-    UNKNOWN, DimExpr, Poly, Sym, Unknown, as_int, d_add, d_ceildiv, d_exact_div, d_floordiv, d_mul,
-    d_neg, d_prod, d_sub, differs, dim_var, fmt_dim, is_literal, is_unknown, named_dim, opaque, same,
+    UNKNOWN,
+    DimExpr,
+    Poly,
+    Sym,
+    Unknown,
+    as_int,
+    d_add,
+    d_ceildiv,
+    d_exact_div,
+    d_floordiv,
+    d_mul,
+    d_neg,
+    d_prod,
+    d_sub,
+    differs,
+    dim_var,
+    fmt_dim,
+    is_literal,
+    is_unknown,
+    named_dim,
+    opaque,
+    same,
 )
 from .issue import CODES, Issue
 from .registry import (
-    REGISTRY, Args, ModuleDef, OpDef, Outputs, Param, Result, SliceIndex, TensorIndex, all_modules,
-    all_ops, apply, bind, get_module, get_op,
+    REGISTRY,
+    Args,
+    ModuleDef,
+    OpDef,
+    Outputs,
+    Param,
+    Result,
+    SliceIndex,
+    TensorIndex,
+    all_modules,
+    all_ops,
+    apply,
+    bind,
+    get_module,
+    get_op,
 )
 from .rules._common import SCALAR, Scalar
 from .shape import Shape, ShapeLike, Star, concrete, fmt_shape

@@ -55,7 +55,7 @@ def broadcast_shapes(
         and a.star.name is not None
         and len(ta) == len(tb)
         and len(a.prefix) == len(b.prefix)
-        and all(same(x, y) for x, y in zip(a.prefix, b.prefix))
+        and all(same(x, y) for x, y in zip(a.prefix, b.prefix, strict=True))
     ):
         return Shape(a.prefix, a.star, tail)
     return Shape((), Star(None), tail)
@@ -81,7 +81,7 @@ def broadcast_into(
         return merged
     if isinstance(target, Shape) and isinstance(other, Shape) and target.is_fixed and other.is_fixed:
         assert isinstance(merged, Shape)
-        if len(other.dims) > len(target.dims) or any(differs(m, t) for m, t in zip(merged.dims, target.dims)):
+        if len(other.dims) > len(target.dims) or any(differs(m, t) for m, t in zip(merged.dims, target.dims, strict=False)):
             return Issue(
                 code,
                 f"{op}: {fmt_shape(other)} does not broadcast to {fmt_shape(target)} "

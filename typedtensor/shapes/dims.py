@@ -9,7 +9,7 @@ Canonical form is what lets every consumer compare dims structurally: ``Add[A, B
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Final, Literal, Union
+from typing import Final, Literal, TypeGuard, Union
 
 SymKind = Literal["dim", "var", "opaque"]
 _KIND_ORDER: Final = {"dim": 0, "var": 1, "opaque": 2}
@@ -17,11 +17,17 @@ _KIND_ORDER: Final = {"dim": 0, "var": 1, "opaque": 2}
 
 @dataclass(frozen=True)
 class Sym:
-    """A symbol of the algebra: a named ``Dim`` class, a TypeVar, or an irreducible expression."""
+    """A symbol of the algebra: a named ``Dim`` class, a TypeVar, or an irreducible expression.
+
+    An opaque symbol made by ``d_floordiv`` keeps its operands in ``args`` (numerator,
+    denominator): consumers rebuild ``Div[num, den]`` from them, and substituting a variable
+    inside them recomputes the division. Its ``name`` is a canonical text over qualified names,
+    so ``(m.A)//(2)`` and ``(n.A)//(2)`` stay distinct however they display."""
 
     kind: SymKind
     name: str
     display: str = field(default="", compare=False)
+    args: tuple[DimExpr, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         if not self.display:
@@ -70,6 +76,15 @@ class Poly:
     def symbols(self) -> set[Sym]:
         return {s for mono, _ in self.items for s, _ in mono}
 
+    def all_symbols(self) -> set[Sym]:
+        """The symbols, and those inside the operands of opaque ones (a var in ``Div[N, 2]``)."""
+        out = self.symbols()
+        for s in list(out):
+            for a in s.args:
+                if isinstance(a, Poly):
+                    out |= a.all_symbols()
+        return out
+
     def __repr__(self) -> str:
         return f"Poly({fmt_dim(self)})"
 
@@ -117,7 +132,8 @@ def is_unknown(d: object) -> bool:
     return d is UNKNOWN
 
 
-def is_literal(d: object) -> bool:
+def is_literal(d: object) -> TypeGuard[int]:
+    """A known integer size (a TypeGuard, so callers may use it as ``int`` after the check)."""
     return isinstance(d, int) and not isinstance(d, bool)
 
 
@@ -220,7 +236,26 @@ def d_floordiv(a: DimExpr, b: DimExpr) -> DimExpr:
     exact = d_exact_div(a, b)
     if exact is not None:
         return exact
-    return opaque(f"({fmt_dim(a)})//({fmt_dim(b)})")
+    return symbol(Sym("opaque", f"({_canon(a)})//({_canon(b)})", f"({fmt_dim(a)})//({fmt_dim(b)})", (a, b)))
+
+
+def _canon(d: int | Poly) -> str:
+    """A dim as text over qualified symbol names: equal exactly when the dims are equal."""
+    if not isinstance(d, Poly):
+        return str(int(d))
+    return " + ".join(
+        f"{coeff}" + "".join(f"*{s.kind}:{s.name}^{p}" for s, p in mono) for mono, coeff in d.items
+    )
+
+
+def opaque_parts(d: DimExpr) -> tuple[DimExpr, DimExpr] | None:
+    """``(num, den)`` when ``d`` is exactly one floor division the algebra kept opaque."""
+    if isinstance(d, Poly) and len(d.items) == 1:
+        ((mono, coeff),) = d.items
+        if coeff == 1 and len(mono) == 1 and mono[0][1] == 1 and len(mono[0][0].args) == 2:
+            num, den = mono[0][0].args
+            return num, den
+    return None
 
 
 def d_ceildiv(a: DimExpr, b: DimExpr) -> DimExpr:
@@ -278,13 +313,18 @@ def substitute_syms(d: DimExpr, mapping: dict[Sym, DimExpr]) -> DimExpr:
     """Replace symbols by dims (used to apply variable bindings)."""
     if not isinstance(d, Poly):
         return d
-    if not any(s in mapping for s in d.symbols()):
+    if not any(s in mapping for s in d.all_symbols()):
         return d
     total: DimExpr = 0
     for mono, coeff in d.items:
         term: DimExpr = coeff
         for s, p in mono:
-            base: DimExpr = mapping.get(s, symbol(s))
+            if s in mapping:
+                base = mapping[s]
+            elif len(s.args) == 2:  # an opaque floor division: recompute over the substituted operands
+                base = d_floordiv(substitute_syms(s.args[0], mapping), substitute_syms(s.args[1], mapping))
+            else:
+                base = symbol(s)
             for _ in range(p):
                 term = d_mul(term, base)
         total = d_add(total, term)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import EllipsisType
 from typing import Any, Final, Literal, Union
 
 from .dims import UNKNOWN, DimExpr, Unknown
@@ -56,7 +57,7 @@ class TensorIndex:
     is_bool: bool = False
 
 
-IndexItem = Union[int, Unknown, SliceIndex, None, "type[Ellipsis]", TensorIndex]
+IndexItem = Union[int, Unknown, SliceIndex, None, EllipsisType, TensorIndex]
 
 
 @dataclass(frozen=True)

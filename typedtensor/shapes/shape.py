@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Union
 
@@ -99,7 +100,7 @@ def fmt_shape(shape: ShapeLike) -> str:
     return "[" + ", ".join(parts) + "]"
 
 
-def concrete(shape: tuple[int, ...] | list[int]) -> Shape:
+def concrete(shape: Sequence[int]) -> Shape:
     return Shape(tuple(int(d) for d in shape))
 
 

@@ -48,7 +48,7 @@ def signature_rule(
         shown = f" {symbol} ".join(fmt_shape(s) for s in shapes)
         bound: dict[str, tuple[DimExpr, str]] = {}
         batch: ShapeLike = Shape(())
-        for i, (names, shape) in enumerate(zip(sig.inputs, shapes)):
+        for i, (names, shape) in enumerate(zip(sig.inputs, shapes, strict=False)):
             assert isinstance(shape, Shape)
             side = ("left", "right")[i] if len(shapes) == 2 else f"argument {i}"
             core = [n for n in names if not n.startswith("*")]
@@ -73,7 +73,7 @@ def signature_rule(
                 if isinstance(merged, Issue):
                     return merged
                 batch = merged
-            for k, (name, d) in enumerate(zip(core, tail)):
+            for k, (name, d) in enumerate(zip(core, tail, strict=True)):
                 where = f"{side}, dim {k - len(core)}"
                 if name.isdigit():
                     if differs(d, int(name)):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .dims import UNKNOWN, DimExpr, Poly, Sym, Unknown, differs, fmt_dim, substitute_syms
+from .dims import UNKNOWN, DimExpr, Poly, Sym, Unknown, differs, fmt_dim, substitute_syms, symbol
 from .issue import Issue
 from .shape import Shape, ShapeLike, Star, fmt_shape
 
@@ -43,23 +43,61 @@ def _lone_var(d: DimExpr) -> str | None:
     return None
 
 
-def substitute_dim(d: DimExpr, bindings: Bindings) -> DimExpr:
+def rigid(*values: object) -> Bindings:
+    """Bindings in which every variable mentioned in ``values`` is bound to itself, i.e. rigid.
+
+    A registry module's forward unifies its input against constructor sizes; when such a size is a
+    TypeVar of the user's generic class (``nn.Linear(d_in, d_out)`` with ``d_in: I``), ``I`` is the
+    class's variable, not one the rule may bind to whatever the input has."""
+    b = Bindings()
+    for v in values:
+        for d in _dims_in(v):
+            if isinstance(d, Poly):
+                for s in d.all_symbols():
+                    if s.kind == "var":
+                        b.dims.setdefault(s.name, symbol(s))
+    return b
+
+
+def _dims_in(v: object) -> list[DimExpr]:
+    if isinstance(v, (int, Poly, Unknown)) and not isinstance(v, bool):
+        return [v]
+    if isinstance(v, Shape):
+        return [*v.prefix, *v.suffix]
+    if isinstance(v, (tuple, list)):
+        return [d for item in v for d in _dims_in(item)]
+    return []
+
+
+def substitute_dim(d: DimExpr, bindings: Bindings, free: frozenset[str] | None = None) -> DimExpr:
+    """``d`` with the bound variables replaced. With ``free`` (the callee's own variable names), a
+    dim that still mentions one of them unbound is UNKNOWN: to the caller it is no variable at all
+    (a leaked callee variable would be rigid there and cause false errors)."""
     if not isinstance(d, Poly):
         return d
+    if free:
+        for s in d.all_symbols():
+            if s.kind == "var" and s.name in free and s.name not in bindings.dims:
+                return UNKNOWN
     mapping: dict[Sym, DimExpr] = {}
-    for s in d.symbols():
+    for s in d.all_symbols():
         if s.kind == "var" and s.name in bindings.dims:
             mapping[s] = bindings.dims[s.name]
     return substitute_syms(d, mapping) if mapping else d
 
 
-def substitute(shape: ShapeLike, bindings: Bindings) -> ShapeLike:
+def substitute(shape: ShapeLike, bindings: Bindings, free: frozenset[str] | None = None) -> ShapeLike:
+    """``shape`` with the bound variables replaced; ``free`` as in ``substitute_dim`` (an unbound
+    free TypeVarTuple becomes an unknown run of dims)."""
     if isinstance(shape, Unknown):
         return shape
-    prefix = tuple(substitute_dim(d, bindings) for d in shape.prefix)
-    suffix = tuple(substitute_dim(d, bindings) for d in shape.suffix)
+    prefix = tuple(substitute_dim(d, bindings, free) for d in shape.prefix)
+    suffix = tuple(substitute_dim(d, bindings, free) for d in shape.suffix)
     if shape.star is None or shape.star.name is None or shape.star.name not in bindings.stars:
-        return Shape(prefix, shape.star, suffix)
+        star = shape.star
+        if free and star is not None and star.name is not None and star.name in free:
+            star = Star(None)
+        return Shape(prefix, star, suffix)
     bound = bindings.stars[shape.star.name]
     if isinstance(bound, Shape):
         if bound.star is None:
@@ -77,12 +115,12 @@ def _unify_dim(
         b.dims[name] = actual
         b.origin[name] = f"{where}, dim {index}"
         return None
-    expected = substitute_dim(param, b)
-    if bind and isinstance(expected, Poly) and any(s.kind == "var" for s in expected.symbols()):
+    if bind and isinstance(param, Poly) and any(s.kind == "var" and s.name not in b.dims for s in param.all_symbols()):
         return None  # arithmetic over variables not yet bound: nothing provable here
+    expected = substitute_dim(param, b)
     if differs(expected, actual):
         note = ""
-        for s in (param.symbols() if isinstance(param, Poly) else set()):
+        for s in (param.all_symbols() if isinstance(param, Poly) else set()):
             if s.kind == "var" and s.name in b.origin:
                 note = f"; {b.describe(s.name)}"
                 break
@@ -113,7 +151,7 @@ def unify(
                     f"{where}: expected {len(param.prefix)} dims, got {len(actual.prefix)}; "
                     f"shapes {fmt_shape(actual)} (given) vs {fmt_shape(declared)} (declared)",
                 )
-            pairs = list(enumerate(zip(param.prefix, actual.prefix)))
+            pairs = list(enumerate(zip(param.prefix, actual.prefix, strict=True)))
         else:
             if actual.min_rank > len(param.prefix):
                 return Issue(
@@ -144,7 +182,7 @@ def unify(
             if issue:
                 return issue
         for k in range(1, n_suf + 1):
-            issue = _unify_dim(param.suffix[-k], dims[-k], b, where, len(dims) - k, declared, actual)
+            issue = _unify_dim(param.suffix[-k], dims[-k], b, where, len(dims) - k, declared, actual, bind)
             if issue:
                 return issue
         middle: tuple[DimExpr, ...] | Shape = dims[n_pre : len(dims) - n_suf]
@@ -178,7 +216,7 @@ def unify(
         mismatch = False
         if prev_shape.is_fixed and now_shape.is_fixed:
             mismatch = len(prev_shape.dims) != len(now_shape.dims) or any(
-                differs(x, y) for x, y in zip(prev_shape.dims, now_shape.dims)
+                differs(x, y) for x, y in zip(prev_shape.dims, now_shape.dims, strict=True)
             )
         elif _is_named_star(prev_shape) and now_shape.is_fixed:
             mismatch = True
@@ -208,4 +246,4 @@ def compatible(expected: ShapeLike, actual: ShapeLike) -> bool:
     return unify(expected, actual, Bindings(), "value", bind=False) is None
 
 
-__all__ = ["UNKNOWN", "Bindings", "Star", "compatible", "substitute", "substitute_dim", "unify"]
+__all__ = ["UNKNOWN", "Bindings", "Star", "compatible", "rigid", "substitute", "substitute_dim", "unify"]

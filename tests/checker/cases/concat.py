@@ -26,7 +26,7 @@ def invalid(x: Tensor[A, D], y: Tensor[B, D], v: Tensor[D]) -> None:
     tt.cat([x, v])  # E: shape-concat
     tt.stack([x, y])  # E: shape-concat
     tt.stack([x, v])  # E: shape-concat
-    tt.cat([x, x], dim=2)  # E: shape-concat
+    tt.cat([x, x], dim=2)  # E: shape-axis
     tt.cat([x, y.T], dim=0)  # E: shape-concat
 
 

@@ -46,6 +46,10 @@ def unary(x: Tensor[Batch, Seq]) -> None:
     reveal_type(x.float())  # R: Tensor[Batch, Seq]
     reveal_type(x.long())  # R: Tensor[Batch, Seq]
     reveal_type(x.to(tt.float64))  # R: Tensor[Batch, Seq]
+    reveal_type(x.to(device="cuda"))  # R: Tensor[Batch, Seq]
+    reveal_type(x.to("cuda", non_blocking=True))  # R: Tensor[Batch, Seq]
+    reveal_type(x.cuda(0))  # R: Tensor[Batch, Seq]
+    reveal_type(x.cuda(non_blocking=True).cpu())  # R: Tensor[Batch, Seq]
     reveal_type(x.detach().clone())  # R: Tensor[Batch, Seq]
 
 

@@ -2,7 +2,7 @@
 from typing import Literal
 
 import typedtensor as tt
-from typedtensor import Dim, Tensor
+from typedtensor import Add, Dim, Div, Sub, Tensor
 from typedtensor.nn import functional as F
 
 
@@ -33,6 +33,11 @@ def conv(img: Tensor[Batch, C, Literal[32], Literal[32]], w: Tensor[K, C, Litera
     F.conv2d(flat, w)  # E: shape-rank
     F.max_pool2d(flat, 2)  # E: shape-rank
     F.max_pool2d(img, 2, padding=2)  # E: shape-arg
+
+
+def pool_symbolic(img: Tensor[Batch, C, Seq, Seq]) -> None:
+    reveal_type(F.max_pool2d(img, 2))  # R: Tensor[Batch, C, Add[Div[Sub[Seq, Literal[2]], Literal[2]], Literal[1]], Add[Div[Sub[Seq, Literal[2]], Literal[2]], Literal[1]]]
+    reveal_type(F.avg_pool2d(img, 3, stride=1, padding=1))  # R: Tensor[Batch, C, Seq, Seq]
 
 
 def conv_channels(img: Tensor[Batch, K, Literal[8], Literal[8]], w: Tensor[K, C, Literal[3], Literal[3]]) -> None:

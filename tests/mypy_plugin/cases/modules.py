@@ -57,7 +57,7 @@ def others(tokens: Tensor[Batch, Seq], e: Tensor[Batch, Seq, Model], img: Tensor
     bn(flat)  # E: shape-rank  # M: expected a 4-d input
     conv = nn.Conv2d(C(3), Hidden(16), 3, padding=1)
     reveal_type(conv(img))  # R: Tensor[Batch, Hidden, Any, Any]
-    conv(flat)  # E: shape-arg
+    conv(flat)  # E: shape-rank
     reveal_type(nn.ReLU()(e))  # R: Tensor[Batch, Seq, Model]
     reveal_type(nn.Dropout(0.1)(e))  # R: Tensor[Batch, Seq, Model]
     reveal_type(nn.Flatten()(img))  # R: Tensor[*tuple[Any, ...]]

@@ -103,3 +103,15 @@ def literal_wrong() -> Tensor[Literal[3], Literal[2]]:
 def from_ints(n: int, m: int) -> Tensor[Batch, In]:
     # plain ints are unknown sizes: never an error
     return tt.zeros(n, m)
+
+
+def halve(x: Tensor[N, Div[N, Literal[2]]]) -> Tensor[Div[N, Literal[2]]]:
+    return x[0]
+
+
+def halve_calls(
+    a: Tensor[Literal[8], Literal[4]], b: Tensor[Literal[8], Literal[5]], c: Tensor[Batch, Div[Batch, Literal[2]]]
+) -> None:
+    reveal_type(halve(a))  # R: Tensor[Literal[4]]
+    reveal_type(halve(c))  # R: Tensor[Div[Batch, Literal[2]]]
+    halve(b)  # E: shape-arg

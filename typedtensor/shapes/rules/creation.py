@@ -6,8 +6,8 @@ from typing import Any
 
 from ..dims import UNKNOWN, DimExpr, Unknown, as_int, d_ceildiv, d_sub, is_literal
 from ..issue import Issue
-from ..registry import Args, Result, op
-from ..shape import Shape
+from ..registry import Args, Result, Rule, op
+from ..shape import Shape, ShapeLike
 
 
 def sizes_shape(name: str, size: Any) -> Result:
@@ -27,11 +27,16 @@ def sizes_shape(name: str, size: Any) -> Result:
 
 _FACTORY_KW = "*, dtype:any=None, device:any=None, requires_grad:bool=False, generator:any=None, layout:any=None"
 
+def _factory_rule(name: str) -> Rule:
+    def rule(args: Args) -> Result:
+        return sizes_shape(name, args["size"])
+
+    return rule
+
+
 for _name in ("zeros", "ones", "empty", "rand", "randn"):
     op(_name, f"*size:sizes, {_FACTORY_KW}", tags=("creation",) + (("random",) if _name.startswith("rand") else ()),
-       differentiable=False, gradient="creates a leaf", dtype_rule="factory")(
-        lambda args, _n=_name: sizes_shape(_n, args["size"])
-    )
+       differentiable=False, gradient="creates a leaf", dtype_rule="factory")(_factory_rule(_name))
 
 for _name in ("zeros_like", "ones_like", "empty_like", "rand_like", "randn_like"):
     op(_name, f"input:tensor, {_FACTORY_KW}", tags=("creation",), differentiable=False,
@@ -89,7 +94,7 @@ def arange(args: Args) -> Result:
     if s is None:
         return Shape((UNKNOWN,))
     length: DimExpr = d_ceildiv(d_sub(end, start), s)
-    if is_literal(length) and int(length) < 0:  # type: ignore[arg-type]
+    if is_literal(length) and int(length) < 0:
         return Issue("shape-arg", f"arange: the range from {start} to {end} with step {s} is empty in the wrong direction")
     return Shape((length,))
 
@@ -136,7 +141,7 @@ def from_dlpack(args: Args) -> Result:
 @op("item", "input:tensor", tags=("scalar",), differentiable=False, gradient="returns a Python number")
 def item(args: Args) -> Result:
     """Only a one-element tensor converts to a number."""
-    x = args["input"]
+    x: ShapeLike = args["input"]
     if isinstance(x, Shape) and x.is_fixed:
         from ..dims import d_prod, differs
 

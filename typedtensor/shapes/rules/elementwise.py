@@ -8,7 +8,7 @@ from ..broadcast import broadcast_all, broadcast_shapes
 from ..dims import UNKNOWN, Unknown
 from ..issue import Issue
 from ..registry import Args, Result, op
-from ..shape import Shape
+from ..shape import Shape, ShapeLike
 from ._common import is_scalar
 
 UNARY: Final = (
@@ -21,8 +21,8 @@ UNARY: Final = (
 NON_DIFFERENTIABLE_UNARY: Final = frozenset(
     {"sign", "floor", "ceil", "round", "trunc", "logical_not", "isnan", "isinf", "isfinite", "bitwise_not"}
 )
-CASTS: Final = ("float", "double", "half", "bfloat16", "long", "int", "bool", "to", "type")
-IDENTITY_LIKE: Final = ("clone", "contiguous", "detach", "cpu", "cuda")
+CASTS: Final = ("float", "double", "half", "bfloat16", "long", "int", "bool", "type")
+IDENTITY_LIKE: Final = ("clone", "contiguous", "detach", "cpu")
 
 BINARY_SYMBOLS: Final = {
     "add": "+", "sub": "-", "mul": "*", "div": "/", "true_divide": "/", "floor_divide": "//",
@@ -40,7 +40,7 @@ COMPARISONS: Final = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
 
 
 def _same_shape(args: Args) -> Result:
-    x = args["input"]
+    x: ShapeLike = args["input"]
     return x if isinstance(x, (Shape, Unknown)) else UNKNOWN
 
 
@@ -60,6 +60,12 @@ def _register_unary() -> None:
         op(name, "input:tensor", tags=("identity",), signature="(*s) -> (*s)",
            differentiable=name != "detach", gradient="" if name != "detach" else "stops gradients",
            cuda=True)(_same_shape)
+    # PyTorch's own parameters, so ``x.to(device="cuda")``, ``x.to("cuda", non_blocking=True)`` and
+    # ``x.cuda(0)`` bind; ``to``'s first positional may be a dtype, a device or a tensor.
+    op("to", "input:tensor, dtype:any=None, non_blocking:bool=False, copy:bool=False, *, device:any=None, "
+       "memory_format:any=None", tags=("elementwise", "cast"), dtype_rule="cast", signature="(*s) -> (*s)")(_same_shape)
+    op("cuda", "input:tensor, device:any=None, non_blocking:bool=False, *, memory_format:any=None",
+       tags=("identity",), signature="(*s) -> (*s)", cuda=True)(_same_shape)
     op("dropout", "input:tensor, p:float=0.5, training:bool=True", tags=("elementwise", "random"))(_same_shape)
     op("alpha_dropout", "input:tensor, p:float=0.5, training:bool=True", tags=("elementwise", "random"))(_same_shape)
     op("fill", "input:tensor, value:any", tags=("elementwise",), differentiable=False,

@@ -37,7 +37,7 @@ def slice_length(size: DimExpr, s: SliceIndex) -> DimExpr:
     else:
         end = b_i if b_i >= 0 else d_add(size, b_i)
     length = d_sub(end, begin)
-    if is_literal(length) and int(length) < 0:  # type: ignore[arg-type]
+    if is_literal(length) and int(length) < 0:
         return 0
     return length if step == 1 else d_ceildiv(length, step)
 
@@ -50,8 +50,8 @@ def index_shape(x: ShapeLike, key: Any) -> Result:
     ]
     if isinstance(x, Unknown):
         return UNKNOWN
-    if any(isinstance(i, Unknown) for i in items):
-        return UNKNOWN
+    # An UNKNOWN item is an integer of unknown value (docs/shapes-api.md): it drops its dim
+    # and is not range-checked.
     consumed = 0
     for it in items:
         if it is None or it is Ellipsis:
@@ -94,7 +94,7 @@ def index_shape(x: ShapeLike, key: Any) -> Result:
             if it.is_bool:
                 assert isinstance(it.shape, Shape)
                 k = len(it.shape.dims)
-                for j, (m, d) in enumerate(zip(it.shape.dims, dims[pos : pos + k])):
+                for j, (m, d) in enumerate(zip(it.shape.dims, dims[pos : pos + k], strict=False)):
                     if differs(m, d):
                         return Issue(
                             "shape-axis",
@@ -121,7 +121,7 @@ def index_shape(x: ShapeLike, key: Any) -> Result:
     if not advanced:
         return Shape(tuple(d for d in out if not isinstance(d, tuple)))
     merged = broadcast_all(advanced, "index")
-    if isinstance(merged, Issue) or isinstance(merged, Unknown) or not merged.is_fixed:
+    if isinstance(merged, (Issue, Unknown)) or not merged.is_fixed:
         return merged if isinstance(merged, Issue) else UNKNOWN
     contiguous = adv_positions == list(range(adv_positions[0], adv_positions[0] + len(adv_positions)))
     plain = [d for d in out if not isinstance(d, tuple)]
@@ -136,7 +136,7 @@ def index_shape(x: ShapeLike, key: Any) -> Result:
 def _index_variadic(x: Shape, items: list[Any]) -> Result:
     """Index a ``[pre, *Bs, suf]`` shape: items before ``...`` eat the prefix, after it the suffix."""
     if Ellipsis not in items:
-        items = items + [Ellipsis]
+        items = [*items, Ellipsis]
     at = items.index(Ellipsis)
     head, tail = items[:at], items[at + 1 :]
     if any(isinstance(i, TensorIndex) for i in items):
@@ -174,7 +174,7 @@ def index(args: Args) -> Result:
 @op("index_put", "input:tensor, key:index, value:any", tags=("indexing",))
 def index_put(args: Args) -> Result:
     """``x[key] = value``: the value must broadcast to the indexed region; the result is ``x``."""
-    x = args["input"]
+    x: ShapeLike = args["input"]
     region = index_shape(x, args["key"])
     if isinstance(region, Issue):
         return region

@@ -17,7 +17,7 @@ def matmul_shapes(a: ShapeLike, b: ShapeLike, name: str = "matmul", code: str = 
     if isinstance(a, Unknown) or isinstance(b, Unknown):
         return UNKNOWN
     shown = f"{fmt_shape(a)} @ {fmt_shape(b)}"
-    if a.is_fixed and len(a.dims) == 0 or b.is_fixed and len(b.dims) == 0:
+    if (a.is_fixed and len(a.dims) == 0) or (b.is_fixed and len(b.dims) == 0):
         return Issue("shape-rank", f"{name}: both arguments need at least 1 dim; shapes {shown}")
     a_vec = a.is_fixed and len(a.dims) == 1
     b_vec = b.is_fixed and len(b.dims) == 1
@@ -44,7 +44,7 @@ def matmul_shapes(a: ShapeLike, b: ShapeLike, name: str = "matmul", code: str = 
         return Shape(())
     if a_vec:
         batch_b = b.with_tail(b.tail[:-2])
-        return batch_b.with_tail(batch_b.tail + (b.tail[-1],))
+        return batch_b.with_tail((*batch_b.tail, b.tail[-1]))
     if b_vec:
         return a.with_tail(a.tail[:-1])
     batch = broadcast_shapes(a.with_tail(a.tail[:-2]), b.with_tail(b.tail[:-2]), name, "@", code)
@@ -52,7 +52,7 @@ def matmul_shapes(a: ShapeLike, b: ShapeLike, name: str = "matmul", code: str = 
         return Issue(code, batch.message.replace("dimensions do not broadcast", "batch dimensions do not broadcast"))
     if isinstance(batch, Unknown):
         return UNKNOWN
-    return batch.with_tail(batch.tail + (a.tail[-2], b.tail[-1]))
+    return batch.with_tail((*batch.tail, a.tail[-2], b.tail[-1]))
 
 
 @op("matmul", "input:tensor, other:tensor", tags=("linalg", "matmul"),
@@ -81,7 +81,7 @@ _sig_op("outer", "(m), (n) -> (m, n)", symbol=",")
 @op("t", "input:tensor", tags=("view", "movement"), signature="(m, n) -> (n, m)")
 def t(args: Args) -> Result:
     """Transpose of a tensor with at most 2 dims."""
-    x = args["input"]
+    x: ShapeLike = args["input"]
     if isinstance(x, Unknown):
         return UNKNOWN
     if x.is_fixed and len(x.dims) > 2:
@@ -144,7 +144,7 @@ def tensordot(args: Args) -> Result:
         return Issue("shape-axis", f"tensordot: a contraction dim appears more than once in {dims}; shapes {fmt_shape(a)}, {fmt_shape(b)}")
     if any(i < 0 or i >= len(a.dims) for i in da) or any(i < 0 or i >= len(b.dims) for i in db):
         return Issue("shape-axis", f"tensordot: contraction dims out of range; shapes {fmt_shape(a)}, {fmt_shape(b)}")
-    for i, j in zip(da, db):
+    for i, j in zip(da, db, strict=False):
         if differs(a.dims[i], b.dims[j]) and a.dims[i] != 1 and b.dims[j] != 1:  # torch broadcasts 1s
             return Issue(
                 "shape-matmul",
@@ -173,7 +173,7 @@ def einsum(args: Args) -> Result:
     letters: dict[str, tuple[DimExpr, str]] = {}
     ell: ShapeLike = Shape(())
     counts: dict[str, int] = {}
-    for i, (term, shape) in enumerate(zip(terms, operands)):
+    for i, (term, shape) in enumerate(zip(terms, operands, strict=False)):
         for ch in term.replace("...", ""):
             counts[ch] = counts.get(ch, 0) + 1
         if not isinstance(shape, Shape) or not shape.is_fixed:
@@ -187,7 +187,7 @@ def einsum(args: Args) -> Result:
                 f"einsum: subscripts {term!r} do not fit operand {i} of rank {len(shape.dims)}; shape {fmt_shape(shape)}",
             )
         dims = shape.dims
-        pairs = list(zip(before, dims[: len(before)])) + list(zip(after, dims[len(dims) - len(after):]))
+        pairs = list(zip(before, dims[: len(before)], strict=True)) + list(zip(after, dims[len(dims) - len(after):], strict=True))
         if has_ell:
             ell_dims = Shape(dims[len(before): len(dims) - len(after)])
             merged = broadcast_shapes(ell, ell_dims, "einsum")

@@ -1,24 +1,27 @@
 """``nn`` modules: constructor sizes become type arguments; ``forward`` reuses the op rules.
 
 A module's forward mismatch is a ``shape-arg`` (the call's argument does not match what the
-module's constructor sizes declare), as the stubs' ``forward(self, x: Tensor[*Bs, I])`` says to mypy.
+module's constructor sizes declare, as the stubs' ``forward(self, x: Tensor[*Bs, I])`` says to mypy);
+a wrong rank or dim index keeps ``shape-rank`` / ``shape-axis``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..dims import UNKNOWN, Unknown, as_int, d_mul
+from ..dims import UNKNOWN, DimExpr, Unknown, as_int, d_mul
 from ..issue import Issue
 from ..registry import Args, Result, get_op, module
 from ..shape import Shape, Star
-from ..unify import Bindings, unify
+from ..unify import rigid, unify
 from .nn import conv2d
 from .reduce import reduce_shape
 
 
 def _as_arg(issue: Result, module_name: str) -> Result:
-    if isinstance(issue, Issue) and issue.code != "shape-arg":
+    """The inner op's mismatch is the module argument's (``shape-arg``); a rank or dim-index error
+    keeps its own code, as ``F.conv2d`` on a 2-d input is ``shape-rank`` (DESIGN §2)."""
+    if isinstance(issue, Issue) and issue.code not in ("shape-arg", "shape-rank", "shape-axis"):
         return Issue("shape-arg", f"{module_name}.forward: {issue.message}")
     return issue
 
@@ -35,13 +38,13 @@ def _call(op_name: str, **kwargs: Any) -> Result:
 def linear_module(ctor: Args, args: Args) -> Result:
     """``[*Bs, In] -> [*Bs, Out]``."""
     x = args["input"]
-    b = Bindings()
-    issue = unify(Shape((), Star("Bs"), (ctor["in_features"],)), x, b, "Linear.forward argument 'input'")
+    issue = unify(Shape((), Star(None), (ctor["in_features"],)), x, rigid(ctor["in_features"]),
+                  "Linear.forward argument 'input'")
     if issue:
         return issue
     if isinstance(x, Unknown):
         return UNKNOWN
-    return x.with_tail(x.tail[:-1] + (ctor["out_features"],)) if x.tail else Shape((), Star(None), (ctor["out_features"],))
+    return x.with_tail((*x.tail[:-1], ctor["out_features"])) if x.tail else Shape((), Star(None), (ctor["out_features"],))
 
 
 @module("typedtensor.nn.Conv2d", "in_channels:size, out_channels:size, kernel_size:any, stride:any=1, padding:any=0, "
@@ -51,7 +54,7 @@ def conv2d_module(ctor: Args, args: Args) -> Result:
     k = ctor["kernel_size"]
     kh, kw = (k if isinstance(k, (tuple, list)) and len(k) == 2 else (k, k)) if not isinstance(k, Unknown) else (UNKNOWN, UNKNOWN)
     groups = as_int(ctor["groups"])
-    in_per_group = UNKNOWN
+    in_per_group: DimExpr = UNKNOWN
     if groups is not None and groups > 0:
         from ..dims import d_exact_div
 

@@ -7,11 +7,22 @@ from typing import Any
 
 from ..broadcast import broadcast_dim
 from ..dims import (
-    UNKNOWN, DimExpr, Unknown, as_int, d_add, d_ceildiv, d_exact_div, d_mul, d_prod, d_sub,
-    differs, fmt_dim, is_literal,
+    UNKNOWN,
+    DimExpr,
+    Unknown,
+    as_int,
+    d_add,
+    d_ceildiv,
+    d_exact_div,
+    d_mul,
+    d_prod,
+    d_sub,
+    differs,
+    fmt_dim,
+    is_literal,
 )
 from ..issue import Issue
-from ..registry import Args, Outputs, Result, op
+from ..registry import Args, Outputs, Result, Rule, op
 from ..shape import Shape, ShapeLike, Star, fmt_shape
 from ._common import dim_at, dim_position, fmt_dims, insert, need_rank, norm_axis, replace
 
@@ -57,10 +68,15 @@ def reshape_shape(name: str, x: ShapeLike, sizes: Any) -> Result:
     return Shape(tuple(new))
 
 
+def _reshape_rule(name: str) -> Rule:
+    def rule(args: Args) -> Result:
+        return reshape_shape(name, args["input"], args["shape"])
+
+    return rule
+
+
 for _name in ("reshape", "view"):
-    op(_name, "input:tensor, *shape:sizes", tags=("view", "movement"), signature=None)(
-        lambda args, _n=_name: reshape_shape(_n, args["input"], args["shape"])
-    )
+    op(_name, "input:tensor, *shape:sizes", tags=("view", "movement"), signature=None)(_reshape_rule(_name))
 
 
 @op("reshape_as", "input:tensor, other:tensor", tags=("view", "movement"), aliases=("view_as",))
@@ -74,7 +90,7 @@ def reshape_as(args: Args) -> Result:
 @op("flatten", "input:tensor, start_dim:int=0, end_dim:int=-1", tags=("view", "movement"))
 def flatten(args: Args) -> Result:
     """Merge dims ``start_dim..end_dim`` into their product."""
-    x = args["input"]
+    x: ShapeLike = args["input"]
     if isinstance(x, Unknown) or not x.is_fixed:
         return UNKNOWN
     s = norm_axis("flatten", x, args["start_dim"])
@@ -89,12 +105,13 @@ def flatten(args: Args) -> Result:
     assert isinstance(s, int) and isinstance(e, int)
     if s > e:
         return Issue("shape-axis", f"flatten: start_dim {s} comes after end_dim {e}; shape {fmt_shape(x)}")
-    return Shape(x.dims[:s] + (d_prod(x.dims[s : e + 1]),) + x.dims[e + 1 :])
+    return Shape((*x.dims[:s], d_prod(x.dims[s:e + 1]), *x.dims[e + 1:]))
 
 
 @op("unflatten", "input:tensor, dim:int, sizes:sizes", tags=("view", "movement"))
 def unflatten(args: Args) -> Result:
-    x, sizes = args["input"], _sizes(args["sizes"])
+    x: ShapeLike = args["input"]
+    sizes = _sizes(args["sizes"])
     if isinstance(x, Unknown) or isinstance(sizes, Unknown):
         return UNKNOWN
     p = dim_position("unflatten", x, args["dim"])
@@ -111,7 +128,7 @@ def unflatten(args: Args) -> Result:
 @op("transpose", "input:tensor, dim0:int, dim1:int", tags=("view", "movement"), aliases=("swapaxes", "swapdims"))
 def transpose(args: Args) -> Result:
     """Swap two dims."""
-    x = args["input"]
+    x: ShapeLike = args["input"]
     if isinstance(x, Unknown):
         return UNKNOWN
     a = norm_axis("transpose", x, args["dim0"])
@@ -131,7 +148,8 @@ def transpose(args: Args) -> Result:
 @op("permute", "input:tensor, *dims:ints", tags=("view", "movement"))
 def permute(args: Args) -> Result:
     """Reorder all dims; ``dims`` must be a permutation of ``range(rank)``."""
-    x, dims = args["input"], _sizes(args["dims"])
+    x: ShapeLike = args["input"]
+    dims = _sizes(args["dims"])
     if isinstance(x, Unknown) or isinstance(dims, Unknown) or not x.is_fixed:
         return UNKNOWN
     if len(dims) != len(x.dims):
@@ -151,7 +169,7 @@ def permute(args: Args) -> Result:
 
 @op("movedim", "input:tensor, source:any, destination:any", tags=("view", "movement"))
 def movedim(args: Args) -> Result:
-    x = args["input"]
+    x: ShapeLike = args["input"]
     if isinstance(x, Unknown) or not x.is_fixed:
         return UNKNOWN
     src = _sizes(args["source"])
@@ -176,7 +194,7 @@ def movedim(args: Args) -> Result:
     if n == 0:
         return x
     order: list[int | None] = [None] * n
-    for s, d in zip(ps, pd):
+    for s, d in zip(ps, pd, strict=False):
         order[d] = s
     rest = iter(i for i in range(n) if i not in ps)
     return Shape(tuple(x.dims[o if o is not None else next(rest)] for o in order))
@@ -184,16 +202,16 @@ def movedim(args: Args) -> Result:
 
 def _transpose_last(name: str) -> Any:
     def rule(args: Args) -> Result:
-        x = args["input"]
+        x: ShapeLike = args["input"]
         if isinstance(x, Unknown):
             return UNKNOWN
-        if name == "T" and x.is_fixed or x.is_fixed and not x.dims:
+        if (name == "T" and x.is_fixed) or (x.is_fixed and not x.dims):
             return Shape(tuple(reversed(x.dims)))  # torch lets a 0-d tensor's .mT be itself
         if len(x.tail) < 2:
             if x.is_fixed:
                 return Issue("shape-rank", f"{name}: needs at least 2 dims; shape {fmt_shape(x)}")
             return UNKNOWN
-        return x.with_tail(x.tail[:-2] + (x.tail[-1], x.tail[-2]))
+        return x.with_tail((*x.tail[:-2], x.tail[-1], x.tail[-2]))
 
     return rule
 
@@ -205,7 +223,7 @@ op("mT", "input:tensor", tags=("view", "movement"))(_transpose_last("mT"))
 @op("unsqueeze", "input:tensor, dim:int", tags=("view", "movement"))
 def unsqueeze(args: Args) -> Result:
     """Insert a dim of size 1; ``dim`` ranges over ``rank + 1`` positions."""
-    x = args["input"]
+    x: ShapeLike = args["input"]
     if isinstance(x, Unknown):
         return UNKNOWN
     p = norm_axis("unsqueeze", x, args["dim"], extra=1)
@@ -219,7 +237,8 @@ def unsqueeze(args: Args) -> Result:
 @op("squeeze", "input:tensor, dim:any=None", tags=("view", "movement"))
 def squeeze(args: Args) -> Result:
     """Drop size-1 dims (all, or the given ones when they are 1)."""
-    x, dim = args["input"], args["dim"]
+    x: ShapeLike = args["input"]
+    dim = args["dim"]
     if isinstance(x, Unknown) or not x.is_fixed:
         return UNKNOWN
     if dim is None:
@@ -252,7 +271,8 @@ def squeeze(args: Args) -> Result:
 @op("expand", "input:tensor, *size:sizes", tags=("view", "movement"))
 def expand(args: Args) -> Result:
     """Broadcast to ``size``; ``-1`` keeps a dim; only size-1 dims may grow."""
-    x, size = args["input"], _sizes(args["size"])
+    x: ShapeLike = args["input"]
+    size = _sizes(args["size"])
     if isinstance(x, Unknown) or isinstance(size, Unknown) or not x.is_fixed:
         return UNKNOWN
     if len(size) < len(x.dims):
@@ -260,7 +280,7 @@ def expand(args: Args) -> Result:
     lead = len(size) - len(x.dims)
     for i, want in enumerate(size):
         v = as_int(want)
-        if v is not None and (v < -1 or v == -1 and i < lead):
+        if v is not None and (v < -1 or (v == -1 and i < lead)):
             where = "a new leading dim" if i < lead else f"dim {i}"
             return Issue("shape-broadcast", f"expand: size {v} is not allowed for {where}; shape {fmt_shape(x)} -> {fmt_dims(size)}")
     out: list[DimExpr] = list(size[:lead])
@@ -295,13 +315,14 @@ def broadcast_to(args: Args) -> Result:
 @op("repeat", "input:tensor, *repeats:sizes", tags=("movement",))
 def repeat(args: Args) -> Result:
     """Tile; ``repeats`` may be longer than the rank (new leading dims)."""
-    x, reps = args["input"], _sizes(args["repeats"])
+    x: ShapeLike = args["input"]
+    reps = _sizes(args["repeats"])
     if isinstance(x, Unknown) or isinstance(reps, Unknown) or not x.is_fixed:
         return UNKNOWN
     if len(reps) < len(x.dims):
         return Issue("shape-rank", f"repeat: {len(reps)} repeats for a tensor of rank {len(x.dims)}; shape {fmt_shape(x)}")
     lead = len(reps) - len(x.dims)
-    return Shape(tuple(reps[:lead]) + tuple(d_mul(d, r) for d, r in zip(x.dims, reps[lead:])))
+    return Shape(tuple(reps[:lead]) + tuple(d_mul(d, r) for d, r in zip(x.dims, reps[lead:], strict=True)))
 
 
 def _tensors(value: Any) -> list[ShapeLike] | Unknown:
@@ -332,7 +353,7 @@ def cat(args: Args) -> Result:
     first = known[0]
     p = norm_axis("cat", first, args["dim"])
     if isinstance(p, Issue):
-        return Issue("shape-concat", p.message)
+        return p  # shape-axis, as for every dim out of range (DESIGN §2)
     if p is None:
         return UNKNOWN
     shown = ", ".join(fmt_shape(s) for s in known)
@@ -340,7 +361,7 @@ def cat(args: Args) -> Result:
     for i, s in enumerate(known):
         if len(s.dims) != len(first.dims):
             return Issue("shape-concat", f"cat: tensor {i} has rank {len(s.dims)}, tensor 0 has rank {len(first.dims)}; shapes {shown}")
-        for k, (a, b) in enumerate(zip(first.dims, s.dims)):
+        for k, (a, b) in enumerate(zip(first.dims, s.dims, strict=True)):
             if k != p and differs(a, b):
                 return Issue(
                     "shape-concat",
@@ -349,7 +370,7 @@ def cat(args: Args) -> Result:
         total = d_add(total, s.dims[p])
     merged = tuple(next((s.dims[k] for s in known if not isinstance(s.dims[k], Unknown)), UNKNOWN)
                    for k in range(len(first.dims)))
-    return Shape(merged[:p] + (total,) + merged[p + 1 :])
+    return Shape((*merged[:p], total, *merged[p + 1:]))
 
 
 @op("stack", "tensors:tensors, dim:int=0", tags=("movement", "join"))
@@ -366,7 +387,7 @@ def stack(args: Args) -> Result:
     for i, s in enumerate(known):
         if len(s.dims) != len(first.dims):
             return Issue("shape-concat", f"stack: tensor {i} has rank {len(s.dims)}, tensor 0 has rank {len(first.dims)}; shapes {shown}")
-        for k, (a, b) in enumerate(zip(first.dims, s.dims)):
+        for k, (a, b) in enumerate(zip(first.dims, s.dims, strict=True)):
             if differs(a, b):
                 return Issue(
                     "shape-concat",
@@ -383,7 +404,8 @@ def stack(args: Args) -> Result:
 @op("split", "input:tensor, split_size_or_sections:any, dim:int=0", tags=("view", "movement"))
 def split(args: Args) -> Result:
     """Pieces of ``split_size`` (the last may be smaller) or of the given section sizes."""
-    x, sizes = args["input"], args["split_size_or_sections"]
+    x: ShapeLike = args["input"]
+    sizes = args["split_size_or_sections"]
     if isinstance(x, Unknown):
         return Outputs(UNKNOWN)
     p = dim_position("split", x, args["dim"])
@@ -419,7 +441,8 @@ def split(args: Args) -> Result:
 @op("chunk", "input:tensor, chunks:int, dim:int=0", tags=("view", "movement"))
 def chunk(args: Args) -> Result:
     """``chunks`` pieces of ceil(n / chunks) (PyTorch may return fewer)."""
-    x, chunks = args["input"], as_int(args["chunks"])
+    x: ShapeLike = args["input"]
+    chunks = as_int(args["chunks"])
     if isinstance(x, Unknown):
         return Outputs(UNKNOWN)
     p = dim_position("chunk", x, args["dim"])
@@ -447,7 +470,7 @@ def chunk(args: Args) -> Result:
 
 @op("unbind", "input:tensor, dim:int=0", tags=("view", "movement"))
 def unbind(args: Args) -> Result:
-    x = args["input"]
+    x: ShapeLike = args["input"]
     if isinstance(x, Unknown):
         return Outputs(UNKNOWN)
     p = dim_position("unbind", x, args["dim"])
@@ -462,11 +485,14 @@ def unbind(args: Args) -> Result:
 
 @op("flip", "input:tensor, dims:ints", tags=("movement",))
 def flip(args: Args) -> Result:
-    x = args["input"]
+    x: ShapeLike = args["input"]
     if isinstance(x, Unknown):
         return UNKNOWN
     seen: set[int] = set()
-    for a in _sizes(args["dims"]) if not isinstance(args["dims"], Unknown) else ():
+    dims = _sizes(args["dims"])
+    if isinstance(dims, Unknown):
+        return x
+    for a in dims:
         p = norm_axis("flip", x, a)
         if isinstance(p, Issue):
             return p
@@ -479,12 +505,13 @@ def flip(args: Args) -> Result:
 
 @op("roll", "input:tensor, shifts:any, dims:any=None", tags=("movement",))
 def roll(args: Args) -> Result:
-    x = args["input"]
-    if isinstance(x, Unknown) or args["dims"] is None or isinstance(args["dims"], Unknown):
+    x: ShapeLike = args["input"]
+    dims = _sizes(args["dims"]) if args["dims"] is not None else UNKNOWN
+    if isinstance(x, Unknown) or isinstance(dims, Unknown):
         return x
     if x.is_fixed and not x.dims:
         return Issue("shape-axis", f"roll: a 0-d tensor has no dim {args['dims']} to roll; shape {fmt_shape(x)}")
-    for a in _sizes(args["dims"]):
+    for a in dims:
         p = norm_axis("roll", x, a)
         if isinstance(p, Issue):
             return p
@@ -493,7 +520,7 @@ def roll(args: Args) -> Result:
 
 @op("narrow", "input:tensor, dim:int, start:any, length:size", tags=("view", "movement"))
 def narrow(args: Args) -> Result:
-    x = args["input"]
+    x: ShapeLike = args["input"]
     if isinstance(x, Unknown):
         return UNKNOWN
     p = dim_position("narrow", x, args["dim"])
@@ -504,14 +531,14 @@ def narrow(args: Args) -> Result:
     length, start = args["length"], args["start"]
     n = as_int(dim_at(x, p))
     s, ln = as_int(start), as_int(length)
-    if n is not None and s is not None and ln is not None and (s < 0 and s + n < 0 or (s % max(n, 1) if s < 0 else s) + ln > n):
+    if n is not None and s is not None and ln is not None and ((s < 0 and s + n < 0) or (s % max(n, 1) if s < 0 else s) + ln > n):
         return Issue("shape-axis", f"narrow: start {s} + length {ln} exceeds dim {p} of size {n}; shape {fmt_shape(x)}")
     return replace(x, p, (length,))
 
 
 for _name in ("tril", "triu"):
     def _tri(args: Args, _n: str = _name) -> Result:
-        x = args["input"]
+        x: ShapeLike = args["input"]
         if isinstance(x, Unknown):
             return UNKNOWN
         bad = x.is_fixed and len(x.dims) < 2
@@ -524,7 +551,7 @@ for _name in ("tril", "triu"):
 
 @op("diagonal", "input:tensor, offset:int=0, dim1:int=0, dim2:int=1", tags=("view", "movement"))
 def diagonal(args: Args) -> Result:
-    x = args["input"]
+    x: ShapeLike = args["input"]
     if isinstance(x, Unknown) or not x.is_fixed:
         return UNKNOWN
     r = need_rank("diagonal", x, tuple(range(2, 65)))
@@ -540,11 +567,11 @@ def diagonal(args: Args) -> Result:
     if off == 0 and not differs(da, db):
         size = da
     elif is_literal(da) and is_literal(db):
-        size = max(0, min(int(da) + min(off, 0), int(db) - max(off, 0)))  # type: ignore[arg-type]
+        size = max(0, min(int(da) + min(off, 0), int(db) - max(off, 0)))
     else:
         size = UNKNOWN
     rest = tuple(d for i, d in enumerate(x.dims) if i not in (a, b))
-    return Shape(rest + (size,))
+    return Shape((*rest, size))
 
 
 def _index_fits(name: str, x: Shape, idx: Shape, p: int | None, src: Shape | None = None) -> Issue | None:
@@ -556,15 +583,15 @@ def _index_fits(name: str, x: Shape, idx: Shape, p: int | None, src: Shape | Non
     shown = f"shapes {fmt_shape(x)}, index {fmt_shape(idx)}" + (f", src {fmt_shape(src)}" if src else "")
     if len(xd) != len(idd):
         return Issue("shape-rank", f"{name}: index has rank {len(idx.dims)}, input has rank {len(x.dims)}; {shown}")
-    for k, (a, b) in enumerate(zip(idd, xd)):
-        if k != p and is_literal(a) and is_literal(b) and int(a) > int(b):  # type: ignore[arg-type]
+    for k, (a, b) in enumerate(zip(idd, xd, strict=True)):
+        if k != p and is_literal(a) and is_literal(b) and int(a) > int(b):
             return Issue("shape-arg", f"{name}: index dim {k} is {a}, larger than the input's {b}; {shown}")
     if src is not None and src.is_fixed:
         sd = src.dims or (1,)
         if len(sd) != len(idd):
             return Issue("shape-rank", f"{name}: src has rank {len(src.dims)}, index has rank {len(idx.dims)}; {shown}")
-        for k, (a, b) in enumerate(zip(idd, sd)):
-            if is_literal(a) and is_literal(b) and int(a) > int(b):  # type: ignore[arg-type]
+        for k, (a, b) in enumerate(zip(idd, sd, strict=True)):
+            if is_literal(a) and is_literal(b) and int(a) > int(b):
                 return Issue("shape-arg", f"{name}: index dim {k} is {a}, larger than src's {b}; {shown}")
     return None
 
@@ -572,7 +599,8 @@ def _index_fits(name: str, x: Shape, idx: Shape, p: int | None, src: Shape | Non
 @op("gather", "input:tensor, dim:int, index:tensor", tags=("indexing",))
 def gather(args: Args) -> Result:
     """Result has the index's shape; ranks must agree."""
-    x, idx = args["input"], args["index"]
+    x: ShapeLike = args["input"]
+    idx: ShapeLike = args["index"]
     if isinstance(x, Unknown) or isinstance(idx, Unknown):
         return idx
     p = norm_axis("gather", x, args["dim"])
@@ -585,7 +613,8 @@ def gather(args: Args) -> Result:
 @op("scatter", "input:tensor, dim:int, index:tensor, src:any=None, *, value:any=None, reduce:any=None",
     tags=("indexing",), aliases=("scatter_add",))
 def scatter(args: Args) -> Result:
-    x, idx = args["input"], args["index"]
+    x: ShapeLike = args["input"]
+    idx: ShapeLike = args["index"]
     if isinstance(x, Unknown):
         return UNKNOWN
     p = norm_axis("scatter", x, args["dim"])
@@ -602,7 +631,8 @@ def scatter(args: Args) -> Result:
 @op("index_select", "input:tensor, dim:int, index:tensor", tags=("indexing",))
 def index_select(args: Args) -> Result:
     """Replace ``dim`` by the length of a 1-d index."""
-    x, idx = args["input"], args["index"]
+    x: ShapeLike = args["input"]
+    idx: ShapeLike = args["index"]
     if isinstance(x, Unknown):
         return UNKNOWN
     p = norm_axis("index_select", x, args["dim"])
@@ -616,7 +646,7 @@ def index_select(args: Args) -> Result:
     if r:
         return r
     if x.is_fixed and not x.dims:
-        if idx.is_fixed and is_literal(count := d_prod(idx.dims)) and int(count) != 1:  # type: ignore[arg-type]
+        if idx.is_fixed and is_literal(count := d_prod(idx.dims)) and int(count) != 1:
             return Issue("shape-arg", f"index_select: a 0-d input takes exactly 1 index, got {count}; index {fmt_shape(idx)}")
         return x  # a 0-d input stays 0-d
     n = idx.dims[0] if idx.is_fixed and idx.dims else (1 if idx.is_fixed else UNKNOWN)
@@ -625,7 +655,8 @@ def index_select(args: Args) -> Result:
 
 @op("masked_select", "input:tensor, mask:tensor", tags=("indexing",))
 def masked_select(args: Args) -> Result:
-    x, mask = args["input"], args["mask"]
+    x: ShapeLike = args["input"]
+    mask: ShapeLike = args["mask"]
     from ..broadcast import broadcast_shapes
 
     if isinstance(x, Shape) and isinstance(mask, Shape):
@@ -637,25 +668,27 @@ def masked_select(args: Args) -> Result:
 
 @op("nonzero", "input:tensor", tags=("indexing",), differentiable=False, gradient="integer result")
 def nonzero(args: Args) -> Result:
-    x = args["input"]
+    x: ShapeLike = args["input"]
     return Shape((UNKNOWN, len(x.dims))) if isinstance(x, Shape) and x.is_fixed else Shape((UNKNOWN, UNKNOWN))
 
 
 @op("one_hot", "input:tensor, num_classes:size=-1", tags=("nn",), differentiable=False, gradient="integer input")
 def one_hot(args: Args) -> Result:
-    x, n = args["input"], args["num_classes"]
+    x: ShapeLike = args["input"]
+    n = args["num_classes"]
     if isinstance(x, Unknown):
         return UNKNOWN
     k = UNKNOWN if as_int(n) == -1 else n
     if as_int(n) == -1 and x.is_fixed and 0 in x.dims:
         return Issue("shape-arg", f"one_hot: cannot infer the number of classes from an empty tensor; shape {fmt_shape(x)}")
-    return x.with_tail(x.tail + (k,))
+    return x.with_tail((*x.tail, k))
 
 
 @op("pad", "input:tensor, pad:ints, mode:str='constant', value:any=None", tags=("movement",))
 def pad(args: Args) -> Result:
     """``pad`` lists (left, right) pairs starting from the last dim."""
-    x, pads = args["input"], args["pad"]
+    x: ShapeLike = args["input"]
+    pads = args["pad"]
     if isinstance(x, Unknown) or isinstance(pads, Unknown) or not isinstance(pads, (tuple, list)):
         return UNKNOWN
     if len(pads) % 2:
@@ -669,10 +702,10 @@ def pad(args: Args) -> Result:
     for i in range(k):
         j = len(tail) - 1 - i
         shrunk = d_add(tail[j], min(as_int(pads[2 * i]) or 0, 0) + min(as_int(pads[2 * i + 1]) or 0, 0))
-        if is_literal(shrunk) and int(shrunk) < 0:  # type: ignore[arg-type]
+        if is_literal(shrunk) and int(shrunk) < 0:
             return Issue("shape-arg", f"pad: negative padding {tuple(pads)} removes more than dim {j} has; shape {fmt_shape(x)}")
-        tail[j] = d_add(d_add(tail[j], pads[2 * i]), pads[2 * i + 1])
-        if is_literal(tail[j]) and int(tail[j]) < 0:
+        tail[j] = grown = d_add(d_add(tail[j], pads[2 * i]), pads[2 * i + 1])
+        if is_literal(grown) and grown < 0:
             return Issue("shape-arg", f"pad: padding {tuple(pads)} makes dim {j} negative ({fmt_dim(tail[j])}); shape {fmt_shape(x)}")
     return x.with_tail(tuple(tail))
 

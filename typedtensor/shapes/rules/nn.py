@@ -5,12 +5,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..broadcast import broadcast_into, broadcast_shapes
+from ..broadcast import broadcast_into
 from ..dims import (
-    UNKNOWN, DimExpr, Unknown, as_int, d_add, d_floordiv, d_mul, d_prod, d_sub, differs, fmt_dim, is_literal,
+    UNKNOWN,
+    DimExpr,
+    Unknown,
+    as_int,
+    d_add,
+    d_floordiv,
+    d_mul,
+    d_prod,
+    d_sub,
+    differs,
+    fmt_dim,
+    is_literal,
 )
 from ..issue import Issue
-from ..registry import Args, Result, op
+from ..registry import Args, Result, Rule, op
 from ..shape import Shape, ShapeLike, fmt_shape
 from ._common import dims_of, ints_of, need_rank
 
@@ -34,14 +45,14 @@ def _spatial(op_name: str, x: Shape, kernel: tuple[DimExpr, ...], stride: tuple[
              lead: tuple[DimExpr, ...]) -> Result:
     dims = x.dims[-2:]
     out: list[DimExpr] = []
-    for i, (h, k, s, p, d) in enumerate(zip(dims, kernel, stride, padding, dilation)):
+    for i, (h, k, s, p, d) in enumerate(zip(dims, kernel, stride, padding, dilation, strict=False)):
         if s is None or p is None or d is None:
             out.append(UNKNOWN)
             continue
         if s <= 0 or d <= 0 or p < 0:
             return Issue("shape-arg", f"{op_name}: stride and dilation must be positive and padding non-negative")
         o = conv_out(h, k, s, p, d, ceil_mode)
-        if is_literal(o) and int(o) < 1:  # type: ignore[arg-type]
+        if is_literal(o) and int(o) < 1:
             return Issue(
                 "shape-arg",
                 f"{op_name}: output size {fmt_dim(o)} < 1 along spatial dim {i}: input {fmt_dim(h)}, "
@@ -87,12 +98,12 @@ def conv2d(args: Args) -> Result:
     if padding_arg == "same":
         if any(s is not None and s != 1 for s in stride):
             return Issue("shape-arg", f"conv2d: padding='same' needs stride 1, got stride {args['stride']}; shape {fmt_shape(x)}")
-        lead = x.dims[:-3] + (out_c,)
+        lead = (*x.dims[:-3], out_c)
         return Shape(lead + x.dims[-2:])
     padding = ints_of(padding_arg, 2) if padding_arg != "valid" else (0, 0)
     if padding is None:
         return UNKNOWN
-    return _spatial("conv2d", x, (kh, kw), stride, padding, dilation, False, x.dims[:-3] + (out_c,))
+    return _spatial("conv2d", x, (kh, kw), stride, padding, dilation, False, (*x.dims[:-3], out_c))
 
 
 def _nonempty_features(name: str, x: Shape) -> Issue | None:
@@ -104,7 +115,7 @@ def _nonempty_features(name: str, x: Shape) -> Issue | None:
 
 
 def _pool(name: str, args: Args, with_dilation: bool) -> Result:
-    x = args["input"]
+    x: ShapeLike = args["input"]
     if isinstance(x, Unknown):
         return UNKNOWN
     r = need_rank(name, x, (3, 4))
@@ -122,7 +133,7 @@ def _pool(name: str, args: Args, with_dilation: bool) -> Result:
     dilation = ints_of(args["dilation"], 2) if with_dilation else (1, 1)
     if kernel is None or stride is None or padding is None or dilation is None:
         return UNKNOWN
-    for k, p in zip(kernel, padding):
+    for k, p in zip(kernel, padding, strict=False):
         kk = as_int(k)
         if kk is not None and p is not None and p > kk // 2:
             return Issue("shape-arg", f"{name}: padding {p} must be at most half the kernel size {kk}; shape {fmt_shape(x)}")
@@ -146,7 +157,7 @@ def avg_pool2d(args: Args) -> Result:
 @op("adaptive_avg_pool2d", "input:tensor, output_size:any", tags=("nn", "pool"))
 def adaptive_avg_pool2d(args: Args) -> Result:
     """The last two dims become ``output_size`` (None keeps a dim)."""
-    x = args["input"]
+    x: ShapeLike = args["input"]
     if isinstance(x, Unknown):
         return UNKNOWN
     r = need_rank("adaptive_avg_pool2d", x, (3, 4))
@@ -163,13 +174,12 @@ def adaptive_avg_pool2d(args: Args) -> Result:
 
 
 def _channel_check(name: str, x: Shape, what: str, v: Any, channels: DimExpr) -> Issue | None:
-    if isinstance(v, Shape) and v.is_fixed:
-        if len(v.dims) != 1 or differs(v.dims[0], channels):
-            return Issue(
-                "shape-arg",
-                f"{name}: {what} has shape {fmt_shape(v)}, expected [{fmt_dim(channels)}] for "
-                f"input {fmt_shape(x)} (channels at dim 1)",
-            )
+    if isinstance(v, Shape) and v.is_fixed and (len(v.dims) != 1 or differs(v.dims[0], channels)):
+        return Issue(
+            "shape-arg",
+            f"{name}: {what} has shape {fmt_shape(v)}, expected [{fmt_dim(channels)}] for "
+            f"input {fmt_shape(x)} (channels at dim 1)",
+        )
     return None
 
 
@@ -178,7 +188,7 @@ def _channel_check(name: str, x: Shape, what: str, v: Any, channels: DimExpr) ->
     "eps:float=1e-05", tags=("nn", "normalization"))
 def batch_norm(args: Args) -> Result:
     """Statistics per channel (dim 1); the parameters are ``[C]``."""
-    x = args["input"]
+    x: ShapeLike = args["input"]
     if isinstance(x, Unknown):
         return UNKNOWN
     r = need_rank("batch_norm", x, (2, 3, 4, 5))
@@ -197,7 +207,8 @@ def batch_norm(args: Args) -> Result:
     "bias:optional_tensor=None, eps:float=1e-05", tags=("nn", "normalization"))
 def layer_norm(args: Args) -> Result:
     """The trailing dims must equal ``normalized_shape``; weight and bias have that shape."""
-    x, ns = args["input"], args["normalized_shape"]
+    x: ShapeLike = args["input"]
+    ns = args["normalized_shape"]
     if isinstance(x, Unknown):
         return UNKNOWN
     if isinstance(ns, Unknown):
@@ -208,7 +219,7 @@ def layer_norm(args: Args) -> Result:
         if x.is_fixed:
             return Issue("shape-arg", f"layer_norm: normalized_shape {list(map(fmt_dim, norm))} has more dims than input {fmt_shape(x)}")
         return x
-    for i, (have, want) in enumerate(zip(tail[len(tail) - len(norm):], norm)):
+    for i, (have, want) in enumerate(zip(tail[len(tail) - len(norm):], norm, strict=False)):
         if differs(have, want):
             return Issue(
                 "shape-arg",
@@ -217,7 +228,7 @@ def layer_norm(args: Args) -> Result:
             )
     for what in ("weight", "bias"):
         v = args[what]
-        if isinstance(v, Shape) and v.is_fixed and (len(v.dims) != len(norm) or any(differs(a, b) for a, b in zip(v.dims, norm))):
+        if isinstance(v, Shape) and v.is_fixed and (len(v.dims) != len(norm) or any(differs(a, b) for a, b in zip(v.dims, norm, strict=True))):
             return Issue("shape-arg", f"layer_norm: {what} has shape {fmt_shape(v)}, expected [{', '.join(map(fmt_dim, norm))}]")
     return x
 
@@ -225,11 +236,11 @@ def layer_norm(args: Args) -> Result:
 @op("group_norm", "input:tensor, num_groups:int, weight:optional_tensor=None, bias:optional_tensor=None, "
     "eps:float=1e-05", tags=("nn", "normalization"))
 def group_norm(args: Args) -> Result:
-    x = args["input"]
+    x: ShapeLike = args["input"]
     if isinstance(x, Shape) and x.is_fixed and len(x.dims) < 2:
         return Issue("shape-rank", f"group_norm: expected at least 2 dims (N, C, ...), got {len(x.dims)}; shape {fmt_shape(x)}")
     if isinstance(x, Unknown) or not x.is_fixed:
-        return x if isinstance(x, (Shape, Unknown)) else UNKNOWN
+        return x
     g, c = as_int(args["num_groups"]), as_int(x.dims[1])
     if g is not None and c is not None and (g <= 0 or c % g):
         return Issue("shape-arg", f"group_norm: {c} channels are not divisible into {g} groups; shape {fmt_shape(x)}")
@@ -242,7 +253,8 @@ def group_norm(args: Args) -> Result:
 @op("embedding", "input:tensor, weight:tensor, padding_idx:any=None, max_norm:any=None", tags=("nn", "indexing"))
 def embedding(args: Args) -> Result:
     """Indices of any shape gain the embedding dim: ``[*idx, D]`` for a ``[V, D]`` table."""
-    idx, w = args["input"], args["weight"]
+    idx: ShapeLike = args["input"]
+    w: ShapeLike = args["weight"]
     if isinstance(w, Unknown):
         return UNKNOWN
     r = need_rank("embedding", w, (2,), "weight")
@@ -250,13 +262,13 @@ def embedding(args: Args) -> Result:
         return r
     if isinstance(idx, Unknown) or not w.is_fixed:
         return UNKNOWN
-    return idx.with_tail(idx.tail + (w.dims[1],))
+    return idx.with_tail((*idx.tail, w.dims[1]))
 
 
 @op("dropout2d", "input:tensor, p:float=0.5, training:bool=True", tags=("nn", "random"))
 def dropout2d(args: Args) -> Result:
     """Zeroes whole channels: needs ``[N, C, H, W]`` or ``[C, H, W]``."""
-    x = args["input"]
+    x: ShapeLike = args["input"]
     if isinstance(x, Unknown):
         return UNKNOWN
     r = need_rank("dropout2d", x, (3, 4))
@@ -274,7 +286,7 @@ def scaled_dot_product_attention(args: Args) -> Result:
         return UNKNOWN
     if len(k.tail) < 2:
         return UNKNOWN
-    kt = k.with_tail(k.tail[:-2] + (k.tail[-1], k.tail[-2]))
+    kt = k.with_tail((*k.tail[:-2], k.tail[-1], k.tail[-2]))
     scores = matmul_shapes(q, kt, "scaled_dot_product_attention")
     if not isinstance(scores, Shape):
         return scores
@@ -297,14 +309,14 @@ def _reduced(target_shape: ShapeLike, reduction: Any) -> Result:
     return Shape(())
 
 
-def _class_target(name: str, x: Shape, y: Shape, allow_probs: bool) -> Issue | None | ShapeLike:
+def _class_target(name: str, x: Shape, y: Shape, allow_probs: bool) -> Issue | ShapeLike | None:
     """Class-index targets drop the class dim (dim 1, or 0 for an unbatched input); probability
     targets (cross_entropy only) have the input's shape. Returns the per-element loss shape."""
     class_dim = 0 if len(x.dims) == 1 else 1
     without = Shape(x.dims[:class_dim] + x.dims[class_dim + 1 :])
     shown = f"input {fmt_shape(x)}, target {fmt_shape(y)}"
     if allow_probs and len(y.dims) == len(x.dims):
-        for i, (a, b) in enumerate(zip(x.dims, y.dims)):
+        for i, (a, b) in enumerate(zip(x.dims, y.dims, strict=True)):
             if differs(a, b):
                 return Issue("shape-arg", f"{name}: probability target must match the input: dim {i} is {fmt_dim(b)}, expected {fmt_dim(a)}; {shown}")
         return without
@@ -313,7 +325,7 @@ def _class_target(name: str, x: Shape, y: Shape, allow_probs: bool) -> Issue | N
     if len(y.dims) != len(without.dims):
         want = f"{len(without.dims)}-d class indices" + (f" or a {len(x.dims)}-d probability target" if allow_probs else "")
         return Issue("shape-arg", f"{name}: expected {want}, got a {len(y.dims)}-d target; {shown}")
-    for i, (a, b) in enumerate(zip(without.dims, y.dims)):
+    for i, (a, b) in enumerate(zip(without.dims, y.dims, strict=True)):
         if differs(a, b):
             return Issue(
                 "shape-arg",
@@ -361,13 +373,14 @@ def _equal_shapes(name: str, args: Args, a_name: str = "input", b_name: str = "t
     x, y = args[a_name], args[b_name]
     if isinstance(x, Unknown) or isinstance(y, Unknown):
         return _reduced(x if isinstance(y, Unknown) else y, args["reduction"])
-    if x.is_fixed and y.is_fixed:
-        if len(x.dims) != len(y.dims) or any(differs(a, b) for a, b in zip(x.dims, y.dims)):
-            return Issue(
-                "shape-arg",
-                f"{name}: input and target must have the same shape (typedtensor does not broadcast losses); "
-                f"shapes {fmt_shape(x)} vs {fmt_shape(y)}",
-            )
+    if x.is_fixed and y.is_fixed and (
+        len(x.dims) != len(y.dims) or any(differs(a, b) for a, b in zip(x.dims, y.dims, strict=True))
+    ):
+        return Issue(
+            "shape-arg",
+            f"{name}: input and target must have the same shape (typedtensor does not broadcast losses); "
+            f"shapes {fmt_shape(x)} vs {fmt_shape(y)}",
+        )
     for extra in ("weight", "pos_weight"):
         v = args.get(extra)
         if isinstance(v, Shape):
@@ -377,9 +390,16 @@ def _equal_shapes(name: str, args: Args, a_name: str = "input", b_name: str = "t
     return _reduced(x, args["reduction"])
 
 
+def _equal_shapes_rule(name: str) -> Rule:
+    def rule(args: Args) -> Result:
+        return _equal_shapes(name, args)
+
+    return rule
+
+
 for _name in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"):
     op(_name, "input:tensor, target:tensor, size_average:any=None, reduce:any=None, reduction:str='mean'",
-       tags=("nn", "loss"))(lambda args, _n=_name: _equal_shapes(_n, args))
+       tags=("nn", "loss"))(_equal_shapes_rule(_name))
 
 
 @op("binary_cross_entropy", "input:tensor, target:tensor, weight:optional_tensor=None, size_average:any=None, "

@@ -8,7 +8,7 @@ from typing import Any
 from ..dims import UNKNOWN, Unknown
 from ..issue import Issue
 from ..registry import Args, Outputs, Result, op
-from ..shape import Shape, fmt_shape
+from ..shape import Shape, ShapeLike, fmt_shape
 from ._common import norm_axis, replace
 
 # Reductions that pick an element: torch raises on an empty reduced dim (and, without ``dim``, on an
@@ -86,8 +86,8 @@ def _register() -> None:
     for name in ("max", "min", "median", "mode"):
         def mrule(args: Args, name: str = name) -> Result:
             dim = args["dim"]
-            x = args["input"]
-            if isinstance(dim, Shape) or isinstance(dim, Unknown) and name in ("max", "min"):
+            x: ShapeLike = args["input"]
+            if isinstance(dim, Shape) or (isinstance(dim, Unknown) and name in ("max", "min")):
                 # max(x, other) is elementwise maximum; an unknown second argument may be either
                 from .elementwise import binary_result
                 return binary_result("maximum", x, dim) if isinstance(dim, Shape) else UNKNOWN
@@ -121,7 +121,8 @@ def _register() -> None:
 
     for name in ("softmax", "log_softmax", "cumsum", "cumprod", "logcumsumexp"):
         def srule(args: Args, name: str = name) -> Result:
-            x, dim = args["input"], args["dim"]
+            x: ShapeLike = args["input"]
+            dim = args["dim"]
             if isinstance(x, Unknown):
                 return UNKNOWN
             if dim is None:
