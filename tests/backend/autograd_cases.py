@@ -231,4 +231,16 @@ CASES: dict[str, list[Case]] = {
     "tril": [c(lambda L, a: a.tril(), (4, 4))],
     "triu": [c(lambda L, a: a.triu(1), (3, 4))],
     "diagonal": [c(lambda L, a: a.diagonal(), (3, 4)), c(lambda L, a: a.diagonal(1, 1, 2), (2, 3, 4))],
+    # ---- composites (typedtensor/_runtime/composite.py): gradients flow through their primitives
+    "addcmul": [c(lambda L, a, b, d: L.t.addcmul(a, b, d, value=0.5), (3, 4), (3, 1), (4,))],
+    "lerp": [c(lambda L, a, b: L.t.lerp(a, b, 0.3), (3, 4), (3, 4)),
+             c(lambda L, a, b, w: L.t.lerp(a, b, w), (3, 4), (3, 4), Unit((4,)))],
+    "logit": [c(lambda L, a: L.t.logit(a * 0.5 + 0.5), Unit((3, 4)))],
+    "xlogy": [c(lambda L, a, b: L.t.xlogy(a, b), (3, 4), Pos((3, 4)))],
+    "mv": [c(lambda L, a, v: L.t.mv(a, v), (3, 4), (4,))],
+    "median": [c(lambda L, a: L.t.median(a, 1).values, (3, 5)), c(lambda L, a: L.t.median(a), (3, 5))],
+    "mode": [c(lambda L, a: L.t.mode(L.t.cat([a, a], 1), 1).values, (3, 4))],
+    "nanmean": [c(lambda L, a: L.t.nanmean(a, 1), (3, 4))],
+    "logcumsumexp": [c(lambda L, a: L.t.logcumsumexp(a, 1), (3, 4))],
+    "positive": [c(lambda L, a: L.t.positive(a) * 2, (3, 4))],
 }
