@@ -67,7 +67,8 @@ CASES: dict[str, list[Case]] = {
     "clamp": [c(lambda L, a: a.clamp(-0.5, 0.5), (3, 4)), c(lambda L, a: L.t.clamp(a, min=0.1), (5,))],
     "clip": [c(lambda L, a: a.clip(-0.3, 0.7), (3, 4))],
     "masked_fill": [c(lambda L, a: a.masked_fill(L.t.tensor([True, False, True, False]), 2.0), (3, 4))],
-    "lerp": [c(lambda L, a, b, w: a.lerp(b, w), (3, 4), (4,), Unit((3, 1)))],
+    "lerp": [c(lambda L, a, b, w: a.lerp(b, w), (3, 4), (4,), Unit((3, 1))),
+             c(lambda L, a, b: L.t.lerp(a, b, 0.3), (3, 4), (3, 4))],
     # ---- unary
     "abs": [c(lambda L, a: a.abs(), (3, 4))],
     "neg": [c(lambda L, a: -a, (3, 4)), c(lambda L, a: L.t.neg(a), (2,))],
@@ -233,8 +234,6 @@ CASES: dict[str, list[Case]] = {
     "diagonal": [c(lambda L, a: a.diagonal(), (3, 4)), c(lambda L, a: a.diagonal(1, 1, 2), (2, 3, 4))],
     # ---- composites (typedtensor/_runtime/composite.py): gradients flow through their primitives
     "addcmul": [c(lambda L, a, b, d: L.t.addcmul(a, b, d, value=0.5), (3, 4), (3, 1), (4,))],
-    "lerp": [c(lambda L, a, b: L.t.lerp(a, b, 0.3), (3, 4), (3, 4)),
-             c(lambda L, a, b, w: L.t.lerp(a, b, w), (3, 4), (3, 4), Unit((4,)))],
     "logit": [c(lambda L, a: L.t.logit(a * 0.5 + 0.5), Unit((3, 4)))],
     "xlogy": [c(lambda L, a, b: L.t.xlogy(a, b), (3, 4), Pos((3, 4)))],
     "mv": [c(lambda L, a, v: L.t.mv(a, v), (3, 4), (4,))],
