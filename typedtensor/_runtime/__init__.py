@@ -97,6 +97,11 @@ def clone(t: Any) -> Any:
     return t.clone()
 
 
+def detach(t: Any) -> Any:
+    """A tensor sharing ``t``'s storage, cut out of the autograd graph (torch.detach)."""
+    return t.detach()
+
+
 def split_sizes(*args: Any, **kwargs: Any) -> Any:  # pragma: no cover - alias kept small
     return _C.split(*args, **kwargs)
 
@@ -174,7 +179,7 @@ __all__ = [
     "bool", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64",
     "half", "float", "double", "long", "int",
     "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-    "allclose", "isclose", "equal", "numel", "is_floating_point", "clone",
+    "allclose", "isclose", "equal", "numel", "is_floating_point", "clone", "detach",
     *_FROM_C,
     *composite.FUNCTIONS,
 ]
