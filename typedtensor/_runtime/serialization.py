@@ -31,7 +31,7 @@ import math
 import os
 import struct
 import zlib
-from typing import IO, Any
+from typing import IO, Any, TypeGuard
 
 import numpy as np
 
@@ -191,34 +191,34 @@ class _Decoder:
                 raise self.bad(f"{kind} node holds {v!r}")
             if kind == "float":
                 try:
-                    return float.fromhex(v)
+                    return float.fromhex(str(v))
                 except ValueError:
                     raise self.bad(f"float node holds {v!r}") from None
             return v
+        if kind not in ("list", "tuple", "dict"):
+            raise self.bad(f"unknown node type {kind!r}")
         items = n.get("items")
         if not isinstance(items, list):
             raise self.bad(f"{kind} node has no item list")
         if kind in ("list", "tuple"):
             values = [self.node(x, depth + 1) for x in items]
             return tuple(values) if kind == "tuple" else values
-        if kind == "dict":
-            out: dict[Any, Any] = {}
-            for pair in items:
-                if not isinstance(pair, list) or len(pair) != 2:
-                    raise self.bad("dict item is not a [key, value] pair")
-                key = self.node(pair[0], depth + 1)
-                try:
-                    hash(key)
-                except TypeError:
-                    raise self.bad(f"dict key of type {type(key).__name__} is not hashable") from None
-                if isinstance(key, _C.Tensor):
-                    raise self.bad("dict keys cannot be tensors")
-                out[key] = self.node(pair[1], depth + 1)
-            return out
-        raise self.bad(f"unknown node type {kind!r}")
+        out: dict[Any, Any] = {}
+        for pair in items:
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise self.bad("dict item is not a [key, value] pair")
+            key = self.node(pair[0], depth + 1)
+            try:
+                hash(key)
+            except TypeError:
+                raise self.bad(f"dict key of type {type(key).__name__} is not hashable") from None
+            if isinstance(key, _C.Tensor):
+                raise self.bad("dict keys cannot be tensors")
+            out[key] = self.node(pair[1], depth + 1)
+        return out
 
 
-def _is_int(v: Any) -> bool:
+def _is_int(v: Any) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 

@@ -178,12 +178,21 @@ class MultiheadAttention(Module):
         q, k, v = self._project(query, key, value)
         if is_causal and attn_mask is None:
             attn_mask = _C.ones(lq, k.shape[1], dtype=_C.bool).triu(1)
+        s0 = k.shape[1]
         mask = _as_additive(attn_mask, q.dtype) if attn_mask is not None else None
         if mask is not None:
-            if mask.ndim == 2:
-                mask = mask.unsqueeze(0)
-            elif mask.ndim == 3:
-                mask = mask.reshape(n, h, *mask.shape[1:])
+            want = [(lq, s0), (n * h, lq, s0)]
+            if tuple(mask.shape) not in want:
+                raise shape_error(
+                    "MultiheadAttention", [tuple(query.shape), tuple(key.shape), tuple(mask.shape)], {},
+                    f"attn_mask should have shape {want[0]} or {want[1]}, got {tuple(mask.shape)}",
+                )
+            mask = mask.unsqueeze(0) if mask.ndim == 2 else mask.reshape(n, h, lq, s0)
+        if key_padding_mask is not None and tuple(key_padding_mask.shape) != (n, s0):
+            raise shape_error(
+                "MultiheadAttention", [tuple(key.shape), tuple(key_padding_mask.shape)], {},
+                f"key_padding_mask should have shape ({n}, {s0}), got {tuple(key_padding_mask.shape)}",
+            )
         kpm = _as_additive(key_padding_mask, q.dtype) if key_padding_mask is not None else None
         if self.bias_k is not None and self.bias_v is not None:
             k = _C.cat([k, self.bias_k.expand(n, 1, e)], 1)
@@ -197,20 +206,8 @@ class MultiheadAttention(Module):
             kpm = F.pad(kpm, (0, 1)) if kpm is not None else None
         s = k.shape[1]
         if kpm is not None:
-            if tuple(kpm.shape) != (n, s):
-                raise shape_error(
-                    "MultiheadAttention", [tuple(key.shape), tuple(key_padding_mask.shape)], {},  # type: ignore[union-attr]
-                    f"key_padding_mask should have shape ({n}, {s}), got {list(kpm.shape)}",
-                )
             kpm = kpm.reshape(n, 1, 1, s)
             mask = kpm if mask is None else mask + kpm
-        if mask is not None:
-            m3 = mask.shape
-            if m3[-2:] != (lq, s):
-                raise shape_error(
-                    "MultiheadAttention", [tuple(query.shape), tuple(attn_mask.shape) if attn_mask is not None else ()], {},
-                    f"attn_mask should end in ({lq}, {s}), got {list(m3)}",
-                )
         # [N, L, E] -> [N, H, L, hd]
         q = q.reshape(n, lq, h, hd).transpose(1, 2)
         k = k.reshape(n, s, h, hd).transpose(1, 2)

@@ -40,6 +40,8 @@ class Optimizer:
         self.param_groups = []
         if _is_tensor(params):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, but got a Tensor")
+        if isinstance(params, (set, frozenset)):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of tensors in sets will change between runs; use a list instead")
         groups = list(params)
         if not groups:
             raise ValueError("optimizer got an empty parameter list")
