@@ -8,9 +8,10 @@
 # every op's result from the shape registry instead. Operators carry a catch-all overload last: a
 # self-typed item alone fails with "Invalid self argument" on 1-d or variadic operands.
 import builtins
+import os
 from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
-from typing import Any, Generic, Literal, SupportsIndex, TypeVar, overload
+from typing import IO, Any, Generic, Literal, SupportsIndex, TypeVar, overload
 
 from typing_extensions import Self, TypeAlias, TypeVarTuple, Unpack
 
@@ -18,6 +19,7 @@ from . import cuda as cuda
 from . import data as data
 from . import nn as nn
 from . import optim as optim
+from . import utils as utils
 
 Shape = TypeVarTuple("Shape")
 _Bs = TypeVarTuple("_Bs")
@@ -103,6 +105,13 @@ class enable_grad(no_grad): ...
 
 def is_grad_enabled() -> _bool: ...
 def manual_seed(seed: _int) -> None: ...
+def set_num_threads(num: _int) -> None: ...
+def get_num_threads() -> _int: ...
+def save(obj: object, f: str | os.PathLike[str] | IO[bytes]) -> None:
+    """Write tensors and nested dict/list/tuple/str/int/float/bool/None (never pickle); see docs/nn.md."""
+
+def load(f: str | os.PathLike[str] | IO[bytes], map_location: Any = None, weights_only: _bool = True) -> Any:
+    """Read what `save` wrote; malformed or truncated files raise ValueError."""
 def compile(fn: _F) -> _F: ...
 
 class _MaxMin(Generic[Unpack[Shape]]):
