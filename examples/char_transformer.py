@@ -121,7 +121,7 @@ def main() -> None:
     chars = sorted(set(text))
     index = {c: i for i, c in enumerate(chars)}
     data = np.array([index[c] for c in text], dtype=np.int64)
-    steps = 25 if args.short else args.steps
+    steps = 12 if args.short else args.steps
     context = 64
     model = CharLM(Vocab(len(chars)), Model(64), Hidden(256), Seq(context), layers=2, heads=4)
     opt = tt.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=0.01)

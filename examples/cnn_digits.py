@@ -96,7 +96,7 @@ def main() -> None:
     args = parser.parse_args()
     tt.set_num_threads(args.threads)
     tt.manual_seed(args.seed)
-    epochs = 2 if args.short else args.epochs
+    epochs = 1 if args.short else args.epochs
     x_train, y_train, x_test, y_test = load(args.seed)
     model = DigitCNN(Classes(10))
     opt = tt.optim.Adam(model.parameters(), lr=3e-3)
