@@ -23,11 +23,11 @@ def test_gather_scatter_last_dim_match_torch(shape: tuple[int, ...], dtype: str,
     idx = rng.integers(0, shape[-1], (*shape[:-1], n))  # duplicates included
     src = (rng.standard_normal(idx.shape) * 10).astype(dtype)
     d, i, s = tt.tensor(data), tt.tensor(idx), tt.tensor(src)
-    D, I, S = torch.tensor(data), torch.tensor(idx), torch.tensor(src)
+    D, ix, S = torch.tensor(data), torch.tensor(idx), torch.tensor(src)
     if not contiguous and len(shape) > 1:  # a transposed view takes the general path
         d, D = d.transpose(0, -1).contiguous().transpose(0, -1), D.transpose(0, -1).contiguous().transpose(0, -1)
-    assert_close(d.gather(-1, i), D.gather(-1, I))
-    assert_close(d.scatter_add(-1, i, s), D.scatter_add(-1, I, S))
+    assert_close(d.gather(-1, i), D.gather(-1, ix))
+    assert_close(d.scatter_add(-1, i, s), D.scatter_add(-1, ix, S))
     uniq = np.argsort(rng.random((*shape[:-1], shape[-1])), -1)[..., : min(n, shape[-1])]
     su = src[..., : uniq.shape[-1]].copy()
     assert_close(d.scatter(-1, tt.tensor(uniq), tt.tensor(su)), D.scatter(-1, torch.tensor(uniq), torch.tensor(su)))
