@@ -89,6 +89,9 @@ void check_inplace(const Tensor& self, const char* op);
 // `self` with its current place in the graph, on a fresh TensorImpl: the input of the recorded op.
 Tensor alias_for_inplace(const Tensor& self);
 Tensor& commit_inplace(Tensor& self, const Tensor& r);
+// `self.view(-1)[positions] = value` (value broadcast to positions' shape), recorded: the
+// gradient-aware form of `t[key] = value` (positions = the key applied to arange(numel)).
+Tensor& assign_positions_(Tensor& self, const Tensor& positions, const Tensor& value);
 
 Tensor detach(const Tensor& t);  // shares storage and version counter, no history
 void retain_grad(const Tensor& t);

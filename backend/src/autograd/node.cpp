@@ -294,5 +294,16 @@ Tensor& commit_inplace(Tensor& self, const Tensor& r) {
   return self;
 }
 
+Tensor& assign_positions_(Tensor& self, const Tensor& positions, const Tensor& value) {
+  check_inplace(self, "setitem");
+  Tensor v = value.dtype() == self.dtype() ? value : to_dtype(value, self.dtype());
+  Tensor flat_pos = reshape(positions, Shape{positions.numel()});
+  Tensor flat_val = reshape(contiguous(expand(v, positions.shape())), Shape{positions.numel()});
+  // a copy: scatter saves its input, and self is about to be overwritten
+  Tensor flat_self = reshape(clone(alias_for_inplace(self)), Shape{self.numel()});
+  Tensor r = reshape(scatter(flat_self, 0, flat_pos, flat_val, ""), self.shape());
+  return commit_inplace(self, r);
+}
+
 }  // namespace autograd
 }  // namespace tt
