@@ -263,3 +263,28 @@ def test_softmax_without_dim_follows_torch_legacy_rule() -> None:
 def test_to_tt_roundtrip_helper() -> None:
     t = torch.arange(6.0).reshape(2, 3)
     close(to_tt(t), t)
+
+
+@pytest.mark.skipif(not has_autograd(), reason="needs the autograd engine")
+@pytest.mark.parametrize("kw", [{}, {"kdim": 4, "vdim": 5}, {"add_bias_kv": True, "add_zero_attn": True}])
+def test_multihead_attention_gradients_match_torch(kw: dict[str, Any]) -> None:
+    e, h = 6, 2
+    ref = tnn.MultiheadAttention(e, h, batch_first=True, **kw)
+    ours = tt.nn.MultiheadAttention(e, h, batch_first=True, **kw)
+    copy_from_torch(ours, ref)
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal((2, n, d)).astype(np.float32) for n, d in ((3, e), (4, kw.get("kdim", e)), (4, kw.get("vdim", e)))]
+    mask = rng.random((3, 4)) < 0.3
+    mask[:, 0] = False
+    ins_o = [tt.tensor(a, requires_grad=True) for a in arrays]
+    ins_r = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out_o, _ = ours(*ins_o, attn_mask=tt.tensor(mask))
+    out_r, _ = ref(*ins_r, attn_mask=torch.tensor(mask))
+    w = rng.standard_normal(tuple(out_r.shape)).astype(np.float32)
+    (out_o * tt.tensor(w)).sum().backward()
+    (out_r * torch.tensor(w)).sum().backward()
+    for a, b in zip(ins_o, ins_r, strict=True):
+        close(a.grad, b.grad, rtol=1e-4, atol=1e-5)
+    for (n1, p1), (n2, p2) in zip(ours.named_parameters(), ref.named_parameters(), strict=True):
+        assert n1 == n2
+        close(p1.grad, p2.grad, rtol=1e-4, atol=1e-5)
