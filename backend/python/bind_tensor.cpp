@@ -146,6 +146,9 @@ Tensor detach(const Tensor& a) { return tt::make_view(a, a.shape(), a.strides(),
 void bind_tensor(py::module_& m) {
   py::class_<Tensor> cls(m, "Tensor", py::buffer_protocol());
   g_tensor_type = cls.inc_ref();
+  // Tensor(data): a detached alias of `data` (same storage, no autograd history). It exists so that
+  // Python subclasses (nn.Parameter) can be constructed; pybind11 needs a C++ __init__ for that.
+  cls.def(py::init([](const Tensor& data) { return detach(data); }), py::arg("data"));
   g_values_indices = py::module_::import("collections").attr("namedtuple")("values_indices", py::make_tuple("values", "indices")).release();
   m.attr("_values_indices") = py::reinterpret_borrow<py::object>(g_values_indices);
 

@@ -15,6 +15,7 @@ _C = _loader.load_core()
 
 from typedtensor._runtime import _repr, cuda, functional  # noqa: E402
 from typedtensor._runtime.errors import ShapeError  # noqa: E402
+from typedtensor._runtime.serialization import load, save  # noqa: E402
 
 Tensor = _C.Tensor
 dtype = _C.dtype
@@ -179,7 +180,7 @@ __all__ = [
     "bool", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64",
     "half", "float", "double", "long", "int",
     "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-    "allclose", "isclose", "equal", "numel", "is_floating_point", "clone", "detach",
+    "allclose", "isclose", "equal", "numel", "is_floating_point", "clone", "detach", "save", "load",
     *_FROM_C,
     *composite.FUNCTIONS,
 ]

@@ -24,25 +24,72 @@ log_softmax = _C.log_softmax
 gelu = _C.gelu
 sigmoid = _C.sigmoid
 tanh = _C.tanh
-silu = _C.silu
-softplus = _C.softplus
 mish = _C.mish
 logsigmoid = _C.logsigmoid
 relu6 = _C.relu6
 hardsigmoid = _C.hardsigmoid
 hardswish = _C.hardswish
-elu = _C.elu
-leaky_relu = _C.leaky_relu
 
 _REDUCTIONS = ("none", "mean", "sum")
+
+
+def _inplace(input: Any, out: Any, inplace: bool) -> Any:
+    return input.copy_(out) if inplace else out
 
 
 def relu(input: Any, inplace: bool = False) -> Any:
     return input.relu_() if inplace else _C.relu(input)
 
 
-def embedding(input: Any, weight: Any, padding_idx: int | None = None, *args: Any, **kwargs: Any) -> Any:
+def silu(input: Any, inplace: bool = False) -> Any:
+    return _inplace(input, _C.silu(input), inplace)
+
+
+def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:
+    return _inplace(input, _C.elu(input, alpha), inplace)
+
+
+def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) -> Any:
+    return _inplace(input, _C.leaky_relu(input, negative_slope), inplace)
+
+
+def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Any:
+    if min_val > max_val:
+        raise ValueError("hardtanh: min_val cannot be greater than max_val")
+    return _inplace(input, input.clamp(min_val, max_val), inplace)
+
+
+def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
+    """``log(1 + exp(beta x)) / beta``, linear above ``threshold`` (torch's definition)."""
+    if beta == 1.0 and threshold == 20.0:
+        return _C.softplus(input)
+    bx = input * beta
+    return _C.where(bx > threshold, input, bx.exp().log1p() / beta)
+
+
+def embedding(
+    input: Any, weight: Any, padding_idx: int | None = None, max_norm: float | None = None,
+    norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False,
+) -> Any:
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding: scale_grad_by_freq and sparse gradients are not supported")
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
     return _C.embedding(input, weight, padding_idx)
+
+
+def _embedding_renorm_(weight: Any, input: Any, max_norm: float, norm_type: float) -> None:
+    """Rescale, in place and outside autograd, the rows ``input`` reads whose norm exceeds ``max_norm``."""
+    from typedtensor._runtime import no_grad
+
+    with no_grad():
+        idx = input.reshape(-1).long()
+        if idx.numel() == 0:
+            return
+        rows = weight.index_select(0, idx)
+        norms = rows.norm(norm_type, 1, keepdim=True)
+        scale = _C.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        weight[idx] = rows * scale
 
 
 def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:
@@ -55,9 +102,111 @@ def dropout2d(input: Any, p: float = 0.5, training: bool = True, inplace: bool =
     return input.copy_(out) if inplace and out is not input else out
 
 
+_SELU_ALPHA_SCALE = 1.7580993408473766  # selu's alpha * scale: the value alpha dropout drops to
+
+
+def alpha_dropout(input: Any, p: float = 0.5, training: bool = False, inplace: bool = False) -> Any:
+    """Dropout that keeps a SELU network's mean and variance (torch's formula)."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return _inplace(input, input * 0.0, inplace)
+    keep = (_C.rand(*input.shape) >= p).to(input.dtype)
+    a = 1.0 / ((_SELU_ALPHA_SCALE**2 * p + 1) * (1 - p)) ** 0.5
+    b = (keep - 1) * (_SELU_ALPHA_SCALE * a) + _SELU_ALPHA_SCALE * a * p
+    return _inplace(input, input * (keep * a) + b, inplace)
+
+
+def group_norm(input: Any, num_groups: int, weight: Any | None = None, bias: Any | None = None, eps: float = 1e-5) -> Any:
+    """Normalise each group of ``C // num_groups`` channels over its channels and spatial dims."""
+    if input.ndim < 2:
+        raise shape_error("group_norm", [tuple(input.shape)], {}, f"expected at least 2-D input, got {list(input.shape)}")
+    n, c = input.shape[0], input.shape[1]
+    if num_groups <= 0 or c % num_groups:
+        raise shape_error(
+            "group_norm", [tuple(input.shape)], {"num_groups": num_groups},
+            f"expected the number of channels {c} to be divisible by num_groups={num_groups}",
+        )
+    grouped = input.reshape(n, num_groups, -1)
+    mean = grouped.mean(-1, keepdim=True)
+    var = grouped.var(-1, keepdim=True, correction=0)
+    out = ((grouped - mean) * (var + eps).rsqrt()).reshape(input.shape)
+    view = [1, c] + [1] * (input.ndim - 2)
+    if weight is not None:
+        out = out * weight.reshape(view)
+    if bias is not None:
+        out = out + bias.reshape(view)
+    return out
+
+
+def scaled_dot_product_attention(
+    query: Any, key: Any, value: Any, attn_mask: Any | None = None, dropout_p: float = 0.0,
+    is_causal: bool = False, scale: float | None = None,
+) -> Any:
+    """``softmax(q @ k.mT * scale + mask) @ v``; a bool mask marks the positions that MAY attend."""
+    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
+        raise shape_error(
+            "scaled_dot_product_attention", [tuple(query.shape), tuple(key.shape), tuple(value.shape)], {},
+            "query, key and value need at least 2 dims",
+        )
+    if is_causal and attn_mask is not None:
+        raise ValueError("scaled_dot_product_attention: pass either attn_mask or is_causal=True, not both")
+    _sdpa_check(query, key, value, attn_mask)
+    e = query.shape[-1]
+    s = (1.0 / e**0.5 if e else 1.0) if scale is None else scale
+    scores = query @ key.transpose(-2, -1)
+    scores = scores * s
+    if is_causal:
+        lq, lk = query.shape[-2], key.shape[-2]
+        allowed = _C.ones(lq, lk, dtype=_C.bool).tril()
+        scores = scores.masked_fill(allowed.logical_not(), float("-inf"))
+    elif attn_mask is not None:
+        if attn_mask.dtype == _C.bool:
+            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
+        else:
+            scores = scores + attn_mask
+    attn = softmax(scores, -1)
+    if dropout_p > 0.0:
+        attn = _C.dropout(attn, dropout_p, True)
+    return attn @ value
+
+
+def _sdpa_check(query: Any, key: Any, value: Any, attn_mask: Any | None) -> None:
+    """Report a mismatch as the registry words it, before the matmuls would (with their own op name)."""
+    shapes = [tuple(query.shape), tuple(key.shape), tuple(value.shape)]
+    ok = query.shape[-1] == key.shape[-1] and key.shape[-2] == value.shape[-2]
+    if ok:
+        try:
+            _C.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
+            if attn_mask is not None:
+                lq, lk = query.shape[-2], key.shape[-2]
+                _C.broadcast_shapes(attn_mask.shape, (*_C.broadcast_shapes(query.shape[:-2], key.shape[:-2]), lq, lk))
+        except Exception:
+            ok = False
+    if not ok:
+        if attn_mask is not None:
+            shapes.append(tuple(attn_mask.shape))
+        raise shape_error(
+            "scaled_dot_product_attention", shapes, {},
+            f"query {list(query.shape)}, key {list(key.shape)}, value {list(value.shape)}"
+            + (f", attn_mask {list(attn_mask.shape)}" if attn_mask is not None else "") + " do not line up",
+        )
+
+
 def _check_reduction(reduction: str) -> None:
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _legacy_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
+    """torch's deprecated ``size_average``/``reduce`` flags, when given, decide the reduction."""
+    if size_average is None and reduce is None:
+        return reduction
+    if reduce is not None and not reduce:
+        return "none"
+    return "sum" if size_average is not None and not size_average else "mean"
 
 
 def _reduce(loss: Any, reduction: str) -> Any:
@@ -88,7 +237,7 @@ def batch_norm(
                 f"{name} should have shape ({c},), got {tuple(t.shape)}",
             )
     view = [1, c] + [1] * (input.ndim - 2)
-    dims = [0] + list(range(2, input.ndim))
+    dims = [0, *range(2, input.ndim)]
     if training:
         n = input.numel() // c if c else 0
         if n <= 1:
@@ -131,6 +280,7 @@ def nll_loss(
     reduce: Any = None,
     reduction: str = "mean",
 ) -> Any:
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     params: dict[str, object] = {"reduction": reduction, "ignore_index": ignore_index}
     _class_dim_checks("nll_loss", input, target, weight, params)
@@ -172,6 +322,7 @@ def cross_entropy(
     reduction: str = "mean",
     label_smoothing: float = 0.0,
 ) -> Any:
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     params: dict[str, object] = {"reduction": reduction, "label_smoothing": label_smoothing}
     _class_dim_checks("cross_entropy", input, target, weight, params)
@@ -226,12 +377,37 @@ def _same_shape(op: str, input: Any, target: Any) -> None:
 
 
 def mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Any:
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _same_shape("mse_loss", input, target)
     return _reduce((input - target).square(), reduction)
 
 
+def smooth_l1_loss(
+    input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean", beta: float = 1.0,
+) -> Any:
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    _same_shape("smooth_l1_loss", input, target)
+    if beta < 0:
+        raise ValueError("smooth_l1_loss does not support negative values for beta.")
+    d = (input - target).abs()
+    if beta == 0.0:
+        return _reduce(d, reduction)
+    return _reduce(_C.where(d < beta, d.square() * (0.5 / beta), d - 0.5 * beta), reduction)
+
+
+def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 1.0) -> Any:
+    _check_reduction(reduction)
+    _same_shape("huber_loss", input, target)
+    if delta <= 0:
+        raise ValueError("huber_loss does not support non-positive values for delta.")
+    d = (input - target).abs()
+    return _reduce(_C.where(d <= delta, d.square() * 0.5, (d - 0.5 * delta) * delta), reduction)
+
+
 def l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Any:
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _same_shape("l1_loss", input, target)
     return _reduce((input - target).abs(), reduction)
@@ -241,6 +417,7 @@ def binary_cross_entropy(
     input: Any, target: Any, weight: Any | None = None, size_average: Any = None, reduce: Any = None,
     reduction: str = "mean",
 ) -> Any:
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _same_shape("binary_cross_entropy", input, target)
     if bool(((input < 0) | (input > 1)).any()):
@@ -257,6 +434,7 @@ def binary_cross_entropy_with_logits(
     input: Any, target: Any, weight: Any | None = None, size_average: Any = None, reduce: Any = None,
     reduction: str = "mean", pos_weight: Any | None = None,
 ) -> Any:
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _same_shape("binary_cross_entropy_with_logits", input, target)
     softplus_neg = (-input.abs()).exp().log1p() + (-input).clamp(min=0)  # log(1 + exp(-x)), stable
@@ -308,8 +486,9 @@ def pad(input: Any, pad: tuple[int, ...], mode: str = "constant", value: float =
 
 __all__ = [
     "linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm", "layer_norm",
-    "softmax", "log_softmax", "relu", "gelu", "sigmoid", "tanh", "silu", "softplus", "mish",
-    "logsigmoid", "relu6", "hardsigmoid", "hardswish", "elu", "leaky_relu", "embedding", "dropout",
-    "dropout2d", "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
-    "binary_cross_entropy_with_logits", "one_hot", "normalize", "pad",
+    "group_norm", "softmax", "log_softmax", "relu", "gelu", "sigmoid", "tanh", "silu", "softplus", "mish",
+    "logsigmoid", "relu6", "hardtanh", "hardsigmoid", "hardswish", "elu", "leaky_relu", "embedding", "dropout",
+    "dropout2d", "alpha_dropout", "scaled_dot_product_attention", "cross_entropy", "nll_loss", "mse_loss",
+    "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+    "one_hot", "normalize", "pad",
 ]

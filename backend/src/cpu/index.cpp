@@ -46,7 +46,36 @@ void walk(const Tensor& index, const Tensor& t, int64_t dim, F&& f) {
 }
 }  // namespace
 
+namespace {
+// NOTE [ Row fast path of gather/scatter ]
+// When `dim` is the last dim and every tensor is contiguous with the index's leading dims, each
+// row of the index touches one row of the data only: rows run in parallel with plain pointer
+// arithmetic instead of `walk`'s per-element offset computation. This is the layout of the
+// losses' class gathers and of the max-pool VJP (a scatter-add over flattened planes).
+bool row_layout(const Tensor& index, const Tensor& data, int64_t dim) {
+  int64_t nd = index.dim();
+  if (nd == 0 || dim != nd - 1 || data.dim() != nd || !index.is_contiguous() || !data.is_contiguous()) return false;
+  for (int64_t d = 0; d + 1 < nd; ++d)
+    if (index.size(d) != data.size(d)) return false;
+  return true;
+}
+}  // namespace
+
 void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
+  if (row_layout(index, in, dim)) {
+    int64_t n = index.size(-1), w = in.size(-1), rows = index.numel() / std::max<int64_t>(n, 1);
+    visit_dtype(in.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* src = in.data<T>();
+      T* dst = out.data<T>();
+      const int64_t* ix = index.data<int64_t>();
+      parallel_for(0, rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r)
+          for (int64_t j = 0; j < n; ++j) dst[r * n + j] = src[r * w + ix[r * n + j]];
+      });
+    });
+    return;
+  }
   size_t isz = in.itemsize();
   const char* src = static_cast<const char*>(in.raw());
   char* dst = static_cast<char*>(out.raw());  // contiguous, index's shape
@@ -60,6 +89,25 @@ void scatter(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& 
     using T = decltype(tag);
     T* o = out.data<T>();
     const T* s = src.data<T>();
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+      if (reduce != 2 && row_layout(index, out, dim) && src.is_contiguous() && src.shape() == index.shape()) {
+        int64_t n = index.size(-1), w = out.size(-1), rows = index.numel() / std::max<int64_t>(n, 1);
+        const int64_t* ix = index.data<int64_t>();
+        parallel_for(0, rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+          for (int64_t r = b; r < e; ++r) {
+            T* orow = o + r * w;
+            const T* srow = s + r * n;
+            const int64_t* irow = ix + r * n;
+            if (reduce == 1) {
+              for (int64_t j = 0; j < n; ++j) orow[irow[j]] += srow[j];
+            } else {
+              for (int64_t j = 0; j < n; ++j) orow[irow[j]] = srow[j];
+            }
+          }
+        });
+        return;
+      }
+    }
     walk(index, out, dim, [&](int64_t, const SmallVec<int64_t>& idx, int64_t off) {
       int64_t soff = 0;
       for (int64_t d = 0; d < index.dim(); ++d) soff += idx[d] * src.stride(d);
@@ -82,6 +130,22 @@ void masked_fill(const Tensor& out, const Tensor& mask, const Tensor& value) {
   std::memcpy(val, value.raw(), isz);
   for_each<2>({&out, &mask}, [&](char** p, const int64_t* s, int64_t n) {
     char *po = p[0], *pm = p[1];
+    if ((isz == 4 || isz == 8) && s[0] == static_cast<int64_t>(isz) && s[1] == 1) {  // branch-free, vectorises
+      auto run = [&](auto tag) {
+        using U = decltype(tag);
+        U v;
+        std::memcpy(&v, val, sizeof(U));
+        U* o = reinterpret_cast<U*>(po);
+        const uint8_t* m = reinterpret_cast<const uint8_t*>(pm);
+        for (int64_t i = 0; i < n; ++i) {
+          U k = static_cast<U>(U(0) - static_cast<U>(m[i] != 0));
+          o[i] = static_cast<U>((v & k) | (o[i] & static_cast<U>(~k)));
+        }
+      };
+      if (isz == 4) run(uint32_t{});
+      else run(uint64_t{});
+      return;
+    }
     for (int64_t i = 0; i < n; ++i, po += s[0], pm += s[1])
       if (*reinterpret_cast<const bool*>(pm)) std::memcpy(po, val, isz);
   });

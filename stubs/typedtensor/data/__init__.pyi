@@ -1,4 +1,4 @@
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 from typing_extensions import TypeVarTuple, Unpack
@@ -16,17 +16,30 @@ class TensorDataset(Dataset[tuple[Tensor[Unpack[tuple[Any, ...]]], ...]]):
     tensors: tuple[Tensor[Unpack[tuple[Any, ...]]], ...]
     def __init__(self, *tensors: Tensor[Unpack[tuple[Any, ...]]]) -> None: ...
 
-class DataLoader(Generic[_T_co]):
+class Subset(Dataset[_T_co]):
     dataset: Dataset[_T_co]
+    indices: list[int]
+    def __init__(self, dataset: Dataset[_T_co], indices: Sequence[int]) -> None: ...
+
+def random_split(dataset: Dataset[_T_co], lengths: Sequence[int | float], seed: int | None = None) -> list[Subset[_T_co]]: ...
+def default_collate(batch: Sequence[Any]) -> Any: ...
+
+class DataLoader(Generic[_T_co]):
+    dataset: Dataset[_T_co] | Sequence[_T_co]
     batch_size: int | None
+    shuffle: bool
+    drop_last: bool
     def __init__(
         self,
         dataset: Dataset[_T_co] | Sequence[_T_co],
         batch_size: int | None = 1,
         shuffle: bool = False,
         drop_last: bool = False,
-        collate_fn: Any = None,
+        collate_fn: Callable[[list[Any]], Any] | None = None,
         seed: int | None = None,
+        *,
+        num_workers: int = 0,
+        generator: Any = None,
     ) -> None: ...
     def __iter__(self) -> Iterator[Any]: ...
     def __len__(self) -> int: ...

@@ -1,14 +1,19 @@
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from typedtensor import Tensor
 
+from . import lr_scheduler as lr_scheduler
+
 _Params = Iterable[Tensor[*tuple[Any, ...]]] | Iterable[dict[str, Any]]
 
 class Optimizer:
+    defaults: dict[str, Any]
     param_groups: list[dict[str, Any]]
+    state: dict[Any, dict[str, Any]]
     def __init__(self, params: _Params, defaults: dict[str, Any]) -> None: ...
-    def step(self) -> None: ...
+    def add_param_group(self, param_group: dict[str, Any]) -> None: ...
+    def step(self, closure: Callable[[], Any] | None = None) -> Any: ...
     def zero_grad(self, set_to_none: bool = True) -> None: ...
     def state_dict(self) -> dict[str, Any]: ...
     def load_state_dict(self, state_dict: dict[str, Any]) -> None: ...
@@ -22,6 +27,8 @@ class SGD(Optimizer):
         dampening: float = 0.0,
         weight_decay: float = 0.0,
         nesterov: bool = False,
+        *,
+        maximize: bool = False,
     ) -> None: ...
 
 class Adam(Optimizer):
@@ -32,9 +39,12 @@ class Adam(Optimizer):
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
         weight_decay: float = 0.0,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
     ) -> None: ...
 
-class AdamW(Optimizer):
+class AdamW(Adam):
     def __init__(
         self,
         params: _Params,
@@ -42,4 +52,7 @@ class AdamW(Optimizer):
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
         weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
     ) -> None: ...

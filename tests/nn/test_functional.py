@@ -1,0 +1,170 @@
+"""``nn.functional`` composites and losses against torch (values; gradients once autograd lands)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import typedtensor as tt
+from tests.nn.helpers import close, has_autograd
+
+torch = pytest.importorskip("torch")
+F = tt.nn.functional
+TF = torch.nn.functional
+RNG = np.random.default_rng(0)
+
+
+def _both(a: np.ndarray, grad: bool = False) -> tuple[Any, Any]:
+    return tt.tensor(a, requires_grad=grad), torch.tensor(a, requires_grad=grad)
+
+
+LOGITS = RNG.standard_normal((6, 5)).astype(np.float32)
+LOGITS_3D = RNG.standard_normal((3, 5, 4)).astype(np.float32)
+TARGET = np.array([0, 4, 2, 2, 1, 3])
+TARGET_IGN = np.array([0, -100, 2, 7 - 7, 1, -100])
+TARGET_3D = RNG.integers(0, 5, (3, 4))
+PROBS = np.abs(RNG.standard_normal((6, 5))).astype(np.float32)
+PROBS /= PROBS.sum(1, keepdims=True)
+WEIGHT = np.array([1.0, 2.0, 0.5, 1.5, 3.0], dtype=np.float32)
+
+# (id, fn(F, input, extra...), numpy args)
+LOSSES: list[tuple[str, Callable[..., Any], list[np.ndarray]]] = [
+    ("ce", lambda F, x, y: F.cross_entropy(x, y), [LOGITS, TARGET]),
+    ("ce-sum", lambda F, x, y: F.cross_entropy(x, y, reduction="sum"), [LOGITS, TARGET]),
+    ("ce-none", lambda F, x, y: F.cross_entropy(x, y, reduction="none"), [LOGITS, TARGET]),
+    ("ce-weight", lambda F, x, y, w: F.cross_entropy(x, y, weight=w), [LOGITS, TARGET, WEIGHT]),
+    ("ce-ignore", lambda F, x, y: F.cross_entropy(x, y, ignore_index=-100), [LOGITS, TARGET_IGN]),
+    ("ce-ignore-weight-smooth", lambda F, x, y, w: F.cross_entropy(x, y, weight=w, label_smoothing=0.2), [LOGITS, TARGET_IGN, WEIGHT]),
+    ("ce-smooth", lambda F, x, y: F.cross_entropy(x, y, label_smoothing=0.1), [LOGITS, TARGET]),
+    ("ce-smooth-sum", lambda F, x, y: F.cross_entropy(x, y, label_smoothing=0.1, reduction="sum"), [LOGITS, TARGET]),
+    ("ce-probs", lambda F, x, y: F.cross_entropy(x, y), [LOGITS, PROBS]),
+    ("ce-probs-weight-smooth", lambda F, x, y, w: F.cross_entropy(x, y, weight=w, label_smoothing=0.3), [LOGITS, PROBS, WEIGHT]),
+    ("ce-3d", lambda F, x, y: F.cross_entropy(x, y), [LOGITS_3D, TARGET_3D]),
+    ("ce-unbatched", lambda F, x, y: F.cross_entropy(x, y), [LOGITS[0], np.array(3)]),
+    ("nll", lambda F, x, y: F.nll_loss(F.log_softmax(x, 1), y), [LOGITS, TARGET]),
+    ("nll-weight-ignore", lambda F, x, y, w: F.nll_loss(x, y, weight=w, ignore_index=-100), [LOGITS, TARGET_IGN, WEIGHT]),
+    ("mse", lambda F, x, y: F.mse_loss(x, y), [LOGITS, PROBS]),
+    ("mse-sum", lambda F, x, y: F.mse_loss(x, y, reduction="sum"), [LOGITS, PROBS]),
+    ("l1", lambda F, x, y: F.l1_loss(x, y), [LOGITS, PROBS]),
+    ("smooth-l1", lambda F, x, y: F.smooth_l1_loss(x, y, beta=0.5), [LOGITS, PROBS]),
+    ("huber", lambda F, x, y: F.huber_loss(x, y, delta=0.7), [LOGITS, PROBS]),
+    ("bce", lambda F, x, y: F.binary_cross_entropy(x, y), [PROBS, (PROBS > 0.2).astype(np.float32)]),
+    ("bce-weight", lambda F, x, y, w: F.binary_cross_entropy(x, y, weight=w), [PROBS, PROBS[::-1].copy(), WEIGHT]),
+    ("bce-logits", lambda F, x, y: F.binary_cross_entropy_with_logits(x, y), [LOGITS * 10, PROBS]),
+    ("bce-logits-pos", lambda F, x, y, w: F.binary_cross_entropy_with_logits(x, y, pos_weight=w), [LOGITS, PROBS, WEIGHT]),
+]
+
+
+def _args(arrays: list[np.ndarray], grad: bool) -> tuple[list[Any], list[Any]]:
+    ours, ref = [], []
+    for i, a in enumerate(arrays):
+        g = grad and i == 0
+        o, r = _both(a, g)
+        ours.append(o)
+        ref.append(r)
+    return ours, ref
+
+
+@pytest.mark.parametrize(("name", "fn", "arrays"), LOSSES, ids=[c[0] for c in LOSSES])
+def test_loss_matches_torch(name: str, fn: Callable[..., Any], arrays: list[np.ndarray]) -> None:
+    ours, ref = _args(arrays, grad=False)
+    close(fn(F, *ours), fn(TF, *ref), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.skipif(not has_autograd(), reason="needs the autograd engine")
+@pytest.mark.parametrize(("name", "fn", "arrays"), LOSSES, ids=[c[0] for c in LOSSES])
+def test_loss_gradient_matches_torch(name: str, fn: Callable[..., Any], arrays: list[np.ndarray]) -> None:
+    ours, ref = _args(arrays, grad=True)
+    lo, lr = fn(F, *ours), fn(TF, *ref)
+    lo.sum().backward()
+    lr.sum().backward()
+    close(ours[0].grad, ref[0].grad, rtol=1e-4, atol=1e-6)
+
+
+def test_loss_modules_match_functions() -> None:
+    x, y = tt.tensor(LOGITS), tt.tensor(TARGET)
+    w = tt.tensor(WEIGHT)
+    close(tt.nn.CrossEntropyLoss(weight=w, label_smoothing=0.1)(x, y), F.cross_entropy(x, y, w, label_smoothing=0.1))
+    close(tt.nn.NLLLoss(reduction="sum")(x, y), F.nll_loss(x, y, reduction="sum"))
+    p = tt.tensor(PROBS)
+    close(tt.nn.MSELoss()(x, p), F.mse_loss(x, p))
+    close(tt.nn.L1Loss(reduction="none")(x, p), F.l1_loss(x, p, reduction="none"))
+    close(tt.nn.BCELoss()(p, p), F.binary_cross_entropy(p, p))
+    close(tt.nn.BCEWithLogitsLoss(pos_weight=w)(x, p), F.binary_cross_entropy_with_logits(x, p, pos_weight=w))
+    assert [n for n, _ in tt.nn.CrossEntropyLoss(weight=w).named_buffers()] == ["weight"]
+    with pytest.raises(ValueError, match="not a valid value"):
+        tt.nn.MSELoss(reduction="avg")
+    assert tt.nn.MSELoss(size_average=False).reduction == "sum"  # torch's legacy flags
+
+
+def test_loss_shape_errors_are_shape_errors() -> None:
+    with pytest.raises(tt.ShapeError, match="mse_loss"):
+        F.mse_loss(tt.zeros(4, 1), tt.zeros(4))  # torch would broadcast; typedtensor requires equal shapes
+    with pytest.raises(tt.ShapeError):
+        F.cross_entropy(tt.zeros(4, 3), tt.zeros(5, dtype=tt.int64))
+    with pytest.raises(tt.ShapeError):
+        F.cross_entropy(tt.zeros(4, 3), tt.zeros(4, 2))  # probability targets of the wrong shape
+    with pytest.raises(tt.ShapeError):
+        F.cross_entropy(tt.zeros(4, 3), tt.zeros(4, dtype=tt.int64), weight=tt.ones(2))
+    with pytest.raises(IndexError, match="out of bounds"):
+        F.cross_entropy(tt.zeros(2, 3), tt.tensor([0, 3]))
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        F.binary_cross_entropy(tt.tensor([1.5]), tt.tensor([1.0]))
+
+
+ACTS: list[tuple[str, Callable[..., Any]]] = [
+    ("softplus-beta", lambda F, x: F.softplus(x, 2.0, 1.5)),
+    ("hardtanh", lambda F, x: F.hardtanh(x, -0.5, 0.7)),
+    ("leaky", lambda F, x: F.leaky_relu(x, 0.3)),
+    ("elu", lambda F, x: F.elu(x, 0.5)),
+    ("silu", lambda F, x: F.silu(x)),
+    ("group-norm", lambda F, x: F.group_norm(x.reshape(2, 6, 5), 3)),
+    ("normalize", lambda F, x: F.normalize(x, dim=1)),
+    ("pad", lambda F, x: F.pad(x, (1, 2, 0, 1), value=0.5)),
+]
+
+
+@pytest.mark.parametrize(("name", "fn"), ACTS, ids=[c[0] for c in ACTS])
+def test_functional_matches_torch(name: str, fn: Callable[..., Any]) -> None:
+    x = RNG.standard_normal((6, 10)).astype(np.float32) * 2
+    close(fn(F, tt.tensor(x)), fn(TF, torch.tensor(x)), rtol=1e-5, atol=1e-6)
+
+
+def test_group_norm_affine_matches_torch() -> None:
+    x = RNG.standard_normal((2, 4, 3, 3)).astype(np.float32)
+    w, b = RNG.standard_normal(4).astype(np.float32), RNG.standard_normal(4).astype(np.float32)
+    close(F.group_norm(tt.tensor(x), 2, tt.tensor(w), tt.tensor(b)), TF.group_norm(torch.tensor(x), 2, torch.tensor(w), torch.tensor(b)), rtol=1e-4, atol=1e-5)
+    with pytest.raises(tt.ShapeError):
+        F.group_norm(tt.tensor(x), 3)
+
+
+@pytest.mark.parametrize("mask", ["none", "bool", "float", "causal"])
+def test_scaled_dot_product_attention_matches_torch(mask: str) -> None:
+    q = RNG.standard_normal((2, 3, 4, 8)).astype(np.float32)
+    k = RNG.standard_normal((2, 3, 6, 8)).astype(np.float32)
+    v = RNG.standard_normal((2, 3, 6, 5)).astype(np.float32)
+    kw_o: dict[str, Any] = {}
+    kw_r: dict[str, Any] = {}
+    if mask == "bool":
+        m = RNG.random((4, 6)) > 0.3
+        m[:, 0] = True
+        kw_o["attn_mask"], kw_r["attn_mask"] = tt.tensor(m), torch.tensor(m)
+    elif mask == "float":
+        m = RNG.standard_normal((3, 4, 6)).astype(np.float32)
+        kw_o["attn_mask"], kw_r["attn_mask"] = tt.tensor(m), torch.tensor(m)
+    elif mask == "causal":
+        kw_o["is_causal"] = kw_r["is_causal"] = True
+    close(F.scaled_dot_product_attention(tt.tensor(q), tt.tensor(k), tt.tensor(v), **kw_o),
+          TF.scaled_dot_product_attention(torch.tensor(q), torch.tensor(k), torch.tensor(v), **kw_r), rtol=1e-4, atol=1e-5)
+    with pytest.raises(tt.ShapeError, match="scaled_dot_product_attention"):
+        F.scaled_dot_product_attention(tt.tensor(q), tt.tensor(k[..., :4]), tt.tensor(v))
+
+
+def test_alpha_dropout_keeps_moments() -> None:
+    x = tt.randn(200000)
+    y = F.alpha_dropout(x, 0.2, training=True).numpy()
+    assert abs(y.mean()) < 0.02 and abs(y.std() - 1.0) < 0.02
+    assert F.alpha_dropout(x, 0.2, training=False) is x

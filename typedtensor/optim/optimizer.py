@@ -1,0 +1,178 @@
+"""``optim.Optimizer``: parameter groups, per-parameter state and torch's state-dict layout.
+
+Subclasses write ``_update(group, param, grad, state)``; ``step`` walks the groups under
+``no_grad`` and calls it for every parameter that has a gradient, so updates are in-place tensor
+ops that the autograd engine never records."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from typedtensor._runtime import _C, no_grad
+
+Tensor = Any
+
+
+class _RequiredParameter:
+    """Marks a hyper-parameter without a default (torch's ``required``)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required: Any = _RequiredParameter()
+
+
+def _is_tensor(x: object) -> bool:
+    return isinstance(x, _C.Tensor)
+
+
+class Optimizer:
+    defaults: dict[str, Any]
+    param_groups: list[dict[str, Any]]
+    state: dict[Tensor, dict[str, Any]]
+
+    def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]], defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        self.state = {}
+        self.param_groups = []
+        if _is_tensor(params):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, but got a Tensor")
+        if isinstance(params, (set, frozenset)):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of tensors in sets will change between runs; use a list instead")
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for g in groups:
+            self.add_param_group(g)
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, got {type(param_group).__name__}")
+        params = param_group["params"]
+        if _is_tensor(params):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of tensors in sets will change between runs; use a list instead")
+        else:
+            params = list(params)
+        for p in params:
+            if not _is_tensor(p):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        group = dict(param_group)
+        group["params"] = params
+        for name, default in self.defaults.items():
+            if default is required and name not in group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
+            group.setdefault(name, default)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if len({id(p) for p in params}) != len(params):
+            raise ValueError("optimizer contains a parameter group with duplicate parameters")
+        if any(id(p) in seen for p in params):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    with no_grad():
+                        g.zero_()
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        loss = None
+        if closure is not None:
+            from typedtensor._runtime import enable_grad
+
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                self._prepare_group(group)
+                for p in group["params"]:
+                    grad = p.grad
+                    if grad is None:
+                        continue
+                    self._update(group, p, grad, self.state.setdefault(p, {}))
+        return loss
+
+    def _prepare_group(self, group: dict[str, Any]) -> None:
+        """Hook run once per group and step (e.g. to validate hyper-parameters)."""
+
+    def _update(self, group: dict[str, Any], param: Tensor, grad: Tensor, state: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    # ---- state dicts (torch's layout: params by index across groups) ----
+    def state_dict(self) -> dict[str, Any]:
+        index: dict[int, int] = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            ids = []
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+                ids.append(index[id(p)])
+            packed["params"] = ids
+            groups.append(packed)
+        state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        if not isinstance(state_dict, dict) or "state" not in state_dict or "param_groups" not in state_dict:
+            raise ValueError("optimizer state_dict must be a dict with 'state' and 'param_groups'")
+        saved = state_dict["param_groups"]
+        if len(saved) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        for i, (mine, theirs) in enumerate(zip(self.param_groups, saved, strict=False)):
+            if len(mine["params"]) != len(theirs["params"]):
+                raise ValueError(
+                    f"loaded state dict contains a parameter group ({i}) that doesn't match the size of optimizer's group: "
+                    f"{len(theirs['params'])} vs {len(mine['params'])} parameters"
+                )
+        by_index = {
+            idx: p for mine, theirs in zip(self.param_groups, saved, strict=False) for idx, p in zip(theirs["params"], mine["params"], strict=False)
+        }
+        new_state: dict[Tensor, dict[str, Any]] = {}
+        for key, value in state_dict["state"].items():
+            k = int(key)
+            if k not in by_index:
+                raise ValueError(f"optimizer state_dict has state for parameter {k}, which no group lists")
+            p = by_index[k]
+            new_state[p] = {name: self._cast_state(p, name, v) for name, v in value.items()}
+        for mine, theirs in zip(self.param_groups, saved, strict=False):
+            for name, v in theirs.items():
+                if name != "params":
+                    mine[name] = copy.deepcopy(v)
+        self.state = new_state
+
+    @staticmethod
+    def _cast_state(param: Tensor, name: str, value: Any) -> Any:
+        """State tensors follow the parameter's dtype (torch's rule; ``step`` counters stay as they are)."""
+        if not _is_tensor(value):
+            return copy.deepcopy(value)
+        if name != "step" and value.is_floating_point():
+            if [int(s) for s in value.shape] != [int(s) for s in param.shape]:
+                raise ValueError(
+                    f"optimizer state '{name}' has shape {list(value.shape)}, but its parameter has {list(param.shape)}"
+                )
+            return value.to(param.dtype).clone()
+        return value.clone()
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__} ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            lines.extend(f"    {k}: {group[k]}" for k in sorted(group) if k != "params")
+        lines.append(")")
+        return "\n".join(lines)

@@ -1,0 +1,51 @@
+"""``optim.SGD``: torch's update, including momentum, dampening, nesterov and weight decay."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from typedtensor.optim.optimizer import Optimizer, Tensor, required
+
+
+class SGD(Optimizer):
+    def __init__(
+        self,
+        params: Iterable[Tensor] | Iterable[dict[str, Any]],
+        lr: float = 1e-3,
+        momentum: float = 0.0,
+        dampening: float = 0.0,
+        weight_decay: float = 0.0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+    ) -> None:
+        if lr is not required and lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = {
+            "lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
+            "nesterov": nesterov, "maximize": maximize,
+        }
+        super().__init__(params, defaults)
+
+    def _update(self, group: dict[str, Any], param: Tensor, grad: Tensor, state: dict[str, Any]) -> None:
+        wd, momentum = group["weight_decay"], group["momentum"]
+        d_p = -grad if group["maximize"] else grad
+        if wd != 0:
+            d_p = d_p + param * wd
+        if momentum != 0:
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = d_p.clone()
+                state["momentum_buffer"] = buf
+            else:
+                buf.mul_(momentum)
+                buf.add_(d_p * (1 - group["dampening"]) if group["dampening"] else d_p)
+            d_p = d_p + buf * momentum if group["nesterov"] else buf
+        param.sub_(d_p * group["lr"])
