@@ -170,6 +170,11 @@ concat = _C.cat
 
 from typedtensor._runtime import composite  # noqa: E402
 
+# nn ops torch also exposes at the top level (one implementation, in functional)
+alpha_dropout = functional.alpha_dropout
+batch_norm = functional.batch_norm
+group_norm = functional.group_norm
+
 composite.install(Tensor)
 for _name in composite.FUNCTIONS:
     globals()[_name] = getattr(composite, _name)
@@ -181,6 +186,7 @@ __all__ = [
     "half", "float", "double", "long", "int",
     "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
     "allclose", "isclose", "equal", "numel", "is_floating_point", "clone", "detach", "save", "load",
+    "alpha_dropout", "batch_norm", "group_norm",
     *_FROM_C,
     *composite.FUNCTIONS,
 ]
