@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include "typedtensor/device.h"
 #include "typedtensor/ops.h"
 
 namespace py = pybind11;
@@ -60,6 +61,7 @@ py::object item(const Tensor& t);
 void register_errors(py::module_& m);
 void bind_tensor(py::module_& m);
 void bind_functions(py::module_& m);
+void bind_cuda(py::module_& m);
 void bind_types(py::module_& m);
 
 }  // namespace ttpy

@@ -15,4 +15,5 @@ PYBIND11_MODULE(_C, m) {
   ttpy::bind_types(m);
   ttpy::bind_tensor(m);
   ttpy::bind_functions(m);
+  ttpy::bind_cuda(m);
 }

@@ -98,8 +98,11 @@ class Tensor {
 // ---- construction ----
 Strides contiguous_strides(const Shape& shape);
 int64_t shape_numel(const Shape& shape);  // throws ValueError on negative dims / overflow
+// The device allocations without an explicit device go to: the CPU, except while a DeviceScope
+// (typedtensor/device.h) is active on this thread -- e.g. while a primitive runs on CUDA.
+Device default_device();
 // Uninitialised contiguous tensor.
-Tensor empty(const Shape& shape, DType dtype, Device device = {});
+Tensor empty(const Shape& shape, DType dtype, Device device = default_device());
 // A tensor sharing `base`'s storage with a new geometry.
 Tensor make_view(const Tensor& base, Shape shape, Strides strides, int64_t offset);
 // Wrap foreign memory (numpy, DLPack); `owner` is released when the storage dies.
