@@ -49,6 +49,12 @@ void bind_cuda(py::module_& m) {
   m.def("_cuda_cublas_status", [] { return std::string("typedtensor was built without CUDA"); });
   m.def("_cuda_set_cublas_search_path", [](const std::string&) {});
 #endif
+  // Testing hook: swap the host-emulated CUDA device in (True) or the previous table back (False).
+  m.def("_testing_emulate_cuda", [](bool on) {
+    static std::unique_ptr<tt::DeviceKernels> saved;
+    if (on && !saved) saved = tt::swap_cuda_kernels(tt::make_host_emulated_cuda());
+    else if (!on && saved) tt::swap_cuda_kernels(std::move(saved));
+  });
   // Testing hook: a view of a CPU tensor's memory that claims to live on cuda:0, so the device
   // checks (mixing devices, .numpy()) are testable on machines without a GPU. Never dereferenced
   // on the device side by those checks.

@@ -127,6 +127,12 @@ class DeviceKernels {
 // The CUDA table: the base class (every kernel missing) until a backend registers itself.
 DeviceKernels& cuda_kernels();
 void register_cuda_kernels(std::unique_ptr<DeviceKernels> k);
+// Installs `k` and returns the previous table (tests swap the host emulation in and out).
+std::unique_ptr<DeviceKernels> swap_cuda_kernels(std::unique_ptr<DeviceKernels> k);
+// A "CUDA" device emulated in host memory: every kernel the CUDA backend has runs the CPU kernel on
+// the same bytes. Lets machines without a GPU test the device plumbing (dispatch, device checks,
+// scalar uploads, host fallbacks, device= creation) through the real code paths.
+std::unique_ptr<DeviceKernels> make_host_emulated_cuda();
 bool cuda_backend_compiled();  // a backend was registered (the build had nvcc)
 inline bool on_cuda(const Tensor& t) { return t.device().type == DeviceType::CUDA; }
 

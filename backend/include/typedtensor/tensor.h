@@ -53,6 +53,8 @@ struct TensorImpl {
   std::unique_ptr<AutogradMeta> autograd;
 };
 
+[[noreturn]] void throw_host_access();  // tensor.cpp
+
 class Tensor {
  public:
   Tensor() = default;
@@ -80,8 +82,11 @@ class Tensor {
   void* raw() const {
     return static_cast<char*>(impl_->storage->data) + impl_->offset * static_cast<int64_t>(itemsize());
   }
+  // Typed host pointer; a CUDA tensor's memory is not host-addressable (raw() gives the device
+  // pointer to CUDA kernels), so host code asking for it gets an exception instead of a crash.
   template <class T>
   T* data() const {
+    if (impl_->storage->device.type != DeviceType::CPU) throw_host_access();
     return static_cast<T*>(raw());
   }
 

@@ -53,6 +53,11 @@ std::string shape_str(const Shape& s) {
   return r + "]";
 }
 
+void throw_host_access() {
+  throw std::runtime_error(std::string("[") + current_op() +
+                           "] host code read a CUDA tensor's memory (no CPU path for this op on CUDA tensors)");
+}
+
 int64_t Tensor::size(int64_t d) const { return impl_->shape[wrap_dim(d, dim(), "size")]; }
 int64_t Tensor::stride(int64_t d) const { return impl_->strides[wrap_dim(d, dim(), "stride")]; }
 
