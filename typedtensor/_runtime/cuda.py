@@ -37,15 +37,16 @@ __all__ = [
 
 _C = _loader.load_core()
 
-# Registry ops (typedtensor.shapes registry names) that raise "[op] no CUDA kernel for op" on a
-# CUDA tensor. Everything else in the registry runs on the device (tests/backend/
-# test_cuda_nodevice.py checks that every registry op is either here or covered).
-CPU_ONLY_OPS: frozenset[str] = frozenset()
+# Registry ops (typedtensor.shapes registry names) that cannot run on a CUDA tensor: they build
+# CPU tensors from host objects (move the result with ``.cuda()``); ``from_dlpack`` of a CUDA
+# capsule raises. Every other registry op the runtime implements runs on the device
+# (tests/backend/test_cuda_emulated.py checks each one; test_cuda.py does on a GPU).
+CPU_ONLY_OPS: frozenset[str] = frozenset({"from_numpy", "from_dlpack"})
 
 # Registry ops that accept CUDA tensors but compute on the host (a device->host copy, the CPU
 # kernel, and a copy back): their output size depends on the data, or no kernel exists yet.
 HOST_FALLBACK_OPS: frozenset[str] = frozenset({
-    "nonzero", "masked_select", "sort", "argsort", "topk", "msort", "index_put_", "randperm",
+    "nonzero", "masked_select", "sort", "argsort", "topk", "index_put", "randperm",
 })
 
 

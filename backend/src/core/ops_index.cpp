@@ -150,8 +150,12 @@ Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& 
 }
 
 Tensor scatter_scalar(const Tensor& a, int64_t dim, const Tensor& index, Scalar v) {
-  Tensor src = expand(scalar_tensor(v, a.dtype()), index.shape());
-  return scatter(a, dim, index, contiguous(src), "");
+  Tensor src;
+  {
+    DeviceScope on(a.device());  // filled where `a` lives (no host tensor next to a CUDA one)
+    src = full(index.shape(), v, a.dtype());
+  }
+  return scatter(a, dim, index, src, "");
 }
 
 Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src, Scalar alpha) {

@@ -461,7 +461,7 @@ Tensor repeat(const Tensor& a, const Shape& reps) {
 
 Tensor flip(const Tensor& a, const Dims& dims) {
   // a negative-stride view is not allowed (numpy interop and BLAS assume >= 0): copy
-  Tensor out = empty(a.shape(), a.dtype());
+  Tensor out = empty(a.shape(), a.dtype(), a.device());
   Strides st = a.strides();
   int64_t off = a.offset();
   std::vector<bool> seen(static_cast<size_t>(a.dim()), false);
@@ -519,7 +519,7 @@ Tensor cat(const TensorList& xs0, int64_t dim) {
   if (xs.empty()) {
     DType d0 = xs0[0].dtype();
     for (const auto& t : xs0) d0 = promote_types(d0, t.dtype());
-    return empty(Shape{0}, d0);
+    return empty(Shape{0}, d0, xs0[0].device());
   }
   for (const auto& t : xs)
     if (t.dim() == 0) shape_error("cat", {t.shape()}, {{"dim", dim}}, "zero-dimensional tensor cannot be concatenated");
