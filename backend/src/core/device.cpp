@@ -89,6 +89,9 @@ class ToDevice : public Primitive {
 
 Tensor to_device(const Tensor& a, Device d) {
   if (a.device() == d) return a;
+  if (a.device().type == DeviceType::CUDA && cuda_kernels().device_count() == 0)
+    throw std::runtime_error("[to] CUDA is not available: this tensor claims " + device_str(a.device()) +
+                             " but no CUDA device was found");
   if (d.type == DeviceType::CUDA) {
     int n = cuda_kernels().device_count();
     if (n == 0 && !cuda_backend_compiled()) no_backend("to");
