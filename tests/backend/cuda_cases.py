@@ -256,7 +256,7 @@ def to_host(x: Any) -> Any:
 def assert_same(a: Any, b: Any, rtol: float = 1e-4, atol: float = 1e-5) -> None:
     if isinstance(a, list):
         assert isinstance(b, list) and len(a) == len(b)
-        for x, y in zip(a, b):
+        for x, y in zip(a, b, strict=True):
             assert_same(x, y, rtol, atol)
         return
     if isinstance(a, np.ndarray):
