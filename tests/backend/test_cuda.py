@@ -12,7 +12,7 @@ import pytest
 
 import typedtensor._runtime as tt
 from tests.backend.cuda_cases import CASES, data, to_host
-from tests.backend.cuda_sweep import compare_case
+from tests.backend.cuda_sweep import compare_case, conv_grads, mlp_losses
 from typedtensor._runtime import functional as F
 
 pytestmark = [pytest.mark.cuda, pytest.mark.skipif(not tt.cuda.is_available(), reason="no CUDA device")]
@@ -225,34 +225,17 @@ def test_seeding_reproduces_device_streams() -> None:
 
 
 # ---------------- training on the GPU ----------------
-def _mlp_step(dev: str, steps: int = 3) -> list[float]:
-    tt.manual_seed(0)
-    rng = np.random.default_rng(0)
-    w1, b1 = rng.standard_normal((32, 16)).astype(np.float32) * 0.2, np.zeros(32, np.float32)
-    w2, b2 = rng.standard_normal((4, 32)).astype(np.float32) * 0.2, np.zeros(4, np.float32)
-    x, y = rng.standard_normal((64, 16)).astype(np.float32), rng.integers(0, 4, 64)
-    params = [tt.tensor(p, device=dev, requires_grad=True) for p in (w1, b1, w2, b2)]
-    X, Y = tt.tensor(x, device=dev), tt.tensor(y, device=dev)
-    losses = []
-    for _ in range(steps):
-        h = F.gelu(F.linear(X, params[0], params[1]))
-        loss = F.cross_entropy(F.linear(F.layer_norm(h, (32,)), params[2], params[3]), Y)
-        loss.backward()
-        with tt.no_grad():
-            for p in params:
-                p -= 0.1 * p.grad
-                p.grad = None
-        losses.append(loss.item())
-    return losses
-
-
 def test_mlp_training_step_matches_cpu() -> None:
     if not hasattr(tt.Tensor, "backward"):
         pytest.skip("autograd is not in this build")
-    try:
-        cpu = _mlp_step("cpu")
-    except NotImplementedError as e:
-        pytest.skip(f"autograd incomplete: {e}")
-    gpu = _mlp_step("cuda")
+    cpu = mlp_losses("cpu")
+    gpu = mlp_losses("cuda")
     np.testing.assert_allclose(gpu, cpu, rtol=1e-4, atol=1e-5)
     assert gpu[-1] < gpu[0]
+
+
+def test_conv_net_gradients_match_cpu() -> None:
+    if not hasattr(tt.Tensor, "backward"):
+        pytest.skip("autograd is not in this build")
+    for a, b in zip(conv_grads("cpu"), conv_grads("cuda"), strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5)

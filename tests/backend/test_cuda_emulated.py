@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
 import pytest
 
 import typedtensor._runtime as tt
 from tests.backend.cuda_cases import CASES, HOST_CREATION
-from tests.backend.cuda_sweep import compare_case
+from tests.backend.cuda_sweep import compare_case, conv_grads, mlp_losses
 from typedtensor._runtime import functional as F
 from typedtensor._runtime.cuda import CPU_ONLY_OPS, HOST_FALLBACK_OPS
 from typedtensor.shapes.registry import REGISTRY
@@ -91,3 +92,12 @@ def test_numpy_of_cuda_tensor_raises_like_torch(emulated: None) -> None:
     with pytest.raises(TypeError, match="can't convert cuda:0 device type tensor to numpy"):
         tt.ones(2).cuda().numpy()
     assert "device='cuda:0'" in repr(tt.ones(2).cuda())
+
+
+def test_training_on_emulated_cuda_matches_cpu(emulated: None) -> None:
+    """Autograd on device tensors: seeds, VJP allocations and grads stay on the device."""
+    if not hasattr(tt.Tensor, "backward"):
+        pytest.skip("autograd is not in this build")
+    np.testing.assert_allclose(mlp_losses("cuda"), mlp_losses("cpu"), rtol=1e-6)
+    for a, b in zip(conv_grads("cpu"), conv_grads("cuda"), strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-7)
