@@ -239,6 +239,34 @@ NN: dict[str, Case] = {
 }
 CASES.update(NN)
 
+
+
+def _inplace(mk: Mk) -> Any:
+    """In-place updates (they call kernels directly, outside apply()): scalars, CPU 0-d tensors,
+    broadcast operands, views, and the update pattern of an optimizer step."""
+    x = mk(data(3, 4))
+    x.add_(1.5)
+    x.mul_(mk(data(4)))
+    x.sub_(tt.tensor(0.25))  # a CPU 0-d tensor next to a device tensor
+    x.div_(2)
+    x[:, 1] += 1.0
+    x[0] = mk(data(4))
+    x.t().mul_(0.5)
+    x.clamp_(-2.0, 2.0)
+    x.relu_()
+    g, m = mk(data(3, 4)), mk(np.zeros((3, 4), np.float32))
+    for _ in range(2):  # momentum SGD
+        m.mul_(0.9).add_(g)
+        x -= 0.1 * m
+    y = mk(data(2, 3, kind="i"))
+    y.add_(2)
+    y.floor_divide_(3)
+    y.copy_(tt.tensor(data(2, 3, kind="i")))  # from the CPU
+    return x, y, m
+
+
+CASES["inplace"] = lambda mk, dev: _inplace(mk)
+
 # Host-only by nature (they build CPU tensors from host objects): checked separately.
 HOST_CREATION = frozenset({"from_numpy", "from_dlpack"})
 

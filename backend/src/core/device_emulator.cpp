@@ -13,8 +13,12 @@ std::shared_ptr<Storage> allocate_storage(size_t nbytes);  // tensor.cpp
 
 namespace {
 
+// The CPU view of an emulated device tensor. A CPU tensor reaching a device kernel is the bug a
+// real GPU would answer with an illegal-address fault: refuse it here, where it is catchable.
 Tensor h(const Tensor& t) {
-  if (!t.defined() || t.device().type == DeviceType::CPU) return t;
+  if (!t.defined()) return t;
+  if (t.device().type == DeviceType::CPU)
+    throw std::logic_error(std::string("[") + current_op() + "] a CPU tensor was passed to a CUDA kernel");
   const auto& st = t.storage();
   auto impl = std::make_shared<TensorImpl>();
   auto view = std::make_shared<Storage>();

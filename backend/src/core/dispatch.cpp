@@ -1,6 +1,7 @@
 #include <atomic>
 #include <stdexcept>
 
+#include "internal.h"
 #include "typedtensor/device.h"
 #include "typedtensor/primitive.h"
 
@@ -65,6 +66,15 @@ Tensor upload_scalar(const Tensor& t, Device dev) {
   return view;
 }
 }  // namespace
+
+namespace detail {
+Tensor match_device(const Tensor& t, Device d, const char* op) {
+  if (!t.defined() || t.device() == d) return t;
+  if (d.type == DeviceType::CUDA && t.device().type == DeviceType::CPU && cpu_scalar(t)) return upload_scalar(t, d);
+  throw std::runtime_error(std::string("[") + op + "] expected all tensors on the same device, got " +
+                           device_str(d) + " and " + device_str(t.device()));
+}
+}  // namespace detail
 
 TensorList Primitive::vjp(const TensorList&, const TensorList&, const std::vector<int>&, const TensorList&) {
   throw NotImplementedError(std::string("[") + name() + "] " +

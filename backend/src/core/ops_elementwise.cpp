@@ -393,7 +393,7 @@ Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other) {
   if (self.dtype() == other.dtype() && !is_half(self.dtype()) && !needs_float(op) && !overlaps(self, other) &&
       !is_compare(op) && !is_logical(op) && !(op == BinaryOp::Sub && self.dtype() == DType::Bool) &&
       !(is_bitwise(op) && is_floating(self.dtype()))) {
-    Tensor b = other.shape() == s ? other : expand(other, s);
+    Tensor b = detail::match_device(other.shape() == s ? other : expand(other, s), self.device(), name.c_str());
     if (!is_floating(self.dtype()) && (op == BinaryOp::FloorDiv || op == BinaryOp::Remainder) && cpu::any_zero(b))
       throw ValueError("[" + name + "] integer division by zero");
     cpu::binary(op, self, self, b);
