@@ -104,8 +104,9 @@ Tensor to_impl(const Tensor& a, py::args args, py::kwargs kw) {
   std::optional<tt::Device> dev;
   bool copy = false;
   for (auto x : args) {
-    if (is_tensor(x)) {
+    if (is_tensor(x)) {  // to(other): other's dtype and device
       dt = x.cast<const Tensor&>().dtype();
+      dev = x.cast<const Tensor&>().device();
       continue;
     }
     if (py::isinstance<py::str>(x) || py::isinstance<DeviceObj>(x)) {

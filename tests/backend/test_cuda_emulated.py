@@ -86,6 +86,9 @@ def test_copy_across_devices_and_round_trip(emulated: None) -> None:
     d2.copy_(x.t())  # cpu -> cuda
     assert d2.tolist() == x.t().tolist()
     assert x.to("cuda", tt.float64).dtype == tt.float64
+    other = tt.zeros(1, dtype=tt.float64).cuda()
+    moved = x.to(other)  # other's dtype and device
+    assert moved.dtype == tt.float64 and moved.is_cuda
 
 
 def test_numpy_of_cuda_tensor_raises_like_torch(emulated: None) -> None:

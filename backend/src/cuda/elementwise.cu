@@ -20,6 +20,8 @@ __device__ __forceinline__ T floordiv(T a, T b) {
     return d == 0 ? copysign(T(0), a / b) : fl;
   } else if constexpr (std::is_same_v<T, bool>) {
     return a;
+  } else if constexpr (std::is_unsigned_v<T>) {
+    return b == 0 ? T(0) : T(a / b);
   } else {
     if (b == 0) return T(0);  // the front-end rejects integer division by zero before launching
     T q = a / b;
@@ -35,6 +37,8 @@ __device__ __forceinline__ T remainder(T a, T b) {
     return r;
   } else if constexpr (std::is_same_v<T, bool>) {
     return false;
+  } else if constexpr (std::is_unsigned_v<T>) {
+    return b == 0 ? T(0) : T(a % b);
   } else {
     if (b == 0) return T(0);
     T r = a % b;
@@ -49,7 +53,9 @@ __device__ __forceinline__ T ipow(T a, T b) {
   } else if constexpr (std::is_same_v<T, bool>) {
     return a || !b;
   } else {
-    if (b < 0) return a == 1 ? T(1) : (a == T(-1) ? ((b & 1) ? T(-1) : T(1)) : T(0));
+    if constexpr (std::is_signed_v<T>) {
+      if (b < 0) return a == 1 ? T(1) : (a == T(-1) ? ((b & 1) ? T(-1) : T(1)) : T(0));
+    }
     T r = 1;
     while (b) {
       if (b & 1) r = static_cast<T>(r * a);
