@@ -7,10 +7,10 @@ using tt::BinaryOp;
 namespace {
 DType float_default(py::object dtype) { return dtype_or(dtype, tt::kDefaultFloat); }
 
-void check_device(py::object device) {
-  if (!device.is_none() && device_from(device).type != tt::DeviceType::CPU)
-    throw tt::NotImplementedError("CUDA tensors are not available in this build");
-}
+// device= of a creation function: allocations inside the call go there (a DeviceScope), and
+// results built on the host (arange, eye, ...) are moved there by placed().
+tt::Device device_arg(py::object device, tt::Device dflt = {}) { return device.is_none() ? dflt : device_from(device); }
+Tensor placed(Tensor t, tt::Device d) { return t.device() == d ? t : tt::to_device(t, d); }
 
 Tensor with_grad(Tensor t, bool requires_grad) {
   if (requires_grad) {
@@ -26,19 +26,22 @@ Tensor with_grad(Tensor t, bool requires_grad) {
 
 void bind_functions(py::module_& m) {
   m.def("tensor", [](py::handle data, py::object dtype, py::object device, bool rg) {
-    check_device(device);
-    return with_grad(tensor_data(data, dtype_from(dtype)), rg);
+    tt::DeviceScope ds(device_arg(device));
+    return with_grad(placed(tensor_data(data, dtype_from(dtype)), device_arg(device)), rg);
   }, py::arg("data"), TT_CREATION_KW);
   m.def("as_tensor", [](py::handle data, py::object dtype, py::object device) {
-    check_device(device);
-    if (is_tensor(data)) return tt::to_dtype(data.cast<const Tensor&>(), dtype_or(dtype, data.cast<const Tensor&>().dtype()));
+    tt::DeviceScope ds(device_arg(device));
+    if (is_tensor(data)) {
+      const Tensor& t = data.cast<const Tensor&>();
+      return placed(tt::to_dtype(t, dtype_or(dtype, t.dtype())), device_arg(device, t.device()));
+    }
     if (py::isinstance<py::array>(data) && dtype.is_none()) {
       try {
-        return from_numpy(py::reinterpret_borrow<py::array>(data));
+        return placed(from_numpy(py::reinterpret_borrow<py::array>(data)), device_arg(device));
       } catch (const tt::ValueError&) {
       }
     }
-    return tensor_data(data, dtype_from(dtype));
+    return placed(tensor_data(data, dtype_from(dtype)), device_arg(device));
   }, py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
   m.def("from_numpy", [](py::handle a) {
     if (!py::isinstance<py::array>(a)) throw tt::TypeError("from_numpy: expected a numpy.ndarray");
@@ -49,39 +52,39 @@ void bind_functions(py::module_& m) {
   m.def("is_tensor", [](py::handle h) { return is_tensor(h); }, py::arg("obj"));
 
   m.def("zeros", [](py::args s, py::object dtype, py::object device, bool rg) {
-    check_device(device);
+    tt::DeviceScope ds(device_arg(device));
     return with_grad(tt::zeros(shape_from_args(s, "zeros"), float_default(dtype)), rg);
   }, TT_CREATION_KW);
   m.def("ones", [](py::args s, py::object dtype, py::object device, bool rg) {
-    check_device(device);
+    tt::DeviceScope ds(device_arg(device));
     return with_grad(tt::ones(shape_from_args(s, "ones"), float_default(dtype)), rg);
   }, TT_CREATION_KW);
   m.def("empty", [](py::args s, py::object dtype, py::object device, bool rg) {
-    check_device(device);
+    tt::DeviceScope ds(device_arg(device));
     return with_grad(tt::empty(shape_from_args(s, "empty"), float_default(dtype)), rg);
   }, TT_CREATION_KW);
   m.def("full", [](py::handle s, py::handle v, py::object dtype, py::object device, bool rg) {
-    check_device(device);
+    tt::DeviceScope ds(device_arg(device));
     return with_grad(tt::full(shape_from(s, "full"), scalar_arg(v, "full"), dtype_from(dtype)), rg);
   }, py::arg("size"), py::arg("fill_value"), TT_CREATION_KW);
   m.def("zeros_like", [](const Tensor& a, py::object dtype, py::object device, bool rg) {
-    check_device(device);
+    tt::DeviceScope ds(device_arg(device, a.device()));
     return with_grad(tt::zeros(a.shape(), dtype_or(dtype, a.dtype())), rg);
   }, py::arg("input"), TT_CREATION_KW);
   m.def("ones_like", [](const Tensor& a, py::object dtype, py::object device, bool rg) {
-    check_device(device);
+    tt::DeviceScope ds(device_arg(device, a.device()));
     return with_grad(tt::ones(a.shape(), dtype_or(dtype, a.dtype())), rg);
   }, py::arg("input"), TT_CREATION_KW);
   m.def("empty_like", [](const Tensor& a, py::object dtype, py::object device, bool rg) {
-    check_device(device);
+    tt::DeviceScope ds(device_arg(device, a.device()));
     return with_grad(tt::empty(a.shape(), dtype_or(dtype, a.dtype())), rg);
   }, py::arg("input"), TT_CREATION_KW);
   m.def("full_like", [](const Tensor& a, py::handle v, py::object dtype, py::object device, bool rg) {
-    check_device(device);
+    tt::DeviceScope ds(device_arg(device, a.device()));
     return with_grad(tt::full(a.shape(), scalar_arg(v, "full_like"), dtype_or(dtype, a.dtype())), rg);
   }, py::arg("input"), py::arg("fill_value"), TT_CREATION_KW);
   m.def("arange", [](py::handle a, py::handle b, py::handle step, py::object dtype, py::object device, bool rg) {
-    check_device(device);
+    tt::DeviceScope ds(device_arg(device));
     Scalar s0 = Scalar::from_int(0), s1, st = Scalar::from_int(1);
     if (b.is_none()) {
       s1 = scalar_arg(a, "arange");
@@ -90,15 +93,15 @@ void bind_functions(py::module_& m) {
       s1 = scalar_arg(b, "arange");
     }
     if (!step.is_none()) st = scalar_arg(step, "arange");
-    return with_grad(tt::arange(s0, s1, st, dtype_from(dtype)), rg);
+    return with_grad(placed(tt::arange(s0, s1, st, dtype_from(dtype)), device_arg(device)), rg);
   }, py::arg("start"), py::arg("end") = py::none(), py::arg("step") = py::none(), TT_CREATION_KW);
   m.def("linspace", [](double a, double b, int64_t steps, py::object dtype, py::object device, bool rg) {
-    check_device(device);
-    return with_grad(tt::linspace(a, b, steps, float_default(dtype)), rg);
+    tt::DeviceScope ds(device_arg(device));
+    return with_grad(placed(tt::linspace(a, b, steps, float_default(dtype)), device_arg(device)), rg);
   }, py::arg("start"), py::arg("end"), py::arg("steps"), TT_CREATION_KW);
   m.def("eye", [](int64_t n, py::object mm, py::object dtype, py::object device, bool rg) {
-    check_device(device);
-    return with_grad(tt::eye(n, mm.is_none() ? n : mm.cast<int64_t>(), float_default(dtype)), rg);
+    tt::DeviceScope ds(device_arg(device));
+    return with_grad(placed(tt::eye(n, mm.is_none() ? n : mm.cast<int64_t>(), float_default(dtype)), device_arg(device)), rg);
   }, py::arg("n"), py::arg("m") = py::none(), TT_CREATION_KW);
 
   // random
@@ -107,19 +110,25 @@ void bind_functions(py::module_& m) {
   }, py::arg("seed"));
   m.def("initial_seed", &tt::initial_seed);
   m.def("rand", [](py::args s, py::object dtype, py::object device, bool rg) {
-    check_device(device);
+    tt::DeviceScope ds(device_arg(device));
     return with_grad(tt::rand(shape_from_args(s, "rand"), float_default(dtype)), rg);
   }, TT_CREATION_KW);
   m.def("randn", [](py::args s, py::object dtype, py::object device, bool rg) {
-    check_device(device);
+    tt::DeviceScope ds(device_arg(device));
     return with_grad(tt::randn(shape_from_args(s, "randn"), float_default(dtype)), rg);
   }, TT_CREATION_KW);
-  m.def("rand_like", [](const Tensor& a, py::object dtype) { return tt::rand(a.shape(), dtype_or(dtype, a.dtype())); },
+  m.def("rand_like", [](const Tensor& a, py::object dtype) {
+    tt::DeviceScope ds(a.device());
+    return tt::rand(a.shape(), dtype_or(dtype, a.dtype()));
+  },
         py::arg("input"), py::kw_only(), py::arg("dtype") = py::none());
-  m.def("randn_like", [](const Tensor& a, py::object dtype) { return tt::randn(a.shape(), dtype_or(dtype, a.dtype())); },
+  m.def("randn_like", [](const Tensor& a, py::object dtype) {
+    tt::DeviceScope ds(a.device());
+    return tt::randn(a.shape(), dtype_or(dtype, a.dtype()));
+  },
         py::arg("input"), py::kw_only(), py::arg("dtype") = py::none());
   m.def("randint", [](py::args args, py::object size, py::object dtype, py::object device) {
-    check_device(device);
+    tt::DeviceScope ds(device_arg(device));
     // randint(high, size) or randint(low, high, size)
     std::vector<py::object> a;
     for (auto x : args) a.push_back(py::reinterpret_borrow<py::object>(x));
@@ -129,14 +138,16 @@ void bind_functions(py::module_& m) {
     throw tt::TypeError("randint(low=0, high, size, *, dtype=None): expected high and size");
   }, py::kw_only(), py::arg("size") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
   m.def("randint_like", [](const Tensor& a, int64_t low, py::object high, py::object dtype) {
+    tt::DeviceScope ds(a.device());
     if (high.is_none()) return tt::randint(0, low, a.shape(), dtype_or(dtype, a.dtype()));
     return tt::randint(low, high.cast<int64_t>(), a.shape(), dtype_or(dtype, a.dtype()));
   }, py::arg("input"), py::arg("low"), py::arg("high") = py::none(), py::kw_only(), py::arg("dtype") = py::none());
   m.def("randperm", [](int64_t n, py::object dtype, py::object device) {
-    check_device(device);
-    return tt::randperm(n, dtype_or(dtype, DType::Int64));
+    tt::DeviceScope ds(device_arg(device));
+    return placed(tt::randperm(n, dtype_or(dtype, DType::Int64)), device_arg(device));
   }, py::arg("n"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
   m.def("bernoulli", [](const Tensor& p, py::object pp) {
+    tt::DeviceScope ds(p.device());
     if (!pp.is_none()) return tt::bernoulli(tt::full(p.shape(), scalar_arg(pp, "bernoulli"), p.dtype()));
     return tt::bernoulli(p);
   }, py::arg("input"), py::arg("p") = py::none());

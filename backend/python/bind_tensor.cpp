@@ -101,15 +101,16 @@ py::list tolist_rec(const Tensor& t) {
 
 Tensor to_impl(const Tensor& a, py::args args, py::kwargs kw) {
   std::optional<DType> dt;
+  std::optional<tt::Device> dev;
   bool copy = false;
   for (auto x : args) {
-    if (is_tensor(x)) {
+    if (is_tensor(x)) {  // to(other): other's dtype and device
       dt = x.cast<const Tensor&>().dtype();
+      dev = x.cast<const Tensor&>().device();
       continue;
     }
     if (py::isinstance<py::str>(x) || py::isinstance<DeviceObj>(x)) {
-      tt::Device d = device_from(x);
-      if (d.type != tt::DeviceType::CPU) throw tt::NotImplementedError("[to] CUDA tensors are not available in this build");
+      dev = device_from(x);
       continue;
     }
     if (x.is_none()) continue;
@@ -117,12 +118,11 @@ Tensor to_impl(const Tensor& a, py::args args, py::kwargs kw) {
     dt = dtype_from(x);
   }
   if (kw.contains("dtype")) dt = dtype_from(kw["dtype"]);
-  if (kw.contains("device")) {
-    tt::Device d = device_from(kw["device"]);
-    if (d.type != tt::DeviceType::CPU) throw tt::NotImplementedError("[to] CUDA tensors are not available in this build");
-  }
+  if (kw.contains("device") && !kw["device"].is_none()) dev = device_from(kw["device"]);
   if (kw.contains("copy")) copy = kw["copy"].cast<bool>();
-  return tt::to_dtype(a, dt ? *dt : a.dtype(), copy);
+  bool moves = dev && *dev != a.device();
+  Tensor r = tt::to_dtype(a, dt ? *dt : a.dtype(), copy && !moves);
+  return moves ? tt::to_device(r, *dev) : r;
 }
 
 Tensor detach(const Tensor& a) { return tt::make_view(a, a.shape(), a.strides(), a.offset()); }
@@ -213,8 +213,9 @@ void bind_tensor(py::module_& m) {
       .def("item", &item)
       .def("tolist", [](const Tensor& t) -> py::object {
         if (t.dim() == 0) return item(t);
-        if (t.dtype() != DType::BFloat16) return to_numpy(tt::contiguous(detach(t))).attr("tolist")();
-        return tolist_rec(t);
+        Tensor h = tt::host(detach(t));
+        if (h.dtype() != DType::BFloat16) return to_numpy(tt::contiguous(h)).attr("tolist")();
+        return tolist_rec(h);
       })
       .def("numpy", [](const Tensor& t, bool force) {
         if (force) return to_numpy(tt::clone(detach(t)));
@@ -596,6 +597,15 @@ void bind_tensor(py::module_& m) {
       .def("contiguous", [](const Tensor& a, py::kwargs) { return tt::contiguous(a); })
       .def("clone", [](const Tensor& a, py::kwargs) { return tt::clone(a); })
       .def("to", &to_impl)
+      .def("cuda", [](const Tensor& a, py::object device) {
+        tt::Device d{tt::DeviceType::CUDA, 0};
+        if (!device.is_none()) {
+          d = py::isinstance<py::int_>(device) ? tt::Device{tt::DeviceType::CUDA, device.cast<int>()} : device_from(device);
+          if (d.type != tt::DeviceType::CUDA) throw tt::ValueError("[cuda] expected a CUDA device, got " + tt::device_str(d));
+        }
+        return tt::to_device(a, d);
+      }, py::arg("device") = py::none())
+      .def("cpu", [](const Tensor& a) { return tt::to_device(a, tt::Device{}); })
       .def("type", [](const Tensor& a, py::object dtype) -> py::object {
         if (dtype.is_none()) return py::str(std::string("typedtensor.") + tt::dtype_name(a.dtype()));
         return py::cast(tt::to_dtype(a, *dtype_from(dtype)));

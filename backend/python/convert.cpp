@@ -364,7 +364,9 @@ Tensor from_numpy(py::array arr) {
 }
 
 py::array to_numpy(const Tensor& t) {
-  if (t.device().type != tt::DeviceType::CPU) throw tt::TypeError("can't convert a CUDA tensor to numpy; use .cpu() first");
+  if (t.device().type != tt::DeviceType::CPU)
+    throw tt::TypeError("can't convert " + tt::device_str(t.device()) +
+                        " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
   if (t.requires_grad()) throw tt::ValueError("can't call numpy() on a tensor that requires grad; use .detach().numpy()");
   std::vector<py::ssize_t> shape, strides;
   auto isz = static_cast<py::ssize_t>(t.itemsize());
@@ -517,9 +519,10 @@ Tensor tensor_data(py::handle data, std::optional<DType> dtype) {
 py::object item(const Tensor& t) {
   if (t.numel() != 1)
     throw tt::ValueError("a Tensor with " + std::to_string(t.numel()) + " elements cannot be converted to Scalar");
-  return tt::visit_dtype(t.dtype(), [&](auto tag) -> py::object {
+  Tensor h = tt::host(t);  // one device-to-host copy for a CUDA tensor
+  return tt::visit_dtype(h.dtype(), [&](auto tag) -> py::object {
     using T = decltype(tag);
-    T v = *t.data<T>();
+    T v = *h.data<T>();
     if constexpr (std::is_same_v<T, bool>) return py::bool_(v);
     else if constexpr (std::is_integral_v<T>) return py::int_(static_cast<int64_t>(v));
     else return py::float_(static_cast<double>(v));

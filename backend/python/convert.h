@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include "typedtensor/device.h"
 #include "typedtensor/ops.h"
 
 namespace py = pybind11;
@@ -61,6 +62,7 @@ void register_errors(py::module_& m);
 void bind_tensor(py::module_& m);
 void bind_functions(py::module_& m);
 void bind_autograd(py::module_& m);  // after bind_tensor
+void bind_cuda(py::module_& m);
 void bind_types(py::module_& m);
 
 }  // namespace ttpy

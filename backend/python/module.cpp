@@ -16,4 +16,5 @@ PYBIND11_MODULE(_C, m) {
   ttpy::bind_tensor(m);
   ttpy::bind_functions(m);
   ttpy::bind_autograd(m);
+  ttpy::bind_cuda(m);
 }

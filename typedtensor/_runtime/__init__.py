@@ -13,7 +13,7 @@ from typedtensor._runtime import _loader
 
 _C = _loader.load_core()
 
-from typedtensor._runtime import _repr, cuda, functional  # noqa: E402
+from typedtensor._runtime import _repr, backends, cuda, functional  # noqa: E402
 from typedtensor._runtime.errors import ShapeError  # noqa: E402
 from typedtensor._runtime.serialization import load, save  # noqa: E402
 
@@ -181,7 +181,7 @@ for _name in composite.FUNCTIONS:
 del _name
 
 __all__ = [
-    "Tensor", "ShapeError", "dtype", "device", "cuda", "functional", "autograd",
+    "Tensor", "ShapeError", "dtype", "device", "cuda", "backends", "functional", "autograd",
     "bool", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64",
     "half", "float", "double", "long", "int",
     "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",

@@ -62,7 +62,8 @@ def _format(a: np.ndarray, fmt: Any, indent: int, summarize: bool) -> str:
 
 def tensor_repr(t: Any) -> str:
     dtype = t.dtype.name
-    a = t.detach().float().numpy() if dtype == "bfloat16" else t.detach().numpy()
+    host = t.detach().cpu() if t.is_cuda else t.detach()
+    a = host.float().numpy() if dtype == "bfloat16" else host.numpy()
     if a.size == 0:
         body = "[]"
         suffix = [f"size={tuple(t.shape)}"] if t.ndim > 1 else []
@@ -83,6 +84,8 @@ def tensor_repr(t: Any) -> str:
             fmt = lambda v, p=pad: str(int(v)).rjust(p)  # noqa: E731
         body = _format(a, fmt, len("tensor("), summarize)
         suffix = []
+    if t.is_cuda:
+        suffix.append(f"device='{t.device}'")
     if dtype not in _DEFAULT_DTYPES:
         suffix.append(f"dtype=typedtensor.{dtype}")
     if t.grad_fn is not None:

@@ -452,7 +452,7 @@ def one_hot(tensor: Any, num_classes: int = -1) -> Any:
     if tensor.is_floating_point():
         raise TypeError("one_hot is only applicable to index tensors")
     n = int(tensor.max().item()) + 1 if num_classes < 0 else num_classes
-    out = _C.zeros(*tensor.shape, n, dtype=_C.int64)
+    out = _C.zeros(*tensor.shape, n, dtype=_C.int64, device=tensor.device)
     return out.scatter(-1, tensor.long().unsqueeze(-1), 1)
 
 
@@ -479,7 +479,7 @@ def pad(input: Any, pad: tuple[int, ...], mode: str = "constant", value: float =
             hi = 0
         shape[d] = src.shape[d] + lo + hi
         slices[d] = slice(lo, lo + src.shape[d])
-    out = _C.full(shape, value, dtype=input.dtype)
+    out = _C.full(shape, value, dtype=input.dtype, device=input.device)
     out[tuple(slices)] = src
     return out
 

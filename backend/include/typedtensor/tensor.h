@@ -54,6 +54,8 @@ struct TensorImpl {
   std::unique_ptr<AutogradMeta> autograd;
 };
 
+[[noreturn]] void throw_host_access();  // tensor.cpp
+
 class Tensor {
  public:
   Tensor() = default;
@@ -81,8 +83,11 @@ class Tensor {
   void* raw() const {
     return static_cast<char*>(impl_->storage->data) + impl_->offset * static_cast<int64_t>(itemsize());
   }
+  // Typed host pointer; a CUDA tensor's memory is not host-addressable (raw() gives the device
+  // pointer to CUDA kernels), so host code asking for it gets an exception instead of a crash.
   template <class T>
   T* data() const {
+    if (impl_->storage->device.type != DeviceType::CPU) throw_host_access();
     return static_cast<T*>(raw());
   }
 
@@ -99,8 +104,11 @@ class Tensor {
 // ---- construction ----
 Strides contiguous_strides(const Shape& shape);
 int64_t shape_numel(const Shape& shape);  // throws ValueError on negative dims / overflow
+// The device allocations without an explicit device go to: the CPU, except while a DeviceScope
+// (typedtensor/device.h) is active on this thread -- e.g. while a primitive runs on CUDA.
+Device default_device();
 // Uninitialised contiguous tensor.
-Tensor empty(const Shape& shape, DType dtype, Device device = {});
+Tensor empty(const Shape& shape, DType dtype, Device device = default_device());
 // A tensor sharing `base`'s storage with a new geometry.
 Tensor make_view(const Tensor& base, Shape shape, Strides strides, int64_t offset);
 // Wrap foreign memory (numpy, DLPack); `owner` is released when the storage dies.

@@ -1,5 +1,8 @@
 #include <atomic>
+#include <stdexcept>
 
+#include "internal.h"
+#include "typedtensor/device.h"
 #include "typedtensor/primitive.h"
 
 namespace tt {
@@ -8,9 +11,70 @@ std::atomic<RecordFn> g_recorder{nullptr};
 thread_local bool t_grad_enabled = true;
 }  // namespace
 
-TensorList Primitive::eval_cuda(const TensorList&) {
-  throw NotImplementedError(std::string("[") + name() + "] no CUDA kernel");
+// The primitive's own body, run under apply()'s DeviceScope: its allocations land on the device and
+// its kernel calls reach the CUDA table (NOTE [ Device dispatch ] in typedtensor/device.h).
+TensorList Primitive::eval_cuda(const TensorList& inputs) { return eval_cpu(inputs); }
+
+namespace {
+// A CPU tensor that may stand next to CUDA tensors: one element seen through every index (a 0-d
+// tensor, or a Python number broadcast with zero strides) -- torch's CPU-scalar rule.
+bool cpu_scalar(const Tensor& t) {
+  if (t.numel() <= 1) return t.dim() == 0 || t.numel() == 1;
+  for (int64_t s : t.strides())
+    if (s != 0) return false;
+  return true;
 }
+
+// The device the op runs on; throws when the inputs live on different devices.
+Device dispatch_device(const char* op, const TensorList& inputs) {
+  Device dev = inputs[0].defined() ? inputs[0].device() : Device{};
+  bool all_same = true;
+  for (const auto& t : inputs)
+    if (t.defined() && t.device() != dev) all_same = false;
+  if (all_same) return dev;
+  Device cuda{};
+  bool have_cuda = false;
+  for (const auto& t : inputs) {
+    if (!t.defined() || t.device().type != DeviceType::CUDA) continue;
+    if (have_cuda && t.device() != cuda)
+      throw std::runtime_error(std::string("[") + op + "] expected all tensors on the same device, got " +
+                               device_str(cuda) + " and " + device_str(t.device()));
+    cuda = t.device();
+    have_cuda = true;
+  }
+  for (const auto& t : inputs)
+    if (t.defined() && t.device().type == DeviceType::CPU && !cpu_scalar(t))
+      throw std::runtime_error(std::string("[") + op + "] expected all tensors on the same device, got cpu and " +
+                               device_str(cuda));
+  return cuda;
+}
+
+// CPU scalars next to CUDA tensors are filled into a one-element device tensor (a kernel launch
+// with the value as argument: no host synchronisation) and viewed with the same geometry.
+Tensor upload_scalar(const Tensor& t, Device dev) {
+  Tensor one = empty(Shape{}, t.dtype(), dev);
+  Scalar v = visit_dtype(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T x = *t.data<T>();
+    if constexpr (std::is_same_v<T, bool>) return Scalar::from_bool(x);
+    else if constexpr (std::is_integral_v<T>) return Scalar::from_int(static_cast<int64_t>(x));
+    else return Scalar::from_double(static_cast<double>(x));
+  });
+  cuda_kernels().fill(one, v);
+  Tensor view = make_view(one, t.shape(), Strides(t.shape().size(), 0), 0);
+  view.impl()->wrapped_number = t.impl()->wrapped_number;
+  return view;
+}
+}  // namespace
+
+namespace detail {
+Tensor match_device(const Tensor& t, Device d, const char* op) {
+  if (!t.defined() || t.device() == d) return t;
+  if (d.type == DeviceType::CUDA && t.device().type == DeviceType::CPU && cpu_scalar(t)) return upload_scalar(t, d);
+  throw std::runtime_error(std::string("[") + op + "] expected all tensors on the same device, got " +
+                           device_str(d) + " and " + device_str(t.device()));
+}
+}  // namespace detail
 
 TensorList Primitive::vjp(const TensorList&, const TensorList&, const std::vector<int>&, const TensorList&) {
   throw NotImplementedError(std::string("[") + name() + "] " +
@@ -22,7 +86,8 @@ bool grad_mode_enabled() { return t_grad_enabled; }
 void set_grad_mode(bool enabled) { t_grad_enabled = enabled; }
 
 TensorList apply(const std::shared_ptr<Primitive>& p, const TensorList& inputs) {
-  bool cuda = !inputs.empty() && inputs[0].device().type == DeviceType::CUDA;
+  Device dev = inputs.empty() ? Device{} : dispatch_device(p->name(), inputs);
+  bool cuda = dev.type == DeviceType::CUDA;
   TensorList out;
   {
     // ops called inside a kernel are implementation details: never recorded
@@ -31,7 +96,19 @@ TensorList apply(const std::shared_ptr<Primitive>& p, const TensorList& inputs) 
       NoGrad() { t_grad_enabled = false; }
       ~NoGrad() { t_grad_enabled = prev; }
     } guard;
-    out = cuda ? p->eval_cuda(inputs) : p->eval_cpu(inputs);
+    if (cuda) {
+      OpScope op(p->name());
+      DeviceScope scope(dev);
+      TensorList in = inputs;
+      for (auto& t : in)
+        if (t.defined() && t.device().type == DeviceType::CPU) t = upload_scalar(t, dev);
+      out = p->eval_cuda(in);
+    } else if (default_device().type != DeviceType::CPU) {
+      DeviceScope scope(Device{});  // a CPU op inside a device= creation call stays on the CPU
+      out = p->eval_cpu(inputs);
+    } else {
+      out = p->eval_cpu(inputs);
+    }
   }
   RecordFn rec = g_recorder.load(std::memory_order_relaxed);
   if (rec && t_grad_enabled) {

@@ -24,6 +24,10 @@ inline int64_t dim_arg(const char* op, const Tensor& t, int64_t d, int64_t extra
   return d < 0 ? d + (n > 0 ? n : 1) : d;
 }
 
+// `t` made usable next to tensors on `d` by code that calls kernels directly (in-place ops): the same
+// tensor, a CPU scalar uploaded to the device, or the "expected all tensors on the same device" error.
+Tensor match_device(const Tensor& t, Device d, const char* op);  // dispatch.cpp
+
 inline Tensor cast(const Tensor& t, DType d) { return t.dtype() == d ? t : to_dtype(t, d); }
 
 inline bool can_cast(DType from, DType to) {

@@ -6,6 +6,7 @@
 #include "../cpu/kernels.h"
 #include "internal.h"
 #include "typedtensor/autograd.h"
+#include "typedtensor/device.h"
 
 namespace tt {
 using detail::cast;
@@ -403,14 +404,15 @@ Tensor full(const Shape& shape, Scalar value, std::optional<DType> dtype) {
 }
 Tensor zeros(const Shape& shape, DType dtype) {
   Tensor t = empty(shape, dtype);
-  if (t.numel()) std::memset(t.raw(), 0, t.numel() * t.itemsize());
+  if (t.device().type != DeviceType::CPU) cpu::fill(t, Scalar::from_int(0));
+  else if (t.numel()) std::memset(t.raw(), 0, t.numel() * t.itemsize());
   return t;
 }
 Tensor ones(const Shape& shape, DType dtype) { return full(shape, Scalar::from_int(1), dtype); }
 
 Tensor scalar_tensor(Scalar s, std::optional<DType> dtype, bool wrapped) {
   DType d = dtype ? *dtype : s.dtype();
-  Tensor t = empty(Shape{}, d);
+  Tensor t = empty(Shape{}, d, Device{});  // host: apply() uploads CPU scalars next to CUDA tensors
   switch (d) {  // fast paths of cpu::fill for the common scalar dtypes
     case DType::Float32: *t.data<float>() = static_cast<float>(s.to_double()); break;
     case DType::Float64: *t.data<double>() = s.to_double(); break;
@@ -437,7 +439,7 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype)
     n = static_cast<int64_t>(std::ceil((s1 - s0) / st));
   }
   n = std::max<int64_t>(n, 0);
-  Tensor t = empty(Shape{n}, d);
+  Tensor t = empty(Shape{n}, d, Device{});  // filled on the host; device= moves it afterwards
   visit_dtype(d, [&](auto tag) {
     using T = decltype(tag);
     T* p = t.data<T>();
@@ -458,7 +460,7 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype)
 
 Tensor linspace(double start, double end, int64_t steps, DType dtype) {
   if (steps < 0) throw ValueError("[linspace] number of steps must be non-negative");
-  Tensor t = empty(Shape{steps}, DType::Float64);
+  Tensor t = empty(Shape{steps}, DType::Float64, Device{});
   double* p = t.data<double>();
   double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0;
   int64_t half = steps / 2;
@@ -468,7 +470,8 @@ Tensor linspace(double start, double end, int64_t steps, DType dtype) {
 
 Tensor eye(int64_t n, int64_t m, DType dtype) {
   if (n < 0 || m < 0) throw ValueError("[eye] n and m must be non-negative");
-  Tensor t = zeros(Shape{n, m}, dtype);
+  Tensor t = empty(Shape{n, m}, dtype, Device{});  // built on the host; device= moves it afterwards
+  if (t.numel()) std::memset(t.raw(), 0, t.numel() * t.itemsize());
   Tensor one = scalar_tensor(Scalar::from_int(1), dtype);
   size_t isz = itemsize(dtype);
   for (int64_t i = 0; i < std::min(n, m); ++i)
@@ -500,7 +503,7 @@ Tensor binary_impl(BinaryOp op, const Tensor& a0, const Tensor& b0) {
       cpu::any_zero(b))
     throw ValueError(std::string("[") + name + "] integer division by zero");
   if (op == BinaryOp::Pow && !is_floating(compute) && compute != DType::Bool && b.numel() > 0 &&
-      binary(BinaryOp::Lt, reduce(ReduceOp::Min, b, std::nullopt, false, std::nullopt), Scalar::from_int(0)).data<bool>()[0])
+      host(binary(BinaryOp::Lt, reduce(ReduceOp::Min, b, std::nullopt, false, std::nullopt), Scalar::from_int(0))).data<bool>()[0])
     throw ValueError("[pow] integers to negative integer powers are not allowed");
   if (a.shape() != b.shape()) {
     Shape s = broadcast_shapes(a.shape(), b.shape(), name);
@@ -584,7 +587,7 @@ Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other) {
   if (self.dtype() == other.dtype() && !is_half(self.dtype()) && !needs_float(op) && !overlaps(self, other) &&
       !is_compare(op) && !is_logical(op) && !(op == BinaryOp::Sub && self.dtype() == DType::Bool) &&
       !(is_bitwise(op) && is_floating(self.dtype()))) {
-    Tensor b = other.shape() == s ? other : expand(other, s);
+    Tensor b = detail::match_device(other.shape() == s ? other : expand(other, s), self.device(), name.c_str());
     if (!is_floating(self.dtype()) && (op == BinaryOp::FloorDiv || op == BinaryOp::Remainder) && cpu::any_zero(b))
       throw ValueError("[" + name + "] integer division by zero");
     cpu::binary(op, self, self, b);

@@ -6,6 +6,7 @@
 #include "../cpu/loops.h"
 #include "internal.h"
 #include "typedtensor/autograd.h"
+#include "typedtensor/device.h"
 
 namespace tt {
 using detail::dim_arg;
@@ -19,8 +20,15 @@ Tensor as_index(const char* op, const Tensor& idx) {
   return contiguous(detail::cast(idx, DType::Int64));
 }
 
-// Wraps negative indices (copying if needed) and checks bounds.
+// Wraps negative indices (copying if needed) and checks bounds. A CUDA index is checked on the host
+// (one device-to-host copy; torch asserts on the device instead) and stays on its device.
 Tensor checked_index(const char* op, const Tensor& idx0, int64_t size, int64_t dim) {
+  if (on_cuda(idx0)) {
+    Tensor d = as_index(op, idx0);
+    Tensor hd = host(d);
+    Tensor h = checked_index(op, hd, size, dim);
+    return h.is_same(hd) ? d : to_device(h, d.device());
+  }
   Tensor idx = as_index(op, idx0);
   const int64_t* p = idx.data<int64_t>();
   int64_t n = idx.numel();
@@ -200,8 +208,12 @@ Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& 
 }
 
 Tensor scatter_scalar(const Tensor& a, int64_t dim, const Tensor& index, Scalar v) {
-  Tensor src = expand(scalar_tensor(v, a.dtype()), index.shape());
-  return scatter(a, dim, index, contiguous(src), "");
+  Tensor src;
+  {
+    DeviceScope on(a.device());  // filled where `a` lives (no host tensor next to a CUDA one)
+    src = full(index.shape(), v, a.dtype());
+  }
+  return scatter(a, dim, index, src, "");
 }
 
 Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src, Scalar alpha) {
@@ -242,6 +254,7 @@ Tensor masked_fill_t(const Tensor& a, const Tensor& mask, const Tensor& v) {
 }
 
 Tensor nonzero(const Tensor& a0) {
+  if (on_cuda(a0)) return to_device(nonzero(host(a0)), a0.device());  // the size depends on the data: host pass
   Tensor a = contiguous(detail::cast(a0, DType::Bool));
   const bool* p = a.data<bool>();
   int64_t n = a.numel(), nd = a.dim(), cnt = 0;
@@ -332,13 +345,21 @@ Tensor index(const Tensor& a, const TensorList& indices) {
   Tensor af = reshape(ap, flat);
   int64_t n = 1;
   for (auto s : P.index_shape) n *= s;
-  Tensor lin = empty(Shape{n}, DType::Int64);
-  int64_t* l = lin.data<int64_t>();
-  for (int64_t i = 0; i < n; ++i) l[i] = 0;
-  for (size_t k = 0; k < P.dims.size(); ++k) {
-    const int64_t* ix = P.idx[k].data<int64_t>();
-    int64_t sz = a.size(P.dims[k]);
-    for (int64_t i = 0; i < n; ++i) l[i] = l[i] * sz + ix[i];
+  Tensor lin;
+  if (on_cuda(a)) {  // linear index on the device: lin = ((i0 * s1 + i1) * s2 + i2) ...
+    lin = P.idx[0];
+    for (size_t k = 1; k < P.dims.size(); ++k)
+      lin = binary(BinaryOp::Add, binary(BinaryOp::Mul, lin, Scalar::from_int(a.size(P.dims[k]))), P.idx[k]);
+    lin = reshape(lin, Shape{n});
+  } else {
+    lin = empty(Shape{n}, DType::Int64);
+    int64_t* l = lin.data<int64_t>();
+    for (int64_t i = 0; i < n; ++i) l[i] = 0;
+    for (size_t k = 0; k < P.dims.size(); ++k) {
+      const int64_t* ix = P.idx[k].data<int64_t>();
+      int64_t sz = a.size(P.dims[k]);
+      for (int64_t i = 0; i < n; ++i) l[i] = l[i] * sz + ix[i];
+    }
   }
   Tensor r = index_select(af, 0, lin);
   Shape os = P.index_shape;
@@ -362,6 +383,15 @@ Tensor& index_put_(Tensor& a, const TensorList& indices, const Tensor& values0, 
     autograd::check_inplace(a, "index_put_");
     throw std::runtime_error("[index_put_] indexed assignment is not recorded by autograd; build the tensor out of "
                              "place (e.g. with where, scatter or index_add) or do it under no_grad()");
+  }
+  if (on_cuda(a)) {  // host pass (copies a to the host and back): no CUDA kernel yet
+    Tensor h = clone(host(a));
+    TensorList hi;
+    for (const auto& t : indices) hi.push_back(host(t));
+    index_put_(h, hi, host(values0), accumulate);
+    cpu::copy(a, h);
+    a.bump_version();
+    return a;
   }
   AdvPlan P = plan_index("index_put_", a, indices);
   Shape rest;

@@ -8,6 +8,7 @@
 
 #include "../cpu/kernels.h"
 #include "internal.h"
+#include "typedtensor/device.h"
 
 namespace tt {
 using detail::dim_arg;
@@ -757,7 +758,7 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype) {
 
 Tensor randperm(int64_t n, DType dtype) {
   if (n < 0) throw ValueError("[randperm] n must be non-negative");
-  Tensor t = empty(Shape{n}, DType::Int64);
+  Tensor t = empty(Shape{n}, DType::Int64, Device{});  // shuffled on the host
   int64_t* p = t.data<int64_t>();
   std::iota(p, p + n, 0);
   for (int64_t i = n - 1; i > 0; --i) {
@@ -770,7 +771,7 @@ Tensor randperm(int64_t n, DType dtype) {
 Tensor bernoulli(const Tensor& p) {
   check_float("bernoulli", p.dtype());
   Tensor pc = contiguous(detail::cast(p, p.dtype() == DType::Float64 ? DType::Float64 : DType::Float32));
-  Tensor out = empty(p.shape(), p.dtype());
+  Tensor out = empty(p.shape(), p.dtype(), p.device());
   cpu::bernoulli(out, pc);
   return out;
 }
@@ -780,7 +781,7 @@ Tensor dropout(const Tensor& x, double p, bool training) {
   if (!training || p == 0) return x;
   check_float("dropout", x.dtype());
   if (p == 1) return binary(BinaryOp::Mul, x, Scalar::from_double(0.0));
-  Tensor mask = empty(x.shape(), is_half(x.dtype()) ? DType::Float32 : x.dtype());
+  Tensor mask = empty(x.shape(), is_half(x.dtype()) ? DType::Float32 : x.dtype(), x.device());
   cpu::bernoulli_scalar(mask, 1 - p);
   return binary(BinaryOp::Mul, x, binary(BinaryOp::Mul, detail::cast(mask, x.dtype()), Scalar::from_double(1.0 / (1 - p))));
 }
@@ -795,7 +796,7 @@ Tensor dropout2d(const Tensor& x, double p, bool training) {
   ms[ms.size() - 1] = 1;
   ms[ms.size() - 2] = 1;
   if (p == 1) return binary(BinaryOp::Mul, x, Scalar::from_double(0.0));
-  Tensor mask = empty(ms, is_half(x.dtype()) ? DType::Float32 : x.dtype());
+  Tensor mask = empty(ms, is_half(x.dtype()) ? DType::Float32 : x.dtype(), x.device());
   cpu::bernoulli_scalar(mask, 1 - p);
   return binary(BinaryOp::Mul, x, binary(BinaryOp::Mul, detail::cast(mask, x.dtype()), Scalar::from_double(1.0 / (1 - p))));
 }

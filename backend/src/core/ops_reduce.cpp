@@ -6,6 +6,7 @@
 
 #include "../cpu/kernels.h"
 #include "internal.h"
+#include "typedtensor/device.h"
 
 namespace tt {
 using detail::dim_arg;
@@ -372,6 +373,10 @@ Tensor cumprod(const Tensor& a, int64_t dim, std::optional<DType> dtype) { retur
 
 std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending) {
   int64_t d = dim_arg("sort", a, dim);
+  if (on_cuda(a)) {  // host pass: no CUDA sort kernel yet
+    auto [v, i] = sort(host(a), d, descending);
+    return {to_device(v, a.device()), to_device(i, a.device())};
+  }
   Tensor x = contiguous(is_half(a.dtype()) ? to_dtype(a, DType::Float32) : a);
   int64_t outer, r, inner;
   detail::split_at(x.shape(), a.dim() == 0 ? 0 : d, &outer, &r, &inner);

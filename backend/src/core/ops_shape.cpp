@@ -220,7 +220,7 @@ class Flip : public Primitive {
   bool vjp_needs_inputs() const override { return false; }
   TensorList eval_cpu(const TensorList& in) override {
     const Tensor& a = in[0];
-    Tensor out = empty(a.shape(), a.dtype());
+    Tensor out = empty(a.shape(), a.dtype(), a.device());
     if (a.numel() == 0) return {out};
     Strides st = a.strides();
     int64_t off = a.offset();
@@ -636,7 +636,7 @@ Tensor cat(const TensorList& xs0, int64_t dim) {
   if (xs.empty()) {
     DType d0 = xs0[0].dtype();
     for (const auto& t : xs0) d0 = promote_types(d0, t.dtype());
-    return empty(Shape{0}, d0);
+    return empty(Shape{0}, d0, xs0[0].device());
   }
   for (const auto& t : xs)
     if (t.dim() == 0) shape_error("cat", {t.shape()}, {{"dim", dim}}, "zero-dimensional tensor cannot be concatenated");

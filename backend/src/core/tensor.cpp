@@ -1,5 +1,7 @@
 #include "typedtensor/tensor.h"
 
+#include "typedtensor/device.h"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -49,6 +51,11 @@ std::string shape_str(const Shape& s) {
     r += std::to_string(s[i]);
   }
   return r + "]";
+}
+
+void throw_host_access() {
+  throw std::runtime_error(std::string("[") + current_op() +
+                           "] host code read a CUDA tensor's memory (no CPU path for this op on CUDA tensors)");
 }
 
 int64_t Tensor::size(int64_t d) const { return impl_->shape[wrap_dim(d, dim(), "size")]; }
@@ -136,12 +143,12 @@ std::shared_ptr<Storage> allocate_storage(size_t nbytes) {
 }
 
 Tensor empty(const Shape& shape, DType dtype, Device device) {
-  if (device.type != DeviceType::CPU) throw NotImplementedError("[empty] no CUDA allocator in this build");
   int64_t n = shape_numel(shape);
   size_t isz = itemsize(dtype);
   if (static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max() / isz) throw std::bad_alloc();
   auto impl = std::make_shared<TensorImpl>();
-  impl->storage = allocate_storage(static_cast<size_t>(n) * isz);
+  impl->storage = device.type == DeviceType::CPU ? allocate_storage(static_cast<size_t>(n) * isz)
+                                                 : cuda_kernels().allocate(static_cast<size_t>(n) * isz, device);
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
   impl->dtype = dtype;

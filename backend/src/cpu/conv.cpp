@@ -105,6 +105,7 @@ void conv2d_typed(const Tensor& out, const Tensor& x, const Tensor& wt, const Te
 
 void conv2d(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, int64_t sh, int64_t sw,
             int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
+  if (on_cuda(out)) return cuda_kernels().conv2d(out, x, w, bias, sh, sw, ph, pw, dh, dw, groups);  // NOTE [ Device dispatch ]
   if (out.numel() == 0) return;
   if (w.size(1) * w.size(2) * w.size(3) == 0) {
     fill(out, Scalar::from_int(0));
@@ -128,6 +129,7 @@ void conv2d(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* b
 
 void max_pool2d(const Tensor& out, const Tensor& idx, const Tensor& x, int64_t kh, int64_t kw, int64_t sh,
                 int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw) {
+  if (on_cuda(out)) return cuda_kernels().max_pool2d(out, idx, x, kh, kw, sh, sw, ph, pw, dh, dw);  // NOTE [ Device dispatch ]
   int64_t planes = x.size(0) * x.size(1), h = x.size(2), w = x.size(3), oh = out.size(2), ow = out.size(3);
   visit_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -173,6 +175,7 @@ void max_pool2d(const Tensor& out, const Tensor& idx, const Tensor& x, int64_t k
 
 void avg_pool2d(const Tensor& out, const Tensor& x, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
                 int64_t pw, bool count_include_pad, int64_t divisor) {
+  if (on_cuda(out)) return cuda_kernels().avg_pool2d(out, x, kh, kw, sh, sw, ph, pw, count_include_pad, divisor);  // NOTE [ Device dispatch ]
   int64_t planes = x.size(0) * x.size(1), h = x.size(2), w = x.size(3), oh = out.size(2), ow = out.size(3);
   auto run = [&](auto tag) {
     using T = decltype(tag);
@@ -205,6 +208,7 @@ void avg_pool2d(const Tensor& out, const Tensor& x, int64_t kh, int64_t kw, int6
 }
 
 void adaptive_avg_pool2d(const Tensor& out, const Tensor& x) {
+  if (on_cuda(out)) return cuda_kernels().adaptive_avg_pool2d(out, x);  // NOTE [ Device dispatch ]
   int64_t planes = x.size(0) * x.size(1), h = x.size(2), w = x.size(3), oh = out.size(2), ow = out.size(3);
   auto run = [&](auto tag) {
     using T = decltype(tag);

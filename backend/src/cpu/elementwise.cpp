@@ -318,14 +318,17 @@ inline To cast_value(From v) {
 }  // namespace
 
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  if (on_cuda(out)) return cuda_kernels().binary(op, out, a, b);  // NOTE [ Device dispatch ]
   visit_compute(a.dtype(), [&](auto tag) { binary_typed<decltype(tag)>(op, out, a, b); });
 }
 
 void unary(UnaryOp op, const Tensor& out, const Tensor& a) {
+  if (on_cuda(out)) return cuda_kernels().unary(op, out, a);  // NOTE [ Device dispatch ]
   visit_compute(a.dtype(), [&](auto tag) { unary_typed<decltype(tag)>(op, out, a); });
 }
 
 void leaky_relu(const Tensor& out, const Tensor& a, double slope) {
+  if (on_cuda(out)) return cuda_kernels().leaky_relu(out, a, slope);  // NOTE [ Device dispatch ]
   visit_compute(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (is_fp<T>) {
@@ -338,6 +341,7 @@ void leaky_relu(const Tensor& out, const Tensor& a, double slope) {
 }
 
 void elu(const Tensor& out, const Tensor& a, double alpha) {
+  if (on_cuda(out)) return cuda_kernels().elu(out, a, alpha);  // NOTE [ Device dispatch ]
   visit_compute(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (is_fp<T>) {
@@ -351,6 +355,12 @@ void elu(const Tensor& out, const Tensor& a, double alpha) {
 
 void copy(const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;
+  if (on_cuda(dst) || on_cuda(src)) {  // NOTE [ Device dispatch ]; copy_ may cross devices
+    if (dst.device() == src.device()) return cuda_kernels().copy(dst, src);
+    Tensor s = to_device(contiguous(src), dst.device());  // contiguous on its own device first
+    if (on_cuda(dst)) return cuda_kernels().copy(dst, s);
+    return copy(dst, s);
+  }
   visit_dtype(dst.dtype(), [&](auto dtag) {
     using D = decltype(dtag);
     visit_dtype(src.dtype(), [&](auto stag) {
@@ -380,6 +390,7 @@ void copy(const Tensor& dst, const Tensor& src) {
 }
 
 void fill(const Tensor& dst, Scalar v) {
+  if (on_cuda(dst)) return cuda_kernels().fill(dst, v);  // NOTE [ Device dispatch ]
   visit_dtype(dst.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T val = v.kind == Scalar::Float ? cast_value<T>(v.d) : cast_value<T>(v.i);
@@ -415,6 +426,7 @@ inline T select_bits(bool c, T a, T b) {
 }  // namespace
 
 void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  if (on_cuda(out)) return cuda_kernels().where(out, cond, a, b);  // NOTE [ Device dispatch ]
   visit_dtype(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     for_each<4>({&out, &cond, &a, &b}, [](char** p, const int64_t* s, int64_t n) {
@@ -454,6 +466,7 @@ void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor&
 }
 
 void clamp(const Tensor& out, const Tensor& a, std::optional<double> lo, std::optional<double> hi) {
+  if (on_cuda(out)) return cuda_kernels().clamp(out, a, lo, hi);  // NOTE [ Device dispatch ]
   visit_compute(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>) {
@@ -479,6 +492,7 @@ void clamp(const Tensor& out, const Tensor& a, std::optional<double> lo, std::op
 }
 
 bool any_zero(const Tensor& a) {
+  if (on_cuda(a)) return cuda_kernels().any_zero(a);  // NOTE [ Device dispatch ]
   bool found = false;
   visit_compute(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -492,6 +506,7 @@ bool any_zero(const Tensor& a) {
 }
 
 bool any_nonfinite(const Tensor& a) {
+  if (on_cuda(a)) return cuda_kernels().any_nonfinite(a);  // NOTE [ Device dispatch ]
   bool found = false;
   visit_compute(a.dtype(), [&](auto tag) {
     using T = decltype(tag);

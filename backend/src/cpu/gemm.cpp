@@ -84,6 +84,7 @@ void gemm_loop(const Tensor& c, const Tensor& a, const Tensor& b) {
 }  // namespace
 
 void gemm_batched(const Tensor& c, const Tensor& a, const Tensor& b) {
+  if (on_cuda(c)) return cuda_kernels().gemm_batched(c, a, b);  // NOTE [ Device dispatch ]
   if (c.numel() == 0) return;
   if (a.size(2) == 0) {
     fill(c, Scalar::from_int(0));

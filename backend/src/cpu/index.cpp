@@ -8,6 +8,7 @@
 namespace tt::cpu {
 
 void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
+  if (on_cuda(out)) return cuda_kernels().index_select(out, in, dim, index);  // NOTE [ Device dispatch ]
   // in and out contiguous; view both as [outer, r, inner]
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < dim; ++d) outer *= in.size(d);
@@ -62,6 +63,7 @@ bool row_layout(const Tensor& index, const Tensor& data, int64_t dim) {
 }  // namespace
 
 void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
+  if (on_cuda(out)) return cuda_kernels().gather(out, in, dim, index);  // NOTE [ Device dispatch ]
   if (row_layout(index, in, dim)) {
     int64_t n = index.size(-1), w = in.size(-1), rows = index.numel() / std::max<int64_t>(n, 1);
     visit_dtype(in.dtype(), [&](auto tag) {
@@ -85,6 +87,7 @@ void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& inde
 }
 
 void scatter(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, int reduce) {
+  if (on_cuda(out)) return cuda_kernels().scatter(out, dim, index, src, reduce);  // NOTE [ Device dispatch ]
   visit_dtype(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* o = out.data<T>();
@@ -125,6 +128,7 @@ void scatter(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& 
 }
 
 void masked_fill(const Tensor& out, const Tensor& mask, const Tensor& value) {
+  if (on_cuda(out)) return cuda_kernels().masked_fill(out, mask, value);  // NOTE [ Device dispatch ]
   size_t isz = out.itemsize();
   char val[8];
   std::memcpy(val, value.raw(), isz);
@@ -152,6 +156,7 @@ void masked_fill(const Tensor& out, const Tensor& mask, const Tensor& value) {
 }
 
 void tri(const Tensor& out, const Tensor& in, int64_t k, bool lower) {
+  if (on_cuda(out)) return cuda_kernels().tri(out, in, k, lower);  // NOTE [ Device dispatch ]
   int64_t r = in.size(-2), c = in.size(-1), batch = in.numel() / std::max<int64_t>(r * c, 1);
   if (in.numel() == 0) return;
   size_t isz = in.itemsize();

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "typedtensor/device.h"
 #include "typedtensor/ops.h"
 
 namespace tt::cpu {

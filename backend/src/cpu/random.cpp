@@ -35,6 +35,7 @@ void fill_typed(const Tensor& out, F gen) {
 }  // namespace
 
 void seed(uint64_t s) {
+  cuda_kernels().seed(s);  // the device generator restarts from the same seed
   std::lock_guard<std::mutex> lk(g_mu);
   g_seed = s;
   g_state = s ^ 0x853c49e6748fea9bULL;
@@ -46,6 +47,7 @@ uint64_t next_u64() {
 }
 
 void rand_uniform(const Tensor& out, double lo, double hi) {
+  if (on_cuda(out)) return cuda_kernels().rand_uniform(out, lo, hi);  // NOTE [ Device dispatch ]
   if (out.dtype() == DType::Float32 || is_half(out.dtype()))
     fill_typed(out, [lo, hi](uint64_t& s) { return static_cast<float>(lo + (hi - lo) * uniform01f(s)); });
   else
@@ -53,6 +55,7 @@ void rand_uniform(const Tensor& out, double lo, double hi) {
 }
 
 void rand_normal(const Tensor& out, double mean, double sd) {
+  if (on_cuda(out)) return cuda_kernels().rand_normal(out, mean, sd);  // NOTE [ Device dispatch ]
   int64_t n = out.numel();
   visit_dtype(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -68,6 +71,7 @@ void rand_normal(const Tensor& out, double mean, double sd) {
 }
 
 void rand_int(const Tensor& out, int64_t lo, int64_t hi) {
+  if (on_cuda(out)) return cuda_kernels().rand_int(out, lo, hi);  // NOTE [ Device dispatch ]
   uint64_t range = static_cast<uint64_t>(hi - lo);
   fill_typed(out, [lo, range](uint64_t& s) {
     // Lemire-style rejection-free enough for ranges << 2^64
@@ -77,6 +81,7 @@ void rand_int(const Tensor& out, int64_t lo, int64_t hi) {
 }
 
 void bernoulli(const Tensor& out, const Tensor& p) {
+  if (on_cuda(out)) return cuda_kernels().bernoulli(out, p);  // NOTE [ Device dispatch ]
   // p contiguous float32/64 with out's shape
   int64_t n = out.numel();
   visit_dtype(out.dtype(), [&](auto tag) {
@@ -91,6 +96,7 @@ void bernoulli(const Tensor& out, const Tensor& p) {
 }
 
 void bernoulli_scalar(const Tensor& out, double p) {
+  if (on_cuda(out)) return cuda_kernels().bernoulli_scalar(out, p);  // NOTE [ Device dispatch ]
   fill_typed(out, [p](uint64_t& s) { return uniform01(s) < p ? 1.0f : 0.0f; });
 }
 

@@ -298,11 +298,13 @@ bool better(bool is_max, T x, T best) {
 }  // namespace
 
 void reduce(ReduceOp op, const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner) {
+  if (on_cuda(out)) return cuda_kernels().reduce(op, out, in, outer, r, inner);  // NOTE [ Device dispatch ]
   visit_num(in.dtype(), [&](auto tag) { reduce_typed<decltype(tag)>(op, out, in, outer, r, inner); });
 }
 
 void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t outer,
                 int64_t r, int64_t inner) {
+  if (on_cuda(indices)) return cuda_kernels().arg_reduce(is_max, values, indices, in, outer, r, inner);  // NOTE [ Device dispatch ]
   visit_num(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* x = in.data<T>();
@@ -329,6 +331,7 @@ void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const 
 }
 
 void cumulative(bool prod, const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner) {
+  if (on_cuda(out)) return cuda_kernels().cumulative(prod, out, in, outer, r, inner);  // NOTE [ Device dispatch ]
   visit_num(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* x = in.data<T>();
@@ -405,12 +408,14 @@ static void softmax_typed(const Tensor& out, const Tensor& in, int64_t outer, in
 }
 
 void softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner, bool log) {
+  if (on_cuda(out)) return cuda_kernels().softmax(out, in, outer, r, inner, log);  // NOTE [ Device dispatch ]
   if (in.dtype() == DType::Float32) return softmax_typed<float>(out, in, outer, r, inner, log);
   if (in.dtype() == DType::Float64) return softmax_typed<double>(out, in, outer, r, inner, log);
   throw TypeError("[softmax] needs a floating point tensor");
 }
 
 void logsumexp(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner) {
+  if (on_cuda(out)) return cuda_kernels().logsumexp(out, in, outer, r, inner);  // NOTE [ Device dispatch ]
   auto run = [&](auto tag) {
     using T = decltype(tag);
     const T* x = in.data<T>();
@@ -440,6 +445,7 @@ void logsumexp(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, in
 }
 
 void variance(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner, double correction) {
+  if (on_cuda(out)) return cuda_kernels().variance(out, in, outer, r, inner, correction);  // NOTE [ Device dispatch ]
   auto run = [&](auto tag) {
     using T = decltype(tag);
     const T* x = in.data<T>();
@@ -469,6 +475,7 @@ void variance(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int
 
 void layer_norm(const Tensor& out, const Tensor& in, const Tensor* w, const Tensor* b, int64_t rows, int64_t cols,
                 double eps) {
+  if (on_cuda(out)) return cuda_kernels().layer_norm(out, in, w, b, rows, cols, eps);  // NOTE [ Device dispatch ]
   auto run = [&](auto tag) {
     using T = decltype(tag);
     const T* x = in.data<T>();

@@ -1,0 +1,297 @@
+"""One small call of every runtime op of the registry, runnable on any device.
+
+``CASES[op](mk, dev)`` builds its inputs with ``mk(array)`` (a tensor with those values on the
+device under test) and returns the op's result(s). Running a case on ``"cpu"`` and on a CUDA
+device must give the same values (random ops: the same shapes and dtypes). The CUDA tests run the
+sweep on a real GPU (test_cuda.py) and, everywhere, on the host-emulated device
+(test_cuda_emulated.py), which exercises the device plumbing with the CPU kernels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import typedtensor._runtime as tt
+from typedtensor._runtime import functional as F
+
+Mk = Callable[..., Any]
+Case = Callable[[Mk, str], Any]
+
+RNG_SEED = 1234
+
+
+def data(*shape: int, kind: str = "f", lo: float = -3.0, hi: float = 3.0) -> np.ndarray:
+    """Deterministic values for a shape: floats in [lo, hi), small ints, or bools."""
+    rng = np.random.default_rng(RNG_SEED + sum(shape) + len(shape))
+    if kind == "b":
+        return rng.random(shape) > 0.5
+    if kind == "i":
+        return rng.integers(-4, 5, shape).astype(np.int64)
+    return (rng.random(shape) * (hi - lo) + lo).astype(np.float32)
+
+
+def _fn(name: str) -> Callable[..., Any]:
+    for owner in (tt, F):
+        if hasattr(owner, name):
+            return getattr(owner, name)  # type: ignore[no-any-return]
+    return lambda x, *a, **k: getattr(x, name)(*a, **k)
+
+
+CASES: dict[str, Case] = {}
+
+UNARY_FLOAT = ["abs", "ceil", "cos", "cosh", "erf", "exp", "exp2", "expm1", "floor", "frac", "isfinite", "isinf",
+               "isnan", "logical_not", "neg", "reciprocal", "relu", "relu6", "round", "sigmoid", "sign", "sin",
+               "sinh", "square", "tan", "tanh", "trunc", "gelu", "silu", "mish", "softplus", "elu", "leaky_relu"]
+UNARY_POSITIVE = ["log", "log10", "log1p", "log2", "rsqrt", "sqrt"]
+UNARY_UNIT = ["acos", "asin", "atan"]
+for _n in UNARY_FLOAT:
+    CASES[_n] = lambda mk, dev, n=_n: _fn(n)(mk(data(3, 17)))
+for _n in UNARY_POSITIVE:
+    CASES[_n] = lambda mk, dev, n=_n: _fn(n)(mk(data(3, 17, lo=0.1, hi=4.0)))
+for _n in UNARY_UNIT:
+    CASES[_n] = lambda mk, dev, n=_n: _fn(n)(mk(data(3, 17, lo=-0.9, hi=0.9)))
+CASES["bitwise_not"] = lambda mk, dev: tt.bitwise_not(mk(data(4, 5, kind="i")))
+
+BINARY = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "maximum", "minimum",
+          "atan2", "hypot", "copysign", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
+          "logical_xor"]
+for _n in BINARY:
+    # broadcasting ([3, 1, 5] with [4, 1]) and a non-contiguous operand
+    CASES[_n] = lambda mk, dev, n=_n: _fn(n)(mk(data(3, 1, 5)), mk(data(5, 4)).t()[:, :1] + 0.5)
+CASES["pow"] = lambda mk, dev: tt.pow(mk(data(3, 4, lo=0.5, hi=2.0)), mk(data(4, lo=-2, hi=2)))
+for _n in ["bitwise_and", "bitwise_or", "bitwise_xor"]:
+    CASES[_n] = lambda mk, dev, n=_n: _fn(n)(mk(data(3, 4, kind="i")), mk(data(4, kind="i")))
+
+CASTS = ["bfloat16", "bool", "double", "float", "half", "int", "long"]
+for _n in CASTS:
+    CASES[_n] = lambda mk, dev, n=_n: getattr(mk(data(3, 5)).t(), n)()
+CASES["type"] = lambda mk, dev: mk(data(2, 3)).type(tt.float64)
+CASES["to"] = lambda mk, dev: mk(data(2, 3)).to(tt.int32)
+CASES["cpu"] = lambda mk, dev: mk(data(2, 3)).cpu() + 1
+CASES["cuda"] = lambda mk, dev: mk(data(2, 3)).to(dev) * 2
+CASES["detach"] = lambda mk, dev: mk(data(2, 3)).detach()
+CASES["clone"] = lambda mk, dev: mk(data(4, 3)).t().clone()
+CASES["contiguous"] = lambda mk, dev: mk(data(4, 3)).t().contiguous()
+CASES["item"] = lambda mk, dev: mk(data(3)).sum().item()
+
+REDUCTIONS = ["sum", "mean", "prod", "amax", "amin", "nansum", "logsumexp", "std", "var"]
+for _n in REDUCTIONS:
+    CASES[_n] = lambda mk, dev, n=_n: (_fn(n)(mk(data(4, 6, 5)), 1), _fn(n)(mk(data(4, 6, 5)), -1),
+                                       _fn(n)(mk(data(4, 6, 5)), (0, 2)))
+CASES["sum"] = lambda mk, dev: (tt.sum(mk(data(4, 6, 5)), 1), tt.sum(mk(data(3, 70001))),
+                                tt.sum(mk(data(5, 7, kind="i")), 0), mk(data(6, 5)).t().sum(-1))
+CASES["mean"] = lambda mk, dev: (tt.mean(mk(data(4, 6, 5)), (0, 2), keepdim=True), tt.mean(mk(data(300001))))
+CASES["norm"] = lambda mk, dev: (tt.norm(mk(data(4, 6, 5))), mk(data(4, 6)).norm(dim=1), mk(data(4, 6)).norm(1, dim=0))
+for _n in ["all", "any"]:
+    CASES[_n] = lambda mk, dev, n=_n: (_fn(n)(mk(data(4, 6, kind="b"))), _fn(n)(mk(data(4, 6, kind="b")), 1))
+for _n in ["argmax", "argmin"]:
+    CASES[_n] = lambda mk, dev, n=_n: (_fn(n)(mk(data(4, 600))), _fn(n)(mk(data(4, 6, 5)), 1),
+                                       _fn(n)(mk(data(40, 6)), -1))
+for _n in ["max", "min"]:
+    CASES[_n] = lambda mk, dev, n=_n: (_fn(n)(mk(data(4, 6))), *_fn(n)(mk(data(4, 6)), 1),
+                                       _fn(n)(mk(data(4, 6)), mk(data(6))))
+CASES["count_nonzero"] = lambda mk, dev: mk(data(4, 6, kind="i")).count_nonzero(1)
+for _n in ["cumsum", "cumprod"]:
+    CASES[_n] = lambda mk, dev, n=_n: (_fn(n)(mk(data(4, 6, lo=0.5, hi=1.5)), 1),
+                                       _fn(n)(mk(data(4, 6, kind="i")), 0))
+
+VIEWS: dict[str, Case] = {
+    "T": lambda mk, dev: mk(data(3, 4)).T + 0,
+    "mT": lambda mk, dev: mk(data(2, 3, 4)).mT + 0,
+    "t": lambda mk, dev: mk(data(3, 4)).t() + 0,
+    "transpose": lambda mk, dev: tt.transpose(mk(data(2, 3, 4)), 0, 2) * 1,
+    "swapaxes": lambda mk, dev: tt.swapaxes(mk(data(2, 3, 4)), 0, 1) * 1,
+    "swapdims": lambda mk, dev: tt.swapdims(mk(data(2, 3, 4)), 1, 2) * 1,
+    "permute": lambda mk, dev: mk(data(2, 3, 4)).permute(2, 0, 1).contiguous(),
+    "movedim": lambda mk, dev: tt.movedim(mk(data(2, 3, 4)), 0, -1).contiguous(),
+    "broadcast_to": lambda mk, dev: tt.broadcast_to(mk(data(3, 1)), (2, 3, 4)).contiguous(),
+    "expand": lambda mk, dev: mk(data(3, 1)).expand(2, 3, 4) + 0,
+    "expand_as": lambda mk, dev: mk(data(3, 1)).expand_as(mk(data(3, 4))) + 0,
+    "chunk": lambda mk, dev: [c + 0 for c in tt.chunk(mk(data(7, 3)), 3, 0)],
+    "split": lambda mk, dev: [c + 0 for c in tt.split(mk(data(7, 3)), 2, 0)],
+    "unbind": lambda mk, dev: [c + 0 for c in tt.unbind(mk(data(3, 4)), 1)],
+    "diagonal": lambda mk, dev: tt.diagonal(mk(data(4, 5)), 1) + 0,
+    "flatten": lambda mk, dev: tt.flatten(mk(data(2, 3, 4)).transpose(0, 1), 1),
+    "unflatten": lambda mk, dev: mk(data(2, 12)).unflatten(1, (3, 4)) + 0,
+    "flip": lambda mk, dev: tt.flip(mk(data(3, 4)), (0, 1)),
+    "roll": lambda mk, dev: tt.roll(mk(data(3, 4)), 1, 1),
+    "narrow": lambda mk, dev: tt.narrow(mk(data(5, 4)), 0, 1, 3) + 0,
+    "repeat": lambda mk, dev: mk(data(2, 3)).repeat(2, 1, 2),
+    "reshape": lambda mk, dev: mk(data(3, 4)).t().reshape(2, 6),
+    "reshape_as": lambda mk, dev: mk(data(3, 4)).reshape_as(mk(data(6, 2))),
+    "view": lambda mk, dev: mk(data(3, 4)).view(4, 3) + 0,
+    "view_as": lambda mk, dev: mk(data(3, 4)).view_as(mk(data(2, 6))) + 0,
+    "squeeze": lambda mk, dev: tt.squeeze(mk(data(3, 1, 4)), 1) + 0,
+    "unsqueeze": lambda mk, dev: tt.unsqueeze(mk(data(3, 4)), 1) + 0,
+    "tril": lambda mk, dev: tt.tril(mk(data(2, 4, 5)), -1),
+    "triu": lambda mk, dev: tt.triu(mk(data(4, 5)), 1),
+    "cat": lambda mk, dev: tt.cat([mk(data(2, 3)), mk(data(4, 3)).t().t()], 0),
+    "concat": lambda mk, dev: tt.concat([mk(data(2, 3)), mk(data(2, 2))], 1),
+    "concatenate": lambda mk, dev: tt.concatenate([mk(data(2, 3)), mk(data(1, 3))], 0),
+    "stack": lambda mk, dev: tt.stack([mk(data(2, 3)), mk(data(3, 2)).t()], 1),
+}
+CASES.update(VIEWS)
+
+CREATION: dict[str, Case] = {
+    "arange": lambda mk, dev: (tt.arange(7, device=dev), tt.arange(0.5, 3.0, 0.25, device=dev)),
+    "as_tensor": lambda mk, dev: tt.as_tensor(data(2, 3), device=dev) * 1,
+    "tensor": lambda mk, dev: tt.tensor([[1.0, 2.0], [3.0, 4.0]], device=dev),
+    "empty": lambda mk, dev: tt.empty(2, 3, device=dev).shape,
+    "empty_like": lambda mk, dev: tt.empty_like(mk(data(2, 3))).shape,
+    "eye": lambda mk, dev: tt.eye(3, 4, device=dev),
+    "full": lambda mk, dev: tt.full((2, 3), 2.5, device=dev),
+    "full_like": lambda mk, dev: tt.full_like(mk(data(2, 3)), 7),
+    "linspace": lambda mk, dev: tt.linspace(0, 1, 5, device=dev),
+    "ones": lambda mk, dev: tt.ones(2, 3, dtype=tt.int32, device=dev),
+    "ones_like": lambda mk, dev: tt.ones_like(mk(data(2, 3))),
+    "zeros": lambda mk, dev: tt.zeros(2, 3, device=dev),
+    "zeros_like": lambda mk, dev: tt.zeros_like(mk(data(2, 3))),
+    "fill": lambda mk, dev: mk(data(2, 3)).fill_(3.0),
+    "zero": lambda mk, dev: mk(data(2, 3)).zero_(),
+}
+CASES.update(CREATION)
+
+# random ops: compared by shape, dtype, device and a loose value range
+RANDOM: dict[str, Case] = {
+    "rand": lambda mk, dev: tt.rand(1000, device=dev),
+    "rand_like": lambda mk, dev: tt.rand_like(mk(data(10, 100))),
+    "randn": lambda mk, dev: tt.randn(1000, device=dev),
+    "randn_like": lambda mk, dev: tt.randn_like(mk(data(10, 100))),
+    "randint": lambda mk, dev: tt.randint(0, 10, (1000,), device=dev),
+    "dropout": lambda mk, dev: F.dropout(mk(np.ones((10, 100), np.float32)), 0.5, True),
+    "dropout2d": lambda mk, dev: F.dropout2d(mk(np.ones((4, 50, 3, 3), np.float32)), 0.5, True),
+}
+CASES.update(RANDOM)
+
+
+def _gather_index(mk: Mk) -> Any:
+    return mk(np.array([[0, 2, 1], [1, 0, 0]], np.int64))
+
+
+INDEXING: dict[str, Case] = {
+    "gather": lambda mk, dev: tt.gather(mk(data(2, 5)), 1, _gather_index(mk)),
+    "index_select": lambda mk, dev: tt.index_select(mk(data(4, 5)), 1, mk(np.array([4, 0, -1, 2], np.int64))),
+    "embedding": lambda mk, dev: F.embedding(mk(np.array([[1, 3], [0, 1]], np.int64)), mk(data(5, 4))),
+    "scatter": lambda mk, dev: tt.scatter(mk(data(2, 5)), 1, _gather_index(mk), mk(data(2, 3))),
+    "scatter_add": lambda mk, dev: tt.scatter_add(mk(data(2, 5)), 1, _gather_index(mk), mk(data(2, 3))),
+    "masked_fill": lambda mk, dev: mk(data(3, 4)).masked_fill(mk(data(4, kind="b")), -1.5),
+    "masked_select": lambda mk, dev: tt.masked_select(mk(data(3, 4)), mk(data(3, 4, kind="b"))),
+    "nonzero": lambda mk, dev: tt.nonzero(mk(data(3, 4, kind="b"))),
+    "where": lambda mk, dev: (tt.where(mk(data(3, 4, kind="b")), mk(data(3, 4)), 0.0),
+                              tt.where(mk(data(4, kind="b")), mk(data(3, 4)), mk(data(3, 1)))),
+    "clamp": lambda mk, dev: (tt.clamp(mk(data(3, 4)), -1, 1), tt.clamp(mk(data(3, 4, kind="i")), min=0)),
+    "clip": lambda mk, dev: tt.clip(mk(data(3, 4)), max=0.5),
+    "lerp": lambda mk, dev: mk(data(3, 4)).lerp(mk(data(4)), 0.25),
+    "index": lambda mk, dev: (mk(data(4, 5))[mk(np.array([0, 2], np.int64))],
+                              mk(data(4, 5))[mk(np.array([3, 1], np.int64)), mk(np.array([0, 4], np.int64))],
+                              mk(data(4, 5))[mk(data(4, 5, kind="b"))], mk(data(4, 5))[1:, ::2]),
+    "index_put": lambda mk, dev: _index_put(mk),
+    "one_hot": lambda mk, dev: F.one_hot(mk(np.array([0, 2, 1], np.int64)), 4),
+}
+CASES.update(INDEXING)
+
+
+def _index_put(mk: Mk) -> Any:
+    x = mk(data(4, 5))
+    x[mk(np.array([0, 2], np.int64))] = 1.5
+    x[1:3, 1] = mk(data(2))
+    x[x > 2] = 0.0
+    return x
+
+
+LINALG: dict[str, Case] = {
+    "matmul": lambda mk, dev: (tt.matmul(mk(data(3, 4)), mk(data(4, 5))), tt.matmul(mk(data(2, 3, 4)), mk(data(4))),
+                               tt.matmul(mk(data(2, 1, 3, 4)), mk(data(5, 4, 2))),
+                               tt.matmul(mk(data(4, 3)).t(), mk(data(5, 4)).t())),
+    "mm": lambda mk, dev: tt.mm(mk(data(3, 4)), mk(data(5, 4)).t()),
+    "bmm": lambda mk, dev: tt.bmm(mk(data(2, 3, 4)), mk(data(2, 4, 5))),
+    "dot": lambda mk, dev: tt.dot(mk(data(7)), mk(data(7))),
+    "outer": lambda mk, dev: tt.outer(mk(data(3)), mk(data(4))),
+    "einsum": lambda mk, dev: tt.einsum("bij,bjk->bik", mk(data(2, 3, 4)), mk(data(2, 4, 5))),
+    "tensordot": lambda mk, dev: tt.tensordot(mk(data(3, 4, 5)), mk(data(4, 5, 2)), 2),
+    "linear": lambda mk, dev: F.linear(mk(data(2, 3, 4)), mk(data(5, 4)), mk(data(5))),
+}
+CASES.update(LINALG)
+
+NN: dict[str, Case] = {
+    "softmax": lambda mk, dev: (tt.softmax(mk(data(3, 1500)), -1), tt.softmax(mk(data(4, 3, 5)), 1)),
+    "log_softmax": lambda mk, dev: (tt.log_softmax(mk(data(3, 40)), -1), tt.log_softmax(mk(data(4, 3, 5)), 0)),
+    "layer_norm": lambda mk, dev: (F.layer_norm(mk(data(3, 8)), (8,), mk(data(8)), mk(data(8))),
+                                   F.layer_norm(mk(data(2, 2000)), (2000,))),
+    "batch_norm": lambda mk, dev: F.batch_norm(mk(data(4, 3, 5)), None, None, training=True),
+    "conv2d": lambda mk, dev: (F.conv2d(mk(data(2, 4, 7, 6)), mk(data(6, 2, 3, 3)), mk(data(6)), stride=(2, 1),
+                                        padding=1, dilation=(1, 2), groups=2),
+                               F.conv2d(mk(data(2, 3, 4, 4)), mk(data(5, 3, 1, 1)))),
+    "max_pool2d": lambda mk, dev: F.max_pool2d(mk(data(2, 3, 7, 6)), 3, 2, 1),
+    "avg_pool2d": lambda mk, dev: F.avg_pool2d(mk(data(2, 3, 7, 6)), 3, 2, 1, count_include_pad=False),
+    "adaptive_avg_pool2d": lambda mk, dev: F.adaptive_avg_pool2d(mk(data(2, 3, 7, 6)), (3, 4)),
+    "pad": lambda mk, dev: F.pad(mk(data(2, 3)), (1, 2)),
+    "cross_entropy": lambda mk, dev: F.cross_entropy(mk(data(4, 5)), mk(np.array([0, 4, 2, 1], np.int64))),
+    "nll_loss": lambda mk, dev: F.nll_loss(tt.log_softmax(mk(data(4, 5)), -1), mk(np.array([0, 4, 2, 1], np.int64))),
+    "binary_cross_entropy": lambda mk, dev: F.binary_cross_entropy(tt.sigmoid(mk(data(6))), mk(data(6, lo=0, hi=1))),
+    "binary_cross_entropy_with_logits": lambda mk, dev: F.binary_cross_entropy_with_logits(mk(data(6)),
+                                                                                           mk(data(6, lo=0, hi=1))),
+    "mse_loss": lambda mk, dev: F.mse_loss(mk(data(3, 4)), mk(data(3, 4)) * 0.5),
+    "l1_loss": lambda mk, dev: F.l1_loss(mk(data(3, 4)), mk(data(3, 4)) * 0.5),
+}
+CASES.update(NN)
+
+
+
+def _inplace(mk: Mk) -> Any:
+    """In-place updates (they call kernels directly, outside apply()): scalars, CPU 0-d tensors,
+    broadcast operands, views, and the update pattern of an optimizer step."""
+    x = mk(data(3, 4))
+    x.add_(1.5)
+    x.mul_(mk(data(4)))
+    x.sub_(tt.tensor(0.25))  # a CPU 0-d tensor next to a device tensor
+    x.div_(2)
+    x[:, 1] += 1.0
+    x[0] = mk(data(4))
+    x.t().mul_(0.5)
+    x.clamp_(-2.0, 2.0)
+    x.relu_()
+    g, m = mk(data(3, 4)), mk(np.zeros((3, 4), np.float32))
+    for _ in range(2):  # momentum SGD
+        m.mul_(0.9).add_(g)
+        x -= 0.1 * m
+    y = mk(data(2, 3, kind="i"))
+    y.add_(2)
+    y.floor_divide_(3)
+    y.copy_(tt.tensor(data(2, 3, kind="i")))  # from the CPU
+    return x, y, m
+
+
+CASES["inplace"] = lambda mk, dev: _inplace(mk)
+
+# Host-only by nature (they build CPU tensors from host objects): checked separately.
+HOST_CREATION = frozenset({"from_numpy", "from_dlpack"})
+
+
+def to_host(x: Any) -> Any:
+    """Results as nested lists/arrays on the host, for comparison."""
+    if isinstance(x, tt.Tensor):
+        h = x.cpu()
+        return (h.float() if h.dtype == tt.bfloat16 else h).numpy(force=True)
+    if isinstance(x, (list, tuple)):
+        return [to_host(v) for v in x]
+    return x
+
+
+def assert_same(a: Any, b: Any, rtol: float = 1e-4, atol: float = 1e-5) -> None:
+    if isinstance(a, list):
+        assert isinstance(b, list) and len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            assert_same(x, y, rtol, atol)
+        return
+    if isinstance(a, np.ndarray):
+        assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, b.shape, a.dtype, b.dtype)
+        if a.dtype.kind == "f":
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
+        else:
+            np.testing.assert_array_equal(a, b)
+        return
+    assert a == b or (isinstance(a, float) and abs(a - b) <= atol + rtol * abs(b)), (a, b)
