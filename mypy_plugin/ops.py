@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mypy.nodes import ARG_POS, CallExpr, Context, Expression
+from mypy.nodes import ARG_POS, CallExpr, Context, Expression, ListExpr, SliceExpr, TupleExpr
 from mypy.plugin import (
     AttributeContext,
     CheckerPluginInterface,
+    FunctionContext,
     FunctionSigContext,
+    MethodContext,
     MethodSigContext,
 )
 from mypy.types import (
@@ -29,7 +31,7 @@ from typedtensor.shapes.shape import Shape, ShapeLike
 from .errors import report
 from .names import MAXMIN, TUPLE
 from .translate import MakeInstance, Translator, tensor_instance
-from .values import Actual, Converter, GiveUp, bind_values, expr_type
+from .values import Actual, Converter, GiveUp, actuals_of, bind_values, expr_type
 
 
 def _returns_tensors(t: Type) -> bool:
@@ -81,6 +83,50 @@ def after_issue(tr: Translator, default: Type) -> Type:
     return default
 
 
+class _Memo:
+    """NOTE [ One computation per call site ]
+    mypy infers a call's arguments more than once (an argument of an overloaded or generic callee
+    is inferred with and without context; the signature hook runs once per overload item), and
+    each time the op's hook converts its actuals and applies the rule again. The result is a pure
+    function of the call site, the op and the actual types, so it is kept here: a repeat
+    evaluation re-uses the rule's result and the symbols it mentions (NOTE [ Symbols keep their
+    mypy types ]) and re-reports an Issue (mypy merges identical reports). A call whose meaning
+    depends on the written structure of an argument (a list, tuple or slice, whose items have
+    their own types) is not memoised. The entry holds the context node, so its id is not reused
+    while the entry lives."""
+
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[Any, ...], tuple[Context, Any, dict[Any, Type], dict[str, Type]]] = {}
+
+    @staticmethod
+    def key(op_name: str, skip: int, leading: Sequence[Any], actuals: Sequence[Actual], context: Context) -> tuple[Any, ...] | None:
+        if any(isinstance(a.expr, (ListExpr, TupleExpr, SliceExpr)) for a in actuals):
+            return None
+        try:
+            return (id(context), op_name, skip, tuple(leading), tuple((a.kind, a.name, a.type) for a in actuals))
+        except TypeError:  # an unhashable value: compute every time
+            return None
+
+    def get(self, key: tuple[Any, ...], context: Context, tr: Translator) -> tuple[bool, Any]:
+        entry = self.entries.get(key)
+        if entry is None or entry[0] is not context:
+            return False, None
+        tr.syms.update(entry[2])
+        tr.stars.update(entry[3])
+        return True, entry[1]
+
+    def put(self, key: tuple[Any, ...], context: Context, result: Any, tr: Translator) -> None:
+        if len(self.entries) >= self.LIMIT:
+            self.entries.clear()
+        self.entries[key] = (context, result, dict(tr.syms), dict(tr.stars))
+
+
+_MEMO = _Memo()
+_GAVE_UP: Any = object()
+
+
 def run_op(
     api: CheckerPluginInterface,
     op_name: str,
@@ -91,29 +137,53 @@ def run_op(
     tr: Translator,
     skip: int = 0,
 ) -> Type:
-    """Convert the actuals by the op's parameters (after `skip` bound ones), apply, report."""
-    op = get_op(op_name)
-    params: list[Param] = list(op.params[skip:])
-    try:
-        positional, keywords = bind_values(Converter(tr, api), params, actuals)
-    except GiveUp:
+    """Convert the actuals by the op's parameters (after `skip` bound ones), apply, report
+    (NOTE [ One computation per call site ])."""
+    key = _MEMO.key(op_name, skip, leading, actuals, context)
+    found, result = _MEMO.get(key, context, tr) if key is not None else (False, None)
+    if not found:
+        params: list[Param] = list(get_op(op_name).params[skip:])
+        try:
+            positional, keywords = bind_values(Converter(tr, api), params, actuals)
+        except GiveUp:
+            result = _GAVE_UP
+        else:
+            result = apply(op_name, [*leading, *positional], keywords)
+        if key is not None:
+            _MEMO.put(key, context, result, tr)
+    if result is _GAVE_UP:
         return result_type(tr, UNKNOWN, default)
-    result = apply(op_name, [*leading, *positional], keywords)
     if isinstance(result, Issue):
         report(api, result, context)
         return after_issue(tr, default)
     return result_type(tr, result, default)
 
 
-def call_actuals(api: CheckerPluginInterface, context: Context, args: list[list[Expression]]) -> list[Actual]:
+_SHARED: list[tuple[Context, list[Actual], int]] = []
+
+
+def call_actuals(
+    api: CheckerPluginInterface, context: Context, args: list[list[Expression]], items: int = 1
+) -> list[Actual]:
     """The written arguments with their types: from the call expression when there is one, else
-    (operators, indexing) the operand mypy passes."""
+    (operators, indexing) the operand mypy passes. mypy applies the signature hook to each of the
+    `items` items of an overloaded stub in a row: the later items of one call share the actuals
+    computed for the first (asking mypy for an argument's type may infer it again)."""
+    if _SHARED and _SHARED[0][0] is context:
+        _, shared, left = _SHARED[0]
+        _SHARED[:] = [(context, shared, left - 1)] if left > 1 else []
+        return shared
+    _SHARED.clear()
     if isinstance(context, CallExpr):
-        return [
+        actuals = [
             Actual(kind, name, expr, expr_type(api, expr))
             for expr, kind, name in zip(context.args, context.arg_kinds, context.arg_names, strict=False)
         ]
-    return [Actual(ARG_POS, None, e, expr_type(api, e)) for group in args for e in group]
+    else:
+        actuals = [Actual(ARG_POS, None, e, expr_type(api, e)) for group in args for e in group]
+    if items > 1:
+        _SHARED[:] = [(context, actuals, items - 1)]
+    return actuals
 
 
 def _with_result(sig: CallableType, result: Type, make: MakeInstance) -> CallableType:
@@ -122,7 +192,7 @@ def _with_result(sig: CallableType, result: Type, make: MakeInstance) -> Callabl
     return loosen_signature(sig, make).copy_modified(ret_type=result)
 
 
-def function_op_hook(op_name: str) -> Callable[[FunctionSigContext], FunctionLike]:
+def function_op_hook(op_name: str, items: int = 1) -> Callable[[FunctionSigContext], FunctionLike]:
     """`tt.matmul(x, w)`, `F.conv2d(...)`: every argument goes to the op.
 
     NOTE [ Ops compute in the signature hook ]
@@ -136,7 +206,7 @@ def function_op_hook(op_name: str) -> Callable[[FunctionSigContext], FunctionLik
     def hook(ctx: FunctionSigContext) -> FunctionLike:
         make = ctx.api.named_generic_type
         tr = Translator(make)
-        actuals = call_actuals(ctx.api, ctx.context, ctx.args)
+        actuals = call_actuals(ctx.api, ctx.context, ctx.args, items)
         sig = ctx.default_signature
         result = run_op(ctx.api, op_name, (), actuals, ctx.context, sig.ret_type, tr)
         return _with_result(sig, result, make)
@@ -145,7 +215,7 @@ def function_op_hook(op_name: str) -> Callable[[FunctionSigContext], FunctionLik
 
 
 def method_op_hook(
-    op_name: str, reflected: bool = False, binds_self: bool = True
+    op_name: str, reflected: bool = False, binds_self: bool = True, items: int = 1
 ) -> Callable[[MethodSigContext], FunctionLike]:
     """`x.sum(dim=1)`, `x @ w`, `2.0 * x`, `x[:, -1]`: the tensor binds the op's first parameter
     (its second for a reflected operator). See NOTE [ Ops compute in the signature hook ]."""
@@ -157,7 +227,7 @@ def method_op_hook(
         self_shape: ShapeLike | None = tr.shape(ctx.type)
         if self_shape is None:
             return sig
-        actuals = call_actuals(ctx.api, ctx.context, ctx.args)
+        actuals = call_actuals(ctx.api, ctx.context, ctx.args, items)
         default = sig.ret_type
         if not binds_self:
             result = run_op(ctx.api, op_name, (), actuals, ctx.context, default, tr)
@@ -175,6 +245,46 @@ def method_op_hook(
         else:
             result = run_op(ctx.api, op_name, (self_shape,), actuals, ctx.context, default, tr, skip=1)
         return _with_result(sig, result, make)
+
+    return hook
+
+
+def loosen_hook(ctx: FunctionSigContext | MethodSigContext) -> FunctionLike:
+    """NOTE [ Plain stubs compute in the call hook ]
+    A signature hook sees its arguments' expressions but not their types: asking mypy for them
+    (`get_expression_type`) infers each argument once more before mypy infers it for the call,
+    and for nested calls that doubling compounds. An op whose stub is not overloaded therefore
+    only loosens its signature here and computes in the call hook, which gets the argument types
+    mypy has just inferred. Overloaded stubs (and operators) keep computing in the signature hook
+    (NOTE [ Ops compute in the signature hook ])."""
+    from .calls import loosen_signature
+
+    return loosen_signature(ctx.default_signature, ctx.api.named_generic_type)
+
+
+def function_call_hook(op_name: str) -> Callable[[FunctionContext], Type]:
+    """`tt.relu(x)` with a plain stub: see NOTE [ Plain stubs compute in the call hook ]."""
+
+    def hook(ctx: FunctionContext) -> Type:
+        tr = Translator(ctx.api.named_generic_type)
+        actuals = actuals_of(ctx.context, ctx.args, ctx.arg_types, ctx.arg_kinds, ctx.arg_names)
+        return run_op(ctx.api, op_name, (), actuals, ctx.context, ctx.default_return_type, tr)
+
+    return hook
+
+
+def method_call_hook(op_name: str, binds_self: bool = True) -> Callable[[MethodContext], Type]:
+    """`x.sum(dim=1)` with a plain stub: see NOTE [ Plain stubs compute in the call hook ]."""
+
+    def hook(ctx: MethodContext) -> Type:
+        tr = Translator(ctx.api.named_generic_type)
+        self_shape: ShapeLike | None = tr.shape(ctx.type)
+        if self_shape is None:
+            return ctx.default_return_type
+        actuals = actuals_of(ctx.context, ctx.args, ctx.arg_types, ctx.arg_kinds, ctx.arg_names)
+        if not binds_self:
+            return run_op(ctx.api, op_name, (), actuals, ctx.context, ctx.default_return_type, tr)
+        return run_op(ctx.api, op_name, (self_shape,), actuals, ctx.context, ctx.default_return_type, tr, skip=1)
 
     return hook
 
@@ -198,4 +308,7 @@ def property_op_hook(op_name: str) -> Callable[[AttributeContext], Type]:
     return hook
 
 
-__all__ = ["function_op_hook", "method_op_hook", "property_op_hook", "run_op"]
+__all__ = [
+    "function_call_hook", "function_op_hook", "loosen_hook", "method_call_hook", "method_op_hook",
+    "property_op_hook", "run_op",
+]

@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from mypy.nodes import TypeInfo
+from mypy.nodes import OverloadedFuncDef, TypeInfo
 from mypy.plugin import (
     AnalyzeTypeContext,
     AttributeContext,
@@ -28,7 +28,14 @@ from . import calls
 from .arith import arith_type_hook, size_operator_hook
 from .errors import CODE_BY_NAME
 from .names import ARITH_TYPES, DIM, INT, MODULE, PACKAGE, SIZE_OPERATORS, TENSOR
-from .ops import function_op_hook, method_op_hook, property_op_hook
+from .ops import (
+    function_call_hook,
+    function_op_hook,
+    loosen_hook,
+    method_call_hook,
+    method_op_hook,
+    property_op_hook,
+)
 
 # Prefixes whose calls are never typedtensor ops or user functions with tensor parameters.
 _SKIP_PREFIXES = ("builtins.", "typing.", "typing_extensions.", "collections.", "abc.", "numpy.")
@@ -58,6 +65,7 @@ class TypedTensorPlugin(Plugin):
     def __init__(self, options: Any) -> None:
         super().__init__(options)
         self.calls = calls.CallChecker(self)
+        self._overload_cache: dict[str, int] = {}
 
     # ---- cache -----------------------------------------------------------------------------
     def report_config_data(self, ctx: ReportConfigContext) -> Any:
@@ -75,14 +83,15 @@ class TypedTensorPlugin(Plugin):
             return None
         op = api.FUNCTIONS.get(fullname)
         if op is not None:
-            return function_op_hook(op)
+            items = self._overload_items(fullname)
+            return function_op_hook(op, items) if items else loosen_hook
         return self.calls.function_signature_hook(fullname)
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
         if fullname.startswith(_SKIP_PREFIXES):
             return None
         if fullname in api.FUNCTIONS:
-            return None
+            return None if self._overloaded(fullname) else function_call_hook(api.FUNCTIONS[fullname])
         if fullname in api.MODULES:
             return calls.module_constructor_hook(api.MODULES[fullname])
         return self.calls.function_hook(fullname)
@@ -93,27 +102,60 @@ class TypedTensorPlugin(Plugin):
         if cls == INT or cls.startswith(_SKIP_PREFIXES):
             return None
         if cls == TENSOR or ((method in api.METHODS or method in api.OPERATORS) and self._is_tensor_class(cls)):
-            return self._tensor_method_hook(method)
+            if self._computes_in_call_hook(fullname):
+                return loosen_hook
+            return self._tensor_method_hook(method, self._overload_items(fullname))
         return self.calls.method_signature_hook(fullname)
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
         cls, _, method = fullname.rpartition(".")
         if method in SIZE_OPERATORS and (cls in (INT, DIM) or self._is_size_class(cls)):
             return size_operator_hook(method)
-        if cls.startswith(_SKIP_PREFIXES) or cls == TENSOR:
+        if cls.startswith(_SKIP_PREFIXES):
             return None
-        if (method in api.METHODS or method in api.OPERATORS) and self._is_tensor_class(cls):
+        if cls == TENSOR or ((method in api.METHODS or method in api.OPERATORS) and self._is_tensor_class(cls)):
+            if self._computes_in_call_hook(fullname):
+                return method_call_hook(api.METHODS[method], binds_self=method not in api.METHODS_WITHOUT_SELF)
             return None
         return self.calls.method_hook(fullname)
 
-    def _tensor_method_hook(self, method: str) -> Callable[[MethodSigContext], FunctionLike] | None:
+    def _computes_in_call_hook(self, fullname: str) -> bool:
+        """A plain (not overloaded) tensor method, not an operator: NOTE [ Plain stubs compute in
+        the call hook ]."""
+        method = fullname.rpartition(".")[2]
+        return method in api.METHODS and method not in api.OPERATORS and not self._overloaded(fullname)
+
+    def _overloaded(self, fullname: str) -> bool:
+        return self._overload_items(fullname) > 0
+
+    def _overload_items(self, fullname: str) -> int:
+        """How many items the overloaded stub `fullname` has; 0 when it is not overloaded (asked
+        once per name: mypy asks for a hook at every call site)."""
+        known = self._overload_cache.get(fullname)
+        if known is None:
+            known = self._overload_cache[fullname] = self._lookup_overload_items(fullname)
+        return known
+
+    def _lookup_overload_items(self, fullname: str) -> int:
+        cls, _, name = fullname.rpartition(".")
+        info = self.lookup_class(cls)
+        if info is not None:
+            node = info.get(name)
+        else:
+            node = self.lookup_fully_qualified(fullname)
+        if node is not None and isinstance(node.node, OverloadedFuncDef):
+            return len(node.node.items)
+        return 0
+
+    def _tensor_method_hook(self, method: str, items: int) -> Callable[[MethodSigContext], FunctionLike] | None:
         if method in api.OPERATORS:
             op, reflected = api.OPERATORS[method]
             if method == "__setitem__":
                 return None  # `x[i] = v` is a statement: nothing to compute
-            return method_op_hook(op, reflected)
+            return method_op_hook(op, reflected, items=max(items, 1))
         if method in api.METHODS:
-            return method_op_hook(api.METHODS[method], binds_self=method not in api.METHODS_WITHOUT_SELF)
+            return method_op_hook(api.METHODS[method], binds_self=method not in api.METHODS_WITHOUT_SELF,
+                                  items=max(items, 1))
         return None
 
     # ---- attributes ------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ Canonical form is what lets every consumer compare dims structurally: ``Add[A, B
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Final, Literal, TypeGuard, Union
 
 SymKind = Literal["dim", "var", "opaque"]
@@ -142,6 +143,19 @@ def d_add(a: DimExpr, b: DimExpr) -> DimExpr:
         return UNKNOWN
     if not isinstance(a, Poly) and not isinstance(b, Poly):
         return int(a) + int(b)
+    if a == 0:
+        return b
+    if b == 0:
+        return a
+    return _poly_add(a, b)
+
+
+# NOTE [ Memoised polynomial arithmetic ]
+# Checkers apply the same few operations to the same few dims over and over (every reshape
+# multiplies a shape's dims; every conv builds the same output-size expression). Polynomials are
+# immutable and hashable, so their sums and products are memoised; the int fast paths stay outside.
+@lru_cache(maxsize=16384)
+def _poly_add(a: int | Poly, b: int | Poly) -> int | Poly:
     acc = _to_dict(a)
     for m, c in _to_dict(b).items():
         acc[m] = acc.get(m, 0) + c
@@ -172,6 +186,16 @@ def d_mul(a: DimExpr, b: DimExpr) -> DimExpr:
         return UNKNOWN
     if not isinstance(a, Poly) and not isinstance(b, Poly):
         return int(a) * int(b)
+    if a == 1:
+        return b
+    if b == 1:
+        return a
+    return _poly_mul(a, b)
+
+
+@lru_cache(maxsize=16384)
+def _poly_mul(a: int | Poly, b: int | Poly) -> int | Poly:
+    """See NOTE [ Memoised polynomial arithmetic ]."""
     acc: dict[Monomial, int] = {}
     for ma, ca in _to_dict(a).items():
         for mb, cb in _to_dict(b).items():
