@@ -93,12 +93,12 @@ class _Memo:
     mypy types ]) and re-reports an Issue (mypy merges identical reports). A call whose meaning
     depends on the written structure of an argument (a list, tuple or slice, whose items have
     their own types) is not memoised. The entry holds the context node, so its id is not reused
-    while the entry lives."""
+    while the entry lives; it also keeps the mypy type made for each declared result type."""
 
     LIMIT = 4096
 
     def __init__(self) -> None:
-        self.entries: dict[tuple[Any, ...], tuple[Context, Any, dict[Any, Type], dict[str, Type]]] = {}
+        self.entries: dict[tuple[Any, ...], _Entry] = {}
 
     @staticmethod
     def key(op_name: str, skip: int, leading: Sequence[Any], actuals: Sequence[Actual], context: Context) -> tuple[Any, ...] | None:
@@ -109,18 +109,30 @@ class _Memo:
         except TypeError:  # an unhashable value: compute every time
             return None
 
-    def get(self, key: tuple[Any, ...], context: Context, tr: Translator) -> tuple[bool, Any]:
+    def get(self, key: tuple[Any, ...], context: Context, tr: Translator) -> _Entry | None:
         entry = self.entries.get(key)
-        if entry is None or entry[0] is not context:
-            return False, None
-        tr.syms.update(entry[2])
-        tr.stars.update(entry[3])
-        return True, entry[1]
+        if entry is None or entry.context is not context:
+            return None
+        tr.syms.update(entry.syms)
+        tr.stars.update(entry.stars)
+        return entry
 
-    def put(self, key: tuple[Any, ...], context: Context, result: Any, tr: Translator) -> None:
+    def put(self, key: tuple[Any, ...], context: Context, result: Any, tr: Translator) -> _Entry:
         if len(self.entries) >= self.LIMIT:
             self.entries.clear()
-        self.entries[key] = (context, result, dict(tr.syms), dict(tr.stars))
+        entry = self.entries[key] = _Entry(context, result, dict(tr.syms), dict(tr.stars))
+        return entry
+
+
+class _Entry:
+    __slots__ = ("context", "result", "stars", "syms", "types")
+
+    def __init__(self, context: Context, result: Any, syms: dict[Any, Type], stars: dict[str, Type]) -> None:
+        self.context = context
+        self.result = result
+        self.syms = syms
+        self.stars = stars
+        self.types: dict[Type, Type] = {}
 
 
 _MEMO = _Memo()
@@ -140,23 +152,37 @@ def run_op(
     """Convert the actuals by the op's parameters (after `skip` bound ones), apply, report
     (NOTE [ One computation per call site ])."""
     key = _MEMO.key(op_name, skip, leading, actuals, context)
-    found, result = _MEMO.get(key, context, tr) if key is not None else (False, None)
-    if not found:
+    entry = _MEMO.get(key, context, tr) if key is not None else None
+    if entry is None:
         params: list[Param] = list(get_op(op_name).params[skip:])
         try:
             positional, keywords = bind_values(Converter(tr, api), params, actuals)
         except GiveUp:
-            result = _GAVE_UP
+            result: Any = _GAVE_UP
         else:
             result = apply(op_name, [*leading, *positional], keywords)
         if key is not None:
-            _MEMO.put(key, context, result, tr)
-    if result is _GAVE_UP:
-        return result_type(tr, UNKNOWN, default)
+            entry = _MEMO.put(key, context, result, tr)
+    else:
+        result = entry.result
     if isinstance(result, Issue):
         report(api, result, context)
-        return after_issue(tr, default)
-    return result_type(tr, result, default)
+    made: Type | None = None
+    if entry is not None:
+        try:
+            made = entry.types.get(default)
+        except TypeError:  # a declared result type mypy does not hash
+            entry = None
+    if made is None:
+        if result is _GAVE_UP:
+            made = result_type(tr, UNKNOWN, default)
+        elif isinstance(result, Issue):
+            made = after_issue(tr, default)
+        else:
+            made = result_type(tr, result, default)
+        if entry is not None:
+            entry.types[default] = made
+    return made
 
 
 _SHARED: list[tuple[Context, list[Actual], int]] = []

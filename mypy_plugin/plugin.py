@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from mypy.nodes import OverloadedFuncDef, TypeInfo
 from mypy.plugin import (
@@ -37,17 +37,20 @@ from .ops import (
     property_op_hook,
 )
 
+_H = TypeVar("_H")
+
 # Prefixes whose calls are never typedtensor ops or user functions with tensor parameters.
 _SKIP_PREFIXES = ("builtins.", "typing.", "typing_extensions.", "collections.", "abc.", "numpy.")
 
 
 def digest_of(roots: list[Path]) -> str:
-    """A hash of every `.py` file under `roots` (names and contents)."""
+    """A hash of every `.py` file under `roots`: its name, size and modification time (a stat,
+    not a read: mypy pays for this on every run, and an edit changes the time)."""
     digest = hashlib.sha256()
     for root in roots:
         for path in sorted(root.rglob("*.py")):
-            digest.update(path.relative_to(root).as_posix().encode())
-            digest.update(path.read_bytes())
+            st = path.stat()
+            digest.update(f"{path.relative_to(root).as_posix()}:{st.st_size}:{st.st_mtime_ns};".encode())
     return digest.hexdigest()
 
 
@@ -66,6 +69,8 @@ class TypedTensorPlugin(Plugin):
         super().__init__(options)
         self.calls = calls.CallChecker(self)
         self._overload_cache: dict[str, int] = {}
+        self._sig_hooks: dict[str, Callable[[MethodSigContext], FunctionLike] | None] = {}
+        self._call_hooks: dict[str, Callable[[MethodContext], Type] | None] = {}
 
     # ---- cache -----------------------------------------------------------------------------
     def report_config_data(self, ctx: ReportConfigContext) -> Any:
@@ -98,6 +103,22 @@ class TypedTensorPlugin(Plugin):
 
     # ---- methods ---------------------------------------------------------------------------------
     def get_method_signature_hook(self, fullname: str) -> Callable[[MethodSigContext], FunctionLike] | None:
+        return self._own(self._sig_hooks, fullname, self._method_signature_hook)
+
+    def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
+        return self._own(self._call_hooks, fullname, self._method_hook)
+
+    def _own(self, table: dict[str, _H], fullname: str, choose: Callable[[str], _H]) -> _H:
+        """mypy asks for a method's hooks at every call site. The answer for typedtensor's own
+        classes (the stubs: `Tensor`, `nn.Linear`...) never changes, so it is chosen once; a user
+        class is asked about every time (it may change between daemon runs)."""
+        if not fullname.startswith(PACKAGE + "."):
+            return choose(fullname)
+        if fullname not in table:
+            table[fullname] = choose(fullname)
+        return table[fullname]
+
+    def _method_signature_hook(self, fullname: str) -> Callable[[MethodSigContext], FunctionLike] | None:
         cls, _, method = fullname.rpartition(".")
         if cls == INT or cls.startswith(_SKIP_PREFIXES):
             return None
@@ -107,7 +128,7 @@ class TypedTensorPlugin(Plugin):
             return self._tensor_method_hook(method, self._overload_items(fullname))
         return self.calls.method_signature_hook(fullname)
 
-    def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
+    def _method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
         cls, _, method = fullname.rpartition(".")
         if method in SIZE_OPERATORS and (cls in (INT, DIM) or self._is_size_class(cls)):
             return size_operator_hook(method)
