@@ -1779,24 +1779,30 @@ def _copy_bindings(b: Bindings) -> Bindings:
     return Bindings(dict(b.dims), dict(b.stars), dict(b.origin))
 
 
+def _is_number(v: Value) -> bool:
+    return isinstance(v, (ScalarV, SizeV)) or (isinstance(v, ConstV) and isinstance(v.value, (int, float, complex)))
+
+
 def _literal_shape(v: Value) -> Any:
-    """The nested-list structure of a literal (``[[1, 2], [3, 4]]`` is ``[2, 2]``)."""
+    """The nested-list structure of a literal (``[[1, 2], [3, 4]]`` is ``[2, 2]``). Its innermost
+    items must all be numbers: anything else (``[xs[-8:]]`` with ``xs: list[int]``, whose length
+    is not known) makes the whole shape unknown, as a program that builds a ``[Batch, Seq]``
+    tensor from one row means its ``1`` to be ``Batch`` (checker-fp: no false positive)."""
     dims: list[int] = []
     cur: Value = v
     while isinstance(cur, TupleV):
         dims.append(len(cur.items))
-        if not cur.items:
+        items = cur.items
+        if not items:
             break
-        firsts = [i for i in cur.items]
-        if any(not isinstance(i, TupleV) for i in firsts):
-            if any(isinstance(i, TupleV) for i in firsts):
+        if all(isinstance(i, TupleV) for i in items):
+            lens = {len(i.items) for i in items if isinstance(i, TupleV)}
+            if len(lens) != 1:
                 return UNKNOWN
+            cur = items[0]
+            continue
+        if all(_is_number(i) for i in items):
             break
-        lens = {len(i.items) for i in firsts if isinstance(i, TupleV)}
-        if len(lens) != 1:
-            return UNKNOWN
-        cur = firsts[0]
-    if isinstance(cur, TupleV) and cur.items and any(isinstance(i, TensorV) for i in cur.items):
         return UNKNOWN
     return Shape(tuple(dims))
 
