@@ -185,21 +185,13 @@ def run_op(
     return made
 
 
-_SHARED: list[tuple[Context, list[Actual], int]] = []
-
-
-def call_actuals(
-    api: CheckerPluginInterface, context: Context, args: list[list[Expression]], items: int = 1
-) -> list[Actual]:
+def call_actuals(api: CheckerPluginInterface, context: Context, args: list[list[Expression]]) -> list[Actual]:
     """The written arguments with their types: from the call expression when there is one, else
-    (operators, indexing) the operand mypy passes. mypy applies the signature hook to each of the
-    `items` items of an overloaded stub in a row: the later items of one call share the actuals
-    computed for the first (asking mypy for an argument's type may infer it again)."""
-    if _SHARED and _SHARED[0][0] is context:
-        _, shared, left = _SHARED[0]
-        _SHARED[:] = [(context, shared, left - 1)] if left > 1 else []
-        return shared
-    _SHARED.clear()
+    (operators, indexing) the operand mypy passes.
+
+    (Sharing the actuals between the overload items of one call, to save asking mypy again, is
+    wrong: mypy does not always apply the hook to every item in a row, and for `a @ b` the
+    reflected `b.__rmatmul__(a)` has the same context but another operand.)"""
     if isinstance(context, CallExpr):
         actuals = [
             Actual(kind, name, expr, expr_type(api, expr))
@@ -207,8 +199,6 @@ def call_actuals(
         ]
     else:
         actuals = [Actual(ARG_POS, None, e, expr_type(api, e)) for group in args for e in group]
-    if items > 1:
-        _SHARED[:] = [(context, actuals, items - 1)]
     return actuals
 
 
@@ -218,7 +208,7 @@ def _with_result(sig: CallableType, result: Type, make: MakeInstance) -> Callabl
     return loosen_signature(sig, make).copy_modified(ret_type=result)
 
 
-def function_op_hook(op_name: str, items: int = 1) -> Callable[[FunctionSigContext], FunctionLike]:
+def function_op_hook(op_name: str) -> Callable[[FunctionSigContext], FunctionLike]:
     """`tt.matmul(x, w)`, `F.conv2d(...)`: every argument goes to the op.
 
     NOTE [ Ops compute in the signature hook ]
@@ -232,7 +222,7 @@ def function_op_hook(op_name: str, items: int = 1) -> Callable[[FunctionSigConte
     def hook(ctx: FunctionSigContext) -> FunctionLike:
         make = ctx.api.named_generic_type
         tr = Translator(make)
-        actuals = call_actuals(ctx.api, ctx.context, ctx.args, items)
+        actuals = call_actuals(ctx.api, ctx.context, ctx.args)
         sig = ctx.default_signature
         result = run_op(ctx.api, op_name, (), actuals, ctx.context, sig.ret_type, tr)
         return _with_result(sig, result, make)
@@ -241,7 +231,7 @@ def function_op_hook(op_name: str, items: int = 1) -> Callable[[FunctionSigConte
 
 
 def method_op_hook(
-    op_name: str, reflected: bool = False, binds_self: bool = True, items: int = 1
+    op_name: str, reflected: bool = False, binds_self: bool = True
 ) -> Callable[[MethodSigContext], FunctionLike]:
     """`x.sum(dim=1)`, `x @ w`, `2.0 * x`, `x[:, -1]`: the tensor binds the op's first parameter
     (its second for a reflected operator). See NOTE [ Ops compute in the signature hook ]."""
@@ -253,7 +243,7 @@ def method_op_hook(
         self_shape: ShapeLike | None = tr.shape(ctx.type)
         if self_shape is None:
             return sig
-        actuals = call_actuals(ctx.api, ctx.context, ctx.args, items)
+        actuals = call_actuals(ctx.api, ctx.context, ctx.args)
         default = sig.ret_type
         if not binds_self:
             result = run_op(ctx.api, op_name, (), actuals, ctx.context, default, tr)

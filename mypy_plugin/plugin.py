@@ -68,7 +68,7 @@ class TypedTensorPlugin(Plugin):
     def __init__(self, options: Any) -> None:
         super().__init__(options)
         self.calls = calls.CallChecker(self)
-        self._overload_cache: dict[str, int] = {}
+        self._overload_cache: dict[str, bool] = {}
         self._sig_hooks: dict[str, Callable[[MethodSigContext], FunctionLike] | None] = {}
         self._call_hooks: dict[str, Callable[[MethodContext], Type] | None] = {}
 
@@ -88,8 +88,7 @@ class TypedTensorPlugin(Plugin):
             return None
         op = api.FUNCTIONS.get(fullname)
         if op is not None:
-            items = self._overload_items(fullname)
-            return function_op_hook(op, items) if items else loosen_hook
+            return function_op_hook(op) if self._overloaded(fullname) else loosen_hook
         return self.calls.function_signature_hook(fullname)
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
@@ -125,7 +124,7 @@ class TypedTensorPlugin(Plugin):
         if cls == TENSOR or ((method in api.METHODS or method in api.OPERATORS) and self._is_tensor_class(cls)):
             if self._computes_in_call_hook(fullname):
                 return loosen_hook
-            return self._tensor_method_hook(method, self._overload_items(fullname))
+            return self._tensor_method_hook(method)
         return self.calls.method_signature_hook(fullname)
 
     def _method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
@@ -147,36 +146,30 @@ class TypedTensorPlugin(Plugin):
         return method in api.METHODS and method not in api.OPERATORS and not self._overloaded(fullname)
 
     def _overloaded(self, fullname: str) -> bool:
-        return self._overload_items(fullname) > 0
-
-    def _overload_items(self, fullname: str) -> int:
-        """How many items the overloaded stub `fullname` has; 0 when it is not overloaded (asked
-        once per name: mypy asks for a hook at every call site)."""
+        """Whether the stub `fullname` names is overloaded (asked once per name: mypy asks for a
+        hook at every call site)."""
         known = self._overload_cache.get(fullname)
         if known is None:
-            known = self._overload_cache[fullname] = self._lookup_overload_items(fullname)
+            known = self._overload_cache[fullname] = self._lookup_overloaded(fullname)
         return known
 
-    def _lookup_overload_items(self, fullname: str) -> int:
+    def _lookup_overloaded(self, fullname: str) -> bool:
         cls, _, name = fullname.rpartition(".")
         info = self.lookup_class(cls)
         if info is not None:
             node = info.get(name)
         else:
             node = self.lookup_fully_qualified(fullname)
-        if node is not None and isinstance(node.node, OverloadedFuncDef):
-            return len(node.node.items)
-        return 0
+        return node is not None and isinstance(node.node, OverloadedFuncDef)
 
-    def _tensor_method_hook(self, method: str, items: int) -> Callable[[MethodSigContext], FunctionLike] | None:
+    def _tensor_method_hook(self, method: str) -> Callable[[MethodSigContext], FunctionLike] | None:
         if method in api.OPERATORS:
             op, reflected = api.OPERATORS[method]
             if method == "__setitem__":
                 return None  # `x[i] = v` is a statement: nothing to compute
-            return method_op_hook(op, reflected, items=max(items, 1))
+            return method_op_hook(op, reflected)
         if method in api.METHODS:
-            return method_op_hook(api.METHODS[method], binds_self=method not in api.METHODS_WITHOUT_SELF,
-                                  items=max(items, 1))
+            return method_op_hook(api.METHODS[method], binds_self=method not in api.METHODS_WITHOUT_SELF)
         return None
 
     # ---- attributes ------------------------------------------------------------------------------
