@@ -930,7 +930,6 @@ class Inferrer:
         params = sig.params[1:] if sig.params and sig.params[0].kind in ("positional", "normal") else []
         values = self._bind_args(params, args, kwargs)
         closure = func.closure if isinstance(func.closure, Scope) else self.module_scope
-        ctx_inferrer = self if func.ctx is self.ctx else self.ctx.project.inferrer_for(func.ctx)
         scope = Scope({}, parent=closure, func=func, self_name=sig.params[0].name if sig.params else None, in_init=True)
         if scope.self_name is not None:
             scope.vars[scope.self_name] = inst
@@ -943,6 +942,12 @@ class Inferrer:
                 scope.vars[p.name] = SeqV(UNKNOWN)
             else:
                 scope.vars[p.name] = declared
+        self._run_quietly(func, scope)
+
+    def _run_quietly(self, func: FuncInfo, scope: Scope) -> None:
+        """Run ``func``'s body in ``scope`` one call deeper, reporting nothing (an ``__init__`` run
+        to learn attributes, an inlined call), by the inferrer of the module that defines it."""
+        ctx_inferrer = self if func.ctx is self.ctx else self.ctx.project.inferrer_for(func.ctx)
         ctx_inferrer.call_depth = max(ctx_inferrer.call_depth, self.call_depth) + 1
         ctx_inferrer.quiet += 1
         try:
@@ -1024,13 +1029,7 @@ class Inferrer:
                 scope.vars[p.name] = ctx_inferrer.eval(p.default, closure)
             else:
                 scope.vars[p.name] = value_of(p.ann)
-        ctx_inferrer.call_depth = max(ctx_inferrer.call_depth, self.call_depth) + 1
-        ctx_inferrer.quiet += 1
-        try:
-            ctx_inferrer.exec_suite(func.node.body, scope)
-        finally:
-            ctx_inferrer.quiet -= 1
-            ctx_inferrer.call_depth -= 1
+        self._run_quietly(func, scope)
         results = scope.returns or []
         if not scope.dead:
             results = [*results, ConstV(None)]  # the body can end without a return

@@ -83,37 +83,29 @@ module("typedtensor.nn.AdaptiveAvgPool2d", "output_size:any", (), "input:tensor"
        ops=("adaptive_avg_pool2d",))(_pool_module("adaptive_avg_pool2d"))
 
 
-@module("typedtensor.nn.BatchNorm2d", "num_features:size, eps:float=1e-05, momentum:float=0.1, affine:bool=True, "
-        "track_running_stats:bool=True, *, device:any=None, dtype:any=None", ("num_features",), "input:tensor",
-        ops=("batch_norm",))
-def batchnorm2d_module(ctor: Args, args: Args) -> Result:
-    """``[N, C, H, W]`` with ``C == num_features``."""
-    x = args["input"]
-    if isinstance(x, Unknown):
-        return UNKNOWN
-    from ._common import need_rank
+def _batchnorm_module(name: str, ranks: tuple[int, ...]) -> None:
+    """``nn.BatchNorm1d``/``2d``: the input's rank, then ``batch_norm`` with ``[C]`` statistics where
+    ``C == num_features``."""
 
-    r = need_rank("BatchNorm2d", x, (4,))
-    if r:
-        return r
-    c = ctor["num_features"]
-    return _as_arg(_call("batch_norm", input=x, running_mean=Shape((c,)), running_var=Shape((c,))), "BatchNorm2d")
+    def forward(ctor: Args, args: Args) -> Result:
+        x = args["input"]
+        if isinstance(x, Unknown):
+            return UNKNOWN
+        from ._common import need_rank
+
+        r = need_rank(name, x, ranks)
+        if r:
+            return r
+        c = ctor["num_features"]
+        return _as_arg(_call("batch_norm", input=x, running_mean=Shape((c,)), running_var=Shape((c,))), name)
+
+    module(f"typedtensor.nn.{name}", "num_features:size, eps:float=1e-05, momentum:float=0.1, affine:bool=True, "
+           "track_running_stats:bool=True, *, device:any=None, dtype:any=None", ("num_features",), "input:tensor",
+           ops=("batch_norm",))(forward)
 
 
-@module("typedtensor.nn.BatchNorm1d", "num_features:size, eps:float=1e-05, momentum:float=0.1, affine:bool=True, "
-        "track_running_stats:bool=True, *, device:any=None, dtype:any=None", ("num_features",), "input:tensor",
-        ops=("batch_norm",))
-def batchnorm1d_module(ctor: Args, args: Args) -> Result:
-    x = args["input"]
-    if isinstance(x, Unknown):
-        return UNKNOWN
-    from ._common import need_rank
-
-    r = need_rank("BatchNorm1d", x, (2, 3))
-    if r:
-        return r
-    c = ctor["num_features"]
-    return _as_arg(_call("batch_norm", input=x, running_mean=Shape((c,)), running_var=Shape((c,))), "BatchNorm1d")
+_batchnorm_module("BatchNorm2d", (4,))
+_batchnorm_module("BatchNorm1d", (2, 3))
 
 
 @module("typedtensor.nn.LayerNorm", "normalized_shape:sizes, eps:float=1e-05, elementwise_affine:bool=True, "
