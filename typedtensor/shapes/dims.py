@@ -8,6 +8,8 @@ Canonical form is what lets every consumer compare dims structurally: ``Add[A, B
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final, Literal, TypeGuard, Union
@@ -138,16 +140,25 @@ def is_literal(d: object) -> TypeGuard[int]:
     return isinstance(d, int) and not isinstance(d, bool)
 
 
-def d_add(a: DimExpr, b: DimExpr) -> DimExpr:
+def _arith(
+    a: DimExpr, b: DimExpr, on_ints: Callable[[int, int], int], unit: int,
+    on_polys: Callable[[int | Poly, int | Poly], int | Poly],
+) -> DimExpr:
+    """The shared shape of ``d_add``/``d_mul``: unknown absorbs, ints fold, the unit is neutral,
+    the rest is polynomial arithmetic (NOTE [ Memoised polynomial arithmetic ])."""
     if isinstance(a, Unknown) or isinstance(b, Unknown):
         return UNKNOWN
     if not isinstance(a, Poly) and not isinstance(b, Poly):
-        return int(a) + int(b)
-    if a == 0:
+        return on_ints(int(a), int(b))
+    if a == unit:
         return b
-    if b == 0:
+    if b == unit:
         return a
-    return _poly_add(a, b)
+    return on_polys(a, b)
+
+
+def d_add(a: DimExpr, b: DimExpr) -> DimExpr:
+    return _arith(a, b, operator.add, 0, _poly_add)
 
 
 # NOTE [ Memoised polynomial arithmetic ]
@@ -182,15 +193,7 @@ def _mono_mul(x: Monomial, y: Monomial) -> Monomial:
 
 
 def d_mul(a: DimExpr, b: DimExpr) -> DimExpr:
-    if isinstance(a, Unknown) or isinstance(b, Unknown):
-        return UNKNOWN
-    if not isinstance(a, Poly) and not isinstance(b, Poly):
-        return int(a) * int(b)
-    if a == 1:
-        return b
-    if b == 1:
-        return a
-    return _poly_mul(a, b)
+    return _arith(a, b, operator.mul, 1, _poly_mul)
 
 
 @lru_cache(maxsize=16384)
