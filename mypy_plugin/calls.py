@@ -154,9 +154,12 @@ class CallChecker:
                     return None
                 from typedtensor.shapes import api
 
-                if defining.fullname in api.MODULES:
-                    return ("module", api.MODULES[defining.fullname])
                 if defining.fullname.startswith(PACKAGE + "."):
+                    # a library module: the first registry module up the MRO (a loss module's
+                    # `forward` is defined once on the stubs' shared `_Loss` base)
+                    for base in info.mro:
+                        if base.fullname in api.MODULES:
+                            return ("module", api.MODULES[base.fullname])
                     return None
                 sig = _declared_callable(defining.names["forward"].node)
                 return ("forward", None) if sig is not None and has_shaped_params(sig) else None

@@ -104,8 +104,6 @@ KNOWN: dict[str, str] = {
     "tests/checker/cases/modules.py:129: checker only shape-arg": _SEQ,
     "tests/checker/cases/functional.py:40: checker only shape-arg":
         "the plugin does not check an nn.Conv2d module's input channels (F.conv2d it does)",
-    "tests/checker/cases/functional.py:66: checker only shape-arg":
-        "the plugin does not model loss modules (nn.CrossEntropyLoss()(...))",
     "tests/checker/cases/transformer.py:39: mypy plugin only shape-assign": _FLOW,
     "tests/checker/cases/transformer.py:107: mypy plugin only shape-assign": _FLOW,
     "tests/checker/cases/transformer.py:78: checker only shape-arg":
