@@ -61,6 +61,20 @@ def conv2d_module(ctor: Args, args: Args) -> Result:
         q = d_exact_div(ctor["in_channels"], groups)
         in_per_group = q if q is not None else UNKNOWN
     weight = Shape((ctor["out_channels"], in_per_group, kh, kw))
+    x = args["input"]
+    if isinstance(x, Shape) and x.is_fixed and len(x.dims) in (3, 4):
+        # The input's channels are the constructor's in_channels whatever the groups (which a
+        # consumer may not know: the mypy plugin carries only the channel counts in the type).
+        from ..dims import differs, fmt_dim
+        from ..shape import fmt_shape
+
+        c = x.dims[-3]
+        if differs(c, ctor["in_channels"]):
+            return Issue(
+                "shape-arg",
+                f"Conv2d.forward: input has {fmt_dim(c)} channels (dim {len(x.dims) - 3}) but the module expects "
+                f"in_channels = {fmt_dim(ctor['in_channels'])}; shape {fmt_shape(x)}",
+            )
     result = conv2d({
         "input": args["input"], "weight": weight, "bias": None, "stride": ctor["stride"],
         "padding": ctor["padding"], "dilation": ctor["dilation"], "groups": ctor["groups"],
