@@ -69,6 +69,9 @@ class TypedTensorPlugin(Plugin):
         super().__init__(options)
         self.calls = calls.CallChecker(self)
         self._overload_cache: dict[str, bool] = {}
+        self._daemon = bool(getattr(options, "fine_grained_incremental", False))
+        self._fn_sig_hooks: dict[str, Callable[[FunctionSigContext], FunctionLike] | None] = {}
+        self._fn_call_hooks: dict[str, Callable[[FunctionContext], Type] | None] = {}
         self._sig_hooks: dict[str, Callable[[MethodSigContext], FunctionLike] | None] = {}
         self._call_hooks: dict[str, Callable[[MethodContext], Type] | None] = {}
 
@@ -86,14 +89,20 @@ class TypedTensorPlugin(Plugin):
     def get_function_signature_hook(self, fullname: str) -> Callable[[FunctionSigContext], FunctionLike] | None:
         if fullname.startswith(_SKIP_PREFIXES):
             return None
+        return self._own(self._fn_sig_hooks, fullname, self._function_signature_hook)
+
+    def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
+        if fullname.startswith(_SKIP_PREFIXES):
+            return None
+        return self._own(self._fn_call_hooks, fullname, self._function_hook)
+
+    def _function_signature_hook(self, fullname: str) -> Callable[[FunctionSigContext], FunctionLike] | None:
         op = api.FUNCTIONS.get(fullname)
         if op is not None:
             return function_op_hook(op) if self._overloaded(fullname) else loosen_hook
         return self.calls.function_signature_hook(fullname)
 
-    def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
-        if fullname.startswith(_SKIP_PREFIXES):
-            return None
+    def _function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
         if fullname in api.FUNCTIONS:
             return None if self._overloaded(fullname) else function_call_hook(api.FUNCTIONS[fullname])
         if fullname in api.MODULES:
@@ -108,10 +117,11 @@ class TypedTensorPlugin(Plugin):
         return self._own(self._call_hooks, fullname, self._method_hook)
 
     def _own(self, table: dict[str, _H], fullname: str, choose: Callable[[str], _H]) -> _H:
-        """mypy asks for a method's hooks at every call site. The answer for typedtensor's own
-        classes (the stubs: `Tensor`, `nn.Linear`...) never changes, so it is chosen once; a user
-        class is asked about every time (it may change between daemon runs)."""
-        if not fullname.startswith(PACKAGE + "."):
+        """mypy asks for a callable's hooks at every call site. The answer is chosen once per name
+        and run: the stubs (`Tensor`, `nn.Linear`...) never change, and within one mypy run neither
+        do the user's classes and functions. Under the daemon, whose plugin outlives edits, a user
+        name is asked about every time."""
+        if self._daemon and not fullname.startswith(PACKAGE + "."):
             return choose(fullname)
         if fullname not in table:
             table[fullname] = choose(fullname)
