@@ -5,7 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mypy.nodes import ARG_POS, CallExpr, Context, Expression, ListExpr, SliceExpr, TupleExpr
+from mypy.nodes import (
+    ARG_POS,
+    CallExpr,
+    ComplexExpr,
+    Context,
+    Expression,
+    FloatExpr,
+    IntExpr,
+    ListExpr,
+    SliceExpr,
+    StrExpr,
+    TupleExpr,
+)
 from mypy.plugin import (
     AttributeContext,
     CheckerPluginInterface,
@@ -87,13 +99,14 @@ class _Memo:
     """NOTE [ One computation per call site ]
     mypy infers a call's arguments more than once (an argument of an overloaded or generic callee
     is inferred with and without context; the signature hook runs once per overload item), and
-    each time the op's hook converts its actuals and applies the rule again. The result is a pure
-    function of the call site, the op and the actual types, so it is kept here: a repeat
-    evaluation re-uses the rule's result and the symbols it mentions (NOTE [ Symbols keep their
-    mypy types ]) and re-reports an Issue (mypy merges identical reports). A call whose meaning
-    depends on the written structure of an argument (a list, tuple or slice, whose items have
-    their own types) is not memoised. The entry holds the context node, so its id is not reused
-    while the entry lives; it also keeps the mypy type made for each declared result type."""
+    each time the op's hook converts its actuals and applies the rule again; and a program applies
+    the same op to the same shapes in many places. The result is a pure function of the op, the
+    bound leading shapes and the actuals (kind, keyword, mypy type, the kind of expression and a
+    literal's value, which a float's type does not hold), so it is kept here, keyed by them: a
+    repeat re-uses the rule's result and the symbols it mentions (NOTE [ Symbols keep their mypy
+    types ]) and re-reports an Issue at its own context. A call whose meaning depends on the
+    written structure of an argument (a list, tuple or slice, whose items have their own types) is
+    not memoised. An entry also keeps the mypy type made for each declared result type."""
 
     LIMIT = 4096
 
@@ -101,34 +114,39 @@ class _Memo:
         self.entries: dict[tuple[Any, ...], _Entry] = {}
 
     @staticmethod
-    def key(op_name: str, skip: int, leading: Sequence[Any], actuals: Sequence[Actual], context: Context) -> tuple[Any, ...] | None:
+    def key(op_name: str, skip: int, leading: Sequence[Any], actuals: Sequence[Actual]) -> tuple[Any, ...] | None:
         if any(isinstance(a.expr, (ListExpr, TupleExpr, SliceExpr)) for a in actuals):
             return None
         try:
-            return (id(context), op_name, skip, tuple(leading), tuple((a.kind, a.name, a.type) for a in actuals))
+            return (op_name, skip, tuple(leading), tuple(
+                (a.kind, a.name, a.type, type(a.expr), a.expr.value if isinstance(a.expr, _LITERALS) else None)
+                for a in actuals
+            ))
         except TypeError:  # an unhashable value: compute every time
             return None
 
-    def get(self, key: tuple[Any, ...], context: Context, tr: Translator) -> _Entry | None:
+    def get(self, key: tuple[Any, ...], tr: Translator) -> _Entry | None:
         entry = self.entries.get(key)
-        if entry is None or entry.context is not context:
+        if entry is None:
             return None
         tr.syms.update(entry.syms)
         tr.stars.update(entry.stars)
         return entry
 
-    def put(self, key: tuple[Any, ...], context: Context, result: Any, tr: Translator) -> _Entry:
+    def put(self, key: tuple[Any, ...], result: Any, tr: Translator) -> _Entry:
         if len(self.entries) >= self.LIMIT:
             self.entries.clear()
-        entry = self.entries[key] = _Entry(context, result, dict(tr.syms), dict(tr.stars))
+        entry = self.entries[key] = _Entry(result, dict(tr.syms), dict(tr.stars))
         return entry
 
 
-class _Entry:
-    __slots__ = ("context", "result", "stars", "syms", "types")
+_LITERALS = (IntExpr, FloatExpr, StrExpr, ComplexExpr)
 
-    def __init__(self, context: Context, result: Any, syms: dict[Any, Type], stars: dict[str, Type]) -> None:
-        self.context = context
+
+class _Entry:
+    __slots__ = ("result", "stars", "syms", "types")
+
+    def __init__(self, result: Any, syms: dict[Any, Type], stars: dict[str, Type]) -> None:
         self.result = result
         self.syms = syms
         self.stars = stars
@@ -151,8 +169,8 @@ def run_op(
 ) -> Type:
     """Convert the actuals by the op's parameters (after `skip` bound ones), apply, report
     (NOTE [ One computation per call site ])."""
-    key = _MEMO.key(op_name, skip, leading, actuals, context)
-    entry = _MEMO.get(key, context, tr) if key is not None else None
+    key = _MEMO.key(op_name, skip, leading, actuals)
+    entry = _MEMO.get(key, tr) if key is not None else None
     if entry is None:
         params: list[Param] = list(get_op(op_name).params[skip:])
         try:
@@ -162,7 +180,7 @@ def run_op(
         else:
             result = apply(op_name, [*leading, *positional], keywords)
         if key is not None:
-            entry = _MEMO.put(key, context, result, tr)
+            entry = _MEMO.put(key, result, tr)
     else:
         result = entry.result
     if isinstance(result, Issue):
