@@ -3,6 +3,7 @@
 #include <unordered_set>
 
 #include "typedtensor/autograd.h"
+#include "typedtensor/device.h"
 #include "typedtensor/ops.h"
 
 namespace tt::autograd {
@@ -48,6 +49,7 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
     Tensor g = grad_roots[i];
     if (!g.defined()) {
       if (t.numel() != 1) throw std::runtime_error("grad can be implicitly created only for scalar outputs");
+      DeviceScope on_device(t.device());  // the seed lives with its output
       g = ones(t.shape(), t.dtype());
     } else if (g.shape() != t.shape()) {
       throw std::runtime_error("Mismatch in shape: grad_output[" + std::to_string(i) + "] has a shape of " +
