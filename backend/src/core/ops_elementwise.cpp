@@ -46,6 +46,8 @@ class Binary : public Primitive {
 
  private:
   BinaryOp op_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{}; }
 };
 
 class Unary : public Primitive {
@@ -67,6 +69,8 @@ class Unary : public Primitive {
 
  private:
   UnaryOp op_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{}; }
 };
 
 class AsType : public Primitive {
@@ -81,6 +85,8 @@ class AsType : public Primitive {
 
  private:
   DType dtype_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"dtype", static_cast<int64_t>(dtype_)}}; }
 };
 
 class Contiguous : public Primitive {
@@ -91,6 +97,8 @@ class Contiguous : public Primitive {
     cpu::copy(out, in[0]);
     return {out};
   }
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{}; }
 };
 
 class Where : public Primitive {
@@ -101,6 +109,8 @@ class Where : public Primitive {
     cpu::where(out, in[0], in[1], in[2]);
     return {out};
   }
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{}; }
 };
 
 class Clamp : public Primitive {
@@ -115,6 +125,13 @@ class Clamp : public Primitive {
 
  private:
   std::optional<double> lo_, hi_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override {
+    Params p;
+    if (lo_) p.emplace_back("lo", *lo_);
+    if (hi_) p.emplace_back("hi", *hi_);
+    return p;
+  }
 };
 
 class LeakyRelu : public Primitive {
@@ -131,6 +148,8 @@ class LeakyRelu : public Primitive {
  private:
   double slope_;
   bool elu_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"slope", slope_}}; }
 };
 
 bool needs_float(BinaryOp op) {
@@ -546,5 +565,29 @@ Tensor& fill_(Tensor& dst, Scalar v) {
 }
 
 Tensor& zero_(Tensor& dst) { return fill_(dst, Scalar::from_int(0)); }
+
+// ---------------- graph mode: rebuild a primitive from its name and attributes ----------------
+std::shared_ptr<Primitive> detail::make_elementwise_primitive(const std::string& name, const Params& attrs) {
+  AttrReader r(name, attrs);
+  for (int i = 0; i <= static_cast<int>(BinaryOp::Copysign); ++i)
+    if (name == binary_name(static_cast<BinaryOp>(i))) return std::make_shared<Binary>(static_cast<BinaryOp>(i));
+  for (int i = 0; i <= static_cast<int>(UnaryOp::Hardswish); ++i)
+    if (name == unary_name(static_cast<UnaryOp>(i))) return std::make_shared<Unary>(static_cast<UnaryOp>(i));
+  if (name == "to") {
+    int64_t d = r.i("dtype");
+    if (d < 0 || d >= kNumDTypes) throw ValueError("primitive 'to': dtype out of range");
+    return std::make_shared<AsType>(static_cast<DType>(d));
+  }
+  if (name == "contiguous") return std::make_shared<Contiguous>();
+  if (name == "where") return std::make_shared<Where>();
+  if (name == "clamp") {
+    std::optional<double> lo, hi;
+    if (r.has("lo")) lo = r.f("lo");
+    if (r.has("hi")) hi = r.f("hi");
+    return std::make_shared<Clamp>(lo, hi);
+  }
+  if (name == "leaky_relu" || name == "elu") return std::make_shared<LeakyRelu>(r.f("slope"), name == "elu");
+  return nullptr;
+}
 
 }  // namespace tt

@@ -61,6 +61,8 @@ class MatMul : public Primitive {
     cpu::gemm_batched(o3, batch_view(a, nb), batch_view(b, nb));
     return {out};
   }
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{}; }
 };
 
 class Softmax : public Primitive {
@@ -79,6 +81,8 @@ class Softmax : public Primitive {
  private:
   int64_t dim_;
   bool log_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"dim", dim_}}; }
 };
 
 class LayerNorm : public Primitive {
@@ -99,6 +103,8 @@ class LayerNorm : public Primitive {
   int64_t cols_;
   double eps_;
   bool w_, b_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"cols", cols_}, {"eps", eps_}, {"weight", w_}, {"bias", b_}}; }
 };
 
 class Conv2d : public Primitive {
@@ -117,6 +123,8 @@ class Conv2d : public Primitive {
  private:
   int64_t sh_, sw_, ph_, pw_, dh_, dw_, g_, oh_, ow_;
   bool bias_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"geom", std::vector<int64_t>{sh_, sw_, ph_, pw_, dh_, dw_, g_, oh_, ow_}}, {"bias", bias_}}; }
 };
 
 class Pool2d : public Primitive {
@@ -148,6 +156,8 @@ class Pool2d : public Primitive {
   int64_t kh_, kw_, sh_, sw_, ph_, pw_, dh_, dw_, oh_, ow_;
   bool cip_;
   int64_t div_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"geom", std::vector<int64_t>{kh_, kw_, sh_, sw_, ph_, pw_, dh_, dw_, oh_, ow_, div_}}, {"count_include_pad", cip_}}; }
 };
 
 void check_same_float(const char* op, const Tensor& a, const Tensor& b) {
@@ -592,6 +602,7 @@ static void check_float(const char* op, DType d) {
 }
 
 Tensor rand(const Shape& shape, DType dtype) {
+  check_not_tracing("rand");
   check_float("rand", dtype);
   Tensor t = empty(shape, is_half(dtype) ? DType::Float32 : dtype);
   cpu::rand_uniform(t, 0.0, 1.0);
@@ -599,6 +610,7 @@ Tensor rand(const Shape& shape, DType dtype) {
 }
 
 Tensor randn(const Shape& shape, DType dtype) {
+  check_not_tracing("randn");
   check_float("randn", dtype);
   Tensor t = empty(shape, is_half(dtype) ? DType::Float32 : dtype);
   cpu::rand_normal(t, 0.0, 1.0);
@@ -606,6 +618,7 @@ Tensor randn(const Shape& shape, DType dtype) {
 }
 
 Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype) {
+  check_not_tracing("randint");
   if (high <= low) throw ValueError("[randint] expected low < high, got low=" + std::to_string(low) + ", high=" + std::to_string(high));
   Tensor t = empty(shape, DType::Int64);
   cpu::rand_int(t, low, high);
@@ -613,6 +626,7 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype) {
 }
 
 Tensor randperm(int64_t n, DType dtype) {
+  check_not_tracing("randperm");
   if (n < 0) throw ValueError("[randperm] n must be non-negative");
   Tensor t = empty(Shape{n}, DType::Int64);
   int64_t* p = t.data<int64_t>();
@@ -625,6 +639,7 @@ Tensor randperm(int64_t n, DType dtype) {
 }
 
 Tensor bernoulli(const Tensor& p) {
+  check_not_tracing("bernoulli");
   check_float("bernoulli", p.dtype());
   Tensor pc = contiguous(detail::cast(p, p.dtype() == DType::Float64 ? DType::Float64 : DType::Float32));
   Tensor out = empty(p.shape(), p.dtype());
@@ -635,6 +650,7 @@ Tensor bernoulli(const Tensor& p) {
 Tensor dropout(const Tensor& x, double p, bool training) {
   if (p < 0 || p > 1) throw ValueError("[dropout] probability has to be between 0 and 1, but got " + std::to_string(p));
   if (!training || p == 0) return x;
+  check_not_tracing("dropout");
   check_float("dropout", x.dtype());
   if (p == 1) return binary(BinaryOp::Mul, x, Scalar::from_double(0.0));
   Tensor mask = empty(x.shape(), is_half(x.dtype()) ? DType::Float32 : x.dtype());
@@ -647,6 +663,7 @@ Tensor dropout2d(const Tensor& x, double p, bool training) {
     shape_error("dropout2d", {x.shape()}, {{"p", p}}, "expected 3-D or 4-D input, got input of shape " + shape_str(x.shape()));
   if (p < 0 || p > 1) throw ValueError("[dropout2d] probability has to be between 0 and 1, but got " + std::to_string(p));
   if (!training || p == 0) return x;
+  check_not_tracing("dropout2d");
   check_float("dropout2d", x.dtype());
   Shape ms = x.shape();
   ms[ms.size() - 1] = 1;
@@ -655,6 +672,27 @@ Tensor dropout2d(const Tensor& x, double p, bool training) {
   Tensor mask = empty(ms, is_half(x.dtype()) ? DType::Float32 : x.dtype());
   cpu::bernoulli_scalar(mask, 1 - p);
   return binary(BinaryOp::Mul, x, binary(BinaryOp::Mul, detail::cast(mask, x.dtype()), Scalar::from_double(1.0 / (1 - p))));
+}
+
+// ---------------- graph mode: rebuild a primitive from its name and attributes ----------------
+std::shared_ptr<Primitive> detail::make_nn_primitive(const std::string& name, const Params& attrs) {
+  AttrReader r(name, attrs);
+  if (name == "matmul") return std::make_shared<MatMul>();
+  if (name == "softmax" || name == "log_softmax") return std::make_shared<Softmax>(r.i("dim"), name == "log_softmax");
+  if (name == "layer_norm") return std::make_shared<LayerNorm>(r.i("cols"), r.f("eps"), r.b("weight"), r.b("bias"));
+  if (name == "conv2d") {
+    auto g = r.ints("geom");
+    if (g.size() != 9) throw ValueError("primitive 'conv2d': malformed attribute 'geom'");
+    return std::make_shared<Conv2d>(g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], r.b("bias"));
+  }
+  if (name == "max_pool2d" || name == "avg_pool2d" || name == "adaptive_avg_pool2d") {
+    auto g = r.ints("geom");
+    if (g.size() != 11) throw ValueError("primitive '" + name + "': malformed attribute 'geom'");
+    auto kind = name == "max_pool2d" ? Pool2d::Max : name == "avg_pool2d" ? Pool2d::Avg : Pool2d::AdaptiveAvg;
+    return std::make_shared<Pool2d>(kind, g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9],
+                                    r.b("count_include_pad"), g[10]);
+  }
+  return nullptr;
 }
 
 }  // namespace tt

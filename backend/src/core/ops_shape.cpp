@@ -90,6 +90,8 @@ class Reshape : public Primitive {
 
  private:
   Shape shape_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"shape", shape_.vec()}}; }
 };
 
 class Expand : public Primitive {
@@ -109,6 +111,8 @@ class Expand : public Primitive {
 
  private:
   Shape shape_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"shape", shape_.vec()}}; }
 };
 
 class Permute : public Primitive {
@@ -129,6 +133,8 @@ class Permute : public Primitive {
 
  private:
   Dims dims_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"dims", dims_}}; }
 };
 
 // A general strided view relative to the input's own geometry (slices, select, diagonal, ...).
@@ -146,6 +152,8 @@ class StridedView : public Primitive {
   Shape shape_;
   Strides strides_;
   int64_t offset_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"shape", shape_.vec()}, {"strides", strides_.vec()}, {"offset", offset_}}; }
 };
 
 class Cat : public Primitive {
@@ -172,6 +180,8 @@ class Cat : public Primitive {
 
  private:
   int64_t dim_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"dim", dim_}}; }
 };
 
 class Repeat : public Primitive {
@@ -201,6 +211,8 @@ class Repeat : public Primitive {
 
  private:
   Shape reps_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"reps", reps_.vec()}}; }
 };
 
 class Tri : public Primitive {
@@ -217,6 +229,8 @@ class Tri : public Primitive {
  private:
   int64_t k_;
   bool lower_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"k", k_}}; }
 };
 
 }  // namespace
@@ -613,6 +627,24 @@ TensorList unbind(const Tensor& a, int64_t dim) {
   TensorList out;
   for (int64_t i = 0; i < a.shape()[d]; ++i) out.push_back(select(a, d, i));
   return out;
+}
+
+// ---------------- graph mode: rebuild a primitive from its name and attributes ----------------
+std::shared_ptr<Primitive> detail::make_shape_primitive(const std::string& name, const Params& attrs) {
+  AttrReader r(name, attrs);
+  if (name == "reshape") return std::make_shared<Reshape>(r.shape("shape"));
+  if (name == "expand") return std::make_shared<Expand>(r.shape("shape"));
+  if (name == "permute") return std::make_shared<Permute>(r.ints("dims"));
+  if (name == "cat") return std::make_shared<Cat>(r.i("dim"));
+  if (name == "repeat") return std::make_shared<Repeat>(r.shape("reps"));
+  if (name == "tril" || name == "triu") return std::make_shared<Tri>(r.i("k"), name == "tril");
+  static const char* const kViews[] = {"slice", "select", "diagonal", "as_strided"};
+  for (const char* v : kViews)
+    if (name == v) {
+      auto st = r.ints("strides");
+      return std::make_shared<StridedView>(v, r.shape("shape"), Strides(st.begin(), st.end()), r.i("offset"));
+    }
+  return nullptr;
 }
 
 }  // namespace tt
