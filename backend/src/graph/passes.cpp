@@ -125,24 +125,41 @@ bool cse(Graph& g) {
 bool fold_constants(Graph& g) {
   constexpr int64_t kMaxFold = int64_t(1) << 16;
   bool changed = false;
+  // views of constants stay views in the graph (free at run time; a broadcast would only bloat
+  // the constant) but their values feed the folding of the compute nodes that read them
+  std::map<int, Tensor> const_view;
+  auto value_of = [&](int id) -> const Tensor* {
+    if (id < 0) return nullptr;
+    if (g.values[id].kind == ValueKind::Const) return &g.values[id].data;
+    auto it = const_view.find(id);
+    return it == const_view.end() ? nullptr : &it->second;
+  };
   std::vector<Node> out;
   for (Node& n : g.nodes) {
-    // views of constants are free at run time (and a broadcast would only bloat the constant)
-    bool all_const = !n.inputs.empty() && n.attrs && n.op != "fused" && !is_view(n.op);
-    for (int id : n.inputs) all_const = all_const && id >= 0 && g.values[id].kind == ValueKind::Const;
+    bool all_const = !n.inputs.empty() && n.attrs && n.op != "fused";
+    TensorList ins;
+    for (int id : n.inputs) {
+      const Tensor* t = value_of(id);
+      all_const = all_const && t != nullptr;
+      if (t) ins.push_back(*t);
+    }
     int64_t numel = 0;
     for (int o : n.outputs) numel += shape_numel(g.values[o].shape);
-    if (!all_const || numel > kMaxFold) {
+    if (!all_const || (!is_view(n.op) && numel > kMaxFold)) {
       out.push_back(std::move(n));
       continue;
     }
-    TensorList ins;
-    for (int id : n.inputs) ins.push_back(g.values[id].data);
     TensorList res;
     {
       EvalGuard guard;
       res = eval_primitive(*n.prim, ins);
-      for (Tensor& t : res) t = contiguous(t);
+      if (!is_view(n.op))
+        for (Tensor& t : res) t = contiguous(t);
+    }
+    if (is_view(n.op)) {
+      for (size_t i = 0; i < n.outputs.size(); ++i) const_view[n.outputs[i]] = res[i];
+      out.push_back(std::move(n));
+      continue;
     }
     for (size_t i = 0; i < n.outputs.size(); ++i) {
       Value& v = g.values[n.outputs[i]];
@@ -152,6 +169,7 @@ bool fold_constants(Graph& g) {
     changed = true;
   }
   g.nodes = std::move(out);
+  if (changed) dce(g);
   return changed;
 }
 

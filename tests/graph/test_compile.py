@@ -1,0 +1,151 @@
+"""tt.compile: capture, guards, control flow, captures, shape checking, refusals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import typedtensor as tt
+from tests.graph.helpers import close, randn
+from typedtensor import Dim, Tensor
+
+
+class Batch(Dim):
+    "rows"
+
+
+class Feat(Dim):
+    "columns"
+
+
+def test_compiled_equals_eager_and_caches() -> None:
+    def f(x: Any, w: Any, b: Any) -> Any:
+        return (tt.tanh(x * w + b) * 0.5 + 1.0).relu()
+
+    cf = tt.compile(f)
+    x, w, b = randn(32, 16), randn(16), randn(16)
+    close(cf(x, w, b), f(x, w, b))
+    close(cf(x, w, b), f(x, w, b))
+    assert cf.traces == 1 and cf.cache_size() == 1
+
+
+def test_guards_retrace_on_shape_dtype_and_static_args() -> None:
+    cf = tt.compile(lambda x, k: x * k)
+    cf(randn(4), 2.0)
+    cf(randn(4), 2.0)
+    assert cf.traces == 1
+    cf(randn(5), 2.0)  # shape
+    assert cf.traces == 2
+    cf(randn(4).double(), 2.0)  # dtype
+    assert cf.traces == 3
+    out = cf(tt.ones(4), 3.0)  # a Python number is part of the guard
+    assert cf.traces == 4
+    close(out, tt.full((4,), 3.0))
+
+
+def test_control_flow_resolves_at_trace_time_and_guards_keep_it_valid() -> None:
+    def f(x: Any, mode: str) -> Any:
+        if mode == "double":
+            return x * 2.0
+        return x.neg()
+
+    cf = tt.compile(f)
+    x = randn(3)
+    close(cf(x, "double"), x * 2.0)
+    close(cf(x, "neg"), x.neg())  # another static value: another graph
+    assert cf.traces == 2
+    g = cf.graph_for(x, "neg")
+    assert [n.op for n in g.nodes()] == ["neg"]
+
+
+def test_nested_inputs_and_outputs() -> None:
+    def f(d: Any) -> Any:
+        return {"s": d["a"] + d["b"][0], "t": (d["b"][1].exp(), 7)}
+
+    cf = tt.compile(f)
+    a, b0, b1 = randn(3), randn(3), randn(2)
+    out = cf({"a": a, "b": [b0, b1]})
+    close(out["s"], a + b0)
+    close(out["t"][0], b1.exp())
+    assert out["t"][1] == 7
+
+
+def test_captured_tensors_are_read_by_reference() -> None:
+    w = randn(4)
+    cf = tt.compile(lambda x: x * w)
+    x = randn(4)
+    close(cf(x), x * w)
+    with tt.no_grad():
+        w.mul_(3.0)  # an optimiser-style in-place update
+    close(cf(x), x * w)
+    assert cf.traces == 1
+
+
+def test_freeze_folds_through_captures() -> None:
+    w = randn(4)
+    cf = tt.compile(lambda x: x * w.exp(), freeze=True)
+    x = randn(4)
+    close(cf(x), x * w.exp())
+    g = cf.graph_for(x)
+    assert "exp" not in str(g).split("fused")[0] or all(n.op != "exp" for n in g.nodes())
+
+
+def test_inplace_and_random_ops_refuse_to_trace() -> None:
+    def inplace(x: Any) -> Any:
+        y = x * 2.0
+        y.add_(1.0)
+        return y
+
+    with pytest.raises(NotImplementedError, match="in place"):
+        tt.compile(inplace)(randn(3))
+
+    with pytest.raises(NotImplementedError, match="randn"):
+        tt.compile(lambda x: x + tt.randn(3))(randn(3))
+    # the tracer was uninstalled: eager mode still works
+    close(randn(3) * 0.0, tt.zeros(3))
+
+
+def test_outputs_do_not_require_grad_and_inputs_may() -> None:
+    x = randn(3)
+    out = tt.compile(lambda a: a.exp())(x)
+    assert not out.requires_grad
+
+
+def test_symbolic_shapes_from_annotations() -> None:
+    def f(x: Tensor[Batch, Feat], w: Tensor[Feat]) -> Tensor[Batch]:
+        return (x * w).sum(1)
+
+    cf = tt.compile(f)
+    x, w = randn(4, 3), randn(3)
+    close(cf(x, w), f(x, w))
+    g = cf.graph_for(x, w)
+    text = g.text(symbolic=True)
+    assert "%0: f32[Batch, Feat]" in text
+    assert "f32[Batch] = sum" in text or "f32[Batch] = fused" in text or "[Batch]" in text
+
+
+def test_shape_check_catches_dims_equal_only_by_size() -> None:
+    # Batch and Feat are both 3 here: eager runs, the dim types say x.T + x mixes them
+    def f(x: Tensor[Batch, Feat]) -> Any:
+        return x.transpose(0, 1) + x
+
+    x = randn(3, 3)
+    f(x)
+    with pytest.raises(tt.ShapeError, match="Batch|Feat"):
+        tt.compile(f)(x)
+    close(tt.compile(f, check_shapes=False)(x), f(x))
+
+
+def test_module_compiles_and_training_flag_is_guarded() -> None:
+    nn = pytest.importorskip("typedtensor.nn")
+    if not hasattr(nn, "Linear"):
+        pytest.skip("typedtensor.nn not merged on this branch")
+    m = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+    cm = tt.compile(m)
+    x = randn(5, 8)
+    with tt.no_grad():
+        close(cm(x), m(x), rtol=1e-4)
+        m.eval()
+        cm(x)
+    assert cm.traces == 2
