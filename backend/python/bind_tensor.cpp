@@ -182,39 +182,7 @@ void bind_tensor(py::module_& m) {
       })
       .def("_shares_storage", [](const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); });
 
-  // ---- autograd fields (the engine lives in backend/src/autograd) ----
-  cls.def_property("requires_grad", &Tensor::requires_grad, [](const Tensor& t, bool v) {
-        if (v && !tt::is_floating(t.dtype()))
-          throw tt::TypeError("only tensors of floating point dtype can require gradients");
-        t.autograd_meta().requires_grad = v;
-      })
-      .def("requires_grad_", [](Tensor& t, bool v) -> Tensor& {
-        if (v && !tt::is_floating(t.dtype())) throw tt::TypeError("only tensors of floating point dtype can require gradients");
-        t.autograd_meta().requires_grad = v;
-        return t;
-      }, py::arg("requires_grad") = true, py::return_value_policy::reference_internal)
-      .def_property("grad", [](const Tensor& t) -> py::object {
-        if (!t.impl()->autograd || !t.impl()->autograd->grad) return py::none();
-        return py::cast(Tensor(t.impl()->autograd->grad));
-      }, [](const Tensor& t, py::object g) {
-        if (g.is_none()) {
-          if (t.impl()->autograd) t.impl()->autograd->grad.reset();
-          return;
-        }
-        const Tensor& gt = g.cast<const Tensor&>();
-        if (gt.shape() != t.shape()) throw tt::ValueError("assigned grad has shape " + tt::shape_str(gt.shape()) + " but the tensor has " + tt::shape_str(t.shape()));
-        t.autograd_meta().grad = gt.impl_ptr();
-      })
-      .def_property_readonly("is_leaf", [](const Tensor& t) { return !t.impl()->autograd || !t.impl()->autograd->grad_fn; })
-      .def_property_readonly("grad_fn", [](const Tensor&) { return py::none(); })
-      .def("detach", &detach)
-      .def("detach_", [](Tensor& t) -> Tensor& {
-        if (t.impl()->autograd) {
-          t.impl()->autograd->requires_grad = false;
-          t.impl()->autograd->grad_fn.reset();
-        }
-        return t;
-      }, py::return_value_policy::reference_internal);
+  // ---- autograd: requires_grad, grad, backward, ... are bound in bind_autograd.cpp ----
 
   // ---- Python protocol ----
   cls.def("__len__", [](const Tensor& t) {

@@ -60,6 +60,7 @@ py::object item(const Tensor& t);
 void register_errors(py::module_& m);
 void bind_tensor(py::module_& m);
 void bind_functions(py::module_& m);
+void bind_autograd(py::module_& m);  // after bind_tensor
 void bind_types(py::module_& m);
 
 }  // namespace ttpy

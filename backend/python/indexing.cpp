@@ -1,6 +1,7 @@
 // __getitem__ / __setitem__: basic indexing (ints, slices, None, ...) makes views; tensors,
 // lists and bool masks switch to advanced indexing (a copy for reads, index_put_ for writes).
 #include "convert.h"
+#include "typedtensor/autograd.h"
 
 namespace ttpy {
 namespace {
@@ -137,9 +138,18 @@ py::object getitem(const Tensor& t, py::handle key) {
 }
 
 void setitem(Tensor& t, py::handle key, py::handle value) {
-  Parsed P = parse(t, key);
   Scalar s;
   bool scalar = scalar_from(value, &s);
+  if (tt::grad_mode_enabled() && (t.requires_grad() || (!scalar && is_tensor(value) && value.cast<const Tensor&>().requires_grad()))) {
+    Tensor v = scalar ? tt::scalar_tensor(s, t.dtype()) : tensor_from(value, false);
+    {  // recorded: positions of the key, then a scatter
+      Tensor pos = tt::reshape(tt::arange(Scalar::from_int(0), Scalar::from_int(t.numel()), Scalar::from_int(1), DType::Int64), t.shape());
+      Parsed Q = parse(pos, key);
+      tt::autograd::assign_positions_(t, Q.advanced ? tt::index(Q.view, Q.indices) : Q.view, v);
+      return;
+    }
+  }
+  Parsed P = parse(t, key);
   if (!P.advanced) {
     if (scalar) tt::fill_(P.view, s);
     else tt::copy_(P.view, tensor_from(value, false));

@@ -20,4 +20,5 @@ PYBIND11_MODULE(_C, m) {
   ttpy::bind_tensor(m);
   ttpy::bind_functions(m);
   ttpy::bind_graph(m);
+  ttpy::bind_autograd(m);
 }

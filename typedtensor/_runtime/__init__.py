@@ -72,45 +72,11 @@ def _numpy_ufunc(self: Any, ufunc: Any, method: str, *inputs: Any, **kwargs: Any
     return NotImplemented
 
 
-# ---- grad mode (the engine itself arrives with backend/src/autograd) ----
-def is_grad_enabled() -> builtins_bool:
-    return _C.is_grad_enabled()
-
+# ---- grad mode: the classes live in typedtensor.autograd (engine: backend/src/autograd) ----
+from typedtensor._runtime import autograd  # noqa: E402
+from typedtensor._runtime.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
 
 builtins_bool = type(True)
-
-
-class no_grad(contextlib.ContextDecorator):
-    """Disable gradient recording inside the block (also usable as a decorator)."""
-
-    def __enter__(self) -> None:
-        self._prev = _C.is_grad_enabled()
-        _C._set_grad_enabled(False)
-
-    def __exit__(self, *exc: object) -> None:
-        _C._set_grad_enabled(self._prev)
-
-
-class enable_grad(contextlib.ContextDecorator):
-    def __enter__(self) -> None:
-        self._prev = _C.is_grad_enabled()
-        _C._set_grad_enabled(True)
-
-    def __exit__(self, *exc: object) -> None:
-        _C._set_grad_enabled(self._prev)
-
-
-class set_grad_enabled(contextlib.ContextDecorator):
-    def __init__(self, mode: builtins_bool) -> None:
-        self._prev = _C.is_grad_enabled()
-        self._mode = mode
-        _C._set_grad_enabled(mode)
-
-    def __enter__(self) -> None:
-        pass
-
-    def __exit__(self, *exc: object) -> None:
-        _C._set_grad_enabled(self._prev)
 
 
 @contextlib.contextmanager
@@ -197,7 +163,7 @@ del _name
 concat = _C.cat
 
 __all__ = [
-    "Tensor", "ShapeError", "dtype", "device", "cuda", "functional",
+    "Tensor", "ShapeError", "dtype", "device", "cuda", "functional", "autograd",
     "bool", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64",
     "half", "float", "double", "long", "int",
     "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",

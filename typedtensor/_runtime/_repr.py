@@ -85,6 +85,8 @@ def tensor_repr(t: Any) -> str:
         suffix = []
     if dtype not in _DEFAULT_DTYPES:
         suffix.append(f"dtype=typedtensor.{dtype}")
-    if t.requires_grad:
+    if t.grad_fn is not None:
+        suffix.append(f"grad_fn={t.grad_fn!r}")
+    elif t.requires_grad:
         suffix.append("requires_grad=True")
     return "tensor(" + body + "".join(", " + s for s in suffix) + ")"

@@ -66,7 +66,7 @@ def _bind(shape: Shape, concrete: tuple[int, ...], env: dict[Sym, DimExpr]) -> N
                 env.setdefault(terms[0][1][0][0], c)
 
 
-def _call(node: NodeInfo, shapes: list[Shape], env: dict[Sym, DimExpr]) -> Any:
+def _call(node: NodeInfo, shapes: list[Shape], concrete: list[tuple[int, ...]], env: dict[Sym, DimExpr]) -> Any:
     op, a = node.op, node.attrs
     opdef = reg.REGISTRY.get(op)
     if op == "expand":
@@ -81,7 +81,7 @@ def _call(node: NodeInfo, shapes: list[Shape], env: dict[Sym, DimExpr]) -> Any:
         target = tuple(a["shape"])
         if target == tuple(_eval(d, env) for d in shapes[0].prefix):
             return shapes[0]
-        issue = reg.apply("reshape", [Shape(tuple(_eval(d, env) or 0 for d in shapes[0].prefix))], {"shape": target})
+        issue = reg.apply("reshape", [Shape(concrete[0])], {"shape": target})
         return issue if isinstance(issue, Issue) else Shape(tuple(UNKNOWN for _ in target))
     if op == "permute":
         return reg.apply("permute", [shapes[0]], {"dims": tuple(a["dims"])})
@@ -129,7 +129,7 @@ def propagate(graph: Graph, annotated: list[Shape | None]) -> dict[int, str]:
             if v >= 0:
                 ins.append(shapes[v])
         outs = [graph.value(o).shape for o in node.outputs]
-        result = _call(node, ins, env)
+        result = _call(node, ins, [graph.value(v).shape for v in node.inputs if v >= 0], env)
         if isinstance(result, Issue):
             raise ShapeError(f"tt.compile: {result.message}")
         results: list[Any] = list(result.shapes) if isinstance(result, reg.Outputs) and not isinstance(result.shapes, type(UNKNOWN)) else [result]

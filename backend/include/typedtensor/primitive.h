@@ -36,11 +36,17 @@ class Primitive {
   // graph can print, compare (CSE), save and rebuild it with make_primitive(name(), attrs).
   // nullopt: the primitive is opaque (printed by name only, never merged, not saveable).
   virtual std::optional<Params> attrs() const { return std::nullopt; }
+  // What the VJP reads (the engine keeps only that, so a node holds no more memory than needed).
+  // Unsaved inputs reach the VJP as metadata-only tensors: shape, strides and dtype, no data.
+  virtual bool vjp_needs_inputs() const { return true; }
+  virtual bool vjp_needs_outputs() const { return false; }
+  // Views share the input's memory (in-place ops on them are refused while recording).
+  virtual bool is_view() const { return false; }
 };
 
 // The autograd recorder: called after eval when grad mode is on and an input requires grad.
-using RecordFn = void (*)(const std::shared_ptr<Primitive>& p, const TensorList& inputs,
-                          const TensorList& outputs);
+// It may replace an output by a fresh alias (so an output never shares its TensorImpl with an input).
+using RecordFn = void (*)(const std::shared_ptr<Primitive>& p, const TensorList& inputs, TensorList& outputs);
 void set_autograd_recorder(RecordFn fn);
 bool grad_mode_enabled();
 void set_grad_mode(bool enabled);  // thread-local, like torch.no_grad

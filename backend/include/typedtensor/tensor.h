@@ -41,6 +41,7 @@ struct AutogradMeta {
   std::shared_ptr<struct TensorImpl> grad;
   std::shared_ptr<Node> grad_fn;  // the node that produced this tensor (null for leaves)
   uint32_t output_nr = 0;         // which output of grad_fn this tensor is
+  std::weak_ptr<Node> grad_accumulator;  // a leaf's AccumulateGrad node, shared by all its uses
 };
 
 struct TensorImpl {

@@ -98,3 +98,22 @@ std::shared_ptr<Primitive> make_reduce_primitive(const std::string& name, const 
 std::shared_ptr<Primitive> make_shape_primitive(const std::string& name, const Params& attrs);
 
 }  // namespace tt::detail
+
+// ---- small front-end shorthands for VJPs (backend/src/core/ops_*.cpp) ----
+namespace tt::vjp {
+inline Tensor mul(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Mul, a, b); }
+inline Tensor mul(const Tensor& a, double s) { return binary(BinaryOp::Mul, a, Scalar::from_double(s)); }
+inline Tensor add(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Add, a, b); }
+inline Tensor add(const Tensor& a, double s) { return binary(BinaryOp::Add, a, Scalar::from_double(s)); }
+inline Tensor sub(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Sub, a, b); }
+inline Tensor div(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Div, a, b); }
+inline Tensor neg(const Tensor& a) { return unary(UnaryOp::Neg, a); }
+inline Tensor un(UnaryOp op, const Tensor& a) { return unary(op, a); }
+inline Tensor cmp(BinaryOp op, const Tensor& a, double s) { return binary(op, a, Scalar::from_double(s)); }
+inline Tensor as(const Tensor& mask, const Tensor& like) { return to_dtype(mask, like.dtype()); }
+// g where mask, else 0
+inline Tensor keep(const Tensor& mask, const Tensor& g) { return where(mask, g, scalar_tensor(Scalar::from_int(0), g.dtype())); }
+inline Tensor zeros_as(const Tensor& meta) { return zeros(meta.shape(), meta.dtype()); }
+// sum over `dims` keeping them, then view as `shape` (reduction layouts are contiguous)
+inline Tensor sum_keep(const Tensor& g, const Dims& dims) { return reduce(ReduceOp::Sum, g, dims, true, std::nullopt); }
+}  // namespace tt::vjp

@@ -5,6 +5,7 @@
 
 #include "../cpu/kernels.h"
 #include "internal.h"
+#include "typedtensor/autograd.h"
 
 namespace tt {
 using detail::cast;
@@ -36,13 +37,22 @@ class Binary : public Primitive {
   explicit Binary(BinaryOp op) : op_(op) {}
   const char* name() const override { return binary_name(op_); }
   BinaryOp op() const { return op_; }
-  bool differentiable() const override { return op_ <= BinaryOp::Atan2 || op_ >= BinaryOp::Fmod; }
+  // floor_divide, remainder and fmod are piecewise constant in one input: not differentiable,
+  // as the registry says.
+  bool differentiable() const override {
+    return (op_ <= BinaryOp::Atan2 && op_ != BinaryOp::FloorDiv && op_ != BinaryOp::Remainder) ||
+           op_ == BinaryOp::Hypot || op_ == BinaryOp::Copysign;
+  }
+  bool vjp_needs_inputs() const override { return op_ != BinaryOp::Add && op_ != BinaryOp::Sub; }
+  bool vjp_needs_outputs() const override { return op_ == BinaryOp::Hypot || op_ == BinaryOp::Copysign; }
   TensorList eval_cpu(const TensorList& in) override {
     bool cmp = (op_ >= BinaryOp::Eq && op_ <= BinaryOp::LogicalXor);
     Tensor out = empty(in[0].shape(), cmp ? DType::Bool : in[0].dtype());
     cpu::binary(op_, out, in[0], in[1]);
     return {out};
   }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums,
+                 const TensorList& out) override;
 
  private:
   BinaryOp op_;
@@ -57,8 +67,23 @@ class Unary : public Primitive {
   UnaryOp op() const { return op_; }
   bool differentiable() const override {
     return !(op_ == UnaryOp::LogicalNot || op_ == UnaryOp::BitNot || op_ == UnaryOp::IsNan ||
-             op_ == UnaryOp::IsInf || op_ == UnaryOp::IsFinite || op_ == UnaryOp::Sign);
+             op_ == UnaryOp::IsInf || op_ == UnaryOp::IsFinite || op_ == UnaryOp::Sign ||
+             op_ == UnaryOp::Floor || op_ == UnaryOp::Ceil || op_ == UnaryOp::Round || op_ == UnaryOp::Trunc);
   }
+  bool vjp_needs_outputs() const override {
+    switch (op_) {
+      case UnaryOp::Exp: case UnaryOp::Exp2: case UnaryOp::Expm1: case UnaryOp::Sqrt: case UnaryOp::Rsqrt:
+      case UnaryOp::Tan: case UnaryOp::Tanh: case UnaryOp::Sigmoid: case UnaryOp::Relu: case UnaryOp::Reciprocal:
+        return true;
+      default:
+        return false;
+    }
+  }
+  bool vjp_needs_inputs() const override {
+    return !vjp_needs_outputs() && op_ != UnaryOp::Neg && op_ != UnaryOp::Frac;
+  }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums,
+                 const TensorList& out) override;
   TensorList eval_cpu(const TensorList& in) override {
     bool pred = op_ == UnaryOp::LogicalNot || op_ == UnaryOp::IsNan || op_ == UnaryOp::IsInf ||
                 op_ == UnaryOp::IsFinite;
@@ -77,6 +102,10 @@ class AsType : public Primitive {
  public:
   explicit AsType(DType d) : dtype_(d) {}
   const char* name() const override { return "to"; }
+  bool vjp_needs_inputs() const override { return false; }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
+    return {to_dtype(ct[0], x[0].dtype())};
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor out = empty(in[0].shape(), dtype_);
     cpu::copy(out, in[0]);
@@ -92,6 +121,10 @@ class AsType : public Primitive {
 class Contiguous : public Primitive {
  public:
   const char* name() const override { return "contiguous"; }
+  bool vjp_needs_inputs() const override { return false; }
+  TensorList vjp(const TensorList&, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
+    return {ct[0]};
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor out = empty(in[0].shape(), in[0].dtype());
     cpu::copy(out, in[0]);
@@ -104,6 +137,15 @@ class Contiguous : public Primitive {
 class Where : public Primitive {
  public:
   const char* name() const override { return "where"; }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    TensorList r;
+    for (int i : argnums) {
+      if (i == 0) r.emplace_back();
+      else if (i == 1) r.push_back(vjp::keep(x[0], ct[0]));
+      else r.push_back(vjp::keep(unary(UnaryOp::LogicalNot, x[0]), ct[0]));
+    }
+    return r;
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor out = empty(in[1].shape(), in[1].dtype());
     cpu::where(out, in[0], in[1], in[2]);
@@ -117,6 +159,16 @@ class Clamp : public Primitive {
  public:
   Clamp(std::optional<double> lo, std::optional<double> hi) : lo_(lo), hi_(hi) {}
   const char* name() const override { return "clamp"; }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
+    // like torch: the gradient passes where lo <= x <= hi (boundaries included)
+    Tensor m;
+    if (lo_) m = vjp::cmp(BinaryOp::Ge, x[0], *lo_);
+    if (hi_) {
+      Tensor h = vjp::cmp(BinaryOp::Le, x[0], *hi_);
+      m = m.defined() ? binary(BinaryOp::LogicalAnd, m, h) : h;
+    }
+    return {vjp::keep(m, ct[0])};
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor out = empty(in[0].shape(), in[0].dtype());
     cpu::clamp(out, in[0], lo_, hi_);
@@ -138,6 +190,15 @@ class LeakyRelu : public Primitive {
  public:
   explicit LeakyRelu(double s, bool elu) : slope_(s), elu_(elu) {}
   const char* name() const override { return elu_ ? "elu" : "leaky_relu"; }
+  bool vjp_needs_outputs() const override { return elu_; }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList& out) override {
+    const Tensor& g = ct[0];
+    if (elu_) {  // x > 0: g; else g * (y + alpha)
+      Tensor pos = vjp::cmp(BinaryOp::Gt, out[0], 0.0);
+      return {where(pos, g, vjp::mul(g, vjp::add(out[0], slope_)))};
+    }
+    return {where(vjp::cmp(BinaryOp::Gt, x[0], 0.0), g, vjp::mul(g, slope_))};
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor out = empty(in[0].shape(), in[0].dtype());
     if (elu_) cpu::elu(out, in[0], slope_);
@@ -151,6 +212,131 @@ class LeakyRelu : public Primitive {
  public:  // graph mode
   std::optional<Params> attrs() const override { return Params{{"slope", slope_}}; }
 };
+
+TensorList Binary::vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums, const TensorList& out) {
+  using namespace vjp;
+  const Tensor& g = ct[0];
+  const Tensor &a = x[0], &b = x[1];
+  TensorList r;
+  for (int i : argnums) {
+    Tensor d;
+    switch (op_) {
+      case BinaryOp::Add: d = g; break;
+      case BinaryOp::Sub: d = i == 0 ? g : neg(g); break;
+      case BinaryOp::Mul: d = mul(g, i == 0 ? b : a); break;
+      case BinaryOp::Div: d = i == 0 ? div(g, b) : neg(div(mul(g, a), mul(b, b))); break;
+      case BinaryOp::Pow:
+        if (i == 0) {  // b * a^(b-1), 0 where b == 0
+          Tensor p = binary(BinaryOp::Pow, a, sub(b, scalar_tensor(Scalar::from_int(1), b.dtype())));
+          d = keep(binary(BinaryOp::Ne, b, scalar_tensor(Scalar::from_int(0), b.dtype())), mul(g, mul(b, p)));
+        } else {  // a^b * log(a), 0 where a == 0 and b >= 0
+          Tensor y = binary(BinaryOp::Pow, a, b);
+          Tensor zero = binary(BinaryOp::LogicalAnd, cmp(BinaryOp::Eq, a, 0.0), cmp(BinaryOp::Ge, b, 0.0));
+          d = keep(unary(UnaryOp::LogicalNot, zero), mul(g, mul(y, un(UnaryOp::Log, a))));
+        }
+        break;
+      case BinaryOp::Maximum:
+      case BinaryOp::Minimum: {  // ties split the gradient in half, like torch
+        BinaryOp wins = op_ == BinaryOp::Maximum ? BinaryOp::Gt : BinaryOp::Lt;
+        Tensor w = add(as(binary(wins, a, b), g), mul(as(binary(BinaryOp::Eq, a, b), g), 0.5));
+        Tensor ga = mul(g, w);
+        d = i == 0 ? ga : sub(g, ga);
+        break;
+      }
+      case BinaryOp::Atan2: {
+        Tensor den = add(mul(a, a), mul(b, b));
+        d = i == 0 ? div(mul(g, b), den) : neg(div(mul(g, a), den));
+        break;
+      }
+      case BinaryOp::Hypot: d = div(mul(g, i == 0 ? a : b), out[0]); break;
+      case BinaryOp::Copysign:
+        if (i == 0) d = keep(cmp(BinaryOp::Ne, a, 0.0), mul(g, div(out[0], a)));
+        else d = zeros_as(b);
+        break;
+      default:
+        throw NotImplementedError(std::string("[") + name() + "] is not differentiable");
+    }
+    r.push_back(std::move(d));
+  }
+  return r;
+}
+
+TensorList Unary::vjp(const TensorList& in, const TensorList& ct, const std::vector<int>&, const TensorList& out) {
+  using namespace vjp;
+  const Tensor& g = ct[0];
+  const Tensor& x = in[0];
+  const Tensor& y = out.empty() ? Tensor() : out[0];
+  constexpr double kLn2 = 0.69314718055994530942, kLn10 = 2.30258509299404568402;
+  constexpr double kTwoOverSqrtPi = 1.12837916709551257390, kInvSqrt2Pi = 0.39894228040143267794;
+  auto sq = [](const Tensor& t) { return mul(t, t); };
+  auto one_minus = [](const Tensor& t) { return add(neg(t), 1.0); };
+  switch (op_) {
+    case UnaryOp::Neg: return {neg(g)};
+    case UnaryOp::Abs: return {mul(g, un(UnaryOp::Sign, x))};
+    case UnaryOp::Exp: return {mul(g, y)};
+    case UnaryOp::Exp2: return {mul(g, mul(y, kLn2))};
+    case UnaryOp::Expm1: return {mul(g, add(y, 1.0))};
+    case UnaryOp::Log: return {div(g, x)};
+    case UnaryOp::Log2: return {div(g, mul(x, kLn2))};
+    case UnaryOp::Log10: return {div(g, mul(x, kLn10))};
+    case UnaryOp::Log1p: return {div(g, add(x, 1.0))};
+    case UnaryOp::Sqrt: return {div(g, mul(y, 2.0))};
+    case UnaryOp::Rsqrt: return {mul(g, mul(mul(y, sq(y)), -0.5))};
+    case UnaryOp::Sin: return {mul(g, un(UnaryOp::Cos, x))};
+    case UnaryOp::Cos: return {neg(mul(g, un(UnaryOp::Sin, x)))};
+    case UnaryOp::Tan: return {mul(g, add(sq(y), 1.0))};
+    case UnaryOp::Asin: return {mul(g, un(UnaryOp::Rsqrt, one_minus(sq(x))))};
+    case UnaryOp::Acos: return {neg(mul(g, un(UnaryOp::Rsqrt, one_minus(sq(x)))))};
+    case UnaryOp::Atan: return {div(g, add(sq(x), 1.0))};
+    case UnaryOp::Sinh: return {mul(g, un(UnaryOp::Cosh, x))};
+    case UnaryOp::Cosh: return {mul(g, un(UnaryOp::Sinh, x))};
+    case UnaryOp::Tanh: return {mul(g, one_minus(sq(y)))};
+    case UnaryOp::Asinh: return {mul(g, un(UnaryOp::Rsqrt, add(sq(x), 1.0)))};
+    case UnaryOp::Acosh: return {mul(g, un(UnaryOp::Rsqrt, add(sq(x), -1.0)))};
+    case UnaryOp::Atanh: return {div(g, one_minus(sq(x)))};
+    case UnaryOp::Sigmoid: return {mul(g, mul(y, one_minus(y)))};
+    case UnaryOp::Relu: return {keep(cmp(BinaryOp::Gt, y, 0.0), g)};
+    case UnaryOp::Gelu: {  // Phi(x) + x phi(x)
+      Tensor cdf = mul(add(un(UnaryOp::Erf, mul(x, 0.70710678118654752440)), 1.0), 0.5);
+      Tensor pdf = mul(un(UnaryOp::Exp, mul(sq(x), -0.5)), kInvSqrt2Pi);
+      return {mul(g, add(cdf, mul(x, pdf)))};
+    }
+    case UnaryOp::GeluTanh: {
+      constexpr double k = 0.79788456080286535588, c = 0.044715;
+      Tensor x2 = sq(x);
+      Tensor t = un(UnaryOp::Tanh, mul(mul(x, add(mul(x2, c), 1.0)), k));
+      Tensor du = mul(add(mul(x2, 3 * c), 1.0), k);
+      Tensor d = add(mul(add(t, 1.0), 0.5), mul(mul(x, mul(one_minus(sq(t)), du)), 0.5));
+      return {mul(g, d)};
+    }
+    case UnaryOp::Silu: {
+      Tensor s = un(UnaryOp::Sigmoid, x);
+      return {mul(g, mul(s, add(mul(x, one_minus(s)), 1.0)))};
+    }
+    case UnaryOp::Erf: return {mul(g, mul(un(UnaryOp::Exp, neg(sq(x))), kTwoOverSqrtPi))};
+    case UnaryOp::Erfc: return {mul(g, mul(un(UnaryOp::Exp, neg(sq(x))), -kTwoOverSqrtPi))};
+    case UnaryOp::Frac: return {g};
+    case UnaryOp::Reciprocal: return {neg(mul(g, sq(y)))};
+    case UnaryOp::Square: return {mul(g, mul(x, 2.0))};
+    case UnaryOp::Softplus: return {mul(g, un(UnaryOp::Sigmoid, x))};  // beta 1; above the threshold sigmoid is 1
+    case UnaryOp::Mish: {
+      Tensor t = un(UnaryOp::Tanh, un(UnaryOp::Softplus, x));
+      return {mul(g, add(t, mul(mul(x, un(UnaryOp::Sigmoid, x)), one_minus(sq(t)))))};
+    }
+    case UnaryOp::Logsigmoid: return {mul(g, un(UnaryOp::Sigmoid, neg(x)))};
+    case UnaryOp::Relu6:
+      return {keep(binary(BinaryOp::LogicalAnd, cmp(BinaryOp::Gt, x, 0.0), cmp(BinaryOp::Lt, x, 6.0)), g)};
+    case UnaryOp::Hardsigmoid:
+      return {keep(binary(BinaryOp::LogicalAnd, cmp(BinaryOp::Gt, x, -3.0), cmp(BinaryOp::Lt, x, 3.0)), mul(g, 1.0 / 6))};
+    case UnaryOp::Hardswish: {  // x < -3: 0; x <= 3: x/3 + 1/2; else 1
+      Tensor mid = mul(g, add(mul(x, 1.0 / 3), 0.5));
+      Tensor r = where(cmp(BinaryOp::Le, x, 3.0), mid, g);
+      return {keep(cmp(BinaryOp::Ge, x, -3.0), r)};
+    }
+    default:
+      throw NotImplementedError(std::string("[") + name() + "] is not differentiable");
+  }
+}
 
 bool needs_float(BinaryOp op) {
   return op == BinaryOp::Div || op == BinaryOp::Atan2 || op == BinaryOp::Hypot || op == BinaryOp::Copysign;
@@ -405,6 +591,11 @@ Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other) {
   if (s != self.shape())
     shape_error(name, {self.shape(), other.shape()}, {},
                 "output with shape " + shape_str(self.shape()) + " doesn't match the broadcast shape " + shape_str(s));
+  if (autograd::inplace_needs_graph(self, &other)) {  // recorded: out of place, then written back
+    autograd::check_inplace(self, name.c_str());
+    Tensor r = binary(op, autograd::alias_for_inplace(self), other);
+    return autograd::commit_inplace(self, detail::cast(r, self.dtype()));
+  }
   if (self.numel() == 0) return self;
   if (self.dtype() == other.dtype() && !is_half(self.dtype()) && !needs_float(op) && !overlaps(self, other) &&
       !is_compare(op) && !is_logical(op) && !(op == BinaryOp::Sub && self.dtype() == DType::Bool) &&
@@ -448,10 +639,13 @@ Tensor unary(UnaryOp op, const Tensor& a0) {
 
 Tensor& unary_(UnaryOp op, Tensor& a) {
   check_writable(a, unary_name(op));
-  Tensor r = unary(op, a);
+  bool graph = autograd::inplace_needs_graph(a, nullptr);
+  if (graph) autograd::check_inplace(a, unary_name(op));
+  Tensor r = unary(op, graph ? autograd::alias_for_inplace(a) : a);
   if (!detail::can_cast(r.dtype(), a.dtype()))
     throw TypeError(std::string("[") + unary_name(op) + "_] result type " + dtype_name(r.dtype()) +
                     " can't be cast to the desired output type " + dtype_name(a.dtype()));
+  if (graph) return autograd::commit_inplace(a, detail::cast(r, a.dtype()));
   cpu::copy(a, r);
   a.bump_version();
   return a;
@@ -506,10 +700,13 @@ Tensor clamp_t(const Tensor& a, const Tensor* lo, const Tensor* hi) {
 
 Tensor& clamp_(Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
   check_writable(a, "clamp_");
-  Tensor r = clamp(a, lo, hi);
+  bool graph = autograd::inplace_needs_graph(a, nullptr);
+  if (graph) autograd::check_inplace(a, "clamp_");
+  Tensor r = clamp(graph ? autograd::alias_for_inplace(a) : a, lo, hi);
   if (!detail::can_cast(r.dtype(), a.dtype()))
     throw TypeError(std::string("[clamp_] result type ") + dtype_name(r.dtype()) +
                     " can't be cast to the desired output type " + dtype_name(a.dtype()));
+  if (graph) return autograd::commit_inplace(a, detail::cast(r, a.dtype()));
   cpu::copy(a, r);
   a.bump_version();
   return a;
@@ -550,6 +747,10 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
   if (s != dst.shape())
     shape_error("copy_", {dst.shape(), src.shape()}, {},
                 "source of shape " + shape_str(src.shape()) + " can't be broadcast to " + shape_str(dst.shape()));
+  if (autograd::inplace_needs_graph(dst, &src)) {  // dst's old value gets no gradient
+    autograd::check_inplace(dst, "copy_");
+    return autograd::commit_inplace(dst, clone(expand(detail::cast(src, dst.dtype()), s)));
+  }
   Tensor b = src.shape() == s ? src : expand(src, s);
   if (dst.storage() == src.storage()) b = clone(b);  // overlapping copy: go through a temporary
   cpu::copy(dst, b);
@@ -559,6 +760,10 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
 
 Tensor& fill_(Tensor& dst, Scalar v) {
   check_writable(dst, "fill_");
+  if (autograd::inplace_needs_graph(dst, nullptr)) {
+    autograd::check_inplace(dst, "fill_");
+    return autograd::commit_inplace(dst, full(dst.shape(), v, dst.dtype()));
+  }
   cpu::fill(dst, v);
   dst.bump_version();
   return dst;

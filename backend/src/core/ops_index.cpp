@@ -5,6 +5,7 @@
 #include "../cpu/kernels.h"
 #include "../cpu/loops.h"
 #include "internal.h"
+#include "typedtensor/autograd.h"
 
 namespace tt {
 using detail::dim_arg;
@@ -37,10 +38,40 @@ Tensor checked_index(const char* op, const Tensor& idx0, int64_t size, int64_t d
   return c;
 }
 
+// out = a with src's slices added at `index` along dim (index_add, and index_select's VJP).
+class IndexAdd : public Primitive {
+ public:
+  explicit IndexAdd(int64_t d) : dim_(d) {}
+  const char* name() const override { return "index_add"; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor out = empty(in[0].shape(), in[0].dtype());
+    cpu::copy(out, in[0]);
+    if (in[2].numel() > 0) cpu::index_add(out, dim_, in[1], contiguous(in[2]));
+    return {out};
+  }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    TensorList r;
+    for (int i : argnums) {
+      if (i == 0) r.push_back(ct[0]);
+      else if (i == 2) r.push_back(index_select(ct[0], dim_, x[1]));
+      else r.emplace_back();
+    }
+    return r;
+  }
+
+ private:
+  int64_t dim_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"dim", dim_}}; }
+};
+
 class IndexSelect : public Primitive {
  public:
   explicit IndexSelect(int64_t d) : dim_(d) {}
   const char* name() const override { return "index_select"; }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
+    return {apply1(std::make_shared<IndexAdd>(dim_), {zeros(x[0].shape(), ct[0].dtype()), x[1], ct[0]})};
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor a = contiguous(in[0]);
     Shape s = a.shape();
@@ -60,6 +91,9 @@ class Gather : public Primitive {
  public:
   explicit Gather(int64_t d) : dim_(d) {}
   const char* name() const override { return "gather"; }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
+    return {scatter(zeros(x[0].shape(), ct[0].dtype()), dim_, x[1], ct[0], "add")};
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor out = empty(in[1].shape(), in[0].dtype());
     if (out.numel() > 0) cpu::gather(out, in[0], dim_, in[1]);
@@ -76,6 +110,23 @@ class Scatter : public Primitive {
  public:
   Scatter(int64_t d, int reduce) : dim_(d), reduce_(reduce) {}
   const char* name() const override { return reduce_ == 1 ? "scatter_add" : "scatter"; }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    if (reduce_ == 2) throw NotImplementedError("[scatter] reduce='multiply' has no VJP");
+    const Tensor &g = ct[0], &idx = x[1], &src = x[2];
+    TensorList r;
+    for (int i : argnums) {
+      if (i == 0) {  // overwritten positions get no gradient (scatter), all pass through (scatter_add)
+        r.push_back(reduce_ == 1 ? g : scatter(g, dim_, idx, zeros(idx.shape(), g.dtype()), ""));
+      } else if (i == 2) {
+        if (src.shape() != idx.shape())
+          throw NotImplementedError("[scatter] backward to src needs src of the index's shape");
+        r.push_back(gather(g, dim_, idx));
+      } else {
+        r.emplace_back();
+      }
+    }
+    return r;
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor out = empty(in[0].shape(), in[0].dtype());
     cpu::copy(out, in[0]);
@@ -93,6 +144,15 @@ class Scatter : public Primitive {
 class MaskedFill : public Primitive {
  public:
   const char* name() const override { return "masked_fill"; }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    TensorList r;
+    for (int i : argnums) {
+      if (i == 0) r.push_back(vjp::keep(unary(UnaryOp::LogicalNot, x[1]), ct[0]));
+      else if (i == 2) r.push_back(reshape(reduce(ReduceOp::Sum, vjp::keep(x[1], ct[0]), std::nullopt, false, std::nullopt), x[2].shape()));
+      else r.emplace_back();
+    }
+    return r;
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor out = empty(in[0].shape(), in[0].dtype());
     cpu::copy(out, in[0]);
@@ -162,13 +222,17 @@ Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor
   if (src.shape() != want && !(a.dim() == 0 && src.numel() == 1))
     shape_error("index_add", {a.shape(), index.shape(), src.shape()}, {{"dim", dim}},
                 "source shape " + shape_str(src.shape()) + " must be " + shape_str(want));
-  Tensor out = clone(a);
-  TensorList idx(static_cast<size_t>(std::max<int64_t>(d + 1, 1)));
-  idx[d] = reshape(index, Shape{index.numel()});
   Tensor vals = (alpha.kind == Scalar::Int && alpha.i == 1) ? src : binary(BinaryOp::Mul, src, alpha);
   if (a.dim() == 0) return binary(BinaryOp::Add, a, reshape(vals, Shape{}));
-  index_put_(out, idx, detail::cast(vals, a.dtype()), true);
-  return out;
+  if (a.dtype() == DType::Bool || is_half(a.dtype())) {  // no index_add kernel: through index_put_
+    Tensor out = clone(a);
+    TensorList idx(static_cast<size_t>(d + 1));
+    idx[d] = reshape(index, Shape{index.numel()});
+    index_put_(out, idx, detail::cast(vals, a.dtype()), true);
+    return out;
+  }
+  Tensor idx = checked_index("index_add", reshape(index, Shape{index.numel()}), a.size(d), d);
+  return apply1(std::make_shared<IndexAdd>(d), {a, idx, detail::cast(vals, a.dtype())});
 }
 
 Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar v) {
@@ -304,6 +368,11 @@ Tensor index(const Tensor& a, const TensorList& indices) {
 
 Tensor& index_put_(Tensor& a, const TensorList& indices, const Tensor& values0, bool accumulate) {
   if (!a.storage()->writable) throw ValueError("[index_put_] the tensor is read-only");
+  if (autograd::inplace_needs_graph(a, &values0)) {
+    autograd::check_inplace(a, "index_put_");
+    throw std::runtime_error("[index_put_] indexed assignment is not recorded by autograd; build the tensor out of "
+                             "place (e.g. with where, scatter or index_add) or do it under no_grad()");
+  }
   AdvPlan P = plan_index("index_put_", a, indices);
   Shape rest;
   Strides rest_st;
@@ -381,6 +450,7 @@ std::shared_ptr<Primitive> detail::make_index_primitive(const std::string& name,
   if (name == "gather") return std::make_shared<Gather>(r.i("dim"));
   if (name == "scatter" || name == "scatter_add") return std::make_shared<Scatter>(r.i("dim"), static_cast<int>(r.i("reduce")));
   if (name == "masked_fill") return std::make_shared<MaskedFill>();
+  if (name == "index_add") return std::make_shared<IndexAdd>(r.i("dim"));
   return nullptr;
 }
 

@@ -46,9 +46,27 @@ Tensor batch_view(const Tensor& t0, int64_t nb) {
   return make_view(t, Shape{B, r, c}, Strides{bstride, t.strides()[nb], t.strides()[nb + 1]}, t.offset());
 }
 
+// A matrix stored column-major (a transposed view): its gradient is computed transposed so that,
+// after the transpose's own VJP, it lands contiguous (no copy when it is accumulated).
+bool col_major(const Tensor& t) {
+  int64_t n = t.dim();
+  return t.stride(n - 2) == 1 && t.size(n - 1) > 1 && t.size(n - 2) > 1;
+}
+
+Tensor mT(const Tensor& t) { return transpose(t, -1, -2); }
+
 class MatMul : public Primitive {
  public:
   const char* name() const override { return "matmul"; }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    const Tensor &a = x[0], &b = x[1], &g = ct[0];
+    TensorList r;
+    for (int i : argnums) {
+      if (i == 0) r.push_back(col_major(a) ? mT(matmul(b, mT(g))) : matmul(g, mT(b)));  // g b^T
+      else r.push_back(col_major(b) ? mT(matmul(mT(g), a)) : matmul(mT(a), g));        // a^T g
+    }
+    return r;
+  }
   TensorList eval_cpu(const TensorList& in) override {
     const Tensor &a = in[0], &b = in[1];
     int64_t nb = a.dim() - 2;
@@ -69,6 +87,14 @@ class Softmax : public Primitive {
  public:
   Softmax(int64_t dim, bool log) : dim_(dim), log_(log) {}
   const char* name() const override { return log_ ? "log_softmax" : "softmax"; }
+  bool vjp_needs_inputs() const override { return false; }
+  bool vjp_needs_outputs() const override { return true; }
+  TensorList vjp(const TensorList&, const TensorList& ct, const std::vector<int>&, const TensorList& out) override {
+    using namespace vjp;
+    const Tensor &g = ct[0], &y = out[0];
+    if (log_) return {sub(g, mul(unary(UnaryOp::Exp, y), sum_keep(g, Dims{dim_})))};  // g - p sum(g)
+    return {mul(y, sub(g, sum_keep(mul(g, y), Dims{dim_})))};                           // y (g - sum(g y))
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor x = contiguous(in[0]);
     int64_t outer, r, inner;
@@ -89,6 +115,32 @@ class LayerNorm : public Primitive {
  public:
   LayerNorm(int64_t cols, double eps, bool w, bool b) : cols_(cols), eps_(eps), w_(w), b_(b) {}
   const char* name() const override { return "layer_norm"; }
+  TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    // recomputes the row statistics; written with front-end ops so it is differentiable again
+    using namespace vjp;
+    const Tensor& x = in[0];
+    int64_t rows = cols_ ? x.numel() / cols_ : 0;
+    Shape s2{rows, cols_};
+    Tensor x2 = reshape(x, s2), g2 = reshape(ct[0], s2);
+    Tensor xc = sub(x2, reduce(ReduceOp::Mean, x2, Dims{1}, true, std::nullopt));
+    Tensor var = reduce(ReduceOp::Mean, mul(xc, xc), Dims{1}, true, std::nullopt);
+    Tensor rstd = unary(UnaryOp::Rsqrt, add(var, eps_));
+    Tensor xhat = mul(xc, rstd);
+    TensorList r;
+    for (int i : argnums) {
+      if (i == 0) {
+        Tensor gw = w_ ? mul(g2, reshape(in[1], Shape{cols_})) : g2;
+        Tensor m1 = reduce(ReduceOp::Mean, gw, Dims{1}, true, std::nullopt);
+        Tensor m2 = reduce(ReduceOp::Mean, mul(gw, xhat), Dims{1}, true, std::nullopt);
+        r.push_back(reshape(mul(rstd, sub(sub(gw, m1), mul(xhat, m2))), x.shape()));
+      } else if (i == 1 && w_) {
+        r.push_back(reshape(reduce(ReduceOp::Sum, mul(g2, xhat), Dims{0}, false, std::nullopt), in[1].shape()));
+      } else {
+        r.push_back(reshape(reduce(ReduceOp::Sum, g2, Dims{0}, false, std::nullopt), in[i].shape()));
+      }
+    }
+    return r;
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor x = contiguous(in[0]);
     Tensor w = w_ ? contiguous(in[1]) : Tensor();
@@ -107,8 +159,55 @@ class LayerNorm : public Primitive {
   std::optional<Params> attrs() const override { return Params{{"cols", cols_}, {"eps", eps_}, {"weight", w_}, {"bias", b_}}; }
 };
 
+struct ConvParams {
+  int64_t sh, sw, ph, pw, dh, dw, g;
+};
+
+// conv2d's VJP pieces; their own VJPs (double backward through conv) are not written yet.
+class Conv2dBackwardInput : public Primitive {
+ public:
+  Conv2dBackwardInput(ConvParams p, Shape xs) : p_(p), xs_(std::move(xs)) {}
+  const char* name() const override { return "conv2d_backward_input"; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor g = contiguous(in[0]), w = contiguous(in[1]);
+    Tensor dx = empty(xs_, g.dtype());
+    cpu::conv2d_backward_input(dx, g, w, p_.sh, p_.sw, p_.ph, p_.pw, p_.dh, p_.dw, p_.g);
+    return {dx};
+  }
+
+ private:
+  ConvParams p_;
+  Shape xs_;
+};
+
+class Conv2dBackwardWeight : public Primitive {
+ public:
+  Conv2dBackwardWeight(ConvParams p, Shape ws) : p_(p), ws_(std::move(ws)) {}
+  const char* name() const override { return "conv2d_backward_weight"; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor g = contiguous(in[0]), x = contiguous(in[1]);
+    Tensor dw = empty(ws_, g.dtype());
+    cpu::conv2d_backward_weight(dw, g, x, p_.sh, p_.sw, p_.ph, p_.pw, p_.dh, p_.dw, p_.g);
+    return {dw};
+  }
+
+ private:
+  ConvParams p_;
+  Shape ws_;
+};
+
 class Conv2d : public Primitive {
  public:
+  TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    ConvParams p{sh_, sw_, ph_, pw_, dh_, dw_, g_};
+    TensorList r;
+    for (int i : argnums) {
+      if (i == 0) r.push_back(apply1(std::make_shared<Conv2dBackwardInput>(p, in[0].shape()), {ct[0], in[1]}));
+      else if (i == 1) r.push_back(apply1(std::make_shared<Conv2dBackwardWeight>(p, in[1].shape()), {ct[0], in[0]}));
+      else r.push_back(reduce(ReduceOp::Sum, ct[0], Dims{0, 2, 3}, false, std::nullopt));
+    }
+    return r;
+  }
   Conv2d(int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t g, int64_t oh, int64_t ow, bool bias)
       : sh_(sh), sw_(sw), ph_(ph), pw_(pw), dh_(dh), dw_(dw), g_(g), oh_(oh), ow_(ow), bias_(bias) {}
   const char* name() const override { return "conv2d"; }
@@ -127,9 +226,53 @@ class Conv2d : public Primitive {
   std::optional<Params> attrs() const override { return Params{{"geom", std::vector<int64_t>{sh_, sw_, ph_, pw_, dh_, dw_, g_, oh_, ow_}}, {"bias", bias_}}; }
 };
 
+// avg_pool2d / adaptive_avg_pool2d VJP; linear, so its own VJP is the forward pool again.
+class AvgPoolBackward : public Primitive {
+ public:
+  AvgPoolBackward(bool adaptive, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, bool cip,
+                  int64_t div, Shape xs)
+      : adaptive_(adaptive), kh_(kh), kw_(kw), sh_(sh), sw_(sw), ph_(ph), pw_(pw), cip_(cip), div_(div), xs_(std::move(xs)) {}
+  const char* name() const override { return adaptive_ ? "adaptive_avg_pool2d_backward" : "avg_pool2d_backward"; }
+  bool vjp_needs_inputs() const override { return false; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor g = contiguous(in[0]);
+    Tensor dx = empty(xs_, g.dtype());
+    if (dx.numel() == 0) return {dx};
+    if (adaptive_) cpu::adaptive_avg_pool2d_backward(dx, g);
+    else cpu::avg_pool2d_backward(dx, g, kh_, kw_, sh_, sw_, ph_, pw_, cip_, div_);
+    return {dx};
+  }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
+    if (adaptive_) return {adaptive_avg_pool2d(ct[0], {x[0].size(2), x[0].size(3)})};
+    return {avg_pool2d(ct[0], {kh_, kw_}, {sh_, sw_}, {ph_, pw_}, false, cip_,
+                       div_ > 0 ? std::optional<int64_t>(div_) : std::nullopt)};
+  }
+
+ private:
+  bool adaptive_;
+  int64_t kh_, kw_, sh_, sw_, ph_, pw_;
+  bool cip_;
+  int64_t div_;
+  Shape xs_;
+};
+
 class Pool2d : public Primitive {
  public:
   enum Kind { Max, Avg, AdaptiveAvg };
+  bool vjp_needs_inputs() const override { return false; }
+  bool vjp_needs_outputs() const override { return kind_ == Max; }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList& out) override {
+    const Shape& xs = x[0].shape();
+    if (kind_ != Max)
+      return {apply1(std::make_shared<AvgPoolBackward>(kind_ == AdaptiveAvg, kh_, kw_, sh_, sw_, ph_, pw_, cip_, div_, xs),
+                     {ct[0]})};
+    if (!ct[0].defined()) return {Tensor()};
+    // scatter-add each output's gradient to the input position its index names (within its plane)
+    int64_t n = xs[0], c = xs[1];
+    Tensor g = reshape(ct[0], Shape{n, c, -1}), idx = reshape(out[1], Shape{n, c, -1});
+    Tensor dx = scatter(zeros(Shape{n, c, xs[2] * xs[3]}, g.dtype()), 2, idx, g, "add");
+    return {reshape(dx, xs)};
+  }
   Pool2d(Kind k, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw,
          int64_t oh, int64_t ow, bool cip, int64_t div)
       : kind_(k), kh_(kh), kw_(kw), sh_(sh), sw_(sw), ph_(ph), pw_(pw), dh_(dh), dw_(dw), oh_(oh), ow_(ow), cip_(cip), div_(div) {}

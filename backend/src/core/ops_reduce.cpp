@@ -81,11 +81,51 @@ Layout layout_for(const Tensor& a, const std::vector<bool>& mask) {
   return L;
 }
 
+// A reduced tensor (keepdim or not) viewed with the reduced dims as size 1, then broadcast to `full`.
+Tensor unreduce(const Tensor& t, const std::vector<bool>& mask, const Shape& full, bool keepdim) {
+  Shape keep;
+  for (size_t i = 0; i < full.size(); ++i) keep.push_back(mask[i] ? 1 : full[i]);
+  Tensor r = keepdim ? t : reshape(t, keep);
+  return expand(r, full);
+}
+
+int64_t reduced_count(const std::vector<bool>& mask, const Shape& full) {
+  int64_t n = 1;
+  for (size_t i = 0; i < full.size(); ++i)
+    if (mask[i]) n *= full[i];
+  return n;
+}
+
 class Reduce : public Primitive {
  public:
   Reduce(ReduceOp op, std::vector<bool> mask, bool keepdim) : op_(op), mask_(std::move(mask)), keepdim_(keepdim) {}
   const char* name() const override { return reduce_name(op_); }
   bool differentiable() const override { return op_ != ReduceOp::All && op_ != ReduceOp::Any; }
+  bool vjp_needs_inputs() const override { return op_ != ReduceOp::Sum && op_ != ReduceOp::Mean; }
+  bool vjp_needs_outputs() const override { return op_ == ReduceOp::Prod || op_ == ReduceOp::Max || op_ == ReduceOp::Min; }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList& out) override {
+    using namespace vjp;
+    const Shape& full = x[0].shape();
+    Tensor g = unreduce(ct[0], mask_, full, keepdim_);
+    switch (op_) {
+      case ReduceOp::Sum: return {g};
+      case ReduceOp::Mean: return {mul(g, 1.0 / static_cast<double>(std::max<int64_t>(reduced_count(mask_, full), 1)))};
+      case ReduceOp::NanSum: return {keep(unary(UnaryOp::LogicalNot, unary(UnaryOp::IsNan, x[0])), g)};
+      case ReduceOp::Prod: {  // out / x (inputs are assumed nonzero)
+        Tensor y = unreduce(out[0], mask_, full, keepdim_);
+        return {mul(g, div(y, x[0]))};
+      }
+      default: {  // amax / amin: shared equally by the tied extremes, like torch
+        Tensor y = unreduce(out[0], mask_, full, keepdim_);
+        Tensor hit = as(binary(BinaryOp::Eq, x[0], y), g);
+        Dims dims;
+        for (size_t i = 0; i < full.size(); ++i)
+          if (mask_[i]) dims.push_back(static_cast<int64_t>(i));
+        Tensor count = dims.empty() ? hit : sum_keep(hit, dims);
+        return {div(mul(g, hit), expand(count, full))};
+      }
+    }
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Layout L = layout_for(in[0], mask_);
     Tensor out = empty(keepdim_ ? L.keep_shape : L.drop_shape, in[0].dtype());
@@ -108,6 +148,20 @@ class ArgReduce : public Primitive {
   ArgReduce(bool is_max, int64_t dim, bool keepdim, bool values) : is_max_(is_max), dim_(dim), keepdim_(keepdim), values_(values) {}
   const char* name() const override { return is_max_ ? (values_ ? "max" : "argmax") : (values_ ? "min" : "argmin"); }
   bool differentiable() const override { return values_; }
+  bool vjp_needs_inputs() const override { return false; }
+  bool vjp_needs_outputs() const override { return true; }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList& out) override {
+    // the value's gradient goes to the position of the chosen index
+    if (!ct[0].defined()) return {Tensor()};
+    const Shape& full = x[0].shape();
+    if (full.empty()) return {reshape(ct[0], full)};
+    Tensor g = ct[0], idx = out[1];
+    if (!keepdim_) {
+      g = unsqueeze(g, dim_);
+      idx = unsqueeze(idx, dim_);
+    }
+    return {scatter(zeros(full, g.dtype()), dim_, idx, g, "")};
+  }
   TensorList eval_cpu(const TensorList& in) override {
     const Tensor& a = in[0];
     std::vector<bool> mask(static_cast<size_t>(a.dim()), false);
@@ -135,6 +189,21 @@ class Variance : public Primitive {
  public:
   Variance(std::vector<bool> mask, double corr, bool keepdim, bool sd) : mask_(std::move(mask)), corr_(corr), keepdim_(keepdim), sd_(sd) {}
   const char* name() const override { return sd_ ? "std" : "var"; }
+  bool vjp_needs_outputs() const override { return sd_; }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList& out) override {
+    // var: g * 2 (x - mean) / (N - correction); std: that / (2 std)
+    using namespace vjp;
+    const Shape& full = x[0].shape();
+    Dims dims;
+    for (size_t i = 0; i < full.size(); ++i)
+      if (mask_[i]) dims.push_back(static_cast<int64_t>(i));
+    Tensor mean = dims.empty() ? x[0] : reduce(ReduceOp::Mean, x[0], dims, true, std::nullopt);
+    double denom = static_cast<double>(reduced_count(mask_, full)) - corr_;
+    Tensor g = unreduce(ct[0], mask_, full, keepdim_);
+    Tensor d = mul(sub(x[0], mean), (sd_ ? 1.0 : 2.0) / denom);
+    if (sd_) d = div(d, unreduce(out[0], mask_, full, keepdim_));
+    return {mul(g, d)};
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Layout L = layout_for(in[0], mask_);
     Tensor out = empty(keepdim_ ? L.keep_shape : L.drop_shape, in[0].dtype());
@@ -157,6 +226,12 @@ class LogSumExp : public Primitive {
  public:
   LogSumExp(std::vector<bool> mask, bool keepdim) : mask_(std::move(mask)), keepdim_(keepdim) {}
   const char* name() const override { return "logsumexp"; }
+  bool vjp_needs_outputs() const override { return true; }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList& out) override {
+    const Shape& full = x[0].shape();
+    Tensor p = unary(UnaryOp::Exp, vjp::sub(x[0], unreduce(out[0], mask_, full, keepdim_)));
+    return {vjp::mul(unreduce(ct[0], mask_, full, keepdim_), p)};
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Layout L = layout_for(in[0], mask_);
     Tensor out = empty(keepdim_ ? L.keep_shape : L.drop_shape, in[0].dtype());
@@ -175,6 +250,17 @@ class Scan : public Primitive {
  public:
   Scan(int64_t dim, bool prod) : dim_(dim), prod_(prod) {}
   const char* name() const override { return prod_ ? "cumprod" : "cumsum"; }
+  bool vjp_needs_inputs() const override { return prod_; }
+  bool vjp_needs_outputs() const override { return prod_; }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList& out) override {
+    // reverse cumulative sum: r_i = sum_{j >= i} h_j = total - cumsum_i + h_i
+    using namespace vjp;
+    Tensor h = prod_ ? mul(ct[0], out[0]) : ct[0];
+    if (x[0].dim() == 0) return {prod_ ? div(h, x[0]) : h};
+    Tensor total = sum_keep(h, Dims{dim_});
+    Tensor r = add(sub(expand(total, h.shape()), cumsum(h, dim_, std::nullopt)), h);
+    return {prod_ ? div(r, x[0]) : r};  // cumprod: inputs are assumed nonzero
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor x = contiguous(in[0]);
     int64_t outer, r, inner;
@@ -329,6 +415,8 @@ std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending) {
         }
     }
   });
+  if (grad_mode_enabled() && a.requires_grad() && a.dim() > 0)  // recorded: values = gather(a, idx)
+    return {gather(a, d, idx), idx};
   return {detail::cast(vals, a.dtype()), idx};
 }
 

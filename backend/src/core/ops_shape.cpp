@@ -1,6 +1,7 @@
 // Views (share storage), shape manipulation, joining and splitting.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <numeric>
 
 #include "../cpu/kernels.h"
@@ -79,6 +80,11 @@ class Reshape : public Primitive {
   explicit Reshape(Shape s) : shape_(std::move(s)) {}
   const char* name() const override { return "reshape"; }
   const Shape& shape() const { return shape_; }
+  bool is_view() const override { return true; }
+  bool vjp_needs_inputs() const override { return false; }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
+    return {reshape(ct[0], x[0].shape())};
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Strides st;
     if (compute_view_strides(in[0].shape(), in[0].strides(), shape_, &st))
@@ -98,6 +104,20 @@ class Expand : public Primitive {
  public:
   explicit Expand(Shape s) : shape_(std::move(s)) {}
   const char* name() const override { return "expand"; }
+  bool is_view() const override { return true; }
+  bool vjp_needs_inputs() const override { return false; }
+  // NOTE [ Sum back to shape ]: front-end ops broadcast only through Expand, so this is the one
+  // place where a gradient is summed over broadcast dims.
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
+    const Shape& in = x[0].shape();
+    const Tensor& g = ct[0];
+    size_t n = g.shape().size(), k = in.size();
+    Dims dims;
+    for (size_t j = 0; j < n; ++j)
+      if (j < n - k || (in[j - (n - k)] == 1 && g.shape()[j] != 1)) dims.push_back(static_cast<int64_t>(j));
+    Tensor r = dims.empty() ? g : reduce(ReduceOp::Sum, g, dims, true, std::nullopt);
+    return {reshape(r, in)};
+  }
   TensorList eval_cpu(const TensorList& in) override {
     const Tensor& a = in[0];
     size_t n = shape_.size(), k = a.shape().size();
@@ -120,6 +140,13 @@ class Permute : public Primitive {
   explicit Permute(Dims d) : dims_(std::move(d)) {}
   const char* name() const override { return "permute"; }
   const Dims& dims() const { return dims_; }
+  bool is_view() const override { return true; }
+  bool vjp_needs_inputs() const override { return false; }
+  TensorList vjp(const TensorList&, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
+    Dims inv(dims_.size());
+    for (size_t i = 0; i < dims_.size(); ++i) inv[dims_[i]] = static_cast<int64_t>(i);
+    return {permute(ct[0], inv)};
+  }
   TensorList eval_cpu(const TensorList& in) override {
     const Tensor& a = in[0];
     Shape sh(dims_.size());
@@ -137,29 +164,104 @@ class Permute : public Primitive {
   std::optional<Params> attrs() const override { return Params{{"dims", dims_}}; }
 };
 
-// A general strided view relative to the input's own geometry (slices, select, diagonal, ...).
-class StridedView : public Primitive {
+// The same view taken of another tensor of the input's shape (through the front-end function).
+using Reapply = std::function<Tensor(const Tensor&)>;
+
+// Gradient of a strided view: zeros of the input's shape with the view's region set to g.
+class ViewScatter : public Primitive {
  public:
-  StridedView(const char* name, Shape s, Strides st, int64_t extra_offset)
-      : name_(name), shape_(std::move(s)), strides_(std::move(st)), offset_(extra_offset) {}
+  ViewScatter(const char* name, Reapply f, Shape s) : name_(name), reapply_(std::move(f)), shape_(std::move(s)) {}
   const char* name() const override { return name_; }
+  bool vjp_needs_inputs() const override { return false; }
   TensorList eval_cpu(const TensorList& in) override {
-    return {make_view(in[0], shape_, strides_, in[0].offset() + offset_)};
+    Tensor out = zeros(shape_, in[0].dtype());
+    Tensor v = reapply_(out);
+    if (v.numel() > 0) cpu::copy(v, in[0]);
+    return {out};
+  }
+  TensorList vjp(const TensorList&, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
+    return {reapply_(ct[0])};
   }
 
  private:
   const char* name_;
+  Reapply reapply_;
+  Shape shape_;
+};
+
+// A general strided view relative to the input's own geometry (slices, select, diagonal, ...).
+class StridedView : public Primitive {
+ public:
+  StridedView(const char* name, Shape s, Strides st, int64_t extra_offset, Reapply f)
+      : name_(name), shape_(std::move(s)), strides_(std::move(st)), offset_(extra_offset), reapply_(std::move(f)) {}
+  const char* name() const override { return name_; }
+  bool is_view() const override { return true; }
+  bool vjp_needs_inputs() const override { return false; }
+  TensorList eval_cpu(const TensorList& in) override {
+    return {make_view(in[0], shape_, strides_, in[0].offset() + offset_)};
+  }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
+    if (std::string(name_) == "as_strided" && x[0].strides() != contiguous_strides(x[0].shape()))
+      throw NotImplementedError("[as_strided] backward needs a contiguous input");
+    return {apply1(std::make_shared<ViewScatter>(backward_name(), reapply_, x[0].shape()), {ct[0]})};
+  }
+
+ private:
+  const char* backward_name() const {
+    std::string n = name_;
+    return n == "slice" ? "slice_backward" : n == "select" ? "select_backward" : n == "diagonal" ? "diagonal_backward"
+                                                                                                  : "as_strided_backward";
+  }
+  const char* name_;
   Shape shape_;
   Strides strides_;
   int64_t offset_;
+  Reapply reapply_;
  public:  // graph mode
   std::optional<Params> attrs() const override { return Params{{"shape", shape_.vec()}, {"strides", strides_.vec()}, {"offset", offset_}}; }
+};
+
+class Flip : public Primitive {
+ public:
+  explicit Flip(Dims d) : dims_(std::move(d)) {}
+  const char* name() const override { return "flip"; }
+  bool vjp_needs_inputs() const override { return false; }
+  TensorList eval_cpu(const TensorList& in) override {
+    const Tensor& a = in[0];
+    Tensor out = empty(a.shape(), a.dtype());
+    if (a.numel() == 0) return {out};
+    Strides st = a.strides();
+    int64_t off = a.offset();
+    for (auto d : dims_) {
+      if (d >= a.dim()) continue;  // 0-d
+      if (a.shape()[d] > 0) off += (a.shape()[d] - 1) * st[d];
+      st[d] = -st[d];
+    }
+    cpu::copy(out, make_view(a, a.shape(), st, off));
+    return {out};
+  }
+  TensorList vjp(const TensorList&, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
+    return {flip(ct[0], dims_)};
+  }
+
+ private:
+  Dims dims_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"dims", dims_}}; }
 };
 
 class Cat : public Primitive {
  public:
   explicit Cat(int64_t d) : dim_(d) {}
   const char* name() const override { return "cat"; }
+  bool vjp_needs_inputs() const override { return false; }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    std::vector<int64_t> start(x.size() + 1, 0);
+    for (size_t i = 0; i < x.size(); ++i) start[i + 1] = start[i] + x[i].shape()[dim_];
+    TensorList r;
+    for (int i : argnums) r.push_back(slice(ct[0], dim_, start[i], start[i + 1], 1));
+    return r;
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Shape s = in[0].shape();
     int64_t total = 0;
@@ -188,6 +290,20 @@ class Repeat : public Primitive {
  public:
   explicit Repeat(Shape r) : reps_(std::move(r)) {}
   const char* name() const override { return "repeat"; }
+  bool vjp_needs_inputs() const override { return false; }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
+    // g viewed as [r0, s0, r1, s1, ...], summed over the r axes
+    size_t n = reps_.size(), pad = n - x[0].shape().size();
+    Shape big;
+    Dims rdims;
+    for (size_t i = 0; i < n; ++i) {
+      rdims.push_back(static_cast<int64_t>(2 * i));
+      big.push_back(reps_[i]);
+      big.push_back(i < pad ? 1 : x[0].shape()[i - pad]);
+    }
+    Tensor r = reduce(ReduceOp::Sum, reshape(ct[0], big), rdims, false, std::nullopt);
+    return {reshape(r, x[0].shape())};
+  }
   TensorList eval_cpu(const TensorList& in) override {
     // out viewed as [r0, s0, r1, s1, ...]; source broadcast along the r axes
     const Tensor& a = in[0];
@@ -219,6 +335,10 @@ class Tri : public Primitive {
  public:
   Tri(int64_t k, bool lower) : k_(k), lower_(lower) {}
   const char* name() const override { return lower_ ? "tril" : "triu"; }
+  bool vjp_needs_inputs() const override { return false; }
+  TensorList vjp(const TensorList&, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
+    return {lower_ ? tril(ct[0], k_) : triu(ct[0], k_)};
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor a = contiguous(in[0]);
     Tensor out = empty(a.shape(), a.dtype());
@@ -398,7 +518,8 @@ Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start0, std::o
   s[d] = len;
   int64_t off = start * st[d];
   st[d] *= step;
-  return apply1(std::make_shared<StridedView>("slice", s, st, len > 0 ? off : 0), {a});
+  Reapply f = [d, start, stop, step](const Tensor& t) { return slice(t, d, start, stop, step); };
+  return apply1(std::make_shared<StridedView>("slice", s, st, len > 0 ? off : 0, std::move(f)), {a});
 }
 
 Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length) {
@@ -424,7 +545,8 @@ Tensor select(const Tensor& a, int64_t dim, int64_t index) {
   int64_t off = index * st[d];
   s.erase(static_cast<size_t>(d));
   st.erase(static_cast<size_t>(d));
-  return apply1(std::make_shared<StridedView>("select", s, st, off), {a});
+  Reapply f = [d, index](const Tensor& t) { return select(t, d, index); };
+  return apply1(std::make_shared<StridedView>("select", s, st, off, std::move(f)), {a});
 }
 
 Tensor diagonal(const Tensor& a, int64_t offset, int64_t d0, int64_t d1) {
@@ -448,7 +570,8 @@ Tensor diagonal(const Tensor& a, int64_t offset, int64_t d0, int64_t d1) {
     }
   s.push_back(len);
   st.push_back(a.strides()[x] + a.strides()[y]);
-  return apply1(std::make_shared<StridedView>("diagonal", s, st, off), {a});
+  Reapply f = [offset, x, y](const Tensor& t) { return diagonal(t, offset, x, y); };
+  return apply1(std::make_shared<StridedView>("diagonal", s, st, off, std::move(f)), {a});
 }
 
 Tensor as_strided(const Tensor& a, const Shape& shape, const Strides& strides, int64_t offset) {
@@ -461,7 +584,9 @@ Tensor as_strided(const Tensor& a, const Shape& shape, const Strides& strides, i
   }
   if (offset < 0 || (hi >= 0 && static_cast<size_t>(hi + 1) * a.itemsize() > a.storage()->nbytes))
     throw ValueError("[as_strided] the view reaches outside the storage");
-  return apply1(std::make_shared<StridedView>("as_strided", shape, strides, offset - a.offset()), {a});
+  int64_t rel = offset - a.offset();
+  Reapply f = [shape, strides, rel](const Tensor& t) { return as_strided(t, shape, strides, t.offset() + rel); };
+  return apply1(std::make_shared<StridedView>("as_strided", shape, strides, rel, std::move(f)), {a});
 }
 
 Tensor repeat(const Tensor& a, const Shape& reps) {
@@ -475,21 +600,15 @@ Tensor repeat(const Tensor& a, const Shape& reps) {
 
 Tensor flip(const Tensor& a, const Dims& dims) {
   // a negative-stride view is not allowed (numpy interop and BLAS assume >= 0): copy
-  Tensor out = empty(a.shape(), a.dtype());
-  Strides st = a.strides();
-  int64_t off = a.offset();
   std::vector<bool> seen(static_cast<size_t>(a.dim()), false);
+  Dims wrapped;
   for (auto d0 : dims) {
     int64_t d = dim_arg("flip", a, d0);
     if (seen[d]) shape_error("flip", {a.shape()}, {{"dims", dims}}, "dims has duplicates");
     seen[d] = true;
-    if (a.shape()[d] > 0) off += (a.shape()[d] - 1) * st[d];
-    st[d] = -st[d];
+    wrapped.push_back(d);
   }
-  if (a.numel() == 0) return out;
-  Tensor src = make_view(a, a.shape(), st, off);
-  cpu::copy(out, src);
-  return out;
+  return apply1(std::make_shared<Flip>(wrapped), {a});
 }
 
 Tensor roll(const Tensor& a, const Dims& shifts, const Dims& dims) {
@@ -635,6 +754,7 @@ std::shared_ptr<Primitive> detail::make_shape_primitive(const std::string& name,
   if (name == "reshape") return std::make_shared<Reshape>(r.shape("shape"));
   if (name == "expand") return std::make_shared<Expand>(r.shape("shape"));
   if (name == "permute") return std::make_shared<Permute>(r.ints("dims"));
+  if (name == "flip") return std::make_shared<Flip>(r.ints("dims"));
   if (name == "cat") return std::make_shared<Cat>(r.i("dim"));
   if (name == "repeat") return std::make_shared<Repeat>(r.shape("reps"));
   if (name == "tril" || name == "triu") return std::make_shared<Tri>(r.i("k"), name == "tril");
@@ -642,7 +762,11 @@ std::shared_ptr<Primitive> detail::make_shape_primitive(const std::string& name,
   for (const char* v : kViews)
     if (name == v) {
       auto st = r.ints("strides");
-      return std::make_shared<StridedView>(v, r.shape("shape"), Strides(st.begin(), st.end()), r.i("offset"));
+      Shape shape = r.shape("shape");
+      Strides strides(st.begin(), st.end());
+      int64_t off = r.i("offset");
+      Reapply f = [shape, strides, off](const Tensor& t) { return as_strided(t, shape, strides, t.offset() + off); };
+      return std::make_shared<StridedView>(v, shape, strides, off, std::move(f));
     }
   return nullptr;
 }

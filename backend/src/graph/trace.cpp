@@ -11,8 +11,15 @@ struct GraphTracer::Impl {
   // Every tensor seen stays alive until finish(), so no TensorImpl address is reused mid-trace;
   // with the storage version it had when first seen (an in-place write to it is not capturable).
   std::vector<std::pair<Tensor, uint64_t>> seen;
+  // Inputs and node outputs by storage: a fresh TensorImpl over a traced value's memory (detach(),
+  // autograd's saved-tensor aliases) is that value, not a new capture.
+  std::unordered_map<const Storage*, std::vector<std::pair<Tensor, int>>> by_storage;
   Tracer* prev = nullptr;
   bool active = false;
+
+  void index(const Tensor& t, int id) {
+    if (t.storage()) by_storage[t.storage().get()].emplace_back(t, id);
+  }
 };
 
 GraphTracer::GraphTracer() : impl_(std::make_unique<Impl>()) {}
@@ -31,6 +38,7 @@ TensorList GraphTracer::begin(const TensorList& inputs) {
     impl_->g->inputs.push_back(id);
     impl_->ids[a.impl()] = id;
     impl_->seen.emplace_back(a, a.version());
+    impl_->index(a, id);
     aliases.push_back(a);
   }
   impl_->prev = set_tracer(this);
@@ -41,6 +49,20 @@ TensorList GraphTracer::begin(const TensorList& inputs) {
 int GraphTracer::value_for(const Tensor& t) {
   auto it = impl_->ids.find(t.impl());
   if (it != impl_->ids.end()) return it->second;
+  if (t.storage()) {
+    auto bs = impl_->by_storage.find(t.storage().get());
+    if (bs != impl_->by_storage.end()) {
+      for (const auto& [u, id] : bs->second)
+        if (u.shape() == t.shape() && u.strides() == t.strides() && u.offset() == t.offset() && u.dtype() == t.dtype()) {
+          impl_->ids[t.impl()] = id;
+          impl_->seen.emplace_back(t, t.version());
+          return id;
+        }
+      throw NotImplementedError(
+          "tt.compile: a view of a traced tensor was made outside the backend's primitives (shape " +
+          shape_str(t.shape()) + "); it cannot be captured");
+    }
+  }
   // Not produced by the trace: a Python number (constant) or a tensor the function closed over.
   // The front end broadcasts a Python number by a stride-0 view of a one-element buffer made
   // without a primitive: captured as the constant plus an explicit expand node.
@@ -81,6 +103,7 @@ void GraphTracer::record(const std::shared_ptr<Primitive>& p, const TensorList& 
     // An op may return one of its inputs unchanged; the newest definition wins from here on.
     impl_->ids[t.impl()] = id;
     impl_->seen.emplace_back(t, t.version());
+    impl_->index(t, id);
     n.outputs.push_back(id);
   }
   impl_->g->nodes.push_back(std::move(n));

@@ -1,0 +1,100 @@
+#pragma once
+// NOTE [ Autograd engine ]
+// Reverse mode over the primitives of primitive.h. `apply` calls the recorder installed here, which
+// builds one Node per differentiable primitive call: the primitive itself, an Edge per input (to the
+// input's grad_fn, or to the AccumulateGrad node of a leaf), and the tensors its VJP reads (saved
+// with the storage version seen at record time). `backward` counts the dependencies of every node
+// reachable from the roots, then runs ready nodes from a stack — no recursion, so a chain of 10^5
+// ops is fine — summing the cotangents each node receives into one buffer per output before it runs.
+// A node frees its saved tensors as soon as it has run (unless retain_graph). Destroying a long graph
+// is iterative too (see ~Node). VJPs are written with front-end ops, so with create_graph the sweep
+// simply leaves grad mode on and the gradients get graphs of their own.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "typedtensor/primitive.h"
+
+namespace tt {
+
+class Node;
+
+// An input of a node: the node producing that input's gradient, and which of its outputs it is.
+struct Edge {
+  std::shared_ptr<Node> fn;
+  uint32_t input_nr = 0;
+};
+
+// Geometry and dtype of a tensor, kept for every input so VJPs see shapes even of unsaved inputs.
+struct TensorGeom {
+  Shape shape;
+  Strides strides;
+  DType dtype = DType::Float32;
+  Device device;
+};
+
+class Node : public std::enable_shared_from_this<Node> {
+ public:
+  virtual ~Node();
+  // "MatMulBackward", "AccumulateGrad", ...
+  virtual std::string name() const = 0;
+  // Gradients of the inputs (one per edge, undefined = zero) given those of the outputs.
+  virtual TensorList apply(TensorList&& grads) = 0;
+  virtual void release_saved() {}
+  virtual uint32_t num_outputs() const { return 1; }
+
+  std::vector<Edge> next;
+  uint64_t seq = 0;  // creation order: later nodes run first when both are ready
+  // Non-leaf tensors that asked for retain_grad(): (output index, tensor).
+  std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>> retained;
+
+ protected:
+  // Tensors whose destruction could free the rest of the graph: ~Node hands them to the
+  // iterative deleter instead of letting them unwind recursively.
+  std::vector<Tensor> saved_;
+};
+
+// The leaf's sink: adds the incoming gradient into `.grad`.
+class AccumulateGrad : public Node {
+ public:
+  explicit AccumulateGrad(std::shared_ptr<TensorImpl> leaf) : leaf_(std::move(leaf)) {}
+  std::string name() const override { return "AccumulateGrad"; }
+  TensorList apply(TensorList&& grads) override;
+  const std::shared_ptr<TensorImpl>& leaf() const { return leaf_; }
+
+ private:
+  std::shared_ptr<TensorImpl> leaf_;
+};
+
+namespace autograd {
+
+// Installs the recorder into dispatch (called once when the module loads).
+void install();
+
+// The edge a tensor's gradient flows into (null fn when it does not require grad).
+Edge gradient_edge(const Tensor& t);
+
+// Runs the backward sweep. With `inputs` empty, gradients accumulate into the leaves' .grad and the
+// result is empty; otherwise the gradients of `inputs` are returned (undefined when unreachable)
+// and no .grad is touched.
+TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, bool retain_graph,
+                        bool create_graph, const TensorList& inputs, bool allow_unused);
+
+// In-place ops. `check_inplace` raises for the cases that would silently give a wrong gradient
+// (a leaf that requires grad; memory aliased by a view or a saved output); `needs_graph` says
+// whether the op must be recorded; `commit_inplace` writes the out-of-place result `r` into `self`
+// and gives `self` r's place in the graph (torch's "rebase history").
+bool inplace_needs_graph(const Tensor& self, const Tensor* other);
+void check_inplace(const Tensor& self, const char* op);
+// `self` with its current place in the graph, on a fresh TensorImpl: the input of the recorded op.
+Tensor alias_for_inplace(const Tensor& self);
+Tensor& commit_inplace(Tensor& self, const Tensor& r);
+// `self.view(-1)[positions] = value` (value broadcast to positions' shape), recorded: the
+// gradient-aware form of `t[key] = value` (positions = the key applied to arange(numel)).
+Tensor& assign_positions_(Tensor& self, const Tensor& positions, const Tensor& value);
+
+Tensor detach(const Tensor& t);  // shares storage and version counter, no history
+void retain_grad(const Tensor& t);
+
+}  // namespace autograd
+}  // namespace tt

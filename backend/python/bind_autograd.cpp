@@ -1,0 +1,114 @@
+// Autograd bindings: Tensor.backward/grad/requires_grad/..., grad_fn objects, and _C._run_backward
+// (the single entry point used by typedtensor.autograd). No autograd logic here.
+#include "convert.h"
+#include "typedtensor/autograd.h"
+
+namespace ttpy {
+namespace {
+
+tt::TensorList tensor_list(py::handle h, const char* what) {
+  tt::TensorList out;
+  if (is_tensor(h)) {
+    out.push_back(h.cast<Tensor>());
+    return out;
+  }
+  for (py::handle x : h) {
+    if (x.is_none()) out.emplace_back();
+    else if (is_tensor(x)) out.push_back(x.cast<Tensor>());
+    else throw tt::TypeError(std::string(what) + " must be tensors (or None)");
+  }
+  return out;
+}
+
+void check_float_for_grad(const Tensor& t) {
+  if (!tt::is_floating(t.dtype()))
+    throw tt::TypeError(std::string("only tensors of floating point dtype can require gradients, got ") +
+                        tt::dtype_name(t.dtype()));
+}
+
+void set_requires_grad(const Tensor& t, bool v) {
+  if (v) check_float_for_grad(t);
+  if (!v && t.impl()->autograd && t.impl()->autograd->grad_fn)
+    throw std::runtime_error(
+        "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a "
+        "subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+  if (v || t.impl()->autograd) t.autograd_meta().requires_grad = v;
+}
+
+py::object grad_fn_of(const Tensor& t) {
+  if (!t.impl()->autograd || !t.impl()->autograd->grad_fn) return py::none();
+  return py::cast(t.impl()->autograd->grad_fn);
+}
+
+}  // namespace
+
+void bind_autograd(py::module_& m) {
+  tt::autograd::install();
+  auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
+
+  py::class_<tt::Node, std::shared_ptr<tt::Node>>(m, "Node")
+      .def("name", &tt::Node::name)
+      .def_property_readonly("next_functions", [](const tt::Node& n) {
+        py::list r;
+        for (const auto& e : n.next)
+          r.append(py::make_tuple(e.fn ? py::cast(e.fn) : py::none(), e.input_nr));
+        return py::tuple(r);
+      })
+      .def("__repr__", [](const tt::Node& n) { return "<" + n.name() + ">"; });
+
+  cls.def_property("requires_grad", &Tensor::requires_grad, &set_requires_grad)
+      .def("requires_grad_", [](Tensor& t, bool v) -> Tensor& {
+        set_requires_grad(t, v);
+        return t;
+      }, py::arg("requires_grad") = true, py::return_value_policy::reference_internal)
+      .def_property("grad", [](const Tensor& t) -> py::object {
+        if (!t.impl()->autograd || !t.impl()->autograd->grad) return py::none();
+        return py::cast(Tensor(t.impl()->autograd->grad));
+      }, [](const Tensor& t, py::object g) {
+        if (g.is_none()) {
+          if (t.impl()->autograd) t.impl()->autograd->grad.reset();
+          return;
+        }
+        if (!is_tensor(g)) throw tt::TypeError("assigned grad must be a Tensor or None");
+        const Tensor& gt = g.cast<const Tensor&>();
+        if (gt.shape() != t.shape())
+          throw tt::ValueError("assigned grad has shape " + tt::shape_str(gt.shape()) + " but the tensor has " +
+                               tt::shape_str(t.shape()));
+        if (gt.dtype() != t.dtype())
+          throw tt::TypeError(std::string("assigned grad has dtype ") + tt::dtype_name(gt.dtype()) +
+                              " but the tensor has " + tt::dtype_name(t.dtype()));
+        t.autograd_meta().grad = gt.impl_ptr();
+      })
+      .def_property_readonly("is_leaf", [](const Tensor& t) { return !t.impl()->autograd || !t.impl()->autograd->grad_fn; })
+      .def_property_readonly("grad_fn", &grad_fn_of)
+      .def_property_readonly("retains_grad", [](const Tensor& t) { return t.impl()->autograd && t.impl()->autograd->retains_grad; })
+      .def("retain_grad", [](const Tensor& t) { tt::autograd::retain_grad(t); })
+      .def("detach", &tt::autograd::detach)
+      .def("detach_", [](Tensor& t) -> Tensor& {
+        if (t.impl()->autograd) {
+          t.impl()->autograd->requires_grad = false;
+          t.impl()->autograd->grad_fn.reset();
+          t.impl()->autograd->retains_grad = false;
+        }
+        return t;
+      }, py::return_value_policy::reference_internal)
+      .def("backward", [](const Tensor& t, py::object gradient, py::object retain_graph, bool create_graph) {
+        tt::TensorList g{gradient.is_none() ? Tensor() : tensor_from(gradient)};
+        bool retain = retain_graph.is_none() ? create_graph : retain_graph.cast<bool>();
+        tt::autograd::run_backward({t}, g, retain, create_graph, {}, false);
+      }, py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(), py::arg("create_graph") = false);
+
+  m.def("_run_backward", [](py::handle tensors, py::handle grads, bool retain_graph, bool create_graph,
+                            py::handle inputs, bool allow_unused) {
+    tt::TensorList roots = tensor_list(tensors, "tensors");
+    tt::TensorList groots = grads.is_none() ? tt::TensorList(roots.size()) : tensor_list(grads, "grad_tensors");
+    tt::TensorList ins = inputs.is_none() ? tt::TensorList() : tensor_list(inputs, "inputs");
+    tt::TensorList res = tt::autograd::run_backward(roots, groots, retain_graph, create_graph, ins, allow_unused);
+    py::list out;
+    for (auto& r : res) out.append(r.defined() ? py::cast(r) : py::none());
+    return out;
+  }, py::arg("tensors"), py::arg("grad_tensors"), py::arg("retain_graph"), py::arg("create_graph"),
+     py::arg("inputs"), py::arg("allow_unused"));
+}
+
+}  // namespace ttpy

@@ -1,0 +1,174 @@
+// The backward sweep (see NOTE [ Autograd engine ] in autograd.h).
+#include <unordered_map>
+#include <unordered_set>
+
+#include "typedtensor/autograd.h"
+#include "typedtensor/ops.h"
+
+namespace tt::autograd {
+namespace {
+
+struct GradModeGuard {
+  bool prev = grad_mode_enabled();
+  explicit GradModeGuard(bool on) { set_grad_mode(on); }
+  ~GradModeGuard() { set_grad_mode(prev); }
+};
+
+// a + b, in place into `a` when nothing else can see a's memory (no graph being built).
+void accumulate(Tensor& slot, Tensor&& g, bool create_graph) {
+  if (!slot.defined()) {
+    slot = std::move(g);
+    return;
+  }
+  if (!create_graph && slot.impl_ptr().use_count() == 1 && slot.storage().use_count() == 1 &&
+      slot.is_contiguous() && !slot.requires_grad() && slot.dtype() == g.dtype() && slot.shape() == g.shape()) {
+    binary_(BinaryOp::Add, slot, g);
+    return;
+  }
+  slot = binary(BinaryOp::Add, slot, g);
+}
+
+std::string shape_text(const Shape& s) { return shape_str(s); }
+
+}  // namespace
+
+TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, bool retain_graph, bool create_graph,
+                        const TensorList& inputs, bool allow_unused) {
+  if (roots.size() != grad_roots.size())
+    throw ValueError("grad_tensors has " + std::to_string(grad_roots.size()) + " entries but tensors has " +
+                     std::to_string(roots.size()));
+  GradModeGuard mode(create_graph);
+  // ---- root edges and their gradients ----
+  std::vector<std::pair<Edge, Tensor>> root_grads;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    const Tensor& t = roots[i];
+    if (!t.requires_grad())
+      throw std::runtime_error("element " + std::to_string(i) +
+                               " of tensors does not require grad and does not have a grad_fn");
+    Tensor g = grad_roots[i];
+    if (!g.defined()) {
+      if (t.numel() != 1) throw std::runtime_error("grad can be implicitly created only for scalar outputs");
+      g = ones(t.shape(), t.dtype());
+    } else if (g.shape() != t.shape()) {
+      throw std::runtime_error("Mismatch in shape: grad_output[" + std::to_string(i) + "] has a shape of " +
+                               shape_text(g.shape()) + " and output[" + std::to_string(i) + "] has a shape of " +
+                               shape_text(t.shape()) + ".");
+    }
+    root_grads.emplace_back(gradient_edge(t), g);
+  }
+  // ---- discover the graph: dependency count of every reachable node ----
+  std::unordered_map<Node*, int> deps;
+  std::vector<Node*> order;  // discovery order (used only to prune for autograd.grad)
+  {
+    std::vector<Node*> stack;
+    std::unordered_set<Node*> seen;
+    for (auto& [e, g] : root_grads)
+      if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      order.push_back(n);
+      for (const Edge& e : n->next) {
+        if (!e.fn) continue;
+        ++deps[e.fn.get()];
+        if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+      }
+    }
+  }
+  // ---- autograd.grad: where to capture, and which nodes lead there ----
+  bool capture_mode = !inputs.empty();
+  std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>> captures;
+  std::vector<Edge> input_edges;
+  TensorList results(inputs.size());
+  std::unordered_set<Node*> leads;  // nodes with a capture node strictly below them
+  if (capture_mode) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!inputs[i].requires_grad()) throw std::runtime_error("One of the differentiated Tensors does not require grad");
+      input_edges.push_back(gradient_edge(inputs[i]));
+      captures[input_edges.back().fn.get()].emplace_back(input_edges.back().input_nr, i);
+    }
+    // reverse topological order (Kahn on a copy of deps), then propagate "reaches a capture" upwards
+    std::unordered_map<Node*, int> d = deps;
+    std::vector<Node*> topo, ready;
+    for (Node* n : order)
+      if (!d.count(n)) ready.push_back(n);
+    while (!ready.empty()) {
+      Node* n = ready.back();
+      ready.pop_back();
+      topo.push_back(n);
+      for (const Edge& e : n->next)
+        if (e.fn && --d[e.fn.get()] == 0) ready.push_back(e.fn.get());
+    }
+    std::unordered_set<Node*> reaches;
+    for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+      Node* n = *it;
+      bool below = false;
+      for (const Edge& e : n->next) below = below || (e.fn && reaches.count(e.fn.get()));
+      if (below) leads.insert(n);
+      if (below || captures.count(n)) reaches.insert(n);
+    }
+  }
+  // ---- the sweep ----
+  std::unordered_map<Node*, TensorList> buffers;
+  auto buffer_of = [&](Node* n) -> TensorList& {
+    TensorList& b = buffers[n];
+    if (b.empty()) b.resize(n->num_outputs());
+    return b;
+  };
+  for (auto& [e, g] : root_grads) accumulate(buffer_of(e.fn.get())[e.input_nr], std::move(g), create_graph);
+  std::vector<Node*> ready;
+  {
+    std::unordered_set<Node*> pushed;
+    for (auto& [e, g] : root_grads)
+      if (!deps.count(e.fn.get()) && pushed.insert(e.fn.get()).second) ready.push_back(e.fn.get());
+  }
+  while (!ready.empty()) {
+    Node* n = ready.back();
+    ready.pop_back();
+    TensorList buf;
+    if (auto it = buffers.find(n); it != buffers.end()) {
+      buf = std::move(it->second);
+      buffers.erase(it);
+    }
+    if (buf.empty()) buf.resize(n->num_outputs());
+    if (capture_mode) {
+      if (auto it = captures.find(n); it != captures.end())
+        for (auto [nr, idx] : it->second) results[idx] = buf[nr];
+    } else {
+      for (auto& [nr, wt] : n->retained)
+        if (auto impl = wt.lock(); impl && nr < buf.size() && buf[nr].defined()) {
+          Tensor t(impl);
+          AutogradMeta& m = t.autograd_meta();
+          Tensor g = create_graph ? buf[nr] : clone(buf[nr]);
+          m.grad = m.grad ? binary(BinaryOp::Add, Tensor(m.grad), g).impl_ptr() : g.impl_ptr();
+        }
+    }
+    bool any = false;
+    for (const auto& g : buf) any = any || g.defined();
+    bool run = capture_mode ? leads.count(n) > 0 : true;
+    if (run && any) {
+      TensorList outs = n->apply(std::move(buf));
+      if (!retain_graph) n->release_saved();
+      for (size_t i = 0; i < n->next.size() && i < outs.size(); ++i) {
+        const Edge& e = n->next[i];
+        if (e.fn && outs[i].defined()) accumulate(buffer_of(e.fn.get())[e.input_nr], std::move(outs[i]), create_graph);
+      }
+    }
+    for (const Edge& e : n->next)
+      if (e.fn && --deps[e.fn.get()] == 0) ready.push_back(e.fn.get());
+  }
+  if (!capture_mode) return {};
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (results[i].defined()) continue;
+    bool reached = deps.count(input_edges[i].fn.get()) > 0;
+    for (auto& [e, g] : root_grads) reached = reached || e.fn == input_edges[i].fn;
+    if (!reached && !allow_unused)
+      throw std::runtime_error(
+          "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if "
+          "this is the desired behavior.");
+    if (reached) results[i] = zeros(inputs[i].shape(), inputs[i].dtype());
+  }
+  return results;
+}
+
+}  // namespace tt::autograd

@@ -1,0 +1,217 @@
+// Backward kernels of conv2d (col2im + BLAS GEMM), avg pooling, and index_add. Inputs contiguous.
+#include <cblas.h>
+
+#include <cstring>
+#include <vector>
+
+#include "kernels.h"
+#include "parallel.h"
+
+namespace tt::cpu {
+namespace {
+
+template <class T>
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
+          T beta, T* c, int64_t ldc) {
+  auto A = ta ? CblasTrans : CblasNoTrans, B = tb ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>)
+    scipy_cblas_sgemm(CblasRowMajor, A, B, (blasint)m, (blasint)n, (blasint)k, 1.0f, a, (blasint)lda, b, (blasint)ldb,
+                      beta, c, (blasint)ldc);
+  else
+    scipy_cblas_dgemm(CblasRowMajor, A, B, (blasint)m, (blasint)n, (blasint)k, 1.0, a, (blasint)lda, b, (blasint)ldb,
+                      beta, c, (blasint)ldc);
+}
+
+// The adjoint of im2col: adds each column entry back into the image position it was read from.
+template <class T>
+void col2im(const T* col, int64_t c, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+            int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh, int64_t ow, T* x) {
+  for (int64_t ci = 0; ci < c; ++ci)
+    for (int64_t ki = 0; ki < kh; ++ki)
+      for (int64_t kj = 0; kj < kw; ++kj) {
+        const T* src = col + ((ci * kh + ki) * kw + kj) * oh * ow;
+        T* dst = x + ci * h * w;
+        for (int64_t oy = 0; oy < oh; ++oy) {
+          int64_t iy = oy * sh - ph + ki * dh;
+          if (iy < 0 || iy >= h) continue;
+          T* drow = dst + iy * w;
+          const T* srow = src + oy * ow;
+          for (int64_t ox = 0; ox < ow; ++ox) {
+            int64_t ix = ox * sw - pw + kj * dw;
+            if (ix >= 0 && ix < w) drow[ix] += srow[ox];
+          }
+        }
+      }
+}
+
+template <class T>
+void im2col(const T* x, int64_t c, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+            int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh, int64_t ow, T* col) {
+  for (int64_t ci = 0; ci < c; ++ci)
+    for (int64_t ki = 0; ki < kh; ++ki)
+      for (int64_t kj = 0; kj < kw; ++kj) {
+        T* dst = col + ((ci * kh + ki) * kw + kj) * oh * ow;
+        const T* src = x + ci * h * w;
+        for (int64_t oy = 0; oy < oh; ++oy) {
+          int64_t iy = oy * sh - ph + ki * dh;
+          T* drow = dst + oy * ow;
+          for (int64_t ox = 0; ox < ow; ++ox) {
+            int64_t ix = ox * sw - pw + kj * dw;
+            drow[ox] = (iy >= 0 && iy < h && ix >= 0 && ix < w) ? src[iy * w + ix] : T(0);
+          }
+        }
+      }
+}
+
+template <class T>
+void conv_bwd_input(const Tensor& dx, const Tensor& g, const Tensor& wt, int64_t sh, int64_t sw, int64_t ph,
+                    int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
+  int64_t n = dx.size(0), c = dx.size(1), h = dx.size(2), w = dx.size(3);
+  int64_t o = wt.size(0), kh = wt.size(2), kw = wt.size(3), oh = g.size(2), ow = g.size(3);
+  int64_t cg = c / groups, og = o / groups, kk = cg * kh * kw, sp = oh * ow;
+  const T* pg = g.data<T>();
+  const T* pwt = wt.data<T>();
+  T* px = dx.data<T>();
+  std::memset(px, 0, static_cast<size_t>(dx.numel()) * sizeof(T));
+  bool direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;
+  std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * sp));
+  for (int64_t ni = 0; ni < n; ++ni)
+    for (int64_t gi = 0; gi < groups; ++gi) {
+      const T* gg = pg + (ni * o + gi * og) * sp;
+      T* xg = px + (ni * c + gi * cg) * h * w;
+      // col[kk, sp] = W_g^T [kk, og] @ g_g [og, sp]
+      gemm<T>(true, false, kk, sp, og, pwt + gi * og * kk, kk, gg, sp, T(0), direct ? xg : col.data(), sp);
+      if (!direct) col2im(col.data(), cg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, xg);
+    }
+}
+
+template <class T>
+void conv_bwd_weight(const Tensor& dwt, const Tensor& g, const Tensor& x, int64_t sh, int64_t sw, int64_t ph,
+                     int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
+  int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
+  int64_t o = dwt.size(0), kh = dwt.size(2), kw = dwt.size(3), oh = g.size(2), ow = g.size(3);
+  int64_t cg = c / groups, og = o / groups, kk = cg * kh * kw, sp = oh * ow;
+  const T* pg = g.data<T>();
+  const T* px = x.data<T>();
+  T* pd = dwt.data<T>();
+  std::memset(pd, 0, static_cast<size_t>(dwt.numel()) * sizeof(T));
+  bool direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;
+  std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * sp));
+  for (int64_t ni = 0; ni < n; ++ni)
+    for (int64_t gi = 0; gi < groups; ++gi) {
+      const T* xg = px + (ni * c + gi * cg) * h * w;
+      const T* src = xg;
+      if (!direct) {
+        im2col(xg, cg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, col.data());
+        src = col.data();
+      }
+      // dW_g [og, kk] += g_g [og, sp] @ col^T [sp, kk]
+      gemm<T>(false, true, og, kk, sp, pg + (ni * o + gi * og) * sp, sp, src, sp, T(1), pd + gi * og * kk, kk);
+    }
+}
+
+}  // namespace
+
+void conv2d_backward_input(const Tensor& dx, const Tensor& g, const Tensor& w, int64_t sh, int64_t sw, int64_t ph,
+                           int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
+  if (dx.numel() == 0) return;
+  if (dx.dtype() == DType::Float32) return conv_bwd_input<float>(dx, g, w, sh, sw, ph, pw, dh, dw, groups);
+  if (dx.dtype() == DType::Float64) return conv_bwd_input<double>(dx, g, w, sh, sw, ph, pw, dh, dw, groups);
+  throw TypeError(std::string("[conv2d] no CPU backward kernel for dtype ") + dtype_name(dx.dtype()));
+}
+
+void conv2d_backward_weight(const Tensor& dw_, const Tensor& g, const Tensor& x, int64_t sh, int64_t sw, int64_t ph,
+                            int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
+  if (dw_.numel() == 0) return;
+  if (dw_.dtype() == DType::Float32) return conv_bwd_weight<float>(dw_, g, x, sh, sw, ph, pw, dh, dw, groups);
+  if (dw_.dtype() == DType::Float64) return conv_bwd_weight<double>(dw_, g, x, sh, sw, ph, pw, dh, dw, groups);
+  throw TypeError(std::string("[conv2d] no CPU backward kernel for dtype ") + dtype_name(dw_.dtype()));
+}
+
+void avg_pool2d_backward(const Tensor& dx, const Tensor& g, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
+                         int64_t pw, bool count_include_pad, int64_t divisor) {
+  int64_t planes = dx.size(0) * dx.size(1), h = dx.size(2), w = dx.size(3), oh = g.size(2), ow = g.size(3);
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    T* px = dx.data<T>();
+    const T* pg = g.data<T>();
+    std::memset(px, 0, static_cast<size_t>(dx.numel()) * sizeof(T));
+    parallel_for(0, planes, 1, [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        T* dst = px + p * h * w;
+        for (int64_t oy = 0; oy < oh; ++oy)
+          for (int64_t ox = 0; ox < ow; ++ox) {
+            int64_t y0 = oy * sh - ph, x0 = ox * sw - pw;
+            int64_t y1 = std::min(y0 + kh, h + ph), x1 = std::min(x0 + kw, w + pw);
+            int64_t pool = (y1 - y0) * (x1 - x0);
+            y0 = std::max<int64_t>(y0, 0);
+            x0 = std::max<int64_t>(x0, 0);
+            y1 = std::min(y1, h);
+            x1 = std::min(x1, w);
+            int64_t div = divisor > 0 ? divisor : (count_include_pad ? pool : (y1 - y0) * (x1 - x0));
+            T v = static_cast<T>(pg[(p * oh + oy) * ow + ox] / static_cast<double>(div));
+            for (int64_t iy = y0; iy < y1; ++iy)
+              for (int64_t ix = x0; ix < x1; ++ix) dst[iy * w + ix] += v;
+          }
+      }
+    });
+  };
+  if (dx.dtype() == DType::Float32) return run(float{});
+  if (dx.dtype() == DType::Float64) return run(double{});
+  throw TypeError("[avg_pool2d] needs a floating point tensor");
+}
+
+void adaptive_avg_pool2d_backward(const Tensor& dx, const Tensor& g) {
+  int64_t planes = dx.size(0) * dx.size(1), h = dx.size(2), w = dx.size(3), oh = g.size(2), ow = g.size(3);
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    T* px = dx.data<T>();
+    const T* pg = g.data<T>();
+    std::memset(px, 0, static_cast<size_t>(dx.numel()) * sizeof(T));
+    parallel_for(0, planes, 1, [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        T* dst = px + p * h * w;
+        for (int64_t oy = 0; oy < oh; ++oy) {
+          int64_t y0 = (oy * h) / oh, y1 = ((oy + 1) * h + oh - 1) / oh;
+          for (int64_t ox = 0; ox < ow; ++ox) {
+            int64_t x0 = (ox * w) / ow, x1 = ((ox + 1) * w + ow - 1) / ow;
+            T v = static_cast<T>(pg[(p * oh + oy) * ow + ox] / static_cast<double>((y1 - y0) * (x1 - x0)));
+            for (int64_t iy = y0; iy < y1; ++iy)
+              for (int64_t ix = x0; ix < x1; ++ix) dst[iy * w + ix] += v;
+          }
+        }
+      }
+    });
+  };
+  if (dx.dtype() == DType::Float32) return run(float{});
+  if (dx.dtype() == DType::Float64) return run(double{});
+  throw TypeError("[adaptive_avg_pool2d] needs a floating point tensor");
+}
+
+void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
+  // out and src contiguous, viewed as [outer, r, inner]; out[o, ix[j], i] += src[o, j, i]
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= out.size(d);
+  for (int64_t d = dim + 1; d < out.dim(); ++d) inner *= out.size(d);
+  int64_t rout = out.dim() ? out.size(dim) : 1, n = index.numel();
+  const int64_t* ix = index.data<int64_t>();
+  visit_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> || std::is_same_v<T, bool>) {
+      throw TypeError("[index_add] no CPU kernel for this dtype");
+    } else {
+      T* po = out.data<T>();
+      const T* ps = src.data<T>();
+      parallel_for(0, outer, 1, [&](int64_t b, int64_t e) {
+        for (int64_t o = b; o < e; ++o)
+          for (int64_t j = 0; j < n; ++j) {
+            T* dst = po + (o * rout + ix[j]) * inner;
+            const T* s = ps + (o * n + j) * inner;
+            for (int64_t i = 0; i < inner; ++i) dst[i] += s[i];
+          }
+      });
+    }
+  });
+}
+
+}  // namespace tt::cpu

@@ -1,0 +1,227 @@
+"""Graph mode vs eager vs torch vs numpy, side by side in one process.
+
+1. The elementwise chain ``y = relu(tanh(x * w + b) * 0.5 + 1)`` with x of 4M float32
+   ([4096, 1024]) and w, b per-column vectors ([1024]): typedtensor eager, typedtensor compiled,
+   torch eager, torch.compile (when it works on this machine), numpy; and the memory-bandwidth bound
+   = bytes the chain must move (read x, write y) / the copy bandwidth measured here (numpy copyto
+   of 64 MB, counting read + write).
+2. Training steps (forward + backward, gradients into .grad): an MLP and a one-block
+   attention transformer, typedtensor eager vs compiled vs torch eager vs torch.compile.
+
+usage: python benchmarks/compile.py [--threads 2] [--repeats 15] [--markdown]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+
+def timeit(fn: Callable[[], Any], repeats: int, warmup: int = 3) -> float:
+    for _ in range(warmup):
+        fn()
+    ts = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def fmt(t: float | None) -> str:
+    if t is None:
+        return "—"
+    return f"{t * 1e3:.2f} ms" if t >= 1e-3 else f"{t * 1e6:.1f} µs"
+
+
+def copy_bandwidth(repeats: int) -> float:
+    src = np.ones(16 * 1024 * 1024, dtype=np.float32)
+    dst = np.empty_like(src)
+    t = timeit(lambda: np.copyto(dst, src), repeats)
+    return 2 * src.nbytes / t
+
+
+def try_torch_compile(torch: Any, fn: Callable[..., Any], *args: Any) -> tuple[Callable[[], Any] | None, str]:
+    try:
+        cfn = torch.compile(fn)
+        cfn(*args)
+        return (lambda: cfn(*args)), ""
+    except Exception as e:  # noqa: BLE001 - reported in the table
+        return None, f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"
+
+
+def chain(tt: Any, torch: Any, repeats: int) -> list[tuple[str, float | None, str]]:
+    rng = np.random.default_rng(0)
+    xn = rng.standard_normal((4096, 1024), dtype=np.float32)
+    wn = rng.standard_normal(1024, dtype=np.float32)
+    bn = rng.standard_normal(1024, dtype=np.float32)
+    x, w, b = tt.from_numpy(xn), tt.from_numpy(wn), tt.from_numpy(bn)
+    tx, tw, tb = torch.from_numpy(xn), torch.from_numpy(wn), torch.from_numpy(bn)
+
+    def f(x: Any, w: Any, b: Any) -> Any:
+        return (tt.tanh(x * w + b) * 0.5 + 1.0).relu()
+
+    def tf(x: Any, w: Any, b: Any) -> Any:
+        return torch.relu(torch.tanh(x * w + b) * 0.5 + 1.0)
+
+    cf = tt.compile(f)
+    np.testing.assert_allclose(cf(x, w, b).numpy(), f(x, w, b).numpy(), rtol=1e-5, atol=1e-6)
+    rows: list[tuple[str, float | None, str]] = [
+        ("typedtensor eager", timeit(lambda: f(x, w, b), repeats), ""),
+        ("typedtensor compiled", timeit(lambda: cf(x, w, b), repeats), cf.graph_for(x, w, b).kernels()[0][0]),
+        ("torch eager", timeit(lambda: tf(tx, tw, tb), repeats), ""),
+    ]
+    tc, why = try_torch_compile(torch, tf, tx, tw, tb)
+    rows.append(("torch.compile", timeit(tc, repeats) if tc else None, why))
+    rows.append(("numpy", timeit(lambda: np.maximum(np.tanh(xn * wn + bn) * 0.5 + 1.0, 0.0), repeats), ""))
+    bw = copy_bandwidth(repeats)
+    moved = xn.nbytes * 2 + wn.nbytes + bn.nbytes
+    rows.append(("bandwidth bound", moved / bw, f"{moved / 1e6:.0f} MB at {bw / 1e9:.1f} GB/s copy bandwidth"))
+    return rows
+
+
+def _tt_params(tt: Any, shapes: list[tuple[int, ...]], seed: int) -> list[Any]:
+    rng = np.random.default_rng(seed)
+    ps = []
+    for s in shapes:
+        t = tt.from_numpy((rng.standard_normal(s) * (1.0 / np.sqrt(s[0]))).astype(np.float32))
+        t.requires_grad = True
+        ps.append(t)
+    return ps
+
+
+def mlp_loss(lib: Any, ps: list[Any], x: Any, y: Any) -> Any:
+    w1, b1, w2, b2, w3, b3 = ps
+    h = lib.relu(x @ w1 + b1)
+    h = lib.tanh(h @ w2 + b2) * 0.5 + h * 0.5
+    out = h @ w3 + b3
+    return ((out - y) ** 2).mean()
+
+
+def attn_loss(lib: Any, ps: list[Any], x: Any, y: Any, ln: Callable[..., Any]) -> Any:
+    wq, wk, wv, wo, g, b, w1, w2 = ps
+    d = x.shape[-1]
+    h = ln(x, (d,), g, b, 1e-5)
+    q, k, v = h @ wq, h @ wk, h @ wv
+    att = (q @ k.transpose(-1, -2) * (1.0 / d**0.5)).softmax(-1)
+    x = (att @ v) @ wo + x
+    x = x + lib.relu(x @ w1) @ w2
+    return ((x - y) ** 2).mean()
+
+
+def training(tt: Any, torch: Any, repeats: int) -> list[tuple[str, str, float | None, str]]:
+    rows: list[tuple[str, str, float | None, str]] = []
+    specs = {
+        "MLP 256x512-1024-1024-10": (
+            [(512, 1024), (1024,), (1024, 1024), (1024,), (1024, 10), (10,)], (256, 512), (256, 10), "mlp"),
+        "attention block B8 T64 D128": (
+            [(128, 128)] * 4 + [(128,), (128,), (128, 512), (512, 128)], (8, 64, 128), (8, 64, 128), "attn"),
+    }
+    for name, (shapes, xs, ys, kind) in specs.items():
+        rng = np.random.default_rng(1)
+        xn = rng.standard_normal(xs, dtype=np.float32)
+        yn = rng.standard_normal(ys, dtype=np.float32)
+        x, y = tt.from_numpy(xn), tt.from_numpy(yn)
+        tx, ty = torch.from_numpy(xn), torch.from_numpy(yn)
+        ps = _tt_params(tt, shapes, 2)
+        tps = [torch.tensor(p.detach().numpy(), requires_grad=True) for p in ps]
+
+        def loss(lib: Any, params: list[Any], a: Any, c: Any, kind: str = kind) -> Any:
+            if kind == "mlp":
+                return mlp_loss(lib, params, a, c)
+            ln = tt.layer_norm if lib is tt else torch.nn.functional.layer_norm
+            return attn_loss(lib, params, a, c, ln)
+
+        def step(a: Any, c: Any, ps: list[Any] = ps) -> Any:
+            for p in ps:
+                p.grad = None
+            out = loss(tt, ps, a, c)
+            out.backward()
+            return out.detach()
+
+        def cstep_body(a: Any, c: Any, ps: list[Any] = ps) -> Any:
+            out = loss(tt, ps, a, c)
+            out.backward()
+            return out.detach()
+
+        compiled = tt.compile(cstep_body, params=ps)
+
+        def cstep(a: Any = x, c: Any = y, ps: list[Any] = ps) -> Any:
+            for p in ps:
+                p.grad = None
+            return compiled(a, c)
+
+        def tstep(a: Any = tx, c: Any = ty, tps: list[Any] = tps) -> Any:
+            for p in tps:
+                p.grad = None
+            out = loss(torch, tps, a, c)
+            out.backward()
+            return out.detach()
+
+        eager_loss = step(x, y).item()
+        comp_loss = cstep().item()
+        assert abs(eager_loss - comp_loss) <= 1e-4 * max(1.0, abs(eager_loss)), (eager_loss, comp_loss)
+        t_eager = timeit(lambda: step(x, y), repeats)
+        t_comp = timeit(cstep, repeats)
+        t_torch = timeit(tstep, repeats)
+        rows += [(name, "typedtensor eager", t_eager, ""), (name, "typedtensor compiled", t_comp,
+                 f"{t_comp / t_eager:.2f}× our eager"), (name, "torch eager", t_torch, "")]
+        try:
+            tc = torch.compile(lambda a, c: loss(torch, tps, a, c))
+
+            def tcstep(a: Any = tx, c: Any = ty, tps: list[Any] = tps) -> Any:
+                for p in tps:
+                    p.grad = None
+                out = tc(a, c)
+                out.backward()
+                return out.detach()
+
+            tcstep()
+            rows.append((name, "torch.compile", timeit(tcstep, repeats), ""))
+        except Exception as e:  # noqa: BLE001 - reported in the table
+            rows.append((name, "torch.compile", None, f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"))
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=15)
+    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--skip-training", action="store_true")
+    args = ap.parse_args()
+    os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
+    import torch
+
+    import typedtensor as tt
+
+    tt.set_num_threads(args.threads)
+    torch.set_num_threads(args.threads)
+    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {args.threads} threads, "
+          f"torch {torch.__version__}, numpy {np.__version__}, load average {os.getloadavg()[0]:.1f}")
+    rows = chain(tt, torch, args.repeats)
+    compiled = dict((r[0], r[1]) for r in rows)
+    print("\n| chain relu(tanh(x*w+b)*0.5+1), x 4096x1024 f32 | time | note |\n| --- | ---: | --- |")
+    for name, t, note in rows:
+        print(f"| {name} | {fmt(t)} | {note} |")
+    ours = compiled["typedtensor compiled"]
+    if compiled.get("torch.compile") and ours:
+        print(f"\ncompiled / torch.compile = {ours / compiled['torch.compile']:.2f}")
+    if compiled.get("bandwidth bound") and ours:
+        print(f"compiled / bandwidth bound = {ours / compiled['bandwidth bound']:.2f}")
+    if args.skip_training:
+        return
+    print("\n| training step (fwd + bwd) | implementation | time | note |\n| --- | --- | ---: | --- |")
+    for name, impl, t, note in training(tt, torch, args.repeats):
+        print(f"| {name} | {impl} | {fmt(t)} | {note} |")
+
+
+if __name__ == "__main__":
+    main()
