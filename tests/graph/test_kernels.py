@@ -80,9 +80,7 @@ def _program(steps: list[tuple[str, int, int]], reduce: str) -> Any:
     return f
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(programs())
-def test_random_elementwise_programs_match_eager(prog: Any) -> None:
+def _check_program(prog: Any) -> None:
     steps, reduce, _, shapes, dtype = prog
     xs = [tt.randn(*s).to(getattr(tt, dtype)) for s in shapes]
     f = _program(steps, reduce)
@@ -90,6 +88,20 @@ def test_random_elementwise_programs_match_eager(prog: Any) -> None:
     got = tt.compile(f)(*xs)
     tol = 1e-4 if dtype == "float32" else 1e-10
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=tol, atol=tol)
+
+
+# every example compiles fresh kernels (shapes are baked into the source): few in the quick run
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs())
+def test_random_elementwise_programs_match_eager(prog: Any) -> None:
+    _check_program(prog)
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs())
+def test_many_random_elementwise_programs_match_eager(prog: Any) -> None:
+    _check_program(prog)
 
 
 def test_kernels_are_compiled_and_cached_on_disk(_kernel_cache: Path) -> None:

@@ -141,6 +141,35 @@ def test_fuse_elementwise_chain_into_one_kernel() -> None:
     assert g.kernels()[0][0] in ("compiled", "interpreted")
 
 
+def test_fuse_into_a_following_reduction() -> None:
+    x, y = randn(16, 33), randn(33)
+
+    def f(a: Any, b: Any) -> Any:
+        return ((a - b) ** 2).mean(), (a * 2.0).exp().sum(-1), a.tanh().amax(1), (a + 1.0).amin()
+
+    g = trace(f, x, y)
+    assert ops(g).count("mean") == 1 and ops(g).count("sum") == 1
+    g.run_pass("fuse")
+    assert ops(g) == ["fused"] * 4  # each chain took its reduction in
+    for n in g.nodes():
+        assert n.body[-1].op in ("mean", "sum", "amax", "amin")
+    for got, want in zip(g(x, y), f(x, y), strict=True):
+        close(got, want, rtol=1e-5)
+
+
+def test_reduction_is_not_fused_when_its_input_is_needed_elsewhere() -> None:
+    x = randn(8, 8)
+    g = trace(lambda a: ((a * a).sum(0), a * a), x)  # a reduction over a leading dim: not fused
+    g.run_pass("fuse")
+    assert "sum" in ops(g)
+    g2 = trace(lambda a: ((a * 3.0).exp().sum(), (a * 3.0).exp()), x)
+    g2.run_pass("cse")
+    g2.run_pass("fuse")
+    assert "sum" in ops(g2)  # the exp result is an output too: the reduction stays separate
+    for got, want in zip(g2(x), [(x * 3.0).exp().sum(), (x * 3.0).exp()], strict=True):
+        close(got, want, rtol=1e-5)
+
+
 def test_fuse_stops_at_non_elementwise_and_keeps_shared_values() -> None:
     x = randn(4, 4)
 
@@ -161,12 +190,12 @@ def test_memplan_reuses_buffers() -> None:
     x = randn(64, 64)
 
     def f(a: Any) -> Any:
-        h = (a * 2.0 + 1.0).exp()
-        m = h.sum()  # breaks fusion: each stage is its own kernel
-        h2 = (a.tanh() - m).abs()
-        m2 = h2.sum()
-        h3 = (a.sigmoid() * m2).neg()
-        return h3.sum()
+        h1 = (a * 2.0 + 1.0).exp()
+        s1 = h1.softmax(-1)  # not elementwise: each stage is its own kernel
+        h2 = (s1 * 3.0 - 1.0).tanh()
+        s2 = h2.softmax(-1)
+        h3 = (s2 + a).sigmoid().neg()
+        return h3.sum(0)
 
     g = trace(f, x)
     for p in ("fuse", "memplan"):

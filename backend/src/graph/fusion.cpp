@@ -130,12 +130,36 @@ template <class T> static inline T tt_clamp_lo(T x, T lo) { return x < lo ? lo :
 template <class T> static inline T tt_clamp_hi(T x, T hi) { return x > hi ? hi : x; }
 )";
 
+// A reduction the fuser can fold into a kernel: sum/mean/amax/amin over trailing dims.
+bool is_reduction_tail(const Node& n) {
+  if (n.op != "sum" && n.op != "mean" && n.op != "amax" && n.op != "amin") return false;
+  const auto* mask = attr<std::vector<int64_t>>(n, "mask");
+  if (!mask || mask->empty() || n.inputs.size() != 1) return false;
+  size_t first = 0;
+  while (first < mask->size() && !(*mask)[first]) ++first;
+  if (first == mask->size()) return false;
+  for (size_t d = first; d < mask->size(); ++d)
+    if (!(*mask)[d]) return false;
+  return true;
+}
+
 }  // namespace
 
 FusedKernel::FusedKernel(std::vector<Node> body, std::vector<int> inputs, std::vector<int> outputs, const Graph& g)
     : body_(std::move(body)), in_ids_(std::move(inputs)), out_ids_(std::move(outputs)) {
-  shape_ = g.values[out_ids_.at(0)].shape;
+  const Node& last = body_.back();
+  if (is_reduction_tail(last)) {
+    reduce_ = last.op;
+    const Value& src = g.values[last.inputs[0]];
+    shape_ = src.shape;
+    const auto* mask = attr<std::vector<int64_t>>(last, "mask");
+    for (size_t d = 0; d < mask->size(); ++d)
+      if ((*mask)[d]) reduce_len_ *= shape_[d];
+  } else {
+    shape_ = g.values[out_ids_.at(0)].shape;
+  }
   dtype_ = g.values[out_ids_[0]].dtype;
+  for (int id : out_ids_) out_shapes_.push_back(g.values[id].shape);
   for (int id : in_ids_) {
     in_shapes_.push_back(g.values[id].shape);
     in_broadcast_.push_back(g.values[id].shape != shape_);
@@ -146,20 +170,38 @@ FusedKernel::FusedKernel(std::vector<Node> body, std::vector<int> inputs, std::v
 std::string FusedKernel::generate() const {
   const size_t R = shape_.size();
   const int64_t N = shape_numel(shape_);
+  const bool red = !reduce_.empty();
   bool any_bc = std::find(in_broadcast_.begin(), in_broadcast_.end(), true) != in_broadcast_.end();
   const int64_t inner = R == 0 ? 1 : (any_bc ? shape_[R - 1] : N);
   std::ostringstream os;
-  os << kPreamble << "using T = " << (dtype_ == DType::Float64 ? "double" : "float") << ";\n";
+  os << kPreamble << "#include <vector>\nusing T = " << (dtype_ == DType::Float64 ? "double" : "float") << ";\n";
   os << "extern \"C\" void tt_kernel(void* const* args, int64_t nthreads) {\n";
   for (size_t k = 0; k < in_ids_.size(); ++k)
     os << "  const T* __restrict in" << k << " = static_cast<const T*>(args[" << k << "]);\n";
   for (size_t k = 0; k < out_ids_.size(); ++k)
     os << "  T* __restrict out" << k << " = static_cast<T*>(args[" << in_ids_.size() + k << "]);\n";
-  os << "  constexpr int64_t N = " << N << ", INNER = " << std::max<int64_t>(inner, 1) << ", BS = 8192;\n";
-  os << "  const int64_t nblocks = (N + BS - 1) / BS;\n";
-  os << "#pragma omp parallel for num_threads(nthreads) schedule(static) if (nblocks > 1)\n";
-  os << "  for (int64_t blk = 0; blk < nblocks; ++blk) {\n";
-  os << "    int64_t i = blk * BS;\n    const int64_t end = i + BS < N ? i + BS : N;\n";
+  os << "  constexpr int64_t N = " << N << ", INNER = " << std::max<int64_t>(inner, 1) << ";\n";
+  if (red) {
+    // rows of RLEN reduced elements, each split in chunks of at most CH: one task per (row, chunk),
+    // chunk results combined in double in a fixed order (deterministic for a thread count)
+    const int64_t rlen = std::max<int64_t>(reduce_len_, 1);
+    const int64_t ch = std::min<int64_t>(rlen, 16384);
+    os << "  constexpr int64_t RLEN = " << rlen << ", NOUT = N / RLEN, CH = " << ch << ";\n";
+    os << "  constexpr int64_t CPR = (RLEN + CH - 1) / CH, NTASK = NOUT * CPR;\n";
+    os << "  std::vector<double> part(NTASK);\n";
+    os << "#pragma omp parallel for num_threads(nthreads) schedule(static) if (NTASK > 1 && N > 32768)\n";
+    os << "  for (int64_t task = 0; task < NTASK; ++task) {\n";
+    os << "    const int64_t ro = task / CPR, rc = task - ro * CPR;\n";
+    os << "    int64_t i = ro * RLEN + rc * CH;\n";
+    os << "    const int64_t end = i + CH < (ro + 1) * RLEN ? i + CH : (ro + 1) * RLEN;\n";
+    bool is_max = reduce_ == "amax", is_min = reduce_ == "amin";
+    os << "    T acc = " << (is_max ? "-INFINITY" : is_min ? "INFINITY" : "T(0)") << ";\n";
+  } else {
+    os << "  constexpr int64_t BS = 8192;\n  const int64_t nblocks = (N + BS - 1) / BS;\n";
+    os << "#pragma omp parallel for num_threads(nthreads) schedule(static) if (nblocks > 1)\n";
+    os << "  for (int64_t blk = 0; blk < nblocks; ++blk) {\n";
+    os << "    int64_t i = blk * BS;\n    const int64_t end = i + BS < N ? i + BS : N;\n";
+  }
   os << "    while (i < end) {\n";
   os << "      const int64_t o = i / INNER, j0 = i - o * INNER;\n";
   os << "      const int64_t len = (INNER - j0) < (end - i) ? (INNER - j0) : (end - i);\n";
@@ -190,14 +232,25 @@ std::string FusedKernel::generate() const {
     bool col = R > 0 && ps[R - 1] == shape_[R - 1] && shape_[R - 1] != 1;
     load[k] = "in" + std::to_string(k) + "[b" + std::to_string(k) + (col ? " + j0 + j]" : "]");
   }
-  os << "#pragma omp simd\n      for (int64_t j = 0; j < len; ++j) {\n";
+  if (!red || reduce_ == "sum" || reduce_ == "mean") {
+    os << (red ? "#pragma omp simd reduction(+ : acc)\n" : "#pragma omp simd\n");
+  }
+  os << "      for (int64_t j = 0; j < len; ++j) {\n";
   std::map<int, std::string> name;  // graph value id -> local
   for (size_t k = 0; k < in_ids_.size(); ++k) {
     os << "        const T x" << k << " = " << load[k] << ";\n";
     name[in_ids_[k]] = "x" + std::to_string(k);
   }
   int tmp = 0;
-  for (const Node& n : body_) {
+  for (size_t bi = 0; bi < body_.size(); ++bi) {
+    const Node& n = body_[bi];
+    if (red && bi + 1 == body_.size()) {  // the reduction tail
+      const std::string& v = name.at(n.inputs[0]);
+      if (reduce_ == "amax") os << "        acc = tt_max(acc, " << v << ");\n";
+      else if (reduce_ == "amin") os << "        acc = tt_min(acc, " << v << ");\n";
+      else os << "        acc += " << v << ";\n";
+      continue;
+    }
     if (n.op == "expand") {  // a broadcast load of its source
       name[n.outputs[0]] = name.at(n.inputs[0]);
       continue;
@@ -208,8 +261,20 @@ std::string FusedKernel::generate() const {
     os << "        const T " << v << " = " << expr(n, a, b) << ";\n";
     name[n.outputs[0]] = v;
   }
-  for (size_t k = 0; k < out_ids_.size(); ++k) os << "        out" << k << "[i + j] = " << name.at(out_ids_[k]) << ";\n";
-  os << "      }\n      i += len;\n    }\n  }\n}\n";
+  if (!red)
+    for (size_t k = 0; k < out_ids_.size(); ++k) os << "        out" << k << "[i + j] = " << name.at(out_ids_[k]) << ";\n";
+  os << "      }\n      i += len;\n    }\n";
+  if (red) {
+    os << "    part[task] = static_cast<double>(acc);\n  }\n";
+    os << "  for (int64_t ro = 0; ro < NOUT; ++ro) {\n    double r = part[ro * CPR];\n";
+    os << "    for (int64_t c = 1; c < CPR; ++c) r = ";
+    if (reduce_ == "amax") os << "tt_max(r, part[ro * CPR + c]);\n";
+    else if (reduce_ == "amin") os << "tt_min(r, part[ro * CPR + c]);\n";
+    else os << "r + part[ro * CPR + c];\n";
+    os << "    out0[ro] = static_cast<T>(" << (reduce_ == "mean" ? "r / double(RLEN)" : "r") << ");\n  }\n}\n";
+  } else {
+    os << "  }\n}\n";
+  }
   return os.str();
 }
 
@@ -265,7 +330,7 @@ void FusedKernel::run_into(const TensorList& in, const TensorList& out) {
 
 TensorList FusedKernel::eval_cpu(const TensorList& in) {
   TensorList out;
-  for (size_t k = 0; k < out_ids_.size(); ++k) out.push_back(empty(shape_, dtype_));
+  for (size_t k = 0; k < out_ids_.size(); ++k) out.push_back(empty(out_shapes_[k], dtype_));
   run_into(in, out);
   return out;
 }
@@ -344,12 +409,34 @@ bool fuse(Graph& g) {
       if (v >= 0 && (prod[v] < 0 || group_of[prod[v]] < 0 || group_of[prod[v]] != group_of[k])) outside_use[v] = 1;
   for (int v : g.outputs) outside_use[v] = 1;
 
+  // a group whose only result feeds one sum/mean/amax/amin over trailing dims takes that reduction in
+  std::vector<int> uses(g.values.size(), 0), consumer(g.values.size(), -1);
+  for (size_t k = 0; k < nn; ++k)
+    for (int v : g.nodes[k].inputs)
+      if (v >= 0) {
+        ++uses[v];
+        consumer[v] = static_cast<int>(k);
+      }
+  for (int v : g.outputs) uses[v] += 2;
+  std::vector<int> tail(groups.size(), -1);
+  for (size_t gid = 0; gid < groups.size(); ++gid) {
+    const Group& G = groups[gid];
+    int v = g.nodes[G.members.back()].outputs[0];
+    bool only_v = true;
+    for (int k : G.members)
+      for (int o : g.nodes[k].outputs) only_v = only_v && (o == v || !outside_use[o]);
+    if (!only_v || uses[v] != 1 || shape_numel(G.shape) == 0) continue;
+    int r = consumer[v];
+    if (r < 0 || !is_reduction_tail(g.nodes[r]) || g.values[g.nodes[r].outputs[0]].dtype != G.dtype) continue;
+    tail[gid] = r;
+  }
+
   bool changed = false;
   std::vector<Node> fused_at(nn);
   std::vector<char> drop(nn, 0);
   for (size_t gid = 0; gid < groups.size(); ++gid) {
     const Group& G = groups[gid];
-    if (G.members.size() < 2) continue;
+    if (G.members.size() < 2 && tail[gid] < 0) continue;
     std::vector<Node> body;
     std::vector<int> ins, outs;
     std::set<int> in_set, absorbed;
@@ -366,13 +453,20 @@ bool fuse(Graph& g) {
       if (outside_use[n.outputs[0]]) outs.push_back(n.outputs[0]);
       drop[k] = 1;
     }
+    int at = G.members.back();
+    if (tail[gid] >= 0) {
+      const Node& r = g.nodes[tail[gid]];
+      body.push_back(r);
+      outs = {r.outputs[0]};
+      at = tail[gid];
+    }
     Node f;
     f.op = "fused";
     f.inputs = ins;
     f.outputs = outs;
     f.prim = std::make_shared<FusedKernel>(std::move(body), ins, outs, g);
-    fused_at[G.members.back()] = std::move(f);
-    drop[G.members.back()] = 2;
+    fused_at[at] = std::move(f);
+    drop[at] = 2;
     changed = true;
   }
   if (!changed) return false;

@@ -54,7 +54,10 @@ class FusedKernel : public Primitive {
   std::vector<int> in_ids_, out_ids_;
   std::vector<Shape> in_shapes_;  // each input's own shape (broadcast to shape_ where smaller)
   std::vector<bool> in_broadcast_;
-  Shape shape_;
+  std::vector<Shape> out_shapes_;
+  std::string reduce_;    // "" or the reduction (sum/mean/amax/amin) the group ends in
+  int64_t reduce_len_ = 1;  // elements per reduced row (the trailing reduced dims)
+  Shape shape_;  // the elementwise part's shape
   DType dtype_;
   std::string src_;
   using KernelFn = void (*)(void* const*, int64_t);
