@@ -53,7 +53,7 @@ def try_torch_compile(torch: Any, fn: Callable[..., Any], *args: Any) -> tuple[C
         cfn = torch.compile(fn)
         cfn(*args)
         return (lambda: cfn(*args)), ""
-    except Exception as e:  # noqa: BLE001 - reported in the table
+    except Exception as e:
         return None, f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"
 
 
@@ -116,77 +116,76 @@ def attn_loss(lib: Any, ps: list[Any], x: Any, y: Any, ln: Callable[..., Any]) -
     return ((x - y) ** 2).mean()
 
 
+def _train_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], repeats: int) -> list[tuple[str, str, float | None, str]]:
+    shapes, xs, ys, kind = spec
+    rng = np.random.default_rng(1)
+    xn = rng.standard_normal(xs, dtype=np.float32)
+    yn = rng.standard_normal(ys, dtype=np.float32)
+    x, y = tt.from_numpy(xn), tt.from_numpy(yn)
+    tx, ty = torch.from_numpy(xn), torch.from_numpy(yn)
+    ps = _tt_params(tt, shapes, 2)
+    tps = [torch.tensor(p.detach().numpy(), requires_grad=True) for p in ps]
+
+    def loss(lib: Any, params: list[Any], a: Any, c: Any) -> Any:
+        if kind == "mlp":
+            return mlp_loss(lib, params, a, c)
+        ln = tt.layer_norm if lib is tt else torch.nn.functional.layer_norm
+        return attn_loss(lib, params, a, c, ln)
+
+    def body(a: Any, c: Any) -> Any:
+        out = loss(tt, ps, a, c)
+        out.backward()
+        return out.detach()
+
+    compiled = tt.compile(body, params=ps)
+
+    def eager_step() -> Any:
+        for p in ps:
+            p.grad = None
+        return body(x, y)
+
+    def compiled_step() -> Any:
+        for p in ps:
+            p.grad = None
+        return compiled(x, y)
+
+    def torch_step(fn: Callable[..., Any]) -> Any:
+        for p in tps:
+            p.grad = None
+        out = fn(tx, ty)
+        out.backward()
+        return out.detach()
+
+    eager_loss = eager_step().item()
+    comp_loss = compiled_step().item()
+    assert abs(eager_loss - comp_loss) <= 1e-4 * max(1.0, abs(eager_loss)), (eager_loss, comp_loss)
+    t_eager = timeit(eager_step, repeats)
+    t_comp = timeit(compiled_step, repeats)
+    t_torch = timeit(lambda: torch_step(lambda a, c: loss(torch, tps, a, c)), repeats)
+    rows: list[tuple[str, str, float | None, str]] = [
+        (name, "typedtensor eager", t_eager, ""),
+        (name, "typedtensor compiled", t_comp, f"{t_comp / t_eager:.2f}x our eager"),
+        (name, "torch eager", t_torch, ""),
+    ]
+    try:
+        tc = torch.compile(lambda a, c: loss(torch, tps, a, c))
+        torch_step(tc)
+        rows.append((name, "torch.compile", timeit(lambda: torch_step(tc), repeats), ""))
+    except Exception as e:
+        rows.append((name, "torch.compile", None, f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"))
+    return rows
+
+
 def training(tt: Any, torch: Any, repeats: int) -> list[tuple[str, str, float | None, str]]:
-    rows: list[tuple[str, str, float | None, str]] = []
     specs = {
         "MLP 256x512-1024-1024-10": (
             [(512, 1024), (1024,), (1024, 1024), (1024,), (1024, 10), (10,)], (256, 512), (256, 10), "mlp"),
         "attention block B8 T64 D128": (
             [(128, 128)] * 4 + [(128,), (128,), (128, 512), (512, 128)], (8, 64, 128), (8, 64, 128), "attn"),
     }
-    for name, (shapes, xs, ys, kind) in specs.items():
-        rng = np.random.default_rng(1)
-        xn = rng.standard_normal(xs, dtype=np.float32)
-        yn = rng.standard_normal(ys, dtype=np.float32)
-        x, y = tt.from_numpy(xn), tt.from_numpy(yn)
-        tx, ty = torch.from_numpy(xn), torch.from_numpy(yn)
-        ps = _tt_params(tt, shapes, 2)
-        tps = [torch.tensor(p.detach().numpy(), requires_grad=True) for p in ps]
-
-        def loss(lib: Any, params: list[Any], a: Any, c: Any, kind: str = kind) -> Any:
-            if kind == "mlp":
-                return mlp_loss(lib, params, a, c)
-            ln = tt.layer_norm if lib is tt else torch.nn.functional.layer_norm
-            return attn_loss(lib, params, a, c, ln)
-
-        def step(a: Any, c: Any, ps: list[Any] = ps) -> Any:
-            for p in ps:
-                p.grad = None
-            out = loss(tt, ps, a, c)
-            out.backward()
-            return out.detach()
-
-        def cstep_body(a: Any, c: Any, ps: list[Any] = ps) -> Any:
-            out = loss(tt, ps, a, c)
-            out.backward()
-            return out.detach()
-
-        compiled = tt.compile(cstep_body, params=ps)
-
-        def cstep(a: Any = x, c: Any = y, ps: list[Any] = ps) -> Any:
-            for p in ps:
-                p.grad = None
-            return compiled(a, c)
-
-        def tstep(a: Any = tx, c: Any = ty, tps: list[Any] = tps) -> Any:
-            for p in tps:
-                p.grad = None
-            out = loss(torch, tps, a, c)
-            out.backward()
-            return out.detach()
-
-        eager_loss = step(x, y).item()
-        comp_loss = cstep().item()
-        assert abs(eager_loss - comp_loss) <= 1e-4 * max(1.0, abs(eager_loss)), (eager_loss, comp_loss)
-        t_eager = timeit(lambda: step(x, y), repeats)
-        t_comp = timeit(cstep, repeats)
-        t_torch = timeit(tstep, repeats)
-        rows += [(name, "typedtensor eager", t_eager, ""), (name, "typedtensor compiled", t_comp,
-                 f"{t_comp / t_eager:.2f}× our eager"), (name, "torch eager", t_torch, "")]
-        try:
-            tc = torch.compile(lambda a, c: loss(torch, tps, a, c))
-
-            def tcstep(a: Any = tx, c: Any = ty, tps: list[Any] = tps) -> Any:
-                for p in tps:
-                    p.grad = None
-                out = tc(a, c)
-                out.backward()
-                return out.detach()
-
-            tcstep()
-            rows.append((name, "torch.compile", timeit(tcstep, repeats), ""))
-        except Exception as e:  # noqa: BLE001 - reported in the table
-            rows.append((name, "torch.compile", None, f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"))
+    rows: list[tuple[str, str, float | None, str]] = []
+    for name, spec in specs.items():
+        rows += _train_rows(tt, torch, name, spec, repeats)
     return rows
 
 

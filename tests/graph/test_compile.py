@@ -132,7 +132,7 @@ def test_shape_check_catches_dims_equal_only_by_size() -> None:
 
     x = randn(3, 3)
     f(x)
-    with pytest.raises(tt.ShapeError, match="Batch|Feat"):
+    with pytest.raises(tt.ShapeError, match=r"Batch|Feat"):
         tt.compile(f)(x)
     close(tt.compile(f, check_shapes=False)(x), f(x))
 

@@ -153,14 +153,14 @@ def test_interpreter_fallback_without_a_compiler(no_compiler: None) -> None:
 
 def test_broadcast_inputs_in_kernels() -> None:
     a, col, row, s = randn(7, 5), randn(7, 1), randn(5), tt.tensor(2.5)
-    f = lambda a, c, r, s: ((a * c + r) * s).tanh() - c  # noqa: E731
+    f = lambda a, c, r, s: ((a * c + r) * s).tanh() - c
     close(tt.compile(f)(a, col, row, s), f(a, col, row, s))
     b3, b1 = randn(2, 3, 4), randn(3, 1)
-    g = lambda x, y: (x - y).exp() * y  # noqa: E731
+    g = lambda x, y: (x - y).exp() * y
     close(tt.compile(g)(b3, b1), g(b3, b1))
 
 
 def test_nan_and_inf_propagate_like_eager() -> None:
     x = tt.tensor([float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1.0, 100.0, -100.0])
-    f = lambda a: tt.maximum((a.tanh() + a.sigmoid()).relu(), a * 0.0 - 1.0).exp()  # noqa: E731
+    f = lambda a: tt.maximum((a.tanh() + a.sigmoid()).relu(), a * 0.0 - 1.0).exp()
     np.testing.assert_allclose(tt.compile(f)(x).numpy(), f(x).numpy(), rtol=1e-6, equal_nan=True)

@@ -29,7 +29,7 @@ def test_dce_removes_unused_nodes() -> None:
     x = randn(4)
 
     def f(a: Any) -> Any:
-        _unused = a.exp() + 1.0  # noqa: F841 - the dead code under test
+        _unused = a.exp() + 1.0
         return a.neg()
 
     g = trace(f, x)

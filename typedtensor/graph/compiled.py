@@ -14,7 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from typedtensor._runtime import _loader, no_grad as _no_grad
+from typedtensor._runtime import _loader
+from typedtensor._runtime import no_grad as _no_grad
 from typedtensor.graph import _pytree, shapecheck
 from typedtensor.graph.ir import PASSES, Graph
 
@@ -162,7 +163,7 @@ class CompiledFunction:
         return _pytree.unflatten(entry.out_structure, outs[: entry.n_out])
 
 
-def compile(  # noqa: A001 - torch's name
+def compile(
     fn: Callable[..., Any] | None = None,
     passes: Sequence[str] | None = None,
     *,

@@ -73,12 +73,12 @@ def _call(node: NodeInfo, shapes: list[Shape], concrete: list[tuple[int, ...]], 
         # the sizes are concrete in the IR; keep the source's (symbolic) dim where it is the one
         # broadcast, and leave the others unknown (never a false positive against a named dim)
         src = shapes[0].prefix
-        target = list(a["shape"])
-        k = len(target) - len(src)
-        sizes = [src[i - k] if i >= k and _eval(src[i - k], env) == target[i] else UNKNOWN for i in range(len(target))]
+        sizes_in = list(a["shape"])
+        k = len(sizes_in) - len(src)
+        sizes = [src[i - k] if i >= k and _eval(src[i - k], env) == sizes_in[i] else UNKNOWN for i in range(len(sizes_in))]
         return Shape(tuple(sizes))
     if op == "reshape":
-        target = tuple(a["shape"])
+        target: tuple[int, ...] = tuple(a["shape"])
         if target == tuple(_eval(d, env) for d in shapes[0].prefix):
             return shapes[0]
         issue = reg.apply("reshape", [Shape(concrete[0])], {"shape": target})
@@ -132,7 +132,9 @@ def propagate(graph: Graph, annotated: list[Shape | None]) -> dict[int, str]:
         result = _call(node, ins, [graph.value(v).shape for v in node.inputs if v >= 0], env)
         if isinstance(result, Issue):
             raise ShapeError(f"tt.compile: {result.message}")
-        results: list[Any] = list(result.shapes) if isinstance(result, reg.Outputs) and not isinstance(result.shapes, type(UNKNOWN)) else [result]
+        results: list[Any] = [result]
+        if isinstance(result, reg.Outputs) and isinstance(result.shapes, tuple):
+            results = list(result.shapes)
         for i, o in enumerate(node.outputs):
             r = results[i] if i < len(results) else UNKNOWN
             if isinstance(r, Shape) and r.is_fixed:
