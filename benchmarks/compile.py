@@ -8,7 +8,10 @@
 2. Training steps (forward + backward, gradients into .grad): an MLP and a one-block
    attention transformer, typedtensor eager vs compiled vs torch eager vs torch.compile.
 
-usage: python benchmarks/compile.py [--threads 2] [--repeats 15] [--markdown]
+usage: python benchmarks/compile.py [--threads 2] [--repeats 15] [--clock wall|cpu]
+
+``--clock cpu`` times with the process's CPU time instead of wall time: on a machine shared with
+other jobs, wall time mostly measures the scheduler; with ``--threads 1`` CPU time is the work done.
 """
 
 from __future__ import annotations
@@ -23,29 +26,29 @@ from typing import Any
 
 import numpy as np
 
+CLOCK = time.perf_counter
 
-def timeit(fn: Callable[[], Any], repeats: int, warmup: int = 3) -> float:
-    for _ in range(warmup):
-        fn()
-    ts = []
+
+def interleaved(fns: dict[str, Callable[[], Any]], repeats: int, warmup: int = 2) -> dict[str, float]:
+    """Median per function of samples taken round-robin, so that every implementation sees the same
+    mix of quiet and busy moments on a shared machine (memory-bound kernels suffer most from the
+    other jobs' bandwidth use, even in CPU time)."""
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    samples: dict[str, list[float]] = {k: [] for k in fns}
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
+        for k, fn in fns.items():
+            t0 = CLOCK()
+            fn()
+            samples[k].append(CLOCK() - t0)
+    return {k: statistics.median(v) for k, v in samples.items()}
 
 
 def fmt(t: float | None) -> str:
     if t is None:
         return "—"
     return f"{t * 1e3:.2f} ms" if t >= 1e-3 else f"{t * 1e6:.1f} µs"
-
-
-def copy_bandwidth(repeats: int) -> float:
-    src = np.ones(16 * 1024 * 1024, dtype=np.float32)
-    dst = np.empty_like(src)
-    t = timeit(lambda: np.copyto(dst, src), repeats)
-    return 2 * src.nbytes / t
 
 
 def try_torch_compile(torch: Any, fn: Callable[..., Any], *args: Any) -> tuple[Callable[[], Any] | None, str]:
@@ -73,15 +76,23 @@ def chain(tt: Any, torch: Any, repeats: int) -> list[tuple[str, float | None, st
 
     cf = tt.compile(f)
     np.testing.assert_allclose(cf(x, w, b).numpy(), f(x, w, b).numpy(), rtol=1e-5, atol=1e-6)
-    rows: list[tuple[str, float | None, str]] = [
-        ("typedtensor eager", timeit(lambda: f(x, w, b), repeats), ""),
-        ("typedtensor compiled", timeit(lambda: cf(x, w, b), repeats), cf.graph_for(x, w, b).kernels()[0][0]),
-        ("torch eager", timeit(lambda: tf(tx, tw, tb), repeats), ""),
-    ]
+    fns: dict[str, Callable[[], Any]] = {
+        "typedtensor eager": lambda: f(x, w, b),
+        "typedtensor compiled": lambda: cf(x, w, b),
+        "torch eager": lambda: tf(tx, tw, tb),
+    }
     tc, why = try_torch_compile(torch, tf, tx, tw, tb)
-    rows.append(("torch.compile", timeit(tc, repeats) if tc else None, why))
-    rows.append(("numpy", timeit(lambda: np.maximum(np.tanh(xn * wn + bn) * 0.5 + 1.0, 0.0), repeats), ""))
-    bw = copy_bandwidth(repeats)
+    if tc:
+        fns["torch.compile"] = tc
+    fns["numpy"] = lambda: np.maximum(np.tanh(xn * wn + bn) * 0.5 + 1.0, 0.0)
+    src = np.ones(16 * 1024 * 1024, dtype=np.float32)
+    dst = np.empty_like(src)
+    fns["copy 64 MB"] = lambda: np.copyto(dst, src)
+    t = interleaved(fns, repeats)
+    notes = {"typedtensor compiled": cf.graph_for(x, w, b).kernels()[0][0], "torch.compile": why}
+    names = ("typedtensor eager", "typedtensor compiled", "torch eager", "torch.compile", "numpy")
+    rows: list[tuple[str, float | None, str]] = [(k, t.get(k), notes.get(k, "")) for k in names]
+    bw = 2 * src.nbytes / t["copy 64 MB"]
     moved = xn.nbytes * 2 + wn.nbytes + bn.nbytes
     rows.append(("bandwidth bound", moved / bw, f"{moved / 1e6:.0f} MB at {bw / 1e9:.1f} GB/s copy bandwidth"))
     return rows
@@ -159,21 +170,29 @@ def _train_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], repeats: 
     eager_loss = eager_step().item()
     comp_loss = compiled_step().item()
     assert abs(eager_loss - comp_loss) <= 1e-4 * max(1.0, abs(eager_loss)), (eager_loss, comp_loss)
-    t_eager = timeit(eager_step, repeats)
-    t_comp = timeit(compiled_step, repeats)
-    t_torch = timeit(lambda: torch_step(lambda a, c: loss(torch, tps, a, c)), repeats)
-    rows: list[tuple[str, str, float | None, str]] = [
-        (name, "typedtensor eager", t_eager, ""),
-        (name, "typedtensor compiled", t_comp, f"{t_comp / t_eager:.2f}x our eager"),
-        (name, "torch eager", t_torch, ""),
-    ]
+    fns: dict[str, Callable[[], Any]] = {
+        "typedtensor eager": eager_step,
+        "typedtensor compiled": compiled_step,
+        "torch eager": lambda: torch_step(lambda a, c: loss(torch, tps, a, c)),
+    }
+    why = ""
     try:
         tc = torch.compile(lambda a, c: loss(torch, tps, a, c))
         torch_step(tc)
-        rows.append((name, "torch.compile", timeit(lambda: torch_step(tc), repeats), ""))
+        fns["torch.compile"] = lambda: torch_step(tc)
     except Exception as e:
-        rows.append((name, "torch.compile", None, f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"))
-    return rows
+        why = f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"
+    t = interleaved(fns, repeats)
+    comp = t["typedtensor compiled"]
+    ratio = f"{comp / t['typedtensor eager']:.2f}x our eager"
+    if "torch.compile" in t:
+        ratio += f", {comp / t['torch.compile']:.2f}x torch.compile"
+    return [
+        (name, "typedtensor eager", t["typedtensor eager"], ""),
+        (name, "typedtensor compiled", comp, ratio),
+        (name, "torch eager", t["torch eager"], ""),
+        (name, "torch.compile", t.get("torch.compile"), why),
+    ]
 
 
 def training(tt: Any, torch: Any, repeats: int) -> list[tuple[str, str, float | None, str]]:
@@ -193,9 +212,11 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=15)
-    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall")
     ap.add_argument("--skip-training", action="store_true")
     args = ap.parse_args()
+    global CLOCK
+    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     import torch
 
@@ -204,7 +225,8 @@ def main() -> None:
     tt.set_num_threads(args.threads)
     torch.set_num_threads(args.threads)
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {args.threads} threads, "
-          f"torch {torch.__version__}, numpy {np.__version__}, load average {os.getloadavg()[0]:.1f}")
+          f"torch {torch.__version__}, numpy {np.__version__}, {args.clock} clock, "
+          f"load average {os.getloadavg()[0]:.1f}")
     rows = chain(tt, torch, args.repeats)
     compiled = dict((r[0], r[1]) for r in rows)
     print("\n| chain relu(tanh(x*w+b)*0.5+1), x 4096x1024 f32 | time | note |\n| --- | ---: | --- |")
