@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import typedtensor._runtime as tt
-from typedtensor.shapes import registry
 from typedtensor._runtime.autograd import grad, gradcheck
+from typedtensor.shapes import registry
 
 from .autograd_cases import CASES, Big, Case, Pos, Spec, Unit
 from .helpers import assert_close
@@ -69,10 +69,10 @@ def test_gradient_matches_torch(name: str, case: Case) -> None:
     out_ours, out_theirs = _outputs(case.fn(TT, *ours)), _outputs(case.fn(TORCH, *theirs))
     rng = np.random.RandomState(1)
     weights = [rng.randn(*tuple(o.shape)) for o in out_theirs]
-    g_ours = grad(out_ours, ours, [tt.tensor(w, dtype=o.dtype) for w, o in zip(weights, out_ours)], allow_unused=True)
-    g_theirs = torch.autograd.grad(out_theirs, theirs, [torch.tensor(w, dtype=o.dtype) for w, o in zip(weights, out_theirs)],
+    g_ours = grad(out_ours, ours, [tt.tensor(w, dtype=o.dtype) for w, o in zip(weights, out_ours, strict=True)], allow_unused=True)
+    g_theirs = torch.autograd.grad(out_theirs, theirs, [torch.tensor(w, dtype=o.dtype) for w, o in zip(weights, out_theirs, strict=True)],
                                    allow_unused=True)
-    for a, b in zip(g_ours, g_theirs):
+    for a, b in zip(g_ours, g_theirs, strict=True):
         if b is None:
             assert a is None or not bool((a != 0).any())
             continue
@@ -127,7 +127,7 @@ def test_broadcasting_binary_gradients(shapes: tuple[tuple[int, ...], tuple[int,
     ts = [torch.tensor(a, requires_grad=True) for a in arrays]
     fn(TORCH, *ts).sum().backward()
     fn(TT, *xs).sum().backward()
-    for x, t in zip(xs, ts):
+    for x, t in zip(xs, ts, strict=True):
         assert x.grad is not None and tuple(x.grad.shape) == tuple(t.shape)
         assert_close(x.grad, t.grad, rtol=1e-6, atol=1e-8)
 

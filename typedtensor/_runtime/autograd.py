@@ -217,7 +217,7 @@ def gradcheck(
     n_out = sum(sizes)
     analytic = {i: np.zeros((n_out, xs[i].numel())) for i in wrt}
     row = 0
-    for o, size in zip(outs, sizes):
+    for o, size in zip(outs, sizes, strict=True):
         for k in range(size):
             onehot = np.zeros(size)
             onehot[k] = 1.0
@@ -226,7 +226,7 @@ def gradcheck(
                 row += 1
                 continue
             gs = grad([o], [xs[i] for i in wrt], [go], retain_graph=True, allow_unused=True)
-            for i, g in zip(wrt, gs):
+            for i, g in zip(wrt, gs, strict=True):
                 if g is not None:
                     analytic[i][row] = _flat(g)
             row += 1

@@ -593,7 +593,10 @@ Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other) {
                 "output with shape " + shape_str(self.shape()) + " doesn't match the broadcast shape " + shape_str(s));
   if (autograd::inplace_needs_graph(self, &other)) {  // recorded: out of place, then written back
     autograd::check_inplace(self, name.c_str());
-    Tensor r = binary(op, autograd::alias_for_inplace(self), other);
+    // the recorded op may save its input, which the write-back would modify: give it a copy
+    Tensor old = autograd::alias_for_inplace(self);
+    if (op != BinaryOp::Add && op != BinaryOp::Sub) old = clone(old);
+    Tensor r = binary(op, old, other);
     return autograd::commit_inplace(self, detail::cast(r, self.dtype()));
   }
   if (self.numel() == 0) return self;
@@ -641,7 +644,7 @@ Tensor& unary_(UnaryOp op, Tensor& a) {
   check_writable(a, unary_name(op));
   bool graph = autograd::inplace_needs_graph(a, nullptr);
   if (graph) autograd::check_inplace(a, unary_name(op));
-  Tensor r = unary(op, graph ? autograd::alias_for_inplace(a) : a);
+  Tensor r = unary(op, graph ? clone(autograd::alias_for_inplace(a)) : a);  // clone: see binary_
   if (!detail::can_cast(r.dtype(), a.dtype()))
     throw TypeError(std::string("[") + unary_name(op) + "_] result type " + dtype_name(r.dtype()) +
                     " can't be cast to the desired output type " + dtype_name(a.dtype()));
@@ -702,7 +705,7 @@ Tensor& clamp_(Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
   check_writable(a, "clamp_");
   bool graph = autograd::inplace_needs_graph(a, nullptr);
   if (graph) autograd::check_inplace(a, "clamp_");
-  Tensor r = clamp(graph ? autograd::alias_for_inplace(a) : a, lo, hi);
+  Tensor r = clamp(graph ? clone(autograd::alias_for_inplace(a)) : a, lo, hi);  // clone: see binary_
   if (!detail::can_cast(r.dtype(), a.dtype()))
     throw TypeError(std::string("[clamp_] result type ") + dtype_name(r.dtype()) +
                     " can't be cast to the desired output type " + dtype_name(a.dtype()));

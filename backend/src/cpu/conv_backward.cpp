@@ -1,6 +1,4 @@
 // Backward kernels of conv2d (col2im + BLAS GEMM), avg pooling, and index_add. Inputs contiguous.
-#include <cblas.h>
-
 #include <cstring>
 #include <vector>
 
@@ -13,13 +11,7 @@ namespace {
 template <class T>
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
           T beta, T* c, int64_t ldc) {
-  auto A = ta ? CblasTrans : CblasNoTrans, B = tb ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>)
-    scipy_cblas_sgemm(CblasRowMajor, A, B, (blasint)m, (blasint)n, (blasint)k, 1.0f, a, (blasint)lda, b, (blasint)ldb,
-                      beta, c, (blasint)ldc);
-  else
-    scipy_cblas_dgemm(CblasRowMajor, A, B, (blasint)m, (blasint)n, (blasint)k, 1.0, a, (blasint)lda, b, (blasint)ldb,
-                      beta, c, (blasint)ldc);
+  blas_gemm<T>(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
 }
 
 // The adjoint of im2col: adds each column entry back into the image position it was read from.

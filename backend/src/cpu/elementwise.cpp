@@ -1,5 +1,6 @@
 // Elementwise CPU kernels: binary, unary, copy/cast, fill, where, clamp.
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -394,6 +395,25 @@ void fill(const Tensor& dst, Scalar v) {
   });
 }
 
+namespace {
+// c ? a : b with bit masks: no branch (a random mask mispredicts one every other element) and the
+// loop vectorises.
+template <class T>
+inline T select_bits(bool c, T a, T b) {
+  using U = std::conditional_t<sizeof(T) == 8, uint64_t,
+                               std::conditional_t<sizeof(T) == 4, uint32_t,
+                                                  std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>>;
+  U ua, ub;
+  std::memcpy(&ua, &a, sizeof(T));
+  std::memcpy(&ub, &b, sizeof(T));
+  U m = static_cast<U>(U(0) - static_cast<U>(c));
+  U r = static_cast<U>((ua & m) | (ub & static_cast<U>(~m)));
+  T out;
+  std::memcpy(&out, &r, sizeof(T));
+  return out;
+}
+}  // namespace
+
 void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
   visit_dtype(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -404,7 +424,26 @@ void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor&
         const bool* __restrict c = reinterpret_cast<const bool*>(pc);
         const T* __restrict x = reinterpret_cast<const T*>(pa);
         const T* __restrict y = reinterpret_cast<const T*>(pb);
-        for (int64_t i = 0; i < n; ++i) o[i] = c[i] ? x[i] : y[i];
+        // both loads unconditional: a branch-free select (a random mask mispredicts a branch)
+        for (int64_t i = 0; i < n; ++i) o[i] = select_bits<T>(c[i], x[i], y[i]);
+        return;
+      }
+      // one side a broadcast scalar (masking a gradient: where(mask, g, 0)): keep it vectorisable
+      if (s[0] == sizeof(T) && s[1] == 1 && (s[2] == 0 || s[2] == sizeof(T)) && (s[3] == 0 || s[3] == sizeof(T))) {
+        T* __restrict o = reinterpret_cast<T*>(po);
+        const bool* __restrict c = reinterpret_cast<const bool*>(pc);
+        const T* __restrict x = reinterpret_cast<const T*>(pa);
+        const T* __restrict y = reinterpret_cast<const T*>(pb);
+        if (s[2] == 0 && s[3] == 0) {
+          T xv = x[0], yv = y[0];
+          for (int64_t i = 0; i < n; ++i) o[i] = select_bits<T>(c[i], xv, yv);
+        } else if (s[3] == 0) {
+          T yv = y[0];
+          for (int64_t i = 0; i < n; ++i) o[i] = select_bits<T>(c[i], x[i], yv);
+        } else {
+          T xv = x[0];
+          for (int64_t i = 0; i < n; ++i) o[i] = select_bits<T>(c[i], xv, y[i]);
+        }
         return;
       }
       for (int64_t i = 0; i < n; ++i, po += s[0], pc += s[1], pa += s[2], pb += s[3])

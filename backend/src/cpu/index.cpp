@@ -82,6 +82,22 @@ void masked_fill(const Tensor& out, const Tensor& mask, const Tensor& value) {
   std::memcpy(val, value.raw(), isz);
   for_each<2>({&out, &mask}, [&](char** p, const int64_t* s, int64_t n) {
     char *po = p[0], *pm = p[1];
+    if ((isz == 4 || isz == 8) && s[0] == static_cast<int64_t>(isz) && s[1] == 1) {  // branch-free, vectorises
+      auto run = [&](auto tag) {
+        using U = decltype(tag);
+        U v;
+        std::memcpy(&v, val, sizeof(U));
+        U* o = reinterpret_cast<U*>(po);
+        const uint8_t* m = reinterpret_cast<const uint8_t*>(pm);
+        for (int64_t i = 0; i < n; ++i) {
+          U k = static_cast<U>(U(0) - static_cast<U>(m[i] != 0));
+          o[i] = static_cast<U>((v & k) | (o[i] & static_cast<U>(~k)));
+        }
+      };
+      if (isz == 4) run(uint32_t{});
+      else run(uint64_t{});
+      return;
+    }
     for (int64_t i = 0; i < n; ++i, po += s[0], pm += s[1])
       if (*reinterpret_cast<const bool*>(pm)) std::memcpy(po, val, isz);
   });

@@ -1,0 +1,343 @@
+"""The autograd engine: accumulation, retain_graph, leaf / non-leaf semantics, grad modes, detach,
+autograd.grad, higher order, deep graphs, and the in-place safety rules."""
+
+from __future__ import annotations
+
+import gc
+import sys
+
+import numpy as np
+import pytest
+
+import typedtensor._runtime as tt
+from typedtensor._runtime import autograd
+
+from .helpers import assert_close
+
+
+def leaf(*values: float) -> tt.Tensor:
+    return tt.tensor(list(values), dtype=tt.float64, requires_grad=True)
+
+
+def test_gradients_accumulate_across_backward_calls() -> None:
+    x = leaf(1.0, 2.0, 3.0)
+    (x * x).sum().backward()
+    (x * 3).sum().backward()
+    assert_close(x.grad, np.array([5.0, 7.0, 9.0]))
+
+
+def test_held_grad_reference_sees_accumulation() -> None:
+    x = leaf(1.0, 2.0)
+    (x * 2).sum().backward()
+    g = x.grad
+    (x * 2).sum().backward()
+    assert_close(g, np.array([4.0, 4.0]))
+
+
+def test_second_backward_without_retain_graph_raises() -> None:
+    x = leaf(1.0, 2.0)
+    y = (x * x).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()
+
+
+def test_retain_graph_allows_a_second_backward() -> None:
+    x = leaf(1.0, 2.0)
+    y = (x * x).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    assert_close(x.grad, np.array([4.0, 8.0]))
+
+
+def test_non_leaf_grad_is_none_unless_retained() -> None:
+    x = leaf(1.0, 2.0)
+    h = x * 2
+    k = h * 3
+    k.retain_grad()
+    (k * h).sum().backward()
+    assert x.is_leaf and not h.is_leaf and not k.is_leaf
+    assert h.grad is None
+    assert k.retains_grad
+    assert_close(k.grad, np.array([2.0, 4.0]))
+    assert x.grad is not None
+
+
+def test_grad_fn_names_the_op() -> None:
+    x = tt.randn(2, 3, requires_grad=True)
+    w = tt.randn(3, 4, requires_grad=True)
+    y = x @ w
+    assert y.grad_fn is not None and y.grad_fn.name() == "MatMulBackward"
+    assert x.grad_fn is None
+    assert y.sum().grad_fn.name() == "SumBackward"
+    assert "grad_fn=<MatMulBackward>" in repr(y)
+    nxt = y.grad_fn.next_functions
+    assert [n.name() for n, _ in nxt] == ["AccumulateGrad", "AccumulateGrad"]
+
+
+def test_backward_on_non_scalar_needs_gradient() -> None:
+    x = leaf(1.0, 2.0)
+    y = x * 2
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        y.backward()
+    y.backward(tt.tensor([1.0, 10.0], dtype=tt.float64))
+    assert_close(x.grad, np.array([2.0, 20.0]))
+
+
+def test_backward_gradient_shape_is_checked() -> None:
+    y = leaf(1.0, 2.0) * 2
+    with pytest.raises(RuntimeError, match="Mismatch in shape"):
+        y.backward(tt.ones(3, dtype=tt.float64))
+
+
+def test_backward_of_a_tensor_without_grad_raises() -> None:
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        tt.ones(2).sum().backward()
+
+
+def test_no_grad_context_and_decorator() -> None:
+    x = leaf(1.0)
+    with tt.no_grad():
+        y = x * 2
+        with tt.enable_grad():
+            z = x * 2
+    assert not y.requires_grad and y.grad_fn is None
+    assert z.requires_grad
+
+    @tt.no_grad()
+    def f(t: tt.Tensor) -> tt.Tensor:
+        return t * 2
+
+    assert not f(x).requires_grad
+    assert tt.is_grad_enabled()
+
+
+def test_no_grad_decorator_restores_mode_under_recursion() -> None:
+    @tt.no_grad()
+    def down(n: int) -> bool:
+        return down(n - 1) if n else tt.is_grad_enabled()
+
+    assert down(3) is False
+    assert tt.is_grad_enabled()
+
+
+def test_set_grad_enabled_call_context_and_decorator() -> None:
+    with tt.set_grad_enabled(False):
+        assert not tt.is_grad_enabled()
+    assert tt.is_grad_enabled()
+
+    @tt.set_grad_enabled(False)
+    def g() -> bool:
+        return tt.is_grad_enabled()
+
+    assert tt.is_grad_enabled()
+    assert g() is False
+    assert tt.is_grad_enabled()
+    tt.set_grad_enabled(False)
+    assert not tt.is_grad_enabled()
+    tt.set_grad_enabled(True)
+
+
+def test_detach_shares_memory_and_stops_gradients() -> None:
+    x = leaf(1.0, 2.0)
+    y = x * 2
+    d = y.detach()
+    assert not d.requires_grad and d.grad_fn is None and d._shares_storage(y)
+    (d * x).sum().backward()
+    assert_close(x.grad, np.array([2.0, 4.0]))
+
+
+def test_detach_in_place_makes_a_leaf() -> None:
+    x = leaf(1.0)
+    y = x * 2
+    y.detach_()
+    assert y.is_leaf and not y.requires_grad
+
+
+def test_requires_grad_rules() -> None:
+    with pytest.raises(TypeError, match="floating point"):
+        tt.tensor([1, 2]).requires_grad_()
+    y = leaf(1.0) * 2
+    with pytest.raises(RuntimeError, match="leaf variables"):
+        y.requires_grad = False
+    assert not (tt.tensor([1.0]) > 0).requires_grad
+    x = leaf(1.0, 2.0)
+    assert not (x > 1).requires_grad
+    assert not x.argmax().requires_grad
+
+
+def test_grad_setter_checks_shape_and_dtype() -> None:
+    x = leaf(1.0, 2.0)
+    x.grad = tt.ones(2, dtype=tt.float64)
+    with pytest.raises(ValueError, match="shape"):
+        x.grad = tt.ones(3, dtype=tt.float64)
+    with pytest.raises(TypeError, match="dtype"):
+        x.grad = tt.ones(2)
+    x.grad = None
+    assert x.grad is None
+
+
+def test_autograd_grad_leaves_dot_grad_alone() -> None:
+    x = leaf(1.0, 2.0)
+    w = leaf(3.0, 4.0)
+    gx, gw = autograd.grad((x * w).sum(), [x, w])
+    assert_close(gx, np.array([3.0, 4.0]))
+    assert_close(gw, np.array([1.0, 2.0]))
+    assert x.grad is None and w.grad is None
+
+
+def test_autograd_grad_of_an_intermediate() -> None:
+    x = leaf(1.0, 2.0)
+    h = x * 3
+    (gh,) = autograd.grad((h * h).sum(), h)
+    assert_close(gh, np.array([6.0, 12.0]))
+
+
+def test_autograd_grad_allow_unused() -> None:
+    x, unused = leaf(1.0), leaf(2.0)
+    y = (x * 2).sum()
+    with pytest.raises(RuntimeError, match="allow_unused=True"):
+        autograd.grad(y, [x, unused], retain_graph=True)
+    gx, gu = autograd.grad(y, [x, unused], allow_unused=True)
+    assert gu is None
+    assert_close(gx, np.array([2.0]))
+
+
+def test_create_graph_gives_second_derivatives() -> None:
+    x = leaf(1.5, -2.0)
+    y = (x**3).sum()
+    (g,) = autograd.grad(y, x, create_graph=True)
+    assert g.requires_grad
+    assert_close(g, 3 * np.array([1.5, -2.0]) ** 2)
+    (gg,) = autograd.grad(g.sum(), x)
+    assert_close(gg, 6 * np.array([1.5, -2.0]))
+
+
+def test_create_graph_through_saved_outputs() -> None:
+    x = leaf(0.3, -0.7)
+    (g,) = autograd.grad(x.exp().sum() + x.tanh().sum(), x, create_graph=True)
+    (gg,) = autograd.grad(g.sum(), x)
+    t = np.tanh(np.array([0.3, -0.7]))
+    assert_close(gg, np.exp([0.3, -0.7]) - 2 * t * (1 - t**2))
+
+
+def test_backward_with_create_graph_then_grad_of_grad() -> None:
+    x = leaf(2.0)
+    (x * x * x).sum().backward(create_graph=True)
+    assert x.grad is not None and x.grad.requires_grad
+    (gg,) = autograd.grad(x.grad.sum(), x)
+    assert_close(gg, np.array([12.0]))
+
+
+def test_autograd_backward_with_grad_tensors() -> None:
+    x = leaf(1.0, 2.0)
+    autograd.backward([x * 2, x * x], [tt.ones(2, dtype=tt.float64), tt.tensor([1.0, 0.5], dtype=tt.float64)])
+    assert_close(x.grad, np.array([4.0, 4.0]))
+
+
+def test_diamond_graph_sums_both_paths() -> None:
+    x = leaf(1.0, 2.0)
+    a = x * 2
+    b = a.exp()
+    c = a.sin()
+    (b + c).sum().backward()
+    av = 2 * np.array([1.0, 2.0])
+    assert_close(x.grad, 2 * (np.exp(av) + np.cos(av)))
+
+
+def test_multi_output_ops() -> None:
+    x = tt.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+    a, b = x.split(2, 1)
+    (a * 2 + b).sum().backward()
+    assert_close(x.grad, np.array([[2.0, 2.0, 1.0, 1.0]] * 3))
+    y = tt.tensor([[3.0, 1.0, 2.0]], requires_grad=True)
+    v, _ = y.sort(1)
+    (v * tt.tensor([1.0, 10.0, 100.0])).sum().backward()
+    assert_close(y.grad, np.array([[100.0, 1.0, 10.0]]))
+
+
+def test_long_chain_backward_and_deletion_do_not_overflow_the_stack() -> None:
+    x = tt.tensor([1.0], requires_grad=True)
+    y = x
+    for _ in range(100_000):
+        y = y * 1.0
+    limit = sys.getrecursionlimit()
+    y.sum().backward()
+    assert_close(x.grad, np.array([1.0]))
+    del y
+    gc.collect()
+    assert sys.getrecursionlimit() == limit
+
+
+def test_long_chain_deleted_without_backward() -> None:
+    x = tt.tensor([1.0], requires_grad=True)
+    y = x
+    for _ in range(100_000):
+        y = (y + 1.0).exp().log()  # saved inputs and outputs along the chain
+    del y
+    z = (x * 2).sum()
+    z.backward()
+    assert_close(x.grad, np.array([2.0]))
+
+
+# ---- in-place ----
+def test_in_place_on_a_leaf_that_requires_grad_raises() -> None:
+    x = leaf(1.0, 2.0)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad is being used in an in-place"):
+        x.add_(1)
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        x.mul_(2)
+    with tt.no_grad():
+        x.add_(1)  # optimizers update parameters like this
+    assert_close(x.detach(), np.array([2.0, 3.0]))
+
+
+def test_modifying_a_saved_tensor_raises_at_backward() -> None:
+    x = leaf(1.0, 2.0)
+    h = x * 1
+    y = h * h  # saves h
+    with tt.no_grad():
+        h.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_in_place_on_memory_shared_with_a_saved_output_raises() -> None:
+    x = leaf(0.5, 1.0)
+    y = x.exp()  # saves its output
+    with pytest.raises(RuntimeError, match="shares its memory"):
+        y.add_(1)
+
+
+def test_in_place_on_a_non_leaf_is_recorded() -> None:
+    x = leaf(1.0, 2.0)
+    h = x * 2
+    h.add_(x)  # h = 2x + x
+    h.mul_(tt.tensor([3.0, 3.0], dtype=tt.float64))  # h = 9x
+    h.sum().backward()
+    assert_close(x.grad, np.array([9.0, 9.0]))
+    assert h.grad_fn is not None
+
+
+def test_in_place_view_of_a_tensor_in_the_graph_raises() -> None:
+    x = leaf(1.0, 2.0, 3.0)
+    h = x * 2
+    v = h[1:]
+    with pytest.raises(RuntimeError, match="shares its memory"):
+        v.mul_(2)
+
+
+def test_setitem_is_recorded() -> None:
+    x = leaf(1.0, 2.0, 3.0)
+    buf = tt.zeros(5, dtype=tt.float64)
+    buf[1:4] = x * 2
+    assert buf.requires_grad
+    (buf * tt.arange(5, dtype=tt.float64)).sum().backward()
+    assert_close(x.grad, np.array([2.0, 4.0, 6.0]))
+
+
+def test_integer_and_bool_inputs_never_require_grad() -> None:
+    x = leaf(1.0, 2.0)
+    assert not x.long().requires_grad
+    assert not (x > 0).requires_grad
+    assert not x.floor().requires_grad
