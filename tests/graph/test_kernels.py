@@ -31,6 +31,7 @@ UNARY = {
     "clamp": lambda a: a.clamp(-0.5, 0.7),
     "leaky": lambda a: tt.leaky_relu(a, 0.1),
     "elu": lambda a: tt.elu(a, 0.7),
+    "where_gt": lambda a: tt.where(a > 0.2, a, a * -0.5),
 }
 BINARY = {
     "add": lambda a, b: a + b,
@@ -39,6 +40,7 @@ BINARY = {
     "div": lambda a, b: a / (b.abs() + 0.5),
     "max": lambda a, b: tt.maximum(a, b),
     "min": lambda a, b: tt.minimum(a, b),
+    "where_lt": lambda a, b: tt.where(a < b, a - b, b * 2.0),
 }
 REDUCE = {
     "none": lambda a: a,

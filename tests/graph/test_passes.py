@@ -141,6 +141,26 @@ def test_fuse_elementwise_chain_into_one_kernel() -> None:
     assert g.kernels()[0][0] in ("compiled", "interpreted")
 
 
+def test_fuse_comparisons_and_where_with_bool_outputs() -> None:
+    x, g = randn(6, 7), randn(6, 7)
+
+    def f(a: Any, b: Any) -> Any:
+        mask = a > 0.1  # a bool result that is also an output of the kernel
+        return tt.where(mask, b * 2.0, b.neg()).exp(), mask
+
+    tr = trace(f, x, g)
+    tr.run_pass("fuse")
+    assert ops(tr) == ["fused"]
+    (node,) = tr.nodes()
+    assert {"gt", "where"} <= {n.op for n in node.body}
+    src = tr.kernels()[0][1]
+    assert "bool* __restrict out" in src
+    got = tr(x, g)
+    want = f(x, g)
+    close(got[0], want[0])
+    assert got[1].dtype == tt.bool and (got[1].numpy() == want[1].numpy()).all()
+
+
 def test_fuse_into_a_following_reduction() -> None:
     x, y = randn(16, 33), randn(33)
 

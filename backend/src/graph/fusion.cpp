@@ -32,7 +32,10 @@ const T* attr(const Node& n, const char* key) {
 }
 
 // C++ expression of a fusible node over operand names a, b; empty when the node is not fusible.
-std::string expr(const Node& n, const std::string& a, const std::string& b) {
+std::string expr(const Node& n, const std::string& a, const std::string& b, const std::string& c = "") {
+  static const std::map<std::string, std::string> compare = {
+      {"gt", "(A > B)"}, {"lt", "(A < B)"}, {"ge", "(A >= B)"}, {"le", "(A <= B)"}, {"eq", "(A == B)"}, {"ne", "(A != B)"}};
+  if (n.op == "where" && n.inputs.size() == 3) return "(" + a + " ? " + b + " : " + c + ")";
   static const std::map<std::string, std::string> binary = {
       {"add", "(A + B)"}, {"sub", "(A - B)"}, {"mul", "(A * B)"}, {"div", "(A / B)"},
       {"maximum", "tt_max(A, B)"}, {"minimum", "tt_min(A, B)"}, {"pow", "std::pow(A, B)"}};
@@ -56,7 +59,9 @@ std::string expr(const Node& n, const std::string& a, const std::string& b) {
   };
   if (n.inputs.size() == 2) {
     auto it = binary.find(n.op);
-    return it == binary.end() ? "" : subst(it->second);
+    if (it != binary.end()) return subst(it->second);
+    auto ct = compare.find(n.op);
+    return ct == compare.end() ? "" : subst(ct->second);
   }
   if (n.inputs.size() != 1) return "";
   auto it = unary.find(n.op);
@@ -76,13 +81,22 @@ std::string expr(const Node& n, const std::string& a, const std::string& b) {
   return "";
 }
 
+// The floating type a node computes in: its output's, or its operands' for a comparison (bool out).
+DType compute_dtype(const Graph& g, const Node& n) {
+  DType out = g.values[n.outputs[0]].dtype;
+  return out == DType::Bool && !n.inputs.empty() && n.inputs[0] >= 0 ? g.values[n.inputs[0]].dtype : out;
+}
+
 bool fusible(const Graph& g, const Node& n) {
   if (!n.attrs || n.outputs.size() != 1 || n.inputs.empty()) return false;
-  DType d = g.values[n.outputs[0]].dtype;
+  DType d = compute_dtype(g, n);
   if (d != DType::Float32 && d != DType::Float64) return false;
-  for (int i : n.inputs)
-    if (i < 0 || g.values[i].dtype != d) return false;
-  return !expr(n, "a", "b").empty();
+  for (size_t k = 0; k < n.inputs.size(); ++k) {
+    int i = n.inputs[k];
+    DType want = n.op == "where" && k == 0 ? DType::Bool : d;
+    if (i < 0 || g.values[i].dtype != want) return false;
+  }
+  return !expr(n, "a", "b", "c").empty();
 }
 
 const char* kPreamble = R"(#include <cmath>
@@ -145,6 +159,10 @@ bool is_reduction_tail(const Node& n) {
 
 }  // namespace
 
+namespace {
+const char* ctype(DType d) { return d == DType::Bool ? "bool" : "T"; }
+}  // namespace
+
 FusedKernel::FusedKernel(std::vector<Node> body, std::vector<int> inputs, std::vector<int> outputs, const Graph& g)
     : body_(std::move(body)), in_ids_(std::move(inputs)), out_ids_(std::move(outputs)) {
   const Node& last = body_.back();
@@ -158,9 +176,17 @@ FusedKernel::FusedKernel(std::vector<Node> body, std::vector<int> inputs, std::v
   } else {
     shape_ = g.values[out_ids_.at(0)].shape;
   }
-  dtype_ = g.values[out_ids_[0]].dtype;
-  for (int id : out_ids_) out_shapes_.push_back(g.values[id].shape);
+  for (int id : out_ids_) {
+    out_shapes_.push_back(g.values[id].shape);
+    out_dtypes_.push_back(g.values[id].dtype);
+  }
+  for (const Node& n : body_)  // the floating type the group computes in (T in the source)
+    if (n.op != "expand") {
+      dtype_ = compute_dtype(g, n);
+      break;
+    }
   for (int id : in_ids_) {
+    in_dtypes_.push_back(g.values[id].dtype);
     in_shapes_.push_back(g.values[id].shape);
     in_broadcast_.push_back(g.values[id].shape != shape_);
   }
@@ -177,9 +203,11 @@ std::string FusedKernel::generate() const {
   os << kPreamble << "#include <vector>\nusing T = " << (dtype_ == DType::Float64 ? "double" : "float") << ";\n";
   os << "extern \"C\" void tt_kernel(void* const* args, int64_t nthreads) {\n";
   for (size_t k = 0; k < in_ids_.size(); ++k)
-    os << "  const T* __restrict in" << k << " = static_cast<const T*>(args[" << k << "]);\n";
+    os << "  const " << ctype(in_dtypes_[k]) << "* __restrict in" << k << " = static_cast<const " << ctype(in_dtypes_[k])
+       << "*>(args[" << k << "]);\n";
   for (size_t k = 0; k < out_ids_.size(); ++k)
-    os << "  T* __restrict out" << k << " = static_cast<T*>(args[" << in_ids_.size() + k << "]);\n";
+    os << "  " << ctype(out_dtypes_[k]) << "* __restrict out" << k << " = static_cast<" << ctype(out_dtypes_[k]) << "*>(args["
+       << in_ids_.size() + k << "]);\n";
   os << "  constexpr int64_t N = " << N << ", INNER = " << std::max<int64_t>(inner, 1) << ";\n";
   if (red) {
     // rows of RLEN reduced elements, each split in chunks of at most CH: one task per (row, chunk),
@@ -238,7 +266,7 @@ std::string FusedKernel::generate() const {
   os << "      for (int64_t j = 0; j < len; ++j) {\n";
   std::map<int, std::string> name;  // graph value id -> local
   for (size_t k = 0; k < in_ids_.size(); ++k) {
-    os << "        const T x" << k << " = " << load[k] << ";\n";
+    os << "        const " << ctype(in_dtypes_[k]) << " x" << k << " = " << load[k] << ";\n";
     name[in_ids_[k]] = "x" + std::to_string(k);
   }
   int tmp = 0;
@@ -257,8 +285,9 @@ std::string FusedKernel::generate() const {
     }
     std::string a = name.at(n.inputs[0]);
     std::string b = n.inputs.size() > 1 ? name.at(n.inputs[1]) : "";
+    std::string c = n.inputs.size() > 2 ? name.at(n.inputs[2]) : "";
     std::string v = "t" + std::to_string(tmp++);
-    os << "        const T " << v << " = " << expr(n, a, b) << ";\n";
+    os << "        const auto " << v << " = " << expr(n, a, b, c) << ";\n";
     name[n.outputs[0]] = v;
   }
   if (!red)
@@ -330,7 +359,7 @@ void FusedKernel::run_into(const TensorList& in, const TensorList& out) {
 
 TensorList FusedKernel::eval_cpu(const TensorList& in) {
   TensorList out;
-  for (size_t k = 0; k < out_ids_.size(); ++k) out.push_back(empty(out_shapes_[k], dtype_));
+  for (size_t k = 0; k < out_ids_.size(); ++k) out.push_back(empty(out_shapes_[k], out_dtypes_[k]));
   run_into(in, out);
   return out;
 }
@@ -372,35 +401,77 @@ bool fuse(Graph& g) {
     }
     return {v, false};
   };
+  // Whether groups S plus node k form a valid group: every operand produced outside it (an absorbed
+  // expand counts as its source) is produced before the group's first node, so it cannot depend on
+  // the group and fusing creates no cycle.
+  auto valid = [&](const std::set<int>& S, int k, int start) {
+    auto inside = [&](int p) { return p == k || (p >= 0 && group_of[p] >= 0 && S.count(group_of[p]) > 0); };
+    auto check = [&](const Node& m) {
+      for (int v : m.inputs) {
+        int p = prod[v];
+        if (inside(p)) continue;
+        if (p >= 0 && g.nodes[p].op == "expand" && g.nodes[p].attrs) {
+          int src = g.nodes[p].inputs[0];
+          int ps = src >= 0 ? prod[src] : -1;
+          if (!inside(ps) && g.values[src].dtype == g.values[v].dtype) p = ps;  // absorbed
+        }
+        if (p >= start) return false;
+      }
+      return true;
+    };
+    if (!check(g.nodes[k])) return false;
+    for (int gid : S)
+      for (int m : groups[gid].members)
+        if (!check(g.nodes[m])) return false;
+    return true;
+  };
   for (size_t k = 0; k < nn; ++k) {
     const Node& n = g.nodes[k];
     if (!fusible(g, n)) continue;
     const Value& out = g.values[n.outputs[0]];
-    int best = -1;
+    const DType cd = compute_dtype(g, n);
+    std::set<int> cands;
     for (int v : n.inputs) {
       int p = prod[v];
       if (p < 0 || group_of[p] < 0) continue;
       const Group& G = groups[group_of[p]];
-      if (G.shape == out.shape && G.dtype == out.dtype) best = std::max(best, group_of[p]);
+      if (G.shape == out.shape && G.dtype == cd) cands.insert(group_of[p]);
     }
-    if (best >= 0) {
-      // every operand from outside the group must not depend on it: produced before it starts
-      bool ok = true;
-      for (int v : n.inputs) {
-        int p = prod[v];
-        if (p >= 0 && group_of[p] == best) continue;
-        int s = source(v, best).first;
-        int ps = prod[s];
-        if (ps >= 0 && ps >= groups[best].start) ok = false;
-      }
-      if (ok) {
-        groups[best].members.push_back(static_cast<int>(k));
-        group_of[k] = best;
-        continue;
-      }
+    int kk = static_cast<int>(k);
+    auto start_of = [&](const std::set<int>& S) {
+      int st = kk;
+      for (int gid : S) st = std::min(st, groups[gid].start);
+      return st;
+    };
+    std::set<int> chosen;
+    if (!cands.empty() && valid(cands, kk, start_of(cands))) {
+      chosen = cands;  // join (and merge) every producer group
+    } else {
+      for (auto it = cands.rbegin(); it != cands.rend(); ++it)  // else the newest one that fits
+        if (valid({*it}, kk, groups[*it].start)) {
+          chosen = {*it};
+          break;
+        }
     }
-    groups.push_back({static_cast<int>(k), {static_cast<int>(k)}, out.shape, out.dtype});
-    group_of[k] = static_cast<int>(groups.size()) - 1;
+    if (chosen.empty()) {
+      groups.push_back({kk, {kk}, out.shape, cd});
+      group_of[k] = static_cast<int>(groups.size()) - 1;
+      continue;
+    }
+    int target = *chosen.begin();
+    Group& T = groups[target];
+    T.start = start_of(chosen);
+    for (int gid : chosen) {
+      if (gid == target) continue;
+      for (int m : groups[gid].members) {
+        T.members.push_back(m);
+        group_of[m] = target;
+      }
+      groups[gid].members.clear();
+    }
+    T.members.push_back(kk);
+    group_of[k] = target;
+    std::sort(T.members.begin(), T.members.end());
   }
   // values used outside their group
   std::vector<int> outside_use(g.values.size(), 0);
@@ -421,6 +492,7 @@ bool fuse(Graph& g) {
   std::vector<int> tail(groups.size(), -1);
   for (size_t gid = 0; gid < groups.size(); ++gid) {
     const Group& G = groups[gid];
+    if (G.members.empty()) continue;
     int v = g.nodes[G.members.back()].outputs[0];
     bool only_v = true;
     for (int k : G.members)
@@ -436,7 +508,7 @@ bool fuse(Graph& g) {
   std::vector<char> drop(nn, 0);
   for (size_t gid = 0; gid < groups.size(); ++gid) {
     const Group& G = groups[gid];
-    if (G.members.size() < 2 && tail[gid] < 0) continue;
+    if (G.members.empty() || (G.members.size() < 2 && tail[gid] < 0)) continue;
     std::vector<Node> body;
     std::vector<int> ins, outs;
     std::set<int> in_set, absorbed;

@@ -55,6 +55,7 @@ class FusedKernel : public Primitive {
   std::vector<Shape> in_shapes_;  // each input's own shape (broadcast to shape_ where smaller)
   std::vector<bool> in_broadcast_;
   std::vector<Shape> out_shapes_;
+  std::vector<DType> in_dtypes_, out_dtypes_;
   std::string reduce_;    // "" or the reduction (sum/mean/amax/amin) the group ends in
   int64_t reduce_len_ = 1;  // elements per reduced row (the trailing reduced dims)
   Shape shape_;  // the elementwise part's shape
