@@ -17,6 +17,7 @@ from typing_extensions import Self, TypeAlias, TypeVarTuple, Unpack
 from . import autograd as autograd
 from . import cuda as cuda
 from . import data as data
+from . import jit as jit
 from . import nn as nn
 from . import optim as optim
 from .autograd import Node as _Node
@@ -115,7 +116,26 @@ class set_grad_enabled:
 
 def is_grad_enabled() -> _bool: ...
 def manual_seed(seed: _int) -> None: ...
-def compile(fn: _F) -> _F: ...
+@overload
+def compile(
+    fn: _F,
+    passes: Sequence[str] | None = ...,
+    *,
+    freeze: _bool = ...,
+    check_shapes: _bool = ...,
+    log_ir: _bool = ...,
+    params: Sequence[Any] | None = ...,
+) -> _F: ...
+@overload
+def compile(
+    fn: None = ...,
+    passes: Sequence[str] | None = ...,
+    *,
+    freeze: _bool = ...,
+    check_shapes: _bool = ...,
+    log_ir: _bool = ...,
+    params: Sequence[Any] | None = ...,
+) -> Callable[[_F], _F]: ...
 
 class _MaxMin(Generic[Unpack[Shape]]):
     """`max(dim=...)` / `min(dim=...)`: the values and where they are."""
