@@ -102,6 +102,16 @@ def test_freeze_folds_through_captures() -> None:
     close(cf(x), x)  # not frozen: sees the new w, exp(0) = 1
 
 
+def test_compiled_function_inside_a_compiled_function() -> None:
+    inner = tt.compile(lambda a: (a * 2.0).tanh() + 1.0)
+    outer = tt.compile(lambda a, b: inner(a) * b)
+    x, y = randn(5), randn(5)
+    want = ((x * 2.0).tanh() + 1.0) * y
+    close(inner(x) * y, want)
+    close(outer(x, y), want)
+    close(outer(x + 1.0, y), ((x + 1.0) * 2.0).tanh().add(1.0) * y)  # not a frozen constant
+
+
 def test_inplace_and_random_ops_refuse_to_trace() -> None:
     def inplace(x: Any) -> Any:
         y = x * 2.0

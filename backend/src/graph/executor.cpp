@@ -1,6 +1,7 @@
 // Memory planning (buffer reuse by liveness) and the executor.
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "internal.h"
 #include "typedtensor/ops.h"
@@ -105,7 +106,12 @@ TensorList Graph::run(const TensorList& in) {
     throw ValueError("compiled graph: expected " + std::to_string(inputs.size()) + " inputs, got " + std::to_string(in.size()));
   if (!state_) state_ = std::make_shared<RunState>();
   state_->slots.resize(static_cast<size_t>(num_slots));
-  EvalGuard guard;
+  // Called while another function is being traced (a compiled function inside a compiled one):
+  // run every node through apply() so that the outer tracer records it (a fused node as an opaque
+  // node), and autograd too where an input requires grad.
+  const bool nested = current_tracer() != nullptr;
+  std::optional<EvalGuard> guard;
+  if (!nested) guard.emplace();
   std::vector<Tensor> env(values.size());
   for (size_t i = 0; i < in.size(); ++i) {
     const Value& v = values[inputs[i]];
@@ -123,7 +129,21 @@ TensorList Graph::run(const TensorList& in) {
     const Node& n = nodes[k];
     TensorList ins;
     for (int v : n.inputs) ins.push_back(v >= 0 ? env[v] : Tensor());
-    if (auto* fk = dynamic_cast<FusedKernel*>(n.prim.get())) {
+    auto* fk = dynamic_cast<FusedKernel*>(n.prim.get());
+    if (nested) {  // a fused node runs the nodes it was built from, so the outer trace sees those
+      std::vector<const Node*> todo;
+      if (fk) {
+        for (const Node& b : fk->body()) todo.push_back(&b);
+      } else {
+        todo.push_back(&n);
+      }
+      for (const Node* b : todo) {
+        TensorList bins;
+        for (int v : b->inputs) bins.push_back(v >= 0 ? env[v] : Tensor());
+        TensorList outs = tt::apply(b->prim, bins);
+        for (size_t i = 0; i < outs.size() && i < b->outputs.size(); ++i) env[b->outputs[i]] = outs[i];
+      }
+    } else if (fk) {
       TensorList outs;
       for (int o : n.outputs) {
         const Value& v = values[o];
