@@ -242,6 +242,22 @@ def test_memplan_never_plans_outputs() -> None:
     assert (first.numpy() == snapshot).all()  # the next call did not overwrite the last result
 
 
+def test_output_buffers_are_recycled_only_when_released() -> None:
+    x = randn(256)
+    g = trace(lambda a: (a * 3.0).exp() + 1.0, x)
+    g.run_pass("fuse")
+    first = g(x)[0]
+    held = first.numpy()  # a numpy view keeps the result alive
+    snapshot = held.copy()
+    second = g(x * 2.0)[0]
+    assert (held == snapshot).all() and (first.numpy() == snapshot).all()
+    ptr = second.data_ptr()
+    del second
+    third = g(x * 3.0)[0]  # the released result's buffer is reused
+    assert third.data_ptr() == ptr
+    close(third, (x * 9.0).exp() + 1.0)
+
+
 def test_unknown_pass_is_rejected() -> None:
     g = trace(lambda a: a.exp(), randn(2))
     with pytest.raises(ValueError, match="unknown pass"):

@@ -98,6 +98,10 @@ bool plan_memory(Graph& g) {
 
 struct Graph::RunState {
   std::vector<Tensor> slots;
+  // Graph outputs written by fused kernels, from the last call: reused as the next call's buffer
+  // when nothing else holds them any more (the caller dropped the result), which saves the
+  // allocation and its page faults; a result still referenced anywhere is never touched.
+  std::map<int, Tensor> recycled;
 };
 
 TensorList Graph::run(const TensorList& in) {
@@ -152,8 +156,14 @@ TensorList Graph::run(const TensorList& in) {
           if (!buf.defined() || buf.numel() != shape_numel(v.shape) || buf.dtype() != v.dtype)
             buf = empty(Shape{shape_numel(v.shape)}, v.dtype);
           outs.push_back(make_view(buf, v.shape, contiguous_strides(v.shape), 0));
-        } else {
+        } else if (!is_out[o]) {
           outs.push_back(empty(v.shape, v.dtype));
+        } else {
+          auto it = state_->recycled.find(o);
+          Tensor& r = it == state_->recycled.end() ? state_->recycled[o] : it->second;
+          bool free = r.defined() && r.impl_ptr().use_count() == 1 && r.storage().use_count() == 1 &&
+                      r.shape() == v.shape && r.dtype() == v.dtype && !r.impl()->autograd;
+          outs.push_back(free ? r : empty(v.shape, v.dtype));
         }
       }
       fk->run_into(ins, outs);
@@ -175,6 +185,7 @@ TensorList Graph::run(const TensorList& in) {
   }
   TensorList res;
   for (int o : outputs) res.push_back(env[o]);
+  for (auto& [id, t] : state_->recycled) t = env[id];  // graph outputs only (see above)
   return res;
 }
 
