@@ -161,6 +161,21 @@ def test_fuse_comparisons_and_where_with_bool_outputs() -> None:
     assert got[1].dtype == tt.bool and (got[1].numpy() == want[1].numpy()).all()
 
 
+def test_fuse_joins_a_group_fed_by_an_older_group() -> None:
+    x = randn(4, 4)
+
+    def f(a: Any) -> Any:
+        t = (a * 2.0).tanh()  # group 1 starts here
+        p = (a @ a) * 3.0  # group 2 starts after the matmul
+        d = t * t  # joins group 1, but comes after group 2 started
+        return p + d  # reads both: joins group 2 (group 1 is older, so no cycle)
+
+    g = trace(f, x)
+    g.run_pass("fuse")
+    assert sorted(ops(g)) == ["fused", "fused", "matmul"]  # no add or mul left over
+    close(g(x)[0], f(x), rtol=1e-5)
+
+
 def test_fuse_into_a_following_reduction() -> None:
     x, y = randn(16, 33), randn(33)
 

@@ -402,8 +402,9 @@ bool fuse(Graph& g) {
     return {v, false};
   };
   // Whether groups S plus node k form a valid group: every operand produced outside it (an absorbed
-  // expand counts as its source) is produced before the group's first node, so it cannot depend on
-  // the group and fusing creates no cycle.
+  // expand counts as its source) comes from a node before the group's first node, or from a group
+  // that starts earlier. Keyed by index (a lone node) or start (a group), every dependency then
+  // points to a smaller key, so the fused graph stays acyclic.
   auto valid = [&](const std::set<int>& S, int k, int start) {
     auto inside = [&](int p) { return p == k || (p >= 0 && group_of[p] >= 0 && S.count(group_of[p]) > 0); };
     auto check = [&](const Node& m) {
@@ -415,7 +416,12 @@ bool fuse(Graph& g) {
           int ps = src >= 0 ? prod[src] : -1;
           if (!inside(ps) && g.values[src].dtype == g.values[v].dtype) p = ps;  // absorbed
         }
-        if (p >= start) return false;
+        // produced after the group starts: allowed only as the result of an older group, whose own
+        // dependencies are older still (every edge then points to an earlier start: acyclic)
+        if (p >= start) {
+          int gx = group_of[p];
+          if (gx < 0 || S.count(gx) > 0 || groups[gx].start >= start) return false;
+        }
       }
       return true;
     };
