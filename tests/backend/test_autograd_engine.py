@@ -341,3 +341,32 @@ def test_integer_and_bool_inputs_never_require_grad() -> None:
     assert not x.long().requires_grad
     assert not (x > 0).requires_grad
     assert not x.floor().requires_grad
+
+
+def test_double_backward_through_conv2d() -> None:
+    torch = pytest.importorskip("torch")
+    rng = np.random.RandomState(0)
+    xa, wa = rng.randn(2, 3, 6, 5), rng.randn(4, 3, 3, 2)
+
+    def run(lib: object, x: object, w: object) -> object:
+        t = lib.t  # type: ignore[attr-defined]
+        y = lib.F.conv2d(x, w, stride=2, padding=1)  # type: ignore[attr-defined]
+        gx, gw = t.autograd.grad((y * y).sum(), [x, w], create_graph=True)
+        return (gx * gx).sum() + (gw.sin()).sum()
+
+    from types import SimpleNamespace
+
+    x, w = tt.tensor(xa, requires_grad=True), tt.tensor(wa, requires_grad=True)
+    run(SimpleNamespace(t=tt, F=tt.functional), x, w).backward()  # type: ignore[union-attr]
+    tx, tw = torch.tensor(xa, requires_grad=True), torch.tensor(wa, requires_grad=True)
+    run(SimpleNamespace(t=torch, F=torch.nn.functional), tx, tw).backward()  # type: ignore[union-attr]
+    assert_close(x.grad, tx.grad, rtol=1e-8, atol=1e-8)
+    assert_close(w.grad, tw.grad, rtol=1e-8, atol=1e-8)
+
+
+def test_data_property() -> None:
+    x = leaf(1.0, 2.0)
+    d = x.data
+    assert not d.requires_grad and d._shares_storage(x)
+    x.data = tt.zeros(3, dtype=tt.float64)
+    assert tuple(x.shape) == (3,) and x.requires_grad and x.is_leaf

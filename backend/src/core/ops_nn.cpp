@@ -157,11 +157,19 @@ struct ConvParams {
   int64_t sh, sw, ph, pw, dh, dw, g;
 };
 
-// conv2d's VJP pieces; their own VJPs (double backward through conv) are not written yet.
+Tensor conv_of(const Tensor& x, const Tensor& w, const ConvParams& p) {
+  return conv2d(x, w, nullptr, {p.sh, p.sw}, {p.ph, p.pw}, {p.dh, p.dw}, p.g);
+}
+
+class Conv2dBackwardWeight;
+
+// conv2d's VJP pieces. Both are bilinear: dx = convT(g, w) and dw = corr(g, x), so their own VJPs
+// (double backward) are conv2d and the other piece.
 class Conv2dBackwardInput : public Primitive {
  public:
   Conv2dBackwardInput(ConvParams p, Shape xs) : p_(p), xs_(std::move(xs)) {}
   const char* name() const override { return "conv2d_backward_input"; }
+  TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override;
   TensorList eval_cpu(const TensorList& in) override {
     Tensor g = contiguous(in[0]), w = contiguous(in[1]);
     Tensor dx = empty(xs_, g.dtype());
@@ -178,6 +186,14 @@ class Conv2dBackwardWeight : public Primitive {
  public:
   Conv2dBackwardWeight(ConvParams p, Shape ws) : p_(p), ws_(std::move(ws)) {}
   const char* name() const override { return "conv2d_backward_weight"; }
+  TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    // dw = W(g, x): <c, W(g, x)> = <conv(x, c), g> = <x, I(g, c)>
+    TensorList r;
+    for (int i : argnums)
+      r.push_back(i == 0 ? conv_of(in[1], ct[0], p_)
+                         : apply1(std::make_shared<Conv2dBackwardInput>(p_, in[1].shape()), {in[0], ct[0]}));
+    return r;
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor g = contiguous(in[0]), x = contiguous(in[1]);
     Tensor dw = empty(ws_, g.dtype());
@@ -189,6 +205,16 @@ class Conv2dBackwardWeight : public Primitive {
   ConvParams p_;
   Shape ws_;
 };
+
+// dx = I(g, w): <c, I(g, w)> = <conv(c, w), g> = <w, W(g, c)>
+TensorList Conv2dBackwardInput::vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums,
+                                    const TensorList&) {
+  TensorList r;
+  for (int i : argnums)
+    r.push_back(i == 0 ? conv_of(ct[0], in[1], p_)
+                       : apply1(std::make_shared<Conv2dBackwardWeight>(p_, in[1].shape()), {in[0], ct[0]}));
+  return r;
+}
 
 class Conv2d : public Primitive {
  public:
