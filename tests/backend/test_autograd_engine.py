@@ -370,3 +370,24 @@ def test_data_property() -> None:
     assert not d.requires_grad and d._shares_storage(x)
     x.data = tt.zeros(3, dtype=tt.float64)
     assert tuple(x.shape) == (3,) and x.requires_grad and x.is_leaf
+
+
+@pytest.mark.parametrize("act", ["gelu", "gelu_tanh", "silu", "sigmoid", "tanh", "softplus"])
+def test_second_derivatives_of_activations(act: str) -> None:
+    F = tt.functional
+    fns = {
+        "gelu": F.gelu,
+        "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"),
+        "silu": F.silu,
+        "sigmoid": F.sigmoid,
+        "tanh": F.tanh,
+        "softplus": F.softplus,
+    }
+    f = fns[act]
+
+    def first(x: tt.Tensor) -> tt.Tensor:
+        (g,) = autograd.grad((f(x) * x).sum(), x, create_graph=True)
+        return g
+
+    x = tt.tensor(np.linspace(-3, 3, 7), requires_grad=True)
+    assert autograd.gradcheck(first, [x])

@@ -10,6 +10,8 @@ namespace tt::cpu {
 
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b);
 void unary(UnaryOp op, const Tensor& out, const Tensor& a);
+// out = g * f'(x) for op in {Gelu, GeluTanh, Silu}; all contiguous, one dtype (act_backward.cpp)
+void activation_backward(UnaryOp op, const Tensor& out, const Tensor& g, const Tensor& x);
 void leaky_relu(const Tensor& out, const Tensor& a, double slope);
 void elu(const Tensor& out, const Tensor& a, double alpha);
 void copy(const Tensor& dst, const Tensor& src);  // same shape; casts between any dtypes
