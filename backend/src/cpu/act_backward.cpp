@@ -11,7 +11,7 @@ namespace {
 
 template <class T>
 T dgelu_erf(T x) {  // Phi(x) + x phi(x)
-  T cdf = T(0.5) * (T(1) + std::erf(x * T(0.70710678118654752440)));
+  T cdf = T(0.5) * (T(1) + verf(x * T(0.70710678118654752440)));
   T pdf = vexp(T(-0.5) * x * x) * T(0.39894228040143267794);
   return cdf + x * pdf;
 }
