@@ -391,3 +391,21 @@ def test_second_derivatives_of_activations(act: str) -> None:
 
     x = tt.tensor(np.linspace(-3, 3, 7), requires_grad=True)
     assert autograd.gradcheck(first, [x])
+
+
+@pytest.mark.parametrize("pool", ["max", "avg", "adaptive"])
+def test_second_derivatives_through_pooling(pool: str) -> None:
+    F = tt.functional
+    fns = {
+        "max": lambda t: F.max_pool2d(t, 2),
+        "avg": lambda t: F.avg_pool2d(t, 2, stride=1, padding=1),
+        "adaptive": lambda t: F.adaptive_avg_pool2d(t, (2, 3)),
+    }
+    f = fns[pool]
+
+    def first(x: tt.Tensor) -> tt.Tensor:
+        (g,) = autograd.grad((f(x) ** 2).sum(), x, create_graph=True)
+        return g
+
+    x = tt.tensor(np.random.RandomState(3).randn(1, 2, 4, 5), requires_grad=True)
+    assert autograd.gradcheck(first, [x])

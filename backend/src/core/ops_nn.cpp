@@ -274,6 +274,35 @@ class AvgPoolBackward : public Primitive {
   Shape xs_;
 };
 
+// max_pool2d's VJP: each output's gradient added at its argmax; linear in g, so its VJP is a gather.
+class MaxPoolBackward : public Primitive {
+ public:
+  explicit MaxPoolBackward(Shape xs) : xs_(std::move(xs)) {}
+  const char* name() const override { return "max_pool2d_backward"; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor g = contiguous(in[0]), idx = contiguous(in[1]);
+    Tensor dx = empty(xs_, g.dtype());
+    if (dx.numel() > 0) cpu::max_pool2d_backward(dx, g, idx);
+    return {dx};
+  }
+  TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    TensorList r;
+    for (int i : argnums) {
+      if (i != 0) {
+        r.emplace_back();
+        continue;
+      }
+      const Shape& gs = in[0].shape();
+      Tensor c = reshape(ct[0], Shape{xs_[0], xs_[1], -1}), idx = reshape(in[1], Shape{gs[0], gs[1], -1});
+      r.push_back(reshape(gather(c, 2, idx), gs));
+    }
+    return r;
+  }
+
+ private:
+  Shape xs_;
+};
+
 class Pool2d : public Primitive {
  public:
   enum Kind { Max, Avg, AdaptiveAvg };
@@ -285,11 +314,7 @@ class Pool2d : public Primitive {
       return {apply1(std::make_shared<AvgPoolBackward>(kind_ == AdaptiveAvg, kh_, kw_, sh_, sw_, ph_, pw_, cip_, div_, xs),
                      {ct[0]})};
     if (!ct[0].defined()) return {Tensor()};
-    // scatter-add each output's gradient to the input position its index names (within its plane)
-    int64_t n = xs[0], c = xs[1];
-    Tensor g = reshape(ct[0], Shape{n, c, -1}), idx = reshape(out[1], Shape{n, c, -1});
-    Tensor dx = scatter(zeros(Shape{n, c, xs[2] * xs[3]}, g.dtype()), 2, idx, g, "add");
-    return {reshape(dx, xs)};
+    return {apply1(std::make_shared<MaxPoolBackward>(xs), {ct[0], out[1]})};
   }
   Pool2d(Kind k, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw,
          int64_t oh, int64_t ow, bool cip, int64_t div)

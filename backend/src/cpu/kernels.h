@@ -59,6 +59,8 @@ void conv2d_backward_weight(const Tensor& dw, const Tensor& g, const Tensor& x, 
 void avg_pool2d_backward(const Tensor& dx, const Tensor& g, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
                          int64_t pw, bool count_include_pad, int64_t divisor);
 void adaptive_avg_pool2d_backward(const Tensor& dx, const Tensor& g);
+// dx (zeroed here) += g at the flat in-plane positions idx (all contiguous NCHW)
+void max_pool2d_backward(const Tensor& dx, const Tensor& g, const Tensor& idx);
 // out[..., index[j], ...] += src[..., j, ...] along dim (out, src contiguous; index int64, checked)
 void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src);
 
