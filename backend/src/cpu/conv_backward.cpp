@@ -180,6 +180,27 @@ void adaptive_avg_pool2d_backward(const Tensor& dx, const Tensor& g) {
   throw TypeError("[adaptive_avg_pool2d] needs a floating point tensor");
 }
 
+void max_pool2d_backward(const Tensor& dx, const Tensor& g, const Tensor& idx) {
+  int64_t planes = dx.size(0) * dx.size(1), hw = dx.size(2) * dx.size(3), ohw = g.size(2) * g.size(3);
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    T* px = dx.data<T>();
+    const T* pg = g.data<T>();
+    const int64_t* pi = idx.data<int64_t>();
+    std::memset(px, 0, static_cast<size_t>(dx.numel()) * sizeof(T));
+    parallel_for(0, planes, std::max<int64_t>(1, kGrain / std::max<int64_t>(ohw, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p)
+        for (int64_t j = 0; j < ohw; ++j) {
+          int64_t k = pi[p * ohw + j];
+          if (k >= 0) px[p * hw + k] += pg[p * ohw + j];
+        }
+    });
+  };
+  if (dx.dtype() == DType::Float32) return run(float{});
+  if (dx.dtype() == DType::Float64) return run(double{});
+  throw TypeError("[max_pool2d] backward needs float32 or float64");
+}
+
 void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
   // out and src contiguous, viewed as [outer, r, inner]; out[o, ix[j], i] += src[o, j, i]
   int64_t outer = 1, inner = 1;

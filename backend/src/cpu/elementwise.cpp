@@ -185,7 +185,10 @@ void run_unary(const Tensor& out, const Tensor& a, F f) {
 
 template <class T>
 T gelu_erf(T x) {
-  return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+    return T(0.5) * x * (T(1) + verf(x * T(0.70710678118654752440)));
+  else
+    return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
 }
 template <class T>
 T gelu_tanh(T x) {

@@ -10,6 +10,8 @@ namespace tt::cpu {
 
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b);
 void unary(UnaryOp op, const Tensor& out, const Tensor& a);
+// out = g * f'(x) for op in {Gelu, GeluTanh, Silu}; all contiguous, one dtype (act_backward.cpp)
+void activation_backward(UnaryOp op, const Tensor& out, const Tensor& g, const Tensor& x);
 void leaky_relu(const Tensor& out, const Tensor& a, double slope);
 void elu(const Tensor& out, const Tensor& a, double alpha);
 void copy(const Tensor& dst, const Tensor& src);  // same shape; casts between any dtypes
@@ -57,6 +59,8 @@ void conv2d_backward_weight(const Tensor& dw, const Tensor& g, const Tensor& x, 
 void avg_pool2d_backward(const Tensor& dx, const Tensor& g, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
                          int64_t pw, bool count_include_pad, int64_t divisor);
 void adaptive_avg_pool2d_backward(const Tensor& dx, const Tensor& g);
+// dx (zeroed here) += g at the flat in-plane positions idx (all contiguous NCHW)
+void max_pool2d_backward(const Tensor& dx, const Tensor& g, const Tensor& idx);
 // out[..., index[j], ...] += src[..., j, ...] along dim (out, src contiguous; index int64, checked)
 void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src);
 
