@@ -29,6 +29,12 @@ def _mlp_loss(ps: list[Any], x: Any, y: Any) -> Any:
     return ((out - y) ** 2).mean()
 
 
+def _gelu_loss(ps: list[Any], x: Any, y: Any) -> Any:
+    w1, b1, w2 = ps
+    h = tt.gelu(x @ w1 + b1) + tt.silu(x @ w1) * 0.25  # their backward is an opaque fused kernel
+    return ((h @ w2 - y).abs()).mean()
+
+
 def _attn_loss(ps: list[Any], x: Any, y: Any) -> Any:
     wq, wk, wv, wo, g, b = ps
     h = tt.layer_norm(x, (x.shape[-1],), g, b, 1e-5)
@@ -40,6 +46,7 @@ def _attn_loss(ps: list[Any], x: Any, y: Any) -> Any:
 
 CASES = {
     "mlp": (_mlp_loss, [(6, 16), (16,), (16, 3), (3,)], (8, 6), (8, 3)),
+    "gelu": (_gelu_loss, [(5, 12), (12,), (12, 2)], (7, 5), (7, 2)),
     "attention": (_attn_loss, [(8, 8), (8, 8), (8, 8), (8, 8), (8,), (8,)], (2, 5, 8), (2, 5, 8)),
 }
 
