@@ -14,7 +14,7 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from typedtensor._checked import shape_of_annotation
+from typedtensor._shape_check import shape_of_annotation
 from typedtensor._errors import ShapeError
 from typedtensor._runtime import _loader
 from typedtensor.graph.ir import Graph, NodeInfo
