@@ -2,8 +2,8 @@
 #include <cstring>
 #include <vector>
 
+#include "host_pass.h"
 #include "kernels.h"
-#include "typedtensor/device.h"
 #include "parallel.h"
 
 namespace tt::cpu {
@@ -105,17 +105,6 @@ void conv_bwd_weight(const Tensor& dwt, const Tensor& g, const Tensor& x, int64_
 
 }  // namespace
 
-// NOTE [ Host passes for backward kernels ]
-// These backward kernels have no CUDA version yet. For CUDA operands they run on host copies
-// (download the inputs, run the CPU kernel, upload into the output), so every VJP works on the
-// device, slowly, instead of failing; docs/backend.md lists them with the host-fallback ops.
-template <class F>
-void host_pass(const Tensor& out, F&& kernel) {
-  Tensor h = empty(out.shape(), out.dtype(), Device{});
-  kernel(h);
-  copy(out, h);
-}
-
 void conv2d_backward_input(const Tensor& dx, const Tensor& g, const Tensor& w, int64_t sh, int64_t sw, int64_t ph,
                            int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
   if (on_cuda(dx))
@@ -202,6 +191,7 @@ void adaptive_avg_pool2d_backward(const Tensor& dx, const Tensor& g) {
 }
 
 void max_pool2d_backward(const Tensor& dx, const Tensor& g, const Tensor& idx) {
+  if (on_cuda(dx)) return host_pass(dx, [&](const Tensor& h) { max_pool2d_backward(h, host(g), host(idx)); });
   int64_t planes = dx.size(0) * dx.size(1), hw = dx.size(2) * dx.size(3), ohw = g.size(2) * g.size(3);
   auto run = [&](auto tag) {
     using T = decltype(tag);
