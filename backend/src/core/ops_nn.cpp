@@ -157,11 +157,19 @@ struct ConvParams {
   int64_t sh, sw, ph, pw, dh, dw, g;
 };
 
-// conv2d's VJP pieces; their own VJPs (double backward through conv) are not written yet.
+Tensor conv_of(const Tensor& x, const Tensor& w, const ConvParams& p) {
+  return conv2d(x, w, nullptr, {p.sh, p.sw}, {p.ph, p.pw}, {p.dh, p.dw}, p.g);
+}
+
+class Conv2dBackwardWeight;
+
+// conv2d's VJP pieces. Both are bilinear: dx = convT(g, w) and dw = corr(g, x), so their own VJPs
+// (double backward) are conv2d and the other piece.
 class Conv2dBackwardInput : public Primitive {
  public:
   Conv2dBackwardInput(ConvParams p, Shape xs) : p_(p), xs_(std::move(xs)) {}
   const char* name() const override { return "conv2d_backward_input"; }
+  TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override;
   TensorList eval_cpu(const TensorList& in) override {
     Tensor g = contiguous(in[0]), w = contiguous(in[1]);
     Tensor dx = empty(xs_, g.dtype());
@@ -178,6 +186,14 @@ class Conv2dBackwardWeight : public Primitive {
  public:
   Conv2dBackwardWeight(ConvParams p, Shape ws) : p_(p), ws_(std::move(ws)) {}
   const char* name() const override { return "conv2d_backward_weight"; }
+  TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    // dw = W(g, x): <c, W(g, x)> = <conv(x, c), g> = <x, I(g, c)>
+    TensorList r;
+    for (int i : argnums)
+      r.push_back(i == 0 ? conv_of(in[1], ct[0], p_)
+                         : apply1(std::make_shared<Conv2dBackwardInput>(p_, in[1].shape()), {in[0], ct[0]}));
+    return r;
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor g = contiguous(in[0]), x = contiguous(in[1]);
     Tensor dw = empty(ws_, g.dtype());
@@ -189,6 +205,16 @@ class Conv2dBackwardWeight : public Primitive {
   ConvParams p_;
   Shape ws_;
 };
+
+// dx = I(g, w): <c, I(g, w)> = <conv(c, w), g> = <w, W(g, c)>
+TensorList Conv2dBackwardInput::vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums,
+                                    const TensorList&) {
+  TensorList r;
+  for (int i : argnums)
+    r.push_back(i == 0 ? conv_of(ct[0], in[1], p_)
+                       : apply1(std::make_shared<Conv2dBackwardWeight>(p_, in[1].shape()), {in[0], ct[0]}));
+  return r;
+}
 
 class Conv2d : public Primitive {
  public:
@@ -248,6 +274,35 @@ class AvgPoolBackward : public Primitive {
   Shape xs_;
 };
 
+// max_pool2d's VJP: each output's gradient added at its argmax; linear in g, so its VJP is a gather.
+class MaxPoolBackward : public Primitive {
+ public:
+  explicit MaxPoolBackward(Shape xs) : xs_(std::move(xs)) {}
+  const char* name() const override { return "max_pool2d_backward"; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor g = contiguous(in[0]), idx = contiguous(in[1]);
+    Tensor dx = empty(xs_, g.dtype());
+    if (dx.numel() > 0) cpu::max_pool2d_backward(dx, g, idx);
+    return {dx};
+  }
+  TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    TensorList r;
+    for (int i : argnums) {
+      if (i != 0) {
+        r.emplace_back();
+        continue;
+      }
+      const Shape& gs = in[0].shape();
+      Tensor c = reshape(ct[0], Shape{xs_[0], xs_[1], -1}), idx = reshape(in[1], Shape{gs[0], gs[1], -1});
+      r.push_back(reshape(gather(c, 2, idx), gs));
+    }
+    return r;
+  }
+
+ private:
+  Shape xs_;
+};
+
 class Pool2d : public Primitive {
  public:
   enum Kind { Max, Avg, AdaptiveAvg };
@@ -259,11 +314,7 @@ class Pool2d : public Primitive {
       return {apply1(std::make_shared<AvgPoolBackward>(kind_ == AdaptiveAvg, kh_, kw_, sh_, sw_, ph_, pw_, cip_, div_, xs),
                      {ct[0]})};
     if (!ct[0].defined()) return {Tensor()};
-    // scatter-add each output's gradient to the input position its index names (within its plane)
-    int64_t n = xs[0], c = xs[1];
-    Tensor g = reshape(ct[0], Shape{n, c, -1}), idx = reshape(out[1], Shape{n, c, -1});
-    Tensor dx = scatter(zeros(Shape{n, c, xs[2] * xs[3]}, g.dtype()), 2, idx, g, "add");
-    return {reshape(dx, xs)};
+    return {apply1(std::make_shared<MaxPoolBackward>(xs), {ct[0], out[1]})};
   }
   Pool2d(Kind k, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw,
          int64_t oh, int64_t ow, bool cip, int64_t div)

@@ -185,7 +185,10 @@ void run_unary(const Tensor& out, const Tensor& a, F f) {
 
 template <class T>
 T gelu_erf(T x) {
-  return T(0.5) * x * (T(1) + verf(x * T(0.70710678118654752440)));
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+    return T(0.5) * x * (T(1) + verf(x * T(0.70710678118654752440)));
+  else
+    return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
 }
 template <class T>
 T gelu_tanh(T x) {
@@ -227,7 +230,7 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a) {
       case UnaryOp::Gelu: return run_unary<T, T>(out, a, [](T x) { return gelu_erf(x); });
       case UnaryOp::GeluTanh: return run_unary<T, T>(out, a, [](T x) { return gelu_tanh(x); });
       case UnaryOp::Silu: return run_unary<T, T>(out, a, [](T x) { return x * vsigmoid(x); });
-      case UnaryOp::Erf: return run_unary<T, T>(out, a, [](T x) { return verf(x); });
+      case UnaryOp::Erf: return run_unary<T, T>(out, a, [](T x) { return std::erf(x); });
       case UnaryOp::Erfc: return run_unary<T, T>(out, a, [](T x) { return std::erfc(x); });
       case UnaryOp::Floor: return run_unary<T, T>(out, a, [](T x) { return std::floor(x); });
       case UnaryOp::Ceil: return run_unary<T, T>(out, a, [](T x) { return std::ceil(x); });
