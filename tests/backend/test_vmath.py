@@ -1,5 +1,5 @@
-"""The float32 erf kernel (``verf`` in backend/src/cpu/vmath.h, also behind exact GELU) against
-the exact function: a few ulp, erf(0) = 0 with slope 2/sqrt(pi), saturation, NaN and infinities."""
+"""erf and exact GELU in float32 against the exact functions: a few ulp, erf(0) = 0 with slope
+2/sqrt(pi), saturation, NaN and infinities (GELU runs on ``verf`` in backend/src/cpu/vmath.h)."""
 
 from __future__ import annotations
 
