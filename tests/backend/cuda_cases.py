@@ -267,6 +267,19 @@ def _inplace(mk: Mk) -> Any:
 
 CASES["inplace"] = lambda mk, dev: _inplace(mk)
 
+# composites of typedtensor/_runtime/composite.py
+CASES.update({
+    "addcmul": lambda mk, dev: tt.addcmul(mk(data(3, 4)), mk(data(4)), mk(data(3, 1)), value=0.5),
+    "logit": lambda mk, dev: tt.logit(mk(data(3, 4, lo=0.05, hi=0.95))),
+    "xlogy": lambda mk, dev: tt.xlogy(mk(data(3, 4)), mk(data(3, 4, lo=0.1, hi=2.0))),
+    "mv": lambda mk, dev: tt.mv(mk(data(3, 4)), mk(data(4))),
+    "positive": lambda mk, dev: tt.positive(mk(data(3, 4))),
+    "nanmean": lambda mk, dev: tt.nanmean(mk(np.array([[1.0, np.nan, 3.0], [np.nan, 2.0, 4.0]], np.float32)), 1),
+    "logcumsumexp": lambda mk, dev: tt.logcumsumexp(mk(data(3, 5)), 1),
+    "median": lambda mk, dev: (tt.median(mk(data(4, 5))), *tt.median(mk(data(4, 5)), 1)),
+    "mode": lambda mk, dev: tuple(tt.mode(mk(data(4, 6, kind="i")), 1)),
+})
+
 # Host-only by nature (they build CPU tensors from host objects): checked separately.
 HOST_CREATION = frozenset({"from_numpy", "from_dlpack"})
 

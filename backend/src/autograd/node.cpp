@@ -2,6 +2,7 @@
 #include <cctype>
 
 #include "typedtensor/autograd.h"
+#include "typedtensor/device.h"
 #include "typedtensor/ops.h"
 #include "../cpu/kernels.h"
 
@@ -163,6 +164,13 @@ class PrimNode : public Node {
     std::vector<int> argnums;
     for (size_t i = 0; i < n_in; ++i)
       if (next[i].fn) argnums.push_back(static_cast<int>(i));
+    // VJPs allocate (zeros, full, ...) on the device of the values they differentiate
+    // (NOTE [ Device dispatch ] in typedtensor/device.h)
+    Device dev{};
+    for (const TensorList* l : {&primals, &grads, &outputs})
+      for (const auto& t : *l)
+        if (t.defined() && t.device().type == DeviceType::CUDA) dev = t.device();
+    DeviceScope on(dev);
     TensorList res = prim_->vjp(primals, grads, argnums, outputs);
     if (res.size() != argnums.size())
       throw std::logic_error(std::string("[") + prim_->name() + "] VJP returned " + std::to_string(res.size()) +
