@@ -280,6 +280,21 @@ CASES.update({
     "mode": lambda mk, dev: tuple(tt.mode(mk(data(4, 6, kind="i")), 1)),
 })
 
+# functional ops of the nn branch
+CASES.update({
+    "group_norm": lambda mk, dev: F.group_norm(mk(data(2, 6, 5)), 3, mk(data(6)), mk(data(6))),
+    "hardtanh": lambda mk, dev: F.hardtanh(mk(data(3, 4)), -0.5, 0.5),
+    "huber_loss": lambda mk, dev: F.huber_loss(mk(data(3, 4)), mk(data(3, 4)) * 0.5, delta=0.7),
+    "smooth_l1_loss": lambda mk, dev: F.smooth_l1_loss(mk(data(3, 4)), mk(data(3, 4)) * 0.5, beta=0.5),
+    "scaled_dot_product_attention": lambda mk, dev: (
+        F.scaled_dot_product_attention(mk(data(2, 3, 5, 4)), mk(data(2, 3, 6, 4)), mk(data(2, 3, 6, 4))),
+        F.scaled_dot_product_attention(mk(data(2, 5, 4)), mk(data(2, 5, 4)), mk(data(2, 5, 4)), is_causal=True),
+        F.scaled_dot_product_attention(mk(data(2, 5, 4)), mk(data(2, 6, 4)), mk(data(2, 6, 4)),
+                                       attn_mask=mk(data(5, 6, kind="b")) | mk(np.eye(5, 6, dtype=bool)))),
+})
+RANDOM["alpha_dropout"] = lambda mk, dev: F.alpha_dropout(mk(np.ones((10, 100), np.float32)), 0.5, True)
+CASES["alpha_dropout"] = RANDOM["alpha_dropout"]
+
 # Host-only by nature (they build CPU tensors from host objects): checked separately.
 HOST_CREATION = frozenset({"from_numpy", "from_dlpack"})
 

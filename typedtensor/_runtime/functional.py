@@ -113,7 +113,7 @@ def alpha_dropout(input: Any, p: float = 0.5, training: bool = False, inplace: b
         return input
     if p == 1.0:
         return _inplace(input, input * 0.0, inplace)
-    keep = (_C.rand(*input.shape) >= p).to(input.dtype)
+    keep = (_C.rand(*input.shape, device=input.device) >= p).to(input.dtype)
     a = 1.0 / ((_SELU_ALPHA_SCALE**2 * p + 1) * (1 - p)) ** 0.5
     b = (keep - 1) * (_SELU_ALPHA_SCALE * a) + _SELU_ALPHA_SCALE * a * p
     return _inplace(input, input * (keep * a) + b, inplace)
@@ -160,7 +160,7 @@ def scaled_dot_product_attention(
     scores = scores * s
     if is_causal:
         lq, lk = query.shape[-2], key.shape[-2]
-        allowed = _C.ones(lq, lk, dtype=_C.bool).tril()
+        allowed = _C.ones(lq, lk, dtype=_C.bool, device=query.device).tril()
         scores = scores.masked_fill(allowed.logical_not(), float("-inf"))
     elif attn_mask is not None:
         if attn_mask.dtype == _C.bool:
