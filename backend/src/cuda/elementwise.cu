@@ -216,8 +216,12 @@ struct UnaryF {
           if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, uint8_t>) return x;
           else return x < T(0) ? T(-x) : x;
         case UnaryOp::Relu: return x > T(0) ? x : T(0);
-        case UnaryOp::Relu6: return x < T(0) ? T(0) : (x > T(6) ? T(6) : x);
-        case UnaryOp::Sign: return T((T(0) < x) - (x < T(0)));
+        case UnaryOp::Relu6:
+          if constexpr (std::is_unsigned_v<T>) return x > T(6) ? T(6) : x;
+          else return x < T(0) ? T(0) : (x > T(6) ? T(6) : x);
+        case UnaryOp::Sign:
+          if constexpr (std::is_unsigned_v<T>) return T(x != T(0));
+          else return T((T(0) < x) - (x < T(0)));
         case UnaryOp::Square:
           if constexpr (std::is_same_v<T, bool>) return x;
           else return T(x * x);
