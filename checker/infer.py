@@ -89,6 +89,8 @@ MAX_LOOP_NESTING: Final = 3  # deeper loops widen every name they assign, in one
 MAX_CALL_DEPTH: Final = 6  # nested constructions (``__init__`` re-runs)
 MAX_INIT_RUNS: Final = 500  # ``__init__`` re-runs per checked module (a budget against fan-out)
 MAX_EXPR_DEPTH: Final = 300
+MAX_INLINE_DEPTH: Final = 3  # nested inlined calls of unannotated functions
+MAX_INLINE_STATEMENTS: Final = 40  # a larger unannotated function is not inlined
 
 _BUILTIN_NAMES: Final = frozenset({
     "int", "float", "bool", "str", "bytes", "tuple", "list", "dict", "set", "frozenset", "type",
@@ -160,6 +162,7 @@ class Scope:
     dead: bool = False
     self_name: str | None = None
     in_init: bool = False
+    returns: list[Value] | None = None  # an inlined call's body collects its return values here
 
 
 def join(a: Value, b: Value) -> Value:
@@ -386,6 +389,8 @@ class Inferrer:
 
     def s_return(self, s: cst.Return, scope: Scope) -> None:
         value = self.eval(s.value, scope) if s.value is not None else ConstV(None)
+        if scope.returns is not None:
+            scope.returns.append(value)
         func = scope.func
         if func is not None and s.value is not None:
             sig = self.signature_of(func)
@@ -925,7 +930,6 @@ class Inferrer:
         params = sig.params[1:] if sig.params and sig.params[0].kind in ("positional", "normal") else []
         values = self._bind_args(params, args, kwargs)
         closure = func.closure if isinstance(func.closure, Scope) else self.module_scope
-        ctx_inferrer = self if func.ctx is self.ctx else self.ctx.project.inferrer_for(func.ctx)
         scope = Scope({}, parent=closure, func=func, self_name=sig.params[0].name if sig.params else None, in_init=True)
         if scope.self_name is not None:
             scope.vars[scope.self_name] = inst
@@ -938,6 +942,12 @@ class Inferrer:
                 scope.vars[p.name] = SeqV(UNKNOWN)
             else:
                 scope.vars[p.name] = declared
+        self._run_quietly(func, scope)
+
+    def _run_quietly(self, func: FuncInfo, scope: Scope) -> None:
+        """Run ``func``'s body in ``scope`` one call deeper, reporting nothing (an ``__init__`` run
+        to learn attributes, an inlined call), by the inferrer of the module that defines it."""
+        ctx_inferrer = self if func.ctx is self.ctx else self.ctx.project.inferrer_for(func.ctx)
         ctx_inferrer.call_depth = max(ctx_inferrer.call_depth, self.call_depth) + 1
         ctx_inferrer.quiet += 1
         try:
@@ -983,7 +993,47 @@ class Inferrer:
         failed = self.check_args(func.qualname, params, args, kwargs, bindings)
         if failed or func.node.asynchronous is not None:  # a coroutine is not its result
             return UNKNOWN
+        if isinstance(sig.returns, AnyAnn) and bound is None and func.kind in ("function", "staticmethod"):
+            inlined = self.inline(func, params, args, kwargs)
+            if inlined is not None:
+                return inlined
         return self.result_of(sig, bindings)
+
+    def inline(self, func: FuncInfo, params: list[Param], args: list[tuple[Value, cst.CSTNode | None]],
+               kwargs: dict[str, tuple[Value, cst.CSTNode | None]]) -> Value | None:
+        """NOTE [ Inlining unannotated functions ]
+        A function without a return annotation says nothing about its result, but called with
+        known shapes its body can be run on them: ``def project(a, b): return a @ b`` called with
+        ``[Batch, In]`` and ``[In, Out]`` gives ``[Batch, Out]``. The body runs quietly (its own
+        errors are reported where it is checked on its own, not once per call), on the argument
+        values, and its result is the join of what its ``return`` statements give. Bounded: only
+        when an argument has a known shape, only small bodies without ``yield``, at most
+        ``MAX_INLINE_DEPTH`` inlined calls deep (recursion stops there)."""
+        if self.call_depth >= MAX_INLINE_DEPTH or not _inlinable(func):
+            return None
+        values = self._bind_args(params, args, kwargs)
+        if not any(isinstance(v, TensorV) and not isinstance(v.shape, Unknown) for v, _ in values.values()):
+            return None
+        ctx_inferrer = self if func.ctx is self.ctx else self.ctx.project.inferrer_for(func.ctx)
+        closure = func.closure if isinstance(func.closure, Scope) else ctx_inferrer.module_scope
+        scope = Scope({}, parent=closure, func=func, returns=[])
+        for p in params:
+            given = values.get(p.name)
+            if given is not None:
+                scope.vars[p.name] = given[0]
+            elif p.kind == "vararg":
+                scope.vars[p.name] = SeqV(UNKNOWN)
+            elif p.kind == "kwargs":
+                scope.vars[p.name] = UNKNOWN
+            elif p.default is not None:
+                scope.vars[p.name] = ctx_inferrer.eval(p.default, closure)
+            else:
+                scope.vars[p.name] = value_of(p.ann)
+        self._run_quietly(func, scope)
+        results = scope.returns or []
+        if not scope.dead:
+            results = [*results, ConstV(None)]  # the body can end without a return
+        return _join_all(results) if results else UNKNOWN
 
     def check_args(self, callee: str, params: list[Param], args: list[tuple[Value, cst.CSTNode | None]],
                    kwargs: dict[str, tuple[Value, cst.CSTNode | None]], bindings: Bindings) -> bool:
@@ -1755,6 +1805,34 @@ def _as_dim(v: Value) -> DimExpr | None:
     return None
 
 
+def _inlinable(func: FuncInfo) -> bool:
+    """Small, and neither a generator nor a coroutine (NOTE [ Inlining unannotated functions ])."""
+    if func.inlinable is None:
+        func.inlinable = func.node.asynchronous is None and _small_without_yield(func.node.body)
+    return func.inlinable
+
+
+def _small_without_yield(body: cst.CSTNode) -> bool:
+    """At most ``MAX_INLINE_STATEMENTS`` statements and no ``yield`` (nested functions, classes
+    and lambdas count as one statement and are not looked into)."""
+    count = 0
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Yield):
+            return False
+        if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            count += 1
+            if count > MAX_INLINE_STATEMENTS:
+                return False
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                continue
+        if isinstance(node, cst.Lambda):
+            continue
+        stack.extend(node.children)
+    return True
+
+
 def _join_all(values: Sequence[Value]) -> Value:
     if not values:
         return UNKNOWN
@@ -1779,24 +1857,30 @@ def _copy_bindings(b: Bindings) -> Bindings:
     return Bindings(dict(b.dims), dict(b.stars), dict(b.origin))
 
 
+def _is_number(v: Value) -> bool:
+    return isinstance(v, (ScalarV, SizeV)) or (isinstance(v, ConstV) and isinstance(v.value, (int, float, complex)))
+
+
 def _literal_shape(v: Value) -> Any:
-    """The nested-list structure of a literal (``[[1, 2], [3, 4]]`` is ``[2, 2]``)."""
+    """The nested-list structure of a literal (``[[1, 2], [3, 4]]`` is ``[2, 2]``). Its innermost
+    items must all be numbers: anything else (``[xs[-8:]]`` with ``xs: list[int]``, whose length
+    is not known) makes the whole shape unknown, as a program that builds a ``[Batch, Seq]``
+    tensor from one row means its ``1`` to be ``Batch`` (checker-fp: no false positive)."""
     dims: list[int] = []
     cur: Value = v
     while isinstance(cur, TupleV):
         dims.append(len(cur.items))
-        if not cur.items:
+        items = cur.items
+        if not items:
             break
-        firsts = [i for i in cur.items]
-        if any(not isinstance(i, TupleV) for i in firsts):
-            if any(isinstance(i, TupleV) for i in firsts):
+        if all(isinstance(i, TupleV) for i in items):
+            lens = {len(i.items) for i in items if isinstance(i, TupleV)}
+            if len(lens) != 1:
                 return UNKNOWN
+            cur = items[0]
+            continue
+        if all(_is_number(i) for i in items):
             break
-        lens = {len(i.items) for i in firsts if isinstance(i, TupleV)}
-        if len(lens) != 1:
-            return UNKNOWN
-        cur = firsts[0]
-    if isinstance(cur, TupleV) and cur.items and any(isinstance(i, TensorV) for i in cur.items):
         return UNKNOWN
     return Shape(tuple(dims))
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Final
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from .parse import parse_module
 from .report import INTERNAL, SYNTAX, Report
 
 if TYPE_CHECKING:
@@ -154,7 +155,7 @@ class Project:
 
     def parse(self, path: str) -> cst.Module | None:
         try:
-            return cst.parse_module(self.source(path))
+            return parse_module(self.source(path))
         except Exception as exc:  # ParserSyntaxError, or a libcst limitation
             self.failed[path] = exc
             return None

@@ -116,6 +116,7 @@ class FuncInfo:
     signature: Any = None  # filled lazily by infer.signature_of
     checked: bool = False
     top: int = -1  # index of the module-level statement that defines it
+    inlinable: bool | None = None  # small enough to inline a call (infer.inline); None: not yet known
 
 
 @dataclass(frozen=True)

@@ -93,8 +93,24 @@ def loosen(t: Type, make: MakeInstance) -> Type:
     return t
 
 
+_LOOSENED: dict[tuple[Type, ...], tuple[list[Type], Type]] = {}
+
+
 def loosen_signature(sig: CallableType, make: MakeInstance) -> CallableType:
-    return sig.copy_modified(arg_types=[loosen(t, make) for t in sig.arg_types], ret_type=loosen(sig.ret_type, make))
+    """`sig` with every tensor's shape unknown. The loosened types are remembered per signature
+    (the same stub signatures recur at every call site; equal types loosen alike)."""
+    try:
+        key = (*sig.arg_types, sig.ret_type)
+        known = _LOOSENED.get(key)
+    except TypeError:  # a type mypy does not hash
+        key, known = (), None
+    if known is None:
+        known = ([loosen(t, make) for t in sig.arg_types], loosen(sig.ret_type, make))
+        if key:
+            if len(_LOOSENED) >= 4096:
+                _LOOSENED.clear()
+            _LOOSENED[key] = known
+    return sig.copy_modified(arg_types=list(known[0]), ret_type=known[1])
 
 
 def _declared_callable(node: object) -> CallableType | None:
@@ -138,9 +154,12 @@ class CallChecker:
                     return None
                 from typedtensor.shapes import api
 
-                if defining.fullname in api.MODULES:
-                    return ("module", api.MODULES[defining.fullname])
                 if defining.fullname.startswith(PACKAGE + "."):
+                    # a library module: the first registry module up the MRO (a loss module's
+                    # `forward` is defined once on the stubs' shared `_Loss` base)
+                    for base in info.mro:
+                        if base.fullname in api.MODULES:
+                            return ("module", api.MODULES[base.fullname])
                     return None
                 sig = _declared_callable(defining.names["forward"].node)
                 return ("forward", None) if sig is not None and has_shaped_params(sig) else None

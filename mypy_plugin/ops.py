@@ -5,11 +5,25 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mypy.nodes import ARG_POS, CallExpr, Context, Expression
+from mypy.nodes import (
+    ARG_POS,
+    CallExpr,
+    ComplexExpr,
+    Context,
+    Expression,
+    FloatExpr,
+    IntExpr,
+    ListExpr,
+    SliceExpr,
+    StrExpr,
+    TupleExpr,
+)
 from mypy.plugin import (
     AttributeContext,
     CheckerPluginInterface,
+    FunctionContext,
     FunctionSigContext,
+    MethodContext,
     MethodSigContext,
 )
 from mypy.types import (
@@ -29,7 +43,7 @@ from typedtensor.shapes.shape import Shape, ShapeLike
 from .errors import report
 from .names import MAXMIN, TUPLE
 from .translate import MakeInstance, Translator, tensor_instance
-from .values import Actual, Converter, GiveUp, bind_values, expr_type
+from .values import Actual, Converter, GiveUp, actuals_of, bind_values, expr_type
 
 
 def _returns_tensors(t: Type) -> bool:
@@ -81,6 +95,68 @@ def after_issue(tr: Translator, default: Type) -> Type:
     return default
 
 
+class _Memo:
+    """NOTE [ One computation per call site ]
+    mypy infers a call's arguments more than once (an argument of an overloaded or generic callee
+    is inferred with and without context; the signature hook runs once per overload item), and
+    each time the op's hook converts its actuals and applies the rule again; and a program applies
+    the same op to the same shapes in many places. The result is a pure function of the op, the
+    bound leading shapes and the actuals (kind, keyword, mypy type, the kind of expression and a
+    literal's value, which a float's type does not hold), so it is kept here, keyed by them: a
+    repeat re-uses the rule's result and the symbols it mentions (NOTE [ Symbols keep their mypy
+    types ]) and re-reports an Issue at its own context. A call whose meaning depends on the
+    written structure of an argument (a list, tuple or slice, whose items have their own types) is
+    not memoised. An entry also keeps the mypy type made for each declared result type."""
+
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[Any, ...], _Entry] = {}
+
+    @staticmethod
+    def key(op_name: str, skip: int, leading: Sequence[Any], actuals: Sequence[Actual]) -> tuple[Any, ...] | None:
+        if any(isinstance(a.expr, (ListExpr, TupleExpr, SliceExpr)) for a in actuals):
+            return None
+        try:
+            return (op_name, skip, tuple(leading), tuple(
+                (a.kind, a.name, a.type, type(a.expr), a.expr.value if isinstance(a.expr, _LITERALS) else None)
+                for a in actuals
+            ))
+        except TypeError:  # an unhashable value: compute every time
+            return None
+
+    def get(self, key: tuple[Any, ...], tr: Translator) -> _Entry | None:
+        entry = self.entries.get(key)
+        if entry is None:
+            return None
+        tr.syms.update(entry.syms)
+        tr.stars.update(entry.stars)
+        return entry
+
+    def put(self, key: tuple[Any, ...], result: Any, tr: Translator) -> _Entry:
+        if len(self.entries) >= self.LIMIT:
+            self.entries.clear()
+        entry = self.entries[key] = _Entry(result, dict(tr.syms), dict(tr.stars))
+        return entry
+
+
+_LITERALS = (IntExpr, FloatExpr, StrExpr, ComplexExpr)
+
+
+class _Entry:
+    __slots__ = ("result", "stars", "syms", "types")
+
+    def __init__(self, result: Any, syms: dict[Any, Type], stars: dict[str, Type]) -> None:
+        self.result = result
+        self.syms = syms
+        self.stars = stars
+        self.types: dict[Type, Type] = {}
+
+
+_MEMO = _Memo()
+_GAVE_UP: Any = object()
+
+
 def run_op(
     api: CheckerPluginInterface,
     op_name: str,
@@ -91,29 +167,57 @@ def run_op(
     tr: Translator,
     skip: int = 0,
 ) -> Type:
-    """Convert the actuals by the op's parameters (after `skip` bound ones), apply, report."""
-    op = get_op(op_name)
-    params: list[Param] = list(op.params[skip:])
-    try:
-        positional, keywords = bind_values(Converter(tr, api), params, actuals)
-    except GiveUp:
-        return result_type(tr, UNKNOWN, default)
-    result = apply(op_name, [*leading, *positional], keywords)
+    """Convert the actuals by the op's parameters (after `skip` bound ones), apply, report
+    (NOTE [ One computation per call site ])."""
+    key = _MEMO.key(op_name, skip, leading, actuals)
+    entry = _MEMO.get(key, tr) if key is not None else None
+    if entry is None:
+        params: list[Param] = list(get_op(op_name).params[skip:])
+        try:
+            positional, keywords = bind_values(Converter(tr, api), params, actuals)
+        except GiveUp:
+            result: Any = _GAVE_UP
+        else:
+            result = apply(op_name, [*leading, *positional], keywords)
+        if key is not None:
+            entry = _MEMO.put(key, result, tr)
+    else:
+        result = entry.result
     if isinstance(result, Issue):
         report(api, result, context)
-        return after_issue(tr, default)
-    return result_type(tr, result, default)
+    made: Type | None = None
+    if entry is not None:
+        try:
+            made = entry.types.get(default)
+        except TypeError:  # a declared result type mypy does not hash
+            entry = None
+    if made is None:
+        if result is _GAVE_UP:
+            made = result_type(tr, UNKNOWN, default)
+        elif isinstance(result, Issue):
+            made = after_issue(tr, default)
+        else:
+            made = result_type(tr, result, default)
+        if entry is not None:
+            entry.types[default] = made
+    return made
 
 
 def call_actuals(api: CheckerPluginInterface, context: Context, args: list[list[Expression]]) -> list[Actual]:
     """The written arguments with their types: from the call expression when there is one, else
-    (operators, indexing) the operand mypy passes."""
+    (operators, indexing) the operand mypy passes.
+
+    (Sharing the actuals between the overload items of one call, to save asking mypy again, is
+    wrong: mypy does not always apply the hook to every item in a row, and for `a @ b` the
+    reflected `b.__rmatmul__(a)` has the same context but another operand.)"""
     if isinstance(context, CallExpr):
-        return [
+        actuals = [
             Actual(kind, name, expr, expr_type(api, expr))
             for expr, kind, name in zip(context.args, context.arg_kinds, context.arg_names, strict=False)
         ]
-    return [Actual(ARG_POS, None, e, expr_type(api, e)) for group in args for e in group]
+    else:
+        actuals = [Actual(ARG_POS, None, e, expr_type(api, e)) for group in args for e in group]
+    return actuals
 
 
 def _with_result(sig: CallableType, result: Type, make: MakeInstance) -> CallableType:
@@ -179,6 +283,46 @@ def method_op_hook(
     return hook
 
 
+def loosen_hook(ctx: FunctionSigContext | MethodSigContext) -> FunctionLike:
+    """NOTE [ Plain stubs compute in the call hook ]
+    A signature hook sees its arguments' expressions but not their types: asking mypy for them
+    (`get_expression_type`) infers each argument once more before mypy infers it for the call,
+    and for nested calls that doubling compounds. An op whose stub is not overloaded therefore
+    only loosens its signature here and computes in the call hook, which gets the argument types
+    mypy has just inferred. Overloaded stubs (and operators) keep computing in the signature hook
+    (NOTE [ Ops compute in the signature hook ])."""
+    from .calls import loosen_signature
+
+    return loosen_signature(ctx.default_signature, ctx.api.named_generic_type)
+
+
+def function_call_hook(op_name: str) -> Callable[[FunctionContext], Type]:
+    """`tt.relu(x)` with a plain stub: see NOTE [ Plain stubs compute in the call hook ]."""
+
+    def hook(ctx: FunctionContext) -> Type:
+        tr = Translator(ctx.api.named_generic_type)
+        actuals = actuals_of(ctx.context, ctx.args, ctx.arg_types, ctx.arg_kinds, ctx.arg_names)
+        return run_op(ctx.api, op_name, (), actuals, ctx.context, ctx.default_return_type, tr)
+
+    return hook
+
+
+def method_call_hook(op_name: str, binds_self: bool = True) -> Callable[[MethodContext], Type]:
+    """`x.sum(dim=1)` with a plain stub: see NOTE [ Plain stubs compute in the call hook ]."""
+
+    def hook(ctx: MethodContext) -> Type:
+        tr = Translator(ctx.api.named_generic_type)
+        self_shape: ShapeLike | None = tr.shape(ctx.type)
+        if self_shape is None:
+            return ctx.default_return_type
+        actuals = actuals_of(ctx.context, ctx.args, ctx.arg_types, ctx.arg_kinds, ctx.arg_names)
+        if not binds_self:
+            return run_op(ctx.api, op_name, (), actuals, ctx.context, ctx.default_return_type, tr)
+        return run_op(ctx.api, op_name, (self_shape,), actuals, ctx.context, ctx.default_return_type, tr, skip=1)
+
+    return hook
+
+
 def property_op_hook(op_name: str) -> Callable[[AttributeContext], Type]:
     """`x.T`, `x.mT`."""
 
@@ -198,4 +342,7 @@ def property_op_hook(op_name: str) -> Callable[[AttributeContext], Type]:
     return hook
 
 
-__all__ = ["function_op_hook", "method_op_hook", "property_op_hook", "run_op"]
+__all__ = [
+    "function_call_hook", "function_op_hook", "loosen_hook", "method_call_hook", "method_op_hook",
+    "property_op_hook", "run_op",
+]

@@ -6,9 +6,9 @@ import hashlib
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from mypy.nodes import TypeInfo
+from mypy.nodes import OverloadedFuncDef, TypeInfo
 from mypy.plugin import (
     AnalyzeTypeContext,
     AttributeContext,
@@ -28,19 +28,29 @@ from . import calls
 from .arith import arith_type_hook, size_operator_hook
 from .errors import CODE_BY_NAME
 from .names import ARITH_TYPES, DIM, INT, MODULE, PACKAGE, SIZE_OPERATORS, TENSOR
-from .ops import function_op_hook, method_op_hook, property_op_hook
+from .ops import (
+    function_call_hook,
+    function_op_hook,
+    loosen_hook,
+    method_call_hook,
+    method_op_hook,
+    property_op_hook,
+)
+
+_H = TypeVar("_H")
 
 # Prefixes whose calls are never typedtensor ops or user functions with tensor parameters.
 _SKIP_PREFIXES = ("builtins.", "typing.", "typing_extensions.", "collections.", "abc.", "numpy.")
 
 
 def digest_of(roots: list[Path]) -> str:
-    """A hash of every `.py` file under `roots` (names and contents)."""
+    """A hash of every `.py` file under `roots`: its name, size and modification time (a stat,
+    not a read: mypy pays for this on every run, and an edit changes the time)."""
     digest = hashlib.sha256()
     for root in roots:
         for path in sorted(root.rglob("*.py")):
-            digest.update(path.relative_to(root).as_posix().encode())
-            digest.update(path.read_bytes())
+            st = path.stat()
+            digest.update(f"{path.relative_to(root).as_posix()}:{st.st_size}:{st.st_mtime_ns};".encode())
     return digest.hexdigest()
 
 
@@ -58,6 +68,12 @@ class TypedTensorPlugin(Plugin):
     def __init__(self, options: Any) -> None:
         super().__init__(options)
         self.calls = calls.CallChecker(self)
+        self._overload_cache: dict[str, bool] = {}
+        self._daemon = bool(getattr(options, "fine_grained_incremental", False))
+        self._fn_sig_hooks: dict[str, Callable[[FunctionSigContext], FunctionLike] | None] = {}
+        self._fn_call_hooks: dict[str, Callable[[FunctionContext], Type] | None] = {}
+        self._sig_hooks: dict[str, Callable[[MethodSigContext], FunctionLike] | None] = {}
+        self._call_hooks: dict[str, Callable[[MethodContext], Type] | None] = {}
 
     # ---- cache -----------------------------------------------------------------------------
     def report_config_data(self, ctx: ReportConfigContext) -> Any:
@@ -73,38 +89,88 @@ class TypedTensorPlugin(Plugin):
     def get_function_signature_hook(self, fullname: str) -> Callable[[FunctionSigContext], FunctionLike] | None:
         if fullname.startswith(_SKIP_PREFIXES):
             return None
-        op = api.FUNCTIONS.get(fullname)
-        if op is not None:
-            return function_op_hook(op)
-        return self.calls.function_signature_hook(fullname)
+        return self._own(self._fn_sig_hooks, fullname, self._function_signature_hook)
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
         if fullname.startswith(_SKIP_PREFIXES):
             return None
+        return self._own(self._fn_call_hooks, fullname, self._function_hook)
+
+    def _function_signature_hook(self, fullname: str) -> Callable[[FunctionSigContext], FunctionLike] | None:
+        op = api.FUNCTIONS.get(fullname)
+        if op is not None:
+            return function_op_hook(op) if self._overloaded(fullname) else loosen_hook
+        return self.calls.function_signature_hook(fullname)
+
+    def _function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
         if fullname in api.FUNCTIONS:
-            return None
+            return None if self._overloaded(fullname) else function_call_hook(api.FUNCTIONS[fullname])
         if fullname in api.MODULES:
             return calls.module_constructor_hook(api.MODULES[fullname])
         return self.calls.function_hook(fullname)
 
     # ---- methods ---------------------------------------------------------------------------------
     def get_method_signature_hook(self, fullname: str) -> Callable[[MethodSigContext], FunctionLike] | None:
+        return self._own(self._sig_hooks, fullname, self._method_signature_hook)
+
+    def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
+        return self._own(self._call_hooks, fullname, self._method_hook)
+
+    def _own(self, table: dict[str, _H], fullname: str, choose: Callable[[str], _H]) -> _H:
+        """mypy asks for a callable's hooks at every call site. The answer is chosen once per name
+        and run: the stubs (`Tensor`, `nn.Linear`...) never change, and within one mypy run neither
+        do the user's classes and functions. Under the daemon, whose plugin outlives edits, a user
+        name is asked about every time."""
+        if self._daemon and not fullname.startswith(PACKAGE + "."):
+            return choose(fullname)
+        if fullname not in table:
+            table[fullname] = choose(fullname)
+        return table[fullname]
+
+    def _method_signature_hook(self, fullname: str) -> Callable[[MethodSigContext], FunctionLike] | None:
         cls, _, method = fullname.rpartition(".")
         if cls == INT or cls.startswith(_SKIP_PREFIXES):
             return None
         if cls == TENSOR or ((method in api.METHODS or method in api.OPERATORS) and self._is_tensor_class(cls)):
+            if self._computes_in_call_hook(fullname):
+                return loosen_hook
             return self._tensor_method_hook(method)
         return self.calls.method_signature_hook(fullname)
 
-    def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
+    def _method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
         cls, _, method = fullname.rpartition(".")
         if method in SIZE_OPERATORS and (cls in (INT, DIM) or self._is_size_class(cls)):
             return size_operator_hook(method)
-        if cls.startswith(_SKIP_PREFIXES) or cls == TENSOR:
+        if cls.startswith(_SKIP_PREFIXES):
             return None
-        if (method in api.METHODS or method in api.OPERATORS) and self._is_tensor_class(cls):
+        if cls == TENSOR or ((method in api.METHODS or method in api.OPERATORS) and self._is_tensor_class(cls)):
+            if self._computes_in_call_hook(fullname):
+                return method_call_hook(api.METHODS[method], binds_self=method not in api.METHODS_WITHOUT_SELF)
             return None
         return self.calls.method_hook(fullname)
+
+    def _computes_in_call_hook(self, fullname: str) -> bool:
+        """A plain (not overloaded) tensor method, not an operator: NOTE [ Plain stubs compute in
+        the call hook ]."""
+        method = fullname.rpartition(".")[2]
+        return method in api.METHODS and method not in api.OPERATORS and not self._overloaded(fullname)
+
+    def _overloaded(self, fullname: str) -> bool:
+        """Whether the stub `fullname` names is overloaded (asked once per name: mypy asks for a
+        hook at every call site)."""
+        known = self._overload_cache.get(fullname)
+        if known is None:
+            known = self._overload_cache[fullname] = self._lookup_overloaded(fullname)
+        return known
+
+    def _lookup_overloaded(self, fullname: str) -> bool:
+        cls, _, name = fullname.rpartition(".")
+        info = self.lookup_class(cls)
+        if info is not None:
+            node = info.get(name)
+        else:
+            node = self.lookup_fully_qualified(fullname)
+        return node is not None and isinstance(node.node, OverloadedFuncDef)
 
     def _tensor_method_hook(self, method: str) -> Callable[[MethodSigContext], FunctionLike] | None:
         if method in api.OPERATORS:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from mypy.maptype import map_instance_to_supertype
+from mypy.nodes import TypeInfo
 from mypy.types import (
     AnyType,
     Instance,
@@ -85,12 +86,26 @@ def tensor_instance(t: Type) -> Instance | None:
     return None
 
 
+_IS_DIM: dict[str, tuple[TypeInfo, bool]] = {}
+
+
 def is_dim_class(inst: Instance) -> bool:
-    """A user's named dim: a subclass of `Dim` other than `Dim` and the arithmetic types."""
-    name = inst.type.fullname
-    if name == DIM or name in ARITH_TYPES:
-        return False
-    return any(base.fullname == DIM for base in inst.type.mro[1:])
+    """A user's named dim: a subclass of `Dim` other than `Dim` and the arithmetic types
+    (remembered per class object: a re-analysed class is a new TypeInfo and is asked again)."""
+    info = inst.type
+    entry = _IS_DIM.get(info.fullname)
+    if entry is not None and entry[0] is info:
+        return entry[1]
+    name = info.fullname
+    known = name != DIM and name not in ARITH_TYPES and any(base.fullname == DIM for base in info.mro[1:])
+    if info.mro:  # not yet analysed: ask again later
+        _IS_DIM[name] = (info, known)
+    return known
+
+
+@lru_cache(maxsize=4096)
+def _sym(kind: str, name: str) -> Sym:
+    return Sym("dim" if kind == "dim" else "var", name)
 
 
 def literal_value(t: Type) -> object:
@@ -117,6 +132,10 @@ def combine(fullname: str, left: DimExpr, right: DimExpr) -> DimExpr:
     return exact if exact is not None else d_floordiv(left, right)
 
 
+_SHAPES: dict[tuple[bool, tuple[Type, ...]], tuple[ShapeLike, tuple[tuple[Sym, Type], ...], tuple[tuple[str, Type], ...]]] = {}
+_UNKNOWN_TENSOR: dict[int, tuple[object, Instance]] = {}
+
+
 class Translator:
     """One translation session (one hook call): see NOTE [ Symbols keep their mypy types ].
 
@@ -141,9 +160,9 @@ class Translator:
             return value
         if isinstance(p, TypeVarType):
             if self.rigid:
-                self.syms.setdefault(Sym("dim", f"<{p.name}>"), p)
+                self.syms.setdefault(_sym("dim", f"<{p.name}>"), p)
                 return _named(f"<{p.name}>", p.name)
-            self.syms.setdefault(Sym("var", p.name), p)
+            self.syms.setdefault(_sym("var", p.name), p)
             return _var(p.name)
         if not isinstance(p, Instance):
             return UNKNOWN
@@ -152,7 +171,9 @@ class Translator:
                 return UNKNOWN
             return combine(p.type.fullname, self.dim(p.args[0]), self.dim(p.args[1]))
         if is_dim_class(p):
-            self.syms.setdefault(Sym("dim", p.type.fullname), Instance(p.type, []))
+            sym = _sym("dim", p.type.fullname)
+            if sym not in self.syms:
+                self.syms[sym] = Instance(p.type, [])
             return _named(p.type.fullname, p.type.name)
         return UNKNOWN
 
@@ -164,6 +185,28 @@ class Translator:
         return self.shape_of_args(inst.args)
 
     def shape_of_args(self, args: tuple[Type, ...] | list[Type]) -> ShapeLike:
+        """The shape a tensor's type arguments spell. Remembered per (rigidity, arguments) with the
+        symbols met (NOTE [ Symbols keep their mypy types ]): the same few tensor types recur
+        throughout a program, and equal mypy types name the same classes and variables."""
+        try:
+            key = (self.rigid, tuple(args))
+            hit = _SHAPES.get(key)
+        except TypeError:  # a type mypy does not hash: translate every time
+            return self._shape_of_args(args)
+        if hit is None:
+            fresh = Translator(self.make, self.rigid)
+            shape = fresh._shape_of_args(args)
+            hit = (shape, tuple(fresh.syms.items()), tuple(fresh.stars.items()))
+            if len(_SHAPES) >= 8192:
+                _SHAPES.clear()
+            _SHAPES[key] = hit
+        for sym, t in hit[1]:
+            self.syms.setdefault(sym, t)
+        for name, t in hit[2]:
+            self.stars.setdefault(name, t)
+        return hit[0]
+
+    def _shape_of_args(self, args: tuple[Type, ...] | list[Type]) -> ShapeLike:
         prefix: list[DimExpr] = []
         suffix: list[DimExpr] = []
         star: Star | None = None
@@ -219,6 +262,10 @@ class Translator:
         return self.int_value(int(d))
 
     def _poly_type(self, p: Poly) -> Type:
+        if len(p.items) == 1:  # the common case: one symbol
+            ((only, c),) = p.items
+            if c == 1 and len(only) == 1 and only[0][1] == 1:
+                return self.sym_type(only[0][0])
         positive: list[Type] = []
         negative: list[Type] = []
         for coeff, mono in p.terms():
@@ -268,7 +315,15 @@ class Translator:
         return self.make(TENSOR, self.shape_args(shape))
 
     def unknown_tensor(self) -> Instance:
-        return self.tensor_type(UNKNOWN)
+        """`Tensor[*tuple[Any, ...]]`, built once per checker (`make` is bound to it)."""
+        owner = getattr(self.make, "__self__", None)
+        cached = _UNKNOWN_TENSOR.get(id(owner))
+        if cached is not None and cached[0] is owner:
+            return cached[1]
+        t = self.tensor_type(UNKNOWN)
+        if owner is not None:
+            _UNKNOWN_TENSOR[id(owner)] = (owner, t)
+        return t
 
 
 def proper(t: Type) -> ProperType:

@@ -25,6 +25,10 @@ def _load_runtime() -> Any:
 
 
 def __getattr__(name: str) -> Any:
+    if name == "compile":  # graph mode (typedtensor/graph): tt.compile(fn, passes=...)
+        value = importlib.import_module("typedtensor.graph").compile
+        globals()[name] = value
+        return value
     if name in _SUBMODULES:
         try:
             return importlib.import_module(f"typedtensor.{name}")

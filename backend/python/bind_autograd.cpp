@@ -83,6 +83,15 @@ void bind_autograd(py::module_& m) {
       .def_property_readonly("grad_fn", &grad_fn_of)
       .def_property_readonly("retains_grad", [](const Tensor& t) { return t.impl()->autograd && t.impl()->autograd->retains_grad; })
       .def("retain_grad", [](const Tensor& t) { tt::autograd::retain_grad(t); })
+      .def_property("data", &tt::autograd::detach, [](const Tensor& t, const Tensor& src) {
+        // torch's `x.data = y`: x takes y's memory and geometry, keeping its own autograd identity
+        tt::TensorImpl* d = t.impl();
+        d->storage = src.storage();
+        d->shape = src.shape();
+        d->strides = src.strides();
+        d->offset = src.offset();
+        d->dtype = src.dtype();
+      })
       .def("detach", &tt::autograd::detach)
       .def("detach_", [](Tensor& t) -> Tensor& {
         if (t.impl()->autograd) {

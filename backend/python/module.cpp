@@ -2,6 +2,10 @@
 #include "convert.h"
 #include "typedtensor/build_info.h"
 
+namespace ttpy {
+void bind_graph(py::module_& m);  // bind_graph.cpp
+}
+
 PYBIND11_MODULE(_C, m) {
   m.doc() = "typedtensor C++ core";
   m.attr("__version__") = "0.1.0";
@@ -15,6 +19,7 @@ PYBIND11_MODULE(_C, m) {
   ttpy::bind_types(m);
   ttpy::bind_tensor(m);
   ttpy::bind_functions(m);
+  ttpy::bind_graph(m);
   ttpy::bind_autograd(m);
   ttpy::bind_cuda(m);
 }

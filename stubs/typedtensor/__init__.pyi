@@ -18,6 +18,7 @@ from typing_extensions import Self, TypeAlias, TypeVarTuple, Unpack
 from . import autograd as autograd
 from . import cuda as cuda
 from . import data as data
+from . import jit as jit
 from . import nn as nn
 from . import optim as optim
 from . import utils as utils
@@ -124,7 +125,26 @@ def save(obj: object, f: str | os.PathLike[str] | IO[bytes]) -> None:
 
 def load(f: str | os.PathLike[str] | IO[bytes], map_location: Any = None, weights_only: _bool = True) -> Any:
     """Read what `save` wrote; malformed or truncated files raise ValueError."""
-def compile(fn: _F) -> _F: ...
+@overload
+def compile(
+    fn: _F,
+    passes: Sequence[str] | None = ...,
+    *,
+    freeze: _bool = ...,
+    check_shapes: _bool = ...,
+    log_ir: _bool = ...,
+    params: Sequence[Any] | None = ...,
+) -> _F: ...
+@overload
+def compile(
+    fn: None = ...,
+    passes: Sequence[str] | None = ...,
+    *,
+    freeze: _bool = ...,
+    check_shapes: _bool = ...,
+    log_ir: _bool = ...,
+    params: Sequence[Any] | None = ...,
+) -> Callable[[_F], _F]: ...
 
 class _MaxMin(Generic[Unpack[Shape]]):
     """`max(dim=...)` / `min(dim=...)`: the values and where they are."""

@@ -323,3 +323,24 @@ def assert_same(a: Any, b: Any, rtol: float = 1e-4, atol: float = 1e-5) -> None:
             np.testing.assert_array_equal(a, b)
         return
     assert a == b or (isinstance(a, float) and abs(a - b) <= atol + rtol * abs(b)), (a, b)
+
+# composites (typedtensor/_runtime/composite.py) and functional ops composed in Python: they run on
+# the device through their primitives
+CASES.update({
+    "addcmul": lambda mk, dev: tt.addcmul(mk(data(3, 4)), mk(data(3, 1)), mk(data(4)), value=0.5),
+    "logit": lambda mk, dev: tt.logit(mk(data(3, 4, lo=0.05, hi=0.95))),
+    "xlogy": lambda mk, dev: tt.xlogy(mk(data(3, 4)), mk(data(3, 4, lo=0.1, hi=2.0))),
+    "mv": lambda mk, dev: tt.mv(mk(data(3, 4)), mk(data(4))),
+    "median": lambda mk, dev: (tt.median(mk(data(3, 5))), tt.median(mk(data(3, 5)), 1).values),
+    "mode": lambda mk, dev: tt.mode(mk(data(3, 6, kind="i")), 1).values,
+    "nanmean": lambda mk, dev: tt.nanmean(mk(data(3, 4)), 1),
+    "logcumsumexp": lambda mk, dev: tt.logcumsumexp(mk(data(3, 4)), 1),
+    "positive": lambda mk, dev: tt.positive(mk(data(3, 4))) * 1,
+    "alpha_dropout": lambda mk, dev: F.alpha_dropout(mk(np.ones((10, 100), np.float32)), 0.5, True),
+    "group_norm": lambda mk, dev: F.group_norm(mk(data(2, 4, 3)), 2, mk(data(4)), mk(data(4))),
+    "hardtanh": lambda mk, dev: F.hardtanh(mk(data(3, 4))),
+    "huber_loss": lambda mk, dev: F.huber_loss(mk(data(3, 4)), mk(data(3, 4)) * 0.5, delta=0.7),
+    "smooth_l1_loss": lambda mk, dev: F.smooth_l1_loss(mk(data(3, 4)), mk(data(3, 4)) * 0.5, beta=0.5),
+    "scaled_dot_product_attention": lambda mk, dev: F.scaled_dot_product_attention(
+        mk(data(2, 3, 4)), mk(data(2, 5, 4)), mk(data(2, 5, 2))),
+})

@@ -341,3 +341,71 @@ def test_integer_and_bool_inputs_never_require_grad() -> None:
     assert not x.long().requires_grad
     assert not (x > 0).requires_grad
     assert not x.floor().requires_grad
+
+
+def test_double_backward_through_conv2d() -> None:
+    torch = pytest.importorskip("torch")
+    rng = np.random.RandomState(0)
+    xa, wa = rng.randn(2, 3, 6, 5), rng.randn(4, 3, 3, 2)
+
+    def run(lib: object, x: object, w: object) -> object:
+        t = lib.t  # type: ignore[attr-defined]
+        y = lib.F.conv2d(x, w, stride=2, padding=1)  # type: ignore[attr-defined]
+        gx, gw = t.autograd.grad((y * y).sum(), [x, w], create_graph=True)
+        return (gx * gx).sum() + (gw.sin()).sum()
+
+    from types import SimpleNamespace
+
+    x, w = tt.tensor(xa, requires_grad=True), tt.tensor(wa, requires_grad=True)
+    run(SimpleNamespace(t=tt, F=tt.functional), x, w).backward()  # type: ignore[union-attr]
+    tx, tw = torch.tensor(xa, requires_grad=True), torch.tensor(wa, requires_grad=True)
+    run(SimpleNamespace(t=torch, F=torch.nn.functional), tx, tw).backward()  # type: ignore[union-attr]
+    assert_close(x.grad, tx.grad, rtol=1e-8, atol=1e-8)
+    assert_close(w.grad, tw.grad, rtol=1e-8, atol=1e-8)
+
+
+def test_data_property() -> None:
+    x = leaf(1.0, 2.0)
+    d = x.data
+    assert not d.requires_grad and d._shares_storage(x)
+    x.data = tt.zeros(3, dtype=tt.float64)
+    assert tuple(x.shape) == (3,) and x.requires_grad and x.is_leaf
+
+
+@pytest.mark.parametrize("act", ["gelu", "gelu_tanh", "silu", "sigmoid", "tanh", "softplus"])
+def test_second_derivatives_of_activations(act: str) -> None:
+    F = tt.functional
+    fns = {
+        "gelu": F.gelu,
+        "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"),
+        "silu": F.silu,
+        "sigmoid": F.sigmoid,
+        "tanh": F.tanh,
+        "softplus": F.softplus,
+    }
+    f = fns[act]
+
+    def first(x: tt.Tensor) -> tt.Tensor:
+        (g,) = autograd.grad((f(x) * x).sum(), x, create_graph=True)
+        return g
+
+    x = tt.tensor(np.linspace(-3, 3, 7), requires_grad=True)
+    assert autograd.gradcheck(first, [x])
+
+
+@pytest.mark.parametrize("pool", ["max", "avg", "adaptive"])
+def test_second_derivatives_through_pooling(pool: str) -> None:
+    F = tt.functional
+    fns = {
+        "max": lambda t: F.max_pool2d(t, 2),
+        "avg": lambda t: F.avg_pool2d(t, 2, stride=1, padding=1),
+        "adaptive": lambda t: F.adaptive_avg_pool2d(t, (2, 3)),
+    }
+    f = fns[pool]
+
+    def first(x: tt.Tensor) -> tt.Tensor:
+        (g,) = autograd.grad((f(x) ** 2).sum(), x, create_graph=True)
+        return g
+
+    x = tt.tensor(np.random.RandomState(3).randn(1, 2, 4, 5), requires_grad=True)
+    assert autograd.gradcheck(first, [x])

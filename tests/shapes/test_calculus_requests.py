@@ -127,3 +127,14 @@ def test_substitution_reaches_inside_a_floor_division() -> None:
     assert unify(declared, Shape.of(Seq, d_floordiv(Seq, 2)), b, "x") is None
     assert substitute(Shape.of(d_floordiv(N, 2)), b) == Shape.of(d_floordiv(Seq, 2))
     assert substitute(Shape.of(d_floordiv(M, 2)), b, frozenset({"M"})) == Shape.of(UNKNOWN)
+
+
+def test_conv_module_checks_channels_without_knowing_groups() -> None:
+    """The mypy plugin carries only a Conv2d's channel counts: the input's channels are still
+    checked against in_channels when groups (and the kernel) are unknown."""
+    conv = get_module("typedtensor.nn.Conv2d")
+    ctor = {p.name: UNKNOWN for p in conv.ctor} | {"in_channels": Model, "out_channels": Seq}
+    bad = conv.forward(ctor, {"input": Shape.of(Batch, Seq, 8, 8)})
+    assert isinstance(bad, Issue) and bad.code == "shape-arg" and "in_channels = Model" in bad.message
+    ok = conv.forward(ctor, {"input": Shape.of(Batch, Model, 8, 8)})
+    assert isinstance(ok, Shape) and ok.dims[:2] == (Batch, Seq)

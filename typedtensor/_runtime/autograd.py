@@ -3,9 +3,8 @@ backend/src/autograd); this module gives it torch's Python signatures and adds `
 
 from __future__ import annotations
 
-import contextlib
 import functools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
 import numpy as np
@@ -162,33 +161,25 @@ def _flat(t: Any) -> Any:
     return np.asarray(t.detach().to(_C.float64).numpy(), dtype=np.float64).ravel()
 
 
-@contextlib.contextmanager
-def _grad_off() -> Iterator[None]:
-    prev = is_grad_enabled()
-    _C._set_grad_enabled(False)
-    try:
-        yield
-    finally:
-        _C._set_grad_enabled(prev)
-
-
 def _numerical(fn: Callable[..., Any], xs: Sequence[Any], i: int, eps: float) -> Any:
-    """d(outputs)/d(xs[i]) by central differences: one column per element of xs[i]."""
+    """d(outputs)/d(xs[i]) by central differences: one column per element of xs[i].
+
+    Grad mode stays as it is, so a function that differentiates internally (a gradient of a
+    gradient) can be checked too."""
     base = xs[i].detach().clone()
     flat = base.numpy().reshape(-1)  # shares memory with `base`
     cols = []
-    with _grad_off():
-        for j in range(flat.size):
-            orig = flat[j]
-            args = list(xs)
-            flat[j] = orig + eps
-            args[i] = base.clone()
-            plus = np.concatenate([_flat(o) for o in _float_outputs(fn(*args))] or [np.zeros(0)])
-            flat[j] = orig - eps
-            args[i] = base.clone()
-            minus = np.concatenate([_flat(o) for o in _float_outputs(fn(*args))] or [np.zeros(0)])
-            flat[j] = orig
-            cols.append((plus - minus) / (2 * eps))
+    for j in range(flat.size):
+        orig = flat[j]
+        args = list(xs)
+        flat[j] = orig + eps
+        args[i] = base.clone().requires_grad_(True)
+        plus = np.concatenate([_flat(o) for o in _float_outputs(fn(*args))] or [np.zeros(0)])
+        flat[j] = orig - eps
+        args[i] = base.clone().requires_grad_(True)
+        minus = np.concatenate([_flat(o) for o in _float_outputs(fn(*args))] or [np.zeros(0)])
+        flat[j] = orig
+        cols.append((plus - minus) / (2 * eps))
     return np.stack(cols, axis=1) if cols else np.zeros((0, 0))
 
 

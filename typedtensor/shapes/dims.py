@@ -8,7 +8,10 @@ Canonical form is what lets every consumer compare dims structurally: ``Add[A, B
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Final, Literal, TypeGuard, Union
 
 SymKind = Literal["dim", "var", "opaque"]
@@ -137,11 +140,33 @@ def is_literal(d: object) -> TypeGuard[int]:
     return isinstance(d, int) and not isinstance(d, bool)
 
 
-def d_add(a: DimExpr, b: DimExpr) -> DimExpr:
+def _arith(
+    a: DimExpr, b: DimExpr, on_ints: Callable[[int, int], int], unit: int,
+    on_polys: Callable[[int | Poly, int | Poly], int | Poly],
+) -> DimExpr:
+    """The shared shape of ``d_add``/``d_mul``: unknown absorbs, ints fold, the unit is neutral,
+    the rest is polynomial arithmetic (NOTE [ Memoised polynomial arithmetic ])."""
     if isinstance(a, Unknown) or isinstance(b, Unknown):
         return UNKNOWN
     if not isinstance(a, Poly) and not isinstance(b, Poly):
-        return int(a) + int(b)
+        return on_ints(int(a), int(b))
+    if a == unit:
+        return b
+    if b == unit:
+        return a
+    return on_polys(a, b)
+
+
+def d_add(a: DimExpr, b: DimExpr) -> DimExpr:
+    return _arith(a, b, operator.add, 0, _poly_add)
+
+
+# NOTE [ Memoised polynomial arithmetic ]
+# Checkers apply the same few operations to the same few dims over and over (every reshape
+# multiplies a shape's dims; every conv builds the same output-size expression). Polynomials are
+# immutable and hashable, so their sums and products are memoised; the int fast paths stay outside.
+@lru_cache(maxsize=16384)
+def _poly_add(a: int | Poly, b: int | Poly) -> int | Poly:
     acc = _to_dict(a)
     for m, c in _to_dict(b).items():
         acc[m] = acc.get(m, 0) + c
@@ -168,10 +193,12 @@ def _mono_mul(x: Monomial, y: Monomial) -> Monomial:
 
 
 def d_mul(a: DimExpr, b: DimExpr) -> DimExpr:
-    if isinstance(a, Unknown) or isinstance(b, Unknown):
-        return UNKNOWN
-    if not isinstance(a, Poly) and not isinstance(b, Poly):
-        return int(a) * int(b)
+    return _arith(a, b, operator.mul, 1, _poly_mul)
+
+
+@lru_cache(maxsize=16384)
+def _poly_mul(a: int | Poly, b: int | Poly) -> int | Poly:
+    """See NOTE [ Memoised polynomial arithmetic ]."""
     acc: dict[Monomial, int] = {}
     for ma, ca in _to_dict(a).items():
         for mb, cb in _to_dict(b).items():

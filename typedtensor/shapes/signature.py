@@ -45,7 +45,8 @@ def signature_rule(
     def rule(shapes: tuple[ShapeLike, ...]) -> ShapeLike | Issue:
         if any(isinstance(s, Unknown) for s in shapes):
             return UNKNOWN
-        shown = f" {symbol} ".join(fmt_shape(s) for s in shapes)
+        def shown() -> str:
+            return f" {symbol} ".join(fmt_shape(s) for s in shapes)
         bound: dict[str, tuple[DimExpr, str]] = {}
         batch: ShapeLike = Shape(())
         for i, (names, shape) in enumerate(zip(sig.inputs, shapes, strict=False)):
@@ -59,7 +60,7 @@ def signature_rule(
                     want = f"at least {len(core)}" if starred else f"{len(core)}"
                     return Issue(
                         "shape-rank",
-                        f"{op}: expected {want} dims in the {side} operand, got {len(dims)}; shapes {shown}",
+                        f"{op}: expected {want} dims in the {side} operand, got {len(dims)}; shapes {shown()}",
                     )
                 head, tail = dims[: len(dims) - len(core)], dims[len(dims) - len(core) :]
                 head_shape: ShapeLike = Shape(head)
@@ -77,7 +78,7 @@ def signature_rule(
                 where = f"{side}, dim {k - len(core)}"
                 if name.isdigit():
                     if differs(d, int(name)):
-                        return Issue(code, f"{op}: expected size {name} at {where}, got {fmt_dim(d)}; shapes {shown}")
+                        return Issue(code, f"{op}: expected size {name} at {where}, got {fmt_dim(d)}; shapes {shown()}")
                     continue
                 if name in bound:
                     prev, prev_where = bound[name]
@@ -85,7 +86,7 @@ def signature_rule(
                         return Issue(
                             code,
                             f"{op}: dimensions differ: {fmt_dim(prev)} ({prev_where}) vs "
-                            f"{fmt_dim(d)} ({where}); shapes {shown}",
+                            f"{fmt_dim(d)} ({where}); shapes {shown()}",
                         )
                     if isinstance(prev, Unknown):
                         bound[name] = (d, where)

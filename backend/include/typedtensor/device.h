@@ -121,6 +121,10 @@ class DeviceKernels {
   }
   virtual void adaptive_avg_pool2d_backward(const Tensor&, const Tensor&) { missing("adaptive_avg_pool2d_backward"); }
   virtual void index_add(const Tensor&, int64_t, const Tensor&, const Tensor&) { missing("index_add"); }
+  virtual void max_pool2d_backward(const Tensor&, const Tensor&, const Tensor&) { missing("max_pool2d_backward"); }
+  virtual void activation_backward(UnaryOp, const Tensor&, const Tensor&, const Tensor&) {
+    missing("activation_backward");
+  }
 
   // indexing
   virtual void index_select(const Tensor&, const Tensor&, int64_t, const Tensor&) { missing("index_select"); }

@@ -12,6 +12,7 @@
 // grad), which is where backend/src/autograd records a Node holding the primitive, its inputs and
 // its outputs. Views are primitives too (their eval returns a view), so gradients flow through them.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ class Primitive {
   virtual TensorList vjp(const TensorList& primals, const TensorList& cotangents,
                          const std::vector<int>& argnums, const TensorList& outputs);
   virtual bool differentiable() const { return true; }
+  // Graph mode (backend/src/graph): the primitive's parameters as named attributes, so a captured
+  // graph can print, compare (CSE), save and rebuild it with make_primitive(name(), attrs).
+  // nullopt: the primitive is opaque (printed by name only, never merged, not saveable).
+  virtual std::optional<Params> attrs() const { return std::nullopt; }
   // What the VJP reads (the engine keeps only that, so a node holds no more memory than needed).
   // Unsaved inputs reach the VJP as metadata-only tensors: shape, strides and dtype, no data.
   virtual bool vjp_needs_inputs() const { return true; }
@@ -45,6 +50,23 @@ using RecordFn = void (*)(const std::shared_ptr<Primitive>& p, const TensorList&
 void set_autograd_recorder(RecordFn fn);
 bool grad_mode_enabled();
 void set_grad_mode(bool enabled);  // thread-local, like torch.no_grad
+
+// The graph tracer (backend/src/graph): a thread-local hook that sees every top-level primitive
+// application (not the ones a kernel makes internally) with its inputs and outputs.
+class Tracer {
+ public:
+  virtual ~Tracer() = default;
+  virtual void record(const std::shared_ptr<Primitive>& p, const TensorList& inputs, const TensorList& outputs) = 0;
+};
+Tracer* set_tracer(Tracer* t);  // returns the previous one (thread-local)
+Tracer* current_tracer();
+// Ops that cannot be captured (random sampling, in-place writes to traced tensors) call this: it
+// throws NotImplementedError naming the op while a tracer is installed on this thread.
+void check_not_tracing(const char* op);
+
+// Rebuilds a primitive from its name() and attrs() (graph load); nullptr when the name is unknown.
+// Throws ValueError when the attributes are malformed.
+std::shared_ptr<Primitive> make_primitive(const std::string& name, const Params& attrs);
 
 TensorList apply(const std::shared_ptr<Primitive>& p, const TensorList& inputs);
 Tensor apply1(const std::shared_ptr<Primitive>& p, const TensorList& inputs);

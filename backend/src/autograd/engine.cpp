@@ -49,7 +49,7 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
     Tensor g = grad_roots[i];
     if (!g.defined()) {
       if (t.numel() != 1) throw std::runtime_error("grad can be implicitly created only for scalar outputs");
-      DeviceScope on(t.device());  // the seed lives with the output
+      DeviceScope on_device(t.device());  // the seed lives with its output
       g = ones(t.shape(), t.dtype());
     } else if (g.shape() != t.shape()) {
       throw std::runtime_error("Mismatch in shape: grad_output[" + std::to_string(i) + "] has a shape of " +
@@ -168,10 +168,7 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
       throw std::runtime_error(
           "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if "
           "this is the desired behavior.");
-    if (reached) {
-      DeviceScope on(inputs[i].device());
-      results[i] = zeros(inputs[i].shape(), inputs[i].dtype());
-    }
+    if (reached) results[i] = zeros(inputs[i].shape(), inputs[i].dtype());
   }
   return results;
 }

@@ -164,13 +164,14 @@ class PrimNode : public Node {
     std::vector<int> argnums;
     for (size_t i = 0; i < n_in; ++i)
       if (next[i].fn) argnums.push_back(static_cast<int>(i));
-    // VJPs allocate (zeros, full, ...) on the device of the values they differentiate
-    // (NOTE [ Device dispatch ] in typedtensor/device.h)
-    Device dev{};
-    for (const TensorList* l : {&primals, &grads, &outputs})
-      for (const auto& t : *l)
-        if (t.defined() && t.device().type == DeviceType::CUDA) dev = t.device();
-    DeviceScope on(dev);
+    // Tensors a VJP creates (zeros to scatter into, masks) belong on the cotangents' device.
+    Device dev = default_device();
+    for (const auto& g : grads)
+      if (g.defined()) {
+        dev = g.device();
+        break;
+      }
+    DeviceScope on_device(dev);
     TensorList res = prim_->vjp(primals, grads, argnums, outputs);
     if (res.size() != argnums.size())
       throw std::logic_error(std::string("[") + prim_->name() + "] VJP returned " + std::to_string(res.size()) +

@@ -123,6 +123,12 @@ class HostEmulatedCuda final : public DeviceKernels {
   void index_add(const Tensor& o, int64_t d, const Tensor& ix, const Tensor& s) override {
     cpu::index_add(h(o), d, h(ix), h(s));
   }
+  void max_pool2d_backward(const Tensor& dx, const Tensor& g, const Tensor& ix) override {
+    cpu::max_pool2d_backward(h(dx), h(g), h(ix));
+  }
+  void activation_backward(UnaryOp op, const Tensor& o, const Tensor& g, const Tensor& x) override {
+    cpu::activation_backward(op, h(o), h(g), h(x));
+  }
   void index_select(const Tensor& o, const Tensor& i, int64_t d, const Tensor& ix) override {
     cpu::index_select(h(o), h(i), d, h(ix));
   }

@@ -9,7 +9,20 @@ namespace tt {
 namespace {
 std::atomic<RecordFn> g_recorder{nullptr};
 thread_local bool t_grad_enabled = true;
+thread_local Tracer* t_tracer = nullptr;
 }  // namespace
+
+Tracer* set_tracer(Tracer* t) {
+  Tracer* prev = t_tracer;
+  t_tracer = t;
+  return prev;
+}
+Tracer* current_tracer() { return t_tracer; }
+void check_not_tracing(const char* op) {
+  if (t_tracer)
+    throw NotImplementedError(std::string("[") + op +
+                              "] cannot be captured by tt.compile (random or in-place op); call it outside the compiled function");
+}
 
 // The primitive's own body, run under apply()'s DeviceScope: its allocations land on the device and
 // its kernel calls reach the CUDA table (NOTE [ Device dispatch ] in typedtensor/device.h).
@@ -93,8 +106,15 @@ TensorList apply(const std::shared_ptr<Primitive>& p, const TensorList& inputs) 
     // ops called inside a kernel are implementation details: never recorded
     struct NoGrad {
       bool prev = t_grad_enabled;
-      NoGrad() { t_grad_enabled = false; }
-      ~NoGrad() { t_grad_enabled = prev; }
+      Tracer* prev_tracer = t_tracer;  // nor traced
+      NoGrad() {
+        t_grad_enabled = false;
+        t_tracer = nullptr;
+      }
+      ~NoGrad() {
+        t_grad_enabled = prev;
+        t_tracer = prev_tracer;
+      }
     } guard;
     if (cuda) {
       OpScope op(p->name());
@@ -119,7 +139,18 @@ TensorList apply(const std::shared_ptr<Primitive>& p, const TensorList& inputs) 
       }
     }
   }
+  if (Tracer* tr = t_tracer) tr->record(p, inputs, out);
   return out;
+}
+
+std::shared_ptr<Primitive> make_primitive(const std::string& name, const Params& attrs) {
+  using Factory = std::shared_ptr<Primitive> (*)(const std::string&, const Params&);
+  static const Factory kFactories[] = {detail::make_elementwise_primitive, detail::make_shape_primitive,
+                                       detail::make_reduce_primitive, detail::make_nn_primitive,
+                                       detail::make_index_primitive};
+  for (Factory f : kFactories)
+    if (auto p = f(name, attrs)) return p;
+  return nullptr;
 }
 
 Tensor apply1(const std::shared_ptr<Primitive>& p, const TensorList& inputs) {

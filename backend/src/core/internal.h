@@ -45,6 +45,62 @@ inline void split_at(const Shape& s, int64_t d, int64_t* outer, int64_t* r, int6
   for (size_t i = d + 1; i < s.size(); ++i) *inner *= s[i];
 }
 
+// ---- graph mode: primitive attributes (Primitive::attrs) and the per-file factories behind
+// make_primitive (dispatch.cpp). A factory returns nullptr for a name it does not own and throws
+// ValueError for missing or mistyped attributes (a loaded file is untrusted input).
+inline std::vector<int64_t> mask_attr(const std::vector<bool>& m) {
+  std::vector<int64_t> v;
+  for (bool b : m) v.push_back(b ? 1 : 0);
+  return v;
+}
+
+class AttrReader {
+ public:
+  AttrReader(const std::string& op, const Params& p) : op_(op), p_(p) {}
+  bool has(const char* key) const { return find(key) != nullptr; }
+  int64_t i(const char* key) const { return get<int64_t>(key); }
+  double f(const char* key) const { return get<double>(key); }
+  bool b(const char* key) const { return get<bool>(key); }
+  std::vector<int64_t> ints(const char* key) const { return get<std::vector<int64_t>>(key); }
+  std::vector<bool> mask(const char* key) const {
+    std::vector<bool> m;
+    for (int64_t v : ints(key)) {
+      if (v != 0 && v != 1) bad(key);
+      m.push_back(v == 1);
+    }
+    return m;
+  }
+  Shape shape(const char* key) const {
+    auto v = ints(key);
+    if (v.size() > 64) bad(key);
+    return Shape(v.begin(), v.end());
+  }
+
+ private:
+  const ParamValue* find(const char* key) const {
+    for (const auto& kv : p_)
+      if (kv.first == key) return &kv.second;
+    return nullptr;
+  }
+  template <class T>
+  T get(const char* key) const {
+    const ParamValue* v = find(key);
+    if (!v || !std::holds_alternative<T>(*v)) bad(key);
+    return std::get<T>(*v);
+  }
+  [[noreturn]] void bad(const char* key) const {
+    throw ValueError("primitive '" + op_ + "': missing or malformed attribute '" + key + "'");
+  }
+  const std::string& op_;
+  const Params& p_;
+};
+
+std::shared_ptr<Primitive> make_elementwise_primitive(const std::string& name, const Params& attrs);
+std::shared_ptr<Primitive> make_index_primitive(const std::string& name, const Params& attrs);
+std::shared_ptr<Primitive> make_nn_primitive(const std::string& name, const Params& attrs);
+std::shared_ptr<Primitive> make_reduce_primitive(const std::string& name, const Params& attrs);
+std::shared_ptr<Primitive> make_shape_primitive(const std::string& name, const Params& attrs);
+
 }  // namespace tt::detail
 
 // ---- small front-end shorthands for VJPs (backend/src/core/ops_*.cpp) ----

@@ -57,6 +57,8 @@ class Binary : public Primitive {
 
  private:
   BinaryOp op_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{}; }
 };
 
 class Unary : public Primitive {
@@ -93,6 +95,55 @@ class Unary : public Primitive {
 
  private:
   UnaryOp op_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{}; }
+};
+
+// g * f'(x) for gelu / gelu_tanh / silu in one kernel; its own VJP (double backward) is written
+// with front-end ops: d/dg = f'(x), d/dx = g f''(x).
+class ActBackward : public Primitive {
+ public:
+  explicit ActBackward(UnaryOp op) : op_(op) {}
+  const char* name() const override {
+    return op_ == UnaryOp::Gelu ? "gelu_backward" : op_ == UnaryOp::GeluTanh ? "gelu_tanh_backward" : "silu_backward";
+  }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor g = contiguous(in[0]), x = contiguous(in[1]);
+    Tensor out = empty(x.shape(), x.dtype());
+    cpu::activation_backward(op_, out, g, x);
+    return {out};
+  }
+  TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    using namespace vjp;
+    const Tensor &g = in[0], &x = in[1], &c = ct[0];
+    TensorList r;
+    for (int i : argnums) {
+      if (i == 0) {
+        r.push_back(apply1(std::make_shared<ActBackward>(op_), {c, x}));
+        continue;
+      }
+      Tensor f2;
+      if (op_ == UnaryOp::Gelu) {  // phi(x) (2 - x^2)
+        Tensor pdf = mul(unary(UnaryOp::Exp, mul(mul(x, x), -0.5)), 0.39894228040143267794);
+        f2 = mul(pdf, add(neg(mul(x, x)), 2.0));
+      } else if (op_ == UnaryOp::Silu) {  // s (1 - s) (2 + x (1 - 2 s))
+        Tensor s = unary(UnaryOp::Sigmoid, x);
+        f2 = mul(mul(s, add(neg(s), 1.0)), add(mul(x, add(mul(s, -2.0), 1.0)), 2.0));
+      } else {  // (1 - t^2) (u' - x t u'^2 + x u'' / 2), u = k (x + c x^3)
+        constexpr double k = 0.79788456080286535588, cc = 0.044715;
+        Tensor x2 = mul(x, x);
+        Tensor t = unary(UnaryOp::Tanh, mul(mul(x, add(mul(x2, cc), 1.0)), k));
+        Tensor du = mul(add(mul(x2, 3 * cc), 1.0), k);
+        Tensor inner = add(sub(du, mul(mul(x, t), mul(du, du))), mul(x2, 3 * k * cc));
+        f2 = mul(add(neg(mul(t, t)), 1.0), inner);
+      }
+      r.push_back(mul(mul(c, g), f2));
+    }
+    return r;
+  }
+
+ private:
+  UnaryOp op_;
 };
 
 class AsType : public Primitive {
@@ -111,6 +162,8 @@ class AsType : public Primitive {
 
  private:
   DType dtype_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"dtype", static_cast<int64_t>(dtype_)}}; }
 };
 
 class Contiguous : public Primitive {
@@ -125,6 +178,8 @@ class Contiguous : public Primitive {
     cpu::copy(out, in[0]);
     return {out};
   }
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{}; }
 };
 
 class Where : public Primitive {
@@ -144,6 +199,8 @@ class Where : public Primitive {
     cpu::where(out, in[0], in[1], in[2]);
     return {out};
   }
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{}; }
 };
 
 class Clamp : public Primitive {
@@ -168,6 +225,13 @@ class Clamp : public Primitive {
 
  private:
   std::optional<double> lo_, hi_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override {
+    Params p;
+    if (lo_) p.emplace_back("lo", *lo_);
+    if (hi_) p.emplace_back("hi", *hi_);
+    return p;
+  }
 };
 
 class LeakyRelu : public Primitive {
@@ -193,6 +257,8 @@ class LeakyRelu : public Primitive {
  private:
   double slope_;
   bool elu_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"slope", slope_}}; }
 };
 
 TensorList Binary::vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums, const TensorList& out) {
@@ -249,7 +315,7 @@ TensorList Unary::vjp(const TensorList& in, const TensorList& ct, const std::vec
   const Tensor& x = in[0];
   const Tensor& y = out.empty() ? Tensor() : out[0];
   constexpr double kLn2 = 0.69314718055994530942, kLn10 = 2.30258509299404568402;
-  constexpr double kTwoOverSqrtPi = 1.12837916709551257390, kInvSqrt2Pi = 0.39894228040143267794;
+  constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
   auto sq = [](const Tensor& t) { return mul(t, t); };
   auto one_minus = [](const Tensor& t) { return add(neg(t), 1.0); };
   switch (op_) {
@@ -278,23 +344,10 @@ TensorList Unary::vjp(const TensorList& in, const TensorList& ct, const std::vec
     case UnaryOp::Atanh: return {div(g, one_minus(sq(x)))};
     case UnaryOp::Sigmoid: return {mul(g, mul(y, one_minus(y)))};
     case UnaryOp::Relu: return {keep(cmp(BinaryOp::Gt, y, 0.0), g)};
-    case UnaryOp::Gelu: {  // Phi(x) + x phi(x)
-      Tensor cdf = mul(add(un(UnaryOp::Erf, mul(x, 0.70710678118654752440)), 1.0), 0.5);
-      Tensor pdf = mul(un(UnaryOp::Exp, mul(sq(x), -0.5)), kInvSqrt2Pi);
-      return {mul(g, add(cdf, mul(x, pdf)))};
-    }
-    case UnaryOp::GeluTanh: {
-      constexpr double k = 0.79788456080286535588, c = 0.044715;
-      Tensor x2 = sq(x);
-      Tensor t = un(UnaryOp::Tanh, mul(mul(x, add(mul(x2, c), 1.0)), k));
-      Tensor du = mul(add(mul(x2, 3 * c), 1.0), k);
-      Tensor d = add(mul(add(t, 1.0), 0.5), mul(mul(x, mul(one_minus(sq(t)), du)), 0.5));
-      return {mul(g, d)};
-    }
-    case UnaryOp::Silu: {
-      Tensor s = un(UnaryOp::Sigmoid, x);
-      return {mul(g, mul(s, add(mul(x, one_minus(s)), 1.0)))};
-    }
+    case UnaryOp::Gelu:
+    case UnaryOp::GeluTanh:
+    case UnaryOp::Silu:
+      return {apply1(std::make_shared<ActBackward>(op_), {g, x})};
     case UnaryOp::Erf: return {mul(g, mul(un(UnaryOp::Exp, neg(sq(x))), kTwoOverSqrtPi))};
     case UnaryOp::Erfc: return {mul(g, mul(un(UnaryOp::Exp, neg(sq(x))), -kTwoOverSqrtPi))};
     case UnaryOp::Frac: return {g};
@@ -757,5 +810,29 @@ Tensor& fill_(Tensor& dst, Scalar v) {
 }
 
 Tensor& zero_(Tensor& dst) { return fill_(dst, Scalar::from_int(0)); }
+
+// ---------------- graph mode: rebuild a primitive from its name and attributes ----------------
+std::shared_ptr<Primitive> detail::make_elementwise_primitive(const std::string& name, const Params& attrs) {
+  AttrReader r(name, attrs);
+  for (int i = 0; i <= static_cast<int>(BinaryOp::Copysign); ++i)
+    if (name == binary_name(static_cast<BinaryOp>(i))) return std::make_shared<Binary>(static_cast<BinaryOp>(i));
+  for (int i = 0; i <= static_cast<int>(UnaryOp::Hardswish); ++i)
+    if (name == unary_name(static_cast<UnaryOp>(i))) return std::make_shared<Unary>(static_cast<UnaryOp>(i));
+  if (name == "to") {
+    int64_t d = r.i("dtype");
+    if (d < 0 || d >= kNumDTypes) throw ValueError("primitive 'to': dtype out of range");
+    return std::make_shared<AsType>(static_cast<DType>(d));
+  }
+  if (name == "contiguous") return std::make_shared<Contiguous>();
+  if (name == "where") return std::make_shared<Where>();
+  if (name == "clamp") {
+    std::optional<double> lo, hi;
+    if (r.has("lo")) lo = r.f("lo");
+    if (r.has("hi")) hi = r.f("hi");
+    return std::make_shared<Clamp>(lo, hi);
+  }
+  if (name == "leaky_relu" || name == "elu") return std::make_shared<LeakyRelu>(r.f("slope"), name == "elu");
+  return nullptr;
+}
 
 }  // namespace tt

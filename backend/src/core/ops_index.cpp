@@ -69,6 +69,8 @@ class IndexAdd : public Primitive {
 
  private:
   int64_t dim_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"dim", dim_}}; }
 };
 
 class IndexSelect : public Primitive {
@@ -89,6 +91,8 @@ class IndexSelect : public Primitive {
 
  private:
   int64_t dim_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"dim", dim_}}; }
 };
 
 class Gather : public Primitive {
@@ -106,6 +110,8 @@ class Gather : public Primitive {
 
  private:
   int64_t dim_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"dim", dim_}}; }
 };
 
 class Scatter : public Primitive {
@@ -139,6 +145,8 @@ class Scatter : public Primitive {
  private:
   int64_t dim_;
   int reduce_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"dim", dim_}, {"reduce", static_cast<int64_t>(reduce_)}}; }
 };
 
 class MaskedFill : public Primitive {
@@ -159,6 +167,8 @@ class MaskedFill : public Primitive {
     cpu::masked_fill(out, in[1], in[2]);
     return {out};
   }
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{}; }
 };
 
 void check_gather_shapes(const char* op, const Tensor& a, int64_t d, const Tensor& index, const Tensor* src) {
@@ -461,6 +471,17 @@ Tensor& index_put_(Tensor& a, const TensorList& indices, const Tensor& values0, 
   });
   a.bump_version();
   return a;
+}
+
+// ---------------- graph mode: rebuild a primitive from its name and attributes ----------------
+std::shared_ptr<Primitive> detail::make_index_primitive(const std::string& name, const Params& attrs) {
+  AttrReader r(name, attrs);
+  if (name == "index_select") return std::make_shared<IndexSelect>(r.i("dim"));
+  if (name == "gather") return std::make_shared<Gather>(r.i("dim"));
+  if (name == "scatter" || name == "scatter_add") return std::make_shared<Scatter>(r.i("dim"), static_cast<int>(r.i("reduce")));
+  if (name == "masked_fill") return std::make_shared<MaskedFill>();
+  if (name == "index_add") return std::make_shared<IndexAdd>(r.i("dim"));
+  return nullptr;
 }
 
 }  // namespace tt

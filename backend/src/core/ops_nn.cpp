@@ -80,6 +80,8 @@ class MatMul : public Primitive {
     cpu::gemm_batched(o3, batch_view(a, nb), batch_view(b, nb));
     return {out};
   }
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{}; }
 };
 
 class Softmax : public Primitive {
@@ -106,6 +108,8 @@ class Softmax : public Primitive {
  private:
   int64_t dim_;
   bool log_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"dim", dim_}}; }
 };
 
 class LayerNorm : public Primitive {
@@ -152,17 +156,27 @@ class LayerNorm : public Primitive {
   int64_t cols_;
   double eps_;
   bool w_, b_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"cols", cols_}, {"eps", eps_}, {"weight", w_}, {"bias", b_}}; }
 };
 
 struct ConvParams {
   int64_t sh, sw, ph, pw, dh, dw, g;
 };
 
-// conv2d's VJP pieces; their own VJPs (double backward through conv) are not written yet.
+Tensor conv_of(const Tensor& x, const Tensor& w, const ConvParams& p) {
+  return conv2d(x, w, nullptr, {p.sh, p.sw}, {p.ph, p.pw}, {p.dh, p.dw}, p.g);
+}
+
+class Conv2dBackwardWeight;
+
+// conv2d's VJP pieces. Both are bilinear: dx = convT(g, w) and dw = corr(g, x), so their own VJPs
+// (double backward) are conv2d and the other piece.
 class Conv2dBackwardInput : public Primitive {
  public:
   Conv2dBackwardInput(ConvParams p, Shape xs) : p_(p), xs_(std::move(xs)) {}
   const char* name() const override { return "conv2d_backward_input"; }
+  TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override;
   TensorList eval_cpu(const TensorList& in) override {
     Tensor g = contiguous(in[0]), w = contiguous(in[1]);
     Tensor dx = empty(xs_, g.dtype());
@@ -179,6 +193,14 @@ class Conv2dBackwardWeight : public Primitive {
  public:
   Conv2dBackwardWeight(ConvParams p, Shape ws) : p_(p), ws_(std::move(ws)) {}
   const char* name() const override { return "conv2d_backward_weight"; }
+  TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    // dw = W(g, x): <c, W(g, x)> = <conv(x, c), g> = <x, I(g, c)>
+    TensorList r;
+    for (int i : argnums)
+      r.push_back(i == 0 ? conv_of(in[1], ct[0], p_)
+                         : apply1(std::make_shared<Conv2dBackwardInput>(p_, in[1].shape()), {in[0], ct[0]}));
+    return r;
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor g = contiguous(in[0]), x = contiguous(in[1]);
     Tensor dw = empty(ws_, g.dtype());
@@ -190,6 +212,16 @@ class Conv2dBackwardWeight : public Primitive {
   ConvParams p_;
   Shape ws_;
 };
+
+// dx = I(g, w): <c, I(g, w)> = <conv(c, w), g> = <w, W(g, c)>
+TensorList Conv2dBackwardInput::vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums,
+                                    const TensorList&) {
+  TensorList r;
+  for (int i : argnums)
+    r.push_back(i == 0 ? conv_of(ct[0], in[1], p_)
+                       : apply1(std::make_shared<Conv2dBackwardWeight>(p_, in[1].shape()), {in[0], ct[0]}));
+  return r;
+}
 
 class Conv2d : public Primitive {
  public:
@@ -217,6 +249,8 @@ class Conv2d : public Primitive {
  private:
   int64_t sh_, sw_, ph_, pw_, dh_, dw_, g_, oh_, ow_;
   bool bias_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"geom", std::vector<int64_t>{sh_, sw_, ph_, pw_, dh_, dw_, g_, oh_, ow_}}, {"bias", bias_}}; }
 };
 
 // avg_pool2d / adaptive_avg_pool2d VJP; linear, so its own VJP is the forward pool again.
@@ -249,6 +283,35 @@ class AvgPoolBackward : public Primitive {
   Shape xs_;
 };
 
+// max_pool2d's VJP: each output's gradient added at its argmax; linear in g, so its VJP is a gather.
+class MaxPoolBackward : public Primitive {
+ public:
+  explicit MaxPoolBackward(Shape xs) : xs_(std::move(xs)) {}
+  const char* name() const override { return "max_pool2d_backward"; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor g = contiguous(in[0]), idx = contiguous(in[1]);
+    Tensor dx = empty(xs_, g.dtype());
+    if (dx.numel() > 0) cpu::max_pool2d_backward(dx, g, idx);
+    return {dx};
+  }
+  TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    TensorList r;
+    for (int i : argnums) {
+      if (i != 0) {
+        r.emplace_back();
+        continue;
+      }
+      const Shape& gs = in[0].shape();
+      Tensor c = reshape(ct[0], Shape{xs_[0], xs_[1], -1}), idx = reshape(in[1], Shape{gs[0], gs[1], -1});
+      r.push_back(reshape(gather(c, 2, idx), gs));
+    }
+    return r;
+  }
+
+ private:
+  Shape xs_;
+};
+
 class Pool2d : public Primitive {
  public:
   enum Kind { Max, Avg, AdaptiveAvg };
@@ -260,11 +323,7 @@ class Pool2d : public Primitive {
       return {apply1(std::make_shared<AvgPoolBackward>(kind_ == AdaptiveAvg, kh_, kw_, sh_, sw_, ph_, pw_, cip_, div_, xs),
                      {ct[0]})};
     if (!ct[0].defined()) return {Tensor()};
-    // scatter-add each output's gradient to the input position its index names (within its plane)
-    int64_t n = xs[0], c = xs[1];
-    Tensor g = reshape(ct[0], Shape{n, c, -1}), idx = reshape(out[1], Shape{n, c, -1});
-    Tensor dx = scatter(zeros(Shape{n, c, xs[2] * xs[3]}, g.dtype()), 2, idx, g, "add");
-    return {reshape(dx, xs)};
+    return {apply1(std::make_shared<MaxPoolBackward>(xs), {ct[0], out[1]})};
   }
   Pool2d(Kind k, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw,
          int64_t oh, int64_t ow, bool cip, int64_t div)
@@ -292,6 +351,8 @@ class Pool2d : public Primitive {
   int64_t kh_, kw_, sh_, sw_, ph_, pw_, dh_, dw_, oh_, ow_;
   bool cip_;
   int64_t div_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"geom", std::vector<int64_t>{kh_, kw_, sh_, sw_, ph_, pw_, dh_, dw_, oh_, ow_, div_}}, {"count_include_pad", cip_}}; }
 };
 
 void check_same_float(const char* op, const Tensor& a, const Tensor& b) {
@@ -736,6 +797,7 @@ static void check_float(const char* op, DType d) {
 }
 
 Tensor rand(const Shape& shape, DType dtype) {
+  check_not_tracing("rand");
   check_float("rand", dtype);
   Tensor t = empty(shape, is_half(dtype) ? DType::Float32 : dtype);
   cpu::rand_uniform(t, 0.0, 1.0);
@@ -743,6 +805,7 @@ Tensor rand(const Shape& shape, DType dtype) {
 }
 
 Tensor randn(const Shape& shape, DType dtype) {
+  check_not_tracing("randn");
   check_float("randn", dtype);
   Tensor t = empty(shape, is_half(dtype) ? DType::Float32 : dtype);
   cpu::rand_normal(t, 0.0, 1.0);
@@ -750,6 +813,7 @@ Tensor randn(const Shape& shape, DType dtype) {
 }
 
 Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype) {
+  check_not_tracing("randint");
   if (high <= low) throw ValueError("[randint] expected low < high, got low=" + std::to_string(low) + ", high=" + std::to_string(high));
   Tensor t = empty(shape, DType::Int64);
   cpu::rand_int(t, low, high);
@@ -757,6 +821,7 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype) {
 }
 
 Tensor randperm(int64_t n, DType dtype) {
+  check_not_tracing("randperm");
   if (n < 0) throw ValueError("[randperm] n must be non-negative");
   Tensor t = empty(Shape{n}, DType::Int64, Device{});  // shuffled on the host
   int64_t* p = t.data<int64_t>();
@@ -769,6 +834,7 @@ Tensor randperm(int64_t n, DType dtype) {
 }
 
 Tensor bernoulli(const Tensor& p) {
+  check_not_tracing("bernoulli");
   check_float("bernoulli", p.dtype());
   Tensor pc = contiguous(detail::cast(p, p.dtype() == DType::Float64 ? DType::Float64 : DType::Float32));
   Tensor out = empty(p.shape(), p.dtype(), p.device());
@@ -779,6 +845,7 @@ Tensor bernoulli(const Tensor& p) {
 Tensor dropout(const Tensor& x, double p, bool training) {
   if (p < 0 || p > 1) throw ValueError("[dropout] probability has to be between 0 and 1, but got " + std::to_string(p));
   if (!training || p == 0) return x;
+  check_not_tracing("dropout");
   check_float("dropout", x.dtype());
   if (p == 1) return binary(BinaryOp::Mul, x, Scalar::from_double(0.0));
   Tensor mask = empty(x.shape(), is_half(x.dtype()) ? DType::Float32 : x.dtype(), x.device());
@@ -791,6 +858,7 @@ Tensor dropout2d(const Tensor& x, double p, bool training) {
     shape_error("dropout2d", {x.shape()}, {{"p", p}}, "expected 3-D or 4-D input, got input of shape " + shape_str(x.shape()));
   if (p < 0 || p > 1) throw ValueError("[dropout2d] probability has to be between 0 and 1, but got " + std::to_string(p));
   if (!training || p == 0) return x;
+  check_not_tracing("dropout2d");
   check_float("dropout2d", x.dtype());
   Shape ms = x.shape();
   ms[ms.size() - 1] = 1;
@@ -799,6 +867,27 @@ Tensor dropout2d(const Tensor& x, double p, bool training) {
   Tensor mask = empty(ms, is_half(x.dtype()) ? DType::Float32 : x.dtype(), x.device());
   cpu::bernoulli_scalar(mask, 1 - p);
   return binary(BinaryOp::Mul, x, binary(BinaryOp::Mul, detail::cast(mask, x.dtype()), Scalar::from_double(1.0 / (1 - p))));
+}
+
+// ---------------- graph mode: rebuild a primitive from its name and attributes ----------------
+std::shared_ptr<Primitive> detail::make_nn_primitive(const std::string& name, const Params& attrs) {
+  AttrReader r(name, attrs);
+  if (name == "matmul") return std::make_shared<MatMul>();
+  if (name == "softmax" || name == "log_softmax") return std::make_shared<Softmax>(r.i("dim"), name == "log_softmax");
+  if (name == "layer_norm") return std::make_shared<LayerNorm>(r.i("cols"), r.f("eps"), r.b("weight"), r.b("bias"));
+  if (name == "conv2d") {
+    auto g = r.ints("geom");
+    if (g.size() != 9) throw ValueError("primitive 'conv2d': malformed attribute 'geom'");
+    return std::make_shared<Conv2d>(g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], r.b("bias"));
+  }
+  if (name == "max_pool2d" || name == "avg_pool2d" || name == "adaptive_avg_pool2d") {
+    auto g = r.ints("geom");
+    if (g.size() != 11) throw ValueError("primitive '" + name + "': malformed attribute 'geom'");
+    auto kind = name == "max_pool2d" ? Pool2d::Max : name == "avg_pool2d" ? Pool2d::Avg : Pool2d::AdaptiveAvg;
+    return std::make_shared<Pool2d>(kind, g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9],
+                                    r.b("count_include_pad"), g[10]);
+  }
+  return nullptr;
 }
 
 }  // namespace tt

@@ -140,6 +140,8 @@ class Reduce : public Primitive {
   ReduceOp op_;
   std::vector<bool> mask_;
   bool keepdim_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"mask", detail::mask_attr(mask_)}, {"keepdim", keepdim_}}; }
 };
 
 class ArgReduce : public Primitive {
@@ -180,6 +182,8 @@ class ArgReduce : public Primitive {
   bool is_max_;
   int64_t dim_;
   bool keepdim_, values_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"dim", dim_}, {"keepdim", keepdim_}}; }
 };
 
 class Variance : public Primitive {
@@ -215,6 +219,8 @@ class Variance : public Primitive {
   std::vector<bool> mask_;
   double corr_;
   bool keepdim_, sd_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"mask", detail::mask_attr(mask_)}, {"correction", corr_}, {"keepdim", keepdim_}}; }
 };
 
 class LogSumExp : public Primitive {
@@ -237,6 +243,8 @@ class LogSumExp : public Primitive {
  private:
   std::vector<bool> mask_;
   bool keepdim_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"mask", detail::mask_attr(mask_)}, {"keepdim", keepdim_}}; }
 };
 
 class Scan : public Primitive {
@@ -266,6 +274,8 @@ class Scan : public Primitive {
  private:
   int64_t dim_;
   bool prod_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"dim", dim_}}; }
 };
 
 DType float_compute(const char* op, DType d) {
@@ -422,6 +432,22 @@ std::pair<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool lar
     shape_error("topk", {a.shape()}, {{"k", k}, {"dim", dim}}, "selected index k out of range");
   auto [v, i] = sort(a, d, largest);
   return {slice(v, d, 0, k, 1), slice(i, d, 0, k, 1)};
+}
+
+// ---------------- graph mode: rebuild a primitive from its name and attributes ----------------
+std::shared_ptr<Primitive> detail::make_reduce_primitive(const std::string& name, const Params& attrs) {
+  AttrReader r(name, attrs);
+  for (int i = 0; i <= static_cast<int>(ReduceOp::NanSum); ++i)
+    if (name == reduce_name(static_cast<ReduceOp>(i)))
+      return std::make_shared<Reduce>(static_cast<ReduceOp>(i), r.mask("mask"), r.b("keepdim"));
+  if (name == "max" || name == "min" || name == "argmax" || name == "argmin")
+    return std::make_shared<ArgReduce>(name == "max" || name == "argmax", r.i("dim"), r.b("keepdim"),
+                                       name == "max" || name == "min");
+  if (name == "var" || name == "std")
+    return std::make_shared<Variance>(r.mask("mask"), r.f("correction"), r.b("keepdim"), name == "std");
+  if (name == "logsumexp") return std::make_shared<LogSumExp>(r.mask("mask"), r.b("keepdim"));
+  if (name == "cumsum" || name == "cumprod") return std::make_shared<Scan>(r.i("dim"), name == "cumprod");
+  return nullptr;
 }
 
 }  // namespace tt

@@ -96,6 +96,8 @@ class Reshape : public Primitive {
 
  private:
   Shape shape_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"shape", shape_.vec()}}; }
 };
 
 class Expand : public Primitive {
@@ -129,6 +131,8 @@ class Expand : public Primitive {
 
  private:
   Shape shape_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"shape", shape_.vec()}}; }
 };
 
 class Permute : public Primitive {
@@ -156,6 +160,8 @@ class Permute : public Primitive {
 
  private:
   Dims dims_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"dims", dims_}}; }
 };
 
 // The same view taken of another tensor of the input's shape (through the front-end function).
@@ -211,6 +217,8 @@ class StridedView : public Primitive {
   Strides strides_;
   int64_t offset_;
   Reapply reapply_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"shape", shape_.vec()}, {"strides", strides_.vec()}, {"offset", offset_}}; }
 };
 
 class Flip : public Primitive {
@@ -238,6 +246,8 @@ class Flip : public Primitive {
 
  private:
   Dims dims_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"dims", dims_}}; }
 };
 
 class Cat : public Primitive {
@@ -272,6 +282,8 @@ class Cat : public Primitive {
 
  private:
   int64_t dim_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"dim", dim_}}; }
 };
 
 class Repeat : public Primitive {
@@ -315,6 +327,8 @@ class Repeat : public Primitive {
 
  private:
   Shape reps_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"reps", reps_.vec()}}; }
 };
 
 class Tri : public Primitive {
@@ -335,6 +349,8 @@ class Tri : public Primitive {
  private:
   int64_t k_;
   bool lower_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"k", k_}}; }
 };
 
 }  // namespace
@@ -730,6 +746,29 @@ TensorList unbind(const Tensor& a, int64_t dim) {
   TensorList out;
   for (int64_t i = 0; i < a.shape()[d]; ++i) out.push_back(select(a, d, i));
   return out;
+}
+
+// ---------------- graph mode: rebuild a primitive from its name and attributes ----------------
+std::shared_ptr<Primitive> detail::make_shape_primitive(const std::string& name, const Params& attrs) {
+  AttrReader r(name, attrs);
+  if (name == "reshape") return std::make_shared<Reshape>(r.shape("shape"));
+  if (name == "expand") return std::make_shared<Expand>(r.shape("shape"));
+  if (name == "permute") return std::make_shared<Permute>(r.ints("dims"));
+  if (name == "flip") return std::make_shared<Flip>(r.ints("dims"));
+  if (name == "cat") return std::make_shared<Cat>(r.i("dim"));
+  if (name == "repeat") return std::make_shared<Repeat>(r.shape("reps"));
+  if (name == "tril" || name == "triu") return std::make_shared<Tri>(r.i("k"), name == "tril");
+  static const char* const kViews[] = {"slice", "select", "diagonal", "as_strided"};
+  for (const char* v : kViews)
+    if (name == v) {
+      auto st = r.ints("strides");
+      Shape shape = r.shape("shape");
+      Strides strides(st.begin(), st.end());
+      int64_t off = r.i("offset");
+      Reapply f = [shape, strides, off](const Tensor& t) { return as_strided(t, shape, strides, t.offset() + off); };
+      return std::make_shared<StridedView>(v, shape, strides, off, std::move(f));
+    }
+  return nullptr;
 }
 
 }  // namespace tt

@@ -45,12 +45,7 @@ void im2col(const T* x, int64_t c, int64_t h, int64_t w, int64_t kh, int64_t kw,
 
 template <class T>
 void gemm(int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c) {
-  if constexpr (std::is_same_v<T, float>)
-    scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)m, (blasint)n, (blasint)k, 1.0f, a,
-                      (blasint)k, b, (blasint)n, 0.0f, c, (blasint)n);
-  else
-    scipy_cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)m, (blasint)n, (blasint)k, 1.0, a,
-                      (blasint)k, b, (blasint)n, 0.0, c, (blasint)n);
+  blas_gemm<T>(false, false, m, n, k, a, k, b, n, T(0), c, n);  // serial inside parallel_for
 }
 
 template <class T>
@@ -85,12 +80,7 @@ void conv2d_typed(const Tensor& out, const Tensor& x, const Tensor& wt, const Te
   };
   int nt = num_threads();
   if (n >= nt && nt > 1) {
-    // one sample per thread, single-threaded BLAS inside (no oversubscription)
-    scipy_openblas_set_num_threads(1);
-    struct Restore {
-      int n;
-      ~Restore() { scipy_openblas_set_num_threads(n); }
-    } restore{nt};
+    // one sample per thread (BLAS is single-threaded: NOTE [ One thread pool ])
     parallel_for(0, n, 1, [&](int64_t b, int64_t e) {
       std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * sp));
       for (int64_t ni = b; ni < e; ++ni) one(ni, col);

@@ -1,10 +1,9 @@
 // Backward kernels of conv2d (col2im + BLAS GEMM), avg pooling, and index_add. Inputs contiguous.
-#include <cblas.h>
-
 #include <cstring>
 #include <vector>
 
 #include "kernels.h"
+#include "typedtensor/device.h"
 #include "parallel.h"
 
 namespace tt::cpu {
@@ -13,13 +12,7 @@ namespace {
 template <class T>
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
           T beta, T* c, int64_t ldc) {
-  auto A = ta ? CblasTrans : CblasNoTrans, B = tb ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>)
-    scipy_cblas_sgemm(CblasRowMajor, A, B, (blasint)m, (blasint)n, (blasint)k, 1.0f, a, (blasint)lda, b, (blasint)ldb,
-                      beta, c, (blasint)ldc);
-  else
-    scipy_cblas_dgemm(CblasRowMajor, A, B, (blasint)m, (blasint)n, (blasint)k, 1.0, a, (blasint)lda, b, (blasint)ldb,
-                      beta, c, (blasint)ldc);
+  blas_gemm<T>(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
 }
 
 // The adjoint of im2col: adds each column entry back into the image position it was read from.
@@ -190,6 +183,28 @@ void adaptive_avg_pool2d_backward(const Tensor& dx, const Tensor& g) {
   if (dx.dtype() == DType::Float32) return run(float{});
   if (dx.dtype() == DType::Float64) return run(double{});
   throw TypeError("[adaptive_avg_pool2d] needs a floating point tensor");
+}
+
+void max_pool2d_backward(const Tensor& dx, const Tensor& g, const Tensor& idx) {
+  if (on_cuda(dx)) return cuda_kernels().max_pool2d_backward(dx, g, idx);  // NOTE [ Device dispatch ]
+  int64_t planes = dx.size(0) * dx.size(1), hw = dx.size(2) * dx.size(3), ohw = g.size(2) * g.size(3);
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    T* px = dx.data<T>();
+    const T* pg = g.data<T>();
+    const int64_t* pi = idx.data<int64_t>();
+    std::memset(px, 0, static_cast<size_t>(dx.numel()) * sizeof(T));
+    parallel_for(0, planes, std::max<int64_t>(1, kGrain / std::max<int64_t>(ohw, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p)
+        for (int64_t j = 0; j < ohw; ++j) {
+          int64_t k = pi[p * ohw + j];
+          if (k >= 0) px[p * hw + k] += pg[p * ohw + j];
+        }
+    });
+  };
+  if (dx.dtype() == DType::Float32) return run(float{});
+  if (dx.dtype() == DType::Float64) return run(double{});
+  throw TypeError("[max_pool2d] backward needs float32 or float64");
 }
 
 void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {

@@ -24,6 +24,58 @@ bool blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, MatLayout* 
 }
 
 template <class T>
+void blas_call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
+               T beta, T* c, int64_t ldc) {
+  auto A = ta ? CblasTrans : CblasNoTrans, B = tb ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>)
+    scipy_cblas_sgemm(CblasRowMajor, A, B, (blasint)m, (blasint)n, (blasint)k, 1.0f, a, (blasint)lda, b, (blasint)ldb,
+                      beta, c, (blasint)ldc);
+  else
+    scipy_cblas_dgemm(CblasRowMajor, A, B, (blasint)m, (blasint)n, (blasint)k, 1.0, a, (blasint)lda, b, (blasint)ldb,
+                      beta, c, (blasint)ldc);
+}
+
+}  // namespace
+
+template <class T>
+void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
+               T beta, T* c, int64_t ldc) {
+  int nt = num_threads();
+  constexpr int64_t kMinFlopsPerThread = int64_t(1) << 20;
+  int64_t work = m * n * k;
+  int parts = static_cast<int>(std::min<int64_t>(nt, work / kMinFlopsPerThread));
+#ifdef _OPENMP
+  bool nested = omp_in_parallel();
+#else
+  bool nested = true;
+#endif
+  if (parts < 2 || nested) return blas_call<T>(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
+  if (m >= n || m >= 64 * parts) {  // row blocks of C (and of op(A)), multiples of 16 rows
+    int64_t per = ((m + parts - 1) / parts + 15) / 16 * 16;
+    parallel_for(0, (m + per - 1) / per, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t blk = lo; blk < hi; ++blk) {
+        int64_t r0 = blk * per, rows = std::min(per, m - r0);
+        blas_call<T>(ta, tb, rows, n, k, ta ? a + r0 : a + r0 * lda, lda, b, ldb, beta, c + r0 * ldc, ldc);
+      }
+    });
+  } else {  // column blocks of C (and of op(B))
+    int64_t per = ((n + parts - 1) / parts + 15) / 16 * 16;
+    parallel_for(0, (n + per - 1) / per, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t blk = lo; blk < hi; ++blk) {
+        int64_t c0 = blk * per, cols = std::min(per, n - c0);
+        blas_call<T>(ta, tb, m, cols, k, a, lda, tb ? b + c0 * ldb : b + c0, ldb, beta, c + c0, ldc);
+      }
+    });
+  }
+}
+template void blas_gemm<float>(bool, bool, int64_t, int64_t, int64_t, const float*, int64_t, const float*, int64_t,
+                               float, float*, int64_t);
+template void blas_gemm<double>(bool, bool, int64_t, int64_t, int64_t, const double*, int64_t, const double*, int64_t,
+                                double, double*, int64_t);
+
+namespace {
+
+template <class T>
 void gemm_blas(const Tensor& c, const Tensor& a, const Tensor& b) {
   int64_t batch = c.size(0), m = c.size(1), n = c.size(2), k = a.size(2);
   Tensor aa = a, bb = b;
@@ -42,17 +94,16 @@ void gemm_blas(const Tensor& c, const Tensor& a, const Tensor& b) {
   const T* pb = bb.data<T>();
   T* pc = c.data<T>();
   int64_t sa = aa.stride(0), sb = bb.stride(0), sc = m * n;
-  for (int64_t i = 0; i < batch; ++i) {
-    if constexpr (std::is_same_v<T, float>) {
-      scipy_cblas_sgemm(CblasRowMajor, la.trans, lb.trans, static_cast<blasint>(m), static_cast<blasint>(n),
-                        static_cast<blasint>(k), 1.0f, pa + i * sa, static_cast<blasint>(la.ld), pb + i * sb,
-                        static_cast<blasint>(lb.ld), 0.0f, pc + i * sc, static_cast<blasint>(n));
-    } else {
-      scipy_cblas_dgemm(CblasRowMajor, la.trans, lb.trans, static_cast<blasint>(m), static_cast<blasint>(n),
-                        static_cast<blasint>(k), 1.0, pa + i * sa, static_cast<blasint>(la.ld), pb + i * sb,
-                        static_cast<blasint>(lb.ld), 0.0, pc + i * sc, static_cast<blasint>(n));
-    }
+  bool ta = la.trans == CblasTrans, tb = lb.trans == CblasTrans;
+  if (batch >= num_threads() && batch > 1 && m * n * k * batch >= (int64_t(1) << 20)) {  // one matrix per thread
+    parallel_for(0, batch, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i)
+        blas_call<T>(ta, tb, m, n, k, pa + i * sa, la.ld, pb + i * sb, lb.ld, T(0), pc + i * sc, n);
+    });
+    return;
   }
+  for (int64_t i = 0; i < batch; ++i)
+    blas_gemm<T>(ta, tb, m, n, k, pa + i * sa, la.ld, pb + i * sb, lb.ld, T(0), pc + i * sc, n);
 }
 
 template <class T>

@@ -11,6 +11,8 @@ namespace tt::cpu {
 
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b);
 void unary(UnaryOp op, const Tensor& out, const Tensor& a);
+// out = g * f'(x) for op in {Gelu, GeluTanh, Silu}; all contiguous, one dtype (act_backward.cpp)
+void activation_backward(UnaryOp op, const Tensor& out, const Tensor& g, const Tensor& x);
 void leaky_relu(const Tensor& out, const Tensor& a, double slope);
 void elu(const Tensor& out, const Tensor& a, double alpha);
 void copy(const Tensor& dst, const Tensor& src);  // same shape; casts between any dtypes
@@ -35,6 +37,13 @@ void variance(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int
 
 // C[b] = A[b] @ B[b]; each operand is a [batch, rows, cols] strided view; float32/64 via BLAS
 void gemm_batched(const Tensor& c, const Tensor& a, const Tensor& b);
+// NOTE [ One thread pool ]: OpenBLAS runs single-threaded; a large GEMM is split into row (or
+// column) blocks over parallel_for, so OpenMP's pool is the only one (two pools spinning against
+// each other stalled a loaded 2-core machine for milliseconds per op). Row-major C = op(A) op(B)
+// (alpha 1, beta 0 or 1); serial inside a parallel region.
+template <class T>
+void blas_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
+               int64_t ldb, T beta, T* c, int64_t ldc);
 
 void conv2d(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, int64_t sh, int64_t sw,
             int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups);
@@ -51,6 +60,8 @@ void conv2d_backward_weight(const Tensor& dw, const Tensor& g, const Tensor& x, 
 void avg_pool2d_backward(const Tensor& dx, const Tensor& g, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
                          int64_t pw, bool count_include_pad, int64_t divisor);
 void adaptive_avg_pool2d_backward(const Tensor& dx, const Tensor& g);
+// dx (zeroed here) += g at the flat in-plane positions idx (all contiguous NCHW)
+void max_pool2d_backward(const Tensor& dx, const Tensor& g, const Tensor& idx);
 // out[..., index[j], ...] += src[..., j, ...] along dim (out, src contiguous; index int64, checked)
 void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src);
 

@@ -1,5 +1,5 @@
-// One thread cap for OpenMP and OpenBLAS together (each keeps its own pool; uncapped they
-// oversubscribe a small machine).
+// One thread cap: OpenMP's pool does all the parallel work; OpenBLAS stays single-threaded
+// (NOTE [ One thread pool ] in kernels.h).
 #include <cblas.h>
 
 #include <algorithm>
@@ -26,6 +26,7 @@ int num_threads() {
   if (n == 0) {
     n = default_threads();
     g_threads.store(n);
+    scipy_openblas_set_num_threads(1);  // NOTE [ One thread pool ] in kernels.h
   }
   return n;
 }
@@ -37,7 +38,7 @@ void set_num_threads(int n) {
 #ifdef _OPENMP
   omp_set_num_threads(n);
 #endif
-  scipy_openblas_set_num_threads(n);
+  scipy_openblas_set_num_threads(1);  // NOTE [ One thread pool ] in kernels.h
 }
 
 int get_num_threads() { return cpu::num_threads(); }

@@ -92,6 +92,12 @@ class CudaKernels final : public DeviceKernels {
     cuda::adaptive_avg_pool2d_backward(dev(dx), dev(g));
   }
   void index_add(const Tensor& o, int64_t d, const Tensor& ix, const Tensor& s) override { cuda::index_add(dev(o), d, dev(ix), dev(s)); }
+  void max_pool2d_backward(const Tensor& dx, const Tensor& g, const Tensor& ix) override {
+    cuda::max_pool2d_backward(dev(dx), dev(g), dev(ix));
+  }
+  void activation_backward(UnaryOp op, const Tensor& o, const Tensor& g, const Tensor& x) override {
+    cuda::activation_backward(op, dev(o), dev(g), dev(x));
+  }
 
   void index_select(const Tensor& o, const Tensor& i, int64_t d, const Tensor& ix) override {
     cuda::index_select(dev(o), dev(i), d, dev(ix));

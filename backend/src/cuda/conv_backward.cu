@@ -103,6 +103,16 @@ void pool_bwd(const Tensor& dx, const Tensor& g, int64_t kh, int64_t kw, int64_t
   check_launch(name);
 }
 
+// dx[p, idx] += g[p, j] for every pooled output j (the argmax positions; -1: empty window)
+template <class T>
+__global__ void k_max_pool_bwd(T* dx, const T* g, const int64_t* idx, int64_t planes, int64_t hw, int64_t ohw) {
+  int64_t n = planes * ohw, step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n; i += step) {
+    int64_t k = idx[i];
+    if (k >= 0) atomicAdd(dx + (i / ohw) * hw + k, g[i]);
+  }
+}
+
 int64_t chunk_for(int64_t per_image_bytes, int64_t n) {
   int64_t c = std::max<int64_t>(1, (int64_t(256) << 20) / std::max<int64_t>(per_image_bytes, 1));
   return std::min(c, n);
@@ -202,6 +212,19 @@ void avg_pool2d_backward(const Tensor& dx, const Tensor& g, int64_t kh, int64_t 
 void adaptive_avg_pool2d_backward(const Tensor& dx, const Tensor& g) {
   visit_float(dx.dtype(), "adaptive_avg_pool2d", [&](auto tag) {
     pool_bwd<decltype(tag)>(dx, g, 0, 0, 1, 1, 0, 0, false, 0, true, "adaptive_avg_pool2d");
+  });
+}
+
+void max_pool2d_backward(const Tensor& dx, const Tensor& g, const Tensor& idx) {
+  int64_t planes = dx.size(0) * dx.size(1), hw = dx.size(2) * dx.size(3), ohw = g.size(2) * g.size(3);
+  visit_float(dx.dtype(), "max_pool2d", [&](auto tag) {
+    using T = decltype(tag);
+    check(cudaMemsetAsync(dx.raw(), 0, static_cast<size_t>(dx.numel()) * sizeof(T), kStream), "max_pool2d");
+    if (planes * ohw == 0) return;
+    k_max_pool_bwd<T><<<grid_for(planes * ohw), kThreads, 0, kStream>>>(
+        static_cast<T*>(dx.raw()), static_cast<const T*>(g.raw()), static_cast<const int64_t*>(idx.raw()), planes, hw,
+        ohw);
+    check_launch("max_pool2d");
   });
 }
 

@@ -79,6 +79,8 @@ void avg_pool2d_backward(const Tensor& dx, const Tensor& g, int64_t kh, int64_t 
                          int64_t pw, bool count_include_pad, int64_t divisor);
 void adaptive_avg_pool2d_backward(const Tensor& dx, const Tensor& g);
 void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src);  // index.cu
+void max_pool2d_backward(const Tensor& dx, const Tensor& g, const Tensor& idx);
+void activation_backward(UnaryOp op, const Tensor& out, const Tensor& g, const Tensor& x);  // elementwise.cu
 
 // ---- index.cu ----
 void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);

@@ -41,3 +41,11 @@ def advanced(x: Tensor[Batch, Model], idx: Tensor[Seq]) -> None:
 def setitem(x: Tensor[Batch, Model]) -> None:
     x[0] = 1.0  # ok
     x[:, 0] = 0  # ok
+
+
+def unknown_int(x: Tensor[Batch, Seq, Model], i: int) -> None:
+    reveal_shape(x[i])  # N: Tensor[Seq, Model]
+    reveal_shape(x[:, i])  # N: Tensor[Batch, Model]
+    for j in range(3):
+        reveal_shape(x[j])  # N: Tensor[Seq, Model]
+    x[i, i, i, i]  # E: shape-axis

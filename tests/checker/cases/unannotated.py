@@ -56,3 +56,32 @@ out = net(tt.rand(4, 1, 28, 28))  # ok
 def bad_literal_layer():
     fc2 = nn.Linear(7, 3)
     return fc2(tt.rand(2, 8))  # E: shape-arg
+
+
+# Calls of unannotated functions with known shapes are inferred through their bodies.
+def project(a, b):
+    return a @ b  # ok
+
+
+def twice(t, scale=2.0):
+    if scale > 1:
+        return t * scale  # ok
+    return t  # ok
+
+
+def outer(t, w):
+    return project(twice(t), w)  # ok
+
+
+def gen(t):
+    yield t  # ok
+
+
+u = tt.rand(8, 16)
+v = tt.rand(16, 4)
+reveal_shape(project(u, v))  # N: Tensor[8, 4]
+reveal_shape(outer(u, v))  # N: Tensor[8, 4]
+project(u, v) + tt.rand(8, 5)  # E: shape-broadcast
+reveal_shape(twice(u))  # N: Tensor[8, 16]
+reveal_shape(project(3, 4))  # N: ?
+reveal_shape(gen(u))  # N: ?

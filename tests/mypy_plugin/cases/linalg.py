@@ -60,3 +60,9 @@ def einsum(a: Tensor[Batch, In], b: Tensor[In, Out]) -> None:
 def generic(x: Tensor[*Bs, In], w: Tensor[In, Out]) -> Tensor[*Bs, Out]:
     reveal_type(x @ w)  # R: Tensor[*Bs, Out]
     return x @ w
+
+
+def forward_fails_reverse_would_not(a: Tensor[Batch, Seq, In], m: Tensor[Batch, Seq, Seq]) -> None:
+    # mypy tries `m.__rmatmul__(a)` after `a.__matmul__(m)` fails: the reverse must see `a`, not `m`.
+    a @ m  # E: shape-matmul
+    reveal_type(m @ m)  # R: Tensor[Batch, Seq, Seq]

@@ -105,3 +105,13 @@ def user_modules(x: Tensor[Batch, In], h: Tensor[Batch, Hidden], e: Tensor[Batch
     Residual()(x)  # E: shape-arg
     seq = nn.Sequential(nn.Linear(In(4), Hidden(8)), nn.ReLU())
     reveal_type(seq(x))  # R: Tensor[*tuple[Any, ...]]
+
+
+def loss_modules(logits: Tensor[Batch, Classes], y: Tensor[Batch], wrong: Tensor[Classes], p: Tensor[Batch, Classes]) -> None:
+    # the constructor's reduction is not in the type: the result shape is unknown, the input/target contract is checked
+    ce = nn.CrossEntropyLoss()
+    reveal_type(ce(logits, y))  # R: Tensor[*tuple[Any, ...]]
+    ce(logits, wrong)  # E: shape-arg
+    reveal_type(nn.CrossEntropyLoss(reduction="none")(logits, y))  # R: Tensor[*tuple[Any, ...]]
+    nn.MSELoss()(logits, y)  # E: shape-arg
+    reveal_type(nn.MSELoss()(logits, p))  # R: Tensor[*tuple[Any, ...]]

@@ -84,6 +84,10 @@ def indexing(x: Tensor[Batch, Seq, Heads], i: int) -> None:
     reveal_type(x[:, None])  # R: Tensor[Batch, Literal[1], Seq, Heads]
     reveal_type(x[None, ..., None])  # R: Tensor[Literal[1], Batch, Seq, Heads, Literal[1]]
     reveal_type(x[1:])  # R: Tensor[Sub[Batch, Literal[1]], Seq, Heads]
+    reveal_type(x[i])  # R: Tensor[Seq, Heads]
+    reveal_type(x[:, i])  # R: Tensor[Batch, Heads]
+    reveal_type(x[i, i, i])  # R: Tensor[()]
+    x[i, i, i, i]  # E: shape-axis
     x[0, 0, 0, 0]  # E: shape-axis
     x[..., 0, ...]  # E: shape-axis
 

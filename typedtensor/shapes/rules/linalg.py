@@ -16,9 +16,10 @@ def matmul_shapes(a: ShapeLike, b: ShapeLike, name: str = "matmul", code: str = 
     """PyTorch's matmul: 1-d operands gain and lose a dim; batch dims broadcast."""
     if isinstance(a, Unknown) or isinstance(b, Unknown):
         return UNKNOWN
-    shown = f"{fmt_shape(a)} @ {fmt_shape(b)}"
+    def shown() -> str:
+        return f"{fmt_shape(a)} @ {fmt_shape(b)}"
     if (a.is_fixed and len(a.dims) == 0) or (b.is_fixed and len(b.dims) == 0):
-        return Issue("shape-rank", f"{name}: both arguments need at least 1 dim; shapes {shown}")
+        return Issue("shape-rank", f"{name}: both arguments need at least 1 dim; shapes {shown()}")
     a_vec = a.is_fixed and len(a.dims) == 1
     b_vec = b.is_fixed and len(b.dims) == 1
     if not a.is_fixed and len(a.tail) == 1 and b.is_fixed and len(b.dims) == 2:
@@ -27,7 +28,7 @@ def matmul_shapes(a: ShapeLike, b: ShapeLike, name: str = "matmul", code: str = 
             return Issue(
                 code,
                 f"{name}: inner dimensions differ: {fmt_dim(a.tail[-1])} (left, dim -1) vs "
-                f"{fmt_dim(b.dims[0])} (right, dim -2); shapes {shown}",
+                f"{fmt_dim(b.dims[0])} (right, dim -2); shapes {shown()}",
             )
         return a.with_tail((b.dims[1],))
     if len(a.tail) < (1 if a_vec else 2) or len(b.tail) < (1 if b_vec else 2):
@@ -38,7 +39,7 @@ def matmul_shapes(a: ShapeLike, b: ShapeLike, name: str = "matmul", code: str = 
         return Issue(
             code,
             f"{name}: inner dimensions differ: {fmt_dim(k_a)} (left, dim -1) vs {fmt_dim(k_b)} "
-            f"(right, dim {0 if b_vec else -2}); shapes {shown}",
+            f"(right, dim {0 if b_vec else -2}); shapes {shown()}",
         )
     if a_vec and b_vec:
         return Shape(())

@@ -61,6 +61,20 @@ def conv2d_module(ctor: Args, args: Args) -> Result:
         q = d_exact_div(ctor["in_channels"], groups)
         in_per_group = q if q is not None else UNKNOWN
     weight = Shape((ctor["out_channels"], in_per_group, kh, kw))
+    x = args["input"]
+    if isinstance(x, Shape) and x.is_fixed and len(x.dims) in (3, 4):
+        # The input's channels are the constructor's in_channels whatever the groups (which a
+        # consumer may not know: the mypy plugin carries only the channel counts in the type).
+        from ..dims import differs, fmt_dim
+        from ..shape import fmt_shape
+
+        c = x.dims[-3]
+        if differs(c, ctor["in_channels"]):
+            return Issue(
+                "shape-arg",
+                f"Conv2d.forward: input has {fmt_dim(c)} channels (dim {len(x.dims) - 3}) but the module expects "
+                f"in_channels = {fmt_dim(ctor['in_channels'])}; shape {fmt_shape(x)}",
+            )
     result = conv2d({
         "input": args["input"], "weight": weight, "bias": None, "stride": ctor["stride"],
         "padding": ctor["padding"], "dilation": ctor["dilation"], "groups": ctor["groups"],
@@ -83,37 +97,29 @@ module("typedtensor.nn.AdaptiveAvgPool2d", "output_size:any", (), "input:tensor"
        ops=("adaptive_avg_pool2d",))(_pool_module("adaptive_avg_pool2d"))
 
 
-@module("typedtensor.nn.BatchNorm2d", "num_features:size, eps:float=1e-05, momentum:float=0.1, affine:bool=True, "
-        "track_running_stats:bool=True, *, device:any=None, dtype:any=None", ("num_features",), "input:tensor",
-        ops=("batch_norm",))
-def batchnorm2d_module(ctor: Args, args: Args) -> Result:
-    """``[N, C, H, W]`` with ``C == num_features``."""
-    x = args["input"]
-    if isinstance(x, Unknown):
-        return UNKNOWN
-    from ._common import need_rank
+def _batchnorm_module(name: str, ranks: tuple[int, ...]) -> None:
+    """``nn.BatchNorm1d``/``2d``: the input's rank, then ``batch_norm`` with ``[C]`` statistics where
+    ``C == num_features``."""
 
-    r = need_rank("BatchNorm2d", x, (4,))
-    if r:
-        return r
-    c = ctor["num_features"]
-    return _as_arg(_call("batch_norm", input=x, running_mean=Shape((c,)), running_var=Shape((c,))), "BatchNorm2d")
+    def forward(ctor: Args, args: Args) -> Result:
+        x = args["input"]
+        if isinstance(x, Unknown):
+            return UNKNOWN
+        from ._common import need_rank
+
+        r = need_rank(name, x, ranks)
+        if r:
+            return r
+        c = ctor["num_features"]
+        return _as_arg(_call("batch_norm", input=x, running_mean=Shape((c,)), running_var=Shape((c,))), name)
+
+    module(f"typedtensor.nn.{name}", "num_features:size, eps:float=1e-05, momentum:float=0.1, affine:bool=True, "
+           "track_running_stats:bool=True, *, device:any=None, dtype:any=None", ("num_features",), "input:tensor",
+           ops=("batch_norm",))(forward)
 
 
-@module("typedtensor.nn.BatchNorm1d", "num_features:size, eps:float=1e-05, momentum:float=0.1, affine:bool=True, "
-        "track_running_stats:bool=True, *, device:any=None, dtype:any=None", ("num_features",), "input:tensor",
-        ops=("batch_norm",))
-def batchnorm1d_module(ctor: Args, args: Args) -> Result:
-    x = args["input"]
-    if isinstance(x, Unknown):
-        return UNKNOWN
-    from ._common import need_rank
-
-    r = need_rank("BatchNorm1d", x, (2, 3))
-    if r:
-        return r
-    c = ctor["num_features"]
-    return _as_arg(_call("batch_norm", input=x, running_mean=Shape((c,)), running_var=Shape((c,))), "BatchNorm1d")
+_batchnorm_module("BatchNorm2d", (4,))
+_batchnorm_module("BatchNorm1d", (2, 3))
 
 
 @module("typedtensor.nn.LayerNorm", "normalized_shape:sizes, eps:float=1e-05, elementwise_affine:bool=True, "

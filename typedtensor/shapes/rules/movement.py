@@ -53,18 +53,21 @@ def reshape_shape(name: str, x: ShapeLike, sizes: Any) -> Result:
         return Shape(tuple(UNKNOWN if i in holes else d for i, d in enumerate(new)))
     old_count = d_prod(x.dims)
     known = d_prod([d for i, d in enumerate(new) if i not in holes])
-    shown = f"shape {fmt_shape(x)} ({fmt_dim(old_count)} elements) -> {fmt_dims(new)}"
+
+    def shown() -> str:
+        return f"shape {fmt_shape(x)} ({fmt_dim(old_count)} elements) -> {fmt_dims(new)}"
+
     if holes:
         inferred = d_exact_div(old_count, known)
         if inferred is None:
             if is_literal(old_count) and is_literal(known):
-                return Issue("shape-reshape", f"{name}: {fmt_dim(old_count)} elements are not divisible by {fmt_dim(known)}; {shown}")
+                return Issue("shape-reshape", f"{name}: {fmt_dim(old_count)} elements are not divisible by {fmt_dim(known)}; {shown()}")
             inferred = UNKNOWN
         out = list(new)
         out[holes[0]] = inferred
         return Shape(tuple(out))
     if differs(old_count, known):
-        return Issue("shape-reshape", f"{name}: the number of elements changes from {fmt_dim(old_count)} to {fmt_dim(known)}; {shown}")
+        return Issue("shape-reshape", f"{name}: the number of elements changes from {fmt_dim(old_count)} to {fmt_dim(known)}; {shown()}")
     return Shape(tuple(new))
 
 

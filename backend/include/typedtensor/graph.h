@@ -1,0 +1,129 @@
+#pragma once
+// NOTE [ Graph mode ]
+// tt.compile captures a function into a Graph: an SSA program over the same primitives eager mode
+// runs. Values are numbered once and never reassigned; a value is a graph input, a capture (a tensor
+// the function closed over, e.g. a parameter: read by reference at every run, so in-place
+// optimiser updates are seen), a constant (a Python number, or a capture frozen with freeze=True;
+// passes may fold through it) or the output of a node. Passes rewrite the node list and keep value
+// ids stable where they can; verify() runs between passes. Fused elementwise groups are nodes too
+// (op "fused"), whose kernel keeps the original nodes, so a graph can always be un-fused for saving
+// and interpreted when no compiler is present.
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "typedtensor/primitive.h"
+#include "typedtensor/tensor.h"
+
+namespace tt::graph {
+
+// A malformed graph (verifier failure, a bad saved file).
+class GraphError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class ValueKind : uint8_t { Input, Capture, Const, Node };
+const char* kind_name(ValueKind k);
+
+struct Value {
+  ValueKind kind = ValueKind::Node;
+  Shape shape;
+  DType dtype = DType::Float32;
+  Tensor data;    // Capture / Const: the tensor
+  int slot = -1;  // memory planning: the reused buffer this value is written to (-1: fresh)
+};
+
+struct Node {
+  std::string op;             // the primitive's name(); "fused" for a fused group
+  std::optional<Params> attrs;  // nullopt: opaque primitive
+  std::shared_ptr<Primitive> prim;
+  std::vector<int> inputs;   // value ids; -1 = no tensor
+  std::vector<int> outputs;  // value ids
+};
+
+class FusedKernel;
+
+class Graph {
+ public:
+  std::vector<Value> values;
+  std::vector<int> inputs;
+  std::vector<int> outputs;
+  std::vector<Node> nodes;
+  std::vector<std::string> passes_run;
+  std::vector<std::string> saved_pipeline;  // a loaded graph: the passes its saver had run
+  int num_slots = 0;
+
+  int add_value(ValueKind k, const Shape& s, DType d, Tensor data = {});
+  std::string str() const;
+  void verify() const;  // throws GraphError
+  // Deep enough copy for passes: values and nodes are copied, tensors and primitives shared.
+  std::shared_ptr<Graph> clone() const;
+  // Runs the graph on `inputs` (one tensor per graph input, same shapes and dtypes).
+  TensorList run(const TensorList& inputs);
+  // Counts of nodes per op name (tests and docs).
+  std::vector<std::pair<std::string, int>> op_counts() const;
+
+ private:
+  struct RunState;
+  std::shared_ptr<RunState> state_;
+  std::mutex run_mutex_;
+  friend std::shared_ptr<Graph> clone_graph(const Graph&);
+};
+
+// ---- capture ----
+class GraphTracer : public Tracer {
+ public:
+  GraphTracer();
+  ~GraphTracer() override;
+  // Registers the inputs; returns fresh aliases of them that the traced function must receive.
+  TensorList begin(const TensorList& inputs);
+  void record(const std::shared_ptr<Primitive>& p, const TensorList& inputs, const TensorList& outputs) override;
+  std::shared_ptr<Graph> finish(const TensorList& outputs);
+  void abort();  // uninstalls the tracer after the traced function raised
+
+ private:
+  int value_for(const Tensor& t);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// ---- passes ----
+// Names: "simplify", "fold", "cse", "dce", "fuse", "memplan". Each returns whether it changed the graph.
+bool dce(Graph& g);
+bool cse(Graph& g);
+bool fold_constants(Graph& g);
+bool simplify(Graph& g);
+bool fuse(Graph& g);
+bool plan_memory(Graph& g);
+const std::vector<std::string>& default_pipeline();
+bool run_pass(Graph& g, const std::string& name);  // throws ValueError for an unknown name
+// Replaces every fused node by the nodes it was built from (for saving).
+void unfuse(Graph& g);
+// Stable topological re-order of the nodes.
+void toposort(Graph& g);
+
+// ---- fused kernels ----
+// For a fused node: the nodes it was built from, "compiled"/"interpreted"/"pending", and the
+// generated C++ source. nullptr / "" for any other node.
+const std::vector<Node>* fused_body(const Node& n);
+std::string fused_mode(const Node& n);
+std::string fused_source(const Node& n);
+struct CompilerStatus {
+  bool available = false;
+  std::string compiler;
+  std::string cache_dir;
+  std::string last_error;
+  int64_t compiled = 0, cache_hits = 0, interpreted = 0;
+};
+CompilerStatus compiler_status();
+void reset_compiler_probe();  // re-reads TYPEDTENSOR_CXX next time (tests)
+
+// ---- save / load ----
+void save(const Graph& g, const std::string& path);
+std::shared_ptr<Graph> load(const std::string& path);  // throws GraphError on a malformed file
+std::shared_ptr<Graph> load_bytes(const std::string& bytes, const std::string& what);
+
+}  // namespace tt::graph

@@ -1,0 +1,192 @@
+// Memory planning (buffer reuse by liveness) and the executor.
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "internal.h"
+#include "typedtensor/ops.h"
+
+namespace tt::graph {
+namespace {
+
+template <class T>
+const T* attr(const Node& n, const char* key) {
+  if (!n.attrs) return nullptr;
+  for (const auto& kv : *n.attrs)
+    if (kv.first == key && std::holds_alternative<T>(kv.second)) return &std::get<T>(kv.second);
+  return nullptr;
+}
+
+// root[v]: the value whose buffer v lives in (views alias their input).
+std::vector<int> alias_roots(const Graph& g) {
+  std::vector<int> root(g.values.size());
+  for (size_t i = 0; i < root.size(); ++i) root[i] = static_cast<int>(i);
+  for (const Node& n : g.nodes)
+    if (is_view(n.op) && !n.inputs.empty() && n.inputs[0] >= 0)
+      for (int o : n.outputs) root[o] = root[n.inputs[0]];
+  return root;
+}
+
+// Last node index reading each value (-1: never read by a node).
+std::vector<int> last_uses(const Graph& g) {
+  std::vector<int> last(g.values.size(), -1);
+  for (size_t k = 0; k < g.nodes.size(); ++k)
+    for (int v : g.nodes[k].inputs)
+      if (v >= 0) last[v] = static_cast<int>(k);
+  return last;
+}
+
+// Storage bounds of a strided view (a loaded graph is untrusted).
+void check_view_bounds(const Node& n, const Tensor& in) {
+  const auto* shape = attr<std::vector<int64_t>>(n, "shape");
+  const auto* strides = attr<std::vector<int64_t>>(n, "strides");
+  const auto* off = attr<int64_t>(n, "offset");
+  if (!shape || !strides || !off || shape->size() != strides->size()) throw GraphError("graph: malformed view " + n.op);
+  int64_t hi = in.offset() + *off;
+  for (size_t i = 0; i < shape->size(); ++i) {
+    if ((*shape)[i] == 0) return;
+    hi += ((*shape)[i] - 1) * (*strides)[i];
+  }
+  int64_t cap = static_cast<int64_t>(in.storage()->nbytes / in.itemsize());
+  if (*off < 0 || hi >= cap) throw GraphError("graph: view " + n.op + " reads outside its input's storage");
+}
+
+}  // namespace
+
+bool plan_memory(Graph& g) {
+  for (Value& v : g.values) v.slot = -1;
+  std::vector<int> root = alias_roots(g);
+  std::vector<int> last = last_uses(g);
+  // a buffer is live until the last read of any view of it; outputs' buffers are never reused
+  std::vector<int> root_last(g.values.size(), -1);
+  for (size_t v = 0; v < g.values.size(); ++v) root_last[root[v]] = std::max(root_last[root[v]], last[v]);
+  std::vector<char> pinned(g.values.size(), 0);
+  for (int o : g.outputs) pinned[root[o]] = 1;
+  struct Slot {
+    DType dtype;
+    int64_t numel;
+    int occupant;
+  };
+  std::vector<Slot> slots;
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    const Node& n = g.nodes[k];
+    if (n.op != "fused") continue;
+    for (int o : n.outputs) {
+      if (pinned[o] || root[o] != o) continue;
+      const Value& v = g.values[o];
+      int64_t numel = shape_numel(v.shape);
+      int chosen = -1;
+      for (size_t s = 0; s < slots.size(); ++s) {
+        const Slot& sl = slots[s];
+        bool free = sl.occupant < 0 || root_last[sl.occupant] < static_cast<int>(k);
+        if (free && sl.dtype == v.dtype && sl.numel == numel) {
+          chosen = static_cast<int>(s);
+          break;
+        }
+      }
+      if (chosen < 0) {
+        slots.push_back({v.dtype, numel, -1});
+        chosen = static_cast<int>(slots.size()) - 1;
+      }
+      slots[chosen].occupant = o;
+      g.values[o].slot = chosen;
+    }
+  }
+  g.num_slots = static_cast<int>(slots.size());
+  return g.num_slots > 0;
+}
+
+struct Graph::RunState {
+  std::vector<Tensor> slots;
+  // Graph outputs written by fused kernels, from the last call: reused as the next call's buffer
+  // when nothing else holds them any more (the caller dropped the result), which saves the
+  // allocation and its page faults; a result still referenced anywhere is never touched.
+  std::map<int, Tensor> recycled;
+};
+
+TensorList Graph::run(const TensorList& in) {
+  std::lock_guard<std::mutex> lock(run_mutex_);
+  if (in.size() != inputs.size())
+    throw ValueError("compiled graph: expected " + std::to_string(inputs.size()) + " inputs, got " + std::to_string(in.size()));
+  if (!state_) state_ = std::make_shared<RunState>();
+  state_->slots.resize(static_cast<size_t>(num_slots));
+  // Called while another function is being traced (a compiled function inside a compiled one):
+  // run every node through apply() so that the outer tracer records it (a fused node as an opaque
+  // node), and autograd too where an input requires grad.
+  const bool nested = current_tracer() != nullptr;
+  std::optional<EvalGuard> guard;
+  if (!nested) guard.emplace();
+  std::vector<Tensor> env(values.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    const Value& v = values[inputs[i]];
+    if (!in[i].defined() || in[i].shape() != v.shape || in[i].dtype() != v.dtype)
+      throw ValueError("compiled graph: input " + std::to_string(i) + " must be " + value_type_str(v) + ", got " +
+                       (in[i].defined() ? std::string(dtype_name(in[i].dtype())) + shape_str(in[i].shape()) : "None"));
+    env[inputs[i]] = in[i].is_contiguous() ? in[i] : contiguous(in[i]);
+  }
+  for (size_t i = 0; i < values.size(); ++i)
+    if (values[i].kind == ValueKind::Capture || values[i].kind == ValueKind::Const) env[i] = values[i].data;
+  std::vector<int> last = last_uses(*this);
+  std::vector<char> is_out(values.size(), 0);
+  for (int o : outputs) is_out[o] = 1;
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    const Node& n = nodes[k];
+    TensorList ins;
+    for (int v : n.inputs) ins.push_back(v >= 0 ? env[v] : Tensor());
+    auto* fk = dynamic_cast<FusedKernel*>(n.prim.get());
+    if (nested) {  // a fused node runs the nodes it was built from, so the outer trace sees those
+      std::vector<const Node*> todo;
+      if (fk) {
+        for (const Node& b : fk->body()) todo.push_back(&b);
+      } else {
+        todo.push_back(&n);
+      }
+      for (const Node* b : todo) {
+        TensorList bins;
+        for (int v : b->inputs) bins.push_back(v >= 0 ? env[v] : Tensor());
+        TensorList outs = tt::apply(b->prim, bins);
+        for (size_t i = 0; i < outs.size() && i < b->outputs.size(); ++i) env[b->outputs[i]] = outs[i];
+      }
+    } else if (fk) {
+      TensorList outs;
+      for (int o : n.outputs) {
+        const Value& v = values[o];
+        if (v.slot >= 0) {
+          Tensor& buf = state_->slots[v.slot];
+          if (!buf.defined() || buf.numel() != shape_numel(v.shape) || buf.dtype() != v.dtype)
+            buf = empty(Shape{shape_numel(v.shape)}, v.dtype);
+          outs.push_back(make_view(buf, v.shape, contiguous_strides(v.shape), 0));
+        } else if (!is_out[o]) {
+          outs.push_back(empty(v.shape, v.dtype));
+        } else {
+          auto it = state_->recycled.find(o);
+          Tensor& r = it == state_->recycled.end() ? state_->recycled[o] : it->second;
+          bool free = r.defined() && r.impl_ptr().use_count() == 1 && r.storage().use_count() == 1 &&
+                      r.shape() == v.shape && r.dtype() == v.dtype && !r.impl()->autograd;
+          outs.push_back(free ? r : empty(v.shape, v.dtype));
+        }
+      }
+      fk->run_into(ins, outs);
+      for (size_t i = 0; i < outs.size(); ++i) env[n.outputs[i]] = outs[i];
+    } else {
+      if (n.op == "slice" || n.op == "select" || n.op == "diagonal" || n.op == "as_strided") check_view_bounds(n, ins.at(0));
+      TensorList outs = eval_primitive(*n.prim, ins);
+      if (outs.size() != n.outputs.size()) throw GraphError("graph: node " + n.op + " returned a wrong number of outputs");
+      for (size_t i = 0; i < outs.size(); ++i) {
+        const Value& v = values[n.outputs[i]];
+        if (outs[i].shape() != v.shape || outs[i].dtype() != v.dtype)
+          throw GraphError("graph: node " + n.op + " produced " + shape_str(outs[i].shape()) + " where the graph says " +
+                           value_type_str(v));
+        env[n.outputs[i]] = outs[i];
+      }
+    }
+    for (int v : n.inputs)  // free what no later node reads
+      if (v >= 0 && last[v] == static_cast<int>(k) && !is_out[v] && values[v].kind == ValueKind::Node) env[v] = Tensor();
+  }
+  TensorList res;
+  for (int o : outputs) res.push_back(env[o]);
+  for (auto& [id, t] : state_->recycled) t = env[id];  // graph outputs only (see above)
+  return res;
+}
+
+}  // namespace tt::graph

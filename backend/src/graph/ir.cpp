@@ -1,0 +1,450 @@
+// The IR: values, nodes, the text form and the verifier.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "internal.h"
+#include "typedtensor/ops.h"
+
+namespace tt::graph {
+
+const char* kind_name(ValueKind k) {
+  switch (k) {
+    case ValueKind::Input: return "input";
+    case ValueKind::Capture: return "capture";
+    case ValueKind::Const: return "const";
+    default: return "node";
+  }
+}
+
+namespace {
+const char* short_dtype(DType d) {
+  static const char* n[] = {"bool", "u8", "i32", "i64", "f16", "bf16", "f32", "f64"};
+  return n[static_cast<int>(d)];
+}
+
+std::string fmt_double(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::string ints_str(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+// A one-element tensor's value as text (for printing constants).
+std::string scalar_text(const Tensor& t) {
+  Tensor c = contiguous(to_dtype(t, DType::Float64));
+  return fmt_double(*c.data<double>());
+}
+
+const std::set<std::string>& elementwise_ops() {
+  static const std::set<std::string> s = [] {
+    std::set<std::string> r;
+    for (int i = 0; i <= static_cast<int>(BinaryOp::Copysign); ++i) r.insert(binary_name(static_cast<BinaryOp>(i)));
+    for (int i = 0; i <= static_cast<int>(UnaryOp::Hardswish); ++i) r.insert(unary_name(static_cast<UnaryOp>(i)));
+    for (const char* n : {"to", "contiguous", "where", "clamp", "leaky_relu", "elu"}) r.insert(n);
+    return r;
+  }();
+  return s;
+}
+
+bool is_predicate(const std::string& op) {
+  static const std::set<std::string> s = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
+                                          "logical_xor", "logical_not", "isnan", "isinf", "isfinite"};
+  return s.count(op) > 0;
+}
+
+[[noreturn]] void fail(const Node& n, const std::string& msg) {
+  throw GraphError("graph verifier: node " + n.op + ": " + msg);
+}
+
+template <class T>
+const T* attr(const Node& n, const char* key) {
+  if (!n.attrs) return nullptr;
+  for (const auto& kv : *n.attrs)
+    if (kv.first == key && std::holds_alternative<T>(kv.second)) return &std::get<T>(kv.second);
+  return nullptr;
+}
+
+template <class T>
+const T& need(const Node& n, const char* key) {
+  const T* v = attr<T>(n, key);
+  if (!v) fail(n, std::string("missing attribute '") + key + "'");
+  return *v;
+}
+
+Shape reduced_shape(const Node& n, const Shape& in, const std::vector<int64_t>& mask, bool keepdim) {
+  if (mask.size() != in.size()) fail(n, "reduction mask does not match the input's rank");
+  Shape out;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (!mask[i]) out.push_back(in[i]);
+    else if (keepdim) out.push_back(1);
+  }
+  return out;
+}
+
+// Shape/dtype checks for the ops a saved graph may hold (a loaded file is untrusted: every kernel
+// that trusts its input geometry is guarded here).
+void check_node(const Graph& g, const Node& n) {
+  auto in = [&](size_t i) -> const Value& {
+    if (i >= n.inputs.size() || n.inputs[i] < 0) fail(n, "missing input " + std::to_string(i));
+    return g.values[n.inputs[i]];
+  };
+  auto out = [&](size_t i) -> const Value& {
+    if (i >= n.outputs.size()) fail(n, "missing output " + std::to_string(i));
+    return g.values[n.outputs[i]];
+  };
+  auto nin = [&](size_t k) {
+    if (n.inputs.size() != k) fail(n, "expected " + std::to_string(k) + " inputs");
+  };
+  const std::string& op = n.op;
+  if (op == "fused") return;  // its body was checked when it was built
+  if (elementwise_ops().count(op)) {
+    if (n.outputs.size() != 1) fail(n, "expected one output");
+    const Value& o = out(0);
+    for (size_t i = 0; i < n.inputs.size(); ++i)
+      if (in(i).shape != o.shape)
+        fail(n, "input " + std::to_string(i) + " shape " + shape_str(in(i).shape) + " != output shape " + shape_str(o.shape));
+    if (op == "where") {
+      nin(3);
+      if (in(0).dtype != DType::Bool) fail(n, "condition must be bool");
+      if (in(1).dtype != in(2).dtype || in(1).dtype != o.dtype) fail(n, "dtypes differ");
+    } else if (op == "to") {
+      nin(1);
+      if (static_cast<int64_t>(o.dtype) != need<int64_t>(n, "dtype")) fail(n, "output dtype differs from attribute");
+    } else {
+      bool binary = false;
+      for (int i = 0; i <= static_cast<int>(BinaryOp::Copysign); ++i) binary = binary || op == binary_name(static_cast<BinaryOp>(i));
+      nin(binary ? 2 : 1);
+      if (n.inputs.size() == 2 && in(0).dtype != in(1).dtype) fail(n, "input dtypes differ");
+      DType want = is_predicate(op) ? DType::Bool : in(0).dtype;
+      if (o.dtype != want) fail(n, std::string("output dtype ") + dtype_name(o.dtype) + " != " + dtype_name(want));
+    }
+    return;
+  }
+  if (op == "expand" || op == "reshape" || op == "permute") {
+    nin(1);
+    if (n.outputs.size() != 1) fail(n, "expected one output");
+    const Value &a = in(0), &o = out(0);
+    if (a.dtype != o.dtype) fail(n, "dtype changed");
+    if (op == "expand") {
+      Shape s = need<std::vector<int64_t>>(n, "shape");
+      if (s != o.shape || a.shape.size() > s.size()) fail(n, "shape attribute differs from output");
+      size_t k = s.size() - a.shape.size();
+      for (size_t i = 0; i < a.shape.size(); ++i)
+        if (a.shape[i] != s[k + i] && a.shape[i] != 1) fail(n, "input " + shape_str(a.shape) + " does not broadcast to " + shape_str(s));
+    } else if (op == "reshape") {
+      Shape s = need<std::vector<int64_t>>(n, "shape");
+      for (int64_t d : s)
+        if (d < 0) fail(n, "negative size");
+      if (s != o.shape || shape_numel(s) != shape_numel(a.shape)) fail(n, "reshape changes the number of elements");
+    } else {
+      const auto& d = need<std::vector<int64_t>>(n, "dims");
+      if (d.size() != a.shape.size()) fail(n, "permutation rank");
+      std::vector<bool> seen(d.size(), false);
+      Shape s;
+      for (int64_t k : d) {
+        if (k < 0 || k >= static_cast<int64_t>(d.size()) || seen[k]) fail(n, "not a permutation");
+        seen[k] = true;
+        s.push_back(a.shape[k]);
+      }
+      if (s != o.shape) fail(n, "output shape");
+    }
+    return;
+  }
+  if (op == "slice" || op == "select" || op == "diagonal" || op == "as_strided") {
+    nin(1);
+    Shape s = need<std::vector<int64_t>>(n, "shape");
+    const auto& st = need<std::vector<int64_t>>(n, "strides");
+    if (s != out(0).shape || st.size() != s.size() || need<int64_t>(n, "offset") < 0) fail(n, "view geometry");
+    for (int64_t x : st)
+      if (x < 0) fail(n, "negative stride");
+    if (in(0).dtype != out(0).dtype) fail(n, "dtype changed");
+    return;  // bounds are checked against the storage at run time
+  }
+  static const std::set<std::string> masked = {"sum", "mean", "prod", "amax", "amin", "all", "any", "nansum",
+                                               "var", "std", "logsumexp"};
+  if (masked.count(op)) {
+    nin(1);
+    Shape s = reduced_shape(n, in(0).shape, need<std::vector<int64_t>>(n, "mask"), need<bool>(n, "keepdim"));
+    if (s != out(0).shape) fail(n, "output shape " + shape_str(out(0).shape) + " != " + shape_str(s));
+    return;
+  }
+  if (op == "max" || op == "min" || op == "argmax" || op == "argmin") {
+    nin(1);
+    const Shape& a = in(0).shape;
+    int64_t d = need<int64_t>(n, "dim");
+    if (!a.empty() && (d < 0 || d >= static_cast<int64_t>(a.size()))) fail(n, "dim out of range");
+    std::vector<int64_t> mask(a.size(), 0);
+    if (!a.empty()) mask[d] = 1;
+    Shape s = reduced_shape(n, a, mask, need<bool>(n, "keepdim"));
+    for (int o : n.outputs)
+      if (g.values[o].shape != s) fail(n, "output shape");
+    return;
+  }
+  if (op == "softmax" || op == "log_softmax" || op == "cumsum" || op == "cumprod") {
+    nin(1);
+    int64_t d = need<int64_t>(n, "dim");
+    int64_t r = static_cast<int64_t>(in(0).shape.size());
+    if (d < 0 || d >= std::max<int64_t>(r, 1)) fail(n, "dim out of range");
+    if (out(0).shape != in(0).shape) fail(n, "output shape");
+    return;
+  }
+  if (op == "matmul") {
+    nin(2);
+    const Shape &a = in(0).shape, &b = in(1).shape, &o = out(0).shape;
+    if (a.size() < 2 || a.size() != b.size() || in(0).dtype != in(1).dtype) fail(n, "operands");
+    size_t r = a.size();
+    Shape want = a;
+    want[r - 1] = b[r - 1];
+    for (size_t i = 0; i + 2 < r; ++i)
+      if (a[i] != b[i]) fail(n, "batch dims differ");
+    if (a[r - 1] != b[r - 2] || want != o) fail(n, "inner dims / output shape");
+    return;
+  }
+  if (op == "cat") {
+    if (n.inputs.empty()) fail(n, "no inputs");
+    int64_t d = need<int64_t>(n, "dim");
+    const Shape& a = in(0).shape;
+    if (d < 0 || d >= static_cast<int64_t>(a.size())) fail(n, "dim out of range");
+    Shape want = a;
+    want[d] = 0;
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      const Shape& s = in(i).shape;
+      if (s.size() != a.size() || in(i).dtype != in(0).dtype) fail(n, "operands differ");
+      for (size_t k = 0; k < s.size(); ++k)
+        if (static_cast<int64_t>(k) != d && s[k] != a[k]) fail(n, "operands differ");
+      want[d] += s[d];
+    }
+    if (want != out(0).shape) fail(n, "output shape");
+    return;
+  }
+  if (op == "layer_norm") {
+    int64_t cols = need<int64_t>(n, "cols");
+    size_t k = 1 + (need<bool>(n, "weight") ? 1 : 0) + (need<bool>(n, "bias") ? 1 : 0);
+    nin(k);
+    const Value& x = in(0);
+    if (cols <= 0 || shape_numel(x.shape) % cols != 0 || out(0).shape != x.shape) fail(n, "geometry");
+    if (x.shape.empty() || x.shape.back() > cols || cols % x.shape.back() != 0) fail(n, "normalized shape");
+    for (size_t i = 1; i < k; ++i)
+      if (shape_numel(in(i).shape) != cols || in(i).dtype != x.dtype) fail(n, "affine parameters");
+    return;
+  }
+}
+
+}  // namespace
+
+std::string attrs_str(const Params& p) {
+  std::string s;
+  for (const auto& [k, v] : p) {
+    s += (s.empty() ? "" : ", ") + k + "=";
+    if (auto i = std::get_if<int64_t>(&v)) s += std::to_string(*i);
+    else if (auto d = std::get_if<double>(&v)) s += fmt_double(*d);
+    else if (auto b = std::get_if<bool>(&v)) s += *b ? "true" : "false";
+    else if (auto str = std::get_if<std::string>(&v)) s += *str;
+    else s += ints_str(std::get<std::vector<int64_t>>(v));
+  }
+  return s;
+}
+
+std::string value_type_str(const Value& v) {
+  std::string s = short_dtype(v.dtype);
+  s += "[";
+  for (size_t i = 0; i < v.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(v.shape[i]);
+  return s + "]";
+}
+
+bool is_elementwise(const std::string& op) { return elementwise_ops().count(op) > 0; }
+bool is_view(const std::string& op) {
+  static const std::set<std::string> s = {"reshape", "expand", "permute", "slice", "select", "diagonal", "as_strided"};
+  return s.count(op) > 0;
+}
+
+TensorList eval_primitive(Primitive& p, const TensorList& inputs) {
+  bool cuda = false;
+  for (const auto& t : inputs)
+    if (t.defined()) {
+      cuda = t.device().type == DeviceType::CUDA;
+      break;
+    }
+  return cuda ? p.eval_cuda(inputs) : p.eval_cpu(inputs);
+}
+
+int Graph::add_value(ValueKind k, const Shape& s, DType d, Tensor data) {
+  Value v;
+  v.kind = k;
+  v.shape = s;
+  v.dtype = d;
+  v.data = std::move(data);
+  values.push_back(std::move(v));
+  return static_cast<int>(values.size()) - 1;
+}
+
+namespace {
+void print_node(std::ostringstream& os, const Graph& g, const Node& n, const std::string& indent) {
+  os << indent;
+  for (size_t i = 0; i < n.outputs.size(); ++i) {
+    const Value& v = g.values[n.outputs[i]];
+    os << (i ? ", " : "") << "%" << n.outputs[i] << ": " << value_type_str(v);
+    if (v.slot >= 0) os << " @buf" << v.slot;
+  }
+  os << " = " << n.op << "(";
+  for (size_t i = 0; i < n.inputs.size(); ++i) os << (i ? ", " : "") << (n.inputs[i] < 0 ? "none" : "%" + std::to_string(n.inputs[i]));
+  os << ")";
+  if (n.attrs && !n.attrs->empty()) os << " {" << attrs_str(*n.attrs) << "}";
+  if (!n.attrs && n.op != "fused") os << " {opaque}";
+  if (auto* fk = dynamic_cast<const FusedKernel*>(n.prim.get())) {
+    os << " [" << fk->mode() << "] {\n";
+    for (const Node& b : fk->body()) print_node(os, g, b, indent + "    ");
+    os << indent << "}";
+  }
+  os << "\n";
+}
+}  // namespace
+
+std::string Graph::str() const {
+  std::ostringstream os;
+  os << "graph(";
+  for (size_t i = 0; i < inputs.size(); ++i)
+    os << (i ? ", " : "") << "%" << inputs[i] << ": " << value_type_str(values[inputs[i]]);
+  os << ") {\n";
+  // captures and constants used by the nodes or the outputs, in id order
+  std::set<int> used(outputs.begin(), outputs.end());
+  for (const Node& n : nodes) {
+    used.insert(n.inputs.begin(), n.inputs.end());
+    if (auto* fk = dynamic_cast<const FusedKernel*>(n.prim.get()))
+      for (const Node& b : fk->body()) used.insert(b.inputs.begin(), b.inputs.end());
+  }
+  for (int id : used) {
+    if (id < 0) continue;
+    const Value& v = values[id];
+    if (v.kind != ValueKind::Capture && v.kind != ValueKind::Const) continue;
+    os << "  %" << id << ": " << value_type_str(v) << " = " << kind_name(v.kind);
+    if (v.kind == ValueKind::Const && v.data.defined() && v.data.numel() == 1) os << " " << scalar_text(v.data);
+    os << "\n";
+  }
+  for (const Node& n : nodes) print_node(os, *this, n, "  ");
+  os << "  return (";
+  for (size_t i = 0; i < outputs.size(); ++i) os << (i ? ", " : "") << "%" << outputs[i];
+  os << ")\n}\n";
+  return os.str();
+}
+
+void Graph::verify() const {
+  const int nv = static_cast<int>(values.size());
+  std::vector<char> defined(values.size(), 0);
+  auto check_id = [&](int id, const char* what) {
+    if (id < 0 || id >= nv) throw GraphError(std::string("graph verifier: ") + what + " refers to value %" + std::to_string(id) + " which does not exist");
+  };
+  std::set<int> seen_inputs;
+  for (int id : inputs) {
+    check_id(id, "an input");
+    if (values[id].kind != ValueKind::Input || !seen_inputs.insert(id).second)
+      throw GraphError("graph verifier: input %" + std::to_string(id) + " is not a distinct input value");
+    defined[id] = 1;
+  }
+  for (int i = 0; i < nv; ++i) {
+    const Value& v = values[i];
+    if (v.kind == ValueKind::Capture || v.kind == ValueKind::Const) {
+      if (!v.data.defined()) throw GraphError("graph verifier: %" + std::to_string(i) + " has no data");
+      if (v.data.shape() != v.shape || v.data.dtype() != v.dtype)
+        throw GraphError("graph verifier: %" + std::to_string(i) + " data does not match its type " + value_type_str(v));
+      defined[i] = 1;
+    }
+  }
+  auto define = [&](const Node& n, int id) {
+    check_id(id, "a node output");
+    if (values[id].kind != ValueKind::Node) fail(n, "output %" + std::to_string(id) + " is not a node value");
+    if (defined[id]) fail(n, "value %" + std::to_string(id) + " is defined twice");
+    defined[id] = 1;
+  };
+  auto use = [&](const Node& n, int id) {
+    if (id == -1) return;
+    check_id(id, "a node input");
+    if (!defined[id]) fail(n, "uses %" + std::to_string(id) + " before it is defined");
+  };
+  for (const Node& n : nodes) {
+    if (!n.prim) fail(n, "no primitive");
+    for (int id : n.inputs) use(n, id);
+    if (auto* fk = dynamic_cast<const FusedKernel*>(n.prim.get())) {
+      if (fk->input_ids() != n.inputs || fk->output_ids() != n.outputs) fail(n, "kernel wiring differs from the node");
+      std::vector<char> saved = defined;
+      for (const Node& b : fk->body()) {
+        for (int id : b.inputs) use(b, id);
+        for (int id : b.outputs) {  // an absorbed expand may also stay in the graph: no twice-check here
+          check_id(id, "a fused body output");
+          defined[id] = 1;
+        }
+        check_node(*this, b);
+      }
+      defined = saved;
+    } else {
+      check_node(*this, n);
+    }
+    for (int id : n.outputs) define(n, id);
+  }
+  for (int id : outputs) {
+    check_id(id, "an output");
+    if (!defined[id]) throw GraphError("graph verifier: output %" + std::to_string(id) + " is never defined");
+  }
+}
+
+std::shared_ptr<Graph> Graph::clone() const {
+  auto g = std::make_shared<Graph>();
+  g->values = values;
+  g->inputs = inputs;
+  g->outputs = outputs;
+  g->nodes = nodes;
+  g->passes_run = passes_run;
+  g->saved_pipeline = saved_pipeline;
+  g->num_slots = num_slots;
+  return g;
+}
+
+std::vector<std::pair<std::string, int>> Graph::op_counts() const {
+  std::map<std::string, int> m;
+  for (const Node& n : nodes) ++m[n.op];
+  return {m.begin(), m.end()};
+}
+
+void toposort(Graph& g) {
+  std::vector<int> producer(g.values.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int o : g.nodes[i].outputs) producer[o] = static_cast<int>(i);
+  std::vector<int> state(g.nodes.size(), 0);  // 0 new, 1 visiting, 2 done
+  std::vector<Node> out;
+  out.reserve(g.nodes.size());
+  // iterative DFS in original order: a node is emitted after its producers
+  for (size_t root = 0; root < g.nodes.size(); ++root) {
+    if (state[root]) continue;
+    std::vector<std::pair<int, size_t>> stack{{static_cast<int>(root), 0}};
+    state[root] = 1;
+    while (!stack.empty()) {
+      auto& [ni, k] = stack.back();
+      const Node& n = g.nodes[ni];
+      if (k < n.inputs.size()) {
+        int in = n.inputs[k++];
+        int p = in >= 0 ? producer[in] : -1;
+        if (p >= 0 && state[p] == 0) {
+          state[p] = 1;
+          stack.push_back({p, 0});
+        } else if (p >= 0 && state[p] == 1) {
+          throw GraphError("graph: cycle through node " + g.nodes[p].op);
+        }
+        continue;
+      }
+      state[ni] = 2;
+      out.push_back(std::move(g.nodes[ni]));
+      stack.pop_back();
+    }
+  }
+  g.nodes = std::move(out);
+}
+
+}  // namespace tt::graph

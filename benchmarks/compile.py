@@ -1,0 +1,248 @@
+"""Graph mode vs eager vs torch vs numpy, side by side in one process.
+
+1. The elementwise chain ``y = relu(tanh(x * w + b) * 0.5 + 1)`` with x of 4M float32
+   ([4096, 1024]) and w, b per-column vectors ([1024]): typedtensor eager, typedtensor compiled,
+   torch eager, torch.compile (when it works on this machine), numpy; and the memory-bandwidth bound
+   = bytes the chain must move (read x, write y) / the copy bandwidth measured here (numpy copyto
+   of 64 MB, counting read + write).
+2. Training steps (forward + backward, gradients into .grad): an MLP and a one-block
+   attention transformer, typedtensor eager vs compiled vs torch eager vs torch.compile.
+
+usage: python benchmarks/compile.py [--threads 2] [--repeats 15] [--clock wall|cpu]
+
+``--clock cpu`` times with the process's CPU time instead of wall time: on a machine shared with
+other jobs, wall time mostly measures the scheduler; with ``--threads 1`` CPU time is the work done.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+CLOCK = time.perf_counter
+
+
+def interleaved(fns: dict[str, Callable[[], Any]], repeats: int, warmup: int = 2) -> dict[str, float]:
+    """Median per function of samples taken round-robin, so that every implementation sees the same
+    mix of quiet and busy moments on a shared machine (memory-bound kernels suffer most from the
+    other jobs' bandwidth use, even in CPU time)."""
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    samples: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(repeats):
+        for k, fn in fns.items():
+            t0 = CLOCK()
+            fn()
+            samples[k].append(CLOCK() - t0)
+    return {k: statistics.median(v) for k, v in samples.items()}
+
+
+def fmt(t: float | None) -> str:
+    if t is None:
+        return "—"
+    return f"{t * 1e3:.2f} ms" if t >= 1e-3 else f"{t * 1e6:.1f} µs"
+
+
+def try_torch_compile(torch: Any, fn: Callable[..., Any], *args: Any) -> tuple[Callable[[], Any] | None, str]:
+    try:
+        cfn = torch.compile(fn)
+        cfn(*args)
+        return (lambda: cfn(*args)), ""
+    except Exception as e:
+        return None, f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"
+
+
+def chain(tt: Any, torch: Any, repeats: int) -> list[tuple[str, float | None, str]]:
+    rng = np.random.default_rng(0)
+    xn = rng.standard_normal((4096, 1024), dtype=np.float32)
+    wn = rng.standard_normal(1024, dtype=np.float32)
+    bn = rng.standard_normal(1024, dtype=np.float32)
+    x, w, b = tt.from_numpy(xn), tt.from_numpy(wn), tt.from_numpy(bn)
+    tx, tw, tb = torch.from_numpy(xn), torch.from_numpy(wn), torch.from_numpy(bn)
+
+    def f(x: Any, w: Any, b: Any) -> Any:
+        return (tt.tanh(x * w + b) * 0.5 + 1.0).relu()
+
+    def tf(x: Any, w: Any, b: Any) -> Any:
+        return torch.relu(torch.tanh(x * w + b) * 0.5 + 1.0)
+
+    cf = tt.compile(f)
+    np.testing.assert_allclose(cf(x, w, b).numpy(), f(x, w, b).numpy(), rtol=1e-5, atol=1e-6)
+    fns: dict[str, Callable[[], Any]] = {
+        "typedtensor eager": lambda: f(x, w, b),
+        "typedtensor compiled": lambda: cf(x, w, b),
+        "torch eager": lambda: tf(tx, tw, tb),
+    }
+    tc, why = try_torch_compile(torch, tf, tx, tw, tb)
+    if tc:
+        fns["torch.compile"] = tc
+    fns["numpy"] = lambda: np.maximum(np.tanh(xn * wn + bn) * 0.5 + 1.0, 0.0)
+    src = np.ones(16 * 1024 * 1024, dtype=np.float32)
+    dst = np.empty_like(src)
+    fns["copy 64 MB"] = lambda: np.copyto(dst, src)
+    t = interleaved(fns, repeats)
+    notes = {"typedtensor compiled": cf.graph_for(x, w, b).kernels()[0][0], "torch.compile": why}
+    names = ("typedtensor eager", "typedtensor compiled", "torch eager", "torch.compile", "numpy")
+    rows: list[tuple[str, float | None, str]] = [(k, t.get(k), notes.get(k, "")) for k in names]
+    bw = 2 * src.nbytes / t["copy 64 MB"]
+    moved = xn.nbytes * 2 + wn.nbytes + bn.nbytes
+    rows.append(("bandwidth bound", moved / bw, f"{moved / 1e6:.0f} MB at {bw / 1e9:.1f} GB/s copy bandwidth"))
+    return rows
+
+
+def _tt_params(tt: Any, shapes: list[tuple[int, ...]], seed: int) -> list[Any]:
+    rng = np.random.default_rng(seed)
+    ps = []
+    for s in shapes:
+        t = tt.from_numpy((rng.standard_normal(s) * (1.0 / np.sqrt(s[0]))).astype(np.float32))
+        t.requires_grad = True
+        ps.append(t)
+    return ps
+
+
+def mlp_loss(lib: Any, ps: list[Any], x: Any, y: Any) -> Any:
+    w1, b1, w2, b2, w3, b3 = ps
+    h = lib.relu(x @ w1 + b1)
+    h = lib.tanh(h @ w2 + b2) * 0.5 + h * 0.5
+    out = h @ w3 + b3
+    return ((out - y) ** 2).mean()
+
+
+def attn_loss(lib: Any, ps: list[Any], x: Any, y: Any, ln: Callable[..., Any]) -> Any:
+    wq, wk, wv, wo, g, b, w1, w2 = ps
+    d = x.shape[-1]
+    h = ln(x, (d,), g, b, 1e-5)
+    q, k, v = h @ wq, h @ wk, h @ wv
+    att = (q @ k.transpose(-1, -2) * (1.0 / d**0.5)).softmax(-1)
+    x = (att @ v) @ wo + x
+    x = x + lib.relu(x @ w1) @ w2
+    return ((x - y) ** 2).mean()
+
+
+def _train_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], repeats: int) -> list[tuple[str, str, float | None, str]]:
+    shapes, xs, ys, kind = spec
+    rng = np.random.default_rng(1)
+    xn = rng.standard_normal(xs, dtype=np.float32)
+    yn = rng.standard_normal(ys, dtype=np.float32)
+    x, y = tt.from_numpy(xn), tt.from_numpy(yn)
+    tx, ty = torch.from_numpy(xn), torch.from_numpy(yn)
+    ps = _tt_params(tt, shapes, 2)
+    tps = [torch.tensor(p.detach().numpy(), requires_grad=True) for p in ps]
+
+    def loss(lib: Any, params: list[Any], a: Any, c: Any) -> Any:
+        if kind == "mlp":
+            return mlp_loss(lib, params, a, c)
+        ln = tt.layer_norm if lib is tt else torch.nn.functional.layer_norm
+        return attn_loss(lib, params, a, c, ln)
+
+    def body(a: Any, c: Any) -> Any:
+        out = loss(tt, ps, a, c)
+        out.backward()
+        return out.detach()
+
+    compiled = tt.compile(body, params=ps)
+
+    def eager_step() -> Any:
+        for p in ps:
+            p.grad = None
+        return body(x, y)
+
+    def compiled_step() -> Any:
+        for p in ps:
+            p.grad = None
+        return compiled(x, y)
+
+    def torch_step(fn: Callable[..., Any]) -> Any:
+        for p in tps:
+            p.grad = None
+        out = fn(tx, ty)
+        out.backward()
+        return out.detach()
+
+    eager_loss = eager_step().item()
+    comp_loss = compiled_step().item()
+    assert abs(eager_loss - comp_loss) <= 1e-4 * max(1.0, abs(eager_loss)), (eager_loss, comp_loss)
+    fns: dict[str, Callable[[], Any]] = {
+        "typedtensor eager": eager_step,
+        "typedtensor compiled": compiled_step,
+        "torch eager": lambda: torch_step(lambda a, c: loss(torch, tps, a, c)),
+    }
+    why = ""
+    try:
+        tc = torch.compile(lambda a, c: loss(torch, tps, a, c))
+        torch_step(tc)
+        fns["torch.compile"] = lambda: torch_step(tc)
+    except Exception as e:
+        why = f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"
+    t = interleaved(fns, repeats)
+    comp = t["typedtensor compiled"]
+    ratio = f"{comp / t['typedtensor eager']:.2f}x our eager"
+    if "torch.compile" in t:
+        ratio += f", {comp / t['torch.compile']:.2f}x torch.compile"
+    return [
+        (name, "typedtensor eager", t["typedtensor eager"], ""),
+        (name, "typedtensor compiled", comp, ratio),
+        (name, "torch eager", t["torch eager"], ""),
+        (name, "torch.compile", t.get("torch.compile"), why),
+    ]
+
+
+def training(tt: Any, torch: Any, repeats: int) -> list[tuple[str, str, float | None, str]]:
+    specs = {
+        "MLP 256x512-1024-1024-10": (
+            [(512, 1024), (1024,), (1024, 1024), (1024,), (1024, 10), (10,)], (256, 512), (256, 10), "mlp"),
+        "attention block B8 T64 D128": (
+            [(128, 128)] * 4 + [(128,), (128,), (128, 512), (512, 128)], (8, 64, 128), (8, 64, 128), "attn"),
+    }
+    rows: list[tuple[str, str, float | None, str]] = []
+    for name, spec in specs.items():
+        rows += _train_rows(tt, torch, name, spec, repeats)
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=15)
+    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall")
+    ap.add_argument("--skip-training", action="store_true")
+    args = ap.parse_args()
+    global CLOCK
+    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
+    os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
+    import torch
+
+    import typedtensor as tt
+
+    tt.set_num_threads(args.threads)
+    torch.set_num_threads(args.threads)
+    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {args.threads} threads, "
+          f"torch {torch.__version__}, numpy {np.__version__}, {args.clock} clock, "
+          f"load average {os.getloadavg()[0]:.1f}")
+    rows = chain(tt, torch, args.repeats)
+    compiled = dict((r[0], r[1]) for r in rows)
+    print("\n| chain relu(tanh(x*w+b)*0.5+1), x 4096x1024 f32 | time | note |\n| --- | ---: | --- |")
+    for name, t, note in rows:
+        print(f"| {name} | {fmt(t)} | {note} |")
+    ours = compiled["typedtensor compiled"]
+    if compiled.get("torch.compile") and ours:
+        print(f"\ncompiled / torch.compile = {ours / compiled['torch.compile']:.2f}")
+    if compiled.get("bandwidth bound") and ours:
+        print(f"compiled / bandwidth bound = {ours / compiled['bandwidth bound']:.2f}")
+    if args.skip_training:
+        return
+    print("\n| training step (fwd + bwd) | implementation | time | note |\n| --- | --- | ---: | --- |")
+    for name, impl, t, note in training(tt, torch, args.repeats):
+        print(f"| {name} | {impl} | {fmt(t)} | {note} |")
+
+
+if __name__ == "__main__":
+    main()

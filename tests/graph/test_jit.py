@@ -1,0 +1,167 @@
+"""tt.jit save/load round trips, malformed files, and typedtensor-run without Python."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import subprocess
+import sysconfig
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import typedtensor as tt
+import typedtensor.jit as jit
+from tests.graph.helpers import close, randn
+
+
+def _model(x: Any, w: Any, b: Any) -> Any:
+    h = (x @ w + b).tanh()
+    return h.softmax(-1), (h * 0.5 + 1.0).relu().sum(0)
+
+
+def _saved(tmp_path: Path) -> tuple[Path, list[Any]]:
+    x, w, b = randn(6, 4), randn(4, 5), randn(5)
+    cf = tt.compile(_model)
+    cf(x, w, b)
+    path = tmp_path / "model.ttg"
+    jit.save(cf, path)
+    return path, [x, w, b]
+
+
+def test_save_load_run_round_trip(tmp_path: Path) -> None:
+    path, (x, w, b) = _saved(tmp_path)
+    g = jit.load(path)
+    assert g.passes_run == list(tt.graph.PASSES)  # the saved pipeline was re-applied
+    want = _model(x, w, b)
+    for got, ref in zip(g(x, w, b), want, strict=True):
+        close(got, ref, rtol=1e-5)
+    # saving a loaded graph gives the same file
+    path2 = tmp_path / "again.ttg"
+    jit.save(g, path2)
+    assert path2.read_bytes() == path.read_bytes()
+
+
+def test_saved_graph_holds_captured_values(tmp_path: Path) -> None:
+    w = randn(3)
+    cf = tt.compile(lambda x: x * w)
+    x = randn(3)
+    cf(x)
+    path = tmp_path / "cap.ttg"
+    jit.save(cf, path)
+    ref = x * w
+    w.fill_(0.0)  # the file kept the value at save time
+    close(jit.load(path)(x)[0], ref)
+
+
+def test_load_is_not_pickle_and_executes_nothing(tmp_path: Path) -> None:
+    path, _ = _saved(tmp_path)
+    data = path.read_bytes()
+    assert data[:8] == b"TTGRAPH\x00"
+    assert b"pickle" not in data and b"\x80\x04" not in data[:16]
+
+
+def _edit_header(data: bytes, old: bytes, new: bytes) -> bytes:
+    """Replaces text in the header and fixes its length field."""
+    hlen = struct.unpack("<Q", data[12:20])[0]
+    header = data[20 : 20 + hlen]
+    assert old in header
+    header = header.replace(old, new, 1)
+    return data[:12] + struct.pack("<Q", len(header)) + header + data[20 + hlen :]
+
+
+def _corrupt(tmp_path: Path, data: bytes, name: str = "bad.ttg") -> Path:
+    p = tmp_path / name
+    p.write_bytes(data)
+    return p
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda d: b"NOTGRAPH" + d[8:], "magic"),
+        (lambda d: d[:8] + struct.pack("<I", 99) + d[12:], "version 99"),
+        (lambda d: d[:30], "truncated"),
+        (lambda d: d[:-3], "truncated"),
+        (lambda d: d + b"junk", "data block"),
+        (lambda d: _edit_header(d, b"typedtensor-graph 1", b"typedtensor-graph 1 extra"), "expected 'passes'"),
+        (lambda d: d[:12] + struct.pack("<Q", 10**12) + d[20:], "truncated header"),
+        (lambda d: _edit_header(d, b"values ", b"valuez "), "expected 'values'"),
+        (lambda d: _edit_header(d, b"node tanh", b"node system"), "not allowed"),
+        (lambda d: _edit_header(d, b"float32 2 6 4", b"float32 2 6 -4"), "bad integer"),
+        (lambda d: _edit_header(d, b"float32 2 6 4", b"float32 2 6 5"), "verifier|shape"),
+        (lambda d: b"", "magic"),
+    ],
+)
+def test_malformed_files_are_refused(tmp_path: Path, mutate: Any, message: str) -> None:
+    path, _ = _saved(tmp_path)
+    data = path.read_bytes()
+    bad = mutate(data)
+    assert bad != data or message == "magic"
+    with pytest.raises(jit.GraphError, match=message):
+        jit.load(_corrupt(tmp_path, bad))
+
+
+def test_out_of_range_value_ids_are_refused(tmp_path: Path) -> None:
+    path, _ = _saved(tmp_path)
+    data = path.read_bytes()
+    bad = _edit_header(data, b"outputs 2 ", b"outputs 2 999999 ")
+    with pytest.raises(jit.GraphError, match="integer"):
+        jit.load(_corrupt(tmp_path, bad))
+
+
+def test_unsaveable_primitive_is_reported(tmp_path: Path) -> None:
+    x = randn(1, 1, 4, 4)
+    k = randn(2, 1, 3, 3)
+    cf = tt.compile(lambda a: tt.conv2d(a, k))
+    cf(x)
+    with pytest.raises(NotImplementedError, match="conv2d"):
+        jit.save(cf, tmp_path / "conv.ttg")
+
+
+def _runner() -> str | None:
+    exe = shutil.which("typedtensor-run") or shutil.which("typedtensor-run", path=sysconfig.get_path("scripts"))
+    if exe:
+        return exe
+    here = Path(__file__).resolve().parents[2] / "build" / "editable" / "typedtensor-run"
+    return str(here) if here.exists() else None
+
+
+def test_typedtensor_run_matches_python(tmp_path: Path) -> None:
+    exe = _runner()
+    if exe is None:
+        pytest.skip("typedtensor-run is not installed")
+    path, (x, w, b) = _saved(tmp_path)
+    npz = tmp_path / "in.npz"
+    np.savez(npz, x=x.numpy(), w=w.numpy(), b=b.numpy())
+    out = tmp_path / "out.npz"
+    env = dict(os.environ)
+    subprocess.run([exe, str(path), str(npz), "-o", str(out)], check=True, env=env, timeout=120)
+    res = np.load(out)
+    want = _model(x, w, b)
+    assert res.files == ["out_0", "out_1"]
+    np.testing.assert_allclose(res["out_0"], want[0].numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(res["out_1"], want[1].numpy(), rtol=1e-5, atol=1e-6)
+    printed = subprocess.run([exe, str(path), str(npz)], check=True, capture_output=True, text=True, timeout=120)
+    assert printed.stdout.startswith("out_0: float32 [6, 5]")
+
+
+def test_typedtensor_run_reports_bad_input(tmp_path: Path) -> None:
+    exe = _runner()
+    if exe is None:
+        pytest.skip("typedtensor-run is not installed")
+    path, (x, w, _b) = _saved(tmp_path)
+    npz = tmp_path / "in.npz"
+    np.savez(npz, x.numpy(), w.numpy())  # one input missing
+    r = subprocess.run([exe, str(path), str(npz)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "expected 3 inputs" in r.stderr
+    bad = _corrupt(tmp_path, b"TTGRAPH\x00garbage")
+    r = subprocess.run([exe, str(bad), str(npz)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "not a valid typedtensor graph file" in r.stderr
+    comp = tmp_path / "c.npz"
+    np.savez_compressed(comp, x.numpy())
+    r = subprocess.run([exe, str(path), str(comp)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "compressed" in r.stderr

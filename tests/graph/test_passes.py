@@ -1,0 +1,289 @@
+"""Each pass's rewrite on small IR snippets: the IR before and after, and the values unchanged."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import typedtensor as tt
+from tests.graph.helpers import close, ops, randn, trace
+
+
+def _check_same(g: Any, fn: Any, *inputs: Any) -> None:
+    for got, want in zip(g(*inputs), [fn(*inputs)], strict=False):
+        close(got, want)
+
+
+def test_trace_text_form() -> None:
+    x = randn(2, 3)
+    g = trace(lambda a: (a * 2.0).relu(), x)
+    text = str(g)
+    assert text.startswith("graph(%0: f32[2, 3]) {")
+    assert "= const 2" in text
+    assert "expand(%" in text and "mul(%0, %" in text and "relu(" in text
+    assert text.rstrip().endswith("}")
+
+
+def test_dce_removes_unused_nodes() -> None:
+    x = randn(4)
+
+    def f(a: Any) -> Any:
+        _unused = a.exp() + 1.0
+        return a.neg()
+
+    g = trace(f, x)
+    before = ops(g)
+    assert "exp" in before and "add" in before
+    assert g.run_pass("dce")
+    assert ops(g) == ["neg"]
+    _check_same(g, lambda a: a.neg(), x)
+
+
+def test_cse_merges_repeated_subexpressions() -> None:
+    x = randn(3, 3)
+    g = trace(lambda a: a.tanh() * a.tanh() + (a * 0.5) + (a * 0.5), x)
+    assert ops(g).count("tanh") == 2 and ops(g).count("mul") == 3
+    assert g.run_pass("cse")
+    assert ops(g).count("tanh") == 1
+    assert ops(g).count("mul") == 2  # tanh*tanh and one a*0.5
+    assert str(g).count("= const 0.5") == 1
+    _check_same(g, lambda a: a.tanh() * a.tanh() + a * 0.5 + a * 0.5, x)
+
+
+def test_cse_does_not_merge_different_attributes() -> None:
+    x = randn(2, 3)
+    g = trace(lambda a: a.sum(0) .sum() + a.sum(1).sum(), x)
+    n = ops(g).count("sum")
+    g.run_pass("cse")
+    assert ops(g).count("sum") == n
+
+
+def test_simplify_identities() -> None:
+    x = randn(5)
+
+    def f(a: Any) -> Any:
+        return ((((a * 1.0) + 0.0) - 0.0) / 1.0).neg().neg()
+
+    g = trace(f, x)
+    assert ops(g).count("neg") == 2 and "mul" in ops(g) and "div" in ops(g)
+    assert g.run_pass("simplify")
+    assert ops(g) == []  # the output is the input itself
+    assert g.outputs == g.inputs
+    _check_same(g, f, x)
+
+
+def test_simplify_double_transpose_and_permute_chain() -> None:
+    x = randn(2, 3, 4)
+    g = trace(lambda a: a.transpose(0, 1).transpose(0, 1).exp(), x)
+    assert ops(g).count("permute") == 2
+    g.run_pass("simplify")
+    assert ops(g) == ["exp"]
+    g2 = trace(lambda a: a.permute(1, 2, 0).permute(1, 2, 0).exp(), x)
+    g2.run_pass("simplify")
+    assert ops(g2).count("permute") == 1
+    (node,) = [n for n in g2.nodes() if n.op == "permute"]
+    assert node.attrs["dims"] == [2, 0, 1]
+    close(g2(x)[0], x.permute(1, 2, 0).permute(1, 2, 0).exp())
+
+
+def test_simplify_reshape_chain() -> None:
+    x = randn(2, 6)
+    g = trace(lambda a: a.reshape(3, 4).reshape(4, 3).reshape(12).exp(), x)
+    assert ops(g).count("reshape") == 3
+    g.run_pass("simplify")
+    assert ops(g).count("reshape") == 1
+    close(g(x)[0], x.reshape(12).exp())
+    g2 = trace(lambda a: a.reshape(3, 4).reshape(2, 6).exp(), x)
+    g2.run_pass("simplify")
+    assert ops(g2) == ["exp"]
+
+
+def test_fold_constants() -> None:
+    x = randn(3)
+    c = tt.tensor([1.0, 2.0, 3.0])
+
+    def f(a: Any) -> Any:
+        return a + c.exp() * 2.0
+
+    g = trace(f, x)
+    g.freeze()  # the captured tensor becomes a constant
+    assert "exp" in ops(g)
+    assert g.run_pass("fold")
+    assert ops(g) == ["add"]
+    assert "= const" in str(g)
+    close(g(x)[0], f(x))
+
+
+def test_fold_keeps_captures_live() -> None:
+    x = randn(3)
+    c = tt.tensor([1.0, 2.0, 3.0])
+    g = trace(lambda a: a + c.exp(), x)
+    assert not g.run_pass("fold")  # not frozen: c is read at every run
+    c.fill_(0.0)
+    close(g(x)[0], x + 1.0)
+
+
+def test_fuse_elementwise_chain_into_one_kernel() -> None:
+    x, w, b = randn(8, 5), randn(5), randn(5)
+
+    def f(x: Any, w: Any, b: Any) -> Any:
+        return (tt.tanh(x * w + b) * 0.5 + 1.0).relu()
+
+    g = trace(f, x, w, b)
+    assert set(ops(g)) >= {"expand", "mul", "add", "tanh", "relu"}
+    assert g.run_pass("fuse")
+    assert ops(g) == ["fused"]
+    (node,) = g.nodes()
+    assert [n.op for n in node.body].count("expand") == 4  # w, b and both constants broadcast
+    assert "fused(" in str(g) and "tanh(" in str(g)
+    close(g(x, w, b)[0], f(x, w, b))
+    assert g.kernels()[0][0] in ("compiled", "interpreted")
+
+
+def test_fuse_comparisons_and_where_with_bool_outputs() -> None:
+    x, g = randn(6, 7), randn(6, 7)
+
+    def f(a: Any, b: Any) -> Any:
+        mask = a > 0.1  # a bool result that is also an output of the kernel
+        return tt.where(mask, b * 2.0, b.neg()).exp(), mask
+
+    tr = trace(f, x, g)
+    tr.run_pass("fuse")
+    assert ops(tr) == ["fused"]
+    (node,) = tr.nodes()
+    assert {"gt", "where"} <= {n.op for n in node.body}
+    src = tr.kernels()[0][1]
+    assert "bool* __restrict out" in src
+    got = tr(x, g)
+    want = f(x, g)
+    close(got[0], want[0])
+    assert got[1].dtype == tt.bool and (got[1].numpy() == want[1].numpy()).all()
+
+
+def test_fuse_joins_a_group_fed_by_an_older_group() -> None:
+    x = randn(4, 4)
+
+    def f(a: Any) -> Any:
+        t = (a * 2.0).tanh()  # group 1 starts here
+        p = (a @ a) * 3.0  # group 2 starts after the matmul
+        d = t * t  # joins group 1, but comes after group 2 started
+        return p + d  # reads both: joins group 2 (group 1 is older, so no cycle)
+
+    g = trace(f, x)
+    g.run_pass("fuse")
+    assert sorted(ops(g)) == ["fused", "fused", "matmul"]  # no add or mul left over
+    close(g(x)[0], f(x), rtol=1e-5)
+
+
+def test_fuse_into_a_following_reduction() -> None:
+    x, y = randn(16, 33), randn(33)
+
+    def f(a: Any, b: Any) -> Any:
+        return ((a - b) ** 2).mean(), (a * 2.0).exp().sum(-1), a.tanh().amax(1), (a + 1.0).amin()
+
+    g = trace(f, x, y)
+    assert ops(g).count("mean") == 1 and ops(g).count("sum") == 1
+    g.run_pass("fuse")
+    assert ops(g) == ["fused"] * 4  # each chain took its reduction in
+    for n in g.nodes():
+        assert n.body[-1].op in ("mean", "sum", "amax", "amin")
+    for got, want in zip(g(x, y), f(x, y), strict=True):
+        close(got, want, rtol=1e-5)
+
+
+def test_reduction_is_not_fused_when_its_input_is_needed_elsewhere() -> None:
+    x = randn(8, 8)
+    g = trace(lambda a: ((a * a).sum(0), a * a), x)  # a reduction over a leading dim: not fused
+    g.run_pass("fuse")
+    assert "sum" in ops(g)
+    g2 = trace(lambda a: ((a * 3.0).exp().sum(), (a * 3.0).exp()), x)
+    g2.run_pass("cse")
+    g2.run_pass("fuse")
+    assert "sum" in ops(g2)  # the exp result is an output too: the reduction stays separate
+    for got, want in zip(g2(x), [(x * 3.0).exp().sum(), (x * 3.0).exp()], strict=True):
+        close(got, want, rtol=1e-5)
+
+
+def test_fuse_stops_at_non_elementwise_and_keeps_shared_values() -> None:
+    x = randn(4, 4)
+
+    def f(a: Any) -> Any:
+        h = (a * 2.0).exp()
+        s = h.sum(1, keepdim=True)  # a reduction reads h: h is a kernel output
+        return (h / s).relu(), h.neg().abs()
+
+    g = trace(f, x)
+    g.run_pass("fuse")
+    names = ops(g)
+    assert "sum" in names and names.count("fused") >= 2
+    for got, want in zip(g(x), f(x), strict=True):
+        close(got, want)
+
+
+def test_memplan_reuses_buffers() -> None:
+    x = randn(64, 64)
+
+    def f(a: Any) -> Any:
+        h1 = (a * 2.0 + 1.0).exp()
+        s1 = h1.softmax(-1)  # not elementwise: each stage is its own kernel
+        h2 = (s1 * 3.0 - 1.0).tanh()
+        s2 = h2.softmax(-1)
+        h3 = (s2 + a).sigmoid().neg()
+        return h3.sum(0)
+
+    g = trace(f, x)
+    for p in ("fuse", "memplan"):
+        g.run_pass(p)
+    fused_values = [v for n in g.nodes() if n.op == "fused" for v in n.outputs]
+    slots = {g.value(v).slot for v in fused_values}
+    assert len(fused_values) == 3
+    assert g.num_buffers == 1 and slots == {0}  # three intermediates share one buffer
+    assert "@buf0" in str(g)
+    want = f(x)
+    close(g(x)[0], want, rtol=1e-4)
+    close(g(x)[0], want, rtol=1e-4)  # the buffer is reused across calls too
+
+
+def test_memplan_never_plans_outputs() -> None:
+    x = randn(16)
+    g = trace(lambda a: (a * 3.0).exp() + 1.0, x)
+    g.run_pass("fuse")
+    g.run_pass("memplan")
+    assert g.num_buffers == 0
+    first = g(x)[0]
+    snapshot = first.numpy().copy()
+    g(x * 2.0)
+    assert (first.numpy() == snapshot).all()  # the next call did not overwrite the last result
+
+
+def test_output_buffers_are_recycled_only_when_released() -> None:
+    x = randn(256)
+    g = trace(lambda a: (a * 3.0).exp() + 1.0, x)
+    g.run_pass("fuse")
+    first = g(x)[0]
+    held = first.numpy()  # a numpy view keeps the result alive
+    snapshot = held.copy()
+    second = g(x * 2.0)[0]
+    assert (held == snapshot).all() and (first.numpy() == snapshot).all()
+    ptr = second.data_ptr()
+    del second
+    third = g(x * 3.0)[0]  # the released result's buffer is reused
+    assert third.data_ptr() == ptr
+    close(third, (x * 9.0).exp() + 1.0)
+
+
+def test_unknown_pass_is_rejected() -> None:
+    g = trace(lambda a: a.exp(), randn(2))
+    with pytest.raises(ValueError, match="unknown pass"):
+        g.run_pass("nope")
+    with pytest.raises(ValueError, match="unknown pass"):
+        tt.compile(lambda a: a, passes=["dce", "nope"])
+
+
+def test_verifier_runs_between_passes_and_catches_bad_graphs() -> None:
+    g = trace(lambda a: a.exp().neg(), randn(2))
+    g.verify()
+    for p in tt.graph.PASSES:
+        g.run_pass(p)  # each pass verifies its result
+    assert g.passes_run == list(tt.graph.PASSES)

@@ -1,0 +1,187 @@
+"""``tt.compile``: trace at the first call, optimise, cache per input signature, re-trace on change.
+
+Tracing runs the function once, eagerly, on the example inputs while a tracer records every
+primitive the backend applies. Python control flow (``if``, loops, ``.item()`` comparisons) is
+therefore resolved at trace time: the graph holds the branch the example inputs took. The guard
+(shapes, dtypes, devices, requires_grad of the tensor arguments, the values of every non-tensor
+argument, grad mode and a Module's ``training`` flag) re-traces when any of these change, which is
+what keeps a resolved branch valid for the inputs it is reused for. Tensors the function closes
+over (a Module's parameters) are captured by reference: in-place updates are seen on the next call."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from typedtensor._runtime import _loader
+from typedtensor._runtime import no_grad as _no_grad
+from typedtensor.graph import _pytree, shapecheck
+from typedtensor.graph.ir import PASSES, Graph
+
+_C = _loader.load_core()
+
+
+def _is_tensor(x: Any) -> bool:
+    return isinstance(x, _C.Tensor)
+
+
+@dataclass
+class _Entry:
+    graph: Graph
+    out_structure: Any
+    n_out: int  # the function's own outputs; the rest are parameter gradients
+    grad_params: list[int] = field(default_factory=list)  # which params those gradients belong to
+    ir_log: list[tuple[str, str]] = field(default_factory=list)
+
+
+class CompiledFunction:
+    """A function (or Module) compiled into graphs, one per input signature."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        passes: Sequence[str] | None,
+        freeze: bool,
+        check_shapes: bool,
+        log_ir: bool,
+        params: Sequence[Any] | None = None,
+    ) -> None:
+        for p in passes if passes is not None else ():
+            if p not in PASSES:
+                raise ValueError(f"tt.compile: unknown pass {p!r} (known: {', '.join(PASSES)})")
+        self.fn = fn
+        self.passes: tuple[str, ...] = tuple(PASSES if passes is None else passes)
+        self.freeze = freeze
+        self.check_shapes = check_shapes
+        self.log_ir = log_ir
+        self._params = list(params) if params is not None else None
+        self._cache: dict[Any, _Entry] = {}
+        self.traces = 0
+        self.__wrapped__ = fn
+        self.__doc__ = getattr(fn, "__doc__", None)
+
+    # ---- guards ----
+    def _signature(self, structure: Any, tensors: list[Any]) -> Any:
+        sig = tuple((tuple(t.shape), str(t.dtype), str(t.device), bool(t.requires_grad)) for t in tensors)
+        training = getattr(self.fn, "training", None)
+        grads = tuple(bool(p.requires_grad) for p in self.params())
+        return (_pytree.guard_key(structure), sig, bool(_C.is_grad_enabled()), training, grads)
+
+    def params(self) -> list[Any]:
+        """The tensors whose ``.grad`` a traced ``backward()`` sets: ``params=`` or a Module's."""
+        if self._params is not None:
+            return self._params
+        parameters = getattr(self.fn, "parameters", None)
+        return list(parameters()) if callable(parameters) else []
+
+    def graph_for(self, *args: Any, **kwargs: Any) -> Graph:
+        """The optimised graph these arguments run (tracing it if needed)."""
+        return self._entry(args, kwargs)[0].graph
+
+    def ir_log(self, *args: Any, **kwargs: Any) -> list[tuple[str, str]]:
+        """[(stage, IR text)] from the trace through each pass (compile with log_ir=True)."""
+        return list(self._entry(args, kwargs)[0].ir_log)
+
+    def cache_size(self) -> int:
+        return len(self._cache)
+
+    def reset(self) -> None:
+        """Forgets every graph (e.g. after rebinding a parameter to a new tensor)."""
+        self._cache.clear()
+
+    # ---- tracing ----
+    def _entry(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[_Entry, list[Any]]:
+        tensors: list[Any] = []
+        structure = _pytree.flatten((args, kwargs), _is_tensor, tensors)
+        key = self._signature(structure, tensors)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._trace(structure, tensors, args, kwargs)
+            self._cache[key] = entry
+        return entry, tensors
+
+    def _trace(self, structure: Any, tensors: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Entry:
+        self.traces += 1
+        params = self.params()
+        # The trace runs the function eagerly once, but its results are discarded: every call, the
+        # first included, returns what the graph computes (so the first call tests the graph too).
+        stashed = [p.grad for p in params]  # a traced backward() sets .grad from None ...
+        for p in params:
+            p.grad = None
+        tracer = _C._GraphTracer()
+        aliases = tracer.begin([t.contiguous() for t in tensors])
+        t_args, t_kwargs = _pytree.unflatten(structure, aliases)
+        try:
+            result = self.fn(*t_args, **t_kwargs)
+            out_tensors: list[Any] = []
+            out_structure = _pytree.flatten(result, _is_tensor, out_tensors)
+            n_out = len(out_tensors)
+            grad_params = [i for i, p in enumerate(params) if p.grad is not None]
+            new_grads = [params[i].grad for i in grad_params]
+            raw = tracer.finish(out_tensors + new_grads)  # ... and becomes an extra output
+        except BaseException:
+            tracer.abort()
+            for p, g in zip(params, stashed, strict=True):
+                p.grad = g
+            raise
+        for p, g in zip(params, stashed, strict=True):  # ... and the graph's run accumulates it
+            p.grad = g
+        graph = Graph(raw)
+        for k, i in enumerate(grad_params):
+            if graph.value(graph.outputs[n_out + k]).kind != "node":
+                raise NotImplementedError(f"tt.compile: the gradient of parameter {i} was not computed by the traced function")
+        if self.freeze:
+            graph.freeze()
+        log: list[tuple[str, str]] = []
+        if self.log_ir:
+            log.append(("trace", str(graph)))
+        if self.check_shapes:
+            fn = getattr(self.fn, "forward", self.fn)
+            graph.symbolic = shapecheck.propagate(graph, shapecheck.input_shapes(fn, args, kwargs, tensors))
+        for p in self.passes:
+            graph.run_pass(p)
+            if self.log_ir:
+                log.append((p, str(graph)))
+        return _Entry(graph, out_structure, n_out, grad_params, log)
+
+    @staticmethod
+    def _accumulate(params: list[Any], which: list[int], grads: list[Any]) -> None:
+        with _no_grad():
+            for i, g in zip(which, grads, strict=True):
+                p = params[i]
+                if p.grad is None:
+                    p.grad = g
+                else:
+                    p.grad.add_(g)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        entry, tensors = self._entry(args, kwargs)
+        outs = entry.graph(*[t if t.is_contiguous() else t.contiguous() for t in tensors])
+        if entry.grad_params:
+            self._accumulate(self.params(), entry.grad_params, outs[entry.n_out :])
+        return _pytree.unflatten(entry.out_structure, outs[: entry.n_out])
+
+
+def compile(
+    fn: Callable[..., Any] | None = None,
+    passes: Sequence[str] | None = None,
+    *,
+    freeze: bool = False,
+    check_shapes: bool = True,
+    log_ir: bool = False,
+    params: Sequence[Any] | None = None,
+) -> Any:
+    """Compile ``fn`` (a function or Module) into optimised graphs.
+
+    ``passes`` picks and orders the pipeline (default: simplify, fold, cse, dce, fuse, memplan);
+    ``passes=[]`` runs the captured graph as traced. ``freeze=True`` turns captured tensors into
+    constants (their values at trace time), so constant folding can go through them.
+
+    A training step: when ``fn`` calls ``loss.backward()``, the backward pass is traced into the same
+    graph; the gradients of ``params`` (default: a Module's parameters) become extra outputs that are
+    accumulated into each parameter's ``.grad`` after every call, as eager mode would. Usable as ``@tt.compile`` or
+    ``@tt.compile(passes=[...])``."""
+    if fn is None:
+        return lambda f: CompiledFunction(f, passes, freeze, check_shapes, log_ir, params)
+    return CompiledFunction(fn, passes, freeze, check_shapes, log_ir, params)

@@ -1,0 +1,150 @@
+"""Shape propagation over a captured graph with the registry's rules (the one place shapes are
+computed), symbolically where the traced function's annotations name the input dims.
+
+Each node's rule runs on its operands' shapes (symbolic: ``Batch``, ``In`` ...) and the result is
+checked against the shape the kernel actually produced during the trace, evaluated with the dims'
+sizes bound from the example inputs. A rule that reports an ``Issue`` raises ``ShapeError``; a rule
+that disagrees with the kernel raises ``GraphError``. Nodes whose op the registry cannot be called
+for from the IR's attributes (strided views, fused groups ...) keep their concrete shapes."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable
+from typing import Any
+
+from typedtensor._shape_check import shape_of_annotation
+from typedtensor._errors import ShapeError
+from typedtensor._runtime import _loader
+from typedtensor.graph.ir import Graph, NodeInfo
+from typedtensor.shapes import UNKNOWN, DimExpr, Issue, Shape, fmt_shape
+from typedtensor.shapes import registry as reg
+from typedtensor.shapes.dims import Poly, Sym, named_dim, substitute_syms
+
+_GraphError: type[Exception] = _loader.load_core().GraphError
+_MASKED = {"sum", "mean", "prod", "amax", "amin", "all", "any", "nansum", "logsumexp"}
+
+
+def _display(sym: Sym) -> DimExpr:
+    short = sym.name.rsplit(".", 1)[-1]
+    return named_dim(sym.name, short)
+
+
+def input_shapes(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], tensors: list[Any]) -> list[Shape | None]:
+    """Each tensor input's annotated shape (dims shown by their class names), None where bare."""
+    try:
+        sig = inspect.signature(fn)
+        hints = typing.get_type_hints(fn)
+        bound = sig.bind(*args, **kwargs)
+    except (TypeError, ValueError, NameError):
+        return [None] * len(tensors)
+    by_id: dict[int, Shape | None] = {}
+    for name, value in bound.arguments.items():
+        ann = hints.get(name)
+        if ann is None:
+            continue
+        shape = shape_of_annotation(ann)
+        if shape is None or not shape.is_fixed:
+            continue
+        mapping: dict[Sym, DimExpr] = {}
+        for d in shape.prefix:
+            if isinstance(d, Poly):
+                for s in d.symbols():
+                    mapping[s] = _display(s)
+        by_id[id(value)] = Shape(tuple(substitute_syms(d, mapping) if isinstance(d, Poly) else d for d in shape.prefix))
+    return [by_id.get(id(t)) for t in tensors]
+
+
+def _bind(shape: Shape, concrete: tuple[int, ...], env: dict[Sym, DimExpr]) -> None:
+    if len(shape.prefix) != len(concrete):
+        return
+    for d, c in zip(shape.prefix, concrete, strict=True):
+        if isinstance(d, Poly):
+            terms = d.terms()
+            if len(terms) == 1 and terms[0][0] == 1 and len(terms[0][1]) == 1 and terms[0][1][0][1] == 1:
+                env.setdefault(terms[0][1][0][0], c)
+
+
+def _call(node: NodeInfo, shapes: list[Shape], concrete: list[tuple[int, ...]], env: dict[Sym, DimExpr]) -> Any:
+    op, a = node.op, node.attrs
+    opdef = reg.REGISTRY.get(op)
+    if op == "expand":
+        # the sizes are concrete in the IR; keep the source's (symbolic) dim where it is the one
+        # broadcast, and leave the others unknown (never a false positive against a named dim)
+        src = shapes[0].prefix
+        sizes_in = list(a["shape"])
+        k = len(sizes_in) - len(src)
+        sizes = [src[i - k] if i >= k and _eval(src[i - k], env) == sizes_in[i] else UNKNOWN for i in range(len(sizes_in))]
+        return Shape(tuple(sizes))
+    if op == "reshape":
+        target: tuple[int, ...] = tuple(a["shape"])
+        if target == tuple(_eval(d, env) for d in shapes[0].prefix):
+            return shapes[0]
+        issue = reg.apply("reshape", [Shape(concrete[0])], {"shape": target})
+        return issue if isinstance(issue, Issue) else Shape(tuple(UNKNOWN for _ in target))
+    if op == "permute":
+        return reg.apply("permute", [shapes[0]], {"dims": tuple(a["dims"])})
+    if op in _MASKED:
+        dims = tuple(i for i, m in enumerate(a["mask"]) if m)
+        return reg.apply(op, [shapes[0]], {"dim": dims, "keepdim": a["keepdim"]})
+    if op in ("max", "min", "argmax", "argmin"):
+        return reg.apply(op, [shapes[0]], {"dim": a["dim"], "keepdim": a["keepdim"]})
+    if op in ("softmax", "log_softmax", "cumsum", "cumprod"):
+        return reg.apply(op, [shapes[0]], {"dim": a["dim"]})
+    if op == "matmul":
+        return reg.apply("matmul", shapes[:2])
+    if op == "cat":
+        return reg.apply("cat", [list(shapes)], {"dim": a["dim"]})
+    if op in ("to", "contiguous", "clamp", "leaky_relu", "elu"):
+        return shapes[0]
+    if opdef is not None and "elementwise" in opdef.tags and len(shapes) == len(node.inputs):
+        return reg.apply(op, list(shapes))
+    return UNKNOWN
+
+
+def _eval(d: DimExpr, env: dict[Sym, DimExpr]) -> int | None:
+    if isinstance(d, int):
+        return d
+    if isinstance(d, Poly):
+        v = substitute_syms(d, env)
+        return v if isinstance(v, int) else None
+    return None
+
+
+def propagate(graph: Graph, annotated: list[Shape | None]) -> dict[int, str]:
+    """Runs the registry's rule for every node; returns value id -> symbolic shape text."""
+    env: dict[Sym, DimExpr] = {}
+    shapes: dict[int, Shape] = {}
+    for vid, ann in zip(graph.inputs, annotated, strict=True):
+        concrete = graph.value(vid).shape
+        if ann is not None:
+            _bind(ann, concrete, env)
+            shapes[vid] = ann
+    for node in graph.nodes():
+        ins: list[Shape] = []
+        for v in node.inputs:
+            if v >= 0 and v not in shapes:
+                shapes[v] = Shape(graph.value(v).shape)
+            if v >= 0:
+                ins.append(shapes[v])
+        outs = [graph.value(o).shape for o in node.outputs]
+        result = _call(node, ins, [graph.value(v).shape for v in node.inputs if v >= 0], env)
+        if isinstance(result, Issue):
+            raise ShapeError(f"tt.compile: {result.message}")
+        results: list[Any] = [result]
+        if isinstance(result, reg.Outputs) and isinstance(result.shapes, tuple):
+            results = list(result.shapes)
+        for i, o in enumerate(node.outputs):
+            r = results[i] if i < len(results) else UNKNOWN
+            if isinstance(r, Shape) and r.is_fixed:
+                got = tuple(_eval(d, env) for d in r.prefix)
+                if None not in got and got != outs[i]:
+                    raise _GraphError(
+                        f"tt.compile: the registry's rule for {node.op} gives {fmt_shape(r)} = {list(got)}, "
+                        f"the kernel produced {list(outs[i])}"
+                    )
+                shapes[o] = r
+            else:
+                shapes[o] = Shape(outs[i])
+    return {vid: fmt_shape(s) for vid, s in shapes.items() if not s.prefix or any(isinstance(d, Poly) for d in s.prefix)}
