@@ -12,7 +12,8 @@ import os
 import platform
 import statistics
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def timeit(fn: Callable[[], Any], min_time: float = 0.2, repeats: int = 7) -> float:

@@ -11,9 +11,9 @@ import builtins
 import os
 from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
-from typing import IO, Any, Generic, Literal, SupportsIndex, TypeVar, overload
+from typing import IO, Any, Generic, TypeAlias, TypeVar, overload
 
-from typing_extensions import Self, TypeAlias, TypeVarTuple, Unpack
+from typing_extensions import Self, TypeVarTuple, Unpack
 
 from . import autograd as autograd
 from . import cuda as cuda

@@ -1,9 +1,9 @@
 # typedtensor.autograd: gradients of tensors (the sweep runs in C++, backend/src/autograd).
 from collections.abc import Callable, Sequence
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
-from typing_extensions import TypeAlias, Unpack
+from typing_extensions import Unpack
 
 from . import Tensor
 

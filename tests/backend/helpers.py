@@ -25,7 +25,7 @@ def to_np(x: Any) -> Any:
 def assert_close(ours: Any, ref: Any, rtol: float = 1e-5, atol: float = 1e-6, check_dtype: bool = True) -> None:
     if isinstance(ref, (tuple, list)) and not isinstance(ours, tt.Tensor):
         assert len(ours) == len(ref)
-        for o, r in zip(ours, ref):
+        for o, r in zip(ours, ref, strict=True):
             assert_close(o, r, rtol, atol, check_dtype)
         return
     a, b = to_np(ours), to_np(ref)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -98,7 +99,7 @@ def run_case(rng: random.Random) -> str:
     dts = [rng.choice(dtypes) for _ in shapes]
     if name == "where":
         dts[0] = "bool"
-    arrays = [rand_values(rng, s, d) for s, d in zip(shapes, dts)]
+    arrays = [rand_values(rng, s, d) for s, d in zip(shapes, dts, strict=True)]
     ours_in = [tt.tensor(a) for a in arrays]
     ref_in = [torch.tensor(a) for a in arrays]
     kwargs = extra(rng, shapes[0])

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import typedtensor._runtime as tt
-from typedtensor._runtime import functional as F
 from tests.backend.helpers import DTYPES, assert_close, pair
+from typedtensor._runtime import functional as F
 
 torch = pytest.importorskip("torch")
 tF = torch.nn.functional
@@ -263,6 +263,7 @@ def test_pooling(k: Any, s: Any, p: Any, d: int, ceil: bool) -> None:
     assert_close(F.max_pool2d(X, k, s, p, d, ceil), tF.max_pool2d(tX, k, s, p, d, ceil))
     v, i = F.max_pool2d(X, k, s, p, d, ceil, return_indices=True)
     tv, ti = tF.max_pool2d(tX, k, s, p, d, ceil, return_indices=True)
+    assert_close(v, tv)
     assert_close(i, ti)
     if d == 1:
         for cip in (True, False):

@@ -21,7 +21,7 @@ Tensor = _C.Tensor
 dtype = _C.dtype
 device = _C.device
 
-bool = _C.bool  # noqa: A001 - torch's name
+bool = _C.bool
 uint8 = _C.uint8
 int32 = _C.int32
 int64 = _C.int64
@@ -30,10 +30,10 @@ bfloat16 = _C.bfloat16
 float32 = _C.float32
 float64 = _C.float64
 half = float16
-float = float32  # noqa: A001
+float = float32
 double = float64
 long = int64
-int = int32  # noqa: A001
+int = int32
 bfloat = bfloat16
 
 
@@ -77,8 +77,6 @@ def _numpy_ufunc(self: Any, ufunc: Any, method: str, *inputs: Any, **kwargs: Any
 from typedtensor._runtime import autograd  # noqa: E402
 from typedtensor._runtime.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
 
-builtins_bool = type(True)
-
 
 @contextlib.contextmanager
 def inference_mode() -> Iterator[None]:
@@ -107,25 +105,7 @@ def split_sizes(*args: Any, **kwargs: Any) -> Any:  # pragma: no cover - alias k
     return _C.split(*args, **kwargs)
 
 
-def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: builtins_bool = False) -> builtins_bool:
-    return builtins_bool(isclose(a, b, rtol, atol, equal_nan).all().item())
-
-
-def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: builtins_bool = False) -> Any:
-    a = a if isinstance(a, Tensor) else _C.tensor(a)
-    b = b if isinstance(b, Tensor) else _C.tensor(b)
-    ct = _C.promote_types(a.dtype, b.dtype)
-    fa, fb = a.to(float64 if ct == float64 else float32), b.to(float64 if ct == float64 else float32)
-    close = (fa - fb).abs() <= atol + rtol * fb.abs()
-    close = close.logical_or(fa == fb)
-    if equal_nan:
-        close = close.logical_or(fa.isnan().logical_and(fb.isnan()))
-    return close
-
-
-def equal(a: Any, b: Any) -> builtins_bool:
-    return tuple(a.shape) == tuple(b.shape) and builtins_bool((a == b).all().item())
-
+from typedtensor._runtime.compare import allclose, equal, isclose  # noqa: E402
 
 _FROM_C = [
     # creation and interop

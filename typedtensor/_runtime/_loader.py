@@ -3,6 +3,7 @@ also preloaded here (RTLD_GLOBAL) so layouts where the RPATH does not match stil
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import importlib
 import os
@@ -16,10 +17,8 @@ def _preload_openblas() -> None:
         return
     lib = os.path.join(scipy_openblas32.get_lib_dir(), "libscipy_openblas.so")
     if os.path.exists(lib):
-        try:
+        with contextlib.suppress(OSError):  # the rpath may still find it; _C's import says if not
             ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)
-        except OSError:
-            pass
 
 
 def load_core() -> ModuleType:

@@ -25,7 +25,6 @@ def _float_formatter(values: np.ndarray) -> Any:
         mx = mn = 0.0
     sci = nz.size > 0 and (mx / mn > 1000.0 or mx > 1e8 or mn < 1e-4)
     if ints and not sci:
-        width = max(len(f"{int(v)}") for v in finite) + 1
         return lambda v: _special(v) or f"{v:.0f}."
     if sci:
         return lambda v: _special(v) or f"{v:.4e}"
@@ -46,15 +45,15 @@ def _summarize(a: np.ndarray) -> bool:
 
 def _format(a: np.ndarray, fmt: Any, indent: int, summarize: bool) -> str:
     if a.ndim == 0:
-        return fmt(a.item())
+        return str(fmt(a.item()))
     if a.ndim == 1:
         items = [fmt(v) for v in a.tolist()]
         if summarize and len(items) > 2 * _EDGE:
-            items = items[:_EDGE] + ["..."] + items[-_EDGE:]
+            items = [*items[:_EDGE], "...", *items[-_EDGE:]]
         return "[" + ", ".join(items) + "]"
     rows = list(range(a.shape[0]))
     if summarize and len(rows) > 2 * _EDGE:
-        rows = rows[:_EDGE] + [-1] + rows[-_EDGE:]
+        rows = [*rows[:_EDGE], -1, *rows[-_EDGE:]]
     parts = [("..." if i == -1 else _format(a[i], fmt, indent + 1, summarize)) for i in rows]
     sep = "," + "\n" * (a.ndim - 1) + " " * (indent + 1)
     return "[" + sep.join(parts) + "]"
@@ -73,15 +72,15 @@ def tensor_repr(t: Any) -> str:
             fmt = _float_formatter(a.astype(np.float64).ravel())
             pad = max(len(fmt(v)) for v in a.astype(np.float64).ravel()[:10000])
             base = fmt
-            fmt = lambda v, b=base, p=pad: b(v).rjust(p)  # noqa: E731
+            fmt = lambda v, b=base, p=pad: b(v).rjust(p)
         elif a.dtype.kind == "b":
-            fmt = lambda v: "True" if v else "False"  # noqa: E731
+            fmt = lambda v: "True" if v else "False"
             pad = 5 if a.any() and not a.all() else 0
             base = fmt
-            fmt = lambda v, b=base, p=pad: b(v).rjust(p)  # noqa: E731
+            fmt = lambda v, b=base, p=pad: b(v).rjust(p)
         else:
             pad = max(len(str(int(v))) for v in a.ravel()[:10000])
-            fmt = lambda v, p=pad: str(int(v)).rjust(p)  # noqa: E731
+            fmt = lambda v, p=pad: str(int(v)).rjust(p)
         body = _format(a, fmt, len("tensor("), summarize)
         suffix = []
     if t.is_cuda:

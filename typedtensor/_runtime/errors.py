@@ -22,11 +22,8 @@ def shape_error(op: str, shapes: list[tuple[int, ...]], params: dict[str, object
         text = explain(op, shapes, params)
         if text:
             message = str(text)
-    except Exception:  # noqa: BLE001 - no registry, or it failed: keep the fallback text
+    except Exception:  # no registry, or it failed: keep the fallback text
         pass
     err = ShapeError(message)
-    try:
-        err.op, err.shapes, err.params = op, shapes, params  # type: ignore[attr-defined]
-    except AttributeError:
-        pass
+    err.op, err.shapes, err.params = op, shapes, params  # type: ignore[attr-defined]
     return err

@@ -14,9 +14,9 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from typedtensor._shape_check import shape_of_annotation
 from typedtensor._errors import ShapeError
 from typedtensor._runtime import _loader
+from typedtensor._shape_check import shape_of_annotation
 from typedtensor.graph.ir import Graph, NodeInfo
 from typedtensor.shapes import UNKNOWN, DimExpr, Issue, Shape, fmt_shape
 from typedtensor.shapes import registry as reg

@@ -3,7 +3,6 @@
 #include <vector>
 
 #include "kernels.h"
-#include "typedtensor/device.h"
 #include "parallel.h"
 
 namespace tt::cpu {

@@ -2,9 +2,9 @@
 # `Module.__call__` can resolve to a typed `forward`; the mypy plugin captures literal ints passed
 # as sizes as `Literal[...]` dims and plain ints as unknown dims.
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, Generic, NamedTuple, TypeVar, overload
+from typing import Any, Generic, NamedTuple, TypeAlias, TypeVar, overload
 
-from typing_extensions import Self, TypeAlias, TypeVarTuple, Unpack
+from typing_extensions import Self, TypeVarTuple, Unpack
 
 from typedtensor import Tensor
 

@@ -1,9 +1,9 @@
 # nn.functional: shapes the plugin computes from the registry; see NOTE [ Stub shapes ] in
 # typedtensor/__init__.pyi.
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
-from typing_extensions import TypeAlias, TypeVarTuple, Unpack
+from typing_extensions import TypeVarTuple, Unpack
 
 from typedtensor import Tensor
 

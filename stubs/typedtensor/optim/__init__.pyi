@@ -1,11 +1,13 @@
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from typing_extensions import Unpack
+
 from typedtensor import Tensor
 
 from . import lr_scheduler as lr_scheduler
 
-_Params = Iterable[Tensor[*tuple[Any, ...]]] | Iterable[dict[str, Any]]
+_Params = Iterable[Tensor[Unpack[tuple[Any, ...]]]] | Iterable[dict[str, Any]]
 
 class Optimizer:
     defaults: dict[str, Any]

@@ -1,0 +1,36 @@
+"""Whole-tensor comparisons (torch.allclose / isclose / equal), written with tensor ops.
+
+A module of its own because the runtime's namespace rebinds ``float``, ``int`` and ``bool`` to
+dtypes (torch's names), which makes those words useless as annotations there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from typedtensor._runtime import _loader
+
+_C = _loader.load_core()
+
+
+def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Any:
+    """Elementwise ``|a - b| <= atol + rtol * |b|`` (infinities equal only to themselves)."""
+    a = a if isinstance(a, _C.Tensor) else _C.tensor(a)
+    b = b if isinstance(b, _C.Tensor) else _C.tensor(b)
+    wide = _C.promote_types(a.dtype, b.dtype) == _C.float64
+    fa, fb = a.to(_C.float64 if wide else _C.float32), b.to(_C.float64 if wide else _C.float32)
+    close = (fa - fb).abs() <= atol + rtol * fb.abs()
+    close = close.logical_or(fa == fb)
+    if equal_nan:
+        close = close.logical_or(fa.isnan().logical_and(fb.isnan()))
+    return close
+
+
+def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    """True when every element is close (see ``isclose``)."""
+    return bool(isclose(a, b, rtol, atol, equal_nan).all().item())
+
+
+def equal(a: Any, b: Any) -> bool:
+    """Same shape and the same values."""
+    return tuple(a.shape) == tuple(b.shape) and bool((a == b).all().item())
