@@ -267,6 +267,34 @@ def _inplace(mk: Mk) -> Any:
 
 CASES["inplace"] = lambda mk, dev: _inplace(mk)
 
+# composites of typedtensor/_runtime/composite.py
+CASES.update({
+    "addcmul": lambda mk, dev: tt.addcmul(mk(data(3, 4)), mk(data(4)), mk(data(3, 1)), value=0.5),
+    "logit": lambda mk, dev: tt.logit(mk(data(3, 4, lo=0.05, hi=0.95))),
+    "xlogy": lambda mk, dev: tt.xlogy(mk(data(3, 4)), mk(data(3, 4, lo=0.1, hi=2.0))),
+    "mv": lambda mk, dev: tt.mv(mk(data(3, 4)), mk(data(4))),
+    "positive": lambda mk, dev: tt.positive(mk(data(3, 4))),
+    "nanmean": lambda mk, dev: tt.nanmean(mk(np.array([[1.0, np.nan, 3.0], [np.nan, 2.0, 4.0]], np.float32)), 1),
+    "logcumsumexp": lambda mk, dev: tt.logcumsumexp(mk(data(3, 5)), 1),
+    "median": lambda mk, dev: (tt.median(mk(data(4, 5))), *tt.median(mk(data(4, 5)), 1)),
+    "mode": lambda mk, dev: tuple(tt.mode(mk(data(4, 6, kind="i")), 1)),
+})
+
+# functional ops of the nn branch
+CASES.update({
+    "group_norm": lambda mk, dev: F.group_norm(mk(data(2, 6, 5)), 3, mk(data(6)), mk(data(6))),
+    "hardtanh": lambda mk, dev: F.hardtanh(mk(data(3, 4)), -0.5, 0.5),
+    "huber_loss": lambda mk, dev: F.huber_loss(mk(data(3, 4)), mk(data(3, 4)) * 0.5, delta=0.7),
+    "smooth_l1_loss": lambda mk, dev: F.smooth_l1_loss(mk(data(3, 4)), mk(data(3, 4)) * 0.5, beta=0.5),
+    "scaled_dot_product_attention": lambda mk, dev: (
+        F.scaled_dot_product_attention(mk(data(2, 3, 5, 4)), mk(data(2, 3, 6, 4)), mk(data(2, 3, 6, 4))),
+        F.scaled_dot_product_attention(mk(data(2, 5, 4)), mk(data(2, 5, 4)), mk(data(2, 5, 4)), is_causal=True),
+        F.scaled_dot_product_attention(mk(data(2, 5, 4)), mk(data(2, 6, 4)), mk(data(2, 6, 4)),
+                                       attn_mask=mk(data(5, 6, kind="b")) | mk(np.eye(5, 6, dtype=bool)))),
+})
+RANDOM["alpha_dropout"] = lambda mk, dev: F.alpha_dropout(mk(np.ones((10, 100), np.float32)), 0.5, True)
+CASES["alpha_dropout"] = RANDOM["alpha_dropout"]
+
 # Host-only by nature (they build CPU tensors from host objects): checked separately.
 HOST_CREATION = frozenset({"from_numpy", "from_dlpack"})
 

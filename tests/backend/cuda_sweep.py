@@ -38,6 +38,8 @@ def compare_case(name: str, dev: str, rtol: float = 1e-4, atol: float = 1e-5) ->
             assert abs(g.mean()) < 0.2 and 0.8 < g.std() < 1.2
         elif name == "randint":
             assert g.min() >= 0 and g.max() < 10
+        elif name == "alpha_dropout":
+            assert len(np.unique(g)) == 2 and len(np.unique(r)) == 2
         else:  # dropout: kept values scaled by 1 / (1 - p) = 2
             assert set(np.unique(g).tolist()) <= {0.0, 2.0} and 0.3 < (g == 0).mean() < 0.7
         return
@@ -80,3 +82,30 @@ def conv_grads(dev: str) -> list[Any]:
     loss = h + g + e
     loss.backward()
     return [to_host(p.grad) for p in (w1, b1, w2, emb)]
+
+
+def nn_losses(dev: str, steps: int = 3) -> list[float]:
+    """A few Adam steps of an nn.Module (Linear, GELU, LayerNorm, MultiheadAttention, Embedding)."""
+    from typedtensor import nn, optim
+
+    tt.manual_seed(0)
+    emb, attn = nn.Embedding(20, 16), nn.MultiheadAttention(16, 4, batch_first=True)
+    head = nn.Sequential(nn.Linear(16, 32), nn.GELU(), nn.LayerNorm(32), nn.Linear(32, 4))
+    mods = [m.to(dev) for m in (emb, attn, head)]
+    params = [p for m in mods for p in m.parameters()]
+    opt = optim.Adam(params, lr=1e-2)
+    rng = np.random.default_rng(0)
+    ids = tt.tensor(rng.integers(0, 20, (8, 6)), device=dev)
+    y = tt.tensor(rng.integers(0, 4, 8), device=dev)
+    losses = []
+    for _ in range(steps):
+        h = emb(ids)
+        a, _ = attn(h, h, h, is_causal=True, attn_mask=None)
+        loss = F.cross_entropy(head(a.mean(1)), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        for p in params:
+            assert p.device.type == dev.split(":")[0]
+        losses.append(loss.item())
+    return losses

@@ -12,7 +12,7 @@ import pytest
 
 import typedtensor._runtime as tt
 from tests.backend.cuda_cases import CASES, data, to_host
-from tests.backend.cuda_sweep import compare_case, conv_grads, mlp_losses
+from tests.backend.cuda_sweep import compare_case, conv_grads, mlp_losses, nn_losses
 from typedtensor._runtime import functional as F
 
 pytestmark = [pytest.mark.cuda, pytest.mark.skipif(not tt.cuda.is_available(), reason="no CUDA device")]
@@ -239,3 +239,7 @@ def test_conv_net_gradients_match_cpu() -> None:
         pytest.skip("autograd is not in this build")
     for a, b in zip(conv_grads("cpu"), conv_grads("cuda"), strict=True):
         np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5)
+
+
+def test_nn_modules_and_adam_match_cpu() -> None:
+    np.testing.assert_allclose(nn_losses("cuda"), nn_losses("cpu"), rtol=1e-4, atol=1e-5)

@@ -12,7 +12,7 @@ import pytest
 
 import typedtensor._runtime as tt
 from tests.backend.cuda_cases import CASES, HOST_CREATION
-from tests.backend.cuda_sweep import compare_case, conv_grads, mlp_losses
+from tests.backend.cuda_sweep import compare_case, conv_grads, mlp_losses, nn_losses
 from typedtensor._runtime import functional as F
 from typedtensor._runtime.cuda import CPU_ONLY_OPS, HOST_FALLBACK_OPS
 from typedtensor.shapes.registry import REGISTRY
@@ -104,3 +104,8 @@ def test_training_on_emulated_cuda_matches_cpu(emulated: None) -> None:
     np.testing.assert_allclose(mlp_losses("cuda"), mlp_losses("cpu"), rtol=1e-6)
     for a, b in zip(conv_grads("cpu"), conv_grads("cuda"), strict=True):
         np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-7)
+
+
+def test_nn_modules_and_adam_on_emulated_cuda_match_cpu(emulated: None) -> None:
+    """Modules moved with .to("cuda") and optimizer state stay on the device."""
+    np.testing.assert_allclose(nn_losses("cuda"), nn_losses("cpu"), rtol=1e-5)

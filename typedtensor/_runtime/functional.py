@@ -160,7 +160,7 @@ def scaled_dot_product_attention(
     scores = scores * s
     if is_causal:
         lq, lk = query.shape[-2], key.shape[-2]
-        allowed = _C.ones(lq, lk, dtype=_C.bool).tril()
+        allowed = _C.ones(lq, lk, dtype=_C.bool, device=query.device).tril()
         scores = scores.masked_fill(allowed.logical_not(), float("-inf"))
     elif attn_mask is not None:
         if attn_mask.dtype == _C.bool:

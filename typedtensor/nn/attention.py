@@ -20,14 +20,13 @@ Tensor = Any
 
 
 def _empty(*shape: int, device: Any, dtype: Any) -> Tensor:
-    t = _C.empty(*shape, dtype=dtype if dtype is not None else _C.float32)
-    return t.to(device) if device is not None else t
+    return _C.empty(*shape, dtype=dtype if dtype is not None else _C.float32, device=device)
 
 
 def _as_additive(mask: Tensor, dtype: Any) -> Tensor:
     """A bool mask (True = blocked) becomes 0 / -inf; a float mask is used as is."""
     if mask.dtype == _C.bool:
-        return _C.zeros(*mask.shape, dtype=dtype).masked_fill(mask, float("-inf"))
+        return _C.zeros(*mask.shape, dtype=dtype, device=mask.device).masked_fill(mask, float("-inf"))
     if not mask.is_floating_point():
         raise TypeError(f"MultiheadAttention: masks must be bool or floating point, got {mask.dtype}")
     return mask.to(dtype)
@@ -177,7 +176,7 @@ class MultiheadAttention(Module):
         h, hd = self.num_heads, self.head_dim
         q, k, v = self._project(query, key, value)
         if is_causal and attn_mask is None:
-            attn_mask = _C.ones(lq, k.shape[1], dtype=_C.bool).triu(1)
+            attn_mask = _C.ones(lq, k.shape[1], dtype=_C.bool, device=q.device).triu(1)
         s0 = k.shape[1]
         mask = _as_additive(attn_mask, q.dtype) if attn_mask is not None else None
         if mask is not None:
@@ -200,8 +199,8 @@ class MultiheadAttention(Module):
             mask = F.pad(mask, (0, 1)) if mask is not None else None
             kpm = F.pad(kpm, (0, 1)) if kpm is not None else None
         if self.add_zero_attn:
-            k = _C.cat([k, _C.zeros(n, 1, e, dtype=k.dtype)], 1)
-            v = _C.cat([v, _C.zeros(n, 1, e, dtype=v.dtype)], 1)
+            k = _C.cat([k, _C.zeros(n, 1, e, dtype=k.dtype, device=k.device)], 1)
+            v = _C.cat([v, _C.zeros(n, 1, e, dtype=v.dtype, device=v.device)], 1)
             mask = F.pad(mask, (0, 1)) if mask is not None else None
             kpm = F.pad(kpm, (0, 1)) if kpm is not None else None
         s = k.shape[1]

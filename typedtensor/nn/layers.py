@@ -18,8 +18,7 @@ Tensor = Any
 
 
 def _empty(*shape: int, device: Any = None, dtype: Any = None) -> Tensor:
-    t = _C.empty(*shape, dtype=dtype if dtype is not None else _C.float32)
-    return t.to(device) if device is not None else t
+    return _C.empty(*shape, dtype=dtype if dtype is not None else _C.float32, device=device)
 
 
 def _pair(v: Any) -> tuple[Any, Any]:

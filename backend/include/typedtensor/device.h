@@ -107,6 +107,24 @@ class DeviceKernels {
     missing("avg_pool2d");
   }
   virtual void adaptive_avg_pool2d(const Tensor&, const Tensor&) { missing("adaptive_avg_pool2d"); }
+  virtual void conv2d_backward_input(const Tensor&, const Tensor&, const Tensor&, int64_t, int64_t, int64_t, int64_t,
+                                     int64_t, int64_t, int64_t) {
+    missing("conv2d_backward_input");
+  }
+  virtual void conv2d_backward_weight(const Tensor&, const Tensor&, const Tensor&, int64_t, int64_t, int64_t, int64_t,
+                                      int64_t, int64_t, int64_t) {
+    missing("conv2d_backward_weight");
+  }
+  virtual void avg_pool2d_backward(const Tensor&, const Tensor&, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                                   bool, int64_t) {
+    missing("avg_pool2d_backward");
+  }
+  virtual void adaptive_avg_pool2d_backward(const Tensor&, const Tensor&) { missing("adaptive_avg_pool2d_backward"); }
+  virtual void index_add(const Tensor&, int64_t, const Tensor&, const Tensor&) { missing("index_add"); }
+  virtual void max_pool2d_backward(const Tensor&, const Tensor&, const Tensor&) { missing("max_pool2d_backward"); }
+  virtual void activation_backward(UnaryOp, const Tensor&, const Tensor&, const Tensor&) {
+    missing("activation_backward");
+  }
 
   // indexing
   virtual void index_select(const Tensor&, const Tensor&, int64_t, const Tensor&) { missing("index_select"); }

@@ -105,6 +105,30 @@ class HostEmulatedCuda final : public DeviceKernels {
     cpu::avg_pool2d(h(o), h(x), kh, kw, sh, sw, ph, pw, cip, div);
   }
   void adaptive_avg_pool2d(const Tensor& o, const Tensor& x) override { cpu::adaptive_avg_pool2d(h(o), h(x)); }
+  void conv2d_backward_input(const Tensor& dx, const Tensor& g, const Tensor& w, int64_t sh, int64_t sw, int64_t ph,
+                             int64_t pw, int64_t dh, int64_t dw, int64_t groups) override {
+    cpu::conv2d_backward_input(h(dx), h(g), h(w), sh, sw, ph, pw, dh, dw, groups);
+  }
+  void conv2d_backward_weight(const Tensor& dwt, const Tensor& g, const Tensor& x, int64_t sh, int64_t sw, int64_t ph,
+                              int64_t pw, int64_t dh, int64_t dw, int64_t groups) override {
+    cpu::conv2d_backward_weight(h(dwt), h(g), h(x), sh, sw, ph, pw, dh, dw, groups);
+  }
+  void avg_pool2d_backward(const Tensor& dx, const Tensor& g, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                           int64_t ph, int64_t pw, bool cip, int64_t div) override {
+    cpu::avg_pool2d_backward(h(dx), h(g), kh, kw, sh, sw, ph, pw, cip, div);
+  }
+  void adaptive_avg_pool2d_backward(const Tensor& dx, const Tensor& g) override {
+    cpu::adaptive_avg_pool2d_backward(h(dx), h(g));
+  }
+  void index_add(const Tensor& o, int64_t d, const Tensor& ix, const Tensor& s) override {
+    cpu::index_add(h(o), d, h(ix), h(s));
+  }
+  void max_pool2d_backward(const Tensor& dx, const Tensor& g, const Tensor& ix) override {
+    cpu::max_pool2d_backward(h(dx), h(g), h(ix));
+  }
+  void activation_backward(UnaryOp op, const Tensor& o, const Tensor& g, const Tensor& x) override {
+    cpu::activation_backward(op, h(o), h(g), h(x));
+  }
   void index_select(const Tensor& o, const Tensor& i, int64_t d, const Tensor& ix) override {
     cpu::index_select(h(o), h(i), d, h(ix));
   }

@@ -2,7 +2,6 @@
 // would be eight passes over the tensor).
 #include <cmath>
 
-#include "host_pass.h"
 #include "kernels.h"
 #include "parallel.h"
 #include "vmath.h"
@@ -54,8 +53,8 @@ void dispatch(UnaryOp op, const Tensor& out, const Tensor& g, const Tensor& x) {
 }  // namespace
 
 void activation_backward(UnaryOp op, const Tensor& out, const Tensor& g, const Tensor& x) {
+  if (on_cuda(out)) return cuda_kernels().activation_backward(op, out, g, x);  // NOTE [ Device dispatch ]
   if (out.numel() == 0) return;
-  if (on_cuda(out)) return host_pass(out, [&](const Tensor& h) { activation_backward(op, h, host(g), host(x)); });
   if (out.dtype() == DType::Float32) return dispatch<float>(op, out, g, x);
   if (out.dtype() == DType::Float64) return dispatch<double>(op, out, g, x);
   throw TypeError(std::string("[") + unary_name(op) + "] backward needs float32 or float64");

@@ -2,7 +2,6 @@
 #include <cstring>
 #include <vector>
 
-#include "host_pass.h"
 #include "kernels.h"
 #include "parallel.h"
 
@@ -107,8 +106,7 @@ void conv_bwd_weight(const Tensor& dwt, const Tensor& g, const Tensor& x, int64_
 
 void conv2d_backward_input(const Tensor& dx, const Tensor& g, const Tensor& w, int64_t sh, int64_t sw, int64_t ph,
                            int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
-  if (on_cuda(dx))
-    return host_pass(dx, [&](const Tensor& h) { conv2d_backward_input(h, host(g), host(w), sh, sw, ph, pw, dh, dw, groups); });
+  if (on_cuda(dx)) return cuda_kernels().conv2d_backward_input(dx, g, w, sh, sw, ph, pw, dh, dw, groups);  // NOTE [ Device dispatch ]
   if (dx.numel() == 0) return;
   if (dx.dtype() == DType::Float32) return conv_bwd_input<float>(dx, g, w, sh, sw, ph, pw, dh, dw, groups);
   if (dx.dtype() == DType::Float64) return conv_bwd_input<double>(dx, g, w, sh, sw, ph, pw, dh, dw, groups);
@@ -117,8 +115,7 @@ void conv2d_backward_input(const Tensor& dx, const Tensor& g, const Tensor& w, i
 
 void conv2d_backward_weight(const Tensor& dw_, const Tensor& g, const Tensor& x, int64_t sh, int64_t sw, int64_t ph,
                             int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
-  if (on_cuda(dw_))
-    return host_pass(dw_, [&](const Tensor& h) { conv2d_backward_weight(h, host(g), host(x), sh, sw, ph, pw, dh, dw, groups); });
+  if (on_cuda(dw_)) return cuda_kernels().conv2d_backward_weight(dw_, g, x, sh, sw, ph, pw, dh, dw, groups);  // NOTE [ Device dispatch ]
   if (dw_.numel() == 0) return;
   if (dw_.dtype() == DType::Float32) return conv_bwd_weight<float>(dw_, g, x, sh, sw, ph, pw, dh, dw, groups);
   if (dw_.dtype() == DType::Float64) return conv_bwd_weight<double>(dw_, g, x, sh, sw, ph, pw, dh, dw, groups);
@@ -127,10 +124,7 @@ void conv2d_backward_weight(const Tensor& dw_, const Tensor& g, const Tensor& x,
 
 void avg_pool2d_backward(const Tensor& dx, const Tensor& g, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
                          int64_t pw, bool count_include_pad, int64_t divisor) {
-  if (on_cuda(dx))
-    return host_pass(dx, [&](const Tensor& h) {
-      avg_pool2d_backward(h, host(g), kh, kw, sh, sw, ph, pw, count_include_pad, divisor);
-    });
+  if (on_cuda(dx)) return cuda_kernels().avg_pool2d_backward(dx, g, kh, kw, sh, sw, ph, pw, count_include_pad, divisor);  // NOTE [ Device dispatch ]
   int64_t planes = dx.size(0) * dx.size(1), h = dx.size(2), w = dx.size(3), oh = g.size(2), ow = g.size(3);
   auto run = [&](auto tag) {
     using T = decltype(tag);
@@ -163,7 +157,7 @@ void avg_pool2d_backward(const Tensor& dx, const Tensor& g, int64_t kh, int64_t 
 }
 
 void adaptive_avg_pool2d_backward(const Tensor& dx, const Tensor& g) {
-  if (on_cuda(dx)) return host_pass(dx, [&](const Tensor& h) { adaptive_avg_pool2d_backward(h, host(g)); });
+  if (on_cuda(dx)) return cuda_kernels().adaptive_avg_pool2d_backward(dx, g);  // NOTE [ Device dispatch ]
   int64_t planes = dx.size(0) * dx.size(1), h = dx.size(2), w = dx.size(3), oh = g.size(2), ow = g.size(3);
   auto run = [&](auto tag) {
     using T = decltype(tag);
@@ -191,7 +185,7 @@ void adaptive_avg_pool2d_backward(const Tensor& dx, const Tensor& g) {
 }
 
 void max_pool2d_backward(const Tensor& dx, const Tensor& g, const Tensor& idx) {
-  if (on_cuda(dx)) return host_pass(dx, [&](const Tensor& h) { max_pool2d_backward(h, host(g), host(idx)); });
+  if (on_cuda(dx)) return cuda_kernels().max_pool2d_backward(dx, g, idx);  // NOTE [ Device dispatch ]
   int64_t planes = dx.size(0) * dx.size(1), hw = dx.size(2) * dx.size(3), ohw = g.size(2) * g.size(3);
   auto run = [&](auto tag) {
     using T = decltype(tag);
@@ -213,11 +207,7 @@ void max_pool2d_backward(const Tensor& dx, const Tensor& g, const Tensor& idx) {
 }
 
 void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
-  if (on_cuda(out))
-    return host_pass(out, [&](const Tensor& h) {
-      copy(h, out);  // index_add accumulates into the existing values
-      index_add(h, dim, host(index), host(src));
-    });
+  if (on_cuda(out)) return cuda_kernels().index_add(out, dim, index, src);  // NOTE [ Device dispatch ]
   // out and src contiguous, viewed as [outer, r, inner]; out[o, ix[j], i] += src[o, j, i]
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < dim; ++d) outer *= out.size(d);

@@ -1,9 +1,9 @@
 #pragma once
 // NOTE [ Host passes for kernels without a CUDA version ]
-// A few kernels (the conv/pool/activation backward kernels, index_add) have no CUDA version yet.
-// For CUDA operands they run on host copies: the inputs are downloaded, the CPU kernel writes a
-// host output, and that is uploaded into the device output. Every VJP therefore works on the
-// device (slowly) instead of failing; docs/backend.md lists these kernels.
+// A CPU kernel that has no CUDA version can still accept CUDA operands by running on host copies:
+// the inputs are downloaded, the CPU kernel writes a host output, and that is uploaded into the
+// device output (correct, slow). No kernel needs it at the moment: every entry of the
+// DeviceKernels table has a CUDA kernel (backend/src/cuda); new CPU kernels can start here.
 #include "kernels.h"
 #include "typedtensor/device.h"
 

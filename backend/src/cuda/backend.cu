@@ -76,6 +76,28 @@ class CudaKernels final : public DeviceKernels {
     cuda::avg_pool2d(dev(o), dev(x), kh, kw, sh, sw, ph, pw, cip, div);
   }
   void adaptive_avg_pool2d(const Tensor& o, const Tensor& x) override { cuda::adaptive_avg_pool2d(dev(o), dev(x)); }
+  void conv2d_backward_input(const Tensor& dx, const Tensor& g, const Tensor& w, int64_t sh, int64_t sw, int64_t ph,
+                             int64_t pw, int64_t dh, int64_t dw, int64_t groups) override {
+    cuda::conv2d_backward_input(dev(dx), dev(g), dev(w), sh, sw, ph, pw, dh, dw, groups);
+  }
+  void conv2d_backward_weight(const Tensor& dwt, const Tensor& g, const Tensor& x, int64_t sh, int64_t sw, int64_t ph,
+                              int64_t pw, int64_t dh, int64_t dw, int64_t groups) override {
+    cuda::conv2d_backward_weight(dev(dwt), dev(g), dev(x), sh, sw, ph, pw, dh, dw, groups);
+  }
+  void avg_pool2d_backward(const Tensor& dx, const Tensor& g, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                           int64_t ph, int64_t pw, bool cip, int64_t div) override {
+    cuda::avg_pool2d_backward(dev(dx), dev(g), kh, kw, sh, sw, ph, pw, cip, div);
+  }
+  void adaptive_avg_pool2d_backward(const Tensor& dx, const Tensor& g) override {
+    cuda::adaptive_avg_pool2d_backward(dev(dx), dev(g));
+  }
+  void index_add(const Tensor& o, int64_t d, const Tensor& ix, const Tensor& s) override { cuda::index_add(dev(o), d, dev(ix), dev(s)); }
+  void max_pool2d_backward(const Tensor& dx, const Tensor& g, const Tensor& ix) override {
+    cuda::max_pool2d_backward(dev(dx), dev(g), dev(ix));
+  }
+  void activation_backward(UnaryOp op, const Tensor& o, const Tensor& g, const Tensor& x) override {
+    cuda::activation_backward(op, dev(o), dev(g), dev(x));
+  }
 
   void index_select(const Tensor& o, const Tensor& i, int64_t d, const Tensor& ix) override {
     cuda::index_select(dev(o), dev(i), d, dev(ix));

@@ -1,8 +1,6 @@
 // Copies (contiguous, strided, casting) and fill. A same-dtype dense copy is one cudaMemcpyAsync;
 // a same-dtype strided copy moves raw 1/2/4/8-byte words (no per-dtype kernels); only casts
 // instantiate a kernel per (destination, source) dtype pair.
-#include <cstring>
-
 #include "elementwise.cuh"
 
 namespace tt::cuda {
@@ -72,8 +70,15 @@ void fill(const Tensor& dst, Scalar v) {
     T val{};
     if constexpr (is_half_v<T>) {  // rounded on the host with the CPU backend's conversions
       float f = v.kind == Scalar::Float ? static_cast<float>(v.d) : static_cast<float>(v.i);
-      uint16_t bits = std::is_same_v<T, __half> ? tt::Half(f).bits : tt::BFloat16(f).bits;
-      std::memcpy(&val, &bits, sizeof(bits));
+      if constexpr (std::is_same_v<T, __half>) {
+        __half_raw r;
+        r.x = tt::Half(f).bits;
+        val = __half(r);
+      } else {
+        __nv_bfloat16_raw r;
+        r.x = tt::BFloat16(f).bits;
+        val = __nv_bfloat16(r);
+      }
     } else if constexpr (std::is_same_v<T, bool>) {
       val = v.kind == Scalar::Float ? v.d != 0.0 : v.i != 0;
     } else if constexpr (is_fp_v<T>) {

@@ -216,8 +216,12 @@ struct UnaryF {
           if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, uint8_t>) return x;
           else return x < T(0) ? T(-x) : x;
         case UnaryOp::Relu: return x > T(0) ? x : T(0);
-        case UnaryOp::Relu6: return x < T(0) ? T(0) : (x > T(6) ? T(6) : x);
-        case UnaryOp::Sign: return T((T(0) < x) - (x < T(0)));
+        case UnaryOp::Relu6:
+          if constexpr (std::is_unsigned_v<T>) return x > T(6) ? T(6) : x;
+          else return x < T(0) ? T(0) : (x > T(6) ? T(6) : x);
+        case UnaryOp::Sign:
+          if constexpr (std::is_unsigned_v<T>) return T(x != T(0));
+          else return T((T(0) < x) - (x < T(0)));
         case UnaryOp::Square:
           if constexpr (std::is_same_v<T, bool>) return x;
           else return T(x * x);
@@ -282,6 +286,30 @@ struct ClampF {
     if (has_lo && x < lo) x = lo;
     if (has_hi && x > hi) x = hi;
     return x;
+  }
+};
+
+// dx = g * f'(x) for the fused activation VJPs (formulas of src/cpu/act_backward.cpp)
+template <class T>
+struct ActBackwardF {
+  UnaryOp op;
+  __device__ T operator()(T g, T x) const {
+    switch (op) {
+      case UnaryOp::Gelu: {
+        T cdf = T(0.5) * (T(1) + erf(x * T(0.70710678118654752440)));
+        T pdf = exp(T(-0.5) * x * x) * T(0.39894228040143267794);
+        return g * (cdf + x * pdf);
+      }
+      case UnaryOp::GeluTanh: {
+        const T k = T(0.79788456080286535588), c = T(0.044715);
+        T x2 = x * x, t = tanh(k * x * (T(1) + c * x2));
+        return g * (T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * k * (T(1) + T(3) * c * x2));
+      }
+      default: {  // Silu
+        T s = sigmoid(x);
+        return g * (s * (T(1) + x * (T(1) - s)));
+      }
+    }
   }
 };
 
@@ -417,6 +445,15 @@ bool any_nonfinite(const Tensor& a) {
       k_flag_nonfinite<T><<<grid_for(n), kThreads, 0, kStream>>>(static_cast<const T*>(a.raw()), g, n,
                                                                  n < (int64_t(1) << 32), flag);
     });
+  });
+}
+
+void activation_backward(UnaryOp op, const Tensor& out, const Tensor& g, const Tensor& x) {
+  if (op != UnaryOp::Gelu && op != UnaryOp::GeluTanh && op != UnaryOp::Silu)
+    throw NotImplementedError(std::string("[") + unary_name(op) + "] has no fused backward kernel");
+  visit_float(out.dtype(), unary_name(op), [&](auto tag) {
+    using T = decltype(tag);
+    launch2<T, T, T>(out, g, x, ActBackwardF<T>{op}, unary_name(op));
   });
 }
 

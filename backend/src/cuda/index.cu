@@ -132,6 +132,21 @@ __global__ void k_scatter(T* out, const T* src, const int64_t* idx, Walk<2> w, i
   }
 }
 
+template <class T>
+__global__ void k_index_add(T* out, const T* src, const int64_t* idx, int64_t outer, int64_t rout, int64_t n,
+                            int64_t inner) {
+  int64_t total = outer * n * inner, step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t k = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; k < total; k += step) {
+    int64_t i = k % inner, j = (k / inner) % n, o = k / (inner * n);
+    T* dst = out + (o * rout + idx[j]) * inner + i;
+    T v = src[k];
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int32_t>)
+      atomicAdd(dst, v);
+    else
+      atomic_update(dst, [v](T cur) { return red_add(cur, v); });
+  }
+}
+
 template <class W>
 struct MaskedF {
   const W* value;
@@ -231,6 +246,24 @@ void tri(const Tensor& out, const Tensor& in, int64_t k, bool lower) {
                                                      c, k, lower);
   });
   check_launch(lower ? "tril" : "triu");
+}
+
+void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
+  // out and src contiguous, viewed as [outer, r, inner]; out[o, ix[j], i] += src[o, j, i]
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= out.size(d);
+  for (int64_t d = dim + 1; d < out.dim(); ++d) inner *= out.size(d);
+  int64_t rout = out.dim() ? out.size(dim) : 1, n = index.numel();
+  if (outer * n * inner == 0) return;
+  if (is_half(out.dtype()) || out.dtype() == DType::Bool)
+    throw TypeError(std::string("[index_add] no CUDA kernel for dtype ") + dtype_name(out.dtype()));
+  visit_compute(out.dtype(), "index_add", [&](auto tag) {
+    using T = decltype(tag);
+    k_index_add<T><<<grid_for(outer * n * inner), kThreads, 0, kStream>>>(
+        static_cast<T*>(out.raw()), static_cast<const T*>(src.raw()), static_cast<const int64_t*>(index.raw()), outer,
+        rout, n, inner);
+  });
+  check_launch("index_add");
 }
 
 }  // namespace tt::cuda

@@ -70,6 +70,17 @@ void max_pool2d(const Tensor& out, const Tensor& idx, const Tensor& x, int64_t k
 void avg_pool2d(const Tensor& out, const Tensor& x, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
                 int64_t pw, bool count_include_pad, int64_t divisor);
 void adaptive_avg_pool2d(const Tensor& out, const Tensor& x);
+// ---- conv_backward.cu ----
+void conv2d_backward_input(const Tensor& dx, const Tensor& g, const Tensor& w, int64_t sh, int64_t sw, int64_t ph,
+                           int64_t pw, int64_t dh, int64_t dw, int64_t groups);
+void conv2d_backward_weight(const Tensor& dw, const Tensor& g, const Tensor& x, int64_t sh, int64_t sw, int64_t ph,
+                            int64_t pw, int64_t dh, int64_t dw_, int64_t groups);
+void avg_pool2d_backward(const Tensor& dx, const Tensor& g, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
+                         int64_t pw, bool count_include_pad, int64_t divisor);
+void adaptive_avg_pool2d_backward(const Tensor& dx, const Tensor& g);
+void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src);  // index.cu
+void max_pool2d_backward(const Tensor& dx, const Tensor& g, const Tensor& idx);
+void activation_backward(UnaryOp op, const Tensor& out, const Tensor& g, const Tensor& x);  // elementwise.cu
 
 // ---- index.cu ----
 void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
