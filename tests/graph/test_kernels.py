@@ -184,12 +184,13 @@ FUSED_MATH = {
     "sigmoid": lambda a: a.sigmoid(),
     "erf": lambda a: tt.erf(a),
     "gelu": lambda a: tt.gelu(a),
+    "log": lambda a: a.log(),
 }
 
 
 @pytest.mark.parametrize("name", list(FUSED_MATH))
 def test_fused_vector_math_matches_eager_over_the_float_range(name: str) -> None:
-    """The generated kernels' branch-free tanh/exp/sigmoid/erf/gelu (vectorisable, unlike libm)
+    """The generated kernels' branch-free tanh/exp/sigmoid/erf/gelu/log (vectorisable, unlike libm)
     agree with eager mode to a few ulp everywhere, and propagate NaN and infinities like it."""
     fn = FUSED_MATH[name]
     f = lambda a: fn(a).neg()  # a second node: a lone elementwise op is not fused

@@ -40,7 +40,7 @@ std::string expr(const Node& n, const std::string& a, const std::string& b, cons
       {"add", "(A + B)"}, {"sub", "(A - B)"}, {"mul", "(A * B)"}, {"div", "(A / B)"},
       {"maximum", "tt_max(A, B)"}, {"minimum", "tt_min(A, B)"}, {"pow", "std::pow(A, B)"}};
   static const std::map<std::string, std::string> unary = {
-      {"neg", "(-A)"}, {"abs", "std::fabs(A)"}, {"exp", "tt_exp(A)"}, {"log", "std::log(A)"},
+      {"neg", "(-A)"}, {"abs", "std::fabs(A)"}, {"exp", "tt_exp(A)"}, {"log", "tt_log(A)"},
       {"sqrt", "std::sqrt(A)"}, {"rsqrt", "(T(1) / std::sqrt(A))"}, {"tanh", "tt_tanh(A)"},
       {"sigmoid", "tt_sigmoid(A)"}, {"relu", "tt_relu(A)"}, {"square", "(A * A)"},
       {"reciprocal", "(T(1) / A)"}, {"sin", "std::sin(A)"}, {"cos", "std::cos(A)"},
@@ -169,6 +169,40 @@ static inline float tt_erf(float x) {
   return x * p / q;
 }
 static inline double tt_erf(double x) { return std::erf(x); }
+// log: Cephes logf (mantissa in [sqrt(1/2), sqrt 2), degree-8 polynomial, ln 2 split in two),
+// branch-free; subnormals are scaled by 2^23 first. <= 1 ulp against double log over every float;
+// log(0) = -inf, log(x < 0) = NaN, log(inf) = inf, NaN passes.
+static inline float tt_log(float x) {
+  const bool sub = x < 1.17549435e-38f;
+  float xs = sub ? x * 8388608.0f : x;
+  int32_t bits;
+  std::memcpy(&bits, &xs, 4);
+  float fe = static_cast<float>(((bits >> 23) & 0xff) - 126) - (sub ? 23.0f : 0.0f);
+  int32_t mb = (bits & 0x007fffff) | 0x3f000000;
+  float m;
+  std::memcpy(&m, &mb, 4);
+  const bool lo = m < 0.707106781186547524f;
+  fe = lo ? fe - 1.0f : fe;
+  float t = lo ? m + m - 1.0f : m - 1.0f;
+  float z = t * t;
+  float y = 7.0376836292E-2f;
+  y = std::fma(y, t, -1.1514610310E-1f);
+  y = std::fma(y, t, 1.1676998740E-1f);
+  y = std::fma(y, t, -1.2420140846E-1f);
+  y = std::fma(y, t, 1.4249322787E-1f);
+  y = std::fma(y, t, -1.6668057665E-1f);
+  y = std::fma(y, t, 2.0000714765E-1f);
+  y = std::fma(y, t, -2.4999993993E-1f);
+  y = std::fma(y, t, 3.3333331174E-1f);
+  y = y * t * z;
+  y = std::fma(fe, -2.12194440e-4f, y);
+  y = std::fma(z, -0.5f, y);
+  float r = t + y;
+  r = std::fma(fe, 0.693359375f, r);
+  r = x > 0.0f ? r : (x == 0.0f ? -INFINITY : NAN);
+  return x == INFINITY ? x : r;
+}
+static inline double tt_log(double x) { return std::log(x); }
 template <class T> static inline T tt_sigmoid(T x) { return T(1) / (T(1) + tt_exp(-x)); }
 template <class T> static inline T tt_gelu(T x) { return T(0.5) * x * (T(1) + tt_erf(x * T(0.70710678118654752440))); }
 // max(0, x) in one vector max (the operand order keeps NaN); + 0 turns -0 into +0 like eager relu
