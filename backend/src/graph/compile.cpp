@@ -18,7 +18,7 @@
 namespace tt::graph {
 namespace {
 
-const char* kFlags = "-O3 -march=native -fopenmp -fno-math-errno -std=c++17 -shared -fPIC";
+const char* kFlags = "-O3 -march=native -fopenmp -fno-math-errno -fno-trapping-math -std=c++17 -shared -fPIC";
 
 struct CompilerState {
   std::mutex mu;

@@ -40,14 +40,14 @@ std::string expr(const Node& n, const std::string& a, const std::string& b, cons
       {"add", "(A + B)"}, {"sub", "(A - B)"}, {"mul", "(A * B)"}, {"div", "(A / B)"},
       {"maximum", "tt_max(A, B)"}, {"minimum", "tt_min(A, B)"}, {"pow", "std::pow(A, B)"}};
   static const std::map<std::string, std::string> unary = {
-      {"neg", "(-A)"}, {"abs", "std::fabs(A)"}, {"exp", "tt_exp(A)"}, {"log", "std::log(A)"},
+      {"neg", "(-A)"}, {"abs", "std::fabs(A)"}, {"exp", "tt_exp(A)"}, {"log", "tt_log(A)"},
       {"sqrt", "std::sqrt(A)"}, {"rsqrt", "(T(1) / std::sqrt(A))"}, {"tanh", "tt_tanh(A)"},
       {"sigmoid", "tt_sigmoid(A)"}, {"relu", "tt_relu(A)"}, {"square", "(A * A)"},
       {"reciprocal", "(T(1) / A)"}, {"sin", "std::sin(A)"}, {"cos", "std::cos(A)"},
       {"silu", "(A * tt_sigmoid(A))"}, {"log1p", "std::log1p(A)"}, {"expm1", "std::expm1(A)"},
-      {"erf", "std::erf(A)"}, {"erfc", "std::erfc(A)"}, {"exp2", "std::exp2(A)"}, {"log2", "std::log2(A)"},
+      {"erf", "tt_erf(A)"}, {"erfc", "std::erfc(A)"}, {"exp2", "std::exp2(A)"}, {"log2", "std::log2(A)"},
       {"log10", "std::log10(A)"},
-      {"gelu", "(T(0.5) * A * (T(1) + std::erf(A * T(0.70710678118654752440))))"}};
+      {"gelu", "tt_gelu(A)"}};
   auto subst = [&](std::string t) {
     std::string out;
     for (char ch : t) {
@@ -126,18 +126,87 @@ static inline float tt_exp(float x) {
   return x != x ? x : res;
 }
 static inline double tt_exp(double x) { return std::exp(x); }
+// tanh: the odd rational minimax fit x P(x^2) / Q(x^2) of degrees 13/6 that Eigen and XLA use,
+// clamped at +-7.9053 (where float tanh rounds to +-1); |x| < 4e-4 returns x (tanh(x) = x to float
+// precision there, and the fit's x * alpha1 / beta0 is 1.3e-7 off). <= 5 ulp against double tanh
+// over every float; one division, no exp, no branches; NaN passes the clamps (they compare false).
 static inline float tt_tanh(float x) {
-  float ax = std::fabs(x);
-  float e = tt_exp(-2.0f * ax);
-  float big = (1.0f - e) / (1.0f + e);
-  float x2 = x * x;
-  float small = x * (1.0f + x2 * (-0.333333333f + x2 * (0.133333333f + x2 * (-0.0539682540f))));
-  float r = ax < 0.2f ? small : std::copysign(big, x);
-  return x != x ? x : r;
+  float xc = x < -7.90531110763549805f ? -7.90531110763549805f : x;
+  xc = xc > 7.90531110763549805f ? 7.90531110763549805f : xc;
+  float x2 = xc * xc;
+  float p = -2.76076847742355e-16f;
+  p = std::fma(p, x2, 2.00018790482477e-13f);
+  p = std::fma(p, x2, -8.60467152213735e-11f);
+  p = std::fma(p, x2, 5.12229709037114e-08f);
+  p = std::fma(p, x2, 1.48572235717979e-05f);
+  p = std::fma(p, x2, 6.37261928875436e-04f);
+  p = std::fma(p, x2, 4.89352455891786e-03f);
+  float q = 1.19825839466702e-06f;
+  q = std::fma(q, x2, 1.18534705686654e-04f);
+  q = std::fma(q, x2, 2.26843463243900e-03f);
+  q = std::fma(q, x2, 4.89352518554385e-03f);
+  float r = xc * p / q;
+  return std::fabs(x) < 4e-4f ? x : r;
 }
 static inline double tt_tanh(double x) { return std::tanh(x); }
+// erf: eager mode's verf (backend/src/cpu/vmath.h), a rational fit x P(x^2) / Q(x^2) on [-4, 4].
+static inline float tt_erf(float x) {
+  x = x < -4.0f ? -4.0f : x;
+  x = x > 4.0f ? 4.0f : x;
+  float x2 = x * x;
+  float p = -2.72614225801306e-10f;
+  p = std::fma(p, x2, 2.77068142495902e-08f);
+  p = std::fma(p, x2, -2.10102402082508e-06f);
+  p = std::fma(p, x2, -5.69250639462346e-05f);
+  p = std::fma(p, x2, -7.34990630326855e-04f);
+  p = std::fma(p, x2, -2.95459980854025e-03f);
+  p = std::fma(p, x2, -1.60960333262415e-02f);
+  float q = -1.45660718464996e-05f;
+  q = std::fma(q, x2, -2.13374055278905e-04f);
+  q = std::fma(q, x2, -1.68282697438203e-03f);
+  q = std::fma(q, x2, -7.37332916720468e-03f);
+  q = std::fma(q, x2, -1.42647390514189e-02f);
+  return x * p / q;
+}
+static inline double tt_erf(double x) { return std::erf(x); }
+// log: Cephes logf (mantissa in [sqrt(1/2), sqrt 2), degree-8 polynomial, ln 2 split in two),
+// branch-free; subnormals are scaled by 2^23 first. <= 1 ulp against double log over every float;
+// log(0) = -inf, log(x < 0) = NaN, log(inf) = inf, NaN passes.
+static inline float tt_log(float x) {
+  const bool sub = x < 1.17549435e-38f;
+  float xs = sub ? x * 8388608.0f : x;
+  int32_t bits;
+  std::memcpy(&bits, &xs, 4);
+  float fe = static_cast<float>(((bits >> 23) & 0xff) - 126) - (sub ? 23.0f : 0.0f);
+  int32_t mb = (bits & 0x007fffff) | 0x3f000000;
+  float m;
+  std::memcpy(&m, &mb, 4);
+  const bool lo = m < 0.707106781186547524f;
+  fe = lo ? fe - 1.0f : fe;
+  float t = lo ? m + m - 1.0f : m - 1.0f;
+  float z = t * t;
+  float y = 7.0376836292E-2f;
+  y = std::fma(y, t, -1.1514610310E-1f);
+  y = std::fma(y, t, 1.1676998740E-1f);
+  y = std::fma(y, t, -1.2420140846E-1f);
+  y = std::fma(y, t, 1.4249322787E-1f);
+  y = std::fma(y, t, -1.6668057665E-1f);
+  y = std::fma(y, t, 2.0000714765E-1f);
+  y = std::fma(y, t, -2.4999993993E-1f);
+  y = std::fma(y, t, 3.3333331174E-1f);
+  y = y * t * z;
+  y = std::fma(fe, -2.12194440e-4f, y);
+  y = std::fma(z, -0.5f, y);
+  float r = t + y;
+  r = std::fma(fe, 0.693359375f, r);
+  r = x > 0.0f ? r : (x == 0.0f ? -INFINITY : NAN);
+  return x == INFINITY ? x : r;
+}
+static inline double tt_log(double x) { return std::log(x); }
 template <class T> static inline T tt_sigmoid(T x) { return T(1) / (T(1) + tt_exp(-x)); }
-template <class T> static inline T tt_relu(T x) { return x > T(0) ? x : (x != x ? x : T(0)); }
+template <class T> static inline T tt_gelu(T x) { return T(0.5) * x * (T(1) + tt_erf(x * T(0.70710678118654752440))); }
+// max(0, x) in one vector max (the operand order keeps NaN); + 0 turns -0 into +0 like eager relu
+template <class T> static inline T tt_relu(T x) { return (x < T(0) ? T(0) : x) + T(0); }
 template <class T> static inline T tt_max(T x, T y) { return (x != x || x > y) ? x : y; }
 template <class T> static inline T tt_min(T x, T y) { return (x != x || x < y) ? x : y; }
 template <class T> static inline T tt_clamp_lo(T x, T lo) { return x < lo ? lo : x; }
