@@ -10,9 +10,7 @@ are tokenized, so a ``# type: ignore`` inside a string never counts.
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
 from typing import Final
 
 _IGNORE: Final = re.compile(r"#\s*(?:type|typedtensor)\s*:\s*ignore\b(?:\[(?P<codes>[^\]]*)\])?")
@@ -24,6 +22,9 @@ Suppression = frozenset[str] | None
 def _comments(line: str) -> list[str]:
     if "#" not in line:
         return []
+    import io
+    import tokenize  # here: a run whose reports sit on lines without comments never needs it
+
     comments: list[str] = []
     try:
         for tok in tokenize.generate_tokens(io.StringIO(line).readline):
