@@ -5,49 +5,155 @@ Exit status: 0 clean, 1 shape (or syntax) errors, 2 usage or internal error.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, Final
 
 from . import formats
 from .config import ConfigError, load
 from .discover import UsageError
-from .explain import explain, explanations
 from .report import INTERNAL
+
+if TYPE_CHECKING:
+    import argparse
+
+# NOTE [ One option table, two parsers ]
+# ``argparse`` (with ``gettext``) costs about as much to import as a warm run spends on its own
+# work, so the plain command lines a CI job or a pre-commit hook writes are read by ``_fast_parse``
+# from this table, and anything else (``--help``, an abbreviation, ``-j2``, ``--``, a mistake) goes
+# to the ``argparse`` parser built from the same table, which also gives every usage error its
+# message. A test checks that both agree wherever the fast one answers.
+#: (flags, action, metavar, help); action is "flag", "value", "int", "path", "append" or "choice".
+OPTIONS: Final[tuple[tuple[tuple[str, ...], str, str | None, str | None], ...]] = (
+    (("--format",), "choice", None, "output format"),
+    (("--show-shapes",), "flag", None, "print the inferred shape of every assignment"),
+    (("--explain",), "value", "CODE", "explain an error code with an example, then exit"),
+    (("--config",), "path", "FILE", "a pyproject.toml (default: the nearest one)"),
+    (("--jobs", "-j"), "int", "N", "worker processes (default: CPU count)"),
+    (("--no-cache",), "flag", None, "neither read nor write the results cache"),
+    (("--cache-dir",), "value", "DIR", "where the cache lives (default: .typedtensor_cache)"),
+    (("--disable",), "append", "CODE", "never report CODE"),
+    (("--exclude",), "append", "GLOB", "skip matching paths"),
+    (("--output", "-o"), "value", "FILE", "write the report there instead of stdout"),
+    (("--stats",), "flag", None, "print files, lines, time and crashes to stderr"),
+    (("--infer-all",), "flag", None, None),  # robustness testing; not in --help
+)
+DEFAULTS: Final[dict[str, Any]] = {"format": "text"}
+
+
+def _dest(flags: tuple[str, ...]) -> str:
+    return flags[0].lstrip("-").replace("-", "_")
+
+
+def _default(flags: tuple[str, ...], action: str) -> Any:
+    return DEFAULTS.get(_dest(flags), False if action == "flag" else [] if action == "append" else None)
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
     p = argparse.ArgumentParser(
         prog="typedtensor check",
         description="Check the dimension types of typedtensor programs without running them.",
     )
     p.add_argument("paths", nargs="*", help="files or folders (default: [tool.typedtensor] paths, else .)")
-    p.add_argument("--format", choices=sorted(formats.FORMATS), default="text", help="output format")
-    p.add_argument("--show-shapes", action="store_true", help="print the inferred shape of every assignment")
-    p.add_argument("--explain", metavar="CODE", help="explain an error code with an example, then exit")
-    p.add_argument("--config", metavar="FILE", type=Path, help="a pyproject.toml (default: the nearest one)")
-    p.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: CPU count)")
-    p.add_argument("--no-cache", action="store_true", help="neither read nor write the results cache")
-    p.add_argument("--cache-dir", metavar="DIR", help="where the cache lives (default: .typedtensor_cache)")
-    p.add_argument("--disable", action="append", default=[], metavar="CODE", help="never report CODE")
-    p.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="skip matching paths")
-    p.add_argument("--output", "-o", metavar="FILE", help="write the report there instead of stdout")
-    p.add_argument("--stats", action="store_true", help="print files, lines, time and crashes to stderr")
-    p.add_argument("--infer-all", action="store_true", help=argparse.SUPPRESS)
+    for flags, action, metavar, help_text in OPTIONS:
+        kwargs: dict[str, Any] = {"default": _default(flags, action),
+                                  "help": help_text if help_text is not None else argparse.SUPPRESS}
+        if action == "flag":
+            kwargs["action"] = "store_true"
+        else:
+            kwargs["metavar"] = metavar
+            if action == "append":
+                kwargs["action"] = "append"
+            elif action == "int":
+                kwargs["type"] = int
+            elif action == "path":
+                kwargs["type"] = Path
+            elif action == "choice":
+                kwargs["choices"] = sorted(formats.FORMATS)
+        p.add_argument(*flags, **kwargs)
     return p
+
+
+def _fast_parse(argv: Sequence[str]) -> SimpleNamespace | None:
+    """The table's options, written out in full (``--opt VALUE`` or ``--opt=VALUE``), and one run of
+    paths; None for anything else (NOTE [ One option table, two parsers ])."""
+    by_flag = {flag: (flags, action) for flags, action, _, _ in OPTIONS for flag in flags}
+    values: dict[str, Any] = {_dest(flags): _default(flags, action) for flags, action, _, _ in OPTIONS}
+    paths: list[str] = []
+    paths_state = 0  # 0: none yet, 1: in the run of paths, 2: the run is over
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        i += 1
+        if not tok.startswith("-") or tok == "-":
+            if tok == "-" or paths_state == 2:
+                return None
+            paths.append(tok)
+            paths_state = 1
+            continue
+        if paths_state == 1:
+            paths_state = 2
+        name, eq, inline = tok.partition("=")
+        if not name.startswith("--"):
+            eq, inline, name = "", "", tok
+        spec = by_flag.get(name)
+        if spec is None:
+            return None
+        flags, action = spec
+        dest = _dest(flags)
+        if action == "flag":
+            if eq:
+                return None
+            values[dest] = True
+            continue
+        if eq:
+            value = inline
+        elif i < len(argv) and not argv[i].startswith("-"):
+            value = argv[i]
+            i += 1
+        else:
+            return None
+        if action == "int":
+            try:
+                values[dest] = int(value)
+            except ValueError:
+                return None
+        elif action == "choice":
+            if value not in formats.FORMATS:
+                return None
+            values[dest] = value
+        elif action == "append":
+            values[dest].append(value)
+        elif action == "path":
+            values[dest] = Path(value)
+        else:
+            values[dest] = value
+    return SimpleNamespace(paths=paths, **values)
+
+
+def parse_args(argv: Sequence[str]) -> Any:
+    """The options of a command line; raises SystemExit as argparse does (help, usage errors)."""
+    fast = _fast_parse(argv)
+    if fast is not None:
+        return fast
+    return _parser().parse_args(list(argv))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] == "check":
         args_list = args_list[1:]
-    parser = _parser()
     try:
-        args = parser.parse_args(args_list)
+        args = parse_args(args_list)
     except SystemExit as exc:  # argparse: --help exits 0, a usage error 2
         return int(exc.code or 0)
     if args.explain is not None:
+        from .explain import explain, explanations
+
         text = explain(args.explain)
         if text is None:
             print(f"typedtensor check: unknown code {args.explain!r}; known: {', '.join(explanations())}",

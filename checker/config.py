@@ -9,17 +9,16 @@
 
     [tool.typedtensor.per-file-ignores]
     "tests/*" = ["shape-arg"]            # codes ignored in matching files ("*" = all)
+
+Only the ``[tool.typedtensor]`` table is read: a ``pyproject.toml`` whose text never mentions
+``typedtensor`` cannot hold it and is not parsed (``tomllib`` is loaded only for one that can).
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import tomllib
 
 from .suppress import code_matches
 
@@ -33,20 +32,30 @@ class ConfigError(Exception):
     """A config file that cannot be used (exit status 2)."""
 
 
-@dataclass
 class Config:
-    root: Path = field(default_factory=Path.cwd)
-    source: Path | None = None
-    paths: list[str] = field(default_factory=list)
-    exclude: list[str] = field(default_factory=list)
-    disable: frozenset[str] = frozenset()
-    per_file_ignores: dict[str, frozenset[str]] = field(default_factory=dict)
-    jobs: int | None = None
-    cache_dir: str | None = ".typedtensor_cache"
+    """The options of ``[tool.typedtensor]`` (a plain class: see ``runner.Options``)."""
+
+    def __init__(self, root: Path | None = None, source: Path | None = None, paths: list[str] | None = None,
+                 exclude: list[str] | None = None, disable: frozenset[str] = frozenset(),
+                 per_file_ignores: dict[str, frozenset[str]] | None = None, jobs: int | None = None,
+                 cache_dir: str | None = ".typedtensor_cache"):
+        self.root = root if root is not None else Path.cwd()
+        self.source = source
+        self.paths = paths if paths is not None else []
+        self.exclude = exclude if exclude is not None else []
+        self.disable = disable
+        self.per_file_ignores = per_file_ignores if per_file_ignores is not None else {}
+        self.jobs = jobs
+        self.cache_dir = cache_dir
+
+    def __repr__(self) -> str:
+        return f"Config(root={self.root!r}, source={self.source!r})"
 
     def is_excluded_rel(self, rel: str, is_dir: bool) -> bool:
         """Whether a path (relative to the config's folder, with '/') matches an exclude glob: the
         whole path, the path as a folder prefix, or any one component for a glob without '/'."""
+        import fnmatch
+
         parts = rel.split("/")
         for pattern in self.exclude:
             pat = pattern.rstrip("/")
@@ -62,6 +71,8 @@ class Config:
             return True
         if not self.per_file_ignores:
             return False
+        import fnmatch
+
         rel = _relative(Path(path), self.root)
         for pattern, codes in self.per_file_ignores.items():
             matches = fnmatch.fnmatchcase(rel, pattern) or fnmatch.fnmatchcase(os.path.basename(rel), pattern)
@@ -101,8 +112,16 @@ def load(path: Path | None = None, start: Path | None = None) -> Config:
         if path is None:
             return Config()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+    if "typedtensor" not in text:
+        return Config(root=path.parent, source=path)
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: {exc}") from exc
     table = data.get("tool", {}).get("typedtensor", {})
     if not isinstance(table, dict):

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import os
-import re
+import stat
 from collections.abc import Iterable
-from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    import re
+    from pathlib import Path
 
 from .config import DEFAULT_EXCLUDES, Config
 
@@ -17,31 +21,86 @@ class UsageError(Exception):
 
 def collect(paths: Iterable[str], config: Config) -> list[str]:
     """The ``.py`` files named or found under the directories named, sorted, without repeats."""
-    found: dict[str, str] = {}
+    return [f.path for f in scan(paths, config)]
+
+
+class Found(NamedTuple):
+    """A file to check, with the ``stat`` the walk took of it (one stat per file per run)."""
+
+    path: str  # as the user would write it (normalized, relative when the argument was)
+    key: str  # absolute: the cache's key
+    size: int
+    mtime_ns: int
+
+
+def scan(paths: Iterable[str], config: Config) -> list[Found]:
+    """``collect`` with each file's absolute path, size and mtime, sorted by path."""
+    found: dict[str, Found] = {}
     root = os.path.abspath(config.root)
     check_excludes = bool(config.exclude)
     for raw in paths:
-        if os.path.isfile(raw):
-            found.setdefault(os.path.abspath(raw), os.path.normpath(raw))
-        elif os.path.isdir(raw):
-            for folder, dirs, files in os.walk(raw):
-                dirs[:] = sorted(
-                    d for d in dirs
-                    if d not in DEFAULT_EXCLUDES and not d.endswith(".egg-info")
-                    and not (check_excludes and config.is_excluded_rel(_rel(os.path.join(folder, d), root), True))
-                )
-                for name in files:
-                    if name.endswith(".py"):
-                        fp = os.path.join(folder, name)
-                        if not (check_excludes and config.is_excluded_rel(_rel(fp, root), False)):
-                            found.setdefault(os.path.abspath(fp), os.path.normpath(fp))
+        try:
+            st = os.stat(raw)
+        except OSError:
+            raise UsageError(f"{raw}: no such file or directory") from None
+        if stat.S_ISDIR(st.st_mode):
+            _walk(os.path.normpath(raw), os.path.abspath(raw), root, config if check_excludes else None, found)
+        elif not stat.S_ISREG(st.st_mode):
+            raise UsageError(f"{raw}: not a file or directory")
         else:
-            raise UsageError(f"{raw}: no such file or directory")
+            full = os.path.abspath(raw)
+            if full not in found:
+                found[full] = Found(os.path.normpath(raw), full, st.st_size, st.st_mtime_ns)
     return sorted(found.values())
 
 
-def _rel(path: str, root: str) -> str:
-    full = os.path.abspath(path)
+def _walk(folder: str, full: str, root: str, config: Config | None, found: dict[str, Found]) -> None:
+    """``os.walk`` without following links to folders, with its stats kept: ``DirEntry`` knows a
+    name's type without a system call, so each ``.py`` costs one ``stat`` and nothing else."""
+    try:
+        with os.scandir(folder) as it:
+            entries = list(it)
+    except OSError:
+        return  # as os.walk: an unreadable folder is skipped
+    sep = os.sep
+    # Both forms are already normal: appending a plain name keeps them so (no normpath per file).
+    full_prefix = full if full.endswith(sep) else full + sep
+    prefix = "" if folder == os.curdir else folder if folder.endswith(sep) else folder + sep
+    subdirs: list[tuple[str, os.DirEntry[str]]] = []
+    for e in entries:
+        name = e.name
+        if name.endswith(".py"):
+            try:
+                if e.is_dir():
+                    subdirs.append((name, e))
+                    continue
+                st = e.stat()
+            except OSError:
+                continue  # a dangling link
+            fp_full = full_prefix + name
+            if fp_full in found or (config is not None and config.is_excluded_rel(_rel(fp_full, root), False)):
+                continue
+            found[fp_full] = Found(prefix + name, fp_full, st.st_size, st.st_mtime_ns)
+            continue
+        try:
+            if e.is_dir():
+                subdirs.append((name, e))
+        except OSError:
+            pass
+    subdirs.sort(key=lambda d: d[0])
+    for name, e in subdirs:
+        if name in DEFAULT_EXCLUDES or name.endswith(".egg-info"):
+            continue
+        sub_full = full_prefix + name
+        if config is not None and config.is_excluded_rel(_rel(sub_full, root), True):
+            continue
+        if e.is_symlink():
+            continue
+        _walk(prefix + name, sub_full, root, config, found)
+
+
+def _rel(full: str, root: str) -> str:
+    """An absolute path relative to ``root``, with '/' (the exclude globs' form)."""
     if full.startswith(root + os.sep):
         return full[len(root) + 1:].replace(os.sep, "/")
     return full.replace(os.sep, "/")
@@ -73,18 +132,25 @@ def module_name(path: Path | str) -> str:
     return ".".join(reversed(parts))
 
 
-_IMPORT: Final = re.compile(
+_IMPORT_PATTERN = (
     rb"^[ \t]*(?:from[ \t]+(?P<from>\.*[\w.]*)[ \t]+import[ \t]+(?P<names>[^#\n;]*)"
-    rb"|import[ \t]+(?P<mods>[\w., \t]+))",
-    re.MULTILINE,
+    rb"|import[ \t]+(?P<mods>[\w., \t]+))"
 )
+
+
+@functools.cache
+def _import_re() -> re.Pattern[bytes]:
+    """Compiled on first use: a warm run never scans a file's imports."""
+    import re
+
+    return re.compile(_IMPORT_PATTERN, re.MULTILINE)
 
 
 def imported_modules(source: bytes, module: str, is_package: bool) -> set[str]:
     """Modules a file may import, found by a cheap scan of its text (an over-approximation is fine:
     it only decides which files are worth inferring)."""
     out: set[str] = set()
-    for m in _IMPORT.finditer(source):
+    for m in _import_re().finditer(source):
         if m.group("mods") is not None:
             for item in m.group("mods").decode("utf-8", "replace").split(","):
                 name = item.strip().split(" ")[0]

@@ -1,15 +1,18 @@
-"""Output formats: mypy-like text, a JSON array, GitHub workflow commands and SARIF 2.1.0."""
+"""Output formats: mypy-like text, a JSON array, GitHub workflow commands and SARIF 2.1.0.
+
+Each format imports what it needs (``json``, ``urllib.parse``, the explanations) when it runs: the
+text a warm run prints needs none of them.
+"""
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable, Sequence
-from typing import Any, Final
-from urllib.parse import quote
+from typing import TYPE_CHECKING, Any, Final
 
-from .explain import explanations
-from .report import Report
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from .report import Report
 
 TOOL_NAME: Final = "typedtensor-check"
 SARIF_SCHEMA: Final = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -35,6 +38,8 @@ def text(reports: Sequence[Report], summary: bool = True, files: int = 0) -> str
 
 
 def json_array(reports: Sequence[Report]) -> str:
+    import json
+
     return json.dumps([r.to_json() for r in reports], indent=2) + "\n"
 
 
@@ -60,6 +65,8 @@ def github(reports: Sequence[Report]) -> str:
 def _artifact(path: str) -> dict[str, str]:
     """A relative path is relative to the source root (what code scanning expects); an absolute one
     becomes a file URI."""
+    from urllib.parse import quote
+
     posix = path.replace("\\", "/")
     if os.path.isabs(path):
         return {"uri": "file://" + quote(posix if posix.startswith("/") else "/" + posix)}
@@ -68,6 +75,10 @@ def _artifact(path: str) -> dict[str, str]:
 
 def sarif(reports: Sequence[Report], version: str = "0") -> str:
     """A SARIF 2.1.0 log with one run, one rule per code used (GitHub code scanning reads it)."""
+    import json
+
+    from .explain import explanations
+
     codes = sorted({r.code for r in reports} | set(explanations()))
     rules: list[dict[str, Any]] = []
     for code in codes:

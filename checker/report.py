@@ -1,9 +1,12 @@
-"""A report: one finding at one place. Plain data, so the cache and every output format share it."""
+"""A report: one finding at one place. Plain data, so the cache and every output format share it.
+
+A ``NamedTuple`` rather than a dataclass: ``dataclasses`` imports ``inspect`` (and ``dis``, ``ast``
+...), which a warm run would load for nothing (NOTE [ The warm path ] in ``cache.py``).
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NamedTuple
 
 Severity = Literal["error", "warning", "note"]
 
@@ -14,8 +17,7 @@ REVEAL: Final = "reveal"
 SHOW: Final = "show-shape"
 
 
-@dataclass(frozen=True, order=True)
-class Report:
+class Report(NamedTuple):
     """``line``/``end_line`` are 1-based; ``column`` is 1-based and ``end_column`` 1-based exclusive
     (SARIF's convention)."""
 
@@ -29,7 +31,7 @@ class Report:
     message: str
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return self._asdict()
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Report:

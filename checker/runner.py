@@ -7,23 +7,20 @@ run over an unchanged tree only reads, hashes and prints.
 
 from __future__ import annotations
 
-import ast
 import os
 import sys
 import time
-import warnings
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import discover
-from .cache import Cache, Entry, content_hash, fingerprint
-from .config import Config
+from .cache import Cache, Entry, content_hash, fingerprint, stat_key
 from .report import INTERNAL, SYNTAX, Report
-from .suppress import is_suppressed
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .config import Config
     from .project import FileResult, Project
 
 PARALLEL_MIN_BYTES = 256 * 1024  # below this, worker start-up costs more than it saves
@@ -32,26 +29,41 @@ PARALLEL_MIN_BYTES = 256 * 1024  # below this, worker start-up costs more than i
 RECURSION_LIMIT = 10000
 
 
-@dataclass
 class Options:
-    paths: list[str]
-    show_shapes: bool = False
-    jobs: int | None = None
-    use_cache: bool = True
-    cache_dir: str | None = None
-    infer_all: bool = False  # infer files that cannot reach typedtensor too (robustness testing)
-    count_lines: bool = False  # fill RunResult.lines (reads every file, even cached ones)
+    """What to check and how. (Plain classes here and in ``RunResult``: ``dataclasses`` imports
+    ``inspect``, which a warm run does not otherwise need; NOTE [ The warm path ] in ``cache.py``.)"""
+
+    __slots__ = ("cache_dir", "count_lines", "infer_all", "jobs", "paths", "show_shapes", "use_cache")
+
+    def __init__(self, paths: list[str], show_shapes: bool = False, jobs: int | None = None,
+                 use_cache: bool = True, cache_dir: str | None = None, infer_all: bool = False,
+                 count_lines: bool = False):
+        self.paths = paths
+        self.show_shapes = show_shapes
+        self.jobs = jobs
+        self.use_cache = use_cache
+        self.cache_dir = cache_dir
+        self.infer_all = infer_all  # infer files that cannot reach typedtensor too (robustness testing)
+        self.count_lines = count_lines  # fill RunResult.lines (reads every file, even cached ones)
 
 
-@dataclass
 class RunResult:
-    reports: list[Report]
-    files: int
-    lines: int = 0
-    checked: int = 0  # files checked this run (not from the cache)
-    crashed: int = 0
-    seconds: float = 0.0
-    rule_failures: list[str] = field(default_factory=list)
+    __slots__ = ("checked", "crashed", "files", "lines", "reports", "rule_failures", "seconds", "workers")
+
+    def __init__(self, reports: list[Report], files: int, lines: int = 0, checked: int = 0, crashed: int = 0,
+                 seconds: float = 0.0, rule_failures: list[str] | None = None, workers: int = 0):
+        self.reports = reports
+        self.files = files
+        self.lines = lines
+        self.checked = checked  # files checked this run (not from the cache)
+        self.crashed = crashed
+        self.seconds = seconds
+        self.rule_failures = rule_failures if rule_failures is not None else []
+        self.workers = workers  # worker processes started (0: everything ran in this process)
+
+    def __repr__(self) -> str:
+        return (f"RunResult(files={self.files}, reports={len(self.reports)}, checked={self.checked}, "
+                f"crashed={self.crashed}, workers={self.workers}, seconds={self.seconds:.3f})")
 
 
 # -- worker side ---------------------------------------------------------------------------------
@@ -80,6 +92,9 @@ def _check_one(path: str, relevant: bool) -> FileResult:
     # A file that neither mentions typedtensor nor imports a checked module that does has no shape
     # to check: only whether it parses, which CPython's own parser decides (ten times faster than
     # building a CST). ``--infer-all`` runs libcst and the inference on such files too.
+    import ast
+    import warnings
+
     source = proj.source(path)
     try:
         with warnings.catch_warnings():
@@ -118,62 +133,42 @@ def _chunks(items: list[tuple[str, bool]], sizes: dict[str, int], jobs: int) -> 
 
 def run(options: Options, config: Config) -> RunResult:
     t0 = time.perf_counter()
-    paths = discover.collect(options.paths or config.paths or ["."], config)
-    keys = {p: os.path.abspath(p) for p in paths}
+    found = discover.scan(options.paths or config.paths or ["."], config)
+    paths = [f.path for f in found]
+    keys = {f.path: f.key for f in found}
 
     cache_dir = None
     if options.use_cache:
         raw = options.cache_dir if options.cache_dir is not None else config.cache_dir
         if raw:
-            cache_dir = Path(raw) if os.path.isabs(raw) else config.root / raw
+            cache_dir = Path(raw) if os.path.isabs(raw) else Path(config.root) / raw
     cache = Cache(cache_dir, fingerprint({"show_shapes": options.show_shapes, "infer_all": options.infer_all})
                   if cache_dir is not None else "")
     cache.load()
 
-    # Content hashes; like git's index, a file whose size and mtime match its cache entry keeps
-    # the hash recorded there and is not read.
+    # NOTE [ The warm path ] (cache.py): the walk's stats alone can show that nothing changed.
+    stats_now = stat_key([(f.key, f.size, f.mtime_ns) for f in found]) if cache.stats else ""
     sources: dict[str, bytes] = {}
-    shas: dict[str, str] = {}
-    stats: dict[str, list[int]] = {}
-    for p in paths:
-        st = os.stat(p)
-        stats[p] = [st.st_size, st.st_mtime_ns]
-        e = cache.entries.get(keys[p])
-        if e is not None and e.stat == stats[p]:
-            shas[p] = e.sha
-            continue
-        with open(p, "rb") as fh:
-            data = fh.read()
-        sources[p] = data
-        shas[p] = content_hash(data)
-    tree = content_hash("\0".join(f"{keys[p]}:{shas[p]}" for p in paths).encode())
-
     stale: list[str] = []
     rule_failures: list[str] = []
-    if tree != cache.tree or any(keys[p] not in cache.entries for p in paths):
-        stale, _results, rule_failures = _check_changed(paths, keys, shas, sources, cache, options, config)
-        for p in paths:
-            e = cache.entries.get(keys[p])
-            if e is not None:
-                e.stat = stats[p]
-        cache.tree = tree
-        cache.dirty = True
-        cache.save()
-
+    workers = 0
+    if not stats_now or stats_now != cache.stats:
+        stale, rule_failures, workers = _refresh(found, keys, sources, cache, options, config)
     reports: list[Report] = []
     crashed = 0
     for p in paths:
-        entry = cache.entries.get(keys[p])
-        if entry is None:
+        result = cache.results.get(keys[p])
+        if result is None:
             continue
-        crashed += entry.crashed
-        if not entry.reports:
+        stored_reports, file_crashed = result
+        crashed += file_crashed
+        if not stored_reports:
             continue
         if p not in sources:
             with open(p, "rb") as fh:
                 sources[p] = fh.read()
         lines = sources[p].decode("utf-8", "replace").splitlines()
-        for stored in entry.reports:
+        for stored in stored_reports:
             rep = Report.from_json({**stored, "path": p})
             if _filtered(rep, lines, config):
                 continue
@@ -186,11 +181,54 @@ def run(options: Options, config: Config) -> RunResult:
                     sources[p] = fh.read()
             line_count += sources[p].count(b"\n")
     return RunResult(sorted(reports, key=lambda r: (r.path, r.line, r.column, r.code)), len(paths),
-                     line_count, len(stale), crashed, time.perf_counter() - t0, rule_failures)
+                     line_count, len(stale), crashed, time.perf_counter() - t0, rule_failures, workers)
+
+
+def _refresh(found: list[discover.Found], keys: dict[str, str], sources: dict[str, bytes], cache: Cache,
+             options: Options, config: Config) -> tuple[list[str], list[str], int]:
+    """Bring the cache up to date with the tree: hash what changed, check what must be checked,
+    record every file's stat and the header's summary, and save."""
+    # Content hashes; like git's index, a file whose size and mtime match its cache entry keeps
+    # the hash recorded there and is not read.
+    paths = [f.path for f in found]
+    shas: dict[str, str] = {}
+    stats: dict[str, list[int]] = {}
+    entries = cache.entries
+    for f in found:
+        stats[f.path] = [f.size, f.mtime_ns]
+        e = entries.get(f.key)
+        if e is not None and e.stat == stats[f.path]:
+            shas[f.path] = e.sha
+            continue
+        with open(f.path, "rb") as fh:
+            data = fh.read()
+        sources[f.path] = data
+        shas[f.path] = content_hash(data)
+    tree = content_hash("\0".join(f"{keys[p]}:{shas[p]}" for p in paths).encode())
+
+    stale: list[str] = []
+    rule_failures: list[str] = []
+    workers = 0
+    if tree != cache.tree or any(keys[p] not in entries for p in paths):
+        stale, rule_failures, workers = _check_changed(paths, keys, shas, sources, cache, options, config)
+    for p in paths:
+        e = entries.get(keys[p])
+        if e is not None:
+            e.stat = stats[p]
+    cache.tree = tree
+    cache.stats = stat_key([(f.key, f.size, f.mtime_ns) for f in found])
+    cache.results = {}
+    for p in paths:
+        e = entries.get(keys[p])
+        if e is not None and (e.reports or e.crashed):
+            cache.results[keys[p]] = (e.reports, e.crashed)
+    cache.dirty = True
+    cache.save()
+    return stale, rule_failures, workers
 
 
 def _check_changed(paths: list[str], keys: dict[str, str], shas: dict[str, str], sources: dict[str, bytes],
-                   cache: Cache, options: Options, config: Config) -> tuple[list[str], list[FileResult], list[str]]:
+                   cache: Cache, options: Options, config: Config) -> tuple[list[str], list[str], int]:
     """Decide which files need checking (NOTE [ Cache validity ]) and check them."""
     modules: dict[str, str] = {}
     packages: set[str] = set()
@@ -218,14 +256,16 @@ def _check_changed(paths: list[str], keys: dict[str, str], shas: dict[str, str],
     rule_failures: list[str] = []
     results: list[FileResult] = []
     if not stale:
-        return stale, results, rule_failures
+        return stale, rule_failures, 0
     _STATE.update(modules=modules, sources=sources, packages=packages, show_shapes=options.show_shapes,
                   names=names)
     _STATE.pop("project", None)
     items = [(p, relevant[p]) for p in stale]
     jobs = options.jobs or config.jobs or os.cpu_count() or 1
     sizes = {p: len(sources[p]) if p in sources else os.path.getsize(p) for p in stale}
+    workers = 0
     if jobs > 1 and sum(sizes.values()) >= PARALLEL_MIN_BYTES and len(stale) > 1:
+        workers = jobs
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
@@ -244,7 +284,7 @@ def _check_changed(paths: list[str], keys: dict[str, str], shas: dict[str, str],
             [_strip(rep) for rep in r.reports],
             {keys.get(d, os.path.abspath(d)): shas.get(d, "") for d in r.deps}, r.missing, r.crashed,
         ))
-    return stale, results, rule_failures
+    return stale, rule_failures, workers
 
 
 def _strip(rep: Report) -> dict[str, Any]:
@@ -261,7 +301,11 @@ def _filtered(rep: Report, lines: Sequence[str], config: Config) -> bool:
     if rep.severity == "note":
         return False
     text = lines[rep.line - 1] if 0 < rep.line <= len(lines) else ""
-    return "ignore" in text and is_suppressed(rep.code, text)
+    if "ignore" not in text:
+        return False
+    from .suppress import is_suppressed  # tokenize: only for a line that may carry a comment
+
+    return is_suppressed(rep.code, text)
 
 
 def _valid(entry: Entry | None, path: str, shas: dict[str, str], relevant: bool,

@@ -10,12 +10,17 @@ are tokenized, so a ``# type: ignore`` inside a string never counts.
 
 from __future__ import annotations
 
-import io
+import functools
 import re
-import tokenize
-from typing import Final
 
-_IGNORE: Final = re.compile(r"#\s*(?:type|typedtensor)\s*:\s*ignore\b(?:\[(?P<codes>[^\]]*)\])?")
+_IGNORE_PATTERN = r"#\s*(?:type|typedtensor)\s*:\s*ignore\b(?:\[(?P<codes>[^\]]*)\])?"
+
+
+@functools.cache
+def _ignore_re() -> re.Pattern[str]:
+    """Compiled on first use: most runs never look at a comment."""
+    return re.compile(_IGNORE_PATTERN)
+
 
 #: None means "every code"; otherwise the set of codes named.
 Suppression = frozenset[str] | None
@@ -24,6 +29,9 @@ Suppression = frozenset[str] | None
 def _comments(line: str) -> list[str]:
     if "#" not in line:
         return []
+    import io
+    import tokenize  # here: a run whose reports sit on lines without comments never needs it
+
     comments: list[str] = []
     try:
         for tok in tokenize.generate_tokens(io.StringIO(line).readline):
@@ -40,7 +48,7 @@ def suppressions(line: str) -> list[Suppression]:
     """Every ignore comment on ``line``: None for a bare one, else the codes it names."""
     found: list[Suppression] = []
     for comment in _comments(line):
-        for match in _IGNORE.finditer(comment):
+        for match in _ignore_re().finditer(comment):
             codes = match.group("codes")
             if codes is None:
                 found.append(None)

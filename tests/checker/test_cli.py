@@ -283,7 +283,7 @@ def test_config_jobs_and_cache_dir(tree: Path, capsys: pytest.CaptureFixture[str
     (tree / "pyproject.toml").write_text('[tool.typedtensor]\njobs = 1\ncache-dir = "build/tt-cache"\n')
     code, _, _ = run_cli(["bad.py"], capsys)
     assert code == 1
-    assert list((tree / "build" / "tt-cache").glob("results-*.json"))
+    assert list((tree / "build" / "tt-cache").glob("results-*"))
     (tree / "pyproject.toml").write_text('[tool.typedtensor]\njobs = 0\n')
     assert run_cli(["bad.py"], capsys)[0] == 2
 
@@ -402,23 +402,84 @@ def test_runs_without_compiled_backend_or_mypy(tree: Path) -> None:
 
 LAZY = """
 import sys
+start = set(sys.modules)
 import typedtensor
 assert "typedtensor.shapes" not in sys.modules, "import typedtensor loaded the calculus"
+from typedtensor.checker import runner
 from typedtensor.checker.cli import main
+runner.PARALLEL_MIN_BYTES = 0  # so the cold run (--jobs 2) does start worker processes
 code = main(sys.argv[1:])
-loaded = [m for m in ("typedtensor.shapes", "libcst") if m in sys.modules]
-print(",".join(loaded))
+heavy = ("typedtensor.shapes", "libcst", "multiprocessing", "concurrent.futures", "argparse", "json",
+         "tomllib", "dataclasses", "hashlib", "importlib.metadata", "tokenize")
+print(",".join(m for m in heavy if m in sys.modules and m not in start))
 sys.exit(code)
 """
 
 
 def test_warm_run_loads_neither_calculus_nor_libcst(tree: Path) -> None:
     """``import typedtensor`` does not load the calculus (``@checked`` loads it on first call), and
-    a warm re-check of an unchanged tree needs neither it nor libcst: start-up is most of its time."""
-    cache = ["--cache-dir", str(tree / ".cache"), "--jobs", "1", "--format", "json", "bad.py"]
+    a warm re-check of an unchanged tree (NOTE [ The warm path ] in checker/cache.py) starts no
+    worker process and imports neither the calculus, libcst nor anything else only some other
+    run needs: start-up is most of its time."""
+    (tree / "pyproject.toml").write_text('[tool.typedtensor]\nexclude = ["build"]\n')
+    cache = ["--cache-dir", str(tree / ".cache"), "--jobs", "2", "."]
     cold = subprocess.run([sys.executable, "-c", LAZY, *cache], capture_output=True, text=True, check=False)
     assert cold.returncode == 1, cold.stderr
-    assert "typedtensor.shapes" in cold.stdout.splitlines()[-1]
+    # (the calculus and libcst load in the workers; this process only starts them)
+    assert {"multiprocessing", "concurrent.futures", "tomllib"} <= set(cold.stdout.splitlines()[-1].split(","))
     warm = subprocess.run([sys.executable, "-c", LAZY, *cache], capture_output=True, text=True, check=False)
     assert warm.returncode == 1, warm.stderr
-    assert warm.stdout.splitlines()[-1] == ""
+    assert warm.stdout.splitlines()[:-1] == cold.stdout.splitlines()[:-1]
+    assert warm.stdout.splitlines()[-1] == "tomllib"  # the config is still read; nothing else is loaded
+
+
+def test_warm_run_after_touch(tree: Path) -> None:
+    """A changed mtime with unchanged content re-hashes (no re-check) and refreshes the stats, so
+    the next run takes the warm path again."""
+    from typedtensor.checker.cache import Cache, fingerprint
+    from typedtensor.checker.config import Config
+
+    opts = runner.Options(["."], jobs=1, cache_dir=str(tree / ".cache"))
+    first = runner.run(opts, Config(root=tree))
+    cache = Cache(tree / ".cache", fingerprint({"show_shapes": False, "infer_all": False}))
+    cache.load()
+    stats = cache.stats
+    assert stats and set(cache.results) == {str(tree / "bad.py"), str(tree / "broad.py")}
+    st = (tree / "bad.py").stat()
+    os.utime(tree / "bad.py", ns=(st.st_atime_ns, st.st_mtime_ns - 10**9))
+    second = runner.run(opts, Config(root=tree))
+    assert second.checked == 0 and second.reports == first.reports and second.workers == 0
+    cache.load()
+    assert cache.stats and cache.stats != stats
+    third = runner.run(opts, Config(root=tree))
+    assert third.checked == 0 and third.reports == first.reports
+
+
+@pytest.mark.parametrize("keep", [0, 20, 200])
+def test_corrupt_cache_is_ignored(tree: Path, keep: int) -> None:
+    """A truncated results file (header or entries cut short) is a cache miss, never an error."""
+    from typedtensor.checker.config import Config
+
+    opts = runner.Options(["."], jobs=1, cache_dir=str(tree / ".cache"))
+    first = runner.run(opts, Config(root=tree))
+    (tree / "clean.py").write_text(CLEAN + "\n# edited\n")  # so the entries, not just the header, are read
+    files = list((tree / ".cache").glob("results-*"))
+    assert files
+    for f in files:
+        f.write_bytes(f.read_bytes()[:keep])
+    again = runner.run(opts, Config(root=tree))
+    assert again.checked == 3 and again.reports == first.reports
+
+
+def test_version_matches_metadata() -> None:
+    """The cache key and SARIF use ``typedtensor.__version__`` (importing ``importlib.metadata``
+    would cost a warm run more than its work): it must be the installed distribution's version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import typedtensor
+
+    try:
+        installed = version("typedtensor")
+    except PackageNotFoundError:
+        pytest.skip("typedtensor is not installed as a distribution")
+    assert typedtensor.__version__ == installed
