@@ -6,9 +6,13 @@
 
 namespace tt::cpu {
 
+// Always inlined: a call per element stops the loop around it from vectorising, and GCC's
+// inliner declines these bodies in some of the many unary-kernel instantiations.
+#define TT_VMATH_INLINE inline __attribute__((always_inline))
+
 // exp(x) for float, ~1 ulp (Cephes polynomial, range reduction by ln 2, two-step scaling so
 // subnormal results and overflow to inf come out right).
-inline float vexp(float x) {
+TT_VMATH_INLINE float vexp(float x) {
   x = x < -104.0f ? -104.0f : x;
   x = x > 89.0f ? 89.0f : x;
   float n = std::nearbyint(x * 1.44269504088896341f);
@@ -34,7 +38,7 @@ inline double vexp(double x) { return std::exp(x); }
 // erf(x) for float: a rational minimax fit x P(x^2) / Q(x^2) on [-4, 4] (erf is 1 to float
 // precision beyond), the approximation Eigen and XLA use; a few ulp, no branches, vectorises.
 // NaN passes through (the clamps compare false).
-inline float verf(float x) {
+TT_VMATH_INLINE float verf(float x) {
   x = x < -4.0f ? -4.0f : x;
   x = x > 4.0f ? 4.0f : x;
   float x2 = x * x;
@@ -55,7 +59,7 @@ inline float verf(float x) {
 inline double verf(double x) { return std::erf(x); }
 
 template <class T>
-inline T vsigmoid(T x) {
+TT_VMATH_INLINE T vsigmoid(T x) {
   return T(1) / (T(1) + vexp(-x));
 }
 
