@@ -5,43 +5,12 @@
 #include <limits>
 #include <vector>
 
+#include "im2col.h"
 #include "kernels.h"
 #include "parallel.h"
 
 namespace tt::cpu {
 namespace {
-
-template <class T>
-void im2col(const T* x, int64_t c, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
-            int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh, int64_t ow, T* col) {
-  for (int64_t ci = 0; ci < c; ++ci)
-    for (int64_t ki = 0; ki < kh; ++ki)
-      for (int64_t kj = 0; kj < kw; ++kj) {
-        T* dst = col + ((ci * kh + ki) * kw + kj) * oh * ow;
-        const T* src = x + ci * h * w;
-        for (int64_t oy = 0; oy < oh; ++oy) {
-          int64_t iy = oy * sh - ph + ki * dh;
-          T* drow = dst + oy * ow;
-          if (iy < 0 || iy >= h) {
-            for (int64_t ox = 0; ox < ow; ++ox) drow[ox] = T(0);
-            continue;
-          }
-          const T* srow = src + iy * w;
-          int64_t off = kj * dw - pw;
-          if (sw == 1) {
-            int64_t lo = std::max<int64_t>(0, -off), hi = std::min<int64_t>(ow, w - off);
-            for (int64_t ox = 0; ox < std::min(lo, ow); ++ox) drow[ox] = T(0);
-            for (int64_t ox = lo; ox < hi; ++ox) drow[ox] = srow[ox + off];
-            for (int64_t ox = std::max(hi, lo); ox < ow; ++ox) drow[ox] = T(0);
-          } else {
-            for (int64_t ox = 0; ox < ow; ++ox) {
-              int64_t ix = ox * sw + off;
-              drow[ox] = (ix >= 0 && ix < w) ? srow[ix] : T(0);
-            }
-          }
-        }
-      }
-}
 
 template <class T>
 void gemm(int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c) {

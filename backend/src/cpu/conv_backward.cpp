@@ -2,6 +2,7 @@
 #include <cstring>
 #include <vector>
 
+#include "im2col.h"
 #include "kernels.h"
 #include "parallel.h"
 
@@ -31,25 +32,6 @@ void col2im(const T* col, int64_t c, int64_t h, int64_t w, int64_t kh, int64_t k
           for (int64_t ox = 0; ox < ow; ++ox) {
             int64_t ix = ox * sw - pw + kj * dw;
             if (ix >= 0 && ix < w) drow[ix] += srow[ox];
-          }
-        }
-      }
-}
-
-template <class T>
-void im2col(const T* x, int64_t c, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
-            int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh, int64_t ow, T* col) {
-  for (int64_t ci = 0; ci < c; ++ci)
-    for (int64_t ki = 0; ki < kh; ++ki)
-      for (int64_t kj = 0; kj < kw; ++kj) {
-        T* dst = col + ((ci * kh + ki) * kw + kj) * oh * ow;
-        const T* src = x + ci * h * w;
-        for (int64_t oy = 0; oy < oh; ++oy) {
-          int64_t iy = oy * sh - ph + ki * dh;
-          T* drow = dst + oy * ow;
-          for (int64_t ox = 0; ox < ow; ++ox) {
-            int64_t ix = ox * sw - pw + kj * dw;
-            drow[ox] = (iy >= 0 && iy < h && ix >= 0 && ix < w) ? src[iy * w + ix] : T(0);
           }
         }
       }

@@ -28,6 +28,13 @@ int num_threads() {
     g_threads.store(n);
     scipy_openblas_set_num_threads(1);  // NOTE [ One thread pool ] in kernels.h
   }
+#ifdef _OPENMP
+  // Something process-wide (threadpoolctl limits *every* BLAS it finds, ours included) may have
+  // given OpenBLAS threads again; then each of our GEMM blocks would fan out and oversubscribe the
+  // cores (a 256x256 matmul took 8 ms instead of 0.18 on 2 threads). Re-assert it, from the
+  // top-level thread only (reading the count is a plain load).
+  if (!omp_in_parallel() && scipy_openblas_get_num_threads() != 1) scipy_openblas_set_num_threads(1);
+#endif
   return n;
 }
 }  // namespace cpu
