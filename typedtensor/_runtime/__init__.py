@@ -101,10 +101,6 @@ def detach(t: Any) -> Any:
     return t.detach()
 
 
-def split_sizes(*args: Any, **kwargs: Any) -> Any:  # pragma: no cover - alias kept small
-    return _C.split(*args, **kwargs)
-
-
 from typedtensor._runtime.compare import allclose, equal, isclose  # noqa: E402
 
 _FROM_C = [

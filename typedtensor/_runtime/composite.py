@@ -180,10 +180,10 @@ def mode(input: Any, dim: int = -1, keepdim: bool = False) -> Any:
 
 
 def _inplace(name: str) -> Any:
-    out_of_place = globals()[name]
+    """``x.name_(...)``: the out-of-place method's result written back into ``x``."""
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return self.copy_(out_of_place(self, *args, **kwargs))
+        return self.copy_(getattr(self, name)(*args, **kwargs))
 
     method.__name__ = f"{name}_"
     method.__doc__ = f"In-place ``{name}``: writes the result into ``self``."
@@ -199,21 +199,9 @@ def install(tensor_cls: Any) -> None:
     for name in FUNCTIONS:
         if not hasattr(tensor_cls, name):
             setattr(tensor_cls, name, globals()[name])
-    for name in ("addcmul", "lerp"):
+    for name in ("addcmul", "lerp", "tril", "triu", "round"):
         if not hasattr(tensor_cls, f"{name}_"):
             setattr(tensor_cls, f"{name}_", _inplace(name))
-    for name in ("tril", "triu", "round"):
-        if not hasattr(tensor_cls, f"{name}_"):
-            setattr(tensor_cls, f"{name}_", _copy_back(name))
-
-
-def _copy_back(name: str) -> Any:
-    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return self.copy_(getattr(self, name)(*args, **kwargs))
-
-    method.__name__ = f"{name}_"
-    method.__doc__ = f"In-place ``{name}``: writes the result into ``self``."
-    return method
 
 
 __all__ = [*FUNCTIONS, "install", "values_indices"]
