@@ -192,7 +192,11 @@ class AnnotationReader:
             return ValueAnn(self.new_instance(info, b))
         if q is not None and q in MODULES:
             mdef = MODULES[q]
-            return ValueAnn(LibModuleV(mdef, module_ctor_from_type_args(mdef, [self.dim(v) for v in values])))
+            kinds = {p.name: p.kind for p in mdef.ctor}
+            return ValueAnn(LibModuleV(mdef, module_ctor_from_type_args(mdef, [
+                self.dim(v) if kinds.get(name) in ("size", "sizes") else self.static(v)
+                for name, v in zip(mdef.type_params, values, strict=False)
+            ])))
         return ANY
 
     # -- shapes and dims ---------------------------------------------------------------------
@@ -237,6 +241,26 @@ class AnnotationReader:
             if isinstance(v, TypeVarV) and v.is_tuple:
                 return Star(v.name)
         return Star(None)
+
+    def static(self, expr: cst.BaseExpression) -> object:
+        """A module's type argument that is not a size (``nn.Conv2d[C, H, Literal[3],
+        tuple[Literal[2], Literal[1]], Literal["same"]]``, ``None``, ``Literal[False]``): its
+        static value, as the mypy plugin reads the same type; anything else a dim or unknown."""
+        if isinstance(expr, cst.Name) and expr.value == "None":
+            return None
+        if isinstance(expr, cst.Subscript):
+            base = self.resolve(expr.value)
+            args = [el.slice.value for el in expr.slice if isinstance(el.slice, cst.Index)]
+            t = _typing(base)
+            if t == "Literal" and len(args) == 1:
+                lit = args[0]
+                if isinstance(lit, cst.Name) and lit.value in ("True", "False"):
+                    return lit.value == "True"
+                if isinstance(lit, cst.SimpleString):
+                    return lit.evaluated_value
+            if t in ("tuple", "Tuple") or _qual(base) in ("builtins.tuple", "tuple"):
+                return tuple(self.static(a) for a in args)
+        return self.dim(expr)
 
     def dim(self, expr: cst.BaseExpression) -> DimExpr:
         if isinstance(expr, cst.Integer):

@@ -151,20 +151,12 @@ def module_ctor(mdef: ModuleDef, positional: Sequence[Any], keywords: Mapping[st
     return None if bound is None else _coerce_all(mdef.ctor, bound)
 
 
-def module_ctor_from_type_args(mdef: ModuleDef, dims: Sequence[DimExpr]) -> dict[str, Any]:
-    """``nn.Linear[In, Out]`` as an annotation: the type arguments fill the type parameters."""
-    args: dict[str, Any] = {}
-    given = dict(zip(mdef.type_params, dims, strict=False))
-    for p in mdef.ctor:
-        if p.name in given:
-            args[p.name] = given[p.name]
-        elif p.variadic:
-            args[p.name] = UNKNOWN
-        else:
-            from typedtensor.shapes.registry import REQUIRED
-
-            args[p.name] = UNKNOWN if p.default is REQUIRED else p.default
-    return args
+def module_ctor_from_type_args(mdef: ModuleDef, values: Sequence[Any]) -> dict[str, Any]:
+    """``nn.Linear[In, Out]`` as an annotation: the type arguments fill the type parameters; every
+    other constructor argument is unknown (an annotation says nothing of them: ``nn.Conv2d[C, H]``
+    may hold any stride), as the mypy plugin reads such a type."""
+    given = dict(zip(mdef.type_params, values, strict=False))
+    return {p.name: given.get(p.name, UNKNOWN) for p in mdef.ctor}
 
 
 def module_call(mdef: ModuleDef, ctor: dict[str, Any], positional: Sequence[Any], keywords: Mapping[str, Any]) -> Result:

@@ -1295,7 +1295,8 @@ class Inferrer:
         if op is not None:
             return self.call_op_values(op, [a for a, _ in args], {k: v for k, (v, _) in kwargs.items()}, node)
         if q in names.SEQUENTIAL:
-            return SequentialV(tuple(a for a, _ in args)) if not kwargs else UNKNOWN
+            # no layers: one built by `append` later, whose layers are unknown (the plugin agrees)
+            return SequentialV(tuple(a for a, _ in args)) if args and not kwargs else UNKNOWN
         if q in names.MODULE_LIST:
             if not args:
                 return TupleV((), True)

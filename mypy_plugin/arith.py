@@ -10,7 +10,7 @@ from mypy.types import Instance, PlaceholderType, Type, get_proper_type
 
 from typedtensor.shapes.dims import Unknown
 
-from .names import ARITH_TYPES, INT, SIZE_OPERATORS
+from .names import ARITH_TYPES, DIV, INT, SIZE_OPERATORS
 from .translate import Translator, combine, is_dim_class, literal_value
 
 
@@ -53,7 +53,10 @@ def is_size(t: Type) -> bool:
 
 
 def size_operator_hook(method: str) -> Callable[[MethodContext], Type]:
-    """A method hook for `int` operators on sizes: `h * d` is `Mul[Heads, HeadDim]`."""
+    """A method hook for `int` operators on sizes: `h * d` is `Mul[Heads, HeadDim]`; on two int
+    literals the value is folded (`16 * 14 * 14` is `Literal[3136]?`, as the literal `3136` is),
+    so a constructor size written as arithmetic (`nn.Linear(16 * 14 * 14, 10)`) is a `Literal`
+    dim like any int literal."""
     arith = SIZE_OPERATORS[method]
     reflected = method.startswith("__r")
 
@@ -62,7 +65,9 @@ def size_operator_hook(method: str) -> Callable[[MethodContext], Type]:
             return ctx.default_return_type
         left: Type = ctx.type
         right: Type = ctx.arg_types[0][0]
-        if not (is_size(left) or is_size(right)) or not (_int_like(left) and _int_like(right)):
+        if not (_int_like(left) and _int_like(right)):
+            return ctx.default_return_type
+        if not (is_size(left) or is_size(right)) and not _foldable(arith, left, right):
             return ctx.default_return_type
         if reflected:
             left, right = right, left
@@ -81,3 +86,11 @@ def _int_like(t: Type) -> bool:
         return True
     value = literal_value(p)
     return p.type.fullname == INT and (isinstance(value, (Unknown, int)))
+
+
+def _foldable(arith: str, left: Type, right: Type) -> bool:
+    """Two int literals (not a division by zero, which stays mypy's plain `int`)."""
+    a, b = literal_value(left), literal_value(right)
+    if not (isinstance(a, int) and isinstance(b, int)) or isinstance(a, bool) or isinstance(b, bool):
+        return False
+    return not (arith == DIV and b == 0)

@@ -1,5 +1,5 @@
 """Calls whose shapes the plugin unifies itself: the user's annotated functions and methods,
-`Module.__call__` (which runs `forward`), and the registry's `nn` modules.
+`Module.__call__` (which runs `forward`), the registry's `nn` modules and `nn.Sequential`.
 
 NOTE [ Loosened signatures ]
 mypy compares variadic type arguments covariantly and joins TypeVars: `square(a)` with
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from mypy.nodes import Context, Decorator, FuncDef, TypeInfo
+from mypy.nodes import ARG_POS, Context, Decorator, FuncDef, TypeInfo
 from mypy.plugin import (
     CheckerPluginInterface,
     FunctionContext,
@@ -30,22 +30,26 @@ from mypy.types import (
     CallableType,
     FunctionLike,
     Instance,
+    LiteralType,
+    NoneType,
     TupleType,
     Type,
     TypeOfAny,
     TypeVarType,
     UnionType,
+    UnpackType,
     get_proper_type,
 )
 
 from typedtensor.shapes import UNKNOWN, Bindings, Issue, ModuleDef, Poly, Unknown, fmt_dim, unify
+from typedtensor.shapes.registry import REQUIRED
 from typedtensor.shapes.shape import Shape, ShapeLike, fmt_shape
 from typedtensor.shapes.unify import substitute, substitute_dim
 
 from .errors import report
-from .names import MODULE, PACKAGE
+from .names import BOOL, INT, MODULE, PACKAGE, SEQUENTIAL, STR, TUPLE
 from .ops import after_issue, result_type
-from .translate import MakeInstance, Translator, tensor_instance
+from .translate import MakeInstance, Translator, literal_value, tensor_instance
 from .values import Converter, GiveUp, actuals_of, bind_values
 
 if TYPE_CHECKING:
@@ -76,7 +80,14 @@ def _no_make(fullname: str, args: list[Type]) -> Instance:
 
 
 def has_shaped_params(sig: CallableType) -> bool:
-    return any(_is_shaped(t) for t in sig.arg_types)
+    """Whether the plugin unifies calls of `sig` itself: a shaped tensor parameter, or a size
+    parameter typed by a TypeVar that a shaped result uses (`def make(n: N) -> Tensor[N, N]`).
+    For the latter mypy would solve `N` from the declared target first and blame the argument
+    (`f: Tensor[Seq, Seq] = make(Batch(3))` an `arg-type`); unified, `N` is bound by the
+    argument and the mismatch is the assignment's, as the checker reports it."""
+    if any(_is_shaped(t) for t in sig.arg_types):
+        return True
+    return _is_shaped(sig.ret_type) and any(isinstance(get_proper_type(t), TypeVarType) for t in sig.arg_types)
 
 
 def loosen(t: Type, make: MakeInstance) -> Type:
@@ -140,8 +151,9 @@ class CallChecker:
         return sig is not None and has_shaped_params(sig)
 
     def _classify_method(self, fullname: str) -> tuple[str, Any] | None:
-        """("module", ModuleDef) / ("forward", None) for `Module.__call__` and `forward`,
-        ("method", None) for a user method with shaped tensor parameters."""
+        """("module", ModuleDef) / ("forward", None) / ("sequential", None) for
+        `Module.__call__` and `forward`, ("method", None) for a user method with shaped tensor
+        parameters."""
         cls, _, method = fullname.rpartition(".")
         info = self.plugin.lookup_class(cls)
         if info is None:
@@ -160,7 +172,7 @@ class CallChecker:
                     for base in info.mro:
                         if base.fullname in api.MODULES:
                             return ("module", api.MODULES[base.fullname])
-                    return None
+                    return ("sequential", None) if defining.fullname == SEQUENTIAL else None
                 sig = _declared_callable(defining.names["forward"].node)
                 return ("forward", None) if sig is not None and has_shaped_params(sig) else None
         node = info.get_method(method)
@@ -202,6 +214,8 @@ class CallChecker:
 
         def hook(ctx: MethodSigContext) -> FunctionLike:
             make = ctx.api.named_generic_type
+            if kind[0] == "sequential":
+                return ctx.default_signature  # the stub's input is already an unknown tensor
             if kind[0] == "module":
                 return loosen_signature(ctx.default_signature, make)
             sig: CallableType | None = ctx.default_signature
@@ -225,12 +239,92 @@ class CallChecker:
         def hook(ctx: MethodContext) -> Type:
             if kind[0] == "module":
                 return module_call(ctx, kind[1])
+            if kind[0] == "sequential":
+                return self.sequential_call(ctx)
             sig = self.pending.get(ctx.context)
             if sig is None:
                 return ctx.default_return_type
             return check_call(ctx.api, sig, ctx.arg_types, ctx.context, ctx.default_return_type, label)
 
         return hook
+
+
+    # ---- nn.Sequential ---------------------------------------------------------------------------
+    def sequential_call(self, ctx: MethodContext) -> Type:
+        """NOTE [ Sequential chains its layers ]
+        `nn.Sequential(a, b, c)` is typed `Sequential[A, B, C]` by its constructor hook, and
+        calling it is `c(b(a(x)))`: each layer's forward as if called on the previous result
+        (the registry's rule for a library module, unification for the user's), reported at the
+        call, as the checker does. A layer the plugin cannot call (a plain `Module`, an unknown
+        count of layers) makes the result the stub's unknown tensor."""
+        if len(ctx.arg_types) != 1 or len(ctx.arg_types[0]) != 1 or ctx.arg_kinds[0][0] != ARG_POS:
+            return ctx.default_return_type
+        result = self.chain(ctx, ctx.type, ctx.arg_types[0][0])
+        return ctx.default_return_type if result is None else result
+
+    def chain(self, ctx: MethodContext, seq: Type, current: Type) -> Type | None:
+        layers = sequential_layers(seq)
+        if not layers:
+            return None
+        for layer in layers:
+            nxt = self.call_layer(ctx, layer, current)
+            if nxt is None:
+                return None
+            current = nxt
+        return current
+
+    def call_layer(self, ctx: MethodContext, layer: Type, x: Type) -> Type | None:
+        """`layer(x)` for one layer of a Sequential; None when its forward is not known."""
+        p = get_proper_type(layer)
+        if not isinstance(p, Instance):
+            return None
+        kind = self._classify_method(f"{p.type.fullname}.__call__")
+        if kind is None:
+            return None
+        if kind[0] == "module":
+            return module_forward(ctx.api, kind[1], p, x, ctx.context)
+        if kind[0] == "sequential":
+            return self.chain(ctx, p, x)
+        sig = _bound_forward(p)
+        if kind[0] != "forward" or sig is None:
+            return None
+        return check_call(ctx.api, sig, [[x]], ctx.context, AnyType(TypeOfAny.special_form), f"{p.type.name}.forward")
+
+
+def sequential_layers(t: Type) -> list[Type] | None:
+    """The layer types a `Sequential[...]` carries; None when their number is not known."""
+    p = get_proper_type(t)
+    if not isinstance(p, Instance):
+        return None
+    inst = p
+    if p.type.fullname != SEQUENTIAL:
+        from mypy.maptype import map_instance_to_supertype
+
+        base = next((b for b in p.type.mro if b.fullname == SEQUENTIAL), None)
+        if base is None:
+            return None
+        inst = map_instance_to_supertype(p, base)
+    layers: list[Type] = []
+    for arg in inst.args:
+        if isinstance(arg, UnpackType):
+            inner = get_proper_type(arg.type)
+            if not isinstance(inner, TupleType):
+                return None
+            layers.extend(inner.items)
+        else:
+            layers.append(arg)
+    return layers
+
+
+def sequential_constructor_hook(ctx: FunctionContext) -> Type:
+    """`nn.Sequential(a, b, c)` is `Sequential[A, B, C]` (NOTE [ Sequential chains its layers ]).
+    No layers (one built by `append`) or `*layers` leave it unknown."""
+    default = get_proper_type(ctx.default_return_type)
+    types = [t for group in ctx.arg_types for t in group]
+    kinds = [k for group in ctx.arg_kinds for k in group]
+    if not isinstance(default, Instance) or not types or any(k != ARG_POS for k in kinds):
+        return ctx.default_return_type
+    return default.copy_modified(args=types)
 
 
 def _bound_forward(receiver: Type) -> CallableType | None:
@@ -364,6 +458,40 @@ def _module_instance(t: Type, md: ModuleDef) -> Instance | None:
     return None
 
 
+def _is_size_kind(kind: str | None) -> bool:
+    return kind in ("size", "sizes")
+
+
+def static_type(tr: Translator, value: Any) -> Type:
+    """A constructor argument that is not a size (a kernel, a stride, `padding="same"`, a flag) as
+    a type argument: its static value (NOTE [ Static values ] in the registry) as a literal type,
+    a tuple of them, `None`; anything not known statically is `Any`."""
+    if value is None:
+        return NoneType()
+    if isinstance(value, bool):
+        return LiteralType(value, fallback=tr.make(BOOL, []))
+    if isinstance(value, int):
+        return tr.literal(value)
+    if isinstance(value, str):
+        return LiteralType(value, fallback=tr.make(STR, []))
+    if isinstance(value, tuple):
+        return TupleType([static_type(tr, v) for v in value], tr.make(TUPLE, [tr.make(INT, [])]))
+    if isinstance(value, Poly):
+        return tr.dim_type(value)
+    return AnyType(TypeOfAny.special_form)
+
+
+def static_value(tr: Translator, t: Type) -> Any:
+    """A type argument made by `static_type`, back to the registry's static value."""
+    p = get_proper_type(t)
+    if isinstance(p, NoneType):
+        return None
+    if isinstance(p, TupleType):
+        return tuple(static_value(tr, i) for i in p.items)
+    value = literal_value(p)
+    return value if not isinstance(value, Unknown) else tr.dim(p)
+
+
 def ctor_values(tr: Translator, md: ModuleDef, inst: Instance) -> dict[str, Any]:
     """The constructor arguments a module's type carries (its type arguments); the rest unknown."""
     values: dict[str, Any] = {p.name: UNKNOWN for p in md.ctor}
@@ -376,51 +504,78 @@ def ctor_values(tr: Translator, md: ModuleDef, inst: Instance) -> dict[str, Any]
             else:
                 d = tr.dim(arg)
                 values[name] = UNKNOWN if isinstance(d, Unknown) else (d,)
-        else:
+        elif _is_size_kind(kinds.get(name)):
             values[name] = tr.dim(arg)
+        else:
+            values[name] = static_value(tr, arg)
     return values
 
 
 def module_call(ctx: MethodContext, md: ModuleDef) -> Type:
-    """`fc(x)` / `fc.forward(x)` on a registry module: its forward rule over the sizes its type
-    carries."""
+    """`fc(x)` / `fc.forward(x)` on a registry module: its forward rule over the constructor
+    arguments its type carries."""
     tr = Translator(ctx.api.named_generic_type)
     inst = _module_instance(ctx.type, md)
     if inst is None:
         return ctx.default_return_type
-    ctor = ctor_values(tr, md, inst)
     actuals = actuals_of(ctx.context, ctx.args, ctx.arg_types, ctx.arg_kinds, ctx.arg_names)
     try:
         positional, keywords = bind_values(Converter(tr, ctx.api), md.forward_params, actuals)
     except GiveUp:
         return result_type(tr, UNKNOWN, ctx.default_return_type)
-    result = md.call(ctor, positional, keywords)
+    return _apply_module(ctx.api, tr, md, inst, positional, keywords, ctx.context, ctx.default_return_type)
+
+
+def module_forward(api: CheckerPluginInterface, md: ModuleDef, layer: Instance, x: Type, context: Context) -> Type | None:
+    """A registry module called on one input of type `x` (a layer of a Sequential)."""
+    tr = Translator(api.named_generic_type)
+    inst = _module_instance(layer, md)
+    if inst is None:
+        return None
+    value = Converter(tr, api).tensor_or_scalar(x)
+    return _apply_module(api, tr, md, inst, [value], {}, context, tr.unknown_tensor())
+
+
+def _apply_module(api: CheckerPluginInterface, tr: Translator, md: ModuleDef, inst: Instance, positional: list[Any],
+                  keywords: dict[str, Any], context: Context, default: Type) -> Type:
+    result = md.call(ctor_values(tr, md, inst), positional, keywords)
     if isinstance(result, Issue):
-        report(ctx.api, result, ctx.context)
-        return after_issue(tr, ctx.default_return_type)
-    return result_type(tr, result, ctx.default_return_type)
+        report(api, result, context)
+        return after_issue(tr, default)
+    return result_type(tr, result, default)
 
 
 def module_constructor_hook(md: ModuleDef) -> Callable[[FunctionContext], Type]:
-    """`nn.Linear(In(784), 10)` is `Linear[In, Literal[10]]`; a plain `int` size is `Any`."""
+    """`nn.Linear(In(784), 10)` is `Linear[In, Literal[10]]`; a plain `int` size is `Any`.
+    `nn.Conv2d(3, 16, 3, stride=2)` is `Conv2d[Literal[3], Literal[16], Literal[3], Literal[2],
+    Literal[0], Literal[1]]`: an omitted argument is its default, one not known statically `Any`."""
+    params = {p.name: p for p in md.ctor}
 
     def hook(ctx: FunctionContext) -> Type:
         default = get_proper_type(ctx.default_return_type)
         if not isinstance(default, Instance) or len(default.args) != len(md.type_params):
             return ctx.default_return_type
         tr = Translator(ctx.api.named_generic_type)
-        kinds = {p.name: p.kind for p in md.ctor}
         args: list[Type] = []
         for name in md.type_params:
-            group = ctx.arg_types[ctx.callee_arg_names.index(name)] if name in ctx.callee_arg_names else []
+            index = ctx.callee_arg_names.index(name) if name in ctx.callee_arg_names else -1
+            group = ctx.arg_types[index] if index >= 0 else []
+            param = params.get(name)
+            kind = param.kind if param is not None else None
             if not group:
-                args.append(AnyType(TypeOfAny.special_form))
+                omitted = param.default if param is not None and not _is_size_kind(kind) else UNKNOWN
+                args.append(static_type(tr, UNKNOWN if omitted is REQUIRED else omitted))
                 continue
             actual = group[0]
             p = get_proper_type(actual)
-            if kinds.get(name) == "sizes" and isinstance(p, TupleType):
+            if not _is_size_kind(kind):
+                value = Converter(tr, ctx.api).static(ctx.args[index][0], actual)
+                if isinstance(value, Unknown):
+                    value = tr.dim(actual)  # a named size as a kernel
+                args.append(static_type(tr, value))
+            elif kind == "sizes" and isinstance(p, TupleType):
                 args.append(p.copy_modified(items=[tr.dim_type(tr.dim(i)) for i in p.items]))
-            elif kinds.get(name) == "sizes" and isinstance(p, Instance) and p.args:
+            elif kind == "sizes" and isinstance(p, Instance) and p.args:
                 args.append(AnyType(TypeOfAny.special_form))  # a list: its length is not known
             else:
                 args.append(tr.dim_type(tr.dim(actual)))
@@ -429,4 +584,4 @@ def module_constructor_hook(md: ModuleDef) -> Callable[[FunctionContext], Type]:
     return hook
 
 
-__all__ = ["CallChecker", "TypeInfo", "module_constructor_hook"]
+__all__ = ["CallChecker", "TypeInfo", "module_constructor_hook", "sequential_constructor_hook"]

@@ -8,10 +8,12 @@ PACKAGE: Final = "typedtensor"
 TENSOR: Final = "typedtensor.Tensor"
 DIM: Final = "typedtensor.Dim"
 MODULE: Final = "typedtensor.nn.Module"
+SEQUENTIAL: Final = "typedtensor.nn.Sequential"
 MAXMIN: Final = "typedtensor._MaxMin"
 INT: Final = "builtins.int"
 BOOL: Final = "builtins.bool"
 TUPLE: Final = "builtins.tuple"
+STR: Final = "builtins.str"
 
 # Dimension arithmetic types and the calculus operation each one names.
 ADD: Final = "typedtensor.Add"

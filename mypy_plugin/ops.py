@@ -37,7 +37,7 @@ from mypy.types import (
     get_proper_type,
 )
 
-from typedtensor.shapes import UNKNOWN, Issue, Outputs, Param, Unknown, apply, get_op
+from typedtensor.shapes import UNKNOWN, Issue, Outputs, Param, Unknown, api, apply, get_op
 from typedtensor.shapes.shape import Shape, ShapeLike
 
 from .errors import report
@@ -323,6 +323,21 @@ def method_call_hook(op_name: str, binds_self: bool = True) -> Callable[[MethodC
     return hook
 
 
+def iter_hook(ctx: MethodContext) -> Type:
+    """`for row in x`: each element has the shape of `x[0]` (the registry's index rule), as the
+    checker infers it; quietly (a rank the rule rejects gives the stub's unknown element, and
+    iterating a 0-d tensor is left to the runtime, as in the checker)."""
+    tr = Translator(ctx.api.named_generic_type)
+    shape = tr.shape(ctx.type)
+    default = get_proper_type(ctx.default_return_type)
+    if shape is None or not isinstance(default, Instance) or len(default.args) != 1:
+        return ctx.default_return_type
+    result = apply(api.OPERATORS["__getitem__"][0], [shape, (0,)], {})
+    if not isinstance(result, (Shape, Unknown)):
+        return ctx.default_return_type
+    return default.copy_modified(args=[tr.tensor_type(result)])
+
+
 def property_op_hook(op_name: str) -> Callable[[AttributeContext], Type]:
     """`x.T`, `x.mT`."""
 
@@ -343,6 +358,6 @@ def property_op_hook(op_name: str) -> Callable[[AttributeContext], Type]:
 
 
 __all__ = [
-    "function_call_hook", "function_op_hook", "loosen_hook", "method_call_hook", "method_op_hook",
+    "function_call_hook", "function_op_hook", "iter_hook", "loosen_hook", "method_call_hook", "method_op_hook",
     "property_op_hook", "run_op",
 ]

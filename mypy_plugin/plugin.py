@@ -27,10 +27,11 @@ from typedtensor.shapes import api
 from . import calls
 from .arith import arith_type_hook, size_operator_hook
 from .errors import CODE_BY_NAME
-from .names import ARITH_TYPES, DIM, INT, MODULE, PACKAGE, SIZE_OPERATORS, TENSOR
+from .names import ARITH_TYPES, DIM, INT, MODULE, PACKAGE, SEQUENTIAL, SIZE_OPERATORS, TENSOR
 from .ops import (
     function_call_hook,
     function_op_hook,
+    iter_hook,
     loosen_hook,
     method_call_hook,
     method_op_hook,
@@ -44,22 +45,26 @@ _SKIP_PREFIXES = ("builtins.", "typing.", "typing_extensions.", "collections.", 
 
 
 def digest_of(roots: list[Path]) -> str:
-    """A hash of every `.py` file under `roots`: its name, size and modification time (a stat,
-    not a read: mypy pays for this on every run, and an edit changes the time)."""
+    """A hash of every `.py` file under `roots` (a root may be one file): its name, size and
+    modification time (a stat, not a read: mypy pays for this on every run, and an edit changes
+    the time)."""
     digest = hashlib.sha256()
     for root in roots:
-        for path in sorted(root.rglob("*.py")):
+        for path in [root] if root.is_file() else sorted(root.rglob("*.py")):
             st = path.stat()
-            digest.update(f"{path.relative_to(root).as_posix()}:{st.st_size}:{st.st_mtime_ns};".encode())
+            digest.update(f"{path.relative_to(root.parent if root.is_file() else root).as_posix()}:"
+                          f"{st.st_size}:{st.st_mtime_ns};".encode())
     return digest.hexdigest()
 
 
 @lru_cache(maxsize=1)
 def sources_digest() -> str:
     """A hash of every source the plugin's answers depend on: the plugin itself and the shape
-    calculus. mypy fingerprints only the plugin's entry module, so without this an edit to any
-    other plugin or calculus file would leave stale results in the cache."""
-    return digest_of([Path(__file__).parent, Path(typedtensor.shapes.__file__).parent])
+    calculus, and the suppression-comment parser the plugin shares with the checker. mypy
+    fingerprints only the plugin's entry module, so without this an edit to any other plugin or
+    calculus file would leave stale results in the cache."""
+    return digest_of([Path(__file__).parent, Path(typedtensor.shapes.__file__).parent,
+                      Path(typedtensor.shapes.__file__).parent.with_name("_suppress.py")])
 
 
 class TypedTensorPlugin(Plugin):
@@ -107,6 +112,8 @@ class TypedTensorPlugin(Plugin):
             return None if self._overloaded(fullname) else function_call_hook(api.FUNCTIONS[fullname])
         if fullname in api.MODULES:
             return calls.module_constructor_hook(api.MODULES[fullname])
+        if fullname == SEQUENTIAL:
+            return calls.sequential_constructor_hook
         return self.calls.function_hook(fullname)
 
     # ---- methods ---------------------------------------------------------------------------------
@@ -143,6 +150,8 @@ class TypedTensorPlugin(Plugin):
             return size_operator_hook(method)
         if cls.startswith(_SKIP_PREFIXES):
             return None
+        if method == "__iter__" and (cls == TENSOR or self._is_tensor_class(cls)):
+            return iter_hook
         if cls == TENSOR or ((method in api.METHODS or method in api.OPERATORS) and self._is_tensor_class(cls)):
             if self._computes_in_call_hook(fullname):
                 return method_call_hook(api.METHODS[method], binds_self=method not in api.METHODS_WITHOUT_SELF)

@@ -243,7 +243,10 @@ def parse_params(spec: str) -> tuple[Param, ...]:
 @dataclass(frozen=True)
 class ModuleDef:
     """An ``nn`` module: its constructor parameters, which of them become the class's type
-    arguments (``Linear[In, Hidden]``), and its forward rule over the constructor's values."""
+    arguments (``Linear[In, Hidden]``; for a conv or pool also the non-size arguments its output
+    shape depends on, ``Conv2d[C, H, Literal[3], Literal[2], Literal[1], Literal[1]]``), and its
+    forward rule over the constructor's values. A type argument a consumer does not know (an
+    annotation that names fewer) is ``UNKNOWN``, never the parameter's default."""
 
     name: str
     ctor: tuple[Param, ...]

@@ -1,6 +1,7 @@
 # nn modules: constructor sizes captured as type arguments, Module.__call__ -> forward through
-# the registry (registry modules) or by unification (the user's modules). Constructor arguments
-# that are not type arguments (kernel sizes, reductions) are not carried: those dims are unknown.
+# the registry (registry modules) or by unification (the user's modules). A conv's or pool's
+# kernel, stride, padding and dilation, Flatten's and Softmax's dims are type arguments too
+# (cases/conv_pool.py); the others (a loss module's reduction) are not carried.
 from typing import Generic, Literal, TypeVar
 
 import typedtensor as tt
@@ -27,7 +28,7 @@ def constructors(n: int) -> None:
     reveal_type(nn.Linear(n, Hidden(2)))  # R: Linear[Any, Hidden]
     reveal_type(nn.Embedding(Vocab(1000), Model(64)))  # R: Embedding[Vocab, Model]
     reveal_type(nn.LayerNorm(Model(64)))  # R: LayerNorm[Model]
-    reveal_type(nn.Conv2d(3, 16, 3))  # R: Conv2d[Literal[3], Literal[16]]
+    reveal_type(nn.Conv2d(3, 16, 3))  # R: Conv2d[Literal[3], Literal[16], Literal[3], Literal[1], Literal[0], Literal[1]]
     reveal_type(nn.BatchNorm2d(C(16)))  # R: BatchNorm2d[C]
     reveal_type(nn.MultiheadAttention(Model(64), 8))  # R: MultiheadAttention[Model]
 
@@ -56,13 +57,13 @@ def others(tokens: Tensor[Batch, Seq], e: Tensor[Batch, Seq, Model], img: Tensor
     reveal_type(bn(img))  # R: Tensor[Batch, C, Literal[32], Literal[32]]
     bn(flat)  # E: shape-rank  # M: expected a 4-d input
     conv = nn.Conv2d(C(3), Hidden(16), 3, padding=1)
-    reveal_type(conv(img))  # R: Tensor[Batch, Hidden, Any, Any]
+    reveal_type(conv(img))  # R: Tensor[Batch, Hidden, Literal[32], Literal[32]]
     conv(flat)  # E: shape-rank
     reveal_type(nn.ReLU()(e))  # R: Tensor[Batch, Seq, Model]
     reveal_type(nn.Dropout(0.1)(e))  # R: Tensor[Batch, Seq, Model]
-    reveal_type(nn.Flatten()(img))  # R: Tensor[*tuple[Any, ...]]
-    reveal_type(nn.MaxPool2d(2)(img))  # R: Tensor[Batch, C, Any, Any]
-    reveal_type(nn.AdaptiveAvgPool2d(1)(img))  # R: Tensor[Batch, C, Any, Any]
+    reveal_type(nn.Flatten()(img))  # R: Tensor[Batch, Mul[Literal[1024], C]]
+    reveal_type(nn.MaxPool2d(2)(img))  # R: Tensor[Batch, C, Literal[16], Literal[16]]
+    reveal_type(nn.AdaptiveAvgPool2d(1)(img))  # R: Tensor[Batch, C, Literal[1], Literal[1]]
     reveal_type(nn.CrossEntropyLoss()(flat, tt.zeros(Batch(2))))  # R: Tensor[*tuple[Any, ...]]
 
 
@@ -104,7 +105,7 @@ def user_modules(x: Tensor[Batch, In], h: Tensor[Batch, Hidden], e: Tensor[Batch
     reveal_type(Residual()(e))  # R: Tensor[Batch, Seq, Model]
     Residual()(x)  # E: shape-arg
     seq = nn.Sequential(nn.Linear(In(4), Hidden(8)), nn.ReLU())
-    reveal_type(seq(x))  # R: Tensor[*tuple[Any, ...]]
+    reveal_type(seq(x))  # R: Tensor[Batch, Hidden]
 
 
 def loss_modules(logits: Tensor[Batch, Classes], y: Tensor[Batch], wrong: Tensor[Classes], p: Tensor[Batch, Classes]) -> None:

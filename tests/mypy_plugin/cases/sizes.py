@@ -2,7 +2,7 @@
 from typing import Literal, TypeVar
 
 import typedtensor as tt
-from typedtensor import Add, Dim, Div, Mul, Sub, Tensor
+from typedtensor import Add, Dim, Div, Mul, Sub, Tensor, nn
 
 N = TypeVar("N")
 
@@ -51,7 +51,14 @@ def arith(h: Heads, d: HeadDim, b: Batch) -> None:
     reveal_type(b - b)  # R: Literal[0]?
     reveal_type(b // 2)  # R: Div[Batch, Literal[2]]
     reveal_type(tt.zeros(h * d))  # R: Tensor[Mul[HeadDim, Heads]]
-    reveal_type(3 * 4)  # R: int
+    reveal_type(3 * 4)  # R: Literal[12]?
+    reveal_type(16 * 14 * 14)  # R: Literal[3136]?
+    reveal_type(7 // 2 - 5)  # R: Literal[-2]?
+    reveal_type(-7 // 2)  # R: Literal[-4]?
+    reveal_type(1 // 0)  # R: int
+    reveal_type(True * 3)  # R: int
+    reveal_type(tt.zeros(3 * 4, 2 + 1))  # R: Tensor[Literal[12], Literal[3]]
+    reveal_type(nn.Linear(16 * 14 * 14, 10))  # R: Linear[Literal[3136], Literal[10]]
 
 
 def annotations(

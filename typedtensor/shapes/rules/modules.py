@@ -49,7 +49,7 @@ def linear_module(ctor: Args, args: Args) -> Result:
 
 @module("typedtensor.nn.Conv2d", "in_channels:size, out_channels:size, kernel_size:any, stride:any=1, padding:any=0, "
         "dilation:any=1, groups:int=1, bias:bool=True, padding_mode:str='zeros', *, device:any=None, dtype:any=None",
-        ("in_channels", "out_channels"), "input:tensor", ops=("conv2d",))
+        ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation"), "input:tensor", ops=("conv2d",))
 def conv2d_module(ctor: Args, args: Args) -> Result:
     k = ctor["kernel_size"]
     kh, kw = (k if isinstance(k, (tuple, list)) and len(k) == 2 else (k, k)) if not isinstance(k, Unknown) else (UNKNOWN, UNKNOWN)
@@ -89,11 +89,16 @@ def _pool_module(op_name: str) -> Any:
     return forward
 
 
+# A conv's or pool's type parameters are every constructor argument its output's shape depends on
+# (groups never changes it: the input's channels are checked against in_channels).
 module("typedtensor.nn.MaxPool2d", "kernel_size:any, stride:any=None, padding:any=0, dilation:any=1, "
-       "return_indices:bool=False, ceil_mode:bool=False", (), "input:tensor", ops=("max_pool2d",))(_pool_module("max_pool2d"))
+       "return_indices:bool=False, ceil_mode:bool=False",
+       ("kernel_size", "stride", "padding", "dilation", "return_indices", "ceil_mode"), "input:tensor",
+       ops=("max_pool2d",))(_pool_module("max_pool2d"))
 module("typedtensor.nn.AvgPool2d", "kernel_size:any, stride:any=None, padding:any=0, ceil_mode:bool=False, "
-       "count_include_pad:bool=True, divisor_override:any=None", (), "input:tensor", ops=("avg_pool2d",))(_pool_module("avg_pool2d"))
-module("typedtensor.nn.AdaptiveAvgPool2d", "output_size:any", (), "input:tensor",
+       "count_include_pad:bool=True, divisor_override:any=None", ("kernel_size", "stride", "padding", "ceil_mode"),
+       "input:tensor", ops=("avg_pool2d",))(_pool_module("avg_pool2d"))
+module("typedtensor.nn.AdaptiveAvgPool2d", "output_size:any", ("output_size",), "input:tensor",
        ops=("adaptive_avg_pool2d",))(_pool_module("adaptive_avg_pool2d"))
 
 
@@ -164,11 +169,13 @@ def _dim_module(op_name: str) -> Any:
     return forward
 
 
-module("typedtensor.nn.Softmax", "dim:any=None", (), "input:tensor", ops=("softmax",))(_dim_module("softmax"))
-module("typedtensor.nn.LogSoftmax", "dim:any=None", (), "input:tensor", ops=("log_softmax",))(_dim_module("log_softmax"))
+module("typedtensor.nn.Softmax", "dim:any=None", ("dim",), "input:tensor", ops=("softmax",))(_dim_module("softmax"))
+module("typedtensor.nn.LogSoftmax", "dim:any=None", ("dim",), "input:tensor",
+       ops=("log_softmax",))(_dim_module("log_softmax"))
 
 
-@module("typedtensor.nn.Flatten", "start_dim:int=1, end_dim:int=-1", (), "input:tensor", ops=("flatten",))
+@module("typedtensor.nn.Flatten", "start_dim:int=1, end_dim:int=-1", ("start_dim", "end_dim"), "input:tensor",
+        ops=("flatten",))
 def flatten_module(ctor: Args, args: Args) -> Result:
     return _as_arg(_call("flatten", input=args["input"], start_dim=ctor["start_dim"], end_dim=ctor["end_dim"]), "Flatten")
 
