@@ -29,6 +29,7 @@ from typedtensor.shapes import Issue, Outputs
 from typedtensor.shapes.dims import (
     UNKNOWN,
     DimExpr,
+    Poly,
     Unknown,
     d_add,
     d_floordiv,
@@ -210,8 +211,7 @@ def describe(v: Value) -> str:
             return f"tensors of Tensor{fmt_shape(v.outputs.element)}"
         return "(" + ", ".join(f"Tensor{fmt_shape(s)}" for s in shapes) + ")"
     if isinstance(v, LibModuleV):
-        args = ", ".join(f"{k}={fmt_dim(v.ctor[k]) if not isinstance(v.ctor.get(k), tuple) else v.ctor[k]}"
-                         for k in v.mdef.type_params if k in v.ctor)
+        args = ", ".join(f"{k}={_fmt_ctor_arg(v.ctor[k])}" for k in v.mdef.type_params if k in v.ctor)
         return f"{v.mdef.name.rsplit('.', 1)[-1]}({args})"
     if isinstance(v, InstanceV):
         args = ", ".join(fmt_dim(v.bindings.dims.get(t, UNKNOWN)) for t in v.cls.typevars)
@@ -1750,6 +1750,18 @@ class Inferrer:
         if isinstance(v, SequentialV):
             return _join_all(v.layers) if v.layers else UNKNOWN
         return UNKNOWN
+
+
+def _fmt_ctor_arg(v: object) -> str:
+    """A module's constructor argument in ``reveal_shape``: a size as a dim, a tuple item by item,
+    a flag or string (``padding='same'``) as written."""
+    if isinstance(v, tuple):
+        return "(" + ", ".join(_fmt_ctor_arg(i) for i in v) + ("," if len(v) == 1 else "") + ")"
+    if isinstance(v, (bool, str)) or v is None:
+        return repr(v)
+    if isinstance(v, (int, Poly, Unknown)):
+        return fmt_dim(v)
+    return "?"
 
 
 def _string_literal(node: cst.SimpleString) -> str:

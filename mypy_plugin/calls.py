@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from mypy.nodes import ARG_POS, Context, Decorator, FuncDef, TypeInfo
+from mypy.nodes import ARG_POS, Context, Decorator, FuncDef, SliceExpr, TypeInfo
 from mypy.plugin import (
     CheckerPluginInterface,
     FunctionContext,
@@ -50,7 +50,7 @@ from .errors import report
 from .names import BOOL, INT, MODULE, PACKAGE, SEQUENTIAL, STR, TUPLE
 from .ops import after_issue, result_type
 from .translate import MakeInstance, Translator, literal_value, tensor_instance
-from .values import Converter, GiveUp, actuals_of, bind_values
+from .values import Converter, GiveUp, actuals_of, bind_values, expr_type
 
 if TYPE_CHECKING:
     from .plugin import TypedTensorPlugin
@@ -175,6 +175,9 @@ class CallChecker:
                     return ("sequential", None) if defining.fullname == SEQUENTIAL else None
                 sig = _declared_callable(defining.names["forward"].node)
                 return ("forward", None) if sig is not None and has_shaped_params(sig) else None
+        if method == "__getitem__" and info.has_base(SEQUENTIAL):
+            defining = info.get_containing_type_info("__getitem__")
+            return ("sequential_item", None) if defining is not None and defining.fullname == SEQUENTIAL else None
         node = info.get_method(method)
         if node is None or (node.info is not None and node.info.fullname.startswith(PACKAGE + ".")):
             return None
@@ -214,8 +217,8 @@ class CallChecker:
 
         def hook(ctx: MethodSigContext) -> FunctionLike:
             make = ctx.api.named_generic_type
-            if kind[0] == "sequential":
-                return ctx.default_signature  # the stub's input is already an unknown tensor
+            if kind[0] in ("sequential", "sequential_item"):
+                return ctx.default_signature  # nothing to loosen
             if kind[0] == "module":
                 return loosen_signature(ctx.default_signature, make)
             sig: CallableType | None = ctx.default_signature
@@ -241,6 +244,8 @@ class CallChecker:
                 return module_call(ctx, kind[1])
             if kind[0] == "sequential":
                 return self.sequential_call(ctx)
+            if kind[0] == "sequential_item":
+                return sequential_item(ctx)
             sig = self.pending.get(ctx.context)
             if sig is None:
                 return ctx.default_return_type
@@ -314,6 +319,33 @@ def sequential_layers(t: Type) -> list[Type] | None:
         else:
             layers.append(arg)
     return layers
+
+
+def sequential_item(ctx: MethodContext) -> Type:
+    """`seq[1]` is the layer's type and `seq[1:]` a Sequential of those layers, for literal
+    indices (as the checker indexes its layers); anything else keeps the stub's `Module`."""
+    layers = sequential_layers(ctx.type)
+    if not layers or len(ctx.args) != 1 or len(ctx.args[0]) != 1:
+        return ctx.default_return_type
+    expr = ctx.args[0][0]
+    if isinstance(expr, SliceExpr):
+        bounds: list[int | None] = []
+        for e in (expr.begin_index, expr.end_index, expr.stride):
+            value = None if e is None else literal_value(expr_type(ctx.api, e))
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+                return ctx.default_return_type
+            bounds.append(value)
+        if bounds[2] == 0:
+            return ctx.default_return_type
+        picked = layers[bounds[0]:bounds[1]:bounds[2]]
+        default = get_proper_type(ctx.default_return_type)
+        if not picked or not isinstance(default, Instance):
+            return ctx.default_return_type
+        return default.copy_modified(args=picked)
+    index = literal_value(ctx.arg_types[0][0])
+    if isinstance(index, int) and not isinstance(index, bool) and -len(layers) <= index < len(layers):
+        return layers[index]
+    return ctx.default_return_type
 
 
 def sequential_constructor_hook(ctx: FunctionContext) -> Type:

@@ -149,6 +149,8 @@ class Converter:
         value = literal_value(t)
         if not isinstance(value, Unknown):
             return value
+        if isinstance(get_proper_type(t), NoneType):
+            return None
         if isinstance(expr, (IntExpr, FloatExpr, StrExpr)):
             return expr.value
         if isinstance(expr, NameExpr) and expr.fullname in ("builtins.True", "builtins.False"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ..dims import UNKNOWN, DimExpr, Unknown, as_int, fmt_dim
+from ..dims import UNKNOWN, DimExpr, Poly, Unknown, as_int, fmt_dim
 from ..issue import Issue
 from ..shape import Shape, ShapeLike, Star, fmt_shape
 
@@ -109,14 +109,19 @@ def ints_of(value: Any, n: int) -> tuple[int | None, ...] | None:
 
 
 def dims_of(value: Any, n: int) -> tuple[DimExpr, ...] | None:
-    """Like ``ints_of`` but keeps symbolic sizes."""
+    """Like ``ints_of`` but keeps symbolic sizes; an item that is not a size (None, a plain
+    number whose value is not known) is unknown."""
     if isinstance(value, Unknown):
         return (UNKNOWN,) * n
     if isinstance(value, (tuple, list)):
         if len(value) != n:
             return None
-        return tuple(v if v is not None else UNKNOWN for v in value)
-    return (value,) * n
+        return tuple(_dim_or_unknown(v) for v in value)
+    return (_dim_or_unknown(value),) * n
+
+
+def _dim_or_unknown(v: Any) -> DimExpr:
+    return v if isinstance(v, (Poly, Unknown)) or (isinstance(v, int) and not isinstance(v, bool)) else UNKNOWN
 
 
 def unknown_like_rank(n: int | None) -> ShapeLike:

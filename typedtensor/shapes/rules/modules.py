@@ -14,6 +14,7 @@ from ..issue import Issue
 from ..registry import Args, Result, get_op, module
 from ..shape import Shape, Star
 from ..unify import rigid, unify
+from ._common import dims_of
 from .nn import conv2d
 from .reduce import reduce_shape
 
@@ -51,8 +52,7 @@ def linear_module(ctor: Args, args: Args) -> Result:
         "dilation:any=1, groups:int=1, bias:bool=True, padding_mode:str='zeros', *, device:any=None, dtype:any=None",
         ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation"), "input:tensor", ops=("conv2d",))
 def conv2d_module(ctor: Args, args: Args) -> Result:
-    k = ctor["kernel_size"]
-    kh, kw = (k if isinstance(k, (tuple, list)) and len(k) == 2 else (k, k)) if not isinstance(k, Unknown) else (UNKNOWN, UNKNOWN)
+    kh, kw = dims_of(ctor["kernel_size"], 2) or (UNKNOWN, UNKNOWN)
     groups = as_int(ctor["groups"])
     in_per_group: DimExpr = UNKNOWN
     if groups is not None and groups > 0:

@@ -166,10 +166,11 @@ def adaptive_avg_pool2d(args: Args) -> Result:
     if not x.is_fixed:
         return UNKNOWN
     size = args["output_size"]
+    keep = (True, True) if size is None else tuple(s is None for s in size) if isinstance(size, (tuple, list)) else (False, False)
     sizes = dims_of(size, 2)
-    if sizes is None:
+    if sizes is None or len(keep) != 2:
         return UNKNOWN
-    out = tuple(x.dims[-2 + i] if s is None else s for i, s in enumerate(sizes))
+    out = tuple(x.dims[-2 + i] if keep[i] else s for i, s in enumerate(sizes))
     return Shape(x.dims[:-2] + out)
 
 
