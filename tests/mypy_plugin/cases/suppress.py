@@ -25,3 +25,15 @@ def one_report(x: Tensor[Batch, In], w: Tensor[Out, In], s: Tensor[Out]) -> None
     q = tt.matmul(x, w)  # E: shape-matmul
     reveal_type(q)  # R: Tensor[*tuple[Any, ...]]
     q.sum(dim=9)
+
+
+def checker_comment(x: Tensor[Batch, In], w: Tensor[Out, In], s: Tensor[Out]) -> None:
+    # the checker's own `# typedtensor: ignore[...]` silences the plugin's reports too, alike
+    x @ w  # typedtensor: ignore[shape-matmul]
+    x @ w  # typedtensor: ignore
+    x @ w  # typedtensor: ignore[shape]
+    x + s  # typedtensor:ignore[shape-matmul, shape-broadcast]
+    x @ w  # typedtensor: ignore[shape-broadcast]  # E: shape-matmul
+    t = "# typedtensor: ignore"; x @ w  # E: shape-matmul
+    tt.cat([x, w])  # typedtensor: ignore[shape-concat]
+    tt.relu(x @ w)  # typedtensor: ignore[shape-matmul]
