@@ -49,7 +49,7 @@ from typedtensor.shapes.unify import substitute, substitute_dim
 from .errors import report
 from .names import BOOL, INT, MODULE, PACKAGE, SEQUENTIAL, STR, TUPLE
 from .ops import after_issue, result_type
-from .translate import MakeInstance, Translator, literal_value, tensor_instance
+from .translate import MakeInstance, Translator, is_dim_class, literal_value, tensor_instance
 from .values import Converter, GiveUp, actuals_of, bind_values, expr_type
 
 if TYPE_CHECKING:
@@ -80,14 +80,34 @@ def _no_make(fullname: str, args: list[Type]) -> Instance:
 
 
 def has_shaped_params(sig: CallableType) -> bool:
-    """Whether the plugin unifies calls of `sig` itself: a shaped tensor parameter, or a size
-    parameter typed by a TypeVar that a shaped result uses (`def make(n: N) -> Tensor[N, N]`).
-    For the latter mypy would solve `N` from the declared target first and blame the argument
-    (`f: Tensor[Seq, Seq] = make(Batch(3))` an `arg-type`); unified, `N` is bound by the
-    argument and the mismatch is the assignment's, as the checker reports it."""
-    if any(_is_shaped(t) for t in sig.arg_types):
+    """Whether the plugin unifies calls of `sig` itself: a shaped tensor parameter, a size
+    parameter typed by a named dim (`b: Batch`, NOTE [ Size parameters ]), or one typed by a
+    TypeVar that a shaped result uses (`def make(n: N) -> Tensor[N, N]`). For the latter mypy
+    would solve `N` from the declared target first and blame the argument (`f: Tensor[Seq, Seq] =
+    make(Batch(3))` an `arg-type`); unified, `N` is bound by the argument and the mismatch is the
+    assignment's, as the checker reports it."""
+    if any(_is_shaped(t) or _is_dim_param(t) for t in sig.arg_types):
         return True
     return _is_shaped(sig.ret_type) and any(isinstance(get_proper_type(t), TypeVarType) for t in sig.arg_types)
+
+
+def _is_dim_param(t: Type) -> bool:
+    p = get_proper_type(t)
+    return isinstance(p, Instance) and is_dim_class(p)
+
+
+def loosen_user_signature(sig: CallableType, make: MakeInstance) -> CallableType:
+    """NOTE [ Size parameters ]
+    A plain `int` is an untracked size, compatible with anything (DESIGN §1), but to mypy an `int`
+    is not a `Batch`: `sized(n)` for `def sized(b: Batch)` would be mypy's nominal `arg-type`. So a
+    user callable's named-dim parameters are loosened to `int` as its tensors are to unknown
+    shapes (NOTE [ Loosened signatures ]), and the call hook unifies each size argument with the
+    declared dim: another named dim or a literal is `shape-arg` (`dim 0 is In, expected Batch`),
+    a plain `int` passes, as in the checker."""
+    loose = loosen_signature(sig, make)
+    if not any(_is_dim_param(t) for t in loose.arg_types):
+        return loose
+    return loose.copy_modified(arg_types=[make(INT, []) if _is_dim_param(t) else t for t in loose.arg_types])
 
 
 def loosen(t: Type, make: MakeInstance) -> Type:
@@ -135,6 +155,21 @@ def _declared_callable(node: object) -> CallableType | None:
     return p if isinstance(p, CallableType) else None
 
 
+def _sized_constructor(info: TypeInfo) -> bool:
+    """A user class whose `__init__` takes named-dim sizes (`Block(d_model: Model, ...)`) and
+    neither tensors nor TypeVars: its size arguments are unified like a function's (NOTE [ Size
+    parameters ]). Constructors with tensor or TypeVar parameters keep mypy's own inference, which
+    solves the class's type arguments from them."""
+    init = info.get_method("__init__")
+    if init is None or init.info is None or init.info.fullname.startswith(PACKAGE + "."):
+        return False
+    sig = _declared_callable(init)
+    if sig is None or not any(_is_dim_param(t) for t in sig.arg_types):
+        return False
+    return not any(_is_shaped(t) or tensor_in(t) is not None or isinstance(get_proper_type(t), TypeVarType)
+                   for t in sig.arg_types)
+
+
 class CallChecker:
     """Signature and call hooks for calls checked by unification."""
 
@@ -147,6 +182,8 @@ class CallChecker:
         sym = self.plugin.lookup_fully_qualified(fullname)
         if sym is None:
             return False
+        if isinstance(sym.node, TypeInfo):
+            return _sized_constructor(sym.node)
         sig = _declared_callable(sym.node)
         return sig is not None and has_shaped_params(sig)
 
@@ -191,7 +228,7 @@ class CallChecker:
 
         def hook(ctx: FunctionSigContext) -> FunctionLike:
             self.pending[ctx.context] = ctx.default_signature
-            return loosen_signature(ctx.default_signature, ctx.api.named_generic_type)
+            return loosen_user_signature(ctx.default_signature, ctx.api.named_generic_type)
 
         return hook
 
@@ -199,6 +236,9 @@ class CallChecker:
         if not self._user_function(fullname):
             return None
         name = fullname.rpartition(".")[2]
+        sym = self.plugin.lookup_fully_qualified(fullname)
+        if sym is not None and isinstance(sym.node, TypeInfo):
+            name += ".__init__"  # a constructor's arguments are its __init__'s
 
         def hook(ctx: FunctionContext) -> Type:
             sig = self.pending.get(ctx.context)
@@ -228,7 +268,7 @@ class CallChecker:
                     return ctx.default_signature
             assert sig is not None
             self.pending[ctx.context] = sig
-            return loosen_signature(sig, make)
+            return loosen_user_signature(sig, make)
 
         return hook
 
@@ -426,7 +466,7 @@ def check_call(
                 if actual_tensor is None:
                     continue
                 issue = unify(param_shape, caller.shape_of_args(actual_tensor.args), b, where)
-            elif isinstance(formal_p, TypeVarType):
+            elif isinstance(formal_p, TypeVarType) or _is_dim_param(formal_p):
                 size = caller.dim(actual)
                 if isinstance(size, Unknown):
                     continue

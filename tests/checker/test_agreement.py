@@ -76,10 +76,6 @@ _FLOW = (
     "as reassigning a parameter, transformer.py:98) and it is not mypy's default"
 )
 KNOWN: dict[str, str] = {
-    "tests/checker/cases/calls.py:76: mypy plugin only shape-arg":
-        "`sized(n, n)` with `n: int` for a `b: Batch` parameter: mypy's own nominal arg-type error (`int` is "
-        "not a subclass of `Batch`; plain mypy reports it too and the plugin never relaxes mypy's typing); to "
-        "the checker a plain int is an untracked size",
     "tests/checker/cases/flow.py:24: mypy plugin only shape-assign": _FLOW,
     "tests/checker/cases/flow.py:25: mypy plugin only shape-return": _FLOW,
     "tests/checker/cases/flow.py:41: mypy plugin only shape-assign": _FLOW,
