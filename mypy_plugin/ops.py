@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -14,9 +15,11 @@ from mypy.nodes import (
     FloatExpr,
     IntExpr,
     ListExpr,
+    NameExpr,
     SliceExpr,
     StrExpr,
     TupleExpr,
+    Var,
 )
 from mypy.plugin import (
     AttributeContext,
@@ -34,6 +37,7 @@ from mypy.types import (
     TupleType,
     Type,
     TypeOfAny,
+    TypeVarType,
     get_proper_type,
 )
 
@@ -220,10 +224,40 @@ def call_actuals(api: CheckerPluginInterface, context: Context, args: list[list[
     return actuals
 
 
-def _with_result(sig: CallableType, result: Type, make: MakeInstance) -> CallableType:
+def _with_result(sig: CallableType, result: Type, make: MakeInstance, op_name: str,
+                 args: list[list[Expression]]) -> CallableType:
     from .calls import loosen_signature
 
-    return loosen_signature(sig, make).copy_modified(ret_type=result)
+    return accept_dim_variables(loosen_signature(sig, make).copy_modified(ret_type=result), args, op_name)
+
+
+@functools.cache
+def _size_params(op_name: str) -> frozenset[str]:
+    return frozenset(p.name for p in get_op(op_name).params if p.kind in ("size", "sizes"))
+
+
+def accept_dim_variables(sig: CallableType, args: list[list[Expression]], op_name: str) -> CallableType:
+    """NOTE [ Dim variables as sizes ]
+    `N = TypeVar("N")` is a dim variable (DESIGN §1), but mypy, seeing no bound, does not take an
+    `N` for the `int` a stub's size parameter declares: `tt.eye(n)` with `n: N` would be mypy's
+    `arg-type`, an error the checker (which takes a dim variable for a size) does not report. A
+    size parameter (by the registry's kinds) given a name whose declared type is a TypeVar accepts
+    it; the registry sees the variable as a dim. Only written names are looked at: a signature
+    hook does not infer its arguments (NOTE [ Plain stubs compute in the call hook ])."""
+    sizes = _size_params(op_name)
+    if not sizes:
+        return sig
+    types: list[Type] | None = None
+    for i, group in enumerate(args):
+        if i < len(sig.arg_types) and sig.arg_names[i] in sizes and any(_is_dim_variable(e) for e in group):
+            if types is None:
+                types = list(sig.arg_types)
+            types[i] = AnyType(TypeOfAny.special_form)
+    return sig if types is None else sig.copy_modified(arg_types=types)
+
+
+def _is_dim_variable(e: Expression) -> bool:
+    return isinstance(e, NameExpr) and isinstance(e.node, Var) and isinstance(e.node.type, TypeVarType)
 
 
 def function_op_hook(op_name: str) -> Callable[[FunctionSigContext], FunctionLike]:
@@ -243,7 +277,7 @@ def function_op_hook(op_name: str) -> Callable[[FunctionSigContext], FunctionLik
         actuals = call_actuals(ctx.api, ctx.context, ctx.args)
         sig = ctx.default_signature
         result = run_op(ctx.api, op_name, (), actuals, ctx.context, sig.ret_type, tr)
-        return _with_result(sig, result, make)
+        return _with_result(sig, result, make, op_name, ctx.args)
 
     return hook
 
@@ -278,12 +312,22 @@ def method_op_hook(
                 result = result_type(tr, applied, default)
         else:
             result = run_op(ctx.api, op_name, (self_shape,), actuals, ctx.context, default, tr, skip=1)
-        return _with_result(sig, result, make)
+        return _with_result(sig, result, make, op_name, ctx.args)
 
     return hook
 
 
-def loosen_hook(ctx: FunctionSigContext | MethodSigContext) -> FunctionLike:
+@functools.cache
+def loosen_hook(op_name: str) -> Callable[[FunctionSigContext | MethodSigContext], FunctionLike]:
+    """The signature hook of a registry op with a plain stub (one per op)."""
+
+    def hook(ctx: FunctionSigContext | MethodSigContext) -> FunctionLike:
+        return accept_dim_variables(_loosened(ctx), ctx.args, op_name)
+
+    return hook
+
+
+def _loosened(ctx: FunctionSigContext | MethodSigContext) -> CallableType:
     """NOTE [ Plain stubs compute in the call hook ]
     A signature hook sees its arguments' expressions but not their types: asking mypy for them
     (`get_expression_type`) infers each argument once more before mypy infers it for the call,

@@ -104,7 +104,7 @@ class TypedTensorPlugin(Plugin):
     def _function_signature_hook(self, fullname: str) -> Callable[[FunctionSigContext], FunctionLike] | None:
         op = api.FUNCTIONS.get(fullname)
         if op is not None:
-            return function_op_hook(op) if self._overloaded(fullname) else loosen_hook
+            return function_op_hook(op) if self._overloaded(fullname) else loosen_hook(op)
         return self.calls.function_signature_hook(fullname)
 
     def _function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
@@ -140,7 +140,7 @@ class TypedTensorPlugin(Plugin):
             return None
         if cls == TENSOR or ((method in api.METHODS or method in api.OPERATORS) and self._is_tensor_class(cls)):
             if self._computes_in_call_hook(fullname):
-                return loosen_hook
+                return loosen_hook(api.METHODS[method])
             return self._tensor_method_hook(method)
         return self.calls.method_signature_hook(fullname)
 

@@ -83,10 +83,6 @@ KNOWN: dict[str, str] = {
     "tests/checker/cases/flow.py:54: mypy plugin only shape-assign": _FLOW,
     "tests/checker/cases/transformer.py:39: mypy plugin only shape-assign": _FLOW,
     "tests/checker/cases/transformer.py:107: mypy plugin only shape-assign": _FLOW,
-    "tests/checker/cases/generics.py:43: mypy plugin only shape-arg":
-        "tt.eye(n) with `n: N` where N = TypeVar('N') has no bound: to mypy N may be any type, so passing it "
-        "as a size is mypy's own (true) arg-type error; the checker takes a TypeVar used as a dim to be a "
-        "size. With TypeVar('N', bound=int) or bound=Dim both tools agree (no error)",
     "tests/checker/cases/gradual.py:54: mypy plugin only shape-arg":
         "`parts = [x]` fixes the list's type to list[Tensor[Batch, In]] for mypy (lists are invariant), so "
         "`parts.append(y)` with a [Batch, Out] tensor is mypy's own arg-type error; the checker widens a "

@@ -1,6 +1,6 @@
 # A parameter typed by a named dim takes a size: a plain int is an untracked size (compatible, as
 # DESIGN §1 says), another named dim or a literal is a shape-arg error, in both tools alike.
-from typing import Literal
+from typing import Literal, TypeVar
 
 import typedtensor as tt
 from typedtensor import Dim, Tensor, nn
@@ -10,6 +10,9 @@ class Batch(Dim): ...
 class In(Dim): ...
 class Model(Dim): ...
 class Heads(Dim): ...
+
+
+N = TypeVar("N")
 
 
 def sized(b: Batch, n: int) -> Tensor[Batch, Literal[3]]:
@@ -44,3 +47,18 @@ def use(n: int, i: In, b: Batch, x: Tensor[Batch, Model]) -> None:
     Attn(i, n)  # E: shape-arg
     a.widen(n, x)
     a.widen(i, x)  # E: shape-arg
+
+
+# a dim variable (an unbounded TypeVar, DESIGN §1) is a size to an op's size parameter
+def make(n: N) -> Tensor[N, N]:
+    reveal_type(tt.eye(n))  # R: Tensor[N, N]
+    return tt.eye(n)
+
+
+def make_wrong(n: N) -> Tensor[N, N]:
+    return tt.eye(n, 3)  # E: return-value
+
+
+def rows_of(x: Tensor[Batch, Model], n: N) -> Tensor[N, Model]:
+    reveal_type(x.new_zeros(n))  # R: Tensor[N]
+    return x.new_zeros(n, x.shape[1])
