@@ -86,8 +86,9 @@ KNOWN: dict[str, str] = {
     "tests/checker/cases/gradual.py:54: mypy plugin only shape-arg":
         "`parts = [x]` fixes the list's type to list[Tensor[Batch, In]] for mypy (lists are invariant), so "
         "`parts.append(y)` with a [Batch, Out] tensor is mypy's own arg-type error; the checker widens a "
-        "mutated list to unknown elements. No plugin hook sees list displays; `parts: list[Tensor] = [x]` "
-        "silences it",
+        "mutated list to unknown elements. No plugin hook sees list displays or can widen a variable's type, "
+        "and accepting the append would leave `parts` typed [Batch, In] while it holds a [Batch, Out] "
+        "tensor (false reports later); `parts: list[Tensor] = [x]` silences it",
     "tests/checker/cases/unannotated.py:58: checker only shape-arg":
         "mypy does not check the body of an unannotated function (its default; with --check-untyped-defs "
         "the plugin reports this line too)",
