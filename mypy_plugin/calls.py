@@ -47,7 +47,7 @@ from typedtensor.shapes.shape import Shape, ShapeLike, fmt_shape
 from typedtensor.shapes.unify import substitute, substitute_dim
 
 from .errors import report
-from .names import BOOL, INT, MODULE, PACKAGE, SEQUENTIAL, STR, TUPLE
+from .names import BOOL, DIM, INT, MODULE, PACKAGE, SEQUENTIAL, STR, TUPLE
 from .ops import after_issue, result_type
 from .translate import MakeInstance, Translator, is_dim_class, literal_value, tensor_instance
 from .values import Converter, GiveUp, actuals_of, bind_values, expr_type
@@ -160,14 +160,21 @@ def _sized_constructor(info: TypeInfo) -> bool:
     neither tensors nor TypeVars: its size arguments are unified like a function's (NOTE [ Size
     parameters ]). Constructors with tensor or TypeVar parameters keep mypy's own inference, which
     solves the class's type arguments from them."""
+    if info.fullname.startswith(PACKAGE + ".") or info.has_base(DIM):
+        return False  # a library class, or a size (`Batch(32)`)
     init = info.get_method("__init__")
     if init is None or init.info is None or init.info.fullname.startswith(PACKAGE + "."):
         return False
     sig = _declared_callable(init)
-    if sig is None or not any(_is_dim_param(t) for t in sig.arg_types):
+    if sig is None:
         return False
-    return not any(_is_shaped(t) or tensor_in(t) is not None or isinstance(get_proper_type(t), TypeVarType)
-                   for t in sig.arg_types)
+    sized = False
+    for t in sig.arg_types:
+        p = get_proper_type(t)
+        if isinstance(p, TypeVarType) or tensor_in(p) is not None:
+            return False
+        sized = sized or (isinstance(p, Instance) and is_dim_class(p))
+    return sized
 
 
 class CallChecker:

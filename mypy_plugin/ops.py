@@ -224,19 +224,20 @@ def call_actuals(api: CheckerPluginInterface, context: Context, args: list[list[
     return actuals
 
 
-def _with_result(sig: CallableType, result: Type, make: MakeInstance, op_name: str,
+def _with_result(sig: CallableType, result: Type, make: MakeInstance, sizes: frozenset[str],
                  args: list[list[Expression]]) -> CallableType:
     from .calls import loosen_signature
 
-    return accept_dim_variables(loosen_signature(sig, make).copy_modified(ret_type=result), args, op_name)
+    loose = loosen_signature(sig, make).copy_modified(ret_type=result)
+    return accept_dim_variables(loose, args, sizes) if sizes else loose
 
 
-@functools.cache
-def _size_params(op_name: str) -> frozenset[str]:
+def size_params(op_name: str) -> frozenset[str]:
+    """The names of an op's size parameters (asked once per hook, not per call)."""
     return frozenset(p.name for p in get_op(op_name).params if p.kind in ("size", "sizes"))
 
 
-def accept_dim_variables(sig: CallableType, args: list[list[Expression]], op_name: str) -> CallableType:
+def accept_dim_variables(sig: CallableType, args: list[list[Expression]], sizes: frozenset[str]) -> CallableType:
     """NOTE [ Dim variables as sizes ]
     `N = TypeVar("N")` is a dim variable (DESIGN §1), but mypy, seeing no bound, does not take an
     `N` for the `int` a stub's size parameter declares: `tt.eye(n)` with `n: N` would be mypy's
@@ -244,20 +245,20 @@ def accept_dim_variables(sig: CallableType, args: list[list[Expression]], op_nam
     size parameter (by the registry's kinds) given a name whose declared type is a TypeVar accepts
     it; the registry sees the variable as a dim. Only written names are looked at: a signature
     hook does not infer its arguments (NOTE [ Plain stubs compute in the call hook ])."""
-    sizes = _size_params(op_name)
-    if not sizes:
-        return sig
     types: list[Type] | None = None
+    names = sig.arg_names
     for i, group in enumerate(args):
-        if i < len(sig.arg_types) and sig.arg_names[i] in sizes and any(_is_dim_variable(e) for e in group):
-            if types is None:
-                types = list(sig.arg_types)
-            types[i] = AnyType(TypeOfAny.special_form)
+        if i >= len(names):
+            break
+        if names[i] not in sizes:
+            continue
+        for e in group:
+            if isinstance(e, NameExpr) and isinstance(e.node, Var) and isinstance(e.node.type, TypeVarType):
+                if types is None:
+                    types = list(sig.arg_types)
+                types[i] = AnyType(TypeOfAny.special_form)
+                break
     return sig if types is None else sig.copy_modified(arg_types=types)
-
-
-def _is_dim_variable(e: Expression) -> bool:
-    return isinstance(e, NameExpr) and isinstance(e.node, Var) and isinstance(e.node.type, TypeVarType)
 
 
 def function_op_hook(op_name: str) -> Callable[[FunctionSigContext], FunctionLike]:
@@ -270,6 +271,7 @@ def function_op_hook(op_name: str) -> Callable[[FunctionSigContext], FunctionLik
     returns the item with tensors loosened and the computed result. Identical reports on one line
     are merged by mypy.
     """
+    sizes = size_params(op_name)
 
     def hook(ctx: FunctionSigContext) -> FunctionLike:
         make = ctx.api.named_generic_type
@@ -277,7 +279,7 @@ def function_op_hook(op_name: str) -> Callable[[FunctionSigContext], FunctionLik
         actuals = call_actuals(ctx.api, ctx.context, ctx.args)
         sig = ctx.default_signature
         result = run_op(ctx.api, op_name, (), actuals, ctx.context, sig.ret_type, tr)
-        return _with_result(sig, result, make, op_name, ctx.args)
+        return _with_result(sig, result, make, sizes, ctx.args)
 
     return hook
 
@@ -287,6 +289,7 @@ def method_op_hook(
 ) -> Callable[[MethodSigContext], FunctionLike]:
     """`x.sum(dim=1)`, `x @ w`, `2.0 * x`, `x[:, -1]`: the tensor binds the op's first parameter
     (its second for a reflected operator). See NOTE [ Ops compute in the signature hook ]."""
+    sizes = size_params(op_name)
 
     def hook(ctx: MethodSigContext) -> FunctionLike:
         make = ctx.api.named_generic_type
@@ -312,7 +315,7 @@ def method_op_hook(
                 result = result_type(tr, applied, default)
         else:
             result = run_op(ctx.api, op_name, (self_shape,), actuals, ctx.context, default, tr, skip=1)
-        return _with_result(sig, result, make, op_name, ctx.args)
+        return _with_result(sig, result, make, sizes, ctx.args)
 
     return hook
 
@@ -320,9 +323,12 @@ def method_op_hook(
 @functools.cache
 def loosen_hook(op_name: str) -> Callable[[FunctionSigContext | MethodSigContext], FunctionLike]:
     """The signature hook of a registry op with a plain stub (one per op)."""
+    sizes = size_params(op_name)
+    if not sizes:
+        return _loosened
 
     def hook(ctx: FunctionSigContext | MethodSigContext) -> FunctionLike:
-        return accept_dim_variables(_loosened(ctx), ctx.args, op_name)
+        return accept_dim_variables(_loosened(ctx), ctx.args, sizes)
 
     return hook
 
