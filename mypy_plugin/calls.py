@@ -43,9 +43,10 @@ from typedtensor.shapes.shape import Shape, ShapeLike, fmt_shape
 from typedtensor.shapes.unify import substitute, substitute_dim
 
 from .errors import report
+from .loosen import loosen_signature
 from .names import MODULE, PACKAGE
-from .ops import after_issue, result_type
-from .translate import MakeInstance, Translator, tensor_instance
+from .ops import GAVE_UP, after_issue, memo_key, run_memoised
+from .translate import Translator, tensor_instance
 from .values import Converter, GiveUp, actuals_of, bind_values
 
 if TYPE_CHECKING:
@@ -77,40 +78,6 @@ def _no_make(fullname: str, args: list[Type]) -> Instance:
 
 def has_shaped_params(sig: CallableType) -> bool:
     return any(_is_shaped(t) for t in sig.arg_types)
-
-
-def loosen(t: Type, make: MakeInstance) -> Type:
-    """`t` with every tensor's shape unknown (NOTE [ Loosened signatures ])."""
-    p = get_proper_type(t)
-    if tensor_instance(p) is not None:
-        return Translator(make).unknown_tensor()
-    if isinstance(p, UnionType):
-        return UnionType([loosen(i, make) for i in p.items], p.line, p.column)
-    if isinstance(p, TupleType):
-        return p.copy_modified(items=[loosen(i, make) for i in p.items])
-    if isinstance(p, Instance) and p.args:
-        return p.copy_modified(args=[loosen(a, make) for a in p.args])
-    return t
-
-
-_LOOSENED: dict[tuple[Type, ...], tuple[list[Type], Type]] = {}
-
-
-def loosen_signature(sig: CallableType, make: MakeInstance) -> CallableType:
-    """`sig` with every tensor's shape unknown. The loosened types are remembered per signature
-    (the same stub signatures recur at every call site; equal types loosen alike)."""
-    try:
-        key = (*sig.arg_types, sig.ret_type)
-        known = _LOOSENED.get(key)
-    except TypeError:  # a type mypy does not hash
-        key, known = (), None
-    if known is None:
-        known = ([loosen(t, make) for t in sig.arg_types], loosen(sig.ret_type, make))
-        if key:
-            if len(_LOOSENED) >= 4096:
-                _LOOSENED.clear()
-            _LOOSENED[key] = known
-    return sig.copy_modified(arg_types=list(known[0]), ret_type=known[1])
 
 
 def _declared_callable(node: object) -> CallableType | None:
@@ -388,17 +355,21 @@ def module_call(ctx: MethodContext, md: ModuleDef) -> Type:
     inst = _module_instance(ctx.type, md)
     if inst is None:
         return ctx.default_return_type
-    ctor = ctor_values(tr, md, inst)
+    module = inst
     actuals = actuals_of(ctx.context, ctx.args, ctx.arg_types, ctx.arg_kinds, ctx.arg_names)
-    try:
-        positional, keywords = bind_values(Converter(tr, ctx.api), md.forward_params, actuals)
-    except GiveUp:
-        return result_type(tr, UNKNOWN, ctx.default_return_type)
-    result = md.call(ctor, positional, keywords)
-    if isinstance(result, Issue):
-        report(ctx.api, result, ctx.context)
-        return after_issue(tr, ctx.default_return_type)
-    return result_type(tr, result, ctx.default_return_type)
+
+    def compute() -> Any:
+        ctor = ctor_values(tr, md, module)
+        try:
+            positional, keywords = bind_values(Converter(tr, ctx.api), md.forward_params, actuals)
+        except GiveUp:
+            return GAVE_UP
+        return md.call(ctor, positional, keywords)
+
+    # the same module types are called on the same shapes throughout a model: one computation
+    # per module type and arguments (NOTE [ One computation per call site ] in ops.py)
+    key = memo_key(("module", md.name), inst, actuals)
+    return run_memoised(ctx.api, key, compute, ctx.context, ctx.default_return_type, tr)
 
 
 def module_constructor_hook(md: ModuleDef) -> Callable[[FunctionContext], Type]:

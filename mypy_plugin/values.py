@@ -5,8 +5,7 @@ value, anything not known statically as `UNKNOWN`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
@@ -40,9 +39,9 @@ class GiveUp(Exception):
     """The call cannot be translated (e.g. `*args` of unknown length): its result is unknown."""
 
 
-@dataclass(frozen=True)
-class Actual:
-    """One argument as written at the call site."""
+class Actual(NamedTuple):
+    """One argument as written at the call site (a named tuple: hooks make thousands of these, and
+    a tuple is built far faster than a frozen dataclass)."""
 
     kind: ArgKind
     name: str | None
