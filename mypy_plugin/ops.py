@@ -85,6 +85,22 @@ def _outputs_type(tr: Translator, out: Outputs, default: Type) -> Type:
     return TupleType(items, tr.make(TUPLE, [tr.unknown_tensor()]))
 
 
+# What a declared result type asks of `result_type` / `after_issue`: KEEP the declared type (not a
+# computed one), a TENSOR, a _MaxMin, or OTHER tensors (a tuple of them, or Any). Both functions
+# depend on the declared type only through this kind, so a computed type is remembered per kind.
+KEEP, TENSOR, MAXMIN_KIND, OTHER = 0, 1, 2, 3
+
+
+def result_kind(default: Type) -> int:
+    p = get_proper_type(default)
+    if isinstance(p, Instance):
+        if tensor_instance(p) is not None:
+            return TENSOR
+        if p.type.fullname == MAXMIN:
+            return MAXMIN_KIND
+    return OTHER if _returns_tensors(p) else KEEP
+
+
 def after_issue(tr: Translator, default: Type) -> Type:
     """After a reported error the expression's shape is unknown: one bug, one report."""
     p = get_proper_type(default)
@@ -106,7 +122,7 @@ class _Memo:
     repeat re-uses the rule's result and the symbols it mentions (NOTE [ Symbols keep their mypy
     types ]) and re-reports an Issue at its own context. A call whose meaning depends on the
     written structure of an argument (a list, tuple or slice, whose items have their own types) is
-    not memoised. An entry also keeps the mypy type made for each declared result type."""
+    not memoised. An entry also keeps the mypy type made for each kind of declared result (`result_kind`)."""
 
     LIMIT = 4096
 
@@ -127,16 +143,11 @@ class _Memo:
             parts.append((a.kind._value_, a.name, a.type, type(expr), expr.value if isinstance(expr, _LITERALS) else None))
         return (op, bound, tuple(parts))
 
-    def get(self, key: tuple[Any, ...], tr: Translator) -> _Entry | None:
+    def get(self, key: tuple[Any, ...]) -> _Entry | None:
         try:
-            entry = self.entries.get(key)
+            return self.entries.get(key)
         except TypeError:  # a type mypy does not hash: compute every time
             return None
-        if entry is None:
-            return None
-        tr.syms.update(entry.syms)
-        tr.stars.update(entry.stars)
-        return entry
 
     def put(self, key: tuple[Any, ...], result: Any, tr: Translator) -> _Entry | None:
         if len(self.entries) >= self.LIMIT:
@@ -160,7 +171,7 @@ class _Entry:
         self.result = result
         self.syms = syms
         self.stars = stars
-        self.types: dict[Type, Type] = {}
+        self.types: dict[int, Type] = {}  # by `result_kind` of the declared result
 
 
 _MEMO = _Memo()
@@ -207,7 +218,7 @@ def run_memoised(
     """The result type of a registry computation (a `Result`, an `Issue` or `GAVE_UP`), computed
     once per `key` (None: every time); an Issue is reported at `context` every time
     (NOTE [ One computation per call site ])."""
-    entry = _MEMO.get(key, tr) if key is not None else None
+    entry = _MEMO.get(key) if key is not None else None
     if entry is None:
         result = compute()
         if key is not None:
@@ -216,21 +227,24 @@ def run_memoised(
         result = entry.result
     if isinstance(result, Issue):
         report(api, result, context)
-    made: Type | None = None
+    # KEEP: the declared type itself, or a tuple of outputs; nothing worth remembering
+    kind = result_kind(default)
     if entry is not None:
-        try:
-            made = entry.types.get(default)
-        except TypeError:  # a declared result type mypy does not hash
-            entry = None
-    if made is None:
-        if result is GAVE_UP:
-            made = result_type(tr, UNKNOWN, default)
-        elif isinstance(result, Issue):
-            made = after_issue(tr, default)
-        else:
-            made = result_type(tr, result, default)
-        if entry is not None:
-            entry.types[default] = made
+        if kind != KEEP:
+            made = entry.types.get(kind)
+            if made is not None:
+                return made
+        # build from the symbols the computation met (NOTE [ Symbols keep their mypy types ])
+        tr.syms.update(entry.syms)
+        tr.stars.update(entry.stars)
+    if result is GAVE_UP:
+        made = result_type(tr, UNKNOWN, default)
+    elif isinstance(result, Issue):
+        made = after_issue(tr, default)
+    else:
+        made = result_type(tr, result, default)
+    if entry is not None and kind != KEEP:
+        entry.types[kind] = made
     return made
 
 

@@ -63,8 +63,10 @@ def actuals_of(
         for expr, typ, kind, name in zip(exprs, types, kinds, names, strict=False)
     ]
     if isinstance(context, CallExpr):
-        order = {id(e): i for i, e in enumerate(context.args)}
-        flat.sort(key=lambda a: order.get(id(a.expr), len(order)))
+        written = context.args
+        if len(flat) != len(written) or any(a.expr is not e for a, e in zip(flat, written, strict=False)):
+            order = {id(e): i for i, e in enumerate(written)}
+            flat.sort(key=lambda a: order.get(id(a.expr), len(order)))
     return flat
 
 
