@@ -60,17 +60,37 @@ def size_operator_hook(method: str) -> Callable[[MethodContext], Type]:
     def hook(ctx: MethodContext) -> Type:
         if len(ctx.arg_types) != 1 or len(ctx.arg_types[0]) != 1:
             return ctx.default_return_type
-        left: Type = ctx.type
-        right: Type = ctx.arg_types[0][0]
-        if not (is_size(left) or is_size(right)) or not (_int_like(left) and _int_like(right)):
-            return ctx.default_return_type
-        if reflected:
-            left, right = right, left
-        tr = Translator(ctx.api.named_generic_type)
-        result = combine(arith, tr.dim(left), tr.dim(right))
-        return tr.size_type(result, ctx.default_return_type)
+        key = (method, ctx.type, ctx.arg_types[0][0])
+        try:
+            if key in _SIZE_TYPES:
+                known = _SIZE_TYPES[key]
+                return ctx.default_return_type if known is None else known
+        except TypeError:  # a type mypy does not hash
+            known = _size_type(ctx, arith, reflected)
+            return ctx.default_return_type if known is None else known
+        if len(_SIZE_TYPES) >= 4096:
+            _SIZE_TYPES.clear()
+        known = _SIZE_TYPES[key] = _size_type(ctx, arith, reflected)
+        return ctx.default_return_type if known is None else known
 
     return hook
+
+
+# `h * d` on the same sizes recurs throughout a model: its type is a pure function of the
+# operator and both operand types (None: plain `int`, the declared result).
+_SIZE_TYPES: dict[tuple[str, Type, Type], Type | None] = {}
+
+
+def _size_type(ctx: MethodContext, arith: str, reflected: bool) -> Type | None:
+    left: Type = ctx.type
+    right: Type = ctx.arg_types[0][0]
+    if not (is_size(left) or is_size(right)) or not (_int_like(left) and _int_like(right)):
+        return None
+    if reflected:
+        left, right = right, left
+    tr = Translator(ctx.api.named_generic_type)
+    result = combine(arith, tr.dim(left), tr.dim(right))
+    return None if isinstance(result, Unknown) else tr.size_type(result, ctx.default_return_type)
 
 
 def _int_like(t: Type) -> bool:

@@ -72,8 +72,10 @@ def actuals_of(
 
 def expr_type(api: CheckerPluginInterface, expr: Expression) -> Type:
     """The type mypy already inferred for a sub-expression (looked up, not re-checked)."""
-    if isinstance(api, TypeChecker) and api.has_type(expr):
-        return api.lookup_type(expr)
+    if isinstance(api, TypeChecker):
+        known = api.lookup_type_or_none(expr)  # one pass over the type maps, not two
+        if known is not None:
+            return known
     return api.get_expression_type(expr)
 
 
