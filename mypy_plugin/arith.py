@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from mypy.copytype import copy_type
 from mypy.plugin import AnalyzeTypeContext, MethodContext
 from mypy.types import Instance, PlaceholderType, Type, get_proper_type
 
@@ -23,16 +24,32 @@ def arith_type_hook(fullname: str) -> Callable[[AnalyzeTypeContext], Type]:
             name = fullname.rsplit(".", 1)[-1]
             ctx.api.fail(f'"{name}" expects 2 type arguments, {len(args)} given', ctx.context)
             return ctx.api.named_type(fullname, [])
-        raw = ctx.api.named_type(fullname, args)
         if any(_has_placeholder(a) for a in args):
-            return raw  # analysis runs again once the names are ready
-        tr = Translator(ctx.api.named_type)
-        result = combine(fullname, tr.dim(args[0]), tr.dim(args[1]))
-        if isinstance(result, Unknown):
-            return raw
-        return tr.dim_type(result)
+            return ctx.api.named_type(fullname, args)  # analysis runs again once the names are ready
+        key = (fullname, args[0], args[1])
+        try:
+            known = _ANALYSED.get(key)
+            hashable = True
+        except TypeError:  # a type mypy does not hash
+            known, hashable = None, False
+        if known is None:
+            tr = Translator(ctx.api.named_type)
+            result = combine(fullname, tr.dim(args[0]), tr.dim(args[1]))
+            if isinstance(result, Unknown):
+                return ctx.api.named_type(fullname, args)
+            known = tr.dim_type(result)
+            if hashable:
+                if len(_ANALYSED) >= 4096:
+                    _ANALYSED.clear()
+                _ANALYSED[key] = known
+        return copy_type(get_proper_type(known))  # each annotation its own (outermost) type object
 
     return hook
+
+
+# `Mul[Heads, D]` is written in many annotations: its canonical type is a pure function of the
+# operation and both analysed arguments.
+_ANALYSED: dict[tuple[str, Type, Type], Type] = {}
 
 
 def _has_placeholder(t: Type) -> bool:
