@@ -25,22 +25,29 @@ def loosen(t: Type, make: MakeInstance) -> Type:
     return t
 
 
-_LOOSENED: dict[tuple[Type, ...], tuple[list[Type], Type]] = {}
+_LOOSE: dict[Type, Type] = {}
+
+
+def loosened(t: Type, make: MakeInstance) -> Type:
+    """`loosen(t)`, remembered per type: the same parameter types (`Tensor[*Shape]`, `int`,
+    `dtype | None`) recur across the stubs' signatures at every call site, and equal types loosen
+    alike."""
+    try:
+        known = _LOOSE.get(t)
+    except TypeError:  # a type mypy does not hash
+        return loosen(t, make)
+    if known is None:
+        known = loosen(t, make)
+        if len(_LOOSE) >= 8192:
+            _LOOSE.clear()
+        _LOOSE[t] = known
+    return known
 
 
 def loosen_signature(sig: CallableType, make: MakeInstance, ret_type: Type | None = None) -> CallableType:
     """`sig` with every tensor's shape unknown, and `ret_type` as its result when given (one copy
-    of the signature, not two). The loosened types are remembered per signature (the same stub
-    signatures recur at every call site; equal types loosen alike)."""
-    try:
-        key = (*sig.arg_types, sig.ret_type)
-        known = _LOOSENED.get(key)
-    except TypeError:  # a type mypy does not hash
-        key, known = (), None
-    if known is None:
-        known = ([loosen(t, make) for t in sig.arg_types], loosen(sig.ret_type, make))
-        if key:
-            if len(_LOOSENED) >= 4096:
-                _LOOSENED.clear()
-            _LOOSENED[key] = known
-    return sig.copy_modified(arg_types=list(known[0]), ret_type=known[1] if ret_type is None else ret_type)
+    of the signature, not two)."""
+    return sig.copy_modified(
+        arg_types=[loosened(t, make) for t in sig.arg_types],
+        ret_type=loosened(sig.ret_type, make) if ret_type is None else ret_type,
+    )
