@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from mypy.copytype import copy_type
 from mypy.plugin import AnalyzeTypeContext, MethodContext
 from mypy.types import Instance, PlaceholderType, Type, get_proper_type
 
@@ -23,16 +24,32 @@ def arith_type_hook(fullname: str) -> Callable[[AnalyzeTypeContext], Type]:
             name = fullname.rsplit(".", 1)[-1]
             ctx.api.fail(f'"{name}" expects 2 type arguments, {len(args)} given', ctx.context)
             return ctx.api.named_type(fullname, [])
-        raw = ctx.api.named_type(fullname, args)
         if any(_has_placeholder(a) for a in args):
-            return raw  # analysis runs again once the names are ready
-        tr = Translator(ctx.api.named_type)
-        result = combine(fullname, tr.dim(args[0]), tr.dim(args[1]))
-        if isinstance(result, Unknown):
-            return raw
-        return tr.dim_type(result)
+            return ctx.api.named_type(fullname, args)  # analysis runs again once the names are ready
+        key = (fullname, args[0], args[1])
+        try:
+            known = _ANALYSED.get(key)
+            hashable = True
+        except TypeError:  # a type mypy does not hash
+            known, hashable = None, False
+        if known is None:
+            tr = Translator(ctx.api.named_type)
+            result = combine(fullname, tr.dim(args[0]), tr.dim(args[1]))
+            if isinstance(result, Unknown):
+                return ctx.api.named_type(fullname, args)
+            known = tr.dim_type(result)
+            if hashable:
+                if len(_ANALYSED) >= 4096:
+                    _ANALYSED.clear()
+                _ANALYSED[key] = known
+        return copy_type(get_proper_type(known))  # each annotation its own (outermost) type object
 
     return hook
+
+
+# `Mul[Heads, D]` is written in many annotations: its canonical type is a pure function of the
+# operation and both analysed arguments.
+_ANALYSED: dict[tuple[str, Type, Type], Type] = {}
 
 
 def _has_placeholder(t: Type) -> bool:
@@ -63,19 +80,39 @@ def size_operator_hook(method: str) -> Callable[[MethodContext], Type]:
     def hook(ctx: MethodContext) -> Type:
         if len(ctx.arg_types) != 1 or len(ctx.arg_types[0]) != 1:
             return ctx.default_return_type
-        left: Type = ctx.type
-        right: Type = ctx.arg_types[0][0]
-        if not (_int_like(left) and _int_like(right)):
-            return ctx.default_return_type
-        if not (is_size(left) or is_size(right)) and not _foldable(arith, left, right):
-            return ctx.default_return_type
-        if reflected:
-            left, right = right, left
-        tr = Translator(ctx.api.named_generic_type)
-        result = combine(arith, tr.dim(left), tr.dim(right))
-        return tr.size_type(result, ctx.default_return_type)
+        key = (method, ctx.type, ctx.arg_types[0][0])
+        try:
+            if key in _SIZE_TYPES:
+                known = _SIZE_TYPES[key]
+                return ctx.default_return_type if known is None else known
+        except TypeError:  # a type mypy does not hash
+            known = _size_type(ctx, arith, reflected)
+            return ctx.default_return_type if known is None else known
+        if len(_SIZE_TYPES) >= 4096:
+            _SIZE_TYPES.clear()
+        known = _SIZE_TYPES[key] = _size_type(ctx, arith, reflected)
+        return ctx.default_return_type if known is None else known
 
     return hook
+
+
+# `h * d` on the same sizes recurs throughout a model: its type is a pure function of the
+# operator and both operand types (None: plain `int`, the declared result).
+_SIZE_TYPES: dict[tuple[str, Type, Type], Type | None] = {}
+
+
+def _size_type(ctx: MethodContext, arith: str, reflected: bool) -> Type | None:
+    left: Type = ctx.type
+    right: Type = ctx.arg_types[0][0]
+    if not (_int_like(left) and _int_like(right)):
+        return None
+    if not (is_size(left) or is_size(right)) and not _foldable(arith, left, right):
+        return None
+    if reflected:
+        left, right = right, left
+    tr = Translator(ctx.api.named_generic_type)
+    result = combine(arith, tr.dim(left), tr.dim(right))
+    return None if isinstance(result, Unknown) else tr.size_type(result, ctx.default_return_type)
 
 
 def _int_like(t: Type) -> bool:

@@ -47,8 +47,9 @@ from typedtensor.shapes.shape import Shape, ShapeLike, fmt_shape
 from typedtensor.shapes.unify import substitute, substitute_dim
 
 from .errors import report
+from .loosen import loosen_signature
 from .names import BOOL, DIM, INT, MODULE, PACKAGE, SEQUENTIAL, STR, TUPLE
-from .ops import after_issue, result_type
+from .ops import GAVE_UP, after_issue, memo_key, result_type, run_memoised
 from .translate import MakeInstance, Translator, is_dim_class, literal_value, tensor_instance
 from .values import Converter, GiveUp, actuals_of, bind_values, expr_type
 
@@ -108,40 +109,6 @@ def loosen_user_signature(sig: CallableType, make: MakeInstance) -> CallableType
     if not any(_is_dim_param(t) for t in loose.arg_types):
         return loose
     return loose.copy_modified(arg_types=[make(INT, []) if _is_dim_param(t) else t for t in loose.arg_types])
-
-
-def loosen(t: Type, make: MakeInstance) -> Type:
-    """`t` with every tensor's shape unknown (NOTE [ Loosened signatures ])."""
-    p = get_proper_type(t)
-    if tensor_instance(p) is not None:
-        return Translator(make).unknown_tensor()
-    if isinstance(p, UnionType):
-        return UnionType([loosen(i, make) for i in p.items], p.line, p.column)
-    if isinstance(p, TupleType):
-        return p.copy_modified(items=[loosen(i, make) for i in p.items])
-    if isinstance(p, Instance) and p.args:
-        return p.copy_modified(args=[loosen(a, make) for a in p.args])
-    return t
-
-
-_LOOSENED: dict[tuple[Type, ...], tuple[list[Type], Type]] = {}
-
-
-def loosen_signature(sig: CallableType, make: MakeInstance) -> CallableType:
-    """`sig` with every tensor's shape unknown. The loosened types are remembered per signature
-    (the same stub signatures recur at every call site; equal types loosen alike)."""
-    try:
-        key = (*sig.arg_types, sig.ret_type)
-        known = _LOOSENED.get(key)
-    except TypeError:  # a type mypy does not hash
-        key, known = (), None
-    if known is None:
-        known = ([loosen(t, make) for t in sig.arg_types], loosen(sig.ret_type, make))
-        if key:
-            if len(_LOOSENED) >= 4096:
-                _LOOSENED.clear()
-            _LOOSENED[key] = known
-    return sig.copy_modified(arg_types=list(known[0]), ret_type=known[1])
 
 
 def _declared_callable(node: object) -> CallableType | None:
@@ -597,12 +564,20 @@ def module_call(ctx: MethodContext, md: ModuleDef) -> Type:
     inst = _module_instance(ctx.type, md)
     if inst is None:
         return ctx.default_return_type
+    module = inst
     actuals = actuals_of(ctx.context, ctx.args, ctx.arg_types, ctx.arg_kinds, ctx.arg_names)
-    try:
-        positional, keywords = bind_values(Converter(tr, ctx.api), md.forward_params, actuals)
-    except GiveUp:
-        return result_type(tr, UNKNOWN, ctx.default_return_type)
-    return _apply_module(ctx.api, tr, md, inst, positional, keywords, ctx.context, ctx.default_return_type)
+
+    def compute() -> Any:
+        try:
+            positional, keywords = bind_values(Converter(tr, ctx.api), md.forward_params, actuals)
+        except GiveUp:
+            return GAVE_UP
+        return md.call(ctor_values(tr, md, module), positional, keywords)
+
+    # the same module types are called on the same shapes throughout a model: one computation
+    # per module type and arguments (NOTE [ One computation per call site ] in ops.py)
+    key = memo_key(("module", md.name), inst, actuals)
+    return run_memoised(ctx.api, key, compute, ctx.context, ctx.default_return_type, tr)
 
 
 def module_forward(api: CheckerPluginInterface, md: ModuleDef, layer: Instance, x: Type, context: Context) -> Type | None:

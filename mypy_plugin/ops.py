@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from mypy.nodes import (
@@ -42,9 +42,10 @@ from mypy.types import (
 )
 
 from typedtensor.shapes import UNKNOWN, Issue, Outputs, Param, Unknown, api, apply, get_op
-from typedtensor.shapes.shape import Shape, ShapeLike
+from typedtensor.shapes.shape import Shape
 
 from .errors import report
+from .loosen import loosen_signature
 from .names import MAXMIN, TUPLE
 from .translate import MakeInstance, Translator, tensor_instance
 from .values import Actual, Converter, GiveUp, actuals_of, bind_values, expr_type
@@ -89,6 +90,22 @@ def _outputs_type(tr: Translator, out: Outputs, default: Type) -> Type:
     return TupleType(items, tr.make(TUPLE, [tr.unknown_tensor()]))
 
 
+# What a declared result type asks of `result_type` / `after_issue`: KEEP the declared type (not a
+# computed one), a TENSOR, a _MaxMin, or OTHER tensors (a tuple of them, or Any). Both functions
+# depend on the declared type only through this kind, so a computed type is remembered per kind.
+KEEP, TENSOR, MAXMIN_KIND, OTHER = 0, 1, 2, 3
+
+
+def result_kind(default: Type) -> int:
+    p = get_proper_type(default)
+    if isinstance(p, Instance):
+        if tensor_instance(p) is not None:
+            return TENSOR
+        if p.type.fullname == MAXMIN:
+            return MAXMIN_KIND
+    return OTHER if _returns_tensors(p) else KEEP
+
+
 def after_issue(tr: Translator, default: Type) -> Type:
     """After a reported error the expression's shape is unknown: one bug, one report."""
     p = get_proper_type(default)
@@ -110,7 +127,7 @@ class _Memo:
     repeat re-uses the rule's result and the symbols it mentions (NOTE [ Symbols keep their mypy
     types ]) and re-reports an Issue at its own context. A call whose meaning depends on the
     written structure of an argument (a list, tuple or slice, whose items have their own types) is
-    not memoised. An entry also keeps the mypy type made for each declared result type."""
+    not memoised. An entry also keeps the mypy type made for each kind of declared result (`result_kind`)."""
 
     LIMIT = 4096
 
@@ -118,33 +135,38 @@ class _Memo:
         self.entries: dict[tuple[Any, ...], _Entry] = {}
 
     @staticmethod
-    def key(op_name: str, skip: int, leading: Sequence[Any], actuals: Sequence[Actual]) -> tuple[Any, ...] | None:
-        if any(isinstance(a.expr, (ListExpr, TupleExpr, SliceExpr)) for a in actuals):
-            return None
+    def key(op: Hashable, bound: Type | None, actuals: Sequence[Actual]) -> tuple[Any, ...] | None:
+        """`op` names the computation, `bound` is the tensor a method is called on (its mypy type:
+        equal types translate to equal shapes, and mypy keeps an Instance's hash, where a shape
+        would be hashed through every dim of it at each lookup). An argument kind enters as its
+        value (an Enum member hashes in Python code)."""
+        parts = []
+        for a in actuals:
+            expr = a.expr
+            if isinstance(expr, _STRUCTURED):
+                return None
+            parts.append((a.kind._value_, a.name, a.type, type(expr), expr.value if isinstance(expr, _LITERALS) else None))
+        return (op, bound, tuple(parts))
+
+    def get(self, key: tuple[Any, ...]) -> _Entry | None:
         try:
-            return (op_name, skip, tuple(leading), tuple(
-                (a.kind, a.name, a.type, type(a.expr), a.expr.value if isinstance(a.expr, _LITERALS) else None)
-                for a in actuals
-            ))
-        except TypeError:  # an unhashable value: compute every time
+            return self.entries.get(key)
+        except TypeError:  # a type mypy does not hash: compute every time
             return None
 
-    def get(self, key: tuple[Any, ...], tr: Translator) -> _Entry | None:
-        entry = self.entries.get(key)
-        if entry is None:
-            return None
-        tr.syms.update(entry.syms)
-        tr.stars.update(entry.stars)
-        return entry
-
-    def put(self, key: tuple[Any, ...], result: Any, tr: Translator) -> _Entry:
+    def put(self, key: tuple[Any, ...], result: Any, tr: Translator) -> _Entry | None:
         if len(self.entries) >= self.LIMIT:
             self.entries.clear()
-        entry = self.entries[key] = _Entry(result, dict(tr.syms), dict(tr.stars))
+        entry = _Entry(result, dict(tr.syms), dict(tr.stars))
+        try:
+            self.entries[key] = entry
+        except TypeError:
+            return None
         return entry
 
 
 _LITERALS = (IntExpr, FloatExpr, StrExpr, ComplexExpr)
+_STRUCTURED = (ListExpr, TupleExpr, SliceExpr)
 
 
 class _Entry:
@@ -154,56 +176,80 @@ class _Entry:
         self.result = result
         self.syms = syms
         self.stars = stars
-        self.types: dict[Type, Type] = {}
+        self.types: dict[int, Type] = {}  # by `result_kind` of the declared result
 
 
 _MEMO = _Memo()
-_GAVE_UP: Any = object()
+memo_key = _MEMO.key
+GAVE_UP: Any = object()
+"""A computation that could not translate its arguments: its result is unknown."""
 
 
 def run_op(
     api: CheckerPluginInterface,
     op_name: str,
-    leading: Sequence[Any],
     actuals: Sequence[Actual],
     context: Context,
     default: Type,
     tr: Translator,
-    skip: int = 0,
+    self_type: Type | None = None,
 ) -> Type:
-    """Convert the actuals by the op's parameters (after `skip` bound ones), apply, report
-    (NOTE [ One computation per call site ])."""
-    key = _MEMO.key(op_name, skip, leading, actuals)
-    entry = _MEMO.get(key, tr) if key is not None else None
-    if entry is None:
-        params: list[Param] = list(get_op(op_name).params[skip:])
+    """Convert the actuals by the op's parameters, apply, report (NOTE [ One computation per call
+    site ]). A method's tensor `self_type` binds the op's first parameter."""
+
+    def compute() -> Any:
+        leading: list[Any] = []
+        params: list[Param] = list(get_op(op_name).params)
+        if self_type is not None:
+            leading.append(tr.shape(self_type))
+            params = params[1:]
         try:
             positional, keywords = bind_values(Converter(tr, api), params, actuals)
         except GiveUp:
-            result: Any = _GAVE_UP
-        else:
-            result = apply(op_name, [*leading, *positional], keywords)
+            return GAVE_UP
+        return apply(op_name, [*leading, *positional], keywords)
+
+    return run_memoised(api, _MEMO.key(op_name, self_type, actuals), compute, context, default, tr)
+
+
+def run_memoised(
+    api: CheckerPluginInterface,
+    key: tuple[Any, ...] | None,
+    compute: Callable[[], Any],
+    context: Context,
+    default: Type,
+    tr: Translator,
+) -> Type:
+    """The result type of a registry computation (a `Result`, an `Issue` or `GAVE_UP`), computed
+    once per `key` (None: every time); an Issue is reported at `context` every time
+    (NOTE [ One computation per call site ])."""
+    entry = _MEMO.get(key) if key is not None else None
+    if entry is None:
+        result = compute()
         if key is not None:
             entry = _MEMO.put(key, result, tr)
     else:
         result = entry.result
     if isinstance(result, Issue):
         report(api, result, context)
-    made: Type | None = None
+    # KEEP: the declared type itself, or a tuple of outputs; nothing worth remembering
+    kind = result_kind(default)
     if entry is not None:
-        try:
-            made = entry.types.get(default)
-        except TypeError:  # a declared result type mypy does not hash
-            entry = None
-    if made is None:
-        if result is _GAVE_UP:
-            made = result_type(tr, UNKNOWN, default)
-        elif isinstance(result, Issue):
-            made = after_issue(tr, default)
-        else:
-            made = result_type(tr, result, default)
-        if entry is not None:
-            entry.types[default] = made
+        if kind != KEEP:
+            made = entry.types.get(kind)
+            if made is not None:
+                return made
+        # build from the symbols the computation met (NOTE [ Symbols keep their mypy types ])
+        tr.syms.update(entry.syms)
+        tr.stars.update(entry.stars)
+    if result is GAVE_UP:
+        made = result_type(tr, UNKNOWN, default)
+    elif isinstance(result, Issue):
+        made = after_issue(tr, default)
+    else:
+        made = result_type(tr, result, default)
+    if entry is not None and kind != KEEP:
+        entry.types[kind] = made
     return made
 
 
@@ -226,9 +272,7 @@ def call_actuals(api: CheckerPluginInterface, context: Context, args: list[list[
 
 def _with_result(sig: CallableType, result: Type, make: MakeInstance, sizes: frozenset[str],
                  args: list[list[Expression]]) -> CallableType:
-    from .calls import loosen_signature
-
-    loose = loosen_signature(sig, make).copy_modified(ret_type=result)
+    loose = loosen_signature(sig, make, result)
     return accept_dim_variables(loose, args, sizes) if sizes else loose
 
 
@@ -278,7 +322,7 @@ def function_op_hook(op_name: str) -> Callable[[FunctionSigContext], FunctionLik
         tr = Translator(make)
         actuals = call_actuals(ctx.api, ctx.context, ctx.args)
         sig = ctx.default_signature
-        result = run_op(ctx.api, op_name, (), actuals, ctx.context, sig.ret_type, tr)
+        result = run_op(ctx.api, op_name, actuals, ctx.context, sig.ret_type, tr)
         return _with_result(sig, result, make, sizes, ctx.args)
 
     return hook
@@ -292,29 +336,30 @@ def method_op_hook(
     sizes = size_params(op_name)
 
     def hook(ctx: MethodSigContext) -> FunctionLike:
-        make = ctx.api.named_generic_type
         sig = ctx.default_signature
-        tr = Translator(make)
-        self_shape: ShapeLike | None = tr.shape(ctx.type)
-        if self_shape is None:
+        self_type = ctx.type
+        if tensor_instance(self_type) is None:
             return sig
+        make = ctx.api.named_generic_type
+        tr = Translator(make)
         actuals = call_actuals(ctx.api, ctx.context, ctx.args)
         default = sig.ret_type
         if not binds_self:
-            result = run_op(ctx.api, op_name, (), actuals, ctx.context, default, tr)
+            result = run_op(ctx.api, op_name, actuals, ctx.context, default, tr)
         elif reflected:
             # `other <op> x`: the written left operand binds the op's first parameter.
             if len(actuals) != 1:
                 return sig
-            other = Converter(tr, ctx.api).tensor_or_scalar(actuals[0].type)
-            applied = apply(op_name, [other, self_shape], {})
-            if isinstance(applied, Issue):
-                report(ctx.api, applied, ctx.context)
-                result = after_issue(tr, default)
-            else:
-                result = result_type(tr, applied, default)
+            other = actuals[0]
+
+            def compute() -> Any:
+                left = Converter(tr, ctx.api).tensor_or_scalar(other.type)
+                return apply(op_name, [left, tr.shape(self_type)], {})
+
+            key = _MEMO.key(("reflected", op_name), self_type, actuals)
+            result = run_memoised(ctx.api, key, compute, ctx.context, default, tr)
         else:
-            result = run_op(ctx.api, op_name, (self_shape,), actuals, ctx.context, default, tr, skip=1)
+            result = run_op(ctx.api, op_name, actuals, ctx.context, default, tr, self_type)
         return _with_result(sig, result, make, sizes, ctx.args)
 
     return hook
@@ -341,8 +386,6 @@ def _loosened(ctx: FunctionSigContext | MethodSigContext) -> CallableType:
     only loosens its signature here and computes in the call hook, which gets the argument types
     mypy has just inferred. Overloaded stubs (and operators) keep computing in the signature hook
     (NOTE [ Ops compute in the signature hook ])."""
-    from .calls import loosen_signature
-
     return loosen_signature(ctx.default_signature, ctx.api.named_generic_type)
 
 
@@ -352,7 +395,7 @@ def function_call_hook(op_name: str) -> Callable[[FunctionContext], Type]:
     def hook(ctx: FunctionContext) -> Type:
         tr = Translator(ctx.api.named_generic_type)
         actuals = actuals_of(ctx.context, ctx.args, ctx.arg_types, ctx.arg_kinds, ctx.arg_names)
-        return run_op(ctx.api, op_name, (), actuals, ctx.context, ctx.default_return_type, tr)
+        return run_op(ctx.api, op_name, actuals, ctx.context, ctx.default_return_type, tr)
 
     return hook
 
@@ -361,14 +404,13 @@ def method_call_hook(op_name: str, binds_self: bool = True) -> Callable[[MethodC
     """`x.sum(dim=1)` with a plain stub: see NOTE [ Plain stubs compute in the call hook ]."""
 
     def hook(ctx: MethodContext) -> Type:
-        tr = Translator(ctx.api.named_generic_type)
-        self_shape: ShapeLike | None = tr.shape(ctx.type)
-        if self_shape is None:
+        self_type = ctx.type
+        if tensor_instance(self_type) is None:
             return ctx.default_return_type
+        tr = Translator(ctx.api.named_generic_type)
         actuals = actuals_of(ctx.context, ctx.args, ctx.arg_types, ctx.arg_kinds, ctx.arg_names)
-        if not binds_self:
-            return run_op(ctx.api, op_name, (), actuals, ctx.context, ctx.default_return_type, tr)
-        return run_op(ctx.api, op_name, (self_shape,), actuals, ctx.context, ctx.default_return_type, tr, skip=1)
+        bound = self_type if binds_self else None
+        return run_op(ctx.api, op_name, actuals, ctx.context, ctx.default_return_type, tr, bound)
 
     return hook
 
@@ -409,5 +451,5 @@ def property_op_hook(op_name: str) -> Callable[[AttributeContext], Type]:
 
 __all__ = [
     "function_call_hook", "function_op_hook", "iter_hook", "loosen_hook", "method_call_hook", "method_op_hook",
-    "property_op_hook", "run_op",
+    "property_op_hook", "run_memoised", "run_op",
 ]

@@ -42,6 +42,10 @@ _H = TypeVar("_H")
 
 # Prefixes whose calls are never typedtensor ops or user functions with tensor parameters.
 _SKIP_PREFIXES = ("builtins.", "typing.", "typing_extensions.", "collections.", "abc.", "numpy.")
+# Names whose hooks never change while the plugin lives (kept under the daemon too).
+_STABLE_PREFIXES = (PACKAGE + ".", *_SKIP_PREFIXES)
+# The type-analyze hooks of `Add`/`Sub`/`Mul`/`Div`, made once.
+_ARITH_HOOKS = {name: arith_type_hook(name) for name in ARITH_TYPES}
 
 
 def digest_of(roots: list[Path]) -> str:
@@ -79,6 +83,7 @@ class TypedTensorPlugin(Plugin):
         self._fn_call_hooks: dict[str, Callable[[FunctionContext], Type] | None] = {}
         self._sig_hooks: dict[str, Callable[[MethodSigContext], FunctionLike] | None] = {}
         self._call_hooks: dict[str, Callable[[MethodContext], Type] | None] = {}
+        self._attr_hooks: dict[str, Callable[[AttributeContext], Type] | None] = {}
 
     # ---- cache -----------------------------------------------------------------------------
     def report_config_data(self, ctx: ReportConfigContext) -> Any:
@@ -86,28 +91,36 @@ class TypedTensorPlugin(Plugin):
 
     # ---- annotations ---------------------------------------------------------------------------
     def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
-        if fullname in ARITH_TYPES:
-            return arith_type_hook(fullname)
-        return None
+        return _ARITH_HOOKS.get(fullname)
 
     # ---- functions -------------------------------------------------------------------------------
+    # NOTE [ Hook lookups are one dict hit ]
+    # mypy asks every plugin for every hook kind at every call site, attribute access and
+    # annotation, thousands of times per run, mostly about names that are not ours. Each lookup
+    # is answered from a table by full name; a name is looked at (`_choose`) only the first time.
     def get_function_signature_hook(self, fullname: str) -> Callable[[FunctionSigContext], FunctionLike] | None:
-        if fullname.startswith(_SKIP_PREFIXES):
-            return None
-        return self._own(self._fn_sig_hooks, fullname, self._function_signature_hook)
+        table = self._fn_sig_hooks
+        if fullname in table:
+            return table[fullname]
+        return self._choose(table, fullname, self._function_signature_hook)
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
-        if fullname.startswith(_SKIP_PREFIXES):
-            return None
-        return self._own(self._fn_call_hooks, fullname, self._function_hook)
+        table = self._fn_call_hooks
+        if fullname in table:
+            return table[fullname]
+        return self._choose(table, fullname, self._function_hook)
 
     def _function_signature_hook(self, fullname: str) -> Callable[[FunctionSigContext], FunctionLike] | None:
+        if fullname.startswith(_SKIP_PREFIXES):
+            return None
         op = api.FUNCTIONS.get(fullname)
         if op is not None:
             return function_op_hook(op) if self._overloaded(fullname) else loosen_hook(op)
         return self.calls.function_signature_hook(fullname)
 
     def _function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
+        if fullname.startswith(_SKIP_PREFIXES):
+            return None
         if fullname in api.FUNCTIONS:
             return None if self._overloaded(fullname) else function_call_hook(api.FUNCTIONS[fullname])
         if fullname in api.MODULES:
@@ -118,21 +131,26 @@ class TypedTensorPlugin(Plugin):
 
     # ---- methods ---------------------------------------------------------------------------------
     def get_method_signature_hook(self, fullname: str) -> Callable[[MethodSigContext], FunctionLike] | None:
-        return self._own(self._sig_hooks, fullname, self._method_signature_hook)
+        table = self._sig_hooks
+        if fullname in table:
+            return table[fullname]
+        return self._choose(table, fullname, self._method_signature_hook)
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
-        return self._own(self._call_hooks, fullname, self._method_hook)
+        table = self._call_hooks
+        if fullname in table:
+            return table[fullname]
+        return self._choose(table, fullname, self._method_hook)
 
-    def _own(self, table: dict[str, _H], fullname: str, choose: Callable[[str], _H]) -> _H:
+    def _choose(self, table: dict[str, _H], fullname: str, choose: Callable[[str], _H]) -> _H:
         """mypy asks for a callable's hooks at every call site. The answer is chosen once per name
         and run: the stubs (`Tensor`, `nn.Linear`...) never change, and within one mypy run neither
         do the user's classes and functions. Under the daemon, whose plugin outlives edits, a user
-        name is asked about every time."""
-        if self._daemon and not fullname.startswith(PACKAGE + "."):
-            return choose(fullname)
-        if fullname not in table:
-            table[fullname] = choose(fullname)
-        return table[fullname]
+        name is asked about every time (it is never stored)."""
+        hook = choose(fullname)
+        if not self._daemon or fullname.startswith(_STABLE_PREFIXES):
+            table[fullname] = hook
+        return hook
 
     def _method_signature_hook(self, fullname: str) -> Callable[[MethodSigContext], FunctionLike] | None:
         cls, _, method = fullname.rpartition(".")
@@ -193,6 +211,12 @@ class TypedTensorPlugin(Plugin):
 
     # ---- attributes ------------------------------------------------------------------------------
     def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
+        table = self._attr_hooks
+        if fullname in table:
+            return table[fullname]
+        return self._choose(table, fullname, self._attribute_hook)
+
+    def _attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
         cls, _, attr = fullname.rpartition(".")
         if attr in api.PROPERTIES and (cls == TENSOR or self._is_tensor_class(cls)):
             return property_op_hook(api.PROPERTIES[attr])

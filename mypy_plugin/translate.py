@@ -103,6 +103,11 @@ def is_dim_class(inst: Instance) -> bool:
     return known
 
 
+# A named dim's class -> (its TypeInfo, symbol, calculus expression, bare mypy type): the common
+# case of `dim()` answered by one dict hit (checked against the TypeInfo, like `_IS_DIM`).
+_DIM_OF: dict[str, tuple[TypeInfo, Sym, DimExpr, Instance]] = {}
+
+
 @lru_cache(maxsize=4096)
 def _sym(kind: str, name: str) -> Sym:
     return Sym("dim" if kind == "dim" else "var", name)
@@ -155,6 +160,11 @@ class Translator:
     # ---- mypy -> calculus -----------------------------------------------------------------------
     def dim(self, t: Type) -> DimExpr:
         p = get_proper_type(t)
+        if isinstance(p, Instance) and p.last_known_value is None:
+            known = _DIM_OF.get(p.type.fullname)
+            if known is not None and known[0] is p.type:  # a named dim met before
+                self.syms.setdefault(known[1], known[3])
+                return known[2]
         value = literal_value(p)
         if isinstance(value, int) and not isinstance(value, bool):
             return value
@@ -172,9 +182,12 @@ class Translator:
             return combine(p.type.fullname, self.dim(p.args[0]), self.dim(p.args[1]))
         if is_dim_class(p):
             sym = _sym("dim", p.type.fullname)
-            if sym not in self.syms:
-                self.syms[sym] = Instance(p.type, [])
-            return _named(p.type.fullname, p.type.name)
+            bare = Instance(p.type, [])
+            self.syms.setdefault(sym, bare)
+            expr = _named(p.type.fullname, p.type.name)
+            if p.type.mro:  # analysed: remember (see `is_dim_class`)
+                _DIM_OF[p.type.fullname] = (p.type, sym, expr, bare)
+            return expr
         return UNKNOWN
 
     def shape(self, t: Type) -> ShapeLike | None:

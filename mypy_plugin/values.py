@@ -5,8 +5,7 @@ value, anything not known statically as `UNKNOWN`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
@@ -40,9 +39,9 @@ class GiveUp(Exception):
     """The call cannot be translated (e.g. `*args` of unknown length): its result is unknown."""
 
 
-@dataclass(frozen=True)
-class Actual:
-    """One argument as written at the call site."""
+class Actual(NamedTuple):
+    """One argument as written at the call site (a named tuple: hooks make thousands of these, and
+    a tuple is built far faster than a frozen dataclass)."""
 
     kind: ArgKind
     name: str | None
@@ -64,15 +63,19 @@ def actuals_of(
         for expr, typ, kind, name in zip(exprs, types, kinds, names, strict=False)
     ]
     if isinstance(context, CallExpr):
-        order = {id(e): i for i, e in enumerate(context.args)}
-        flat.sort(key=lambda a: order.get(id(a.expr), len(order)))
+        written = context.args
+        if len(flat) != len(written) or any(a.expr is not e for a, e in zip(flat, written, strict=False)):
+            order = {id(e): i for i, e in enumerate(written)}
+            flat.sort(key=lambda a: order.get(id(a.expr), len(order)))
     return flat
 
 
 def expr_type(api: CheckerPluginInterface, expr: Expression) -> Type:
     """The type mypy already inferred for a sub-expression (looked up, not re-checked)."""
-    if isinstance(api, TypeChecker) and api.has_type(expr):
-        return api.lookup_type(expr)
+    if isinstance(api, TypeChecker):
+        known = api.lookup_type_or_none(expr)  # one pass over the type maps, not two
+        if known is not None:
+            return known
     return api.get_expression_type(expr)
 
 
