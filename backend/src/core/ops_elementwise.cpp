@@ -105,7 +105,10 @@ class ActBackward : public Primitive {
  public:
   explicit ActBackward(UnaryOp op) : op_(op) {}
   const char* name() const override {
-    return op_ == UnaryOp::Gelu ? "gelu_backward" : op_ == UnaryOp::GeluTanh ? "gelu_tanh_backward" : "silu_backward";
+    return op_ == UnaryOp::Gelu       ? "gelu_backward"
+           : op_ == UnaryOp::GeluTanh ? "gelu_tanh_backward"
+           : op_ == UnaryOp::Relu     ? "relu_backward"
+                                      : "silu_backward";
   }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor g = contiguous(in[0]), x = contiguous(in[1]);
@@ -120,6 +123,10 @@ class ActBackward : public Primitive {
     for (int i : argnums) {
       if (i == 0) {
         r.push_back(apply1(std::make_shared<ActBackward>(op_), {c, x}));
+        continue;
+      }
+      if (op_ == UnaryOp::Relu) {  // piecewise linear: no curvature
+        r.push_back(zeros_as(x));
         continue;
       }
       Tensor f2;
@@ -343,7 +350,9 @@ TensorList Unary::vjp(const TensorList& in, const TensorList& ct, const std::vec
     case UnaryOp::Acosh: return {mul(g, un(UnaryOp::Rsqrt, add(sq(x), -1.0)))};
     case UnaryOp::Atanh: return {div(g, one_minus(sq(x)))};
     case UnaryOp::Sigmoid: return {mul(g, mul(y, one_minus(y)))};
-    case UnaryOp::Relu: return {keep(cmp(BinaryOp::Gt, y, 0.0), g)};
+    case UnaryOp::Relu:  // one fused pass on the CPU (mask and select were two, and a bool tensor)
+      if (!on_cuda(y)) return {apply1(std::make_shared<ActBackward>(op_), {g, y})};
+      return {keep(cmp(BinaryOp::Gt, y, 0.0), g)};
     case UnaryOp::Gelu:
     case UnaryOp::GeluTanh:
     case UnaryOp::Silu:

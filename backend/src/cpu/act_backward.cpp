@@ -46,6 +46,15 @@ void dispatch(UnaryOp op, const Tensor& out, const Tensor& g, const Tensor& x) {
     case UnaryOp::Gelu: return run<T>(out, g, x, [](T v) { return dgelu_erf(v); });
     case UnaryOp::GeluTanh: return run<T>(out, g, x, [](T v) { return dgelu_tanh(v); });
     case UnaryOp::Silu: return run<T>(out, g, x, [](T v) { return dsilu(v); });
+    case UnaryOp::Relu: {  // x is relu's output here; a select, so a NaN gradient stays NaN where x > 0
+      T* __restrict o = out.data<T>();
+      const T* __restrict pg = g.data<T>();
+      const T* __restrict px = x.data<T>();
+      parallel_for(0, out.numel(), kGrain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) o[i] = px[i] > T(0) ? pg[i] : T(0);
+      });
+      return;
+    }
     default: throw NotImplementedError(std::string("[") + unary_name(op) + "] has no fused backward kernel");
   }
 }

@@ -11,7 +11,7 @@ namespace tt::cpu {
 
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b);
 void unary(UnaryOp op, const Tensor& out, const Tensor& a);
-// out = g * f'(x) for op in {Gelu, GeluTanh, Silu}; all contiguous, one dtype (act_backward.cpp)
+// out = g * f'(x) for op in {Gelu, GeluTanh, Silu}; for Relu, x is relu's output and out = x > 0 ? g : 0;
 void activation_backward(UnaryOp op, const Tensor& out, const Tensor& g, const Tensor& x);
 void leaky_relu(const Tensor& out, const Tensor& a, double slope);
 void elu(const Tensor& out, const Tensor& a, double alpha);
