@@ -68,6 +68,9 @@ Tensor binary(BinaryOp op, Scalar a, const Tensor& b);
 // In place: self = self op other (result type must cast to self's dtype, like torch).
 Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other);
 Tensor& binary_(BinaryOp op, Tensor& self, Scalar other);
+// self += alpha * other (torch's add_(other, alpha=...)); one fused pass when nothing is recorded
+// and both are contiguous floating CPU tensors of one shape and dtype
+Tensor& add_scaled_(Tensor& self, const Tensor& other, Scalar alpha);
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha);
 Tensor unary(UnaryOp op, const Tensor& a);
 Tensor& unary_(UnaryOp op, Tensor& a);

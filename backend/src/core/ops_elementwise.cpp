@@ -661,6 +661,17 @@ Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other) {
   return self;
 }
 
+Tensor& add_scaled_(Tensor& self, const Tensor& other, Scalar alpha) {
+  bool fused = (self.dtype() == DType::Float32 || self.dtype() == DType::Float64) && other.dtype() == self.dtype() &&
+               self.shape() == other.shape() && self.is_contiguous() && other.is_contiguous() && !on_cuda(self) &&
+               !on_cuda(other) && !autograd::inplace_needs_graph(self, &other) && !overlaps(self, other);
+  if (!fused) return binary_(BinaryOp::Add, self, binary(BinaryOp::Mul, other, alpha));
+  check_writable(self, "add_");
+  cpu::axpy(self, other, alpha.to_double());
+  self.bump_version();
+  return self;
+}
+
 Tensor& binary_(BinaryOp op, Tensor& self, Scalar other) {
   Tensor o = scalar_tensor(other, std::nullopt, true);
   return binary_(op, self, o);

@@ -13,6 +13,8 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b);
 void unary(UnaryOp op, const Tensor& out, const Tensor& a);
 // out = g * f'(x) for op in {Gelu, GeluTanh, Silu}; for Relu, x is relu's output and out = x > 0 ? g : 0;
 void activation_backward(UnaryOp op, const Tensor& out, const Tensor& g, const Tensor& x);
+// y += alpha * x; y, x contiguous CPU tensors of one shape and dtype (float32/64), not overlapping
+void axpy(const Tensor& y, const Tensor& x, double alpha);
 void leaky_relu(const Tensor& out, const Tensor& a, double slope);
 void elu(const Tensor& out, const Tensor& a, double alpha);
 void copy(const Tensor& dst, const Tensor& src);  // same shape; casts between any dtypes
