@@ -164,6 +164,9 @@ Tensor einsum(const std::string& eq, const TensorList& xs);
 // ---------------- nn ----------------
 Tensor softmax(const Tensor& a, int64_t dim, std::optional<DType> dtype);
 Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<DType> dtype);
+// cross-entropy of [n, c] float logits and [n] int64 class indices (ignore_index rows skipped),
+// summed or averaged over the rows kept; one fused CPU op with its own backward
+Tensor cross_entropy_indices(const Tensor& logits, const Tensor& target, int64_t ignore_index, bool mean);
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor* w, const Tensor* b, double eps);
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* b, std::pair<int64_t, int64_t> stride,
               std::pair<int64_t, int64_t> padding, std::pair<int64_t, int64_t> dilation, int64_t groups);

@@ -33,6 +33,11 @@ void cumulative(bool prod, const Tensor& out, const Tensor& in, int64_t outer, i
 // softmax / log_softmax along the middle axis of contiguous [outer, r, inner]
 void softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner, bool log);
 void logsumexp(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner);
+// cross-entropy of contiguous [n, c] float logits and [n] int64 class indices in [0, c) or equal
+// to ignore_index (loss.cpp): per-row losses (0 where ignored), and dx = (softmax - onehot) * scale
+// per row (0 where ignored)
+void cross_entropy_rows(const Tensor& loss, const Tensor& x, const Tensor& t, int64_t ignore_index);
+void cross_entropy_backward(const Tensor& dx, const Tensor& x, const Tensor& t, int64_t ignore_index, double scale);
 void layer_norm(const Tensor& out, const Tensor& in, const Tensor* w, const Tensor* b, int64_t rows,
                 int64_t cols, double eps);
 void variance(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner, double correction);
