@@ -135,9 +135,9 @@ inline int64_t max_pool_2x2_avx2(const float* r0, const float* r1, int64_t w, in
 }
 #endif
 
-// One plane of max pooling whose windows all lie inside the image, without branches: a
-// data-dependent branch per compare mispredicts about half the time on real activations and made
-// pooling a quarter of a small CNN's training step.
+// One plane of max pooling whose windows all lie inside the image, written as selects rather than
+// data-dependent branches (which mispredict about half the time on real activations: pooling was a
+// quarter of a small CNN's training step); the 2x2/stride-2 float case is explicit AVX2.
 template <class T>
 void max_pool_inside(const T* src, int64_t w, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t oh, int64_t ow,
                      T* __restrict out, int64_t* __restrict idx) {
@@ -150,7 +150,8 @@ void max_pool_inside(const T* src, int64_t w, int64_t kh, int64_t kw, int64_t sh
       const T* r1 = row + w;
       int64_t ox = 0;
 #ifdef __AVX2__
-      if constexpr (std::is_same_v<T, float>) ox = max_pool_2x2_avx2(row, r1, w, base, ow, orow, irow);
+      if constexpr (std::is_same_v<T, float>)  // window offsets travel as int32 lanes
+        if (w < (int64_t(1) << 30)) ox = max_pool_2x2_avx2(row, r1, w, base, ow, orow, irow);
 #endif
       for (; ox < ow; ++ox) {
         T a = row[2 * ox], b = row[2 * ox + 1], c = r1[2 * ox], d = r1[2 * ox + 1];
