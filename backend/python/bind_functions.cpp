@@ -245,6 +245,10 @@ void bind_functions(py::module_& m) {
     const Tensor& bt = b.cast<const Tensor&>();
     return tt::linear(x, w, &bt);
   }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none());
+  // the fused kernel behind nn.functional.cross_entropy's common case (2-D logits, class indices)
+  m.def("_cross_entropy_indices", [](const Tensor& x, const Tensor& t, int64_t ignore_index, bool mean) {
+    return tt::cross_entropy_indices(x, t, ignore_index, mean);
+  }, py::arg("input"), py::arg("target"), py::arg("ignore_index"), py::arg("mean"));
   m.def("layer_norm", [](const Tensor& x, py::handle ns, py::object w, py::object b, double eps) {
     Tensor wt, bt;
     if (!w.is_none()) wt = w.cast<Tensor>();

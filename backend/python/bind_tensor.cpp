@@ -342,11 +342,14 @@ void bind_tensor(py::module_& m) {
   m.def("add", add_fn, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
   cls.def("add_", [](Tensor& a, py::handle b, py::handle alpha) -> Tensor& {
     if (alpha.is_none()) return ibinop<BinaryOp::Add>(a, b);
-    return tt::binary_(BinaryOp::Add, a, tt::binary(BinaryOp::Mul, tensor_from(b), scalar_arg(alpha, "alpha")));
+    return tt::add_scaled_(a, tensor_from(b), scalar_arg(alpha, "alpha"));
   }, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(), py::return_value_policy::reference_internal);
   cls.def("sub_", [](Tensor& a, py::handle b, py::handle alpha) -> Tensor& {
     if (alpha.is_none()) return ibinop<BinaryOp::Sub>(a, b);
-    return tt::binary_(BinaryOp::Sub, a, tt::binary(BinaryOp::Mul, tensor_from(b), scalar_arg(alpha, "alpha")));
+    Scalar al = scalar_arg(alpha, "alpha");
+    if (!tt::is_floating(a.dtype()) || al.kind == Scalar::Bool)  // Sub's own dtype rules and errors
+      return tt::binary_(BinaryOp::Sub, a, tt::binary(BinaryOp::Mul, tensor_from(b), al));
+    return tt::add_scaled_(a, tensor_from(b), al.kind == Scalar::Float ? Scalar::from_double(-al.d) : Scalar::from_int(-al.i));
   }, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(), py::return_value_policy::reference_internal);
   cls.def("div", [](const Tensor& a, py::handle b, py::object mode) { return div_mode(a, b, mode); },
           py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());

@@ -35,6 +35,7 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, group: dict[str, Any], param: Tensor, grad: Tensor, state: dict[str, Any]) -> None:
+        # ``add_(x, alpha=a)`` is one fused pass in the backend (no ``x * a`` temporary)
         wd, momentum = group["weight_decay"], group["momentum"]
         d_p = -grad if group["maximize"] else grad
         if wd != 0:
@@ -45,7 +46,6 @@ class SGD(Optimizer):
                 buf = d_p.clone()
                 state["momentum_buffer"] = buf
             else:
-                buf.mul_(momentum)
-                buf.add_(d_p * (1 - group["dampening"]) if group["dampening"] else d_p)
+                buf.mul_(momentum).add_(d_p, alpha=1 - group["dampening"])
             d_p = d_p + buf * momentum if group["nesterov"] else buf
-        param.sub_(d_p * group["lr"])
+        param.add_(d_p, alpha=-group["lr"])

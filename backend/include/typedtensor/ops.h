@@ -68,6 +68,9 @@ Tensor binary(BinaryOp op, Scalar a, const Tensor& b);
 // In place: self = self op other (result type must cast to self's dtype, like torch).
 Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other);
 Tensor& binary_(BinaryOp op, Tensor& self, Scalar other);
+// self += alpha * other (torch's add_(other, alpha=...)); one fused pass when nothing is recorded
+// and both are contiguous floating CPU tensors of one shape and dtype
+Tensor& add_scaled_(Tensor& self, const Tensor& other, Scalar alpha);
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha);
 Tensor unary(UnaryOp op, const Tensor& a);
 Tensor& unary_(UnaryOp op, Tensor& a);
@@ -161,6 +164,9 @@ Tensor einsum(const std::string& eq, const TensorList& xs);
 // ---------------- nn ----------------
 Tensor softmax(const Tensor& a, int64_t dim, std::optional<DType> dtype);
 Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<DType> dtype);
+// cross-entropy of [n, c] float logits and [n] int64 class indices (ignore_index rows skipped),
+// summed or averaged over the rows kept; one fused CPU op with its own backward
+Tensor cross_entropy_indices(const Tensor& logits, const Tensor& target, int64_t ignore_index, bool mean);
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor* w, const Tensor* b, double eps);
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* b, std::pair<int64_t, int64_t> stride,
               std::pair<int64_t, int64_t> padding, std::pair<int64_t, int64_t> dilation, int64_t groups);

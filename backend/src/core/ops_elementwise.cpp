@@ -105,7 +105,10 @@ class ActBackward : public Primitive {
  public:
   explicit ActBackward(UnaryOp op) : op_(op) {}
   const char* name() const override {
-    return op_ == UnaryOp::Gelu ? "gelu_backward" : op_ == UnaryOp::GeluTanh ? "gelu_tanh_backward" : "silu_backward";
+    return op_ == UnaryOp::Gelu       ? "gelu_backward"
+           : op_ == UnaryOp::GeluTanh ? "gelu_tanh_backward"
+           : op_ == UnaryOp::Relu     ? "relu_backward"
+                                      : "silu_backward";
   }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor g = contiguous(in[0]), x = contiguous(in[1]);
@@ -120,6 +123,10 @@ class ActBackward : public Primitive {
     for (int i : argnums) {
       if (i == 0) {
         r.push_back(apply1(std::make_shared<ActBackward>(op_), {c, x}));
+        continue;
+      }
+      if (op_ == UnaryOp::Relu) {  // piecewise linear: no curvature
+        r.push_back(zeros_as(x));
         continue;
       }
       Tensor f2;
@@ -343,7 +350,9 @@ TensorList Unary::vjp(const TensorList& in, const TensorList& ct, const std::vec
     case UnaryOp::Acosh: return {mul(g, un(UnaryOp::Rsqrt, add(sq(x), -1.0)))};
     case UnaryOp::Atanh: return {div(g, one_minus(sq(x)))};
     case UnaryOp::Sigmoid: return {mul(g, mul(y, one_minus(y)))};
-    case UnaryOp::Relu: return {keep(cmp(BinaryOp::Gt, y, 0.0), g)};
+    case UnaryOp::Relu:  // one fused pass on the CPU (mask and select were two, and a bool tensor)
+      if (!on_cuda(y)) return {apply1(std::make_shared<ActBackward>(op_), {g, y})};
+      return {keep(cmp(BinaryOp::Gt, y, 0.0), g)};
     case UnaryOp::Gelu:
     case UnaryOp::GeluTanh:
     case UnaryOp::Silu:
@@ -648,6 +657,17 @@ Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other) {
     Tensor r = binary(op, self, other);
     cpu::copy(self, r);
   }
+  self.bump_version();
+  return self;
+}
+
+Tensor& add_scaled_(Tensor& self, const Tensor& other, Scalar alpha) {
+  bool fused = (self.dtype() == DType::Float32 || self.dtype() == DType::Float64) && other.dtype() == self.dtype() &&
+               self.shape() == other.shape() && self.is_contiguous() && other.is_contiguous() && !on_cuda(self) &&
+               !on_cuda(other) && !autograd::inplace_needs_graph(self, &other) && !overlaps(self, other);
+  if (!fused) return binary_(BinaryOp::Add, self, binary(BinaryOp::Mul, other, alpha));
+  check_writable(self, "add_");
+  cpu::axpy(self, other, alpha.to_double());
   self.bump_version();
   return self;
 }

@@ -160,6 +160,81 @@ class LayerNorm : public Primitive {
   std::optional<Params> attrs() const override { return Params{{"cols", cols_}, {"eps", eps_}, {"weight", w_}, {"bias", b_}}; }
 };
 
+// Cross-entropy of [n, c] logits and class indices, fused (cpu/loss.cpp). The backward recomputes
+// the softmax from the logits rather than keeping an [n, c] log-probability tensor alive.
+double host_scalar(const Tensor& t) { return *contiguous(to_dtype(t, DType::Float64)).data<double>(); }
+
+int64_t count_valid(const Tensor& t, int64_t ignore) {
+  const int64_t* p = t.data<int64_t>();
+  return std::count_if(p, p + t.numel(), [ignore](int64_t v) { return v != ignore; });
+}
+
+class CrossEntropyBackward : public Primitive {
+ public:
+  CrossEntropyBackward(int64_t ignore, bool mean) : ignore_(ignore), mean_(mean) {}
+  const char* name() const override { return "cross_entropy_backward"; }
+  TensorList eval_cpu(const TensorList& in) override {  // (logits, targets, g) -> dlogits
+    Tensor x = contiguous(in[0]), t = contiguous(in[1]);
+    double scale = host_scalar(in[2]);
+    if (mean_) scale /= static_cast<double>(count_valid(t, ignore_));
+    Tensor dx = empty(x.shape(), x.dtype());
+    cpu::cross_entropy_backward(dx, x, t, ignore_, scale);
+    return {dx};
+  }
+  TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    // dx = w (s - onehot) per row, w = g k valid: d/dx = w s (c - sum(c s)); d/dg = <c, dx / g>
+    using namespace vjp;
+    const Tensor &x = in[0], &t = in[1], &g = in[2], &c = ct[0];
+    TensorList r;
+    for (int i : argnums) {
+      if (i == 0) {
+        Tensor valid = reshape(as(binary(BinaryOp::Ne, t, Scalar::from_int(ignore_)), x), Shape{x.size(0), 1});
+        Tensor w = mul(mean_ ? div(valid, reduce(ReduceOp::Sum, valid, std::nullopt, false, std::nullopt)) : valid, g);
+        Tensor s = softmax(x, 1, std::nullopt);
+        r.push_back(mul(w, mul(s, sub(c, sum_keep(mul(c, s), Dims{1})))));
+      } else if (i == 2) {
+        Tensor unit = apply1(std::make_shared<CrossEntropyBackward>(ignore_, mean_), {x, t, ones(Shape{}, g.dtype())});
+        r.push_back(reduce(ReduceOp::Sum, mul(c, unit), std::nullopt, false, std::nullopt));
+      } else {
+        r.emplace_back();
+      }
+    }
+    return r;
+  }
+  std::optional<Params> attrs() const override { return Params{{"ignore_index", ignore_}, {"mean", mean_}}; }
+
+ private:
+  int64_t ignore_;
+  bool mean_;
+};
+
+class CrossEntropy : public Primitive {
+ public:
+  CrossEntropy(int64_t ignore, bool mean) : ignore_(ignore), mean_(mean) {}
+  const char* name() const override { return "cross_entropy"; }
+  TensorList eval_cpu(const TensorList& in) override {  // (logits [n, c], targets [n]) -> scalar
+    Tensor x = contiguous(in[0]), t = contiguous(in[1]);
+    Tensor rows = empty(Shape{x.size(0)}, x.dtype());
+    cpu::cross_entropy_rows(rows, x, t, ignore_);
+    double total = host_scalar(reduce(ReduceOp::Sum, rows, std::nullopt, false, DType::Float64));
+    if (mean_) total /= static_cast<double>(count_valid(t, ignore_));  // 0/0: nan, as in torch
+    return {full(Shape{}, Scalar::from_double(total), x.dtype())};
+  }
+  TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    TensorList r;
+    for (int i : argnums) {
+      if (i == 0) r.push_back(apply1(std::make_shared<CrossEntropyBackward>(ignore_, mean_), {in[0], in[1], ct[0]}));
+      else r.emplace_back();
+    }
+    return r;
+  }
+  std::optional<Params> attrs() const override { return Params{{"ignore_index", ignore_}, {"mean", mean_}}; }
+
+ private:
+  int64_t ignore_;
+  bool mean_;
+};
+
 struct ConvParams {
   int64_t sh, sw, ph, pw, dh, dw, g;
 };
@@ -630,6 +705,25 @@ static Tensor softmax_common(bool log, const Tensor& a, int64_t dim, std::option
 Tensor softmax(const Tensor& a, int64_t dim, std::optional<DType> dtype) { return softmax_common(false, a, dim, dtype); }
 Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<DType> dtype) { return softmax_common(true, a, dim, dtype); }
 
+Tensor cross_entropy_indices(const Tensor& x, const Tensor& t, int64_t ignore_index, bool mean) {
+  if (x.dim() != 2 || t.dim() != 1 || t.size(0) != x.size(0))
+    shape_error("cross_entropy", {x.shape(), t.shape()}, {},
+                "the fused kernel takes [n, c] logits and [n] class indices, got " + shape_str(x.shape()) + " and " +
+                    shape_str(t.shape()));
+  if (x.dtype() != DType::Float32 && x.dtype() != DType::Float64)
+    throw TypeError(std::string("[cross_entropy] needs float32 or float64 logits, got ") + dtype_name(x.dtype()));
+  if (t.dtype() != DType::Int64) throw TypeError(std::string("[cross_entropy] needs int64 targets, got ") + dtype_name(t.dtype()));
+  if (on_cuda(x) || on_cuda(t)) throw NotImplementedError("[cross_entropy] the fused kernel is CPU-only");
+  Tensor tc = contiguous(t);
+  const int64_t* p = tc.data<int64_t>();
+  int64_t c = x.size(1);
+  for (int64_t i = 0; i < tc.numel(); ++i)
+    if (p[i] != ignore_index && (p[i] < 0 || p[i] >= c))
+      throw IndexError("Target " + std::to_string(p[i]) + " is out of bounds (number of classes: " + std::to_string(c) + ")");
+  if (x.size(1) == 0) throw ValueError("[cross_entropy] needs at least one class");
+  return apply1(std::make_shared<CrossEntropy>(ignore_index, mean), {x, tc});
+}
+
 Tensor layer_norm(const Tensor& x, const Shape& ns, const Tensor* w, const Tensor* b, double eps) {
   int64_t k = static_cast<int64_t>(ns.size());
   bool ok = k <= x.dim() && k > 0;
@@ -875,6 +969,8 @@ std::shared_ptr<Primitive> detail::make_nn_primitive(const std::string& name, co
   if (name == "matmul") return std::make_shared<MatMul>();
   if (name == "softmax" || name == "log_softmax") return std::make_shared<Softmax>(r.i("dim"), name == "log_softmax");
   if (name == "layer_norm") return std::make_shared<LayerNorm>(r.i("cols"), r.f("eps"), r.b("weight"), r.b("bias"));
+  if (name == "cross_entropy") return std::make_shared<CrossEntropy>(r.i("ignore_index"), r.b("mean"));
+  if (name == "cross_entropy_backward") return std::make_shared<CrossEntropyBackward>(r.i("ignore_index"), r.b("mean"));
   if (name == "conv2d") {
     auto g = r.ints("geom");
     if (g.size() != 9) throw ValueError("primitive 'conv2d': malformed attribute 'geom'");

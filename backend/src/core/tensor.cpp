@@ -2,6 +2,9 @@
 
 #include "typedtensor/device.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -121,11 +124,32 @@ struct FreeDeleter {
 };
 
 constexpr size_t kHugeThreshold = size_t(4) << 20;
+
+// NOTE [ Heap churn ]: a training step frees and re-allocates the same few-MB activations and
+// gradients every iteration. With glibc's defaults the heap top is trimmed back to the kernel after
+// each step and every buffer is page-faulted and zeroed again on first touch (17% of an MLP step
+// was kernel time, against 6% in torch). Keeping blocks under 32 MB in the heap and trimming only
+// above 256 MB of free top makes them reusable; the high-water mark is unchanged (freed memory
+// only stays resident). Set once, and not where the user chose either setting by environment.
+void tune_heap_once() {
+#if defined(__GLIBC__) && defined(M_TRIM_THRESHOLD) && defined(M_MMAP_THRESHOLD)
+  static const bool done = [] {
+    if (!std::getenv("MALLOC_TRIM_THRESHOLD_") && !std::getenv("MALLOC_MMAP_THRESHOLD_") &&
+        !std::getenv("TYPEDTENSOR_NO_HEAP_TUNING")) {
+      mallopt(M_MMAP_THRESHOLD, 32 << 20);
+      mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    }
+    return true;
+  }();
+  (void)done;
+#endif
+}
 }  // namespace
 
 std::shared_ptr<Storage> allocate_storage(size_t nbytes) {
   auto st = std::make_shared<Storage>();
   if (nbytes > 0) {
+    tune_heap_once();
     if (nbytes > physical_memory())
       throw std::bad_alloc();  // reported as MemoryError; overcommit would kill us later instead
     size_t rounded = (nbytes + 63) & ~size_t(63);

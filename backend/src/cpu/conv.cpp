@@ -1,13 +1,18 @@
 // conv2d (im2col + BLAS GEMM) and 2-d pooling. Inputs are contiguous NCHW.
 #include <cblas.h>
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "im2col.h"
 #include "kernels.h"
 #include "parallel.h"
+#include "vmath.h"
 
 namespace tt::cpu {
 namespace {
@@ -60,6 +65,126 @@ void conv2d_typed(const Tensor& out, const Tensor& x, const Tensor& wt, const Te
   }
 }
 
+// `v` replaces the running maximum `best` of a window: the first NaN wins (as on the general path),
+// otherwise the first of equal maxima. Bitwise, not short-circuit, so loops stay branch-free.
+template <class T>
+TT_VMATH_INLINE bool pool_takes(T v, T best) {
+  return static_cast<bool>((best == best) & ((v > best) | (v != v)));
+}
+
+#ifdef __AVX2__
+// 2x2 windows with stride 2, eight outputs at a time, the row's last group under masks (GCC turns
+// the scalar selects back into branches); returns the outputs written (all). Same rule as pool_takes.
+inline int64_t max_pool_2x2_avx2(const float* r0, const float* r1, int64_t w, int64_t base, int64_t ow,
+                                 float* __restrict out, int64_t* __restrict idx) {
+  auto evens = [](__m256 lo, __m256 hi) {
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(lo, hi, 0x88)), 0xd8));
+  };
+  auto odds = [](__m256 lo, __m256 hi) {
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(lo, hi, 0xdd)), 0xd8));
+  };
+  auto takes = [](__m256 v, __m256 best) {
+    __m256 newer = _mm256_or_ps(_mm256_cmp_ps(v, best, _CMP_GT_OQ), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    return _mm256_and_ps(_mm256_cmp_ps(best, best, _CMP_ORD_Q), newer);
+  };
+  const __m256 off_b = _mm256_castsi256_ps(_mm256_set1_epi32(1));
+  const __m256 off_c = _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<int32_t>(w)));
+  const __m256 off_d = _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<int32_t>(w + 1)));
+  const __m256i step = _mm256_setr_epi64x(0, 2, 4, 6);
+  // lanes [0, n) of a mask, for the row's last (partial) group of outputs
+  auto lanes32 = [](int64_t n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int32_t>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); };
+  auto lanes64 = [](int64_t n) { return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3)); };
+  for (int64_t ox = 0; ox < ow; ox += 8) {
+    int64_t n = std::min<int64_t>(8, ow - ox);
+    __m256 t0, t1, u0, u1;
+    if (n == 8) {
+      t0 = _mm256_loadu_ps(r0 + 2 * ox), t1 = _mm256_loadu_ps(r0 + 2 * ox + 8);
+      u0 = _mm256_loadu_ps(r1 + 2 * ox), u1 = _mm256_loadu_ps(r1 + 2 * ox + 8);
+    } else {
+      __m256i m0 = lanes32(2 * n), m1 = lanes32(2 * n - 8);
+      t0 = _mm256_maskload_ps(r0 + 2 * ox, m0), t1 = _mm256_maskload_ps(r0 + 2 * ox + 8, m1);
+      u0 = _mm256_maskload_ps(r1 + 2 * ox, m0), u1 = _mm256_maskload_ps(r1 + 2 * ox + 8, m1);
+    }
+    __m256 a = evens(t0, t1), b = odds(t0, t1), c = evens(u0, u1), d = odds(u0, u1);
+    __m256 m = a, off = _mm256_setzero_ps();
+    __m256 k = takes(b, m);
+    m = _mm256_blendv_ps(m, b, k);
+    off = _mm256_blendv_ps(off, off_b, k);
+    k = takes(c, m);
+    m = _mm256_blendv_ps(m, c, k);
+    off = _mm256_blendv_ps(off, off_c, k);
+    k = takes(d, m);
+    m = _mm256_blendv_ps(m, d, k);
+    off = _mm256_blendv_ps(off, off_d, k);
+    __m256i offi = _mm256_castps_si256(off);
+    __m256i first = _mm256_add_epi64(_mm256_set1_epi64x(base + 2 * ox), step);
+    __m256i lo = _mm256_add_epi64(first, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(offi)));
+    __m256i hi = _mm256_add_epi64(_mm256_add_epi64(first, _mm256_set1_epi64x(8)),
+                                  _mm256_cvtepi32_epi64(_mm256_extracti128_si256(offi, 1)));
+    if (n == 8) {
+      _mm256_storeu_ps(out + ox, m);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(idx + ox), lo);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(idx + ox + 4), hi);
+    } else {
+      _mm256_maskstore_ps(out + ox, lanes32(n), m);
+      _mm256_maskstore_epi64(reinterpret_cast<long long*>(idx + ox), lanes64(n), lo);
+      _mm256_maskstore_epi64(reinterpret_cast<long long*>(idx + ox + 4), lanes64(n - 4), hi);
+    }
+  }
+  return ow;
+}
+#endif
+
+// One plane of max pooling whose windows all lie inside the image, written as selects rather than
+// data-dependent branches (which mispredict about half the time on real activations: pooling was a
+// quarter of a small CNN's training step); the 2x2/stride-2 float case is explicit AVX2.
+template <class T>
+void max_pool_inside(const T* src, int64_t w, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t oh, int64_t ow,
+                     T* __restrict out, int64_t* __restrict idx) {
+  for (int64_t oy = 0; oy < oh; ++oy) {
+    const T* row = src + oy * sh * w;
+    int64_t base = oy * sh * w;
+    T* __restrict orow = out + oy * ow;
+    int64_t* __restrict irow = idx + oy * ow;
+    if (kh == 2 && kw == 2 && sh == 2 && sw == 2) {  // the common case
+      const T* r1 = row + w;
+      int64_t ox = 0;
+#ifdef __AVX2__
+      if constexpr (std::is_same_v<T, float>)  // window offsets travel as int32 lanes
+        if (w < (int64_t(1) << 30)) ox = max_pool_2x2_avx2(row, r1, w, base, ow, orow, irow);
+#endif
+      for (; ox < ow; ++ox) {
+        T a = row[2 * ox], b = row[2 * ox + 1], c = r1[2 * ox], d = r1[2 * ox + 1];
+        bool tb = pool_takes(b, a);
+        T m = tb ? b : a;
+        int64_t off = tb ? 1 : 0;
+        bool tc = pool_takes(c, m);
+        m = tc ? c : m;
+        off = tc ? w : off;
+        bool td = pool_takes(d, m);
+        m = td ? d : m;
+        off = td ? w + 1 : off;
+        orow[ox] = m;
+        irow[ox] = base + 2 * ox + off;
+      }
+      continue;
+    }
+    for (int64_t ox = 0; ox < ow; ++ox) {
+      T best = row[ox * sw];
+      int64_t bi = base + ox * sw;
+      for (int64_t ki = 0; ki < kh; ++ki)
+        for (int64_t kj = 0; kj < kw; ++kj) {
+          T v = row[ki * w + ox * sw + kj];
+          bool take = pool_takes(v, best);
+          best = take ? v : best;
+          bi = take ? base + ki * w + ox * sw + kj : bi;
+        }
+      orow[ox] = best;
+      irow[ox] = bi;
+    }
+  }
+}
+
 }  // namespace
 
 void conv2d(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, int64_t sh, int64_t sw,
@@ -98,7 +223,15 @@ void max_pool2d(const Tensor& out, const Tensor& idx, const Tensor& x, int64_t k
       const T* px = x.data<T>();
       T* po = out.data<T>();
       int64_t* pi = idx.data<int64_t>();
+      // windows wholly inside the image (no padding, no dilation, no ceil-mode overhang) take the
+      // branch-free path
+      bool inside = ph == 0 && pw == 0 && dh == 1 && dw == 1 && (oh - 1) * sh + kh <= h && (ow - 1) * sw + kw <= w;
       parallel_for(0, planes, std::max<int64_t>(1, kGrain / std::max<int64_t>(oh * ow * kh * kw, 1)), [&](int64_t b, int64_t e) {
+        if (inside) {
+          for (int64_t p = b; p < e; ++p)
+            max_pool_inside<T>(px + p * h * w, w, kh, kw, sh, sw, oh, ow, po + p * oh * ow, pi + p * oh * ow);
+          return;
+        }
         for (int64_t p = b; p < e; ++p) {
           const T* src = px + p * h * w;
           for (int64_t oy = 0; oy < oh; ++oy)

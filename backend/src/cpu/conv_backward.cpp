@@ -1,4 +1,5 @@
 // Backward kernels of conv2d (col2im + BLAS GEMM), avg pooling, and index_add. Inputs contiguous.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -8,12 +9,6 @@
 
 namespace tt::cpu {
 namespace {
-
-template <class T>
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
-          T beta, T* c, int64_t ldc) {
-  blas_gemm<T>(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
-}
 
 // The adjoint of im2col: adds each column entry back into the image position it was read from.
 template <class T>
@@ -27,14 +22,31 @@ void col2im(const T* col, int64_t c, int64_t h, int64_t w, int64_t kh, int64_t k
         for (int64_t oy = 0; oy < oh; ++oy) {
           int64_t iy = oy * sh - ph + ki * dh;
           if (iy < 0 || iy >= h) continue;
-          T* drow = dst + iy * w;
-          const T* srow = src + oy * ow;
-          for (int64_t ox = 0; ox < ow; ++ox) {
-            int64_t ix = ox * sw - pw + kj * dw;
-            if (ix >= 0 && ix < w) drow[ix] += srow[ox];
+          T* __restrict drow = dst + iy * w;
+          const T* __restrict srow = src + oy * ow;
+          int64_t off = kj * dw - pw;
+          if (sw == 1) {  // the in-bounds run, without a test per element (as in im2col)
+            int64_t lo = std::max<int64_t>(0, -off), hi = std::min<int64_t>(ow, w - off);
+            for (int64_t ox = lo; ox < hi; ++ox) drow[ox + off] += srow[ox];
+          } else {
+            for (int64_t ox = 0; ox < ow; ++ox) {
+              int64_t ix = ox * sw + off;
+              if (ix >= 0 && ix < w) drow[ix] += srow[ox];
+            }
           }
         }
       }
+}
+
+// Samples are split across threads (one parallel region per call, each thread with its own
+// column buffer and serial GEMMs: NOTE [ One thread pool ]) when there are at least as many samples
+// as threads; otherwise samples run in turn and each GEMM is split across the threads instead.
+inline bool per_sample_threads(int64_t n) {
+  int nt = num_threads();
+#ifdef _OPENMP
+  if (omp_in_parallel()) return false;
+#endif
+  return nt > 1 && n >= nt;
 }
 
 template <class T>
@@ -46,17 +58,22 @@ void conv_bwd_input(const Tensor& dx, const Tensor& g, const Tensor& wt, int64_t
   const T* pg = g.data<T>();
   const T* pwt = wt.data<T>();
   T* px = dx.data<T>();
-  std::memset(px, 0, static_cast<size_t>(dx.numel()) * sizeof(T));
   bool direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;
-  std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * sp));
-  for (int64_t ni = 0; ni < n; ++ni)
-    for (int64_t gi = 0; gi < groups; ++gi) {
-      const T* gg = pg + (ni * o + gi * og) * sp;
-      T* xg = px + (ni * c + gi * cg) * h * w;
-      // col[kk, sp] = W_g^T [kk, og] @ g_g [og, sp]
-      gemm<T>(true, false, kk, sp, og, pwt + gi * og * kk, kk, gg, sp, T(0), direct ? xg : col.data(), sp);
-      if (!direct) col2im(col.data(), cg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, xg);
+  auto samples = [&](int64_t lo, int64_t hi) {
+    std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * sp));
+    for (int64_t ni = lo; ni < hi; ++ni) {
+      if (!direct) std::memset(px + ni * c * h * w, 0, static_cast<size_t>(c * h * w) * sizeof(T));
+      for (int64_t gi = 0; gi < groups; ++gi) {
+        const T* gg = pg + (ni * o + gi * og) * sp;
+        T* xg = px + (ni * c + gi * cg) * h * w;
+        // col[kk, sp] = W_g^T [kk, og] @ g_g [og, sp]
+        blas_gemm<T>(true, false, kk, sp, og, pwt + gi * og * kk, kk, gg, sp, T(0), direct ? xg : col.data(), sp);
+        if (!direct) col2im(col.data(), cg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, xg);
+      }
     }
+  };
+  if (per_sample_threads(n)) parallel_for(0, n, 1, samples);
+  else samples(0, n);
 }
 
 template <class T>
@@ -68,20 +85,37 @@ void conv_bwd_weight(const Tensor& dwt, const Tensor& g, const Tensor& x, int64_
   const T* pg = g.data<T>();
   const T* px = x.data<T>();
   T* pd = dwt.data<T>();
-  std::memset(pd, 0, static_cast<size_t>(dwt.numel()) * sizeof(T));
+  int64_t wn = dwt.numel();
   bool direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;
-  std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * sp));
-  for (int64_t ni = 0; ni < n; ++ni)
-    for (int64_t gi = 0; gi < groups; ++gi) {
-      const T* xg = px + (ni * c + gi * cg) * h * w;
-      const T* src = xg;
-      if (!direct) {
-        im2col(xg, cg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, col.data());
-        src = col.data();
+  // dW accumulated over samples [lo, hi) into acc (written, not added to)
+  auto samples = [&](int64_t lo, int64_t hi, T* acc) {
+    std::memset(acc, 0, static_cast<size_t>(wn) * sizeof(T));
+    std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * sp));
+    for (int64_t ni = lo; ni < hi; ++ni)
+      for (int64_t gi = 0; gi < groups; ++gi) {
+        const T* xg = px + (ni * c + gi * cg) * h * w;
+        const T* src = xg;
+        if (!direct) {
+          im2col(xg, cg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, col.data());
+          src = col.data();
+        }
+        // dW_g [og, kk] += g_g [og, sp] @ col^T [sp, kk]
+        blas_gemm<T>(false, true, og, kk, sp, pg + (ni * o + gi * og) * sp, sp, src, sp, T(1), acc + gi * og * kk, kk);
       }
-      // dW_g [og, kk] += g_g [og, sp] @ col^T [sp, kk]
-      gemm<T>(false, true, og, kk, sp, pg + (ni * o + gi * og) * sp, sp, src, sp, T(1), pd + gi * og * kk, kk);
-    }
+  };
+  if (!per_sample_threads(n)) return samples(0, n, pd);
+  // one contiguous range of samples per thread, each into its own partial dW (part 0 is dW
+  // itself); the partials are then summed in part order, so the result does not depend on timing
+  int64_t parts = num_threads();
+  std::vector<T> partial(static_cast<size_t>((parts - 1) * wn));
+  parallel_for(0, parts, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t p = lo; p < hi; ++p)
+      samples(p * n / parts, (p + 1) * n / parts, p == 0 ? pd : partial.data() + (p - 1) * wn);
+  });
+  for (int64_t p = 1; p < parts; ++p) {
+    const T* src = partial.data() + (p - 1) * wn;
+    for (int64_t i = 0; i < wn; ++i) pd[i] += src[i];
+  }
 }
 
 }  // namespace
@@ -174,8 +208,8 @@ void max_pool2d_backward(const Tensor& dx, const Tensor& g, const Tensor& idx) {
     T* px = dx.data<T>();
     const T* pg = g.data<T>();
     const int64_t* pi = idx.data<int64_t>();
-    std::memset(px, 0, static_cast<size_t>(dx.numel()) * sizeof(T));
-    parallel_for(0, planes, std::max<int64_t>(1, kGrain / std::max<int64_t>(ohw, 1)), [&](int64_t b, int64_t e) {
+    parallel_for(0, planes, std::max<int64_t>(1, kGrain / std::max<int64_t>(hw, 1)), [&](int64_t b, int64_t e) {
+      std::memset(px + b * hw, 0, static_cast<size_t>((e - b) * hw) * sizeof(T));  // zeroed by the thread that adds
       for (int64_t p = b; p < e; ++p)
         for (int64_t j = 0; j < ohw; ++j) {
           int64_t k = pi[p * ohw + j];

@@ -11,8 +11,10 @@ namespace tt::cpu {
 
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b);
 void unary(UnaryOp op, const Tensor& out, const Tensor& a);
-// out = g * f'(x) for op in {Gelu, GeluTanh, Silu}; all contiguous, one dtype (act_backward.cpp)
+// out = g * f'(x) for op in {Gelu, GeluTanh, Silu}; for Relu, x is relu's output and out = x > 0 ? g : 0;
 void activation_backward(UnaryOp op, const Tensor& out, const Tensor& g, const Tensor& x);
+// y += alpha * x; y, x contiguous CPU tensors of one shape and dtype (float32/64), not overlapping
+void axpy(const Tensor& y, const Tensor& x, double alpha);
 void leaky_relu(const Tensor& out, const Tensor& a, double slope);
 void elu(const Tensor& out, const Tensor& a, double alpha);
 void copy(const Tensor& dst, const Tensor& src);  // same shape; casts between any dtypes
@@ -31,6 +33,11 @@ void cumulative(bool prod, const Tensor& out, const Tensor& in, int64_t outer, i
 // softmax / log_softmax along the middle axis of contiguous [outer, r, inner]
 void softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner, bool log);
 void logsumexp(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner);
+// cross-entropy of contiguous [n, c] float logits and [n] int64 class indices in [0, c) or equal
+// to ignore_index (loss.cpp): per-row losses (0 where ignored), and dx = (softmax - onehot) * scale
+// per row (0 where ignored)
+void cross_entropy_rows(const Tensor& loss, const Tensor& x, const Tensor& t, int64_t ignore_index);
+void cross_entropy_backward(const Tensor& dx, const Tensor& x, const Tensor& t, int64_t ignore_index, double scale);
 void layer_norm(const Tensor& out, const Tensor& in, const Tensor* w, const Tensor* b, int64_t rows,
                 int64_t cols, double eps);
 void variance(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner, double correction);
