@@ -144,6 +144,8 @@ class ActBackward : public Primitive {
 
  private:
   UnaryOp op_;
+ public:  // graph mode: the op is in the name
+  std::optional<Params> attrs() const override { return Params{}; }
 };
 
 class AsType : public Primitive {
@@ -824,6 +826,9 @@ std::shared_ptr<Primitive> detail::make_elementwise_primitive(const std::string&
     return std::make_shared<AsType>(static_cast<DType>(d));
   }
   if (name == "contiguous") return std::make_shared<Contiguous>();
+  if (name == "gelu_backward") return std::make_shared<ActBackward>(UnaryOp::Gelu);
+  if (name == "gelu_tanh_backward") return std::make_shared<ActBackward>(UnaryOp::GeluTanh);
+  if (name == "silu_backward") return std::make_shared<ActBackward>(UnaryOp::Silu);
   if (name == "where") return std::make_shared<Where>();
   if (name == "clamp") {
     std::optional<double> lo, hi;

@@ -53,8 +53,9 @@ class IndexAdd : public Primitive {
   const char* name() const override { return "index_add"; }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor out = empty(in[0].shape(), in[0].dtype());
+    Tensor idx = checked_index("index_add", in[1], in[0].size(dim_), dim_);  // a graph's index is checked per run
     cpu::copy(out, in[0]);
-    if (in[2].numel() > 0) cpu::index_add(out, dim_, in[1], contiguous(in[2]));
+    if (in[2].numel() > 0) cpu::index_add(out, dim_, idx, contiguous(in[2]));
     return {out};
   }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
@@ -85,7 +86,7 @@ class IndexSelect : public Primitive {
     Shape s = a.shape();
     if (a.dim() > 0) s[dim_] = in[1].numel();
     Tensor out = empty(s, a.dtype());
-    if (out.numel() > 0) cpu::index_select(out, a, dim_, in[1]);
+    if (out.numel() > 0) cpu::index_select(out, a, dim_, checked_index("index_select", in[1], a.dim() ? a.size(dim_) : 1, dim_));
     return {out};
   }
 
@@ -104,7 +105,7 @@ class Gather : public Primitive {
   }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor out = empty(in[1].shape(), in[0].dtype());
-    if (out.numel() > 0) cpu::gather(out, in[0], dim_, in[1]);
+    if (out.numel() > 0) cpu::gather(out, in[0], dim_, checked_index("gather", in[1], in[0].dim() ? in[0].size(dim_) : 1, dim_));
     return {out};
   }
 
@@ -137,8 +138,9 @@ class Scatter : public Primitive {
   }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor out = empty(in[0].shape(), in[0].dtype());
+    Tensor idx = checked_index("scatter", in[1], in[0].dim() ? in[0].size(dim_) : 1, dim_);
     cpu::copy(out, in[0]);
-    cpu::scatter(out, dim_, in[1], in[2], reduce_);
+    cpu::scatter(out, dim_, idx, in[2], reduce_);
     return {out};
   }
 
@@ -192,15 +194,16 @@ void check_gather_shapes(const char* op, const Tensor& a, int64_t d, const Tenso
 Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
   int64_t d = dim_arg("index_select", a, dim);
   if (index.dim() > 1) shape_error("index_select", {a.shape(), index.shape()}, {{"dim", dim}}, "index must be 0-D or 1-D");
-  Tensor idx = checked_index("index_select", index, a.dim() ? a.size(d) : 1, d);
-  return apply1(std::make_shared<IndexSelect>(d), {a, idx});
+  checked_index("index_select", index, a.dim() ? a.size(d) : 1, d);  // early, clear error
+  // the primitive wraps negative indices itself, so a traced graph reads the caller's index tensor
+  return apply1(std::make_shared<IndexSelect>(d), {a, as_index("index_select", index)});
 }
 
 Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
   int64_t d = dim_arg("gather", a, dim);
   Tensor idx = as_index("gather", index);
   check_gather_shapes("gather", a, d, idx, nullptr);
-  idx = checked_index("gather", idx, a.dim() ? a.size(d) : 1, d);
+  checked_index("gather", idx, a.dim() ? a.size(d) : 1, d);
   return apply1(std::make_shared<Gather>(d), {a, idx});
 }
 
@@ -213,7 +216,7 @@ Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& 
   if (src.dim() != a.dim() && !(src.dim() <= 1 && a.dim() <= 1))
     shape_error("scatter", {a.shape(), index.shape(), src.shape()}, {{"dim", dim}},
                 "src must have the same number of dimensions as input tensor");
-  idx = checked_index("scatter", idx, a.dim() ? a.size(d) : 1, d);
+  checked_index("scatter", idx, a.dim() ? a.size(d) : 1, d);
   return apply1(std::make_shared<Scatter>(d, r), {a, idx, detail::cast(src, a.dtype())});
 }
 
@@ -243,7 +246,8 @@ Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor
     index_put_(out, idx, detail::cast(vals, a.dtype()), true);
     return out;
   }
-  Tensor idx = checked_index("index_add", reshape(index, Shape{index.numel()}), a.size(d), d);
+  Tensor idx = as_index("index_add", reshape(index, Shape{index.numel()}));
+  checked_index("index_add", idx, a.size(d), d);
   return apply1(std::make_shared<IndexAdd>(d), {a, idx, detail::cast(vals, a.dtype())});
 }
 

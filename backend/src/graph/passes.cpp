@@ -263,12 +263,22 @@ bool simplify(Graph& g) {
 }
 
 void unfuse(Graph& g) {
+  // An expand absorbed into a kernel may also stay in the graph or in another kernel's body: each
+  // value is defined once, by its first definition in program order.
+  std::vector<char> defined(g.values.size(), 0);
   std::vector<Node> out;
+  auto emit = [&](Node n) {
+    bool dup = !n.outputs.empty();
+    for (int o : n.outputs) dup = dup && defined[o];
+    if (dup) return;
+    for (int o : n.outputs) defined[o] = 1;
+    out.push_back(std::move(n));
+  };
   for (Node& n : g.nodes) {
     if (auto* fk = dynamic_cast<FusedKernel*>(n.prim.get())) {
-      for (const Node& b : fk->body()) out.push_back(b);
+      for (const Node& b : fk->body()) emit(b);
     } else {
-      out.push_back(std::move(n));
+      emit(std::move(n));
     }
   }
   g.nodes = std::move(out);
