@@ -298,9 +298,8 @@ class AvgPoolBackward : public Primitive {
 
 // Every argmax index must address the input plane (H * W elements).
 void check_plane_index(const Tensor& idx, int64_t plane) {
-  Tensor h = host(idx);
-  const int64_t* p = h.data<int64_t>();
-  for (int64_t i = 0, n = h.numel(); i < n; ++i)
+  const int64_t* p = idx.data<int64_t>();
+  for (int64_t i = 0, n = idx.numel(); i < n; ++i)
     if (p[i] < 0 || p[i] >= plane)
       throw IndexError("[max_pool2d_backward] index " + std::to_string(p[i]) + " is outside the input plane of " +
                        std::to_string(plane) + " elements");
@@ -313,7 +312,7 @@ class MaxPoolBackward : public Primitive {
   const char* name() const override { return "max_pool2d_backward"; }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor g = contiguous(in[0]), idx = contiguous(in[1]);
-    check_plane_index(idx, xs_[2] * xs_[3]);  // a loaded graph may wire any int64 tensor here
+    if (!on_cuda(idx)) check_plane_index(idx, xs_[2] * xs_[3]);  // a loaded graph may wire any int64 tensor here
     Tensor dx = empty(xs_, g.dtype());
     if (dx.numel() > 0) cpu::max_pool2d_backward(dx, g, idx);
     return {dx};
