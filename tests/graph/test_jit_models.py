@@ -78,6 +78,7 @@ def test_cnn_forward_round_trip_and_binary(tmp_path: Path) -> None:
     np.testing.assert_allclose(res["out_0"], want, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.slow  # compiles a few dozen kernels (about 10 s here)
 def test_cnn_training_step_round_trip(tmp_path: Path) -> None:
     """A traced backward holds the conv / pool VJP primitives: they save and load too."""
     model = _cnn()

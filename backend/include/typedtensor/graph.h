@@ -111,6 +111,7 @@ void toposort(Graph& g);
 const std::vector<Node>* fused_body(const Node& n);
 std::string fused_mode(const Node& n);
 std::string fused_source(const Node& n);
+std::string fused_cuda_source(const Node& n);  // the same group as CUDA C (what NVRTC compiles)
 struct CompilerStatus {
   bool available = false;
   std::string compiler;

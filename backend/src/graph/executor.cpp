@@ -149,21 +149,22 @@ TensorList Graph::run(const TensorList& in) {
       }
     } else if (fk) {
       TensorList outs;
+      Device dev = ins.empty() ? Device{} : ins[0].device();  // outputs live where the operands do
       for (int o : n.outputs) {
         const Value& v = values[o];
         if (v.slot >= 0) {
           Tensor& buf = state_->slots[v.slot];
-          if (!buf.defined() || buf.numel() != shape_numel(v.shape) || buf.dtype() != v.dtype)
-            buf = empty(Shape{shape_numel(v.shape)}, v.dtype);
+          if (!buf.defined() || buf.numel() != shape_numel(v.shape) || buf.dtype() != v.dtype || buf.device() != dev)
+            buf = empty(Shape{shape_numel(v.shape)}, v.dtype, dev);
           outs.push_back(make_view(buf, v.shape, contiguous_strides(v.shape), 0));
         } else if (!is_out[o]) {
-          outs.push_back(empty(v.shape, v.dtype));
+          outs.push_back(empty(v.shape, v.dtype, dev));
         } else {
           auto it = state_->recycled.find(o);
           Tensor& r = it == state_->recycled.end() ? state_->recycled[o] : it->second;
           bool free = r.defined() && r.impl_ptr().use_count() == 1 && r.storage().use_count() == 1 &&
-                      r.shape() == v.shape && r.dtype() == v.dtype && !r.impl()->autograd;
-          outs.push_back(free ? r : empty(v.shape, v.dtype));
+                      r.shape() == v.shape && r.dtype() == v.dtype && !r.impl()->autograd && r.device() == dev;
+          outs.push_back(free ? r : empty(v.shape, v.dtype, dev));
         }
       }
       fk->run_into(ins, outs);
