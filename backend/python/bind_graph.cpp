@@ -105,6 +105,8 @@ void bind_graph(py::module_& m) {
     return d;
   });
   m.def("_graph_reset_compiler", [] { tg::reset_compiler_probe(); });
+  m.def("_graph_profile", [](bool on) { tg::set_profiling(on); });
+  m.def("_graph_profile_report", [](bool reset) { return tg::profile_report(reset); }, py::arg("reset") = true);
 }
 
 }  // namespace ttpy

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "typedtensor/primitive.h"
@@ -104,6 +105,12 @@ bool run_pass(Graph& g, const std::string& name);  // throws ValueError for an u
 void unfuse(Graph& g);
 // Stable topological re-order of the nodes.
 void toposort(Graph& g);
+
+// ---- profiling: per-op wall time of Graph::run (off by default) ----
+bool profiling_enabled();
+void set_profiling(bool on);
+void profile_add(const std::string& op, double seconds);
+std::vector<std::tuple<std::string, int64_t, double>> profile_report(bool reset);  // (op, calls, seconds)
 
 // ---- fused kernels ----
 // For a fused node: the nodes it was built from, "compiled"/"interpreted"/"pending", and the

@@ -3,6 +3,9 @@
 #include <map>
 #include <optional>
 
+#include <atomic>
+#include <ctime>
+#include <tuple>
 #include "internal.h"
 #include "typedtensor/ops.h"
 
@@ -96,6 +99,45 @@ bool plan_memory(Graph& g) {
   return g.num_slots > 0;
 }
 
+namespace {
+// Per-op time of graph runs, in process CPU time (all threads; like time.process_time, so it is
+// comparable with benchmarks run on the CPU clock), off by default: one branch per node when off.
+// For finding where a compiled step's time goes: _graph_profile(True), run, _graph_profile_report().
+double process_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+struct Profile {
+  std::mutex mu;
+  std::atomic<bool> on{false};
+  std::map<std::string, std::pair<int64_t, double>> ops;  // op -> (calls, seconds)
+};
+Profile& profile() {
+  static Profile p;
+  return p;
+}
+}  // namespace
+
+bool profiling_enabled() { return profile().on.load(std::memory_order_relaxed); }
+void set_profiling(bool on) { profile().on.store(on); }
+void profile_add(const std::string& op, double seconds) {
+  Profile& p = profile();
+  std::lock_guard<std::mutex> lock(p.mu);
+  auto& e = p.ops[op];
+  ++e.first;
+  e.second += seconds;
+}
+std::vector<std::tuple<std::string, int64_t, double>> profile_report(bool reset) {
+  Profile& p = profile();
+  std::lock_guard<std::mutex> lock(p.mu);
+  std::vector<std::tuple<std::string, int64_t, double>> r;
+  for (const auto& [op, e] : p.ops) r.emplace_back(op, e.first, e.second);
+  if (reset) p.ops.clear();
+  return r;
+}
+
 struct Graph::RunState {
   std::vector<Tensor> slots;
   // Graph outputs written by fused kernels, from the last call: reused as the next call's buffer
@@ -129,8 +171,10 @@ TensorList Graph::run(const TensorList& in) {
   std::vector<int> last = last_uses(*this);
   std::vector<char> is_out(values.size(), 0);
   for (int o : outputs) is_out[o] = 1;
+  const bool prof = profiling_enabled();
   for (size_t k = 0; k < nodes.size(); ++k) {
     const Node& n = nodes[k];
+    const double t0 = prof ? process_seconds() : 0.0;
     TensorList ins;
     for (int v : n.inputs) ins.push_back(v >= 0 ? env[v] : Tensor());
     auto* fk = dynamic_cast<FusedKernel*>(n.prim.get());
@@ -183,6 +227,16 @@ TensorList Graph::run(const TensorList& in) {
     }
     for (int v : n.inputs)  // free what no later node reads
       if (v >= 0 && last[v] == static_cast<int>(k) && !is_out[v] && values[v].kind == ValueKind::Node) env[v] = Tensor();
+    if (prof) {
+      std::string key = n.op;
+      if (fk) {  // which group: its ops, so one slow kernel stands out
+        key += "(";
+        for (const Node& b : fk->body())
+          if (b.op != "expand") key += b.op + (&b == &fk->body().back() ? "" : " ");
+        key += ")";
+      }
+      profile_add(key, process_seconds() - t0);
+    }
   }
   TensorList res;
   for (int o : outputs) res.push_back(env[o]);
