@@ -194,6 +194,21 @@ def test_fuse_comparisons_and_where_with_bool_outputs() -> None:
     assert got[1].dtype == tt.bool and (got[1].numpy() == want[1].numpy()).all()
 
 
+def test_a_lone_where_is_fused() -> None:
+    """where(mask, g, 0) (a ReLU backward) alone still gets a generated kernel: the eager one is slow."""
+    x, m = randn(6, 7), randn(6, 7) > 0
+
+    def f(a: Any, b: Any) -> Any:
+        return tt.where(b, a, 0.0)
+
+    tr = trace(f, x, m)
+    tr.run_pass("fuse")
+    assert ops(tr) == ["fused"]
+    close(tr(x, m)[0], f(x, m))
+    single = trace(lambda a: a.exp(), x)
+    assert not single.run_pass("fuse")  # any other lone node stays an eager kernel
+
+
 def test_fuse_joins_a_group_fed_by_an_older_group() -> None:
     x = randn(4, 4)
 

@@ -736,7 +736,9 @@ bool fuse(Graph& g) {
   std::vector<char> drop(nn, 0);
   for (size_t gid = 0; gid < groups.size(); ++gid) {
     const Group& G = groups[gid];
-    if (G.members.empty() || (G.members.size() < 2 && tail[gid] < 0)) continue;
+    // a lone node stays an eager kernel, except `where`: a ReLU backward's where(mask, g, 0) is
+    // three times faster as a generated (vectorised) loop than through the generic kernel
+    if (G.members.empty() || (G.members.size() < 2 && tail[gid] < 0 && g.nodes[G.members[0]].op != "where")) continue;
     std::vector<Node> body;
     std::vector<int> ins, outs;
     std::set<int> in_set, absorbed;
