@@ -112,6 +112,27 @@ def test_emulated_cuda_falls_back_to_per_op_kernels() -> None:
         rt._C._testing_emulate_cuda(False)
 
 
+def test_compiled_cuda_graph_checks_index_values() -> None:
+    """A CUDA index is checked by the eager front end; a graph run checks it itself."""
+    if rt.cuda.is_available():
+        pytest.skip("uses the host-emulated CUDA device")
+    rt._C._testing_emulate_cuda(True)
+    try:
+        w = randn(6, 3).to("cuda")
+        cf = tt.compile(lambda i: tt.embedding(i, w) * 2.0)
+        ok = tt.tensor(np.array([0, 5, 2], dtype=np.int64)).to("cuda")
+        close(cf(ok).to("cpu"), (tt.embedding(ok, w) * 2.0).to("cpu"))
+        neg = tt.tensor(np.array([-1, 0, 1], dtype=np.int64)).to("cuda")
+        close(cf(neg).to("cpu"), (tt.embedding(neg, w) * 2.0).to("cpu"))  # wrapped, like eager
+        with pytest.raises(IndexError, match="out of bounds"):
+            cf(tt.tensor(np.array([0, 6, 1], dtype=np.int64)).to("cuda"))
+        # tracing with negative CUDA ids would freeze their wrapped copy: refused
+        with pytest.raises(NotImplementedError, match="negative CUDA indices"):
+            tt.compile(lambda i: tt.embedding(i, w))(neg)
+    finally:
+        rt._C._testing_emulate_cuda(False)
+
+
 def _args_like(*ts: Any) -> list[Any]:
     return [t.to("cpu") for t in ts]
 

@@ -20,6 +20,8 @@ Tensor as_index(const char* op, const Tensor& idx) {
   return contiguous(detail::cast(idx, DType::Int64));
 }
 
+}  // namespace
+
 // Wraps negative indices (copying if needed) and checks bounds. A CUDA index is checked on the host
 // (one device-to-host copy; torch asserts on the device instead) and stays on its device.
 Tensor checked_index(const char* op, const Tensor& idx0, int64_t size, int64_t dim) {
@@ -46,6 +48,8 @@ Tensor checked_index(const char* op, const Tensor& idx0, int64_t size, int64_t d
   return c;
 }
 
+namespace {
+
 // The index a primitive's kernel reads: on the CPU checked and wrapped here, at every run (a traced
 // or loaded graph hands it new index tensors); a CUDA index was checked by the front end (a host
 // round trip each time would cost a synchronisation per op).
@@ -56,8 +60,12 @@ Tensor run_index(const char* op, const Tensor& idx, int64_t size, int64_t dim) {
 // The index a front end hands its primitive: the caller's (as int64) on the CPU, so a traced graph
 // reads the caller's tensor and the primitive wraps negatives; on CUDA the checked, wrapped copy.
 Tensor front_index(const char* op, const Tensor& idx, int64_t size, int64_t dim) {
-  Tensor checked = checked_index(op, idx, size, dim);  // early, clear error
-  return on_cuda(idx) ? checked : as_index(op, idx);
+  Tensor d = as_index(op, idx);
+  Tensor checked = checked_index(op, d, size, dim);  // early, clear error
+  if (!on_cuda(idx)) return d;
+  // a wrapped CUDA copy is a fresh tensor a trace would freeze: refuse to trace it
+  if (!checked.is_same(d)) check_not_tracing("negative CUDA indices");
+  return checked;
 }
 
 // out = a with src's slices added at `index` along dim (index_add, and index_select's VJP).

@@ -1,12 +1,15 @@
 // Memory planning (buffer reuse by liveness) and the executor.
 #include <algorithm>
-#include <map>
-#include <optional>
-
 #include <atomic>
 #include <ctime>
+#include <map>
+#include <optional>
+#include <set>
 #include <tuple>
+
+#include "../core/internal.h"  // checked_index
 #include "internal.h"
+#include "typedtensor/device.h"
 #include "typedtensor/ops.h"
 
 namespace tt::graph {
@@ -138,6 +141,22 @@ std::vector<std::tuple<std::string, int64_t, double>> profile_report(bool reset)
   return r;
 }
 
+namespace {
+// An index primitive checks (and wraps) a CPU index itself at every run; a CUDA index is checked by
+// the eager front end only (a host round trip per op), so a graph run checks it here: a compiled or
+// loaded CUDA graph fed out-of-range ids raises IndexError instead of reading outside the tensor.
+void check_device_index(const Node& n, TensorList& ins) {
+  static const std::set<std::string> ops = {"index_select", "gather", "scatter", "scatter_add", "index_add"};
+  if (!ops.count(n.op) || ins.size() < 2 || !ins[1].defined() || !on_cuda(ins[1]) || !n.attrs) return;
+  int64_t dim = 0;
+  for (const auto& [k, v] : *n.attrs)
+    if (k == "dim" && std::holds_alternative<int64_t>(v)) dim = std::get<int64_t>(v);
+  const Tensor& a = ins[0];
+  int64_t size = a.dim() ? a.size(dim) : 1;
+  ins[1] = checked_index(n.op.c_str(), ins[1], size, dim);
+}
+}  // namespace
+
 struct Graph::RunState {
   std::vector<Tensor> slots;
   // Graph outputs written by fused kernels, from the last call: reused as the next call's buffer
@@ -215,7 +234,8 @@ TensorList Graph::run(const TensorList& in) {
       for (size_t i = 0; i < outs.size(); ++i) env[n.outputs[i]] = outs[i];
     } else {
       if (n.op == "slice" || n.op == "select" || n.op == "diagonal" || n.op == "as_strided") check_view_bounds(n, ins.at(0));
-      TensorList outs = eval_primitive(*n.prim, ins);
+      check_device_index(n, ins);
+      TensorList outs = eval_primitive(n.prim, ins);
       if (outs.size() != n.outputs.size()) throw GraphError("graph: node " + n.op + " returned a wrong number of outputs");
       for (size_t i = 0; i < outs.size(); ++i) {
         const Value& v = values[n.outputs[i]];

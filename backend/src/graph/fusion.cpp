@@ -504,7 +504,7 @@ TensorList FusedKernel::interpret(const TensorList& in) {
   for (const Node& n : body_) {
     TensorList ins;
     for (int id : n.inputs) ins.push_back(env.at(id));
-    TensorList outs = eval_primitive(*n.prim, ins);
+    TensorList outs = eval_primitive(n.prim, ins);
     for (size_t i = 0; i < n.outputs.size(); ++i) env[n.outputs[i]] = outs[i];
   }
   TensorList res;

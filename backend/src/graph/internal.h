@@ -24,7 +24,7 @@ struct EvalGuard {
   EvalGuard& operator=(const EvalGuard&) = delete;
 };
 
-TensorList eval_primitive(Primitive& p, const TensorList& inputs);  // picks the device kernel
+TensorList eval_primitive(const std::shared_ptr<Primitive>& p, const TensorList& inputs);  // picks the device kernel
 
 // A group of elementwise nodes (plus the expand views that broadcast its inputs) run as one loop:
 // generated C++ compiled with the system compiler on first use, else interpreted node by node.

@@ -568,14 +568,16 @@ bool is_view(const std::string& op) {
   return s.count(op) > 0;
 }
 
-TensorList eval_primitive(Primitive& p, const TensorList& inputs) {
+TensorList eval_primitive(const std::shared_ptr<Primitive>& p, const TensorList& inputs) {
   bool cuda = false;
   for (const auto& t : inputs)
     if (t.defined()) {
       cuda = t.device().type == DeviceType::CUDA;
       break;
     }
-  return cuda ? p.eval_cuda(inputs) : p.eval_cpu(inputs);
+  // CUDA through the dispatch point: its device scope (allocations on the device) and its upload
+  // of CPU scalars (a graph's constants live on the host); nothing is recorded (EvalGuard).
+  return cuda ? apply(p, inputs) : p->eval_cpu(inputs);
 }
 
 int Graph::add_value(ValueKind k, const Shape& s, DType d, Tensor data) {

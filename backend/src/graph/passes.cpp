@@ -193,7 +193,7 @@ bool fold_constants(Graph& g) {
     TensorList res;
     {
       EvalGuard guard;
-      res = eval_primitive(*n.prim, ins);
+      res = eval_primitive(n.prim, ins);
       if (!is_view(n.op))
         for (Tensor& t : res) t = contiguous(t);
     }
