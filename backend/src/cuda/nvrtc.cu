@@ -86,9 +86,14 @@ void try_load(Nvrtc& n) {
     }
     int major = 0, minor = 0, dev = 0, cc_major = 0, cc_minor = 0;
     n.version(&major, &minor);
-    check(cudaGetDevice(&dev), "nvrtc");
-    check(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, dev), "nvrtc");
-    check(cudaDeviceGetAttribute(&cc_minor, cudaDevAttrComputeCapabilityMinor, dev), "nvrtc");
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&cc_minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
+      cudaGetLastError();  // not sticky: no device is not an error here
+      n.create = nullptr;
+      n.status = "NVRTC found at " + f + ", but no CUDA device to compile for";
+      return;
+    }
     n.tag = "nvrtc " + std::to_string(major) + "." + std::to_string(minor) + " compute_" + std::to_string(cc_major) +
             std::to_string(cc_minor);
     n.status = "loaded " + f + " (" + n.tag + ")";
