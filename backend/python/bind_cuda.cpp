@@ -31,6 +31,7 @@ void bind_cuda(py::module_& m) {
   m.def("_cuda_cublas_available", [] { return c::cublas_available(); });
   m.def("_cuda_cublas_status", [] { return c::cublas_status(); });
   m.def("_cuda_set_cublas_search_path", [](const std::string& d) { c::set_cublas_search_path(d); });
+  m.def("_cuda_nvrtc_status", [] { return c::nvrtc_status(); });
 #else
   m.def("_cuda_compiled", [] { return false; });
   m.def("_cuda_device_count", [] { return 0; });
@@ -48,6 +49,7 @@ void bind_cuda(py::module_& m) {
   m.def("_cuda_cublas_available", [] { return false; });
   m.def("_cuda_cublas_status", [] { return std::string("typedtensor was built without CUDA"); });
   m.def("_cuda_set_cublas_search_path", [](const std::string&) {});
+  m.def("_cuda_nvrtc_status", [] { return std::string("typedtensor was built without CUDA"); });
 #endif
   // Testing hook: swap the host-emulated CUDA device in (True) or the previous table back (False).
   m.def("_testing_emulate_cuda", [](bool on) {

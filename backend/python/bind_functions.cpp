@@ -105,6 +105,18 @@ void bind_functions(py::module_& m) {
   }, py::arg("n"), py::arg("m") = py::none(), TT_CREATION_KW);
 
   // random
+  m.def("_cpu_cache_info", [] {
+    auto s = tt::cpu_cache_stats();
+    py::dict d;
+    d["held_bytes"] = s.held_bytes;
+    d["buffers"] = s.buffers;
+    d["hits"] = s.hits;
+    d["misses"] = s.misses;
+    d["limit_bytes"] = s.limit_bytes;
+    return d;
+  });
+  m.def("_cpu_cache_empty", [] { tt::cpu_cache_empty(); });
+  m.def("_cpu_cache_set_limit", [](size_t bytes) { tt::cpu_cache_set_limit(bytes); });
   m.def("manual_seed", [](py::int_ seed) {
     tt::manual_seed(static_cast<uint64_t>(PyLong_AsUnsignedLongLongMask(seed.ptr())));
   }, py::arg("seed"));

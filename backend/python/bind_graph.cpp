@@ -75,6 +75,12 @@ void bind_graph(py::module_& m) {
           if (tg::fused_body(n)) out.append(py::make_tuple(tg::fused_mode(n), tg::fused_source(n)));
         return out;
       })
+      .def("cuda_kernels", [](const tg::Graph& g) {
+        py::list out;
+        for (const auto& n : g.nodes)
+          if (tg::fused_body(n)) out.append(tg::fused_cuda_source(n));
+        return out;
+      })
       .def("save", [](const tg::Graph& g, const std::string& path) { tg::save(g, path); });
 
   py::class_<tg::GraphTracer>(m, "_GraphTracer")
@@ -99,6 +105,8 @@ void bind_graph(py::module_& m) {
     return d;
   });
   m.def("_graph_reset_compiler", [] { tg::reset_compiler_probe(); });
+  m.def("_graph_profile", [](bool on) { tg::set_profiling(on); });
+  m.def("_graph_profile_report", [](bool reset) { return tg::profile_report(reset); }, py::arg("reset") = true);
 }
 
 }  // namespace ttpy

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import typedtensor as tt
+import typedtensor._runtime as rt
 import typedtensor.jit as jit
 from tests.graph.helpers import close, randn
 
@@ -114,12 +115,17 @@ def test_out_of_range_value_ids_are_refused(tmp_path: Path) -> None:
 
 
 def test_unsaveable_primitive_is_reported(tmp_path: Path) -> None:
-    x = randn(1, 1, 4, 4)
-    k = randn(2, 1, 3, 3)
-    cf = tt.compile(lambda a: tt.conv2d(a, k))
-    cf(x)
-    with pytest.raises(NotImplementedError, match="conv2d"):
-        jit.save(cf, tmp_path / "conv.ttg")
+    """A device transfer is the one primitive a file cannot hold (it names a device)."""
+    if tt.cuda.is_available():
+        pytest.skip("uses the host-emulated CUDA device")
+    rt._C._testing_emulate_cuda(True)
+    try:
+        cf = tt.compile(lambda a: (a.to("cuda") * 2.0).to("cpu"))
+        cf(randn(3))
+        with pytest.raises(NotImplementedError, match="'to'"):
+            jit.save(cf, tmp_path / "dev.ttg")
+    finally:
+        rt._C._testing_emulate_cuda(False)
 
 
 def _runner() -> str | None:

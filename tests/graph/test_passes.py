@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 import typedtensor as tt
@@ -71,6 +72,38 @@ def test_simplify_identities() -> None:
     assert ops(g) == []  # the output is the input itself
     assert g.outputs == g.inputs
     _check_same(g, f, x)
+
+
+def test_simplify_square_is_a_multiply() -> None:
+    x = tt.tensor([-2.0, -0.0, 0.5, float("inf"), float("-inf"), float("nan")])
+    g = trace(lambda a: (a**2.0) + (a**3.0), x)
+    assert ops(g).count("pow") == 2
+    g.run_pass("simplify")
+    assert ops(g).count("pow") == 1  # only the cube stays a pow
+    (sq,) = [n for n in g.nodes() if n.op == "mul"]
+    assert sq.inputs[0] == sq.inputs[1] == g.inputs[0]
+    np.testing.assert_array_equal(g(x)[0].numpy(), ((x**2.0) + (x**3.0)).numpy())
+
+
+def test_simplify_sees_through_constant_arithmetic_and_masks() -> None:
+    """pow's VJP: b * a ** (b - 1) masked by b != 0, with b = 2: a multiply, no pow, no where."""
+    x = randn(4, 3)
+    w = randn(4, 3)
+    w.requires_grad_(True)
+
+    def step(a: Any) -> Any:
+        loss = ((w * a) ** 2.0).sum()
+        loss.backward()
+        return loss.detach()
+
+    cf = tt.compile(step, params=[w], passes=["simplify", "dce"])
+    w.grad = None
+    got = cf(x)
+    g = cf.graph_for(x)
+    assert "pow" not in ops(g) and "where" not in ops(g)
+    w.grad = None
+    want = step(x)
+    close(got[0] if isinstance(got, tuple) else got, want)
 
 
 def test_simplify_double_transpose_and_permute_chain() -> None:
@@ -154,11 +187,26 @@ def test_fuse_comparisons_and_where_with_bool_outputs() -> None:
     (node,) = tr.nodes()
     assert {"gt", "where"} <= {n.op for n in node.body}
     src = tr.kernels()[0][1]
-    assert "bool* __restrict out" in src
+    assert "unsigned char* __restrict out" in src  # bool results are written as bytes (vectorisable)
     got = tr(x, g)
     want = f(x, g)
     close(got[0], want[0])
     assert got[1].dtype == tt.bool and (got[1].numpy() == want[1].numpy()).all()
+
+
+def test_a_lone_where_is_fused() -> None:
+    """where(mask, g, 0) (a ReLU backward) alone still gets a generated kernel: the eager one is slow."""
+    x, m = randn(6, 7), randn(6, 7) > 0
+
+    def f(a: Any, b: Any) -> Any:
+        return tt.where(b, a, 0.0)
+
+    tr = trace(f, x, m)
+    tr.run_pass("fuse")
+    assert ops(tr) == ["fused"]
+    close(tr(x, m)[0], f(x, m))
+    single = trace(lambda a: a.exp(), x)
+    assert not single.run_pass("fuse")  # any other lone node stays an eager kernel
 
 
 def test_fuse_joins_a_group_fed_by_an_older_group() -> None:

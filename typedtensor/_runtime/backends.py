@@ -2,6 +2,10 @@
 
 ``typedtensor.backends.cuda.matmul.allow_tf32`` (default False) lets cuBLAS run float32 matmuls
 on TF32 tensor cores: about 8x the FP32 rate on an H100, with 10-bit mantissas in the products.
+
+``typedtensor.backends.cpu`` controls the cache of freed large (>= 4 MB) CPU buffers that saves
+re-mapping (and page-faulting) a big result every call: ``cache_info()``, ``empty_cache()``,
+``set_cache_limit(bytes)`` (0 disables it; the default is 256 MB, or ``$TYPEDTENSOR_CPU_CACHE_MB``).
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from typing import Any
 
 from typedtensor._runtime import _loader
 
-__all__ = ["cuda"]
+__all__ = ["cpu", "cuda"]
 
 _C = _loader.load_core()
 
@@ -41,3 +45,24 @@ class _Cuda:
 
 
 cuda = _Cuda()
+
+
+class _Cpu:
+    """The large-buffer cache (NOTE [ Large-buffer cache ] in backend/src/core/tensor.cpp)."""
+
+    def cache_info(self) -> dict[str, int]:
+        """Bytes and buffers held, hits and misses since start, and the limit in bytes."""
+        return {str(k): int(v) for k, v in _C._cpu_cache_info().items()}
+
+    def empty_cache(self) -> None:
+        """Returns every cached buffer to the operating system."""
+        _C._cpu_cache_empty()
+
+    def set_cache_limit(self, nbytes: int) -> None:
+        """Caps the bytes the cache may hold; 0 disables it and frees what it holds."""
+        if nbytes < 0:
+            raise ValueError(f"cache limit must be non-negative, got {nbytes}")
+        _C._cpu_cache_set_limit(int(nbytes))
+
+
+cpu = _Cpu()

@@ -30,6 +30,7 @@ __all__ = [
     "max_memory_allocated",
     "memory_allocated",
     "memory_reserved",
+    "nvrtc_status",
     "reset_peak_memory_stats",
     "status",
     "synchronize",
@@ -72,6 +73,13 @@ def is_available() -> bool:
 def status() -> str:
     """Why CUDA is (not) available: the CUDA runtime's status text, or the build's."""
     return str(_C._cuda_status())
+
+
+def nvrtc_status() -> str:
+    """Where NVRTC was loaded from, or why not: graph mode compiles its fused CUDA kernels with it
+    (without it they run op by op)."""
+    device_count()
+    return str(_C._cuda_nvrtc_status())
 
 
 def cublas_status() -> str:
@@ -122,13 +130,13 @@ def empty_cache() -> None:
 
 
 def _cublas_dirs() -> list[str]:
-    """Folders where pip puts cuBLAS (the nvidia-cublas wheels), for the run-time loader."""
+    """Folders where pip puts cuBLAS and NVRTC (the nvidia-* wheels), for the run-time loaders."""
     roots = [*sys.path]
     with contextlib.suppress(AttributeError):  # some virtualenv layouts lack these
         roots += [*site.getsitepackages(), site.getusersitepackages()]
     dirs: list[str] = []
     for root in roots:
-        for sub in (("nvidia", "cu13", "lib"), ("nvidia", "cublas", "lib")):
+        for sub in (("nvidia", "cu13", "lib"), ("nvidia", "cublas", "lib"), ("nvidia", "cuda_nvrtc", "lib")):
             d = os.path.join(root, *sub)
             if os.path.isdir(d) and d not in dirs:
                 dirs.append(d)

@@ -107,6 +107,10 @@ class Graph:
         """(mode, generated C++ source) of each fused node; mode is compiled/interpreted/pending."""
         return [(m, s) for m, s in self._raw.kernels()]
 
+    def cuda_kernels(self) -> list[str]:
+        """The CUDA C source of each fused node (what NVRTC compiles when the graph runs on a GPU)."""
+        return [str(s) for s in self._raw.cuda_kernels()]
+
     # ---- rewriting ----
     def clone(self) -> Graph:
         return Graph(self._raw.clone(), self.symbolic)

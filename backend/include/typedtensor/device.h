@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "typedtensor/ops.h"
 
@@ -132,6 +133,17 @@ class DeviceKernels {
   virtual void scatter(const Tensor&, int64_t, const Tensor&, const Tensor&, int) { missing("scatter"); }
   virtual void masked_fill(const Tensor&, const Tensor&, const Tensor&) { missing("masked_fill"); }
   virtual void tri(const Tensor&, const Tensor&, int64_t, bool) { missing("tri"); }
+
+  // graph mode (backend/src/graph): a generated kernel, CUDA C source with the entry point
+  // `tt_kernel`, compiled at run time (NVRTC) and cached as PTX under cache_dir by source hash.
+  // nullptr (with the reason in *why) when it cannot be compiled or loaded, e.g. without NVRTC:
+  // the caller then runs its ops one by one.
+  virtual void* load_generated(const std::string&, const std::string&, std::string* why) {
+    *why = "no CUDA backend";
+    return nullptr;
+  }
+  // Launches a kernel from load_generated; args[i] points at the i-th kernel parameter.
+  virtual void launch_generated(void*, std::vector<void*>&, int64_t, int) { missing("generated kernel"); }
 
   // random (the device generator is seeded by manual_seed together with the CPU one)
   virtual void seed(uint64_t) {}

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "typedtensor/primitive.h"
@@ -105,12 +106,19 @@ void unfuse(Graph& g);
 // Stable topological re-order of the nodes.
 void toposort(Graph& g);
 
+// ---- profiling: per-op wall time of Graph::run (off by default) ----
+bool profiling_enabled();
+void set_profiling(bool on);
+void profile_add(const std::string& op, double seconds);
+std::vector<std::tuple<std::string, int64_t, double>> profile_report(bool reset);  // (op, calls, seconds)
+
 // ---- fused kernels ----
 // For a fused node: the nodes it was built from, "compiled"/"interpreted"/"pending", and the
 // generated C++ source. nullptr / "" for any other node.
 const std::vector<Node>* fused_body(const Node& n);
 std::string fused_mode(const Node& n);
 std::string fused_source(const Node& n);
+std::string fused_cuda_source(const Node& n);  // the same group as CUDA C (what NVRTC compiles)
 struct CompilerStatus {
   bool available = false;
   std::string compiler;

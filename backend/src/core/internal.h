@@ -5,6 +5,13 @@
 
 #include "typedtensor/ops.h"
 
+namespace tt {
+// An index tensor checked against a dimension of `size` (IndexError naming op, the index and the
+// dim) with negative entries wrapped, as int64; a CUDA index is checked on the host (one copy).
+// Defined in ops_index.cpp; the graph executor checks CUDA indices with it at every run.
+Tensor checked_index(const char* op, const Tensor& idx, int64_t size, int64_t dim);
+}  // namespace tt
+
 namespace tt::detail {
 
 [[noreturn]] inline void shape_error(const std::string& op, std::vector<Shape> shapes, Params params,

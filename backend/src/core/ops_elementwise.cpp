@@ -151,6 +151,8 @@ class ActBackward : public Primitive {
 
  private:
   UnaryOp op_;
+ public:  // graph mode: the op is in the name
+  std::optional<Params> attrs() const override { return Params{}; }
 };
 
 class AsType : public Primitive {
@@ -282,8 +284,8 @@ TensorList Binary::vjp(const TensorList& x, const TensorList& ct, const std::vec
       case BinaryOp::Div: d = i == 0 ? div(g, b) : neg(div(mul(g, a), mul(b, b))); break;
       case BinaryOp::Pow:
         if (i == 0) {  // b * a^(b-1), 0 where b == 0
-          Tensor p = binary(BinaryOp::Pow, a, sub(b, scalar_tensor(Scalar::from_int(1), b.dtype())));
-          d = keep(binary(BinaryOp::Ne, b, scalar_tensor(Scalar::from_int(0), b.dtype())), mul(g, mul(b, p)));
+          Tensor p = binary(BinaryOp::Pow, a, sub(b, scalar_tensor(Scalar::from_int(1), b.dtype(), true)));
+          d = keep(binary(BinaryOp::Ne, b, scalar_tensor(Scalar::from_int(0), b.dtype(), true)), mul(g, mul(b, p)));
         } else {  // a^b * log(a), 0 where a == 0 and b >= 0
           Tensor y = binary(BinaryOp::Pow, a, b);
           Tensor zero = binary(BinaryOp::LogicalAnd, cmp(BinaryOp::Eq, a, 0.0), cmp(BinaryOp::Ge, b, 0.0));
@@ -844,6 +846,9 @@ std::shared_ptr<Primitive> detail::make_elementwise_primitive(const std::string&
     return std::make_shared<AsType>(static_cast<DType>(d));
   }
   if (name == "contiguous") return std::make_shared<Contiguous>();
+  if (name == "gelu_backward") return std::make_shared<ActBackward>(UnaryOp::Gelu);
+  if (name == "gelu_tanh_backward") return std::make_shared<ActBackward>(UnaryOp::GeluTanh);
+  if (name == "silu_backward") return std::make_shared<ActBackward>(UnaryOp::Silu);
   if (name == "where") return std::make_shared<Where>();
   if (name == "clamp") {
     std::optional<double> lo, hi;

@@ -20,6 +20,8 @@ Tensor as_index(const char* op, const Tensor& idx) {
   return contiguous(detail::cast(idx, DType::Int64));
 }
 
+}  // namespace
+
 // Wraps negative indices (copying if needed) and checks bounds. A CUDA index is checked on the host
 // (one device-to-host copy; torch asserts on the device instead) and stays on its device.
 Tensor checked_index(const char* op, const Tensor& idx0, int64_t size, int64_t dim) {
@@ -46,6 +48,26 @@ Tensor checked_index(const char* op, const Tensor& idx0, int64_t size, int64_t d
   return c;
 }
 
+namespace {
+
+// The index a primitive's kernel reads: on the CPU checked and wrapped here, at every run (a traced
+// or loaded graph hands it new index tensors); a CUDA index was checked by the front end (a host
+// round trip each time would cost a synchronisation per op).
+Tensor run_index(const char* op, const Tensor& idx, int64_t size, int64_t dim) {
+  return on_cuda(idx) ? idx : checked_index(op, idx, size, dim);
+}
+
+// The index a front end hands its primitive: the caller's (as int64) on the CPU, so a traced graph
+// reads the caller's tensor and the primitive wraps negatives; on CUDA the checked, wrapped copy.
+Tensor front_index(const char* op, const Tensor& idx, int64_t size, int64_t dim) {
+  Tensor d = as_index(op, idx);
+  Tensor checked = checked_index(op, d, size, dim);  // early, clear error
+  if (!on_cuda(idx)) return d;
+  // a wrapped CUDA copy is a fresh tensor a trace would freeze: refuse to trace it
+  if (!checked.is_same(d)) check_not_tracing("negative CUDA indices");
+  return checked;
+}
+
 // out = a with src's slices added at `index` along dim (index_add, and index_select's VJP).
 class IndexAdd : public Primitive {
  public:
@@ -53,8 +75,9 @@ class IndexAdd : public Primitive {
   const char* name() const override { return "index_add"; }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor out = empty(in[0].shape(), in[0].dtype());
+    Tensor idx = run_index("index_add", in[1], in[0].size(dim_), dim_);  // a graph's index is checked per run
     cpu::copy(out, in[0]);
-    if (in[2].numel() > 0) cpu::index_add(out, dim_, in[1], contiguous(in[2]));
+    if (in[2].numel() > 0) cpu::index_add(out, dim_, idx, contiguous(in[2]));
     return {out};
   }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
@@ -85,7 +108,7 @@ class IndexSelect : public Primitive {
     Shape s = a.shape();
     if (a.dim() > 0) s[dim_] = in[1].numel();
     Tensor out = empty(s, a.dtype());
-    if (out.numel() > 0) cpu::index_select(out, a, dim_, in[1]);
+    if (out.numel() > 0) cpu::index_select(out, a, dim_, run_index("index_select", in[1], a.dim() ? a.size(dim_) : 1, dim_));
     return {out};
   }
 
@@ -104,7 +127,7 @@ class Gather : public Primitive {
   }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor out = empty(in[1].shape(), in[0].dtype());
-    if (out.numel() > 0) cpu::gather(out, in[0], dim_, in[1]);
+    if (out.numel() > 0) cpu::gather(out, in[0], dim_, run_index("gather", in[1], in[0].dim() ? in[0].size(dim_) : 1, dim_));
     return {out};
   }
 
@@ -137,8 +160,9 @@ class Scatter : public Primitive {
   }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor out = empty(in[0].shape(), in[0].dtype());
+    Tensor idx = run_index("scatter", in[1], in[0].dim() ? in[0].size(dim_) : 1, dim_);
     cpu::copy(out, in[0]);
-    cpu::scatter(out, dim_, in[1], in[2], reduce_);
+    cpu::scatter(out, dim_, idx, in[2], reduce_);
     return {out};
   }
 
@@ -192,7 +216,7 @@ void check_gather_shapes(const char* op, const Tensor& a, int64_t d, const Tenso
 Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
   int64_t d = dim_arg("index_select", a, dim);
   if (index.dim() > 1) shape_error("index_select", {a.shape(), index.shape()}, {{"dim", dim}}, "index must be 0-D or 1-D");
-  Tensor idx = checked_index("index_select", index, a.dim() ? a.size(d) : 1, d);
+  Tensor idx = front_index("index_select", index, a.dim() ? a.size(d) : 1, d);
   return apply1(std::make_shared<IndexSelect>(d), {a, idx});
 }
 
@@ -200,7 +224,7 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
   int64_t d = dim_arg("gather", a, dim);
   Tensor idx = as_index("gather", index);
   check_gather_shapes("gather", a, d, idx, nullptr);
-  idx = checked_index("gather", idx, a.dim() ? a.size(d) : 1, d);
+  idx = front_index("gather", idx, a.dim() ? a.size(d) : 1, d);
   return apply1(std::make_shared<Gather>(d), {a, idx});
 }
 
@@ -213,7 +237,7 @@ Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& 
   if (src.dim() != a.dim() && !(src.dim() <= 1 && a.dim() <= 1))
     shape_error("scatter", {a.shape(), index.shape(), src.shape()}, {{"dim", dim}},
                 "src must have the same number of dimensions as input tensor");
-  idx = checked_index("scatter", idx, a.dim() ? a.size(d) : 1, d);
+  idx = front_index("scatter", idx, a.dim() ? a.size(d) : 1, d);
   return apply1(std::make_shared<Scatter>(d, r), {a, idx, detail::cast(src, a.dtype())});
 }
 
@@ -243,7 +267,7 @@ Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor
     index_put_(out, idx, detail::cast(vals, a.dtype()), true);
     return out;
   }
-  Tensor idx = checked_index("index_add", reshape(index, Shape{index.numel()}), a.size(d), d);
+  Tensor idx = front_index("index_add", reshape(index, Shape{index.numel()}), a.size(d), d);
   return apply1(std::make_shared<IndexAdd>(d), {a, idx, detail::cast(vals, a.dtype())});
 }
 

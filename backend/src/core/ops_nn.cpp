@@ -245,6 +245,11 @@ Tensor conv_of(const Tensor& x, const Tensor& w, const ConvParams& p) {
 
 class Conv2dBackwardWeight;
 
+// Graph mode: a conv VJP piece's geometry and the shape of the tensor it produces.
+Params conv_backward_attrs(const ConvParams& p, const Shape& s) {
+  return Params{{"geom", std::vector<int64_t>{p.sh, p.sw, p.ph, p.pw, p.dh, p.dw, p.g}}, {"shape", s.vec()}};
+}
+
 // conv2d's VJP pieces. Both are bilinear: dx = convT(g, w) and dw = corr(g, x), so their own VJPs
 // (double backward) are conv2d and the other piece.
 class Conv2dBackwardInput : public Primitive {
@@ -262,6 +267,8 @@ class Conv2dBackwardInput : public Primitive {
  private:
   ConvParams p_;
   Shape xs_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return conv_backward_attrs(p_, xs_); }
 };
 
 class Conv2dBackwardWeight : public Primitive {
@@ -286,6 +293,8 @@ class Conv2dBackwardWeight : public Primitive {
  private:
   ConvParams p_;
   Shape ws_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return conv_backward_attrs(p_, ws_); }
 };
 
 // dx = I(g, w): <c, I(g, w)> = <conv(c, w), g> = <w, W(g, c)>
@@ -356,7 +365,20 @@ class AvgPoolBackward : public Primitive {
   bool cip_;
   int64_t div_;
   Shape xs_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override {
+    return Params{{"geom", std::vector<int64_t>{kh_, kw_, sh_, sw_, ph_, pw_, div_}}, {"count_include_pad", cip_}, {"shape", xs_.vec()}};
+  }
 };
+
+// Every argmax index must address the input plane (H * W elements).
+void check_plane_index(const Tensor& idx, int64_t plane) {
+  const int64_t* p = idx.data<int64_t>();
+  for (int64_t i = 0, n = idx.numel(); i < n; ++i)
+    if (p[i] < 0 || p[i] >= plane)
+      throw IndexError("[max_pool2d_backward] index " + std::to_string(p[i]) + " is outside the input plane of " +
+                       std::to_string(plane) + " elements");
+}
 
 // max_pool2d's VJP: each output's gradient added at its argmax; linear in g, so its VJP is a gather.
 class MaxPoolBackward : public Primitive {
@@ -365,6 +387,7 @@ class MaxPoolBackward : public Primitive {
   const char* name() const override { return "max_pool2d_backward"; }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor g = contiguous(in[0]), idx = contiguous(in[1]);
+    if (!on_cuda(idx)) check_plane_index(idx, xs_[2] * xs_[3]);  // a loaded graph may wire any int64 tensor here
     Tensor dx = empty(xs_, g.dtype());
     if (dx.numel() > 0) cpu::max_pool2d_backward(dx, g, idx);
     return {dx};
@@ -385,6 +408,8 @@ class MaxPoolBackward : public Primitive {
 
  private:
   Shape xs_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"shape", xs_.vec()}}; }
 };
 
 class Pool2d : public Primitive {
@@ -983,6 +1008,20 @@ std::shared_ptr<Primitive> detail::make_nn_primitive(const std::string& name, co
     return std::make_shared<Pool2d>(kind, g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9],
                                     r.b("count_include_pad"), g[10]);
   }
+  if (name == "conv2d_backward_input" || name == "conv2d_backward_weight") {
+    auto g = r.ints("geom");
+    if (g.size() != 7) throw ValueError("primitive '" + name + "': malformed attribute 'geom'");
+    ConvParams p{g[0], g[1], g[2], g[3], g[4], g[5], g[6]};
+    if (name == "conv2d_backward_input") return std::make_shared<Conv2dBackwardInput>(p, r.shape("shape"));
+    return std::make_shared<Conv2dBackwardWeight>(p, r.shape("shape"));
+  }
+  if (name == "avg_pool2d_backward" || name == "adaptive_avg_pool2d_backward") {
+    auto g = r.ints("geom");
+    if (g.size() != 7) throw ValueError("primitive '" + name + "': malformed attribute 'geom'");
+    return std::make_shared<AvgPoolBackward>(name == "adaptive_avg_pool2d_backward", g[0], g[1], g[2], g[3], g[4], g[5],
+                                             r.b("count_include_pad"), g[6], r.shape("shape"));
+  }
+  if (name == "max_pool2d_backward") return std::make_shared<MaxPoolBackward>(r.shape("shape"));
   return nullptr;
 }
 

@@ -187,6 +187,15 @@ class ViewScatter : public Primitive {
   const char* name_;
   Reapply reapply_;
   Shape shape_;
+ public:  // graph mode: the view's geometry on a contiguous tensor of the input's shape (a probe view)
+  std::optional<Params> attrs() const override {
+    struct NoTrace {  // the probe is not part of any traced program
+      Tracer* prev = set_tracer(nullptr);
+      ~NoTrace() { set_tracer(prev); }
+    } no_trace;
+    Tensor v = reapply_(empty(shape_, DType::UInt8));
+    return Params{{"in_shape", shape_.vec()}, {"shape", v.shape().vec()}, {"strides", v.strides().vec()}, {"offset", v.offset()}};
+  }
 };
 
 // A general strided view relative to the input's own geometry (slices, select, diagonal, ...).
@@ -758,6 +767,16 @@ std::shared_ptr<Primitive> detail::make_shape_primitive(const std::string& name,
   if (name == "cat") return std::make_shared<Cat>(r.i("dim"));
   if (name == "repeat") return std::make_shared<Repeat>(r.shape("reps"));
   if (name == "tril" || name == "triu") return std::make_shared<Tri>(r.i("k"), name == "tril");
+  static const char* const kScatters[] = {"slice_backward", "select_backward", "diagonal_backward", "as_strided_backward"};
+  for (const char* v : kScatters)
+    if (name == v) {
+      auto st = r.ints("strides");
+      Shape shape = r.shape("shape");
+      Strides strides(st.begin(), st.end());
+      int64_t off = r.i("offset");
+      Reapply f = [shape, strides, off](const Tensor& t) { return as_strided(t, shape, strides, t.offset() + off); };
+      return std::make_shared<ViewScatter>(v, std::move(f), r.shape("in_shape"));
+    }
   static const char* const kViews[] = {"slice", "select", "diagonal", "as_strided"};
   for (const char* v : kViews)
     if (name == v) {

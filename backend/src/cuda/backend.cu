@@ -21,6 +21,12 @@ class CudaKernels final : public DeviceKernels {
  public:
   int device_count() override { return cuda::device_count(); }
   std::shared_ptr<Storage> allocate(size_t nbytes, Device d) override { return cuda::allocate(nbytes, d); }
+  void* load_generated(const std::string& src, const std::string& cache, std::string* why) override {
+    return cuda::load_generated(src, cache, why);
+  }
+  void launch_generated(void* k, std::vector<void*>& args, int64_t grid, int block) override {
+    cuda::launch_generated(k, args, grid, block);
+  }
   void memcpy_h2d(void* d, const void* s, size_t n) override { cuda::memcpy_h2d(d, s, n); }
   void memcpy_d2h(void* d, const void* s, size_t n) override { cuda::memcpy_d2h(d, s, n); }
   void memcpy_d2d(void* d, const void* s, size_t n) override { cuda::memcpy_d2d(d, s, n); }

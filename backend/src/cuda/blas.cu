@@ -160,6 +160,10 @@ void set_cublas_search_path(const std::string& dirs) {
   std::lock_guard<std::mutex> lk(g_mu);
   g_search = dirs;
 }
+std::string library_search_path() {
+  std::lock_guard<std::mutex> lk(g_mu);
+  return g_search;
+}
 void set_allow_tf32(bool allow) { g_tf32.store(allow); }
 bool allow_tf32() { return g_tf32.load(); }
 

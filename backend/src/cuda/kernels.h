@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "typedtensor/device.h"
 #include "typedtensor/ops.h"
@@ -59,6 +60,12 @@ void gemm_raw(DType dt, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const
 bool cublas_available();
 std::string cublas_status();  // where it was loaded from, or why it was not
 void set_cublas_search_path(const std::string& dirs);  // ':'-separated folders tried before the default
+std::string library_search_path();  // those folders (NVRTC is looked for there too)
+
+// ---- nvrtc.cu (graph mode's generated kernels; NVRTC loaded at run time) ----
+void* load_generated(const std::string& source, const std::string& cache_dir, std::string* why);
+void launch_generated(void* kernel, std::vector<void*>& args, int64_t grid, int block);
+std::string nvrtc_status();  // where NVRTC was loaded from, or why it was not
 void set_allow_tf32(bool allow);
 bool allow_tf32();
 

@@ -85,6 +85,8 @@ void* open_symbol(const std::string& so, std::string* err) {
 
 }  // namespace
 
+std::string kernel_cache_dir() { return cache_dir(); }
+
 CompilerStatus compiler_status() {
   auto& st = state();
   std::lock_guard<std::mutex> lock(st.mu);

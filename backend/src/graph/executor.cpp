@@ -1,9 +1,15 @@
 // Memory planning (buffer reuse by liveness) and the executor.
 #include <algorithm>
+#include <atomic>
+#include <ctime>
 #include <map>
 #include <optional>
+#include <set>
+#include <tuple>
 
+#include "../core/internal.h"  // checked_index
 #include "internal.h"
+#include "typedtensor/device.h"
 #include "typedtensor/ops.h"
 
 namespace tt::graph {
@@ -96,6 +102,61 @@ bool plan_memory(Graph& g) {
   return g.num_slots > 0;
 }
 
+namespace {
+// Per-op time of graph runs, in process CPU time (all threads; like time.process_time, so it is
+// comparable with benchmarks run on the CPU clock), off by default: one branch per node when off.
+// For finding where a compiled step's time goes: _graph_profile(True), run, _graph_profile_report().
+double process_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+struct Profile {
+  std::mutex mu;
+  std::atomic<bool> on{false};
+  std::map<std::string, std::pair<int64_t, double>> ops;  // op -> (calls, seconds)
+};
+Profile& profile() {
+  static Profile p;
+  return p;
+}
+}  // namespace
+
+bool profiling_enabled() { return profile().on.load(std::memory_order_relaxed); }
+void set_profiling(bool on) { profile().on.store(on); }
+void profile_add(const std::string& op, double seconds) {
+  Profile& p = profile();
+  std::lock_guard<std::mutex> lock(p.mu);
+  auto& e = p.ops[op];
+  ++e.first;
+  e.second += seconds;
+}
+std::vector<std::tuple<std::string, int64_t, double>> profile_report(bool reset) {
+  Profile& p = profile();
+  std::lock_guard<std::mutex> lock(p.mu);
+  std::vector<std::tuple<std::string, int64_t, double>> r;
+  for (const auto& [op, e] : p.ops) r.emplace_back(op, e.first, e.second);
+  if (reset) p.ops.clear();
+  return r;
+}
+
+namespace {
+// An index primitive checks (and wraps) a CPU index itself at every run; a CUDA index is checked by
+// the eager front end only (a host round trip per op), so a graph run checks it here: a compiled or
+// loaded CUDA graph fed out-of-range ids raises IndexError instead of reading outside the tensor.
+void check_device_index(const Node& n, TensorList& ins) {
+  static const std::set<std::string> ops = {"index_select", "gather", "scatter", "scatter_add", "index_add"};
+  if (!ops.count(n.op) || ins.size() < 2 || !ins[1].defined() || !on_cuda(ins[1]) || !n.attrs) return;
+  int64_t dim = 0;
+  for (const auto& [k, v] : *n.attrs)
+    if (k == "dim" && std::holds_alternative<int64_t>(v)) dim = std::get<int64_t>(v);
+  const Tensor& a = ins[0];
+  int64_t size = a.dim() ? a.size(dim) : 1;
+  ins[1] = checked_index(n.op.c_str(), ins[1], size, dim);
+}
+}  // namespace
+
 struct Graph::RunState {
   std::vector<Tensor> slots;
   // Graph outputs written by fused kernels, from the last call: reused as the next call's buffer
@@ -129,8 +190,10 @@ TensorList Graph::run(const TensorList& in) {
   std::vector<int> last = last_uses(*this);
   std::vector<char> is_out(values.size(), 0);
   for (int o : outputs) is_out[o] = 1;
+  const bool prof = profiling_enabled();
   for (size_t k = 0; k < nodes.size(); ++k) {
     const Node& n = nodes[k];
+    const double t0 = prof ? process_seconds() : 0.0;
     TensorList ins;
     for (int v : n.inputs) ins.push_back(v >= 0 ? env[v] : Tensor());
     auto* fk = dynamic_cast<FusedKernel*>(n.prim.get());
@@ -149,28 +212,30 @@ TensorList Graph::run(const TensorList& in) {
       }
     } else if (fk) {
       TensorList outs;
+      Device dev = ins.empty() ? Device{} : ins[0].device();  // outputs live where the operands do
       for (int o : n.outputs) {
         const Value& v = values[o];
         if (v.slot >= 0) {
           Tensor& buf = state_->slots[v.slot];
-          if (!buf.defined() || buf.numel() != shape_numel(v.shape) || buf.dtype() != v.dtype)
-            buf = empty(Shape{shape_numel(v.shape)}, v.dtype);
+          if (!buf.defined() || buf.numel() != shape_numel(v.shape) || buf.dtype() != v.dtype || buf.device() != dev)
+            buf = empty(Shape{shape_numel(v.shape)}, v.dtype, dev);
           outs.push_back(make_view(buf, v.shape, contiguous_strides(v.shape), 0));
         } else if (!is_out[o]) {
-          outs.push_back(empty(v.shape, v.dtype));
+          outs.push_back(empty(v.shape, v.dtype, dev));
         } else {
           auto it = state_->recycled.find(o);
           Tensor& r = it == state_->recycled.end() ? state_->recycled[o] : it->second;
           bool free = r.defined() && r.impl_ptr().use_count() == 1 && r.storage().use_count() == 1 &&
-                      r.shape() == v.shape && r.dtype() == v.dtype && !r.impl()->autograd;
-          outs.push_back(free ? r : empty(v.shape, v.dtype));
+                      r.shape() == v.shape && r.dtype() == v.dtype && !r.impl()->autograd && r.device() == dev;
+          outs.push_back(free ? r : empty(v.shape, v.dtype, dev));
         }
       }
       fk->run_into(ins, outs);
       for (size_t i = 0; i < outs.size(); ++i) env[n.outputs[i]] = outs[i];
     } else {
       if (n.op == "slice" || n.op == "select" || n.op == "diagonal" || n.op == "as_strided") check_view_bounds(n, ins.at(0));
-      TensorList outs = eval_primitive(*n.prim, ins);
+      check_device_index(n, ins);
+      TensorList outs = eval_primitive(n.prim, ins);
       if (outs.size() != n.outputs.size()) throw GraphError("graph: node " + n.op + " returned a wrong number of outputs");
       for (size_t i = 0; i < outs.size(); ++i) {
         const Value& v = values[n.outputs[i]];
@@ -182,6 +247,16 @@ TensorList Graph::run(const TensorList& in) {
     }
     for (int v : n.inputs)  // free what no later node reads
       if (v >= 0 && last[v] == static_cast<int>(k) && !is_out[v] && values[v].kind == ValueKind::Node) env[v] = Tensor();
+    if (prof) {
+      std::string key = n.op;
+      if (fk) {  // which group: its ops, so one slow kernel stands out
+        key += "(";
+        for (const Node& b : fk->body())
+          if (b.op != "expand") key += b.op + (&b == &fk->body().back() ? "" : " ");
+        key += ")";
+      }
+      profile_add(key, process_seconds() - t0);
+    }
   }
   TensorList res;
   for (int o : outputs) res.push_back(env[o]);

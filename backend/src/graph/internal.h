@@ -1,6 +1,8 @@
 #pragma once
 // Shared between the graph files (not installed): the fused-kernel primitive and small helpers.
 #include <functional>
+#include <map>
+#include <ostream>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -22,7 +24,7 @@ struct EvalGuard {
   EvalGuard& operator=(const EvalGuard&) = delete;
 };
 
-TensorList eval_primitive(Primitive& p, const TensorList& inputs);  // picks the device kernel
+TensorList eval_primitive(const std::shared_ptr<Primitive>& p, const TensorList& inputs);  // picks the device kernel
 
 // A group of elementwise nodes (plus the expand views that broadcast its inputs) run as one loop:
 // generated C++ compiled with the system compiler on first use, else interpreted node by node.
@@ -32,7 +34,8 @@ class FusedKernel : public Primitive {
   const char* name() const override { return "fused"; }
   bool differentiable() const override { return false; }
   TensorList eval_cpu(const TensorList& in) override;
-  TensorList eval_cuda(const TensorList& in) override { return interpret(in); }
+  // CUDA: the group's generated CUDA kernel (NVRTC, PTX cached on disk), else the ops one by one.
+  TensorList eval_cuda(const TensorList& in) override;
   // Writes the outputs into `out` (preallocated, contiguous, right shape/dtype).
   void run_into(const TensorList& in, const TensorList& out);
 
@@ -42,13 +45,28 @@ class FusedKernel : public Primitive {
   const Shape& shape() const { return shape_; }
   DType dtype() const { return dtype_; }
   const std::string& source() const { return src_; }
+  // The same group as CUDA C source (generated on demand; what eval_cuda hands to NVRTC).
+  std::string cuda_source() const { return generate_cuda(); }
+  static constexpr int kCudaBlock = 256;  // threads per block of the generated CUDA kernels
   // "compiled", "interpreted" or "pending" (not run yet)
   std::string mode() const;
 
  private:
+  // How the generated loop reads input k: by the flat index, or (broadcast) at a per-row base
+  // computed from the row index `o`, plus the column when the input varies along the last dim.
+  struct Load {
+    bool broadcast = false, column = false;
+    std::string base;
+  };
   TensorList interpret(const TensorList& in);
+  std::vector<Load> loads() const;
+  std::map<int, std::string> emit_body(std::ostream& os, const std::string& indent) const;
+  std::string accumulate(const std::map<int, std::string>& name) const;
   std::string generate() const;
+  std::string generate_cuda() const;
   void ensure_compiled();
+  void* ensure_cuda();
+  void launch_cuda(void* fn, const TensorList& in, const TensorList& out);
 
   std::vector<Node> body_;
   std::vector<int> in_ids_, out_ids_;
@@ -65,11 +83,15 @@ class FusedKernel : public Primitive {
   KernelFn fn_ = nullptr;
   std::once_flag once_;
   bool tried_ = false;
+  std::once_flag cuda_once_;
+  void* cuda_fn_ = nullptr;  // the loaded CUDA kernel, or nullptr (no NVRTC: per-op kernels)
+  bool cuda_tried_ = false;
 };
 
 // Compiles `source` (cached on disk by hash) and returns the symbol tt_kernel, or nullptr with the
 // reason in compiler_status().last_error.
 void* compile_kernel(const std::string& source);
+std::string kernel_cache_dir();  // where compiled kernels (and PTX) are cached
 void note_interpreted();
 
 // Ops the fuser and the simplifier understand.

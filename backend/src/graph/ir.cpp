@@ -1,6 +1,7 @@
 // The IR: values, nodes, the text form and the verifier.
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -89,6 +90,303 @@ Shape reduced_shape(const Node& n, const Shape& in, const std::vector<int64_t>& 
   return out;
 }
 
+// Checks shared by the op families below.
+struct NodeView {
+  const Graph& g;
+  const Node& n;
+  const Value& in(size_t i) const {
+    if (i >= n.inputs.size() || n.inputs[i] < 0) fail(n, "missing input " + std::to_string(i));
+    return g.values[n.inputs[i]];
+  }
+  const Value& out(size_t i) const {
+    if (i >= n.outputs.size()) fail(n, "missing output " + std::to_string(i));
+    return g.values[n.outputs[i]];
+  }
+  void nin(size_t k) const {
+    if (n.inputs.size() != k) fail(n, "expected " + std::to_string(k) + " inputs");
+  }
+  void nout(size_t k) const {
+    if (n.outputs.size() != k) fail(n, "expected " + std::to_string(k) + " outputs");
+  }
+  void is(const Shape& got, const Shape& want, const char* what) const {
+    if (got != want) fail(n, std::string(what) + " shape " + shape_str(got) + " != " + shape_str(want));
+  }
+  void real(const Value& v) const {  // the conv / pool kernels run float32 and float64
+    if (v.dtype != DType::Float32 && v.dtype != DType::Float64) fail(n, "needs float32 or float64");
+  }
+  void rank(const Value& v, size_t r, const char* what) const {
+    if (v.shape.size() != r) fail(n, std::string(what) + " must have rank " + std::to_string(r));
+  }
+};
+
+// The pooling output size (the formula of the front end, backend/src/core/ops_nn.cpp).
+int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+  int64_t eff = d * (k - 1) + 1;
+  int64_t num = in + 2 * p - eff;
+  int64_t out = (num < 0 ? -((-num + s - 1) / s) : (ceil_mode ? (num + s - 1) / s : num / s)) + 1;
+  if (ceil_mode && (out - 1) * s >= in + p) --out;
+  return out;
+}
+
+constexpr int64_t kMaxGeom = int64_t{1} << 31;  // window parameters beyond this are not real
+
+bool in_range(const std::vector<int64_t>& v, int64_t lo) {
+  for (int64_t x : v)
+    if (x < lo || x > kMaxGeom) return false;
+  return true;
+}
+
+// conv2d and its two VJP pieces: x [N, C, H, W], w [O, C/g, kh, kw], y [N, O, oh, ow].
+void check_conv(const NodeView& c, const std::vector<int64_t>& geom, const Shape& x, const Shape& w, const Shape& y) {
+  const Node& n = c.n;
+  if (geom.size() < 7) fail(n, "malformed attribute 'geom'");
+  int64_t sh = geom[0], sw = geom[1], ph = geom[2], pw = geom[3], dh = geom[4], dw = geom[5], gr = geom[6];
+  if (!in_range({sh, sw, dh, dw, gr}, 1) || !in_range({ph, pw}, 0)) fail(n, "stride/padding/dilation/groups out of range");
+  if (x.size() != 4 || w.size() != 4 || y.size() != 4) fail(n, "operands must be 4-D");
+  if (x[1] != w[1] * gr || w[0] % gr != 0 || y[0] != x[0] || y[1] != w[0]) fail(n, "channels / groups do not match");
+  int64_t eh = dh * (w[2] - 1) + 1, ew = dw * (w[3] - 1) + 1;
+  if (w[2] < 1 || w[3] < 1 || w[2] > kMaxGeom || w[3] > kMaxGeom || x[2] + 2 * ph < eh || x[3] + 2 * pw < ew) fail(n, "kernel larger than the padded input");
+  Shape want{x[0], w[0], (x[2] + 2 * ph - eh) / sh + 1, (x[3] + 2 * pw - ew) / sw + 1};
+  c.is(y, want, "conv output");
+}
+
+// max/avg pooling window: the output size is the floor or the ceil_mode size of the formula.
+void check_pool_window(const NodeView& c, const std::vector<int64_t>& k, int64_t dh, int64_t dw, const Shape& x,
+                       const Shape& y) {
+  const Node& n = c.n;
+  int64_t kh = k[0], kw = k[1], sh = k[2], sw = k[3], ph = k[4], pw = k[5];
+  if (!in_range({kh, kw, sh, sw, dh, dw}, 1) || !in_range({ph, pw}, 0) || ph > kh / 2 || pw > kw / 2)
+    fail(n, "window parameters out of range");
+  if (x.size() != 4 || y.size() != 4 || x[0] != y[0] || x[1] != y[1]) fail(n, "operands must be 4-D with equal N, C");
+  for (int a = 0; a < 2; ++a) {
+    int64_t i = x[2 + a], o = y[2 + a], kk = a ? kw : kh, ss = a ? sw : sh, pp = a ? pw : ph, dd = a ? dw : dh;
+    if (o != pool_out(i, kk, ss, pp, dd, false) && o != pool_out(i, kk, ss, pp, dd, true)) fail(n, "output size");
+    if (o < 1) fail(n, "output size");
+  }
+}
+
+bool check_nn_node(const Graph& g, const Node& n) {
+  NodeView c{g, n};
+  const std::string& op = n.op;
+  if (op == "gelu_backward" || op == "gelu_tanh_backward" || op == "silu_backward") {
+    c.nin(2);
+    c.nout(1);
+    c.is(c.in(0).shape, c.out(0).shape, "gradient");
+    c.is(c.in(1).shape, c.out(0).shape, "input");
+    c.real(c.in(0));
+    if (c.in(1).dtype != c.in(0).dtype || c.out(0).dtype != c.in(0).dtype) fail(n, "dtypes differ");
+    return true;
+  }
+  if (op == "conv2d") {
+    bool bias = need<bool>(n, "bias");
+    const auto& geom = need<std::vector<int64_t>>(n, "geom");
+    c.nin(bias ? 3 : 2);
+    c.nout(1);
+    if (geom.size() != 9) fail(n, "malformed attribute 'geom'");
+    check_conv(c, geom, c.in(0).shape, c.in(1).shape, c.out(0).shape);
+    if (c.out(0).shape[2] != geom[7] || c.out(0).shape[3] != geom[8]) fail(n, "output size differs from attribute");
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      c.real(c.in(i));
+      if (c.in(i).dtype != c.in(0).dtype) fail(n, "dtypes differ");
+    }
+    if (bias) c.is(c.in(2).shape, Shape{c.in(1).shape[0]}, "bias");
+    if (c.out(0).dtype != c.in(0).dtype) fail(n, "output dtype");
+    return true;
+  }
+  if (op == "conv2d_backward_input" || op == "conv2d_backward_weight") {
+    c.nin(2);
+    c.nout(1);
+    Shape s = need<std::vector<int64_t>>(n, "shape");
+    const Value &gy = c.in(0), &other = c.in(1);
+    if (op == "conv2d_backward_input") check_conv(c, need<std::vector<int64_t>>(n, "geom"), s, other.shape, gy.shape);
+    else check_conv(c, need<std::vector<int64_t>>(n, "geom"), other.shape, s, gy.shape);
+    c.is(c.out(0).shape, s, "output");
+    c.real(gy);
+    if (other.dtype != gy.dtype || c.out(0).dtype != gy.dtype) fail(n, "dtypes differ");
+    return true;
+  }
+  if (op == "max_pool2d" || op == "avg_pool2d" || op == "adaptive_avg_pool2d") {
+    const auto& geom = need<std::vector<int64_t>>(n, "geom");
+    need<bool>(n, "count_include_pad");
+    if (geom.size() != 11) fail(n, "malformed attribute 'geom'");
+    c.nin(1);
+    c.nout(op == "max_pool2d" ? 2 : 1);
+    const Value& x = c.in(0);
+    if (op == "max_pool2d" ? x.dtype == DType::Bool : (x.dtype != DType::Float32 && x.dtype != DType::Float64))
+      fail(n, std::string("dtype ") + dtype_name(x.dtype) + " not supported");
+    c.rank(x, 4, "input");
+    Shape want{x.shape[0], x.shape[1], geom[8], geom[9]};
+    c.is(c.out(0).shape, want, "output");
+    if (c.out(0).dtype != x.dtype) fail(n, "output dtype");
+    if (op == "adaptive_avg_pool2d") {
+      if (geom[8] < 0 || geom[9] < 0 || x.shape[2] < 1 || x.shape[3] < 1) fail(n, "sizes");
+    } else {
+      check_pool_window(c, geom, geom[6], geom[7], x.shape, want);
+    }
+    if (op == "max_pool2d" && (c.out(1).shape != want || c.out(1).dtype != DType::Int64)) fail(n, "index output");
+    return true;
+  }
+  if (op == "avg_pool2d_backward" || op == "adaptive_avg_pool2d_backward" || op == "max_pool2d_backward") {
+    bool mx = op == "max_pool2d_backward";
+    c.nin(mx ? 2 : 1);
+    c.nout(1);
+    Shape xs = need<std::vector<int64_t>>(n, "shape");
+    const Value& gy = c.in(0);
+    c.real(gy);
+    c.rank(gy, 4, "gradient");
+    if (xs.size() != 4 || xs[0] != gy.shape[0] || xs[1] != gy.shape[1]) fail(n, "input shape attribute");
+    c.is(c.out(0).shape, xs, "output");
+    if (c.out(0).dtype != gy.dtype) fail(n, "output dtype");
+    if (mx) {
+      if (c.in(1).dtype != DType::Int64) fail(n, "indices must be int64");
+      c.is(c.in(1).shape, gy.shape, "indices");  // their values are checked at run time
+    } else if (op == "avg_pool2d_backward") {
+      const auto& geom = need<std::vector<int64_t>>(n, "geom");
+      if (geom.size() != 7) fail(n, "malformed attribute 'geom'");
+      check_pool_window(c, geom, 1, 1, xs, gy.shape);
+    } else if (xs[2] < 1 || xs[3] < 1) {
+      fail(n, "sizes");
+    }
+    return true;
+  }
+  return false;
+}
+
+// Index ops: index values are checked against their dimension when the kernel runs; here the
+// shapes the kernels trust.
+bool check_index_node(const Graph& g, const Node& n) {
+  NodeView c{g, n};
+  const std::string& op = n.op;
+  auto dim_of = [&](const Shape& s) {
+    int64_t d = need<int64_t>(n, "dim");
+    if (d < 0 || d >= std::max<int64_t>(static_cast<int64_t>(s.size()), 1)) fail(n, "dim out of range");
+    return d;
+  };
+  auto index = [&](size_t i) -> const Value& {
+    if (c.in(i).dtype != DType::Int64) fail(n, "index must be int64");
+    return c.in(i);
+  };
+  if (op == "index_select") {
+    c.nin(2);
+    c.nout(1);
+    const Value &a = c.in(0), &idx = index(1);
+    int64_t d = dim_of(a.shape);
+    if (idx.shape.size() > 1) fail(n, "index must be 0-D or 1-D");
+    Shape want = a.shape;
+    if (!want.empty()) want[d] = shape_numel(idx.shape);
+    c.is(c.out(0).shape, want, "output");
+    if (c.out(0).dtype != a.dtype) fail(n, "output dtype");
+    return true;
+  }
+  auto gather_like = [&](const Shape& a, const Shape& idx, int64_t d) {
+    if (idx.size() != a.size() && !(idx.size() <= 1 && a.size() <= 1)) fail(n, "index rank differs from the input's");
+    for (size_t i = 0; i < idx.size(); ++i)
+      if (static_cast<int64_t>(i) != d && i < a.size() && idx[i] > a[i]) fail(n, "index larger than the input");
+  };
+  if (op == "gather") {
+    c.nin(2);
+    c.nout(1);
+    const Value &a = c.in(0), &idx = index(1);
+    gather_like(a.shape, idx.shape, dim_of(a.shape));
+    c.is(c.out(0).shape, idx.shape, "output");
+    if (c.out(0).dtype != a.dtype) fail(n, "output dtype");
+    return true;
+  }
+  if (op == "scatter" || op == "scatter_add") {
+    c.nin(3);
+    c.nout(1);
+    const Value &a = c.in(0), &idx = index(1), &src = c.in(2);
+    int64_t d = dim_of(a.shape), red = need<int64_t>(n, "reduce");
+    if (red < 0 || red > 2 || (red == 1) != (op == "scatter_add")) fail(n, "reduce out of range");
+    gather_like(a.shape, idx.shape, d);
+    if (src.shape.size() != idx.shape.size()) fail(n, "source rank");
+    for (size_t i = 0; i < idx.shape.size(); ++i)
+      if (idx.shape[i] > src.shape[i]) fail(n, "index larger than the source");
+    if (src.dtype != a.dtype || c.out(0).dtype != a.dtype) fail(n, "dtypes differ");
+    c.is(c.out(0).shape, a.shape, "output");
+    return true;
+  }
+  if (op == "index_add") {
+    c.nin(3);
+    c.nout(1);
+    const Value &a = c.in(0), &idx = index(1), &src = c.in(2);
+    if (a.shape.empty()) fail(n, "needs at least 1-D input");
+    int64_t d = dim_of(a.shape);
+    c.rank(idx, 1, "index");
+    Shape want = a.shape;
+    want[d] = idx.shape[0];
+    c.is(src.shape, want, "source");
+    if (src.dtype != a.dtype || c.out(0).dtype != a.dtype) fail(n, "dtypes differ");
+    c.is(c.out(0).shape, a.shape, "output");
+    return true;
+  }
+  if (op == "masked_fill") {
+    c.nin(3);
+    c.nout(1);
+    const Value &a = c.in(0), &m = c.in(1), &v = c.in(2);
+    if (m.dtype != DType::Bool) fail(n, "mask must be bool");
+    c.is(m.shape, a.shape, "mask");
+    if (!v.shape.empty() || v.dtype != a.dtype) fail(n, "value must be 0-D of the input's dtype");
+    c.is(c.out(0).shape, a.shape, "output");
+    if (c.out(0).dtype != a.dtype) fail(n, "output dtype");
+    return true;
+  }
+  return false;
+}
+
+// Copies of other layouts: flip, repeat, tril/triu, and the strided views' gradients.
+bool check_shape_node(const Graph& g, const Node& n) {
+  NodeView c{g, n};
+  const std::string& op = n.op;
+  if (op == "flip" || op == "tril" || op == "triu") {
+    c.nin(1);
+    c.nout(1);
+    const Value& a = c.in(0);
+    c.is(c.out(0).shape, a.shape, "output");
+    if (c.out(0).dtype != a.dtype) fail(n, "dtype changed");
+    if (op == "flip") {
+      std::set<int64_t> seen;
+      for (int64_t d : need<std::vector<int64_t>>(n, "dims"))
+        if (d < 0 || d >= static_cast<int64_t>(a.shape.size()) || !seen.insert(d).second) fail(n, "dims");
+    } else {
+      need<int64_t>(n, "k");
+      if (a.shape.size() < 2) fail(n, "needs at least 2-D input");
+    }
+    return true;
+  }
+  if (op == "repeat") {
+    c.nin(1);
+    c.nout(1);
+    const Value& a = c.in(0);
+    const auto& reps = need<std::vector<int64_t>>(n, "reps");
+    if (reps.size() < a.shape.size()) fail(n, "fewer repeats than dims");
+    Shape want;
+    size_t k = reps.size() - a.shape.size();
+    for (size_t i = 0; i < reps.size(); ++i) {
+      int64_t s = i < k ? 1 : a.shape[i - k];
+      if (reps[i] < 0 || (s > 0 && reps[i] > std::numeric_limits<int64_t>::max() / s)) fail(n, "repeats");
+      want.push_back(reps[i] * s);
+    }
+    c.is(c.out(0).shape, want, "output");
+    if (c.out(0).dtype != a.dtype) fail(n, "dtype changed");
+    return true;
+  }
+  if (op == "slice_backward" || op == "select_backward" || op == "diagonal_backward" || op == "as_strided_backward") {
+    c.nin(1);
+    c.nout(1);
+    Shape view = need<std::vector<int64_t>>(n, "shape"), in_shape = need<std::vector<int64_t>>(n, "in_shape");
+    const auto& st = need<std::vector<int64_t>>(n, "strides");
+    if (st.size() != view.size() || need<int64_t>(n, "offset") < 0) fail(n, "view geometry");
+    for (int64_t x : st)
+      if (x < 0) fail(n, "negative stride");
+    c.is(c.in(0).shape, view, "gradient");
+    c.is(c.out(0).shape, in_shape, "output");  // the view is bounds-checked against it at run time
+    if (c.out(0).dtype != c.in(0).dtype) fail(n, "dtype changed");
+    return true;
+  }
+  return false;
+}
+
 // Shape/dtype checks for the ops a saved graph may hold (a loaded file is untrusted: every kernel
 // that trusts its input geometry is guarded here).
 void check_node(const Graph& g, const Node& n) {
@@ -105,6 +403,7 @@ void check_node(const Graph& g, const Node& n) {
   };
   const std::string& op = n.op;
   if (op == "fused") return;  // its body was checked when it was built
+  if (!n.attrs) return;       // opaque (a device transfer): never saved, so never loaded from a file
   if (elementwise_ops().count(op)) {
     if (n.outputs.size() != 1) fail(n, "expected one output");
     const Value& o = out(0);
@@ -236,6 +535,9 @@ void check_node(const Graph& g, const Node& n) {
       if (shape_numel(in(i).shape) != cols || in(i).dtype != x.dtype) fail(n, "affine parameters");
     return;
   }
+  if (check_nn_node(g, n)) return;
+  if (check_index_node(g, n)) return;
+  if (check_shape_node(g, n)) return;
 }
 
 }  // namespace
@@ -266,14 +568,16 @@ bool is_view(const std::string& op) {
   return s.count(op) > 0;
 }
 
-TensorList eval_primitive(Primitive& p, const TensorList& inputs) {
+TensorList eval_primitive(const std::shared_ptr<Primitive>& p, const TensorList& inputs) {
   bool cuda = false;
   for (const auto& t : inputs)
     if (t.defined()) {
       cuda = t.device().type == DeviceType::CUDA;
       break;
     }
-  return cuda ? p.eval_cuda(inputs) : p.eval_cpu(inputs);
+  // CUDA through the dispatch point: its device scope (allocations on the device) and its upload
+  // of CPU scalars (a graph's constants live on the host); nothing is recorded (EvalGuard).
+  return cuda ? apply(p, inputs) : p->eval_cpu(inputs);
 }
 
 int Graph::add_value(ValueKind k, const Shape& s, DType d, Tensor data) {

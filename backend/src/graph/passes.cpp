@@ -31,8 +31,11 @@ std::vector<int> producers(const Graph& g) {
 }
 
 // The value of a one-element constant, looking through expand/reshape views of it.
-std::optional<double> scalar_const(const Graph& g, const std::vector<int>& prod, int v) {
-  for (int depth = 0; depth < 8 && v >= 0; ++depth) {
+// The value of a one-element constant seen through expand/reshape views, and through add/sub/mul of
+// such constants (a VJP's `c - 1` exponent, before `fold` runs): these are exact in double for
+// float32/float64 operands, so an identity test (== 0, 1, 2) on the result is exact too.
+std::optional<double> scalar_const(const Graph& g, const std::vector<int>& prod, int v, int depth = 0) {
+  for (; depth < 8 && v >= 0; ++depth) {
     const Value& val = g.values[v];
     if (val.kind == ValueKind::Const && val.data.defined() && val.data.numel() == 1) {
       EvalGuard guard;
@@ -42,6 +45,44 @@ std::optional<double> scalar_const(const Graph& g, const std::vector<int>& prod,
     int p = prod[v];
     if (p < 0) return std::nullopt;
     const Node& n = g.nodes[p];
+    if ((n.op == "add" || n.op == "sub" || n.op == "mul") && n.inputs.size() == 2 && shape_numel(val.shape) >= 1 &&
+        (val.dtype == DType::Float32 || val.dtype == DType::Float64)) {
+      auto a = scalar_const(g, prod, n.inputs[0], depth + 1), b = scalar_const(g, prod, n.inputs[1], depth + 1);
+      if (!a || !b) return std::nullopt;
+      return n.op == "add" ? *a + *b : n.op == "sub" ? *a - *b : *a * *b;
+    }
+    if (n.op != "expand" && n.op != "reshape") return std::nullopt;
+    v = n.inputs[0];
+  }
+  return std::nullopt;
+}
+
+// true / false when v is a bool constant (seen through expand/reshape views) whose elements are all
+// that value; nullopt otherwise.
+std::optional<bool> uniform_bool_const(const Graph& g, const std::vector<int>& prod, int v) {
+  for (int depth = 0; depth < 8 && v >= 0; ++depth) {
+    const Value& val = g.values[v];
+    if (val.kind == ValueKind::Const && val.data.defined() && val.dtype == DType::Bool) {
+      EvalGuard guard;
+      Tensor c = contiguous(val.data);
+      const bool* p = c.data<bool>();
+      int64_t n = c.numel();
+      if (n == 0) return std::nullopt;
+      for (int64_t i = 1; i < n; ++i)
+        if (p[i] != p[0]) return std::nullopt;
+      return p[0];
+    }
+    int p = prod[v];
+    if (p < 0) return std::nullopt;
+    const Node& n = g.nodes[p];
+    static const std::set<std::string> cmp = {"eq", "ne", "lt", "le", "gt", "ge"};
+    if (cmp.count(n.op) && n.inputs.size() == 2) {  // a comparison of constants, before `fold`
+      auto a = scalar_const(g, prod, n.inputs[0]), b = scalar_const(g, prod, n.inputs[1]);
+      if (!a || !b) return std::nullopt;
+      const std::string& o = n.op;
+      return o == "eq" ? *a == *b : o == "ne" ? *a != *b : o == "lt" ? *a < *b : o == "le" ? *a <= *b
+                                                                          : o == "gt" ? *a > *b : *a >= *b;
+    }
     if (n.op != "expand" && n.op != "reshape") return std::nullopt;
     v = n.inputs[0];
   }
@@ -152,7 +193,7 @@ bool fold_constants(Graph& g) {
     TensorList res;
     {
       EvalGuard guard;
-      res = eval_primitive(*n.prim, ins);
+      res = eval_primitive(n.prim, ins);
       if (!is_view(n.op))
         for (Tensor& t : res) t = contiguous(t);
     }
@@ -209,7 +250,19 @@ bool simplify(Graph& g) {
         if (is(1, 1)) forward(n, n.inputs[0]);
         else if (is(0, 1)) forward(n, n.inputs[1]);
       } else if (op == "div" || op == "pow") {
-        if (is(1, 1)) forward(n, n.inputs[0]);
+        if (is(1, 1)) {
+          forward(n, n.inputs[0]);
+        } else if (op == "pow" && is(1, 2) && same_type(n.outputs[0], n.inputs[0])) {
+          // x ** 2 -> x * x: exact for every float (signs, zeros, infinities, NaN), and a multiply
+          // instead of a libm pow per element (the MSE losses' square)
+          n.op = "mul";
+          n.inputs[1] = n.inputs[0];
+          remake(n, Params{});
+          changed = true;
+        }
+      } else if (op == "where" && n.inputs.size() == 3) {
+        // a constant condition (a VJP's mask of a constant, e.g. `b != 0` for pow's exponent)
+        if (auto all = uniform_bool_const(g, prod, n.inputs[0])) forward(n, n.inputs[*all ? 1 : 2]);
       } else if (op == "neg") {
         int p = prod[n.inputs[0]];
         if (p >= 0 && g.nodes[p].op == "neg") forward(n, g.nodes[p].inputs[0]);
@@ -263,12 +316,22 @@ bool simplify(Graph& g) {
 }
 
 void unfuse(Graph& g) {
+  // An expand absorbed into a kernel may also stay in the graph or in another kernel's body: each
+  // value is defined once, by its first definition in program order.
+  std::vector<char> defined(g.values.size(), 0);
   std::vector<Node> out;
+  auto emit = [&](Node n) {
+    bool dup = !n.outputs.empty();
+    for (int o : n.outputs) dup = dup && defined[o];
+    if (dup) return;
+    for (int o : n.outputs) defined[o] = 1;
+    out.push_back(std::move(n));
+  };
   for (Node& n : g.nodes) {
     if (auto* fk = dynamic_cast<FusedKernel*>(n.prim.get())) {
-      for (const Node& b : fk->body()) out.push_back(b);
+      for (const Node& b : fk->body()) emit(b);
     } else {
-      out.push_back(std::move(n));
+      emit(std::move(n));
     }
   }
   g.nodes = std::move(out);

@@ -1,0 +1,156 @@
+"""Generated CUDA kernels for fused groups: the source is NVRTC-ready (no host headers), nvcc
+compiles it to PTX (when nvcc is on PATH), and on a GPU the compiled graph equals eager mode."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import typedtensor as tt
+import typedtensor._runtime as rt
+from tests.graph.helpers import close, randn
+
+
+def _chain(x: Any, w: Any, b: Any) -> Any:
+    return (tt.tanh(x * w + b) * 0.5 + 1.0).relu()
+
+
+def _row_sum(x: Any, w: Any, b: Any) -> Any:
+    return (tt.exp(x * w - b) + x.sigmoid()).sum(-1)
+
+
+def _row_max(x: Any, w: Any, b: Any) -> Any:
+    return (x * w + b).amax(-1), (x.log() * b).mean(-1)
+
+
+def _select(x: Any, w: Any, b: Any) -> Any:
+    return tt.where(x > w, tt.nn.functional.gelu(x), b * x.clamp(-0.5, 0.5)), x * 2.0 > b
+
+
+def _double(x: Any, w: Any, b: Any) -> Any:
+    x, w, b = x.double(), w.double(), b.double()
+    return (x.sin() * w + b.erf()).sqrt().abs() + x.expm1()
+
+
+PROGRAMS: dict[str, Callable[..., Any]] = {
+    "chain": _chain, "row_sum": _row_sum, "row_max": _row_max, "select": _select, "double": _double,
+}
+
+
+def _args() -> list[Any]:
+    return [randn(16, 32).abs() + 0.1, randn(32), randn(32)]
+
+
+def _sources(fn: Callable[..., Any]) -> list[str]:
+    cf = tt.compile(fn)
+    args = _args()
+    cf(*args)
+    g = cf.graph_for(*args)
+    srcs = g.cuda_kernels()
+    assert len(srcs) == len(g.kernels()) >= 1
+    return srcs
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_cuda_source_is_self_contained(name: str) -> None:
+    for src in _sources(PROGRAMS[name]):
+        assert 'extern "C" __global__' in src and "tt_kernel(" in src
+        assert "#include" not in src and "std::" not in src  # NVRTC has no host headers
+        # the polynomial math is the CPU kernels' text, not a second copy
+        assert "TT_FN float tt_exp(float x)" in src
+
+
+def test_cpu_and_cuda_sources_share_the_math() -> None:
+    cf = tt.compile(_chain)
+    args = _args()
+    cf(*args)
+    g = cf.graph_for(*args)
+    (_, cpu), cuda = g.kernels()[0], g.cuda_kernels()[0]
+    start = cpu.index("TT_FN float tt_exp(float x)")
+    end = cpu.index("using T =")
+    assert cpu[start:end].replace("#include <vector>\n", "") in cuda
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on PATH")
+def test_generated_cuda_compiles_with_nvcc(tmp_path: Path) -> None:
+    n = 0
+    for name, fn in sorted(PROGRAMS.items()):
+        for k, src in enumerate(_sources(fn)):
+            cu = tmp_path / f"{name}_{k}.cu"
+            cu.write_text(src)
+            ptx = tmp_path / f"{name}_{k}.ptx"
+            res = subprocess.run(
+                ["nvcc", "-ptx", "-arch=compute_90", "-std=c++17", str(cu), "-o", str(ptx)],
+                capture_output=True, text=True, timeout=300,
+            )
+            assert res.returncode == 0, f"{cu.name}:\n{res.stderr}\n{src}"
+            assert ".entry tt_kernel" in ptx.read_text()
+            n += 1
+    assert n >= len(PROGRAMS)
+
+
+def test_emulated_cuda_falls_back_to_per_op_kernels() -> None:
+    """Without NVRTC (here: the host-emulated device) a fused group runs its ops one by one."""
+    if rt.cuda.is_available():
+        pytest.skip("uses the host-emulated CUDA device")
+    rt._C._testing_emulate_cuda(True)
+    try:
+        x, w, b = (t.to("cuda") for t in _args())
+        cf = tt.compile(_chain)
+        got = cf(x, w, b)
+        assert got.device.type == "cuda"
+        close(got.to("cpu"), _chain(*_args_like(x, w, b)))
+        assert [m for m, _ in cf.graph_for(x, w, b).kernels()] == ["interpreted"]
+    finally:
+        rt._C._testing_emulate_cuda(False)
+
+
+def test_compiled_cuda_graph_checks_index_values() -> None:
+    """A CUDA index is checked by the eager front end; a graph run checks it itself."""
+    if rt.cuda.is_available():
+        pytest.skip("uses the host-emulated CUDA device")
+    rt._C._testing_emulate_cuda(True)
+    try:
+        w = randn(6, 3).to("cuda")
+        cf = tt.compile(lambda i: tt.embedding(i, w) * 2.0)
+        ok = tt.tensor(np.array([0, 5, 2], dtype=np.int64)).to("cuda")
+        close(cf(ok).to("cpu"), (tt.embedding(ok, w) * 2.0).to("cpu"))
+        neg = tt.tensor(np.array([-1, 0, 1], dtype=np.int64)).to("cuda")
+        close(cf(neg).to("cpu"), (tt.embedding(neg, w) * 2.0).to("cpu"))  # wrapped, like eager
+        with pytest.raises(IndexError, match="out of bounds"):
+            cf(tt.tensor(np.array([0, 6, 1], dtype=np.int64)).to("cuda"))
+        # tracing with negative CUDA ids would freeze their wrapped copy: refused
+        with pytest.raises(NotImplementedError, match="negative CUDA indices"):
+            tt.compile(lambda i: tt.embedding(i, w))(neg)
+    finally:
+        rt._C._testing_emulate_cuda(False)
+
+
+def _args_like(*ts: Any) -> list[Any]:
+    return [t.to("cpu") for t in ts]
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_fused_cuda_kernel_matches_eager(name: str) -> None:
+    if not rt.cuda.is_available():
+        pytest.skip("no CUDA device")
+    if "loaded" not in rt.cuda.nvrtc_status():
+        pytest.skip(f"NVRTC unavailable: {rt.cuda.nvrtc_status()}")
+    fn = PROGRAMS[name]
+    args = [t.to("cuda") for t in _args()]
+    cf = tt.compile(fn)
+    got = cf(*args)
+    want = fn(*args)
+    gots = got if isinstance(got, tuple) else (got,)
+    wants = want if isinstance(want, tuple) else (want,)
+    for a, b in zip(gots, wants, strict=True):
+        np.testing.assert_allclose(a.to("cpu").numpy(), b.to("cpu").numpy(), rtol=2e-5, atol=1e-6)
+    assert all(m == "compiled" for m, _ in cf.graph_for(*args).kernels())
