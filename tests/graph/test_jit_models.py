@@ -154,6 +154,25 @@ def test_loaded_index_ops_check_index_values(tmp_path: Path) -> None:
         g(i, tt.tensor(np.full((6, 2), 3, dtype=np.int64)))
 
 
+def test_loaded_cross_entropy_checks_targets(tmp_path: Path) -> None:
+    """The fused cross-entropy (and its backward) saved in a graph: new targets are checked per run."""
+    w = randn(5, 4)
+
+    def loss(x: Any, t: Any) -> Any:
+        return tt.nn.functional.cross_entropy(x @ w, t)
+
+    x = randn(6, 5)
+    t = tt.tensor(np.array([0, 3, 1, 2, 3, 0], dtype=np.int64))
+    path = _round_trip(loss, [x, t], tmp_path, "ce")
+    g = jit.load(path)
+    assert "cross_entropy" in {n.op for n in g.nodes()}
+    other = tt.tensor(np.array([1, 1, 2, 0, 0, 3], dtype=np.int64))
+    with tt.no_grad():
+        close(g(x, other)[0], loss(x, other), rtol=1e-5, atol=1e-6)
+    with pytest.raises(IndexError, match="out of bounds"):
+        g(x, tt.tensor(np.array([0, 4, 1, 2, 3, 0], dtype=np.int64)))
+
+
 def test_index_and_layout_ops_round_trip(tmp_path: Path) -> None:
     a, src = randn(4, 5), randn(2, 5)
     idx = tt.tensor(np.array([[0, 1, 2, 3, 0], [3, 2, 1, 0, 3]], dtype=np.int64))

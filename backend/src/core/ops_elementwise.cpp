@@ -849,6 +849,7 @@ std::shared_ptr<Primitive> detail::make_elementwise_primitive(const std::string&
   if (name == "gelu_backward") return std::make_shared<ActBackward>(UnaryOp::Gelu);
   if (name == "gelu_tanh_backward") return std::make_shared<ActBackward>(UnaryOp::GeluTanh);
   if (name == "silu_backward") return std::make_shared<ActBackward>(UnaryOp::Silu);
+  if (name == "relu_backward") return std::make_shared<ActBackward>(UnaryOp::Relu);
   if (name == "where") return std::make_shared<Where>();
   if (name == "clamp") {
     std::optional<double> lo, hi;

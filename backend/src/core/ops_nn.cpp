@@ -169,12 +169,24 @@ int64_t count_valid(const Tensor& t, int64_t ignore) {
   return std::count_if(p, p + t.numel(), [ignore](int64_t v) { return v != ignore; });
 }
 
+// Every class index in range (or the ignored one). Checked where the kernel runs, not only in the
+// front end: a compiled or loaded graph feeds new targets to the same primitive.
+void check_targets(const Tensor& x, const Tensor& t, int64_t ignore) {
+  if (x.size(1) == 0) throw ValueError("[cross_entropy] needs at least one class");
+  const int64_t* p = t.data<int64_t>();
+  int64_t c = x.size(1);
+  for (int64_t i = 0; i < t.numel(); ++i)
+    if (p[i] != ignore && (p[i] < 0 || p[i] >= c))
+      throw IndexError("Target " + std::to_string(p[i]) + " is out of bounds (number of classes: " + std::to_string(c) + ")");
+}
+
 class CrossEntropyBackward : public Primitive {
  public:
   CrossEntropyBackward(int64_t ignore, bool mean) : ignore_(ignore), mean_(mean) {}
   const char* name() const override { return "cross_entropy_backward"; }
   TensorList eval_cpu(const TensorList& in) override {  // (logits, targets, g) -> dlogits
     Tensor x = contiguous(in[0]), t = contiguous(in[1]);
+    check_targets(x, t, ignore_);
     double scale = host_scalar(in[2]);
     if (mean_) scale /= static_cast<double>(count_valid(t, ignore_));
     Tensor dx = empty(x.shape(), x.dtype());
@@ -214,6 +226,7 @@ class CrossEntropy : public Primitive {
   const char* name() const override { return "cross_entropy"; }
   TensorList eval_cpu(const TensorList& in) override {  // (logits [n, c], targets [n]) -> scalar
     Tensor x = contiguous(in[0]), t = contiguous(in[1]);
+    check_targets(x, t, ignore_);
     Tensor rows = empty(Shape{x.size(0)}, x.dtype());
     cpu::cross_entropy_rows(rows, x, t, ignore_);
     double total = host_scalar(reduce(ReduceOp::Sum, rows, std::nullopt, false, DType::Float64));
@@ -740,12 +753,7 @@ Tensor cross_entropy_indices(const Tensor& x, const Tensor& t, int64_t ignore_in
   if (t.dtype() != DType::Int64) throw TypeError(std::string("[cross_entropy] needs int64 targets, got ") + dtype_name(t.dtype()));
   if (on_cuda(x) || on_cuda(t)) throw NotImplementedError("[cross_entropy] the fused kernel is CPU-only");
   Tensor tc = contiguous(t);
-  const int64_t* p = tc.data<int64_t>();
-  int64_t c = x.size(1);
-  for (int64_t i = 0; i < tc.numel(); ++i)
-    if (p[i] != ignore_index && (p[i] < 0 || p[i] >= c))
-      throw IndexError("Target " + std::to_string(p[i]) + " is out of bounds (number of classes: " + std::to_string(c) + ")");
-  if (x.size(1) == 0) throw ValueError("[cross_entropy] needs at least one class");
+  check_targets(x, tc, ignore_index);
   return apply1(std::make_shared<CrossEntropy>(ignore_index, mean), {x, tc});
 }
 

@@ -168,13 +168,32 @@ void check_pool_window(const NodeView& c, const std::vector<int64_t>& k, int64_t
 bool check_nn_node(const Graph& g, const Node& n) {
   NodeView c{g, n};
   const std::string& op = n.op;
-  if (op == "gelu_backward" || op == "gelu_tanh_backward" || op == "silu_backward") {
+  if (op == "gelu_backward" || op == "gelu_tanh_backward" || op == "silu_backward" || op == "relu_backward") {
     c.nin(2);
     c.nout(1);
     c.is(c.in(0).shape, c.out(0).shape, "gradient");
     c.is(c.in(1).shape, c.out(0).shape, "input");
     c.real(c.in(0));
     if (c.in(1).dtype != c.in(0).dtype || c.out(0).dtype != c.in(0).dtype) fail(n, "dtypes differ");
+    return true;
+  }
+  if (op == "cross_entropy" || op == "cross_entropy_backward") {  // target values: checked per run
+    bool bwd = op == "cross_entropy_backward";
+    need<int64_t>(n, "ignore_index");
+    need<bool>(n, "mean");
+    c.nin(bwd ? 3 : 2);
+    c.nout(1);
+    const Value &x = c.in(0), &t = c.in(1);
+    if (x.dtype != DType::Float32 && x.dtype != DType::Float64) fail(n, "logits must be float32 or float64");
+    c.rank(x, 2, "logits");
+    c.rank(t, 1, "targets");
+    if (t.dtype != DType::Int64 || t.shape[0] != x.shape[0]) fail(n, "targets must be int64 [n]");
+    if (bwd) {
+      c.is(c.in(2).shape, Shape{}, "gradient");
+      if (c.in(2).dtype != x.dtype) fail(n, "dtypes differ");
+    }
+    c.is(c.out(0).shape, bwd ? x.shape : Shape{}, "output");
+    if (c.out(0).dtype != x.dtype) fail(n, "output dtype");
     return true;
   }
   if (op == "conv2d") {
