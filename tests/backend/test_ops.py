@@ -200,6 +200,29 @@ def test_reduction_edge_cases() -> None:
     assert_close(tt.tensor([True, True]).sum(), torch.tensor([True, True]).sum())
 
 
+@SETTINGS
+@given(n=st.integers(1, 80), other=st.integers(1, 300), dim=st.integers(0, 1), special=st.sampled_from(["", "nan", "inf", "-inf", "tie"]),
+       dtype=st.sampled_from(["float32", "float64"]), seed=st.integers(0, 9))
+def test_row_and_lane_kernels_on_vector_widths(n: int, other: int, dim: int, special: str, dtype: str, seed: int) -> None:
+    """Lengths across the 8/32-lane SIMD blocks and the 256-lane column blocks of the extreme,
+    arg-extreme, softmax and logsumexp kernels, with a NaN, an infinity or a tie planted."""
+    rng = np.random.default_rng(seed)
+    shape = (other, n) if dim == 1 else (n, other)
+    v = rng.standard_normal(shape) * (4 if seed % 2 else 40)  # 40: exp arguments reach the subnormal range
+    if special:
+        pos = tuple(int(rng.integers(0, s)) for s in shape)
+        v[pos] = {"nan": np.nan, "inf": np.inf, "-inf": -np.inf, "tie": v.max()}[special]
+    x, tx = pair(torch, v, dtype)
+    assert_close(tt.amax(x, dim), torch.amax(tx, dim))
+    assert_close(tt.amin(x, dim), torch.amin(tx, dim))
+    assert_close(tt.max(x, dim), tuple(torch.max(tx, dim)))
+    assert_close(tt.min(x, dim), tuple(torch.min(tx, dim)))
+    assert_close(tt.argmax(x, dim), torch.argmax(tx, dim))
+    assert_close(F.softmax(x, dim), tF.softmax(tx, dim), rtol=1e-5, atol=1e-6)
+    assert_close(F.log_softmax(x, dim), tF.log_softmax(tx, dim), rtol=1e-5, atol=1e-5)
+    assert_close(tt.logsumexp(x, dim), torch.logsumexp(tx, dim), rtol=1e-5, atol=1e-5)
+
+
 @st.composite
 def matmul_shapes(draw: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
     m, k, n = draw(st.integers(1, 6)), draw(st.integers(0, 6)), draw(st.integers(1, 6))
