@@ -262,6 +262,26 @@ def test_mm_bmm_linear_einsum() -> None:
     assert_close(tt.tensordot(A, B, dims=([2, 0], [1, 0])), torch.tensordot(tA, tB, dims=([2, 0], [1, 0])), rtol=1e-4, atol=1e-4)
 
 
+@SETTINGS
+@given(kh=st.integers(1, 4), kw=st.integers(1, 4), dh=st.integers(1, 3), dw=st.integers(1, 3), groups=st.sampled_from([1, 2]),
+       batched=st.booleans(), h=st.integers(1, 7), w=st.integers(1, 7))
+def test_conv2d_same_padding_even_and_odd_kernels(kh: int, kw: int, dh: int, dw: int, groups: int, batched: bool, h: int, w: int) -> None:
+    """padding='same' for every kernel/dilation parity: torch pads an odd total with the extra unit
+    at the bottom/right. Forward and all three gradients against torch."""
+    rng = np.random.default_rng(kh * 100 + kw * 10 + dh + dw)
+    xs = (2, 4, h, w) if batched else (4, h, w)
+    x, wt, b, gy = (rng.standard_normal(s).astype(np.float32) for s in (xs, (6, 4 // groups, kh, kw), (6,), (*xs[:-3], 6, h, w)))
+    ours = [tt.tensor(v, requires_grad=True) for v in (x, wt, b)]
+    ref = [torch.tensor(v, requires_grad=True) for v in (x, wt, b)]
+    y = F.conv2d(*ours, padding="same", dilation=(dh, dw), groups=groups)
+    ty = tF.conv2d(*ref, padding="same", dilation=(dh, dw), groups=groups)
+    assert_close(y, ty, rtol=1e-4, atol=1e-4)
+    (y * tt.tensor(gy)).sum().backward()
+    (ty * torch.tensor(gy)).sum().backward()
+    for a, t in zip(ours, ref, strict=True):
+        assert_close(a.grad, t.grad, rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("n,c,h,w,o,k,stride,padding,dilation,groups,bias", [
     (2, 3, 9, 8, 4, 3, 1, 1, 1, 1, True), (1, 4, 7, 7, 6, 3, 2, 0, 1, 2, False), (3, 2, 10, 10, 2, 1, 1, 0, 1, 1, True),
     (2, 6, 11, 9, 6, 3, (2, 1), (1, 2), (2, 1), 3, True), (1, 1, 5, 5, 1, 5, 1, 2, 1, 1, False), (4, 3, 8, 8, 5, 2, 2, 1, 1, 1, True),
