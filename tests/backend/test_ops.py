@@ -282,6 +282,55 @@ def test_conv2d_same_padding_even_and_odd_kernels(kh: int, kw: int, dh: int, dw:
         assert_close(a.grad, t.grad, rtol=1e-4, atol=1e-4)
 
 
+@SETTINGS
+@given(mode=st.sampled_from(["reflect", "replicate", "circular"]), k=st.integers(1, 3), batched=st.booleans(),
+       sizes=st.lists(st.integers(0, 5), min_size=5, max_size=5), pads=st.lists(st.integers(-3, 5), min_size=6, max_size=6),
+       dtype=st.sampled_from(["float32", "float64", "int64"]))
+def test_pad_reflect_replicate_circular(mode: str, k: int, batched: bool, sizes: list[int], pads: list[int], dtype: str) -> None:
+    """Non-constant F.pad against torch: same values, same gradient, or an error where torch
+    raises one (reflect pad >= dim size, circular wrapping more than once, empty dims...). torch
+    returns uninitialised memory for a circular pad that wraps more than once around what negative
+    padding keeps; those draws only check that we raise."""
+    shape = tuple(sizes[: k + (2 if batched else 1)])
+    pad = tuple(pads[: 2 * k])
+    v = np.random.default_rng(len(shape)).standard_normal(shape) * 3
+    x, tx = pair(torch, v, dtype)
+    wraps = mode == "circular" and any(_wraps_kept_part(shape[-1 - i], pad[2 * i], pad[2 * i + 1]) for i in range(k))
+    try:
+        ref = tF.pad(tx, pad, mode=mode)
+    except (RuntimeError, NotImplementedError):
+        with pytest.raises(ValueError):
+            F.pad(x, pad, mode=mode)
+        return
+    if wraps:
+        with pytest.raises(ValueError):
+            F.pad(x, pad, mode=mode)
+        return
+    assert_close(F.pad(x, pad, mode=mode), ref)
+    if dtype == "float64":
+        X, tX = tt.tensor(v, requires_grad=True), torch.tensor(v, requires_grad=True)
+        g = np.random.default_rng(1).standard_normal(tuple(ref.shape))
+        (F.pad(X, pad, mode=mode) * tt.tensor(g)).sum().backward()
+        (tF.pad(tX, pad, mode=mode) * torch.tensor(g)).sum().backward()
+        assert_close(X.grad, tX.grad, rtol=1e-10, atol=1e-12)
+
+
+def _wraps_kept_part(n: int, lo: int, hi: int) -> bool:
+    kept, out = n + min(lo, 0) + min(hi, 0), n + lo + hi
+    return lo <= n and hi <= n and out > 0 and (kept <= 0 or lo > kept or hi > kept)
+
+
+def test_pad_mode_arguments() -> None:
+    x = tt.zeros(2, 5)
+    with pytest.raises(ValueError, match="value"):
+        F.pad(x, (1, 1), mode="reflect", value=1.0)
+    with pytest.raises(NotImplementedError, match="mode"):
+        F.pad(x, (1, 1), mode="wrap")
+    with pytest.raises(ValueError, match="less than dim 1 of size 5"):
+        F.pad(x, (5, 0), mode="reflect")
+    assert_close(F.pad(x + 1, (1, 2), value=3.0), tF.pad(torch.ones(2, 5), (1, 2), value=3.0))
+
+
 @pytest.mark.parametrize("n,c,h,w,o,k,stride,padding,dilation,groups,bias", [
     (2, 3, 9, 8, 4, 3, 1, 1, 1, 1, True), (1, 4, 7, 7, 6, 3, 2, 0, 1, 2, False), (3, 2, 10, 10, 2, 1, 1, 0, 1, 1, True),
     (2, 6, 11, 9, 6, 3, (2, 1), (1, 2), (2, 1), 3, True), (1, 1, 5, 5, 1, 5, 1, 2, 1, 1, False), (4, 3, 8, 8, 5, 2, 2, 1, 1, 1, True),
