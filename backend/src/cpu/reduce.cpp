@@ -229,6 +229,28 @@ void lanes_extreme(ReduceOp op, T* dst, const T* row, int64_t w) {
   }
 }
 
+// dst[i] = op(dst[i], rows[0][i], ..., rows[3][i]) for the 4 rows at base + j * stride, j < 4: one
+// load and store of dst per 4 input rows (the column reductions are bound by those otherwise).
+template <class T, bool IsMax>
+void lanes_extreme4(T* dst, const T* base, int64_t stride, int64_t w) {
+  const T *r0 = base, *r1 = base + stride, *r2 = base + 2 * stride, *r3 = base + 3 * stride;
+  auto pick = [](T d, T x) { return ((IsMax ? x > d : x < d) || x != x) ? x : d; };
+  for (int64_t i = 0; i < w; ++i) dst[i] = pick(pick(pick(pick(dst[i], r0[i]), r1[i]), r2[i]), r3[i]);
+}
+
+// All r rows of a [r, stride] block folded into dst[0, w) (max or min, NaN-propagating).
+template <class T>
+void rows_extreme(ReduceOp op, T* dst, const T* base, int64_t r, int64_t stride, int64_t w) {
+  int64_t j = 0;
+  if constexpr (std::is_floating_point_v<T>) {
+    for (; j + 4 <= r; j += 4) {
+      if (op == ReduceOp::Max) lanes_extreme4<T, true>(dst, base + j * stride, stride, w);
+      else lanes_extreme4<T, false>(dst, base + j * stride, stride, w);
+    }
+  }
+  for (; j < r; ++j) lanes_extreme<T>(op, dst, base + j * stride, w);
+}
+
 template <class T>
 struct Ops {
   static T init(ReduceOp op) {
@@ -358,11 +380,11 @@ void reduce_typed(ReduceOp op, const Tensor& out, const Tensor& in, int64_t oute
       } else {
         T* dst = o + oi * inner + i0;
         for (int64_t i = 0; i < w; ++i) dst[i] = Ops<T>::init(op);
-        for (int64_t j = 0; j < r; ++j) {
-          const T* row = base + j * inner;
-          if (extreme) {
-            lanes_extreme<T>(op, dst, row, w);
-          } else {
+        if (extreme) {
+          rows_extreme<T>(op, dst, base, r, inner, w);
+        } else {
+          for (int64_t j = 0; j < r; ++j) {
+            const T* row = base + j * inner;
             for (int64_t i = 0; i < w; ++i) dst[i] = combine(op, dst[i], row[i]);
           }
         }
@@ -544,7 +566,7 @@ static void softmax_typed(const Tensor& out, const Tensor& in, int64_t outer, in
         mx[i] = -std::numeric_limits<T>::infinity();
         sm[i] = 0;
       }
-      for (int64_t j = 0; j < r; ++j) lanes_extreme<T>(ReduceOp::Max, mx, base + j * inner, w);
+      rows_extreme<T>(ReduceOp::Max, mx, base, r, inner, w);
       for (int64_t i = 0; i < w; ++i) mx[i] = softmax_shift(mx[i]);
       // exp sums in T lanes over blocks of 64 rows (full-width SIMD), each block added into Acc
       T part[kLanes];
@@ -615,7 +637,7 @@ static void logsumexp_typed(const Tensor& out, const Tensor& in, int64_t outer, 
         mx[i] = -std::numeric_limits<T>::infinity();
         sm[i] = 0;
       }
-      for (int64_t j = 0; j < r; ++j) lanes_extreme<T>(ReduceOp::Max, mx, base + j * inner, w);
+      rows_extreme<T>(ReduceOp::Max, mx, base, r, inner, w);
       for (int64_t i = 0; i < w; ++i) sh[i] = std::isfinite(mx[i]) ? mx[i] : T(0);
       T part[kLanes];
       for (int64_t j0 = 0; j0 < r; j0 += 64) {
