@@ -203,6 +203,26 @@ Acc<T> exp_sum(const T* x, T* dst, int64_t n, T shift) {
   return total;
 }
 
+// part[i] += exp(row[i] - shift[i]) over w lanes, each exp also stored to dst when Store.
+template <bool Store, class T>
+void lanes_exp_acc(T* part, const T* row, const T* shift, T* dst, int64_t w) {
+  int64_t i = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+  if constexpr (std::is_same_v<T, float>) {
+    for (; i + 8 <= w; i += 8) {
+      __m256 e = vexp8(row + i, shift + i).v;
+      if constexpr (Store) _mm256_storeu_ps(dst + i, e);
+      _mm256_storeu_ps(part + i, _mm256_add_ps(_mm256_loadu_ps(part + i), e));
+    }
+  }
+#endif
+  for (; i < w; ++i) {
+    T e = vexp(row[i] - shift[i]);
+    if constexpr (Store) dst[i] = e;
+    part[i] += e;
+  }
+}
+
 // The row reduction for one op, dispatched once per row rather than per element.
 template <class T>
 T row_extreme(ReduceOp op, const T* x, int64_t n) {
@@ -553,7 +573,7 @@ static void softmax_typed(const Tensor& out, const Tensor& in, int64_t outer, in
     });
     return;
   }
-  constexpr int64_t kLanes = 256;
+  constexpr int64_t kLanes = 64;  // a job reads and writes r x 64 lanes three times: kept within L2
   int64_t ichunks = (inner + kLanes - 1) / kLanes;
   parallel_for(0, outer * ichunks, std::max<int64_t>(1, kGrain / std::max<int64_t>(4 * r * kLanes, 1)), [&](int64_t b, int64_t e) {
     T mx[kLanes];
@@ -576,15 +596,8 @@ static void softmax_typed(const Tensor& out, const Tensor& in, int64_t outer, in
         for (int64_t j = j0; j < j1; ++j) {
           const T* row = base + j * inner;
           T* d = dst + j * inner;
-          if (log) {
-            for (int64_t i = 0; i < w; ++i) part[i] += vexp(row[i] - mx[i]);
-          } else {
-            for (int64_t i = 0; i < w; ++i) {
-              T ev = vexp(row[i] - mx[i]);
-              d[i] = ev;
-              part[i] += ev;
-            }
-          }
+          if (log) lanes_exp_acc<false>(part, row, mx, d, w);
+          else lanes_exp_acc<true>(part, row, mx, d, w);
         }
         for (int64_t i = 0; i < w; ++i) sm[i] += part[i];
       }
@@ -645,7 +658,7 @@ static void logsumexp_typed(const Tensor& out, const Tensor& in, int64_t outer, 
         for (int64_t i = 0; i < w; ++i) part[i] = 0;
         for (int64_t j = j0; j < j1; ++j) {
           const T* row = base + j * inner;
-          for (int64_t i = 0; i < w; ++i) part[i] += vexp(row[i] - sh[i]);
+          lanes_exp_acc<false>(part, row, sh, static_cast<T*>(nullptr), w);
         }
         for (int64_t i = 0; i < w; ++i) sm[i] += part[i];
       }

@@ -49,9 +49,8 @@ struct F8 {
   float v[8];
 #endif
 };
-TT_VMATH_INLINE F8 vexp8(const float* p, float shift) {
 #if defined(__AVX2__) && defined(__FMA__)
-  __m256 x = _mm256_sub_ps(_mm256_loadu_ps(p), _mm256_set1_ps(shift));
+TT_VMATH_INLINE __m256 vexp8_of(__m256 x) {
   // max/min return their second operand when either is NaN: x goes second so NaN passes through
   x = _mm256_max_ps(_mm256_set1_ps(-104.0f), x);
   x = _mm256_min_ps(_mm256_set1_ps(89.0f), x);
@@ -72,16 +71,32 @@ TT_VMATH_INLINE F8 vexp8(const float* p, float shift) {
                                      _mm256_cmp_ps(n, _mm256_set1_ps(127.0f), _CMP_GT_OQ));
   if (__builtin_expect(_mm256_movemask_ps(out_of_range) == 0, 1)) {
     // 2^n is a normal float: one scaling, the same rounding as the two-step product below
-    return F8{_mm256_mul_ps(y, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(ni, bias), 23)))};
+    return _mm256_mul_ps(y, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(ni, bias), 23)));
   }
   __m256i n1 = _mm256_srai_epi32(_mm256_add_epi32(ni, _mm256_srli_epi32(ni, 31)), 1);  // ni / 2 toward 0
   __m256i n2 = _mm256_sub_epi32(ni, n1);
   __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
   __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
-  return F8{_mm256_mul_ps(_mm256_mul_ps(y, s1), s2)};
+  return _mm256_mul_ps(_mm256_mul_ps(y, s1), s2);
+}
+#endif
+
+// exp(p[k] - shift) and exp(p[k] - shift[k]) for k < 8.
+TT_VMATH_INLINE F8 vexp8(const float* p, float shift) {
+#if defined(__AVX2__) && defined(__FMA__)
+  return F8{vexp8_of(_mm256_sub_ps(_mm256_loadu_ps(p), _mm256_set1_ps(shift)))};
 #else
   F8 r;
   for (int k = 0; k < 8; ++k) r.v[k] = vexp(p[k] - shift);
+  return r;
+#endif
+}
+TT_VMATH_INLINE F8 vexp8(const float* p, const float* shift) {
+#if defined(__AVX2__) && defined(__FMA__)
+  return F8{vexp8_of(_mm256_sub_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(shift)))};
+#else
+  F8 r;
+  for (int k = 0; k < 8; ++k) r.v[k] = vexp(p[k] - shift[k]);
   return r;
 #endif
 }
