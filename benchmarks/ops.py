@@ -108,6 +108,11 @@ def main() -> None:
         bench(f"max dim=1 {label}", lambda: X.amax(1), lambda: nX.max(1), lambda: tX.amax(1))
         bench(f"mean dim=1 {label}", lambda: X.mean(1), lambda: nX.mean(1), lambda: tX.mean(1))
         bench(f"softmax dim=-1 {label}", lambda: tt.softmax(X, -1), None, lambda: torch.softmax(tX, -1))
+        bench(f"softmax dim=0 {label}", lambda: tt.softmax(X, 0), None, lambda: torch.softmax(tX, 0))
+        bench(f"log_softmax dim=-1 {label}", lambda: tt.log_softmax(X, -1), None, lambda: torch.log_softmax(tX, -1))
+        bench(f"logsumexp dim=1 {label}", lambda: tt.logsumexp(X, 1), None, lambda: torch.logsumexp(tX, 1))
+        bench(f"max dim=0 {label}", lambda: X.amax(0), lambda: nX.max(0), lambda: tX.amax(0))
+        bench(f"argmax dim=1 {label}", lambda: X.argmax(1), lambda: nX.argmax(1), lambda: tX.argmax(1))
     # conv2d
     convs = [(8, 64, 56, 64, 3, 1)] if args.quick else [(8, 64, 56, 64, 3, 1), (32, 3, 32, 16, 3, 1), (8, 128, 28, 128, 1, 0)]
     for n, c, hw, o, k, p in convs:

@@ -280,9 +280,7 @@ void bind_functions(py::module_& m) {
       } else if (p == "same") {
         auto st = pair_from(stride, "stride");
         if (st.first != 1 || st.second != 1) throw tt::ValueError("padding='same' is not supported for strided convolutions");
-        int64_t th = dl.first * (w.size(2) - 1), tw = dl.second * (w.size(3) - 1);
-        if (th % 2 || tw % 2) throw tt::NotImplementedError("padding='same' with an even effective kernel size is not supported yet");
-        pad = {th / 2, tw / 2};
+        return tt::conv2d_same(x, w, b.is_none() ? nullptr : &bt, dl, groups);
       } else {
         throw tt::ValueError("invalid padding string '" + p + "', should be one of {'valid', 'same'}");
       }

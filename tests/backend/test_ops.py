@@ -200,6 +200,29 @@ def test_reduction_edge_cases() -> None:
     assert_close(tt.tensor([True, True]).sum(), torch.tensor([True, True]).sum())
 
 
+@SETTINGS
+@given(n=st.integers(1, 80), other=st.integers(1, 300), dim=st.integers(0, 1), special=st.sampled_from(["", "nan", "inf", "-inf", "tie"]),
+       dtype=st.sampled_from(["float32", "float64"]), seed=st.integers(0, 9))
+def test_row_and_lane_kernels_on_vector_widths(n: int, other: int, dim: int, special: str, dtype: str, seed: int) -> None:
+    """Lengths across the 8/32-lane SIMD blocks and the 256-lane column blocks of the extreme,
+    arg-extreme, softmax and logsumexp kernels, with a NaN, an infinity or a tie planted."""
+    rng = np.random.default_rng(seed)
+    shape = (other, n) if dim == 1 else (n, other)
+    v = rng.standard_normal(shape) * (4 if seed % 2 else 40)  # 40: exp arguments reach the subnormal range
+    if special:
+        pos = tuple(int(rng.integers(0, s)) for s in shape)
+        v[pos] = {"nan": np.nan, "inf": np.inf, "-inf": -np.inf, "tie": v.max()}[special]
+    x, tx = pair(torch, v, dtype)
+    assert_close(tt.amax(x, dim), torch.amax(tx, dim))
+    assert_close(tt.amin(x, dim), torch.amin(tx, dim))
+    assert_close(tt.max(x, dim), tuple(torch.max(tx, dim)))
+    assert_close(tt.min(x, dim), tuple(torch.min(tx, dim)))
+    assert_close(tt.argmax(x, dim), torch.argmax(tx, dim))
+    assert_close(F.softmax(x, dim), tF.softmax(tx, dim), rtol=1e-5, atol=1e-6)
+    assert_close(F.log_softmax(x, dim), tF.log_softmax(tx, dim), rtol=1e-5, atol=1e-5)
+    assert_close(tt.logsumexp(x, dim), torch.logsumexp(tx, dim), rtol=1e-5, atol=1e-5)
+
+
 @st.composite
 def matmul_shapes(draw: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
     m, k, n = draw(st.integers(1, 6)), draw(st.integers(0, 6)), draw(st.integers(1, 6))
@@ -237,6 +260,75 @@ def test_mm_bmm_linear_einsum() -> None:
     ]:
         assert_close(tt.einsum(eq, *ops), torch.einsum(eq, *tops), rtol=1e-4, atol=1e-4)
     assert_close(tt.tensordot(A, B, dims=([2, 0], [1, 0])), torch.tensordot(tA, tB, dims=([2, 0], [1, 0])), rtol=1e-4, atol=1e-4)
+
+
+@SETTINGS
+@given(kh=st.integers(1, 4), kw=st.integers(1, 4), dh=st.integers(1, 3), dw=st.integers(1, 3), groups=st.sampled_from([1, 2]),
+       batched=st.booleans(), h=st.integers(1, 7), w=st.integers(1, 7))
+def test_conv2d_same_padding_even_and_odd_kernels(kh: int, kw: int, dh: int, dw: int, groups: int, batched: bool, h: int, w: int) -> None:
+    """padding='same' for every kernel/dilation parity: torch pads an odd total with the extra unit
+    at the bottom/right. Forward and all three gradients against torch."""
+    rng = np.random.default_rng(kh * 100 + kw * 10 + dh + dw)
+    xs = (2, 4, h, w) if batched else (4, h, w)
+    x, wt, b, gy = (rng.standard_normal(s).astype(np.float32) for s in (xs, (6, 4 // groups, kh, kw), (6,), (*xs[:-3], 6, h, w)))
+    ours = [tt.tensor(v, requires_grad=True) for v in (x, wt, b)]
+    ref = [torch.tensor(v, requires_grad=True) for v in (x, wt, b)]
+    y = F.conv2d(*ours, padding="same", dilation=(dh, dw), groups=groups)
+    ty = tF.conv2d(*ref, padding="same", dilation=(dh, dw), groups=groups)
+    assert_close(y, ty, rtol=1e-4, atol=1e-4)
+    (y * tt.tensor(gy)).sum().backward()
+    (ty * torch.tensor(gy)).sum().backward()
+    for a, t in zip(ours, ref, strict=True):
+        assert_close(a.grad, t.grad, rtol=1e-4, atol=1e-4)
+
+
+@SETTINGS
+@given(mode=st.sampled_from(["reflect", "replicate", "circular"]), k=st.integers(1, 3), batched=st.booleans(),
+       sizes=st.lists(st.integers(0, 5), min_size=5, max_size=5), pads=st.lists(st.integers(-3, 5), min_size=6, max_size=6),
+       dtype=st.sampled_from(["float32", "float64", "int64"]))
+def test_pad_reflect_replicate_circular(mode: str, k: int, batched: bool, sizes: list[int], pads: list[int], dtype: str) -> None:
+    """Non-constant F.pad against torch: same values, same gradient, or an error where torch
+    raises one (reflect pad >= dim size, circular wrapping more than once, empty dims...). torch
+    returns uninitialised memory for a circular pad that wraps more than once around what negative
+    padding keeps; those draws only check that we raise."""
+    shape = tuple(sizes[: k + (2 if batched else 1)])
+    pad = tuple(pads[: 2 * k])
+    v = np.random.default_rng(len(shape)).standard_normal(shape) * 3
+    x, tx = pair(torch, v, dtype)
+    wraps = mode == "circular" and any(_wraps_kept_part(shape[-1 - i], pad[2 * i], pad[2 * i + 1]) for i in range(k))
+    try:
+        ref = tF.pad(tx, pad, mode=mode)
+    except (RuntimeError, NotImplementedError):
+        with pytest.raises(ValueError):
+            F.pad(x, pad, mode=mode)
+        return
+    if wraps:
+        with pytest.raises(ValueError):
+            F.pad(x, pad, mode=mode)
+        return
+    assert_close(F.pad(x, pad, mode=mode), ref)
+    if dtype == "float64":
+        X, tX = tt.tensor(v, requires_grad=True), torch.tensor(v, requires_grad=True)
+        g = np.random.default_rng(1).standard_normal(tuple(ref.shape))
+        (F.pad(X, pad, mode=mode) * tt.tensor(g)).sum().backward()
+        (tF.pad(tX, pad, mode=mode) * torch.tensor(g)).sum().backward()
+        assert_close(X.grad, tX.grad, rtol=1e-10, atol=1e-12)
+
+
+def _wraps_kept_part(n: int, lo: int, hi: int) -> bool:
+    kept, out = n + min(lo, 0) + min(hi, 0), n + lo + hi
+    return lo <= n and hi <= n and out > 0 and (kept <= 0 or lo > kept or hi > kept)
+
+
+def test_pad_mode_arguments() -> None:
+    x = tt.zeros(2, 5)
+    with pytest.raises(ValueError, match="value"):
+        F.pad(x, (1, 1), mode="reflect", value=1.0)
+    with pytest.raises(NotImplementedError, match="mode"):
+        F.pad(x, (1, 1), mode="wrap")
+    with pytest.raises(ValueError, match="less than dim 1 of size 5"):
+        F.pad(x, (5, 0), mode="reflect")
+    assert_close(F.pad(x + 1, (1, 2), value=3.0), tF.pad(torch.ones(2, 5), (1, 2), value=3.0))
 
 
 @pytest.mark.parametrize("n,c,h,w,o,k,stride,padding,dilation,groups,bias", [

@@ -22,6 +22,7 @@ CASES: list[tuple[str, Callable[[Any], Any], tuple[int, ...]]] = [
     ("Conv2d", lambda nn: nn.Conv2d(3, 4, 3), (2, 3, 7, 7)),
     ("Conv2d-stride-pad-groups", lambda nn: nn.Conv2d(4, 6, (3, 2), stride=2, padding=1, groups=2), (2, 4, 8, 9)),
     ("Conv2d-same-dilation", lambda nn: nn.Conv2d(2, 3, 3, padding="same", dilation=2, bias=False), (1, 2, 9, 9)),
+    ("Conv2d-same-even-kernel", lambda nn: nn.Conv2d(2, 3, (2, 4), padding="same", dilation=(3, 1)), (1, 2, 9, 8)),
     ("Conv2d-unbatched", lambda nn: nn.Conv2d(2, 3, 3), (2, 6, 6)),
     ("MaxPool2d", lambda nn: nn.MaxPool2d(2), (2, 3, 8, 8)),
     ("MaxPool2d-stride-pad-ceil", lambda nn: nn.MaxPool2d(3, stride=2, padding=1, ceil_mode=True), (1, 2, 9, 9)),

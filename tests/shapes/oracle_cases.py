@@ -72,6 +72,9 @@ DELIBERATE: dict[str, str] = {
     "returns a shape holding -1.",
     "pool-rank": "adaptive_avg_pool2d needs a 3-d or 4-d input (shape-rank, DESIGN §2); torch "
     "also accepts some other ranks (a 2-d input with output size 1, a 5-d one).",
+    "circular-pad-wraps-cropped": "pad(mode='circular') with negative padding on one side: typedtensor "
+    "reports a pad that wraps more than once around the part that is kept; torch only checks the "
+    "uncropped size and returns uninitialised memory there.",
     "dropout2d-rank": "dropout2d needs a 3-d or 4-d input (shape-rank); torch only warns (deprecated) "
     "and treats other ranks as it guesses.",
 }
@@ -876,9 +879,22 @@ def _one_hot(draw: Draw) -> Case:
 
 @case("pad")
 def _pad(draw: Draw) -> Case:
-    s = shape(draw)
+    s = shape(draw, hi=5)
+    mode = draw(st.sampled_from(["constant", "constant", "reflect", "replicate", "circular"]))
     pads = tuple(draw(st.lists(st.integers(-2, 3), max_size=6)))
-    return Case("", (S(s), pads), {}, lambda: F.pad(T(s), pads))
+    if mode == "constant":
+        return Case("", (S(s), pads), {}, lambda: F.pad(T(s), pads))
+    wraps_cropped = mode == "circular" and len(pads) // 2 <= len(s) and any(
+        _circular_wraps_cropped(s[len(s) - 1 - i], pads[2 * i], pads[2 * i + 1]) for i in range(len(pads) // 2))
+    return Case("", (S(s), pads), {"mode": mode}, lambda: F.pad(T(s), pads, mode=mode),
+                deliberate="circular-pad-wraps-cropped" if wraps_cropped else None)
+
+
+def _circular_wraps_cropped(n: int, lo: int, hi: int) -> bool:
+    """A circular pad that wraps more than once around the part negative padding leaves
+    (torch checks against the uncropped size and returns uninitialised memory)."""
+    kept, out = n + min(lo, 0) + min(hi, 0), n + lo + hi
+    return lo <= n and hi <= n and out > 0 and (kept <= 0 or lo > kept or hi > kept)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ where one applies, the rule must return an Issue although torch accepts the call
 | pool-rank | adaptive_avg_pool2d: `shape-rank` unless 3-d or 4-d | accepts some 2-d/5-d inputs |
 | roll-empty | out-of-range `dims` is `shape-axis` | an empty tensor returns before the check |
 | expand-leading-minus-one | -1 for a new leading dim is an Issue | unchecked when another size is 0 |
+| circular-pad-wraps-cropped | circular pad wrapping more than once around what negative padding keeps is `shape-arg` | returns uninitialised memory |
 """
 
 from __future__ import annotations

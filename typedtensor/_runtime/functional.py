@@ -472,10 +472,22 @@ def normalize(input: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> A
     return input / input.norm(p, dim, keepdim=True).clamp(min=eps)
 
 
-def pad(input: Any, pad: tuple[int, ...], mode: str = "constant", value: float = 0.0) -> Any:
-    if mode != "constant":
-        raise NotImplementedError(f"pad: mode '{mode}' is not supported yet (only 'constant')")
-    if len(pad) % 2 or len(pad) // 2 > input.ndim:
+def pad(input: Any, pad: tuple[int, ...], mode: str = "constant", value: float | None = None) -> Any:
+    """torch's ``F.pad``: ``pad`` lists (left, right) pairs from the last dim backwards."""
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise ValueError("pad: padding length must be divisible by 2")
+    if mode == "constant":
+        return _pad_constant(input, pad, 0.0 if value is None else value)
+    if mode not in _PAD_SOURCES:
+        raise NotImplementedError(f"pad: unrecognised padding mode '{mode}'")
+    if value is not None:
+        raise ValueError(f"pad: padding mode '{mode}' doesn't take a value argument")
+    return _pad_indexed(input, pad, mode)
+
+
+def _pad_constant(input: Any, pad: tuple[int, ...], value: float) -> Any:
+    if len(pad) // 2 > input.ndim:
         raise ValueError("pad: padding length must be even and at most twice the number of dims")
     shape = list(input.shape)
     slices: list[slice] = [slice(None)] * input.ndim
@@ -495,6 +507,45 @@ def pad(input: Any, pad: tuple[int, ...], mode: str = "constant", value: float =
     out[tuple(slices)] = src
     return out
 
+
+# The input positions read by the n + lo + hi outputs of a dim of size n padded by (lo, hi).
+# Negative padding crops, as in torch: reflect and replicate read x[i - lo] inside the input;
+# circular crops first and then wraps around the cropped part.
+def _reflect_sources(n: int, lo: int, hi: int) -> list[int]:
+    return [-p if p < 0 else (2 * (n - 1) - p if p >= n else p) for p in range(-lo, n + hi)]
+
+
+def _replicate_sources(n: int, lo: int, hi: int) -> list[int]:
+    return [min(max(p, 0), n - 1) for p in range(-lo, n + hi)]
+
+
+def _circular_sources(n: int, lo: int, hi: int) -> list[int]:
+    start, kept = max(-lo, 0), n + min(lo, 0) + min(hi, 0)
+    if kept <= 0 < n + lo + hi:
+        raise ValueError(f"pad: circular padding ({lo}, {hi}) wraps around a dim of size {n} more than once")
+    return [start + (i - max(lo, 0)) % kept for i in range(n + lo + hi)]
+
+
+_PAD_SOURCES = {"reflect": _reflect_sources, "replicate": _replicate_sources, "circular": _circular_sources}
+
+
+def _pad_indexed(input: Any, pad: tuple[int, ...], mode: str) -> Any:
+    """reflect / replicate / circular padding of the last 1-3 dims as a gather per padded dim:
+    the map from output to input positions is separable, so one ``index_select`` per dim gives
+    the values, and its VJP (``index_add``) sums each output's gradient back into its source."""
+    k, shape = len(pad) // 2, tuple(input.shape)
+    params: dict[str, object] = {"pad": pad, "mode": mode}
+    from typedtensor.shapes.runtime import explain
+
+    if explain("pad", [shape], params) is not None:  # the registry's rule decides, and words it
+        raise shape_error("pad", [shape], params, f"bad {mode} padding {pad} for shape {list(shape)}")
+    result = input
+    for i in range(k):
+        d = input.ndim - 1 - i
+        n, lo, hi = shape[d], pad[2 * i], pad[2 * i + 1]
+        src = _PAD_SOURCES[mode](n, lo, hi)
+        result = result.index_select(d, _C.tensor(src, dtype=_C.int64, device=input.device))
+    return result
 
 __all__ = [
     "linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm", "layer_norm",

@@ -170,6 +170,9 @@ Tensor cross_entropy_indices(const Tensor& logits, const Tensor& target, int64_t
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor* w, const Tensor* b, double eps);
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* b, std::pair<int64_t, int64_t> stride,
               std::pair<int64_t, int64_t> padding, std::pair<int64_t, int64_t> dilation, int64_t groups);
+// conv2d with padding='same' (stride 1): the output keeps the input's spatial size; an odd total
+// padding dilation * (k - 1) puts the extra unit at the bottom / right, as torch does.
+Tensor conv2d_same(const Tensor& x, const Tensor& w, const Tensor* b, std::pair<int64_t, int64_t> dilation, int64_t groups);
 std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, std::pair<int64_t, int64_t> kernel,
                                      std::pair<int64_t, int64_t> stride, std::pair<int64_t, int64_t> padding,
                                      std::pair<int64_t, int64_t> dilation, bool ceil_mode);

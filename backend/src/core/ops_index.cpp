@@ -267,6 +267,10 @@ Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor
     index_put_(out, idx, detail::cast(vals, a.dtype()), true);
     return out;
   }
+  if (src.numel() == 0) {  // nothing is added and, as in torch, the index values are not checked
+    as_index("index_add", index);
+    return clone(a);
+  }
   Tensor idx = front_index("index_add", reshape(index, Shape{index.numel()}), a.size(d), d);
   return apply1(std::make_shared<IndexAdd>(d), {a, idx, detail::cast(vals, a.dtype())});
 }
@@ -353,7 +357,23 @@ AdvPlan plan_index(const char* op, const Tensor& a, const TensorList& indices) {
     }
   }
   P.index_shape = bs;
+  // torch's rules for empty results: a non-empty index into a size-0 dim is an error, but when
+  // the result itself is empty (no index positions, or a non-indexed dim of size 0) the index
+  // values are never read and are not bounds-checked: zeros stand in for them.
+  int64_t positions = 1, rest = 1;
+  for (auto s : bs) positions *= s;
+  for (int64_t i = 0; i < a.dim(); ++i)
+    if (std::find(P.dims.begin(), P.dims.end(), i) == P.dims.end()) rest *= a.size(i);
+  for (auto d : P.dims)
+    if (a.size(d) == 0 && indices[d].numel() > 0)
+      throw IndexError("index is out of bounds for dimension " + std::to_string(d) + " with size 0");
+  bool unread = positions == 0 || rest == 0;
   for (auto d : P.dims) {
+    if (unread) {
+      DeviceScope on(indices[d].device());
+      P.idx.push_back(zeros(bs, DType::Int64));
+      continue;
+    }
     Tensor t = checked_index(op, indices[d], a.size(d), d);
     P.idx.push_back(contiguous(expand(t, bs)));
   }

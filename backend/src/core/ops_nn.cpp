@@ -822,6 +822,20 @@ Tensor conv2d(const Tensor& x0, const Tensor& w, const Tensor* b, std::pair<int6
   return unbatched ? squeeze(r, Dims{0}) : r;
 }
 
+// padding='same' as torch: total t = dilation * (k - 1) per spatial dim, t / 2 before and the
+// rest after. An odd t is run as the symmetric padding t / 2 + 1 (one extra output row/column at
+// the top/left) and that first row/column is dropped: the same windows as the asymmetric pad,
+// shape errors name the caller's input, and the gradient flows through narrow.
+Tensor conv2d_same(const Tensor& x, const Tensor& w, const Tensor* b, std::pair<int64_t, int64_t> dilation, int64_t groups) {
+  if (w.dim() != 4 || (x.dim() != 3 && x.dim() != 4) || dilation.first <= 0 || dilation.second <= 0)
+    return conv2d(x, w, b, {1, 1}, {0, 0}, dilation, groups);  // its error for the bad argument
+  int64_t th = dilation.first * (w.size(2) - 1), tw = dilation.second * (w.size(3) - 1);
+  Tensor y = conv2d(x, w, b, {1, 1}, {th / 2 + th % 2, tw / 2 + tw % 2}, dilation, groups);
+  if (th % 2) y = narrow(y, y.dim() - 2, 1, x.size(-2));
+  if (tw % 2) y = narrow(y, y.dim() - 1, 1, x.size(-1));
+  return y;
+}
+
 static int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
   int64_t eff = d * (k - 1) + 1;
   int64_t num = in + 2 * p - eff;

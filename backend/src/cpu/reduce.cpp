@@ -66,7 +66,10 @@ Acc<T> contiguous_sum(const T* x, int64_t n) {
 // GCC/Clang vector extensions: a compare-and-select reduction with NaN semantics is not something
 // the auto-vectoriser will do on its own, and this is the inner loop of amax/max and softmax.
 template <class T, bool IsMax>
-T contiguous_extreme(const T* x, int64_t n) {
+T contiguous_extreme(const T* x, int64_t n);
+
+template <class T, bool IsMax>
+T contiguous_extreme_exact(const T* x, int64_t n) {
   constexpr int W = 32 / sizeof(T);
   typedef T V __attribute__((vector_size(32)));
   const T start = IsMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
@@ -105,6 +108,121 @@ T contiguous_extreme(const T* x, int64_t n) {
   return any_nan ? std::numeric_limits<T>::quiet_NaN() : best;
 }
 
+#if defined(__AVX2__) && defined(__FMA__)
+// Horizontal max/min/sum of the 8 lanes of v: two shuffles, not eight scalar steps (the per-row
+// epilogue matters on 1K-element rows).
+template <int Kind>  // 0 max, 1 min, 2 sum
+inline float hreduce(__m256 v) {
+  auto op = [](__m128 a, __m128 b) {
+    if constexpr (Kind == 0) return _mm_max_ps(a, b);
+    else if constexpr (Kind == 1) return _mm_min_ps(a, b);
+    else return _mm_add_ps(a, b);
+  };
+  __m128 q = op(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  q = op(q, _mm_movehl_ps(q, q));
+  q = op(q, _mm_shuffle_ps(q, q, 1));
+  return _mm_cvtss_f32(q);
+}
+
+// Max (or min) of n contiguous floats without a NaN test per element: one vmaxps per vector plus
+// a running sum of v * 0, whose lanes turn NaN if any input is NaN or infinite. Returns false
+// then, and the caller takes the exact NaN-aware path; true with the result otherwise.
+template <bool IsMax>
+inline bool fast_extreme_f32(const float* x, int64_t n, float& out) {
+  const float start = IsMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+  __m256 a0 = _mm256_set1_ps(start), a1 = a0, a2 = a0, a3 = a0;
+  __m256 z = _mm256_setzero_ps(), u0 = z, u1 = z, u2 = z, u3 = z;
+  auto f = [](__m256 a, __m256 v) { return IsMax ? _mm256_max_ps(a, v) : _mm256_min_ps(a, v); };
+  int64_t j = 0;
+  for (; j + 32 <= n; j += 32) {
+    __m256 v0 = _mm256_loadu_ps(x + j), v1 = _mm256_loadu_ps(x + j + 8);
+    __m256 v2 = _mm256_loadu_ps(x + j + 16), v3 = _mm256_loadu_ps(x + j + 24);
+    a0 = f(a0, v0);
+    a1 = f(a1, v1);
+    a2 = f(a2, v2);
+    a3 = f(a3, v3);
+    u0 = _mm256_add_ps(u0, _mm256_mul_ps(v0, z));
+    u1 = _mm256_add_ps(u1, _mm256_mul_ps(v1, z));
+    u2 = _mm256_add_ps(u2, _mm256_mul_ps(v2, z));
+    u3 = _mm256_add_ps(u3, _mm256_mul_ps(v3, z));
+  }
+  for (; j + 8 <= n; j += 8) {
+    __m256 v0 = _mm256_loadu_ps(x + j);
+    a0 = f(a0, v0);
+    u0 = _mm256_add_ps(u0, _mm256_mul_ps(v0, z));
+  }
+  __m256 u = _mm256_add_ps(_mm256_add_ps(u0, u1), _mm256_add_ps(u2, u3));
+  if (_mm256_movemask_ps(_mm256_cmp_ps(u, u, _CMP_UNORD_Q)) != 0) return false;
+  float best = hreduce<IsMax ? 0 : 1>(f(f(a0, a1), f(a2, a3)));
+  for (; j < n; ++j) {
+    float v = x[j];
+    if (v != v) return false;
+    best = (IsMax ? v > best : v < best) ? v : best;
+  }
+  out = best;
+  return true;
+}
+#endif
+
+template <class T, bool IsMax>
+T contiguous_extreme(const T* x, int64_t n) {
+#if defined(__AVX2__) && defined(__FMA__)
+  if constexpr (std::is_same_v<T, float>) {
+    float r;
+    if (fast_extreme_f32<IsMax>(x, n, r)) return r;
+  }
+#endif
+  return contiguous_extreme_exact<T, IsMax>(x, n);
+}
+
+// sum_j exp(x[j] - shift) over n contiguous values, each exp also stored to dst when Store.
+// Float lanes flushed into a double every 2048 elements, like contiguous_sum.
+template <bool Store, class T>
+Acc<T> exp_sum(const T* x, T* dst, int64_t n, T shift) {
+  Acc<T> total = 0;
+  int64_t j = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+  if constexpr (std::is_same_v<T, float>) {
+    while (j + 8 <= n) {
+      __m256 acc = _mm256_setzero_ps();
+      int64_t stop = std::min(n, j + 2048);
+      for (; j + 8 <= stop; j += 8) {
+        __m256 e = vexp8(x + j, shift).v;
+        if constexpr (Store) _mm256_storeu_ps(dst + j, e);
+        acc = _mm256_add_ps(acc, e);
+      }
+      total += hreduce<2>(acc);
+    }
+  }
+#endif
+  for (; j < n; ++j) {
+    T e = vexp(x[j] - shift);
+    if constexpr (Store) dst[j] = e;
+    total += e;
+  }
+  return total;
+}
+
+// part[i] += exp(row[i] - shift[i]) over w lanes, each exp also stored to dst when Store.
+template <bool Store, class T>
+void lanes_exp_acc(T* part, const T* row, const T* shift, T* dst, int64_t w) {
+  int64_t i = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+  if constexpr (std::is_same_v<T, float>) {
+    for (; i + 8 <= w; i += 8) {
+      __m256 e = vexp8(row + i, shift + i).v;
+      if constexpr (Store) _mm256_storeu_ps(dst + i, e);
+      _mm256_storeu_ps(part + i, _mm256_add_ps(_mm256_loadu_ps(part + i), e));
+    }
+  }
+#endif
+  for (; i < w; ++i) {
+    T e = vexp(row[i] - shift[i]);
+    if constexpr (Store) dst[i] = e;
+    part[i] += e;
+  }
+}
+
 // The row reduction for one op, dispatched once per row rather than per element.
 template <class T>
 T row_extreme(ReduceOp op, const T* x, int64_t n) {
@@ -129,6 +247,28 @@ void lanes_extreme(ReduceOp op, T* dst, const T* row, int64_t w) {
   } else {
     for (int64_t i = 0; i < w; ++i) dst[i] = (row[i] < dst[i] || row[i] != row[i]) ? row[i] : dst[i];
   }
+}
+
+// dst[i] = op(dst[i], rows[0][i], ..., rows[3][i]) for the 4 rows at base + j * stride, j < 4: one
+// load and store of dst per 4 input rows (the column reductions are bound by those otherwise).
+template <class T, bool IsMax>
+void lanes_extreme4(T* dst, const T* base, int64_t stride, int64_t w) {
+  const T *r0 = base, *r1 = base + stride, *r2 = base + 2 * stride, *r3 = base + 3 * stride;
+  auto pick = [](T d, T x) { return ((IsMax ? x > d : x < d) || x != x) ? x : d; };
+  for (int64_t i = 0; i < w; ++i) dst[i] = pick(pick(pick(pick(dst[i], r0[i]), r1[i]), r2[i]), r3[i]);
+}
+
+// All r rows of a [r, stride] block folded into dst[0, w) (max or min, NaN-propagating).
+template <class T>
+void rows_extreme(ReduceOp op, T* dst, const T* base, int64_t r, int64_t stride, int64_t w) {
+  int64_t j = 0;
+  if constexpr (std::is_floating_point_v<T>) {
+    for (; j + 4 <= r; j += 4) {
+      if (op == ReduceOp::Max) lanes_extreme4<T, true>(dst, base + j * stride, stride, w);
+      else lanes_extreme4<T, false>(dst, base + j * stride, stride, w);
+    }
+  }
+  for (; j < r; ++j) lanes_extreme<T>(op, dst, base + j * stride, w);
 }
 
 template <class T>
@@ -260,11 +400,11 @@ void reduce_typed(ReduceOp op, const Tensor& out, const Tensor& in, int64_t oute
       } else {
         T* dst = o + oi * inner + i0;
         for (int64_t i = 0; i < w; ++i) dst[i] = Ops<T>::init(op);
-        for (int64_t j = 0; j < r; ++j) {
-          const T* row = base + j * inner;
-          if (extreme) {
-            lanes_extreme<T>(op, dst, row, w);
-          } else {
+        if (extreme) {
+          rows_extreme<T>(op, dst, base, r, inner, w);
+        } else {
+          for (int64_t j = 0; j < r; ++j) {
+            const T* row = base + j * inner;
             for (int64_t i = 0; i < w; ++i) dst[i] = combine(op, dst[i], row[i]);
           }
         }
@@ -286,15 +426,6 @@ decltype(auto) visit_num(DType d, F&& f) {
   }
 }
 
-template <class T>
-bool better(bool is_max, T x, T best) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (best != best) return false;
-    if (x != x) return true;
-  }
-  return is_max ? x > best : x < best;
-}
-
 }  // namespace
 
 void reduce(ReduceOp op, const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner) {
@@ -302,31 +433,89 @@ void reduce(ReduceOp op, const Tensor& out, const Tensor& in, int64_t outer, int
   visit_num(in.dtype(), [&](auto tag) { reduce_typed<decltype(tag)>(op, out, in, outer, r, inner); });
 }
 
+// Index of the first element of row[0, n) equal to v (bitwise-NaN-aware: v NaN finds the first
+// NaN). The row is known to contain it.
+template <class T>
+int64_t find_first(const T* row, int64_t n, T v) {
+  int64_t j = 0;
+  bool nan = v != v;
+#if defined(__AVX2__) && defined(__FMA__)
+  if constexpr (std::is_same_v<T, float>) {
+    __m256 t = _mm256_set1_ps(v);
+    for (; j + 8 <= n; j += 8) {
+      __m256 x = _mm256_loadu_ps(row + j);
+      int m = _mm256_movemask_ps(nan ? _mm256_cmp_ps(x, x, _CMP_UNORD_Q) : _mm256_cmp_ps(x, t, _CMP_EQ_OQ));
+      if (m) return j + __builtin_ctz(static_cast<unsigned>(m));
+    }
+  }
+#endif
+  for (; j < n; ++j)
+    if (nan ? row[j] != row[j] : row[j] == v) return j;
+  return 0;
+}
+
+template <class T, bool IsMax>
+void arg_reduce_typed(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t outer, int64_t r,
+                      int64_t inner) {
+  const T* x = in.data<T>();
+  T* v = values.defined() ? values.data<T>() : nullptr;
+  int64_t* ix = indices.data<int64_t>();
+  if (inner == 1) {
+    // contiguous rows: the vectorised extreme, then a vectorised search for its first position
+    parallel_for(0, outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(r, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t oi = b; oi < e; ++oi) {
+        const T* row = x + oi * r;
+        int64_t bi;
+        if constexpr (std::is_floating_point_v<T>) {
+          bi = find_first(row, r, contiguous_extreme<T, IsMax>(row, r));
+        } else {
+          bi = 0;
+          for (int64_t j = 1; j < r; ++j)
+            if (IsMax ? row[j] > row[bi] : row[j] < row[bi]) bi = j;
+        }
+        if (v) v[oi] = row[bi];
+        ix[oi] = bi;
+      }
+    });
+    return;
+  }
+  // inner > 1: whole rows of up to 256 lanes at a time (contiguous loads, branch-free updates)
+  constexpr int64_t kLanes = 256;
+  int64_t ichunks = (inner + kLanes - 1) / kLanes;
+  parallel_for(0, outer * ichunks, std::max<int64_t>(1, kGrain / std::max<int64_t>(r * kLanes, 1)), [&](int64_t b, int64_t e) {
+    T best[kLanes];
+    int64_t bi[kLanes];
+    for (int64_t job = b; job < e; ++job) {
+      int64_t oi = job / ichunks, i0 = (job % ichunks) * kLanes, w = std::min(inner, i0 + kLanes) - i0;
+      const T* base = x + oi * r * inner + i0;
+      for (int64_t i = 0; i < w; ++i) {
+        best[i] = base[i];
+        bi[i] = 0;
+      }
+      for (int64_t j = 1; j < r; ++j) {
+        const T* row = base + j * inner;
+        for (int64_t i = 0; i < w; ++i) {
+          T val = row[i], cur = best[i];
+          bool take = IsMax ? val > cur : val < cur;
+          if constexpr (std::is_floating_point_v<T>) take = cur == cur && (take || val != val);
+          best[i] = take ? val : cur;
+          bi[i] = take ? j : bi[i];
+        }
+      }
+      int64_t k0 = oi * inner + i0;
+      if (v) std::memcpy(v + k0, best, static_cast<size_t>(w) * sizeof(T));
+      std::memcpy(ix + k0, bi, static_cast<size_t>(w) * sizeof(int64_t));
+    }
+  });
+}
+
 void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t outer,
                 int64_t r, int64_t inner) {
   if (on_cuda(indices)) return cuda_kernels().arg_reduce(is_max, values, indices, in, outer, r, inner);  // NOTE [ Device dispatch ]
   visit_num(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    const T* x = in.data<T>();
-    T* v = values.defined() ? values.data<T>() : nullptr;
-    int64_t* ix = indices.data<int64_t>();
-    parallel_for(0, outer * inner, std::max<int64_t>(1, kGrain / std::max<int64_t>(r, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t k = b; k < e; ++k) {
-        int64_t oi = k / inner, ii = k % inner;
-        const T* p = x + oi * r * inner + ii;
-        T best = p[0];
-        int64_t bi = 0;
-        for (int64_t j = 1; j < r; ++j) {
-          T val = p[j * inner];
-          if (better(is_max, val, best)) {
-            best = val;
-            bi = j;
-          }
-        }
-        if (v) v[k] = best;
-        ix[k] = bi;
-      }
-    });
+    if (is_max) arg_reduce_typed<T, true>(values, indices, in, outer, r, inner);
+    else arg_reduce_typed<T, false>(values, indices, in, outer, r, inner);
   });
 }
 
@@ -351,6 +540,18 @@ void cumulative(bool prod, const Tensor& out, const Tensor& in, int64_t outer, i
   });
 }
 
+// The row's max as the shift for exp: a NaN stays (it poisons the row, as in torch), +-inf
+// becomes 0 so exp(x - shift) is not inf - inf.
+template <class T>
+inline T softmax_shift(T m) {
+  if (std::isfinite(m)) return m;
+  return (m != m) ? m : (m > 0 ? m : T(0));
+}
+
+// Softmax over the middle axis of [outer, r, inner], as ATen does it: per row, the max, then one
+// fused pass that stores exp(x - max) and sums it, then a scale (log_softmax: the max, a fused
+// exp-sum that stores nothing, then x - logsumexp). inner > 1 works on blocks of up to 256 lanes
+// so both the outer rows and the lanes are spread over threads.
 template <class T>
 static void softmax_typed(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner, bool log) {
   const T* x = in.data<T>();
@@ -360,48 +561,54 @@ static void softmax_typed(const Tensor& out, const Tensor& in, int64_t outer, in
       for (int64_t oi = b; oi < e; ++oi) {
         const T* row = x + oi * r;
         T* dst = o + oi * r;
-        T m = contiguous_extreme<T, true>(row, r);
-        if (!std::isfinite(m)) m = (m != m) ? m : (m > 0 ? m : T(0));
+        T m = softmax_shift(contiguous_extreme<T, true>(row, r));
         if (log) {
-          for (int64_t j = 0; j < r; ++j) dst[j] = vexp(row[j] - m);  // dst as scratch
-          T lse = m + static_cast<T>(std::log(contiguous_sum(dst, r)));
+          T lse = m + static_cast<T>(std::log(exp_sum<false>(row, dst, r, m)));
           for (int64_t j = 0; j < r; ++j) dst[j] = row[j] - lse;
         } else {
-          for (int64_t j = 0; j < r; ++j) dst[j] = vexp(row[j] - m);
-          Acc<T> s = contiguous_sum(dst, r);
-          T inv = static_cast<T>(1.0 / s);
+          T inv = static_cast<T>(1.0 / exp_sum<true>(row, dst, r, m));
           for (int64_t j = 0; j < r; ++j) dst[j] *= inv;
         }
       }
     });
     return;
   }
-  parallel_for(0, outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(4 * r * inner, 1)), [&](int64_t b, int64_t e) {
-    std::vector<T> mx(static_cast<size_t>(inner));
-    std::vector<Acc<T>> sm(static_cast<size_t>(inner));
-    for (int64_t oi = b; oi < e; ++oi) {
-      const T* base = x + oi * r * inner;
-      T* dst = o + oi * r * inner;
-      std::fill(mx.begin(), mx.end(), -std::numeric_limits<T>::infinity());
-      std::fill(sm.begin(), sm.end(), Acc<T>(0));
-      for (int64_t j = 0; j < r; ++j)
-        for (int64_t i = 0; i < inner; ++i) mx[i] = base[j * inner + i] > mx[i] ? base[j * inner + i] : mx[i];
-      for (int64_t i = 0; i < inner; ++i)
-        if (!std::isfinite(mx[i])) mx[i] = (mx[i] != mx[i]) ? mx[i] : (mx[i] > 0 ? mx[i] : T(0));
-      for (int64_t j = 0; j < r; ++j)
-        for (int64_t i = 0; i < inner; ++i) {
-          T ev = vexp(base[j * inner + i] - mx[i]);
-          if (!log) dst[j * inner + i] = ev;
-          sm[i] += ev;
+  constexpr int64_t kLanes = 64;  // a job reads and writes r x 64 lanes three times: kept within L2
+  int64_t ichunks = (inner + kLanes - 1) / kLanes;
+  parallel_for(0, outer * ichunks, std::max<int64_t>(1, kGrain / std::max<int64_t>(4 * r * kLanes, 1)), [&](int64_t b, int64_t e) {
+    T mx[kLanes];
+    Acc<T> sm[kLanes];
+    for (int64_t job = b; job < e; ++job) {
+      int64_t oi = job / ichunks, i0 = (job % ichunks) * kLanes, w = std::min(inner, i0 + kLanes) - i0;
+      const T* base = x + oi * r * inner + i0;
+      T* dst = o + oi * r * inner + i0;
+      for (int64_t i = 0; i < w; ++i) {
+        mx[i] = -std::numeric_limits<T>::infinity();
+        sm[i] = 0;
+      }
+      rows_extreme<T>(ReduceOp::Max, mx, base, r, inner, w);
+      for (int64_t i = 0; i < w; ++i) mx[i] = softmax_shift(mx[i]);
+      // exp sums in T lanes over blocks of 64 rows (full-width SIMD), each block added into Acc
+      T part[kLanes];
+      for (int64_t j0 = 0; j0 < r; j0 += 64) {
+        int64_t j1 = std::min(r, j0 + 64);
+        for (int64_t i = 0; i < w; ++i) part[i] = 0;
+        for (int64_t j = j0; j < j1; ++j) {
+          const T* row = base + j * inner;
+          T* d = dst + j * inner;
+          if (log) lanes_exp_acc<false>(part, row, mx, d, w);
+          else lanes_exp_acc<true>(part, row, mx, d, w);
         }
+        for (int64_t i = 0; i < w; ++i) sm[i] += part[i];
+      }
       if (log) {
-        for (int64_t i = 0; i < inner; ++i) mx[i] += static_cast<T>(std::log(sm[i]));
+        for (int64_t i = 0; i < w; ++i) mx[i] += static_cast<T>(std::log(sm[i]));
         for (int64_t j = 0; j < r; ++j)
-          for (int64_t i = 0; i < inner; ++i) dst[j * inner + i] = base[j * inner + i] - mx[i];
+          for (int64_t i = 0; i < w; ++i) dst[j * inner + i] = base[j * inner + i] - mx[i];
       } else {
-        for (int64_t i = 0; i < inner; ++i) mx[i] = static_cast<T>(1.0 / sm[i]);
+        for (int64_t i = 0; i < w; ++i) mx[i] = static_cast<T>(1.0 / sm[i]);
         for (int64_t j = 0; j < r; ++j)
-          for (int64_t i = 0; i < inner; ++i) dst[j * inner + i] *= mx[i];
+          for (int64_t i = 0; i < w; ++i) dst[j * inner + i] *= mx[i];
       }
     }
   });
@@ -414,33 +621,58 @@ void softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int6
   throw TypeError("[softmax] needs a floating point tensor");
 }
 
-void logsumexp(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner) {
-  if (on_cuda(out)) return cuda_kernels().logsumexp(out, in, outer, r, inner);  // NOTE [ Device dispatch ]
-  auto run = [&](auto tag) {
-    using T = decltype(tag);
-    const T* x = in.data<T>();
-    T* o = out.data<T>();
-    parallel_for(0, outer * inner, std::max<int64_t>(1, kGrain / std::max<int64_t>(r, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t k = b; k < e; ++k) {
-        int64_t oi = k / inner, ii = k % inner;
-        const T* p = x + oi * r * inner + ii;
-        T m = -std::numeric_limits<T>::infinity();
-        bool nan = false;
-        for (int64_t j = 0; j < r; ++j) {
-          T v = p[j * inner];
-          if (v != v) nan = true;
-          m = v > m ? v : m;
-        }
-        if (nan) { o[k] = std::numeric_limits<T>::quiet_NaN(); continue; }
-        if (std::isinf(m)) { o[k] = m; continue; }
-        Acc<T> s = 0;
-        for (int64_t j = 0; j < r; ++j) s += vexp(p[j * inner] - m);
-        o[k] = m + static_cast<T>(std::log(s));
+// log(sum(exp(x))) = m + log(sum(exp(x - m))) with m the max: NaN anywhere gives NaN, an
+// infinite max is the answer itself. Rows (inner == 1) use the fused vector exp-sum; inner > 1
+// works on blocks of up to 256 lanes.
+template <class T>
+static void logsumexp_typed(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner) {
+  const T* x = in.data<T>();
+  T* o = out.data<T>();
+  if (inner == 1) {
+    parallel_for(0, outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(2 * r, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t oi = b; oi < e; ++oi) {
+        const T* row = x + oi * r;
+        T m = contiguous_extreme<T, true>(row, r);
+        o[oi] = (m != m || std::isinf(m)) ? m : m + static_cast<T>(std::log(exp_sum<false>(row, static_cast<T*>(nullptr), r, m)));
       }
     });
-  };
-  if (in.dtype() == DType::Float32) return run(float{});
-  if (in.dtype() == DType::Float64) return run(double{});
+    return;
+  }
+  constexpr int64_t kLanes = 256;
+  int64_t ichunks = (inner + kLanes - 1) / kLanes;
+  parallel_for(0, outer * ichunks, std::max<int64_t>(1, kGrain / std::max<int64_t>(2 * r * kLanes, 1)), [&](int64_t b, int64_t e) {
+    T mx[kLanes], sh[kLanes];
+    Acc<T> sm[kLanes];
+    for (int64_t job = b; job < e; ++job) {
+      int64_t oi = job / ichunks, i0 = (job % ichunks) * kLanes, w = std::min(inner, i0 + kLanes) - i0;
+      const T* base = x + oi * r * inner + i0;
+      for (int64_t i = 0; i < w; ++i) {
+        mx[i] = -std::numeric_limits<T>::infinity();
+        sm[i] = 0;
+      }
+      rows_extreme<T>(ReduceOp::Max, mx, base, r, inner, w);
+      for (int64_t i = 0; i < w; ++i) sh[i] = std::isfinite(mx[i]) ? mx[i] : T(0);
+      T part[kLanes];
+      for (int64_t j0 = 0; j0 < r; j0 += 64) {
+        int64_t j1 = std::min(r, j0 + 64);
+        for (int64_t i = 0; i < w; ++i) part[i] = 0;
+        for (int64_t j = j0; j < j1; ++j) {
+          const T* row = base + j * inner;
+          lanes_exp_acc<false>(part, row, sh, static_cast<T*>(nullptr), w);
+        }
+        for (int64_t i = 0; i < w; ++i) sm[i] += part[i];
+      }
+      T* dst = o + oi * inner + i0;
+      for (int64_t i = 0; i < w; ++i)
+        dst[i] = (mx[i] != mx[i] || std::isinf(mx[i])) ? mx[i] : mx[i] + static_cast<T>(std::log(sm[i]));
+    }
+  });
+}
+
+void logsumexp(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner) {
+  if (on_cuda(out)) return cuda_kernels().logsumexp(out, in, outer, r, inner);  // NOTE [ Device dispatch ]
+  if (in.dtype() == DType::Float32) return logsumexp_typed<float>(out, in, outer, r, inner);
+  if (in.dtype() == DType::Float64) return logsumexp_typed<double>(out, in, outer, r, inner);
   throw TypeError("[logsumexp] needs a floating point tensor");
 }
 

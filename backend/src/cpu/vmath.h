@@ -4,6 +4,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#endif
+
 namespace tt::cpu {
 
 // Always inlined: a call per element stops the loop around it from vectorising, and GCC's
@@ -34,6 +38,68 @@ TT_VMATH_INLINE float vexp(float x) {
   return y * s1 * s2;
 }
 inline double vexp(double x) { return std::exp(x); }
+
+// Eight lanes of vexp at once, bit-identical to the scalar vexp (same clamps, polynomial and
+// two-step scaling): for fused loops (softmax, logsumexp) that keep an exp and a running sum
+// in registers, which the auto-vectoriser does not produce from the scalar form.
+struct F8 {
+#if defined(__AVX2__) && defined(__FMA__)
+  __m256 v;
+#else
+  float v[8];
+#endif
+};
+#if defined(__AVX2__) && defined(__FMA__)
+TT_VMATH_INLINE __m256 vexp8_of(__m256 x) {
+  // max/min return their second operand when either is NaN: x goes second so NaN passes through
+  x = _mm256_max_ps(_mm256_set1_ps(-104.0f), x);
+  x = _mm256_min_ps(_mm256_set1_ps(89.0f), x);
+  __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(-0.693359375f), x);
+  r = _mm256_fmadd_ps(n, _mm256_set1_ps(2.12194440e-4f), r);
+  __m256 q = _mm256_set1_ps(1.9875691500E-4f);
+  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.3981999507E-3f));
+  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(8.3334519073E-3f));
+  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(4.1665795894E-2f));
+  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.6666665459E-1f));
+  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(5.0000001201E-1f));
+  __m256 y = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(q, r), r, r), _mm256_set1_ps(1.0f));
+  __m256i ni = _mm256_cvttps_epi32(n);
+  __m256i bias = _mm256_set1_epi32(127);
+  __m256 out_of_range = _mm256_or_ps(_mm256_cmp_ps(n, _mm256_set1_ps(-126.0f), _CMP_LT_OQ),
+                                     _mm256_cmp_ps(n, _mm256_set1_ps(127.0f), _CMP_GT_OQ));
+  if (__builtin_expect(_mm256_movemask_ps(out_of_range) == 0, 1)) {
+    // 2^n is a normal float: one scaling, the same rounding as the two-step product below
+    return _mm256_mul_ps(y, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(ni, bias), 23)));
+  }
+  __m256i n1 = _mm256_srai_epi32(_mm256_add_epi32(ni, _mm256_srli_epi32(ni, 31)), 1);  // ni / 2 toward 0
+  __m256i n2 = _mm256_sub_epi32(ni, n1);
+  __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
+  __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
+  return _mm256_mul_ps(_mm256_mul_ps(y, s1), s2);
+}
+#endif
+
+// exp(p[k] - shift) and exp(p[k] - shift[k]) for k < 8.
+TT_VMATH_INLINE F8 vexp8(const float* p, float shift) {
+#if defined(__AVX2__) && defined(__FMA__)
+  return F8{vexp8_of(_mm256_sub_ps(_mm256_loadu_ps(p), _mm256_set1_ps(shift)))};
+#else
+  F8 r;
+  for (int k = 0; k < 8; ++k) r.v[k] = vexp(p[k] - shift);
+  return r;
+#endif
+}
+TT_VMATH_INLINE F8 vexp8(const float* p, const float* shift) {
+#if defined(__AVX2__) && defined(__FMA__)
+  return F8{vexp8_of(_mm256_sub_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(shift)))};
+#else
+  F8 r;
+  for (int k = 0; k < 8; ++k) r.v[k] = vexp(p[k] - shift[k]);
+  return r;
+#endif
+}
 
 // erf(x) for float: a rational minimax fit x P(x^2) / Q(x^2) on [-4, 4] (erf is 1 to float
 // precision beyond), the approximation Eigen and XLA use; a few ulp, no branches, vectorises.

@@ -697,6 +697,11 @@ def pad(args: Args) -> Result:
     if len(pads) % 2:
         return Issue("shape-arg", f"pad: padding length must be even, got {len(pads)}")
     k = len(pads) // 2
+    mode = args["mode"]
+    if isinstance(mode, str) and mode != "constant":
+        issue = _pad_mode_issue(x, pads, mode)
+        if issue is not None:
+            return issue
     if len(x.tail) < k:
         if x.is_fixed:
             return Issue("shape-rank", f"pad: {k} dims padded but the input has rank {len(x.dims)}; shape {fmt_shape(x)}")
@@ -705,12 +710,44 @@ def pad(args: Args) -> Result:
     for i in range(k):
         j = len(tail) - 1 - i
         shrunk = d_add(tail[j], min(as_int(pads[2 * i]) or 0, 0) + min(as_int(pads[2 * i + 1]) or 0, 0))
-        if is_literal(shrunk) and int(shrunk) < 0:
+        if is_literal(shrunk) and int(shrunk) < 0 and mode == "constant":  # other modes: checked above
             return Issue("shape-arg", f"pad: negative padding {tuple(pads)} removes more than dim {j} has; shape {fmt_shape(x)}")
         tail[j] = grown = d_add(d_add(tail[j], pads[2 * i]), pads[2 * i + 1])
         if is_literal(grown) and grown < 0:
             return Issue("shape-arg", f"pad: padding {tuple(pads)} makes dim {j} negative ({fmt_dim(tail[j])}); shape {fmt_shape(x)}")
     return x.with_tail(tuple(tail))
+
+
+def _pad_mode_issue(x: Shape, pads: Any, mode: str) -> Issue | None:
+    """torch's limits for reflect / replicate / circular: the last 1-3 dims of a rank k+1 or
+    k+2 tensor; reflect pads below the dim size, circular at most the dim size, reflect and
+    replicate need non-empty non-batch dims and a non-empty result."""
+    k = len(pads) // 2
+    if not x.is_fixed:
+        return None
+    dims, params = x.dims, tuple(pads)
+    if k not in (1, 2, 3) or len(dims) not in (k + 1, k + 2):
+        return Issue("shape-rank", f"pad: padding mode '{mode}' pads the last 1-3 dims of a (batched) tensor of rank 2-5, "
+                     f"got {len(pads)} pads for shape {fmt_shape(x)}")
+    features = dims[1:] if len(dims) == k + 2 else dims
+    if mode != "circular" and any(is_literal(d) and int(d) == 0 for d in features):
+        return Issue("shape-arg", f"pad: {mode} padding needs non-empty non-batch dims; shape {fmt_shape(x)}")
+    outs: list[int] = []
+    for i in range(k):
+        j = len(dims) - 1 - i
+        n, lo, hi = as_int(dims[j]), as_int(pads[2 * i]), as_int(pads[2 * i + 1])
+        if n is None or lo is None or hi is None:
+            return None
+        outs.append(n + lo + hi)
+        if mode == "reflect" and (lo >= n or hi >= n):
+            return Issue("shape-arg", f"pad: reflect padding {params} must be less than dim {j} of size {n}; shape {fmt_shape(x)}")
+        kept = n + min(lo, 0) + min(hi, 0)  # what negative padding leaves, circular wraps around it
+        if mode == "circular" and (lo > n or hi > n or n + lo + hi < 0 or (n + lo + hi > 0 and (kept <= 0 or max(lo, hi) > kept))):
+            return Issue("shape-arg", f"pad: circular padding {params} wraps around dim {j} of size {n} more than once; "
+                         f"shape {fmt_shape(x)}")
+    if mode != "circular" and (min(outs) < 0 or max(outs) < 1):  # torch: some padded dim stays non-empty
+        return Issue("shape-arg", f"pad: {mode} padding {params} leaves the padded dims empty; shape {fmt_shape(x)}")
+    return None
 
 
 _ = (broadcast_dim, d_sub)
