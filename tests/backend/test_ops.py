@@ -201,6 +201,30 @@ def test_reduction_edge_cases() -> None:
 
 
 @SETTINGS
+@given(rows=st.integers(16, 300), width=st.sampled_from([512, 777, 1024, 4096, 16384]), lead=st.booleans(),
+       special=st.sampled_from(["", "nan", "inf", "-inf"]), dtype=st.sampled_from(["float32", "float64", "int64"]),
+       seed=st.integers(0, 9))
+def test_wide_slab_reduced_over_its_leading_dim(rows: int, width: int, lead: bool, special: str, dtype: str,
+                                                seed: int) -> None:
+    """The row-sweep path of sum/mean/amax/amin over dim 0 of a wide [rows, width] slab (per-thread
+    full-width partials combined at the end), also as a 3-D [rows, 2, width / 2] input."""
+    rng = np.random.default_rng(seed)
+    v = rng.standard_normal((rows, width)) * 10
+    if special and dtype != "int64":
+        v[int(rng.integers(0, rows)), int(rng.integers(0, width))] = {"nan": np.nan, "inf": np.inf, "-inf": -np.inf}[special]
+    if lead:
+        v = v.reshape(rows, 2, width // 2) if width % 2 == 0 else v
+    x, tx = pair(torch, v, dtype)
+    if dtype != "int64":
+        assert_close(x.sum(0), tx.sum(0), rtol=1e-5, atol=1e-4)
+        assert_close(x.mean(0), tx.mean(0), rtol=1e-5, atol=1e-5)
+    else:
+        assert_close(x.sum(0), tx.sum(0))
+    assert_close(x.amax(0), tx.amax(0))
+    assert_close(x.amin(0), tx.amin(0))
+
+
+@SETTINGS
 @given(n=st.integers(1, 80), other=st.integers(1, 300), dim=st.integers(0, 1), special=st.sampled_from(["", "nan", "inf", "-inf", "tie"]),
        dtype=st.sampled_from(["float32", "float64"]), seed=st.integers(0, 9))
 def test_row_and_lane_kernels_on_vector_widths(n: int, other: int, dim: int, special: str, dtype: str, seed: int) -> None:

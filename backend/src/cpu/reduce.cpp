@@ -368,6 +368,71 @@ void reduce_typed(ReduceOp op, const Tensor& out, const Tensor& in, int64_t oute
     });
     return;
   }
+  // One wide slab reduced over its leading dim ([r, inner] -> [inner], e.g. sum(dim=0) of a
+  // matrix): each thread sweeps a block of whole rows front to back into its own full-width
+  // partial, so every row is read as one sequential stream; the partials are combined at the end.
+  // (Column strips walked down all r rows instead read 1 KB per row at a stride of a row: a
+  // prefetch and TLB miss every row, ~1.7x slower than numpy's row sweep at 4096 x 4096.)
+  if constexpr (!std::is_same_v<T, bool>) {
+  if (outer == 1 && inner >= 512 && inner <= 16384 && r >= 16 && (sumlike || extreme)) {
+    int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(num_threads(), r * inner / kGrain));
+    int64_t per = (r + blocks - 1) / blocks;
+    std::vector<std::vector<Acc<T>>> sums(static_cast<size_t>(sumlike ? blocks : 0));
+    std::vector<std::vector<T>> extremes(static_cast<size_t>(sumlike ? 0 : blocks));
+    parallel_for(0, blocks, 1, [&](int64_t b, int64_t e) {
+      for (int64_t blk = b; blk < e; ++blk) {
+        int64_t lo = blk * per, hi = std::min(r, lo + per);
+        const T* base = x + lo * inner;
+        if (sumlike) {
+          auto& acc = sums[static_cast<size_t>(blk)];
+          acc.assign(static_cast<size_t>(inner), Acc<T>(0));
+          if constexpr (std::is_same_v<T, float>) {
+            std::vector<float> part(static_cast<size_t>(inner));  // float lanes per 64 rows, then double
+            for (int64_t j0 = lo; j0 < hi; j0 += 64) {
+              int64_t j1 = std::min(hi, j0 + 64);
+              std::fill(part.begin(), part.end(), 0.0f);
+              float* __restrict pp = part.data();
+              int64_t j = j0;
+              for (; j + 4 <= j1; j += 4) {  // one load and store of the partial per 4 rows
+                const float* __restrict r0 = x + j * inner;
+                const float *__restrict r1 = r0 + inner, *__restrict r2 = r1 + inner, *__restrict r3 = r2 + inner;
+                for (int64_t i = 0; i < inner; ++i) pp[i] += (r0[i] + r1[i]) + (r2[i] + r3[i]);
+              }
+              for (; j < j1; ++j) {
+                const float* __restrict row = x + j * inner;
+                for (int64_t i = 0; i < inner; ++i) pp[i] += row[i];
+              }
+              Acc<T>* ap = acc.data();
+              for (int64_t i = 0; i < inner; ++i) ap[i] += pp[i];
+            }
+          } else {
+            Acc<T>* ap = acc.data();
+            for (int64_t j = lo; j < hi; ++j) {
+              const T* row = x + j * inner;
+              for (int64_t i = 0; i < inner; ++i) ap[i] += row[i];
+            }
+          }
+        } else {
+          auto& dst = extremes[static_cast<size_t>(blk)];
+          dst.assign(static_cast<size_t>(inner), Ops<T>::init(op));
+          if (hi > lo) rows_extreme<T>(op, dst.data(), base, hi - lo, inner, inner);
+        }
+      }
+    });
+    for (int64_t i = 0; i < inner; ++i) {
+      if (sumlike) {
+        Acc<T> s = 0;
+        for (const auto& p : sums) s += p[static_cast<size_t>(i)];
+        o[i] = finish(s);
+      } else {
+        T acc = extremes[0][static_cast<size_t>(i)];
+        for (size_t k = 1; k < extremes.size(); ++k) acc = combine(op, acc, extremes[k][static_cast<size_t>(i)]);
+        o[i] = acc;
+      }
+    }
+    return;
+  }
+  }
   // inner > 1: accumulate whole rows (vectorised over inner)
   int64_t jobs = outer * ((inner + 255) / 256);
   int64_t ichunks = (inner + 255) / 256;
