@@ -23,7 +23,7 @@ template <class T>
 T dgelu_tanh(T x) {
   const T k = T(0.79788456080286535588), c = T(0.044715);
   T x2 = x * x;
-  T t = std::tanh(k * x * (T(1) + c * x2));
+  T t = vtanh(k * x * (T(1) + c * x2));
   return T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * k * (T(1) + T(3) * c * x2);
 }
 

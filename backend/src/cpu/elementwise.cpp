@@ -186,17 +186,17 @@ __attribute__((flatten)) void run_unary(const Tensor& out, const Tensor& a, F f)
 }
 
 template <class T>
-T gelu_erf(T x) {
+TT_VMATH_INLINE T gelu_erf(T x) {
   return T(0.5) * x * (T(1) + verf(x * T(0.70710678118654752440)));
 }
 template <class T>
-T gelu_tanh(T x) {
+TT_VMATH_INLINE T gelu_tanh(T x) {
   const T k = T(0.79788456080286535588), c = T(0.044715);
-  return T(0.5) * x * (T(1) + std::tanh(k * (x + c * x * x * x)));
+  return T(0.5) * x * (T(1) + vtanh(k * (x + c * x * x * x)));
 }
 template <class T>
-T softplus(T x) {
-  return x > T(20) ? x : std::log1p(std::exp(x));
+TT_VMATH_INLINE T softplus(T x) {
+  return x > T(20) ? x : vlog1p(vexp(x));
 }
 
 template <class T>
@@ -206,11 +206,11 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a) {
     switch (op) {
       case UnaryOp::Exp: return run_unary<T, T>(out, a, [](T x) { return vexp(x); });
       case UnaryOp::Exp2: return run_unary<T, T>(out, a, [](T x) { return std::exp2(x); });
-      case UnaryOp::Expm1: return run_unary<T, T>(out, a, [](T x) { return std::expm1(x); });
-      case UnaryOp::Log: return run_unary<T, T>(out, a, [](T x) { return std::log(x); });
+      case UnaryOp::Expm1: return run_unary<T, T>(out, a, [](T x) { return vexpm1(x); });
+      case UnaryOp::Log: return run_unary<T, T>(out, a, [](T x) { return vlog(x); });
       case UnaryOp::Log2: return run_unary<T, T>(out, a, [](T x) { return std::log2(x); });
       case UnaryOp::Log10: return run_unary<T, T>(out, a, [](T x) { return std::log10(x); });
-      case UnaryOp::Log1p: return run_unary<T, T>(out, a, [](T x) { return std::log1p(x); });
+      case UnaryOp::Log1p: return run_unary<T, T>(out, a, [](T x) { return vlog1p(x); });
       case UnaryOp::Sqrt: return run_unary<T, T>(out, a, [](T x) { return std::sqrt(x); });
       case UnaryOp::Rsqrt: return run_unary<T, T>(out, a, [](T x) { return T(1) / std::sqrt(x); });
       case UnaryOp::Sin: return run_unary<T, T>(out, a, [](T x) { return std::sin(x); });
@@ -221,7 +221,7 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a) {
       case UnaryOp::Atan: return run_unary<T, T>(out, a, [](T x) { return std::atan(x); });
       case UnaryOp::Sinh: return run_unary<T, T>(out, a, [](T x) { return std::sinh(x); });
       case UnaryOp::Cosh: return run_unary<T, T>(out, a, [](T x) { return std::cosh(x); });
-      case UnaryOp::Tanh: return run_unary<T, T>(out, a, [](T x) { return std::tanh(x); });
+      case UnaryOp::Tanh: return run_unary<T, T>(out, a, [](T x) { return vtanh(x); });
       case UnaryOp::Asinh: return run_unary<T, T>(out, a, [](T x) { return std::asinh(x); });
       case UnaryOp::Acosh: return run_unary<T, T>(out, a, [](T x) { return std::acosh(x); });
       case UnaryOp::Atanh: return run_unary<T, T>(out, a, [](T x) { return std::atanh(x); });
@@ -241,9 +241,9 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a) {
       case UnaryOp::IsInf: return run_unary<T, B>(out, a, [](T x) { return std::isinf(x); });
       case UnaryOp::IsFinite: return run_unary<T, B>(out, a, [](T x) { return std::isfinite(x); });
       case UnaryOp::Softplus: return run_unary<T, T>(out, a, [](T x) { return softplus(x); });
-      case UnaryOp::Mish: return run_unary<T, T>(out, a, [](T x) { return x * std::tanh(softplus(x)); });
+      case UnaryOp::Mish: return run_unary<T, T>(out, a, [](T x) { return x * vtanh(softplus(x)); });
       case UnaryOp::Logsigmoid:
-        return run_unary<T, T>(out, a, [](T x) { return std::min(x, T(0)) - std::log1p(std::exp(-std::abs(x))); });
+        return run_unary<T, T>(out, a, [](T x) { return std::min(x, T(0)) - vlog1p(vexp(-std::abs(x))); });
       case UnaryOp::Hardsigmoid:
         return run_unary<T, T>(out, a, [](T x) { return std::min(std::max(x + T(3), T(0)), T(6)) / T(6); });
       case UnaryOp::Hardswish:
@@ -348,7 +348,7 @@ void elu(const Tensor& out, const Tensor& a, double alpha) {
     using T = decltype(tag);
     if constexpr (is_fp<T>) {
       T al = static_cast<T>(alpha);
-      run_unary<T, T>(out, a, [al](T x) { return x > T(0) ? x : al * std::expm1(x); });
+      run_unary<T, T>(out, a, [al](T x) { return x > T(0) ? x : al * vexpm1(x); });
     } else {
       throw TypeError("[elu] needs a floating point tensor");
     }

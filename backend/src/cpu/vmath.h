@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -123,6 +124,76 @@ TT_VMATH_INLINE float verf(float x) {
   return x * p / q;
 }
 inline double verf(double x) { return std::erf(x); }
+
+// log(x) for float (Cephes logf polynomial on the mantissa in [sqrt(1/2), sqrt(2)), exponent
+// by bits; ~1 ulp): branch-free, so the loops around it vectorise. Subnormal inputs are scaled
+// first; x < 0 and NaN give NaN, 0 gives -inf, inf gives inf.
+TT_VMATH_INLINE float vlog(float x) {
+  bool tiny = x < 1.17549435e-38f;
+  float xs = tiny ? x * 8388608.0f : x;  // 2^23
+  int32_t bits;
+  std::memcpy(&bits, &xs, 4);
+  float e = static_cast<float>(((bits >> 23) & 0xff) - 126) - (tiny ? 23.0f : 0.0f);
+  int32_t mb = (bits & 0x807fffff) | 0x3f000000;  // mantissa in [0.5, 1)
+  float m;
+  std::memcpy(&m, &mb, 4);
+  bool low = m < 0.707106781186547524f;
+  e = low ? e - 1.0f : e;
+  m = low ? m + m - 1.0f : m - 1.0f;
+  float z = m * m;
+  float y = 7.0376836292E-2f;
+  y = std::fma(y, m, -1.1514610310E-1f);
+  y = std::fma(y, m, 1.1676998740E-1f);
+  y = std::fma(y, m, -1.2420140846E-1f);
+  y = std::fma(y, m, 1.4249322787E-1f);
+  y = std::fma(y, m, -1.6668057665E-1f);
+  y = std::fma(y, m, 2.0000714765E-1f);
+  y = std::fma(y, m, -2.4999993993E-1f);
+  y = std::fma(y, m, 3.3333331174E-1f);
+  y = y * m * z;
+  y = std::fma(e, -2.12194440e-4f, y);
+  y = std::fma(z, -0.5f, y);
+  float r = std::fma(e, 0.693359375f, m + y);
+  r = x == std::numeric_limits<float>::infinity() ? x : r;
+  r = x == 0.0f ? -std::numeric_limits<float>::infinity() : r;
+  return (x < 0.0f || x != x) ? std::numeric_limits<float>::quiet_NaN() : r;
+}
+inline double vlog(double x) { return std::log(x); }
+
+// log1p(x) = log(u) * x / (u - 1) with u = 1 + x (Goldberg's trick: the rounding of u cancels),
+// exact x where u rounds to 1.
+TT_VMATH_INLINE float vlog1p(float x) {
+  float u = 1.0f + x, d = u - 1.0f;
+  float r = d == 0.0f ? x : vlog(u) * (x / d);
+  return x == std::numeric_limits<float>::infinity() ? x : r;
+}
+inline double vlog1p(double x) { return std::log1p(x); }
+
+// expm1(x) = (u - 1) x / log(u) with u = exp(x) (Kahan's trick), exact x where u rounds to 1.
+TT_VMATH_INLINE float vexpm1(float x) {
+  float u = vexp(x), d = u - 1.0f;
+  float r = u == 1.0f ? x : d * (x / vlog(u));
+  r = d == -1.0f ? -1.0f : r;
+  return x > 88.0f ? u : r;  // u is inf there; d / log(u) would be inf / inf
+}
+inline double vexpm1(double x) { return std::expm1(x); }
+
+// tanh(x) for float: Cephes' odd polynomial below |x| = 0.625, 1 - 2 / (exp(2|x|) + 1) above,
+// sign restored; both computed and one selected, so it vectorises. NaN passes through.
+TT_VMATH_INLINE float vtanh(float x) {
+  float ax = std::fabs(x);
+  float z = x * x;
+  float p = -5.70498872745E-3f;
+  p = std::fma(p, z, 2.06390887954E-2f);
+  p = std::fma(p, z, -5.37397155531E-2f);
+  p = std::fma(p, z, 1.33314422036E-1f);
+  p = std::fma(p, z, -3.33332819422E-1f);
+  float small = std::fma(p * z, x, x);
+  float big = 1.0f - 2.0f / (vexp(2.0f * ax) + 1.0f);
+  big = std::copysign(big, x);
+  return ax < 0.625f ? small : big;
+}
+inline double vtanh(double x) { return std::tanh(x); }
 
 template <class T>
 TT_VMATH_INLINE T vsigmoid(T x) {
