@@ -97,6 +97,16 @@ def main() -> None:
         bench(f"add {label}", lambda: X + Y, lambda: nX + nY, lambda: tX + tY)
         bench(f"mul {label}", lambda: X * Y, lambda: nX * nY, lambda: tX * tY)
         bench(f"exp {label}", lambda: X.exp(), lambda: np.exp(nX), lambda: tX.exp())
+    # transcendental unary ops at 1M (standard normal inputs; log/log1p/sqrt on |x| so all are finite)
+    v = rng.standard_normal(1 << 20).astype(np.float32)
+    pos = np.abs(v) + np.float32(1e-3)
+    X, nX, tX = tt.tensor(v), v.copy(), torch.tensor(v)
+    P, nP, tP = tt.tensor(pos), pos.copy(), torch.tensor(pos)
+    for name in ("tanh", "sigmoid", "sin", "cos", "expm1", "erf"):
+        bench(f"{name} 1M", getattr(X, name), getattr(np, name, None) and (lambda f=getattr(np, name): f(nX)),
+              getattr(tX, name))
+    for name in ("log", "log1p", "sqrt"):
+        bench(f"{name} 1M", getattr(P, name), lambda f=getattr(np, name): f(nP), getattr(tP, name))
     # reductions and softmax
     for shape in ([(1024, 1024)] if args.quick else [(1024, 1024), (4096, 4096)]):
         v = rng.standard_normal(shape).astype(np.float32)

@@ -195,6 +195,35 @@ TT_VMATH_INLINE float vtanh(float x) {
 }
 inline double vtanh(double x) { return std::tanh(x); }
 
+// sin / cos for float with |x| < kTrigReduced: the quadrant by x * 2/pi rounded, reduced in double
+// against a two-part pi/2 (exact to far below a float ulp there), then Cephes' sinf / cosf
+// polynomials on [-pi/4, pi/4]; branch-free, so the loops around them vectorise. Larger |x| (and
+// NaN / inf, which come out NaN here as in libm) are recomputed with libm by the caller.
+constexpr float kTrigReduced = 524288.0f;  // 2^19
+template <bool Cos>
+TT_VMATH_INLINE float vsincos_reduced(float xf) {
+  double x = xf;
+  double j = std::nearbyint(x * 0.63661977236758134308);
+  double r = std::fma(j, -1.5707963267948966192, x);
+  r = std::fma(j, -6.123233995736766036e-17, r);
+  float rf = static_cast<float>(r), z = rf * rf;
+  float sp = -1.9515295891E-4f;
+  sp = std::fma(sp, z, 8.3321608736E-3f);
+  sp = std::fma(sp, z, -1.6666654611E-1f);
+  float sn = std::fma(sp * z, rf, rf);
+  float cp = 2.443315711809948E-5f;
+  cp = std::fma(cp, z, -1.388731625493765E-3f);
+  cp = std::fma(cp, z, 4.166664568298827E-2f);
+  float cs = std::fma(cp * z, z, std::fma(z, -0.5f, 1.0f));
+  // the quadrant j mod 4 (plus one for cos), kept in floating point: AVX2 has no double -> int64
+  double q = j + (Cos ? 1.0 : 0.0);
+  q = q - 4.0 * std::floor(q * 0.25);
+  float v = (q == 1.0 || q == 3.0) ? cs : sn;
+  return q >= 2.0 ? -v : v;
+}
+TT_VMATH_INLINE float vsin_reduced(float x) { return vsincos_reduced<false>(x); }
+TT_VMATH_INLINE float vcos_reduced(float x) { return vsincos_reduced<true>(x); }
+
 template <class T>
 TT_VMATH_INLINE T vsigmoid(T x) {
   return T(1) / (T(1) + vexp(-x));
