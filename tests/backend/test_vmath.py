@@ -79,3 +79,25 @@ def test_sin_cos_float32_are_accurate_everywhere() -> None:
             with np.errstate(all="ignore"):
                 want = ref(arr.astype(np.float64)).astype(np.float32)
             np.testing.assert_allclose(got, want, rtol=4e-7, atol=0, err_msg=name)
+
+
+def test_sigmoid_silu_float32_are_accurate_everywhere() -> None:
+    """The eight-lane sigmoid (exp(-|x|), reciprocal with a Newton step) and silu, contiguous and
+    strided (the scalar form): no overflow for very negative x, subnormal results kept."""
+    def ref(x: np.ndarray) -> np.ndarray:
+        return np.where(x >= 0, 1 / (1 + np.exp(-np.abs(x))), np.exp(-np.abs(x)) / (1 + np.exp(-np.abs(x))))
+
+    x = _float_grid()
+    x = x[np.abs(x) < 87.0]  # beyond, the float32 result is 1 or below the subnormal range's accuracy
+    for strided in (False, True):
+        t = tt.tensor(np.stack([x, x]).T.copy()).T[0] if strided else tt.tensor(x)
+        got = tt.sigmoid(t).numpy().astype(np.float64)
+        want = ref(x.astype(np.float64)).astype(np.float32).astype(np.float64)
+        np.testing.assert_allclose(got, want, rtol=3e-7, atol=0)
+        got_silu = tt.silu(t).numpy().astype(np.float64) if hasattr(tt, "silu") else None
+        if got_silu is not None:
+            np.testing.assert_allclose(got_silu, (x * want).astype(np.float32), rtol=5e-7, atol=1e-38)
+    edge = tt.sigmoid(tt.tensor(np.array([-100.0, -89.0, 100.0, np.inf, -np.inf, np.nan], dtype=np.float32))).numpy()
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(edge[:2], ref(np.array([-100.0, -89.0])).astype(np.float32), rtol=1e-6)
+    assert edge[2] == 1.0 and edge[3] == 1.0 and edge[4] == 0.0 and np.isnan(edge[5])

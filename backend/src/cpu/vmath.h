@@ -169,12 +169,20 @@ TT_VMATH_INLINE float vlog1p(float x) {
 }
 inline double vlog1p(double x) { return std::log1p(x); }
 
-// expm1(x) = (u - 1) x / log(u) with u = exp(x) (Kahan's trick), exact x where u rounds to 1.
+// expm1(x): below |x| = 1 as 2t / (1 - t) with t = tanh(x / 2) from Cephes' tanh polynomial (no
+// cancellation near 0), above as exp(x) - 1 (none there either); both computed, one selected, so
+// it vectorises. NaN passes through, +-inf give inf and -1.
 TT_VMATH_INLINE float vexpm1(float x) {
-  float u = vexp(x), d = u - 1.0f;
-  float r = u == 1.0f ? x : d * (x / vlog(u));
-  r = d == -1.0f ? -1.0f : r;
-  return x > 88.0f ? u : r;  // u is inf there; d / log(u) would be inf / inf
+  float h = 0.5f * x, z = h * h;
+  float p = -5.70498872745E-3f;
+  p = std::fma(p, z, 2.06390887954E-2f);
+  p = std::fma(p, z, -5.37397155531E-2f);
+  p = std::fma(p, z, 1.33314422036E-1f);
+  p = std::fma(p, z, -3.33332819422E-1f);
+  float t = std::fma(p * z, h, h);
+  float small = 2.0f * t / (1.0f - t);
+  float big = vexp(x) - 1.0f;
+  return std::fabs(x) < 1.0f ? small : big;
 }
 inline double vexpm1(double x) { return std::expm1(x); }
 
@@ -224,9 +232,12 @@ TT_VMATH_INLINE float vsincos_reduced(float xf) {
 TT_VMATH_INLINE float vsin_reduced(float x) { return vsincos_reduced<false>(x); }
 TT_VMATH_INLINE float vcos_reduced(float x) { return vsincos_reduced<true>(x); }
 
+// 1 / (1 + exp(-x)) as e / (1 + e) with e = exp(x) for x < 0: no overflow, subnormal results kept.
 template <class T>
 TT_VMATH_INLINE T vsigmoid(T x) {
-  return T(1) / (T(1) + vexp(-x));
+  T e = vexp(-std::fabs(x));
+  T s = T(1) / (T(1) + e);
+  return x < T(0) ? e * s : s;
 }
 
 }  // namespace tt::cpu
