@@ -199,7 +199,12 @@ TT_FN float tt_log(float x) {
   return x == TT_INF ? x : r;
 }
 TT_FN double tt_log(double x) { return log(x); }
-template <class T> TT_FN T tt_sigmoid(T x) { return T(1) / (T(1) + tt_exp(-x)); }
+// as eager (vmath.h vsigmoid): e / (1 + e) with e = exp(x) below 0, so very negative x keeps its
+// subnormal result instead of exp(-x) clamping
+template <class T> TT_FN T tt_sigmoid(T x) {
+  T e = tt_exp(-fabs(x)), s = T(1) / (T(1) + e);
+  return x < T(0) ? e * s : s;
+}
 template <class T> TT_FN T tt_gelu(T x) { return T(0.5) * x * (T(1) + tt_erf(x * T(0.70710678118654752440))); }
 // max(0, x) in one vector max (the operand order keeps NaN); + 0 turns -0 into +0 like eager relu
 template <class T> TT_FN T tt_relu(T x) { return (x < T(0) ? T(0) : x) + T(0); }
