@@ -169,17 +169,22 @@ TT_VMATH_INLINE float vlog1p(float x) {
 }
 inline double vlog1p(double x) { return std::log1p(x); }
 
-// expm1(x): below |x| = 1 as 2t / (1 - t) with t = tanh(x / 2) from Cephes' tanh polynomial (no
-// cancellation near 0), above as exp(x) - 1 (none there either); both computed, one selected, so
-// it vectorises. NaN passes through, +-inf give inf and -1.
-TT_VMATH_INLINE float vexpm1(float x) {
-  float h = 0.5f * x, z = h * h;
+// tanh(x) for |x| < 0.625: Cephes' odd polynomial x + x^3 P(x^2), accurate to an ulp or two.
+TT_VMATH_INLINE float tanh_small(float x) {
+  float z = x * x;
   float p = -5.70498872745E-3f;
   p = std::fma(p, z, 2.06390887954E-2f);
   p = std::fma(p, z, -5.37397155531E-2f);
   p = std::fma(p, z, 1.33314422036E-1f);
   p = std::fma(p, z, -3.33332819422E-1f);
-  float t = std::fma(p * z, h, h);
+  return std::fma(p * z, x, x);
+}
+
+// expm1(x): below |x| = 1 as 2t / (1 - t) with t = tanh(x / 2) from Cephes' tanh polynomial (no
+// cancellation near 0), above as exp(x) - 1 (none there either); both computed, one selected, so
+// it vectorises. NaN passes through, +-inf give inf and -1.
+TT_VMATH_INLINE float vexpm1(float x) {
+  float t = tanh_small(0.5f * x);
   float small = 2.0f * t / (1.0f - t);
   float big = vexp(x) - 1.0f;
   return std::fabs(x) < 1.0f ? small : big;
@@ -190,13 +195,7 @@ inline double vexpm1(double x) { return std::expm1(x); }
 // sign restored; both computed and one selected, so it vectorises. NaN passes through.
 TT_VMATH_INLINE float vtanh(float x) {
   float ax = std::fabs(x);
-  float z = x * x;
-  float p = -5.70498872745E-3f;
-  p = std::fma(p, z, 2.06390887954E-2f);
-  p = std::fma(p, z, -5.37397155531E-2f);
-  p = std::fma(p, z, 1.33314422036E-1f);
-  p = std::fma(p, z, -3.33332819422E-1f);
-  float small = std::fma(p * z, x, x);
+  float small = tanh_small(x);
   float big = 1.0f - 2.0f / (vexp(2.0f * ax) + 1.0f);
   big = std::copysign(big, x);
   return ax < 0.625f ? small : big;
