@@ -1,5 +1,6 @@
 // Module-level functions of typedtensor._C: creation, random, joining, nn ops, threads, interop.
 #include "convert.h"
+#include "typedtensor/cpu_capability.h"
 
 namespace ttpy {
 using tt::BinaryOp;
@@ -115,6 +116,8 @@ void bind_functions(py::module_& m) {
     d["limit_bytes"] = s.limit_bytes;
     return d;
   });
+  m.def("_cpu_capability", [] { return tt::cpu_capability(); });
+  m.def("_cpu_set_capability", [](const std::string& name) { tt::set_cpu_capability(name); });
   m.def("_cpu_cache_empty", [] { tt::cpu_cache_empty(); });
   m.def("_cpu_cache_set_limit", [](size_t bytes) { tt::cpu_cache_set_limit(bytes); });
   m.def("manual_seed", [](py::int_ seed) {

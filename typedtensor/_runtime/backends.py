@@ -6,6 +6,9 @@ on TF32 tensor cores: about 8x the FP32 rate on an H100, with 10-bit mantissas i
 ``typedtensor.backends.cpu`` controls the cache of freed large (>= 4 MB) CPU buffers that saves
 re-mapping (and page-faulting) a big result every call: ``cache_info()``, ``empty_cache()``,
 ``set_cache_limit(bytes)`` (0 disables it; the default is 256 MB, or ``$TYPEDTENSOR_CPU_CACHE_MB``).
+``get_cpu_capability()`` says which build of the unary math kernels runs: ``"avx512"`` on CPUs
+that have it (twice the lanes of the ``"avx2"`` baseline), switched with
+``set_cpu_capability(name)`` or, before import, ``TYPEDTENSOR_CPU_CAPABILITY=avx2``.
 """
 
 from __future__ import annotations
@@ -48,7 +51,17 @@ cuda = _Cuda()
 
 
 class _Cpu:
-    """The large-buffer cache (NOTE [ Large-buffer cache ] in backend/src/core/tensor.cpp)."""
+    """The large-buffer cache (NOTE [ Large-buffer cache ] in backend/src/core/tensor.cpp) and the
+    instruction set of the unary math kernels (backend/src/cpu/cpu_capability.cpp)."""
+
+    def get_cpu_capability(self) -> str:
+        """``"avx512"``, ``"avx2"`` or ``"default"``, like ``torch.backends.cpu``'s."""
+        return str(_C._cpu_capability())
+
+    def set_cpu_capability(self, name: str) -> None:
+        """Runs the unary kernels built for ``"avx2"`` or ``"avx512"`` (results agree to an ulp
+        or two; the switch exists to compare them and to rule the wide kernels out)."""
+        _C._cpu_set_capability(str(name))
 
     def cache_info(self) -> dict[str, int]:
         """Bytes and buffers held, hits and misses since start, and the limit in bytes."""

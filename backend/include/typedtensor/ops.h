@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "typedtensor/op_kinds.h"
 #include "typedtensor/primitive.h"
 #include "typedtensor/tensor.h"
 
@@ -47,18 +48,7 @@ Tensor dropout(const Tensor& x, double p, bool training);
 Tensor dropout2d(const Tensor& x, double p, bool training);
 
 // ---------------- elementwise ----------------
-enum class BinaryOp : uint8_t {
-  Add, Sub, Mul, Div, FloorDiv, Remainder, Pow, Maximum, Minimum, Atan2,
-  Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor, BitAnd, BitOr, BitXor,
-  Fmod, Hypot, Copysign
-};
 const char* binary_name(BinaryOp op);
-enum class UnaryOp : uint8_t {
-  Neg, Abs, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sqrt, Rsqrt, Sin, Cos, Tan, Asin, Acos,
-  Atan, Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Sigmoid, Relu, Gelu, GeluTanh, Silu, Erf, Erfc,
-  Floor, Ceil, Round, Trunc, Frac, Sign, Reciprocal, Square, LogicalNot, BitNot, IsNan, IsInf,
-  IsFinite, Softplus, Mish, Logsigmoid, Relu6, Hardsigmoid, Hardswish
-};
 const char* unary_name(UnaryOp op);
 
 DType result_type(const Tensor& a, const Tensor& b);

@@ -6,6 +6,8 @@
 
 #include "kernels.h"
 #include "loops.h"
+#include "unary_span.h"
+#include "unary_wide.h"
 #include "vmath.h"
 
 namespace tt::cpu {
@@ -185,142 +187,47 @@ __attribute__((flatten)) void run_unary(const Tensor& out, const Tensor& a, F f)
   }, kGrain / 4);
 }
 
+// Floating-point math ops: contiguous runs go straight to the span kernels (AVX-512 copies where
+// the CPU has them); strided operands are gathered into short runs so every layout takes the same
+// kernels and the same results.
 template <class T>
-TT_VMATH_INLINE T gelu_erf(T x) {
-  return T(0.5) * x * (T(1) + verf(x * T(0.70710678118654752440)));
-}
-template <class T>
-TT_VMATH_INLINE T gelu_tanh(T x) {
-  const T k = T(0.79788456080286535588), c = T(0.044715);
-  return T(0.5) * x * (T(1) + vtanh(k * (x + c * x * x * x)));
-}
-template <class T>
-TT_VMATH_INLINE T softplus(T x) {
-  return x > T(20) ? x : vlog1p(vexp(x));
+void run_span(UnaryOp op, T* o, const T* x, int64_t n) {
+  if (wide_unary_enabled()) unary_span_wide(op, o, x, n);
+  else unary_span<T>(op, o, x, n);
 }
 
-// float sigmoid / silu on contiguous data: eight lanes of vexp8_of (whose common case scales once)
-// and a vector divide; other layouts and the tail take the scalar form, which GCC vectorises less well.
-template <bool Silu>
-bool run_sigmoid8(const Tensor& out, const Tensor& a) {
-#if defined(__AVX2__) && defined(__FMA__)
-  if (!(out.is_contiguous() && a.is_contiguous() && a.shape() == out.shape())) return false;
-  float* __restrict o = out.data<float>();
-  const float* __restrict x = a.data<float>();
-  parallel_for(0, out.numel(), kGrain / 4, [&](int64_t b, int64_t e) {
-    int64_t i = b;
-    const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
-    for (; i + 8 <= e; i += 8) {
-      __m256 v = _mm256_loadu_ps(x + i);
-      __m256 s = _mm256_div_ps(one, _mm256_add_ps(one, vexp8_of(_mm256_sub_ps(zero, v))));
-      __m256 far = _mm256_cmp_ps(v, _mm256_set1_ps(-80.0f), _CMP_LT_OQ);
-      if (__builtin_expect(_mm256_movemask_ps(far) != 0, 0)) {  // exp(-x) would clamp: e / (1 + e), e = exp(x)
-        __m256 ex = vexp8_of(v);
-        s = _mm256_blendv_ps(s, _mm256_div_ps(ex, _mm256_add_ps(one, ex)), far);
-      }
-      _mm256_storeu_ps(o + i, Silu ? _mm256_mul_ps(v, s) : s);
-    }
-    for (; i < e; ++i) o[i] = Silu ? x[i] * vsigmoid(x[i]) : vsigmoid(x[i]);
-  });
-  return true;
-#else
-  (void)out;
-  (void)a;
-  return false;
-#endif
-}
-
-// float sin / cos: the vectorised reduced form everywhere, then a (predictable, read-only unless
-// it fires) pass that recomputes with libm where |x| >= kTrigReduced or x is not finite.
-template <bool Cos>
-void run_trig(const Tensor& out, const Tensor& a) {
-  if (out.is_contiguous() && a.is_contiguous() && a.shape() == out.shape()) {  // blocks checked in L1
-    float* __restrict o = out.data<float>();
-    const float* __restrict x = a.data<float>();
-    parallel_for(0, out.numel(), kGrain / 4, [&](int64_t b, int64_t e) {
-      for (int64_t i0 = b; i0 < e; i0 += 1024) {
-        int64_t i1 = std::min(e, i0 + 1024);
-        int outside = 0;
-        for (int64_t i = i0; i < i1; ++i) {
-          o[i] = Cos ? vcos_reduced(x[i]) : vsin_reduced(x[i]);
-          outside |= !(std::fabs(x[i]) < kTrigReduced);
-        }
-        if (outside)
-          for (int64_t i = i0; i < i1; ++i)
-            if (!(std::fabs(x[i]) < kTrigReduced)) o[i] = Cos ? std::cos(x[i]) : std::sin(x[i]);
-      }
-    });
+template <class T>
+void run_unary_span(UnaryOp op, const Tensor& out, const Tensor& a) {
+  int64_t grain = unary_is_cheap(op) ? kGrain : kGrain / 4;
+  if (out.is_contiguous() && a.is_contiguous() && a.shape() == out.shape()) {
+    T* o = out.data<T>();
+    const T* x = a.data<T>();
+    parallel_for(0, out.numel(), grain, [&](int64_t b, int64_t e) { run_span<T>(op, o + b, x + b, e - b); });
     return;
   }
-  run_unary<float, float>(out, a, [](float x) { return Cos ? vcos_reduced(x) : vsin_reduced(x); });
   for_each<2>({&out, &a}, [&](char** p, const int64_t* s, int64_t m) {
-    char *po = p[0], *pa = p[1];
-    for (int64_t i = 0; i < m; ++i, po += s[0], pa += s[1]) {
-      float x = *reinterpret_cast<const float*>(pa);
-      if (!(std::fabs(x) < kTrigReduced)) *reinterpret_cast<float*>(po) = Cos ? std::cos(x) : std::sin(x);
+    if (s[0] == sizeof(T) && s[1] == sizeof(T))
+      return run_span<T>(op, reinterpret_cast<T*>(p[0]), reinterpret_cast<const T*>(p[1]), m);
+    constexpr int64_t kRun = 256;
+    T in[kRun], res[kRun];
+    for (int64_t i0 = 0; i0 < m; i0 += kRun) {
+      int64_t k = std::min(kRun, m - i0);
+      for (int64_t j = 0; j < k; ++j) in[j] = *reinterpret_cast<const T*>(p[1] + (i0 + j) * s[1]);
+      run_span<T>(op, res, in, k);
+      for (int64_t j = 0; j < k; ++j) *reinterpret_cast<T*>(p[0] + (i0 + j) * s[0]) = res[j];
     }
-  });
+  }, grain);
 }
 
 template <class T>
 void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a) {
   using B = bool;
   if constexpr (is_fp<T>) {
+    if (has_unary_span<T>(op)) return run_unary_span<T>(op, out, a);
     switch (op) {
-      case UnaryOp::Exp: return run_unary<T, T>(out, a, [](T x) { return vexp(x); });
-      case UnaryOp::Exp2: return run_unary<T, T>(out, a, [](T x) { return std::exp2(x); });
-      case UnaryOp::Expm1: return run_unary<T, T>(out, a, [](T x) { return vexpm1(x); });
-      case UnaryOp::Log: return run_unary<T, T>(out, a, [](T x) { return vlog(x); });
-      case UnaryOp::Log2: return run_unary<T, T>(out, a, [](T x) { return std::log2(x); });
-      case UnaryOp::Log10: return run_unary<T, T>(out, a, [](T x) { return std::log10(x); });
-      case UnaryOp::Log1p: return run_unary<T, T>(out, a, [](T x) { return vlog1p(x); });
-      case UnaryOp::Sqrt: return run_unary<T, T>(out, a, [](T x) { return std::sqrt(x); });
-      case UnaryOp::Rsqrt: return run_unary<T, T>(out, a, [](T x) { return T(1) / std::sqrt(x); });
-      case UnaryOp::Sin:
-        if constexpr (std::is_same_v<T, float>) return run_trig<false>(out, a);
-        else return run_unary<T, T>(out, a, [](T x) { return std::sin(x); });
-      case UnaryOp::Cos:
-        if constexpr (std::is_same_v<T, float>) return run_trig<true>(out, a);
-        else return run_unary<T, T>(out, a, [](T x) { return std::cos(x); });
-      case UnaryOp::Tan: return run_unary<T, T>(out, a, [](T x) { return std::tan(x); });
-      case UnaryOp::Asin: return run_unary<T, T>(out, a, [](T x) { return std::asin(x); });
-      case UnaryOp::Acos: return run_unary<T, T>(out, a, [](T x) { return std::acos(x); });
-      case UnaryOp::Atan: return run_unary<T, T>(out, a, [](T x) { return std::atan(x); });
-      case UnaryOp::Sinh: return run_unary<T, T>(out, a, [](T x) { return std::sinh(x); });
-      case UnaryOp::Cosh: return run_unary<T, T>(out, a, [](T x) { return std::cosh(x); });
-      case UnaryOp::Tanh: return run_unary<T, T>(out, a, [](T x) { return vtanh(x); });
-      case UnaryOp::Asinh: return run_unary<T, T>(out, a, [](T x) { return std::asinh(x); });
-      case UnaryOp::Acosh: return run_unary<T, T>(out, a, [](T x) { return std::acosh(x); });
-      case UnaryOp::Atanh: return run_unary<T, T>(out, a, [](T x) { return std::atanh(x); });
-      case UnaryOp::Sigmoid:
-        if constexpr (std::is_same_v<T, float>)
-          if (run_sigmoid8<false>(out, a)) return;
-        return run_unary<T, T>(out, a, [](T x) { return vsigmoid(x); });
-      case UnaryOp::Gelu: return run_unary<T, T>(out, a, [](T x) { return gelu_erf(x); });
-      case UnaryOp::GeluTanh: return run_unary<T, T>(out, a, [](T x) { return gelu_tanh(x); });
-      case UnaryOp::Silu:
-        if constexpr (std::is_same_v<T, float>)
-          if (run_sigmoid8<true>(out, a)) return;
-        return run_unary<T, T>(out, a, [](T x) { return x * vsigmoid(x); });
-      case UnaryOp::Erf: return run_unary<T, T>(out, a, [](T x) { return verf(x); });
-      case UnaryOp::Erfc: return run_unary<T, T>(out, a, [](T x) { return std::erfc(x); });
-      case UnaryOp::Floor: return run_unary<T, T>(out, a, [](T x) { return std::floor(x); });
-      case UnaryOp::Ceil: return run_unary<T, T>(out, a, [](T x) { return std::ceil(x); });
-      case UnaryOp::Round: return run_unary<T, T>(out, a, [](T x) { return std::nearbyint(x); });
-      case UnaryOp::Trunc: return run_unary<T, T>(out, a, [](T x) { return std::trunc(x); });
-      case UnaryOp::Frac: return run_unary<T, T>(out, a, [](T x) { return x - std::trunc(x); });
-      case UnaryOp::Reciprocal: return run_unary<T, T>(out, a, [](T x) { return T(1) / x; });
       case UnaryOp::IsNan: return run_unary<T, B>(out, a, [](T x) { return x != x; });
       case UnaryOp::IsInf: return run_unary<T, B>(out, a, [](T x) { return std::isinf(x); });
       case UnaryOp::IsFinite: return run_unary<T, B>(out, a, [](T x) { return std::isfinite(x); });
-      case UnaryOp::Softplus: return run_unary<T, T>(out, a, [](T x) { return softplus(x); });
-      case UnaryOp::Mish: return run_unary<T, T>(out, a, [](T x) { return x * vtanh(softplus(x)); });
-      case UnaryOp::Logsigmoid:
-        return run_unary<T, T>(out, a, [](T x) { return std::min(x, T(0)) - vlog1p(vexp(-std::abs(x))); });
-      case UnaryOp::Hardsigmoid:
-        return run_unary<T, T>(out, a, [](T x) { return std::min(std::max(x + T(3), T(0)), T(6)) / T(6); });
-      case UnaryOp::Hardswish:
-        return run_unary<T, T>(out, a, [](T x) { return x * std::min(std::max(x + T(3), T(0)), T(6)) / T(6); });
       default: break;
     }
   } else {

@@ -9,7 +9,16 @@
 #include <immintrin.h>
 #endif
 
+// Every definition below sits in an inline namespace named after the instruction set the including
+// file is compiled for (TT_VMATH_ISA, set by unary_avx512.cpp before its includes): the wide copy
+// and the baseline copy get different symbol names, so the linker can never merge an AVX-512
+// body into the baseline kernels (an illegal instruction on CPUs without it).
+#ifndef TT_VMATH_ISA
+#define TT_VMATH_ISA isa_baseline
+#endif
+
 namespace tt::cpu {
+inline namespace TT_VMATH_ISA {
 
 // Always inlined: a call per element stops the loop around it from vectorising, and GCC's
 // inliner declines these bodies in some of the many unary-kernel instantiations.
@@ -125,47 +134,71 @@ TT_VMATH_INLINE float verf(float x) {
 }
 inline double verf(double x) { return std::erf(x); }
 
-// log(x) for float (Cephes logf polynomial on the mantissa in [sqrt(1/2), sqrt(2)), exponent
-// by bits; ~1 ulp): branch-free, so the loops around it vectorise. Subnormal inputs are scaled
-// first; x < 0 and NaN give NaN, 0 gives -inf, inf gives inf.
-TT_VMATH_INLINE float vlog(float x) {
+// e ln 2 + log(1 + f) for float with f in [sqrt(1/2) - 1, sqrt(2) - 1]: Cephes' logf polynomial,
+// ln 2 split in two so e ln 2 adds no rounding.
+TT_VMATH_INLINE float vlog_reduced(float e, float f) {
+  float z = f * f;
+  float y = 7.0376836292E-2f;
+  y = std::fma(y, f, -1.1514610310E-1f);
+  y = std::fma(y, f, 1.1676998740E-1f);
+  y = std::fma(y, f, -1.2420140846E-1f);
+  y = std::fma(y, f, 1.4249322787E-1f);
+  y = std::fma(y, f, -1.6668057665E-1f);
+  y = std::fma(y, f, 2.0000714765E-1f);
+  y = std::fma(y, f, -2.4999993993E-1f);
+  y = std::fma(y, f, 3.3333331174E-1f);
+  y = y * f * z;
+  y = std::fma(e, -2.12194440e-4f, y);
+  y = std::fma(z, -0.5f, y);
+  return std::fma(e, 0.693359375f, f + y);
+}
+
+// x = (1 + f) 2^e with f in [sqrt(1/2) - 1, sqrt(2) - 1) for finite x > 0 (subnormals scaled
+// first); f is exact.
+TT_VMATH_INLINE void vlog_split(float x, float& e, float& f) {
   bool tiny = x < 1.17549435e-38f;
   float xs = tiny ? x * 8388608.0f : x;  // 2^23
   int32_t bits;
   std::memcpy(&bits, &xs, 4);
-  float e = static_cast<float>(((bits >> 23) & 0xff) - 126) - (tiny ? 23.0f : 0.0f);
+  e = static_cast<float>(((bits >> 23) & 0xff) - 126) - (tiny ? 23.0f : 0.0f);
   int32_t mb = (bits & 0x807fffff) | 0x3f000000;  // mantissa in [0.5, 1)
   float m;
   std::memcpy(&m, &mb, 4);
   bool low = m < 0.707106781186547524f;
   e = low ? e - 1.0f : e;
-  m = low ? m + m - 1.0f : m - 1.0f;
-  float z = m * m;
-  float y = 7.0376836292E-2f;
-  y = std::fma(y, m, -1.1514610310E-1f);
-  y = std::fma(y, m, 1.1676998740E-1f);
-  y = std::fma(y, m, -1.2420140846E-1f);
-  y = std::fma(y, m, 1.4249322787E-1f);
-  y = std::fma(y, m, -1.6668057665E-1f);
-  y = std::fma(y, m, 2.0000714765E-1f);
-  y = std::fma(y, m, -2.4999993993E-1f);
-  y = std::fma(y, m, 3.3333331174E-1f);
-  y = y * m * z;
-  y = std::fma(e, -2.12194440e-4f, y);
-  y = std::fma(z, -0.5f, y);
-  float r = std::fma(e, 0.693359375f, m + y);
+  f = low ? m + m - 1.0f : m - 1.0f;
+}
+
+// log(x) for float (Cephes logf: ~1 ulp): branch-free, so the loops around it vectorise.
+// x < 0 and NaN give NaN, 0 gives -inf, inf gives inf.
+TT_VMATH_INLINE float vlog(float x) {
+  float e, f;
+  vlog_split(x, e, f);
+  float r = vlog_reduced(e, f);
   r = x == std::numeric_limits<float>::infinity() ? x : r;
   r = x == 0.0f ? -std::numeric_limits<float>::infinity() : r;
   return (x < 0.0f || x != x) ? std::numeric_limits<float>::quiet_NaN() : r;
 }
 inline double vlog(double x) { return std::log(x); }
 
-// log1p(x) = log(u) * x / (u - 1) with u = 1 + x (Goldberg's trick: the rounding of u cancels),
-// exact x where u rounds to 1.
+// log1p(x) without a divide: u = 1 + x = (1 + f) 2^e as in vlog, and the part of x that rounding
+// dropped from u, x - (u - 1) (exact), goes back into f scaled by 2^-e: for |x| small e = 0 and
+// f + that part is x itself, so tiny x keep full precision; elsewhere it is a sub-ulp correction.
+// ~1 ulp. log1p(-1) = -inf, x < -1 and NaN give NaN, +-0 and +inf give themselves.
 TT_VMATH_INLINE float vlog1p(float x) {
-  float u = 1.0f + x, d = u - 1.0f;
-  float r = d == 0.0f ? x : vlog(u) * (x / d);
-  return x == std::numeric_limits<float>::infinity() ? x : r;
+  float u = 1.0f + x;
+  float e, f;
+  vlog_split(u, e, f);
+  int32_t sb = (127 - static_cast<int32_t>(e)) << 23;  // 2^-e; e <= 126 past which it is moot
+  sb = e > 126.0f ? (1 << 23) : sb;
+  float scale;
+  std::memcpy(&scale, &sb, 4);
+  f = std::fma(x - (u - 1.0f), scale, f);
+  float r = vlog_reduced(e, f);
+  r = x == std::numeric_limits<float>::infinity() ? x : r;
+  r = x == 0.0f ? x : r;
+  r = u == 0.0f ? -std::numeric_limits<float>::infinity() : r;
+  return (u < 0.0f || x != x) ? std::numeric_limits<float>::quiet_NaN() : r;
 }
 inline double vlog1p(double x) { return std::log1p(x); }
 
@@ -239,4 +272,5 @@ TT_VMATH_INLINE T vsigmoid(T x) {
   return x < T(0) ? e * s : s;
 }
 
+}  // inline namespace TT_VMATH_ISA
 }  // namespace tt::cpu

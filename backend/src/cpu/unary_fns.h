@@ -1,0 +1,101 @@
+#pragma once
+// The floating-point unary ops as per-element functions: one table for the baseline kernels
+// (elementwise.cpp) and the AVX-512 copy (unary_avx512.cpp), so an op's formula is written once.
+#include <cmath>
+#include <type_traits>
+
+#include "typedtensor/op_kinds.h"
+#include "vmath.h"
+
+namespace tt::cpu {
+inline namespace TT_VMATH_ISA {
+
+// std::min / std::max semantics (NaN in the first operand passes through) without their
+// out-of-line template copies, which must not be shared between the baseline and AVX-512 files.
+template <class T>
+TT_VMATH_INLINE T vmin(T a, T b) { return b < a ? b : a; }
+template <class T>
+TT_VMATH_INLINE T vmax(T a, T b) { return a < b ? b : a; }
+
+template <class T>
+TT_VMATH_INLINE T gelu_erf(T x) {
+  return T(0.5) * x * (T(1) + verf(x * T(0.70710678118654752440)));
+}
+template <class T>
+TT_VMATH_INLINE T gelu_tanh(T x) {
+  const T k = T(0.79788456080286535588), c = T(0.044715);
+  return T(0.5) * x * (T(1) + vtanh(k * (x + c * x * x * x)));
+}
+template <class T>
+TT_VMATH_INLINE T softplus(T x) {
+  return x > T(20) ? x : vlog1p(vexp(x));
+}
+
+// Calls run(f) with the T -> T function of `op` and returns true; false when `op` is not a
+// floating-point math op (the bool-valued tests and the ops shared with integers are elsewhere).
+// Float sin/cos here are the reduced forms, exact only below kTrigReduced: callers recompute
+// larger arguments with libm (see unary_span and run_trig).
+template <class T, class Run>
+bool fp_unary_fn(UnaryOp op, Run&& run) {
+  static_assert(std::is_floating_point_v<T>);
+  switch (op) {
+    case UnaryOp::Exp: run([](T x) { return vexp(x); }); return true;
+    case UnaryOp::Exp2: run([](T x) { return std::exp2(x); }); return true;
+    case UnaryOp::Expm1: run([](T x) { return vexpm1(x); }); return true;
+    case UnaryOp::Log: run([](T x) { return vlog(x); }); return true;
+    case UnaryOp::Log2: run([](T x) { return std::log2(x); }); return true;
+    case UnaryOp::Log10: run([](T x) { return std::log10(x); }); return true;
+    case UnaryOp::Log1p: run([](T x) { return vlog1p(x); }); return true;
+    case UnaryOp::Sqrt: run([](T x) { return std::sqrt(x); }); return true;
+    case UnaryOp::Rsqrt: run([](T x) { return T(1) / std::sqrt(x); }); return true;
+    case UnaryOp::Sin:
+      if constexpr (std::is_same_v<T, float>) run([](T x) { return vsin_reduced(x); });
+      else run([](T x) { return std::sin(x); });
+      return true;
+    case UnaryOp::Cos:
+      if constexpr (std::is_same_v<T, float>) run([](T x) { return vcos_reduced(x); });
+      else run([](T x) { return std::cos(x); });
+      return true;
+    case UnaryOp::Tan: run([](T x) { return std::tan(x); }); return true;
+    case UnaryOp::Asin: run([](T x) { return std::asin(x); }); return true;
+    case UnaryOp::Acos: run([](T x) { return std::acos(x); }); return true;
+    case UnaryOp::Atan: run([](T x) { return std::atan(x); }); return true;
+    case UnaryOp::Sinh: run([](T x) { return std::sinh(x); }); return true;
+    case UnaryOp::Cosh: run([](T x) { return std::cosh(x); }); return true;
+    case UnaryOp::Tanh: run([](T x) { return vtanh(x); }); return true;
+    case UnaryOp::Asinh: run([](T x) { return std::asinh(x); }); return true;
+    case UnaryOp::Acosh: run([](T x) { return std::acosh(x); }); return true;
+    case UnaryOp::Atanh: run([](T x) { return std::atanh(x); }); return true;
+    case UnaryOp::Sigmoid: run([](T x) { return vsigmoid(x); }); return true;
+    case UnaryOp::Gelu: run([](T x) { return gelu_erf(x); }); return true;
+    case UnaryOp::GeluTanh: run([](T x) { return gelu_tanh(x); }); return true;
+    case UnaryOp::Silu: run([](T x) { return x * vsigmoid(x); }); return true;
+    case UnaryOp::Erf: run([](T x) { return verf(x); }); return true;
+    case UnaryOp::Erfc: run([](T x) { return std::erfc(x); }); return true;
+    case UnaryOp::Floor: run([](T x) { return std::floor(x); }); return true;
+    case UnaryOp::Ceil: run([](T x) { return std::ceil(x); }); return true;
+    case UnaryOp::Round: run([](T x) { return std::nearbyint(x); }); return true;
+    case UnaryOp::Trunc: run([](T x) { return std::trunc(x); }); return true;
+    case UnaryOp::Frac: run([](T x) { return x - std::trunc(x); }); return true;
+    case UnaryOp::Reciprocal: run([](T x) { return T(1) / x; }); return true;
+    case UnaryOp::Softplus: run([](T x) { return softplus(x); }); return true;
+    case UnaryOp::Mish: run([](T x) { return x * vtanh(softplus(x)); }); return true;
+    case UnaryOp::Logsigmoid: run([](T x) { return vmin(x, T(0)) - vlog1p(vexp(-std::fabs(x))); }); return true;
+    case UnaryOp::Hardsigmoid: run([](T x) { return vmin(vmax(x + T(3), T(0)), T(6)) / T(6); }); return true;
+    case UnaryOp::Hardswish: run([](T x) { return x * vmin(vmax(x + T(3), T(0)), T(6)) / T(6); }); return true;
+    default: return false;
+  }
+}
+
+// Ops cheap enough per element that a thread needs the full grain of work to pay for itself.
+inline bool unary_is_cheap(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Sqrt: case UnaryOp::Rsqrt: case UnaryOp::Floor: case UnaryOp::Ceil:
+    case UnaryOp::Round: case UnaryOp::Trunc: case UnaryOp::Frac: case UnaryOp::Reciprocal:
+    case UnaryOp::Hardsigmoid: case UnaryOp::Hardswish: return true;
+    default: return false;
+  }
+}
+
+}  // inline namespace TT_VMATH_ISA
+}  // namespace tt::cpu

@@ -1,0 +1,139 @@
+#pragma once
+// Floating-point unary ops over one contiguous run: the kernels every unary call ends in (strided
+// operands are gathered into runs first). Compiled twice: for the baseline instruction set in
+// elementwise.cpp and for AVX-512 in unary_avx512.cpp (wider lanes, chosen at run time).
+// `o` may be `x` (in-place ops): every loop reads an element before it writes the same element.
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "unary_fns.h"
+
+namespace tt::cpu {
+inline namespace TT_VMATH_ISA {
+
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+// Sixteen lanes of vexp: the same clamps, reduction and polynomial as the scalar form; the
+// scaling by 2^n is one vscalefps, which rounds subnormal results once (the scalar form's
+// two-step product can round twice there) and overflows to inf past the clamp.
+TT_VMATH_INLINE __m512 vexp16_of(__m512 x) {
+  x = _mm512_max_ps(_mm512_set1_ps(-104.0f), x);  // NaN (second operand) passes through
+  x = _mm512_min_ps(_mm512_set1_ps(89.0f), x);
+  __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                  _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(-0.693359375f), x);
+  r = _mm512_fmadd_ps(n, _mm512_set1_ps(2.12194440e-4f), r);
+  __m512 q = _mm512_set1_ps(1.9875691500E-4f);
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.3981999507E-3f));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(8.3334519073E-3f));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(4.1665795894E-2f));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.6666665459E-1f));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(5.0000001201E-1f));
+  __m512 y = _mm512_add_ps(_mm512_fmadd_ps(_mm512_mul_ps(q, r), r, r), _mm512_set1_ps(1.0f));
+  return _mm512_scalef_ps(y, n);
+}
+
+// 1 / (1 + e) with e = exp(-|x|), times e where x < 0: no overflow, subnormal results kept.
+TT_VMATH_INLINE __m512 vsigmoid16_of(__m512 x) {
+  __m512 e = vexp16_of(_mm512_sub_ps(_mm512_setzero_ps(), _mm512_abs_ps(x)));
+  __m512 s = _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_add_ps(_mm512_set1_ps(1.0f), e));
+  return _mm512_mask_mul_ps(s, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), e, s);
+}
+#endif
+
+// exp / sigmoid / silu in explicit lanes (the auto-vectorised scalar forms are slower: GCC keeps
+// the general two-step scaling and the selects). False: no such path on this instruction set.
+template <UnaryOp Op>
+bool float_lanes_span(float* o, const float* x, int64_t n) {
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+  auto f = [](__m512 v) {
+    if constexpr (Op == UnaryOp::Exp) return vexp16_of(v);
+    else if constexpr (Op == UnaryOp::Sigmoid) return vsigmoid16_of(v);
+    else return _mm512_mul_ps(v, vsigmoid16_of(v));
+  };
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(o + i, f(_mm512_loadu_ps(x + i)));
+  if (i < n) {  // the tail under a mask: no scalar loop, same results
+    __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
+    _mm512_mask_storeu_ps(o + i, m, f(_mm512_maskz_loadu_ps(m, x + i)));
+  }
+  return true;
+#elif defined(__AVX2__) && defined(__FMA__)
+  const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 v = _mm256_loadu_ps(x + i);
+    __m256 r;
+    if constexpr (Op == UnaryOp::Exp) {
+      r = vexp8_of(v);
+    } else {
+      r = _mm256_div_ps(one, _mm256_add_ps(one, vexp8_of(_mm256_sub_ps(zero, v))));
+      __m256 far = _mm256_cmp_ps(v, _mm256_set1_ps(-80.0f), _CMP_LT_OQ);
+      if (__builtin_expect(_mm256_movemask_ps(far) != 0, 0)) {  // exp(-x) would clamp: e / (1 + e), e = exp(x)
+        __m256 ex = vexp8_of(v);
+        r = _mm256_blendv_ps(r, _mm256_div_ps(ex, _mm256_add_ps(one, ex)), far);
+      }
+      if constexpr (Op == UnaryOp::Silu) r = _mm256_mul_ps(v, r);
+    }
+    _mm256_storeu_ps(o + i, r);
+  }
+  for (; i < n; ++i) {
+    float v = x[i];
+    o[i] = Op == UnaryOp::Exp ? vexp(v) : Op == UnaryOp::Sigmoid ? vsigmoid(v) : v * vsigmoid(v);
+  }
+  return true;
+#else
+  (void)o;
+  (void)x;
+  (void)n;
+  return false;
+#endif
+}
+
+// float sin / cos: the vectorised reduced form, per 1K block; a block holding |x| >= kTrigReduced
+// (or NaN / inf) takes libm for those elements. The block is scanned before anything is written.
+template <bool Cos>
+void trig_span(float* o, const float* x, int64_t n) {
+  for (int64_t i0 = 0; i0 < n; i0 += 1024) {
+    int64_t i1 = n < i0 + 1024 ? n : i0 + 1024;
+    int outside = 0;
+    for (int64_t i = i0; i < i1; ++i) outside |= !(std::fabs(x[i]) < kTrigReduced);
+    if (!outside) {
+#pragma GCC ivdep
+      for (int64_t i = i0; i < i1; ++i) o[i] = Cos ? vcos_reduced(x[i]) : vsin_reduced(x[i]);
+    } else {
+      for (int64_t i = i0; i < i1; ++i) {
+        float v = x[i];
+        o[i] = std::fabs(v) < kTrigReduced ? (Cos ? vcos_reduced(v) : vsin_reduced(v)) : (Cos ? std::cos(v) : std::sin(v));
+      }
+    }
+  }
+}
+
+// Whether `op` has a T -> T kernel here (then unary_span handles it).
+template <class T>
+bool has_unary_span(UnaryOp op) {
+  return fp_unary_fn<T>(op, [](auto) {});
+}
+
+// o[i] = op(x[i]) for i < n; false when `op` has no floating-point kernel.
+template <class T>
+__attribute__((flatten)) bool unary_span(UnaryOp op, T* o, const T* x, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    switch (op) {
+      case UnaryOp::Sin: trig_span<false>(o, x, n); return true;
+      case UnaryOp::Cos: trig_span<true>(o, x, n); return true;
+      case UnaryOp::Exp: if (float_lanes_span<UnaryOp::Exp>(o, x, n)) return true; break;
+      case UnaryOp::Sigmoid: if (float_lanes_span<UnaryOp::Sigmoid>(o, x, n)) return true; break;
+      case UnaryOp::Silu: if (float_lanes_span<UnaryOp::Silu>(o, x, n)) return true; break;
+      default: break;
+    }
+  }
+  return fp_unary_fn<T>(op, [&](auto f) {
+#pragma GCC ivdep
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+  });
+}
+
+}  // inline namespace TT_VMATH_ISA
+}  // namespace tt::cpu

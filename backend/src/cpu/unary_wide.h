@@ -1,0 +1,21 @@
+#pragma once
+// The AVX-512 copies of the unary span kernels (unary_avx512.cpp) and the switch that picks them.
+#include <cstdint>
+
+#include "typedtensor/op_kinds.h"
+
+namespace tt::cpu {
+
+// True when the AVX-512 kernels were compiled in, this CPU (and OS) runs them, and they are not
+// switched off (TYPEDTENSOR_CPU_CAPABILITY=avx2 in the environment, or set_wide_unary(false)).
+bool wide_unary_enabled();
+// Turns the AVX-512 kernels on or off (on only where supported); returns the new state.
+bool set_wide_unary(bool on);
+// "avx512" or "avx2" (or "default" off x86): the kernels unary ops run on now.
+const char* cpu_capability();
+
+// Only to be called when wide_unary_enabled(): same contract as unary_span in unary_span.h.
+bool unary_span_wide(UnaryOp op, float* o, const float* x, int64_t n);
+bool unary_span_wide(UnaryOp op, double* o, const double* x, int64_t n);
+
+}  // namespace tt::cpu
