@@ -119,3 +119,22 @@ def test_in_place_sin_cos_past_the_reduced_range() -> None:
         strided = tt.tensor(np.stack([x, x], axis=1))[:, 0]
         getattr(strided, name + "_")()
         np.testing.assert_allclose(strided.numpy(), want, rtol=4e-7, atol=1e-7)
+
+
+ODD_AT_ZERO = ("sin", "tan", "asin", "atan", "sinh", "tanh", "asinh", "atanh", "expm1", "log1p", "erf", "sqrt",
+               "floor", "ceil", "round", "trunc")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", ODD_AT_ZERO)
+def test_signed_zero_passes_through(name: str, dtype: str, capability: None) -> None:
+    """f(-0) = -0 and f(+0) = +0 where libm and torch say so, on both kernel builds."""
+    zeros = np.array([-0.0, 0.0] * 40, dtype=dtype)  # long enough for the vector loops
+    for cap in ("avx2", "avx512") if HAS_WIDE else ("avx2",):
+        CPU.set_cpu_capability(cap)
+        got = getattr(tt, name)(tt.tensor(zeros)).numpy()
+        assert np.all(got == 0), (name, cap)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(zeros), err_msg=f"{name} on {cap}")
+    for fn in ("silu", "gelu", "mish", "hardswish"):
+        got = getattr(tt.nn.functional, fn)(tt.tensor(zeros)).numpy()
+        assert np.all(got == 0), fn

@@ -196,27 +196,43 @@ void run_span(UnaryOp op, T* o, const T* x, int64_t n) {
   else unary_span<T>(op, o, x, n);
 }
 
-template <class T>
-void run_unary_span(UnaryOp op, const Tensor& out, const Tensor& a) {
-  int64_t grain = unary_is_cheap(op) ? kGrain : kGrain / 4;
+// span(o, x, n) over every element of out = f(a): contiguous runs directly, strided operands
+// gathered into short runs, so every layout takes the same kernel and gives the same result.
+template <class T, class Span>
+void run_spans(const Tensor& out, const Tensor& a, int64_t grain, Span&& span) {
   if (out.is_contiguous() && a.is_contiguous() && a.shape() == out.shape()) {
     T* o = out.data<T>();
     const T* x = a.data<T>();
-    parallel_for(0, out.numel(), grain, [&](int64_t b, int64_t e) { run_span<T>(op, o + b, x + b, e - b); });
+    parallel_for(0, out.numel(), grain, [&](int64_t b, int64_t e) { span(o + b, x + b, e - b); });
     return;
   }
   for_each<2>({&out, &a}, [&](char** p, const int64_t* s, int64_t m) {
     if (s[0] == sizeof(T) && s[1] == sizeof(T))
-      return run_span<T>(op, reinterpret_cast<T*>(p[0]), reinterpret_cast<const T*>(p[1]), m);
+      return span(reinterpret_cast<T*>(p[0]), reinterpret_cast<const T*>(p[1]), m);
     constexpr int64_t kRun = 256;
     T in[kRun], res[kRun];
     for (int64_t i0 = 0; i0 < m; i0 += kRun) {
       int64_t k = std::min(kRun, m - i0);
       for (int64_t j = 0; j < k; ++j) in[j] = *reinterpret_cast<const T*>(p[1] + (i0 + j) * s[1]);
-      run_span<T>(op, res, in, k);
+      span(res, in, k);
       for (int64_t j = 0; j < k; ++j) *reinterpret_cast<T*>(p[0] + (i0 + j) * s[0]) = res[j];
     }
   }, grain);
+}
+
+template <class T>
+void run_unary_span(UnaryOp op, const Tensor& out, const Tensor& a) {
+  run_spans<T>(out, a, unary_is_cheap(op) ? kGrain : kGrain / 4,
+               [op](T* o, const T* x, int64_t n) { run_span<T>(op, o, x, n); });
+}
+
+template <class T>
+void run_param_span(ParamUnaryOp op, const Tensor& out, const Tensor& a, double param) {
+  T p = static_cast<T>(param);
+  run_spans<T>(out, a, op == ParamUnaryOp::LeakyRelu ? kGrain : kGrain / 4, [op, p](T* o, const T* x, int64_t n) {
+    if (wide_unary_enabled()) param_unary_span_wide(op, o, x, n, p);
+    else param_unary_span<T>(op, o, x, n, p);
+  });
 }
 
 template <class T>
@@ -314,8 +330,7 @@ void leaky_relu(const Tensor& out, const Tensor& a, double slope) {
   visit_compute(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (is_fp<T>) {
-      T s = static_cast<T>(slope);
-      run_unary<T, T>(out, a, [s](T x) { return x > T(0) ? x : x * s; });
+      run_param_span<T>(ParamUnaryOp::LeakyRelu, out, a, slope);
     } else {
       throw TypeError("[leaky_relu] needs a floating point tensor");
     }
@@ -327,8 +342,7 @@ void elu(const Tensor& out, const Tensor& a, double alpha) {
   visit_compute(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (is_fp<T>) {
-      T al = static_cast<T>(alpha);
-      run_unary<T, T>(out, a, [al](T x) { return x > T(0) ? x : al * vexpm1(x); });
+      run_param_span<T>(ParamUnaryOp::Elu, out, a, alpha);
     } else {
       throw TypeError("[elu] needs a floating point tensor");
     }

@@ -2,12 +2,17 @@
 // The floating-point unary ops as per-element functions: one table for the baseline kernels
 // (elementwise.cpp) and the AVX-512 copy (unary_avx512.cpp), so an op's formula is written once.
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 
 #include "typedtensor/op_kinds.h"
 #include "vmath.h"
 
 namespace tt::cpu {
+
+// The unary ops with one parameter: F.leaky_relu's slope, F.elu's alpha.
+enum class ParamUnaryOp : uint8_t { LeakyRelu, Elu };
+
 inline namespace TT_VMATH_ISA {
 
 // std::min / std::max semantics (NaN in the first operand passes through) without their
@@ -78,6 +83,7 @@ bool fp_unary_fn(UnaryOp op, Run&& run) {
     case UnaryOp::Trunc: run([](T x) { return std::trunc(x); }); return true;
     case UnaryOp::Frac: run([](T x) { return x - std::trunc(x); }); return true;
     case UnaryOp::Reciprocal: run([](T x) { return T(1) / x; }); return true;
+    case UnaryOp::Relu: run([](T x) { return x > T(0) ? x : (x != x ? x : T(0)); }); return true;
     case UnaryOp::Softplus: run([](T x) { return softplus(x); }); return true;
     case UnaryOp::Mish: run([](T x) { return x * vtanh(softplus(x)); }); return true;
     case UnaryOp::Logsigmoid: run([](T x) { return vmin(x, T(0)) - vlog1p(vexp(-std::fabs(x))); }); return true;
@@ -90,7 +96,7 @@ bool fp_unary_fn(UnaryOp op, Run&& run) {
 // Ops cheap enough per element that a thread needs the full grain of work to pay for itself.
 inline bool unary_is_cheap(UnaryOp op) {
   switch (op) {
-    case UnaryOp::Sqrt: case UnaryOp::Rsqrt: case UnaryOp::Floor: case UnaryOp::Ceil:
+    case UnaryOp::Relu: case UnaryOp::Sqrt: case UnaryOp::Rsqrt: case UnaryOp::Floor: case UnaryOp::Ceil:
     case UnaryOp::Round: case UnaryOp::Trunc: case UnaryOp::Frac: case UnaryOp::Reciprocal:
     case UnaryOp::Hardsigmoid: case UnaryOp::Hardswish: return true;
     default: return false;

@@ -135,5 +135,24 @@ __attribute__((flatten)) bool unary_span(UnaryOp op, T* o, const T* x, int64_t n
   });
 }
 
+// leaky_relu(x, slope) and elu(x, alpha) over one run, as selects (the branchy form stays scalar).
+template <class T>
+__attribute__((flatten)) void param_unary_span(ParamUnaryOp op, T* o, const T* x, int64_t n, T p) {
+  if (op == ParamUnaryOp::LeakyRelu) {
+#pragma GCC ivdep
+    for (int64_t i = 0; i < n; ++i) {
+      T v = x[i];
+      o[i] = v > T(0) ? v : v * p;
+    }
+  } else {
+#pragma GCC ivdep
+    for (int64_t i = 0; i < n; ++i) {
+      T v = x[i];
+      T neg = p * vexpm1(v);
+      o[i] = v > T(0) ? v : neg;
+    }
+  }
+}
+
 }  // inline namespace TT_VMATH_ISA
 }  // namespace tt::cpu

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "typedtensor/op_kinds.h"
+#include "unary_fns.h"
 
 namespace tt::cpu {
 
@@ -17,5 +18,7 @@ const char* cpu_capability();
 // Only to be called when wide_unary_enabled(): same contract as unary_span in unary_span.h.
 bool unary_span_wide(UnaryOp op, float* o, const float* x, int64_t n);
 bool unary_span_wide(UnaryOp op, double* o, const double* x, int64_t n);
+void param_unary_span_wide(ParamUnaryOp op, float* o, const float* x, int64_t n, float p);
+void param_unary_span_wide(ParamUnaryOp op, double* o, const double* x, int64_t n, double p);
 
 }  // namespace tt::cpu

@@ -210,7 +210,8 @@ TT_VMATH_INLINE float tanh_small(float x) {
   p = std::fma(p, z, -5.37397155531E-2f);
   p = std::fma(p, z, 1.33314422036E-1f);
   p = std::fma(p, z, -3.33332819422E-1f);
-  return std::fma(p * z, x, x);
+  float r = std::fma(p * z, x, x);
+  return x == 0.0f ? x : r;  // the fma's exact zero product would turn -0 into +0
 }
 
 // expm1(x): below |x| = 1 as 2t / (1 - t) with t = tanh(x / 2) from Cephes' tanh polynomial (no
@@ -251,6 +252,7 @@ TT_VMATH_INLINE float vsincos_reduced(float xf) {
   sp = std::fma(sp, z, 8.3321608736E-3f);
   sp = std::fma(sp, z, -1.6666654611E-1f);
   float sn = std::fma(sp * z, rf, rf);
+  sn = xf == 0.0f ? xf : sn;  // sin(-0) = -0 (the reduction's exact zero products give +0)
   float cp = 2.443315711809948E-5f;
   cp = std::fma(cp, z, -1.388731625493765E-3f);
   cp = std::fma(cp, z, 4.166664568298827E-2f);
