@@ -1,4 +1,5 @@
 // Elementwise CPU kernels: binary, unary, copy/cast, fill, where, clamp.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -9,6 +10,7 @@
 #include "unary_span.h"
 #include "unary_wide.h"
 #include "vmath.h"
+#include "vmath_binary.h"
 
 namespace tt::cpu {
 namespace {
@@ -102,6 +104,144 @@ void run_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   for_each<3>({&out, &a, &b}, [&](char** p, const int64_t* s, int64_t m) { binary_loop<T, O>(p, s, m, f); });
 }
 
+// ---- float binary ops that call libm per element (pow, fmod, atan2, ...) ----
+// Operands are fed to a span kernel in runs of kRun elements: contiguous ones straight from
+// memory, broadcast scalars and strided ones copied into a local run first. The kernel writes a
+// local run too, so an in-place call (out aliasing an input) still reads every input before the
+// run's results land. A span kernel is a plain loop over branch-free math, so it vectorises, plus
+// a scalar pass for the few elements its fast form cannot do exactly.
+constexpr int64_t kRun = 256;
+
+template <class T, class K>
+void run_binary_span(const Tensor& out, const Tensor& a, const Tensor& b, K kern) {
+  for_each<3>({&out, &a, &b}, [&](char** p, const int64_t* s, int64_t m) {
+    alignas(32) T xa[kRun], xb[kRun], res[kRun];
+    if (s[1] == 0) std::fill(xa, xa + kRun, *reinterpret_cast<const T*>(p[1]));
+    if (s[2] == 0) std::fill(xb, xb + kRun, *reinterpret_cast<const T*>(p[2]));
+    auto operand = [](char* base, int64_t st, int64_t i0, int64_t k, T* buf) -> const T* {
+      if (st == static_cast<int64_t>(sizeof(T))) return reinterpret_cast<const T*>(base) + i0;
+      if (st != 0)
+        for (int64_t j = 0; j < k; ++j) buf[j] = *reinterpret_cast<const T*>(base + (i0 + j) * st);
+      return buf;
+    };
+    for (int64_t i0 = 0; i0 < m; i0 += kRun) {
+      int64_t k = std::min(kRun, m - i0);
+      const T* x = operand(p[1], s[1], i0, k, xa);
+      const T* y = operand(p[2], s[2], i0, k, xb);
+      kern(res, x, y, k);
+      if (s[0] == static_cast<int64_t>(sizeof(T))) {
+        std::memcpy(reinterpret_cast<T*>(p[0]) + i0, res, static_cast<size_t>(k) * sizeof(T));
+      } else {
+        for (int64_t j = 0; j < k; ++j) *reinterpret_cast<T*>(p[0] + (i0 + j) * s[0]) = res[j];
+      }
+    }
+  }, kGrain / 4);
+}
+
+// pow for float: exp(y log x) in double where x > 0 and x, y finite; std::pow elsewhere.
+// pow for double: std::pow.
+template <class T>
+void pow_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    int32_t special = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      o[i] = vpowf_plain(x[i], y[i]);
+      special += !pow_plain(x[i], y[i]);
+    }
+    if (special)
+      for (int64_t i = 0; i < n; ++i)
+        if (!pow_plain(x[i], y[i])) o[i] = std::pow(x[i], y[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) o[i] = std::pow(x[i], y[i]);
+  }
+}
+
+// fmod exactly (see fmod_fast); the pairs it cannot do are marked NaN and redone by std::fmod
+// (a true NaN result is redone too: it is NaN again).
+template <class T>
+void fmod_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
+  int32_t nan = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    bool ok;
+    T r = fmod_fast(x[i], y[i], ok);
+    o[i] = ok ? r : std::numeric_limits<T>::quiet_NaN();
+    nan += !ok;
+  }
+  if (nan)
+    for (int64_t i = 0; i < n; ++i)
+      if (o[i] != o[i]) o[i] = std::fmod(x[i], y[i]);
+}
+
+// torch's remainder and floor_divide for floats, from the exact fmod (same formulas, so the same
+// results bit for bit).
+template <class T>
+void remainder_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
+  fmod_span(o, x, y, n);
+  for (int64_t i = 0; i < n; ++i) {
+    T m = o[i];
+    o[i] = (m != T(0) && ((y[i] < T(0)) != (m < T(0)))) ? m + y[i] : m;
+  }
+}
+template <class T>
+void floordiv_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
+  fmod_span(o, x, y, n);
+  for (int64_t i = 0; i < n; ++i) {
+    T a = x[i], b = y[i], m = o[i];
+    T d = (a - m) / b;
+    d = (m != T(0) && ((b < T(0)) != (m < T(0)))) ? d - T(1) : d;
+    T fl = std::floor(d);
+    fl = (d - fl > T(0.5)) ? fl + T(1) : fl;
+    T q = a / b;
+    T r = d == T(0) ? std::copysign(T(0), q) : fl;
+    o[i] = b == T(0) ? q : r;
+  }
+}
+template <class T>
+void atan2_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) o[i] = vatan2<T>(x[i], y[i]);
+}
+template <class T>
+void hypot_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    for (int64_t i = 0; i < n; ++i) o[i] = vhypotf(x[i], y[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) o[i] = vhypotd(x[i], y[i]);
+  }
+}
+
+// The value of an operand that is one element broadcast (every stride 0), as a Python-number
+// exponent arrives.
+template <class T>
+bool broadcast_value(const Tensor& t, T& v) {
+  for (size_t d = 0; d < t.shape().size(); ++d)
+    if (t.shape()[d] != 1 && t.strides()[d] != 0) return false;
+  v = *t.data<T>();
+  return true;
+}
+
+// x ** c for a broadcast constant c: torch's special forms (2, 3, -2 as products, 0.5, -0.5, -1
+// as sqrt / reciprocal, 1 as a copy), so the results match it bit for bit. False: no special form.
+template <class T>
+bool pow_by_constant(const Tensor& out, const Tensor& a, const Tensor& b) {
+  T c;
+  if (!broadcast_value(b, c)) return false;
+  if constexpr (is_fp<T>) {
+    if (c == T(2)) return run_binary<T, T>(out, a, b, [](T x, T) { return x * x; }), true;
+    if (c == T(3)) return run_binary<T, T>(out, a, b, [](T x, T) { return x * x * x; }), true;
+    if (c == T(-2)) return run_binary<T, T>(out, a, b, [](T x, T) { return T(1) / (x * x); }), true;
+    if (c == T(0.5)) return run_binary<T, T>(out, a, b, [](T x, T) { return std::sqrt(x); }), true;
+    if (c == T(-0.5)) return run_binary<T, T>(out, a, b, [](T x, T) { return T(1) / std::sqrt(x); }), true;
+    if (c == T(-1)) return run_binary<T, T>(out, a, b, [](T x, T) { return T(1) / x; }), true;
+    if (c == T(1)) return run_binary<T, T>(out, a, b, [](T x, T) { return x; }), true;
+  } else if constexpr (std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>) {
+    // wrapping products, as ipow's loop gives
+    using U = std::make_unsigned_t<T>;
+    if (c == 2) return run_binary<T, T>(out, a, b, [](T x, T) { return static_cast<T>(U(x) * U(x)); }), true;
+    if (c == 3) return run_binary<T, T>(out, a, b, [](T x, T) { return static_cast<T>(U(x) * U(x) * U(x)); }), true;
+  }
+  return false;
+}
+
 template <class T>
 void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
   using B = bool;
@@ -116,9 +256,16 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
     case BinaryOp::Div:
       if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return x / y; });
       else break;
-    case BinaryOp::FloorDiv: return run_binary<T, T>(out, a, b, [](T x, T y) { return floordiv(x, y); });
-    case BinaryOp::Remainder: return run_binary<T, T>(out, a, b, [](T x, T y) { return remainder(x, y); });
-    case BinaryOp::Pow: return run_binary<T, T>(out, a, b, [](T x, T y) { return ipow(x, y); });
+    case BinaryOp::FloorDiv:
+      if constexpr (is_fp<T>) return run_binary_span<T>(out, a, b, floordiv_span<T>);
+      else return run_binary<T, T>(out, a, b, [](T x, T y) { return floordiv(x, y); });
+    case BinaryOp::Remainder:
+      if constexpr (is_fp<T>) return run_binary_span<T>(out, a, b, remainder_span<T>);
+      else return run_binary<T, T>(out, a, b, [](T x, T y) { return remainder(x, y); });
+    case BinaryOp::Pow:
+      if (pow_by_constant<T>(out, a, b)) return;
+      if constexpr (is_fp<T>) return run_binary_span<T>(out, a, b, pow_span<T>);
+      else return run_binary<T, T>(out, a, b, [](T x, T y) { return ipow(x, y); });
     case BinaryOp::Maximum:
       if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return (x != x || x > y) ? x : y; });
       else return run_binary<T, T>(out, a, b, [](T x, T y) { return x > y ? x : y; });
@@ -144,14 +291,14 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
       if constexpr (!is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return T(x ^ y); });
       else break;
     case BinaryOp::Atan2:
-      if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return std::atan2(x, y); });
+      if constexpr (is_fp<T>) return run_binary_span<T>(out, a, b, atan2_span<T>);
       else break;
     case BinaryOp::Fmod:
-      if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return std::fmod(x, y); });
+      if constexpr (is_fp<T>) return run_binary_span<T>(out, a, b, fmod_span<T>);
       else if constexpr (!std::is_same_v<T, bool>) return run_binary<T, T>(out, a, b, [](T x, T y) { return T(x % y); });
       else break;
     case BinaryOp::Hypot:
-      if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return std::hypot(x, y); });
+      if constexpr (is_fp<T>) return run_binary_span<T>(out, a, b, hypot_span<T>);
       else break;
     case BinaryOp::Copysign:
       if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return std::copysign(x, y); });
