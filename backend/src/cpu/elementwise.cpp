@@ -1,4 +1,5 @@
 // Elementwise CPU kernels: binary, unary, copy/cast, fill, where, clamp.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -9,6 +10,7 @@
 #include "unary_span.h"
 #include "unary_wide.h"
 #include "vmath.h"
+#include "vmath_binary.h"
 
 namespace tt::cpu {
 namespace {
@@ -17,17 +19,10 @@ template <class T>
 constexpr bool is_fp = std::is_floating_point_v<T>;
 
 // ---- binary functors ----
+// integer forms; the float ones are floordiv_span / remainder_span below
 template <class T>
 T floordiv(T a, T b) {
-  if constexpr (is_fp<T>) {
-    if (b == 0) return a / b;
-    T m = std::fmod(a, b);
-    T d = (a - m) / b;
-    if (m != 0 && ((b < 0) != (m < 0))) d -= 1;
-    T fl = std::floor(d);
-    if (d - fl > T(0.5)) fl += 1;
-    return d == 0 ? std::copysign(T(0), a / b) : fl;
-  } else if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (std::is_same_v<T, bool>) {
     return a;
   } else {
     T q = a / b;
@@ -37,11 +32,7 @@ T floordiv(T a, T b) {
 }
 template <class T>
 T remainder(T a, T b) {
-  if constexpr (is_fp<T>) {
-    T r = std::fmod(a, b);
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-  } else if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (std::is_same_v<T, bool>) {
     return false;
   } else {
     T r = a % b;
@@ -102,6 +93,144 @@ void run_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   for_each<3>({&out, &a, &b}, [&](char** p, const int64_t* s, int64_t m) { binary_loop<T, O>(p, s, m, f); });
 }
 
+// ---- float binary ops that call libm per element (pow, fmod, atan2, ...) ----
+// Operands are fed to a span kernel in runs of kRun elements: contiguous ones straight from
+// memory, broadcast scalars and strided ones copied into a local run first. The kernel writes a
+// local run too, so an in-place call (out aliasing an input) still reads every input before the
+// run's results land. A span kernel is a plain loop over branch-free math, so it vectorises, plus
+// a scalar pass for the few elements its fast form cannot do exactly.
+constexpr int64_t kRun = 256;
+
+template <class T, class K>
+void run_binary_span(const Tensor& out, const Tensor& a, const Tensor& b, K kern) {
+  for_each<3>({&out, &a, &b}, [&](char** p, const int64_t* s, int64_t m) {
+    alignas(32) T xa[kRun], xb[kRun], res[kRun];
+    if (s[1] == 0) std::fill(xa, xa + kRun, *reinterpret_cast<const T*>(p[1]));
+    if (s[2] == 0) std::fill(xb, xb + kRun, *reinterpret_cast<const T*>(p[2]));
+    auto operand = [](char* base, int64_t st, int64_t i0, int64_t k, T* buf) -> const T* {
+      if (st == static_cast<int64_t>(sizeof(T))) return reinterpret_cast<const T*>(base) + i0;
+      if (st != 0)
+        for (int64_t j = 0; j < k; ++j) buf[j] = *reinterpret_cast<const T*>(base + (i0 + j) * st);
+      return buf;
+    };
+    for (int64_t i0 = 0; i0 < m; i0 += kRun) {
+      int64_t k = std::min(kRun, m - i0);
+      const T* x = operand(p[1], s[1], i0, k, xa);
+      const T* y = operand(p[2], s[2], i0, k, xb);
+      kern(res, x, y, k);
+      if (s[0] == static_cast<int64_t>(sizeof(T))) {
+        std::memcpy(reinterpret_cast<T*>(p[0]) + i0, res, static_cast<size_t>(k) * sizeof(T));
+      } else {
+        for (int64_t j = 0; j < k; ++j) *reinterpret_cast<T*>(p[0] + (i0 + j) * s[0]) = res[j];
+      }
+    }
+  }, kGrain / 4);
+}
+
+// pow for float: exp(y log x) in double where x > 0 and x, y finite; std::pow elsewhere.
+// pow for double: std::pow.
+template <class T>
+void pow_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    int32_t special = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      o[i] = vpowf_plain(x[i], y[i]);
+      special += !pow_plain(x[i], y[i]);
+    }
+    if (special)
+      for (int64_t i = 0; i < n; ++i)
+        if (!pow_plain(x[i], y[i])) o[i] = std::pow(x[i], y[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) o[i] = std::pow(x[i], y[i]);
+  }
+}
+
+// fmod exactly (see fmod_fast); the pairs it cannot do are marked NaN and redone by std::fmod
+// (a true NaN result is redone too: it is NaN again).
+template <class T>
+void fmod_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
+  int32_t nan = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    bool ok;
+    T r = fmod_fast(x[i], y[i], ok);
+    o[i] = ok ? r : std::numeric_limits<T>::quiet_NaN();
+    nan += !ok;
+  }
+  if (nan)
+    for (int64_t i = 0; i < n; ++i)
+      if (o[i] != o[i]) o[i] = std::fmod(x[i], y[i]);
+}
+
+// torch's remainder and floor_divide for floats, from the exact fmod (same formulas, so the same
+// results bit for bit).
+template <class T>
+void remainder_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
+  fmod_span(o, x, y, n);
+  for (int64_t i = 0; i < n; ++i) {
+    T m = o[i];
+    o[i] = (m != T(0) && ((y[i] < T(0)) != (m < T(0)))) ? m + y[i] : m;
+  }
+}
+template <class T>
+void floordiv_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
+  fmod_span(o, x, y, n);
+  for (int64_t i = 0; i < n; ++i) {
+    T a = x[i], b = y[i], m = o[i];
+    T d = (a - m) / b;
+    d = (m != T(0) && ((b < T(0)) != (m < T(0)))) ? d - T(1) : d;
+    T fl = std::floor(d);
+    fl = (d - fl > T(0.5)) ? fl + T(1) : fl;
+    T q = a / b;
+    T r = d == T(0) ? std::copysign(T(0), q) : fl;
+    o[i] = b == T(0) ? q : r;
+  }
+}
+template <class T>
+void atan2_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) o[i] = vatan2<T>(x[i], y[i]);
+}
+template <class T>
+void hypot_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    for (int64_t i = 0; i < n; ++i) o[i] = vhypotf(x[i], y[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) o[i] = vhypotd(x[i], y[i]);
+  }
+}
+
+// The value of an operand that is one element broadcast (every stride 0), as a Python-number
+// exponent arrives.
+template <class T>
+bool broadcast_value(const Tensor& t, T& v) {
+  for (size_t d = 0; d < t.shape().size(); ++d)
+    if (t.shape()[d] != 1 && t.strides()[d] != 0) return false;
+  v = *t.data<T>();
+  return true;
+}
+
+// x ** c for a broadcast constant c: torch's special forms (2, 3, -2 as products, 0.5, -0.5, -1
+// as sqrt / reciprocal, 1 as a copy), so the results match it bit for bit. False: no special form.
+template <class T>
+bool pow_by_constant(const Tensor& out, const Tensor& a, const Tensor& b) {
+  T c;
+  if (!broadcast_value(b, c)) return false;
+  if constexpr (is_fp<T>) {
+    if (c == T(2)) return run_binary<T, T>(out, a, b, [](T x, T) { return x * x; }), true;
+    if (c == T(3)) return run_binary<T, T>(out, a, b, [](T x, T) { return x * x * x; }), true;
+    if (c == T(-2)) return run_binary<T, T>(out, a, b, [](T x, T) { return T(1) / (x * x); }), true;
+    if (c == T(0.5)) return run_binary<T, T>(out, a, b, [](T x, T) { return std::sqrt(x); }), true;
+    if (c == T(-0.5)) return run_binary<T, T>(out, a, b, [](T x, T) { return T(1) / std::sqrt(x); }), true;
+    if (c == T(-1)) return run_binary<T, T>(out, a, b, [](T x, T) { return T(1) / x; }), true;
+    if (c == T(1)) return run_binary<T, T>(out, a, b, [](T x, T) { return x; }), true;
+  } else if constexpr (std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>) {
+    // wrapping products, as ipow's loop gives
+    using U = std::make_unsigned_t<T>;
+    if (c == 2) return run_binary<T, T>(out, a, b, [](T x, T) { return static_cast<T>(U(x) * U(x)); }), true;
+    if (c == 3) return run_binary<T, T>(out, a, b, [](T x, T) { return static_cast<T>(U(x) * U(x) * U(x)); }), true;
+  }
+  return false;
+}
+
 template <class T>
 void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
   using B = bool;
@@ -116,9 +245,16 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
     case BinaryOp::Div:
       if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return x / y; });
       else break;
-    case BinaryOp::FloorDiv: return run_binary<T, T>(out, a, b, [](T x, T y) { return floordiv(x, y); });
-    case BinaryOp::Remainder: return run_binary<T, T>(out, a, b, [](T x, T y) { return remainder(x, y); });
-    case BinaryOp::Pow: return run_binary<T, T>(out, a, b, [](T x, T y) { return ipow(x, y); });
+    case BinaryOp::FloorDiv:
+      if constexpr (is_fp<T>) return run_binary_span<T>(out, a, b, floordiv_span<T>);
+      else return run_binary<T, T>(out, a, b, [](T x, T y) { return floordiv(x, y); });
+    case BinaryOp::Remainder:
+      if constexpr (is_fp<T>) return run_binary_span<T>(out, a, b, remainder_span<T>);
+      else return run_binary<T, T>(out, a, b, [](T x, T y) { return remainder(x, y); });
+    case BinaryOp::Pow:
+      if (pow_by_constant<T>(out, a, b)) return;
+      if constexpr (is_fp<T>) return run_binary_span<T>(out, a, b, pow_span<T>);
+      else return run_binary<T, T>(out, a, b, [](T x, T y) { return ipow(x, y); });
     case BinaryOp::Maximum:
       if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return (x != x || x > y) ? x : y; });
       else return run_binary<T, T>(out, a, b, [](T x, T y) { return x > y ? x : y; });
@@ -144,14 +280,14 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
       if constexpr (!is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return T(x ^ y); });
       else break;
     case BinaryOp::Atan2:
-      if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return std::atan2(x, y); });
+      if constexpr (is_fp<T>) return run_binary_span<T>(out, a, b, atan2_span<T>);
       else break;
     case BinaryOp::Fmod:
-      if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return std::fmod(x, y); });
+      if constexpr (is_fp<T>) return run_binary_span<T>(out, a, b, fmod_span<T>);
       else if constexpr (!std::is_same_v<T, bool>) return run_binary<T, T>(out, a, b, [](T x, T y) { return T(x % y); });
       else break;
     case BinaryOp::Hypot:
-      if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return std::hypot(x, y); });
+      if constexpr (is_fp<T>) return run_binary_span<T>(out, a, b, hypot_span<T>);
       else break;
     case BinaryOp::Copysign:
       if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return std::copysign(x, y); });
@@ -461,6 +597,32 @@ void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor&
   });
 }
 
+namespace {
+// out = f(a) for clamp: the functor is copied into a local inside the parallel body, so its
+// bounds live in registers; read through the closure GCC must assume a store to out may change
+// them, and the loop stays scalar (5x slower).
+template <class T, class F>
+void run_map(const Tensor& out, const Tensor& a, F f) {
+  if (out.is_contiguous() && a.is_contiguous() && a.shape() == out.shape()) {
+    T* o = out.data<T>();
+    const T* x = a.data<T>();
+    parallel_for(0, out.numel(), kGrain, [o, x, f](int64_t b, int64_t e) {
+      const F g = f;
+      T* __restrict po = o;
+      const T* __restrict px = x;
+      for (int64_t i = b; i < e; ++i) po[i] = g(px[i]);
+    });
+    return;
+  }
+  for_each<2>({&out, &a}, [f](char** p, const int64_t* s, int64_t m) {
+    const F g = f;
+    char *po = p[0], *pa = p[1];
+    for (int64_t i = 0; i < m; ++i, po += s[0], pa += s[1])
+      *reinterpret_cast<T*>(po) = g(*reinterpret_cast<const T*>(pa));
+  });
+}
+}  // namespace
+
 void clamp(const Tensor& out, const Tensor& a, std::optional<double> lo, std::optional<double> hi) {
   if (on_cuda(out)) return cuda_kernels().clamp(out, a, lo, hi);  // NOTE [ Device dispatch ]
   visit_compute(a.dtype(), [&](auto tag) {
@@ -473,15 +635,19 @@ void clamp(const Tensor& out, const Tensor& a, std::optional<double> lo, std::op
       bool hl = lo.has_value(), hh = hi.has_value();
       if (is_fp<T> && ((hl && *lo != *lo) || (hh && *hi != *hi))) {
         T nanv = std::numeric_limits<T>::quiet_NaN();
-        run_unary<T, T>(out, a, [nanv](T) { return nanv; });
+        run_map<T>(out, a, [nanv](T) { return nanv; });
         return;
       }
+      // selects, not std::min/max: NaN passes through and the loop vectorises
       if (hl && hh) {
-        run_unary<T, T>(out, a, [l, h](T x) { return x != x ? x : std::min(std::max(x, l), h); });
+        run_map<T>(out, a, [l, h](T x) {
+          T r = x < l ? l : x;
+          return r > h ? h : r;
+        });
       } else if (hl) {
-        run_unary<T, T>(out, a, [l](T x) { return x != x ? x : std::max(x, l); });
+        run_map<T>(out, a, [l](T x) { return x < l ? l : x; });
       } else {
-        run_unary<T, T>(out, a, [h](T x) { return x != x ? x : std::min(x, h); });
+        run_map<T>(out, a, [h](T x) { return x > h ? h : x; });
       }
     }
   });

@@ -1,0 +1,211 @@
+#pragma once
+// Branch-free binary float math (pow, atan2, hypot, fmod) that GCC auto-vectorises inside plain
+// loops, for the binary kernels in elementwise.cpp. The float forms work in double: the extra
+// 29 bits make a short polynomial good to well under 1e-9 relative, so the result rounds to the
+// nearest float (at most 1 ulp off, and only near a rounding tie).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#ifndef TT_VMATH_ISA
+#define TT_VMATH_ISA isa_baseline
+#endif
+
+namespace tt::cpu {
+inline namespace TT_VMATH_ISA {
+
+#define TT_VBIN_INLINE inline __attribute__((always_inline))
+
+namespace vbin {
+TT_VBIN_INLINE uint64_t bits(double x) {
+  uint64_t u;
+  std::memcpy(&u, &x, 8);
+  return u;
+}
+TT_VBIN_INLINE double from_bits(uint64_t u) {
+  double x;
+  std::memcpy(&x, &u, 8);
+  return x;
+}
+TT_VBIN_INLINE bool signbit(double x) { return (bits(x) >> 63) != 0; }
+TT_VBIN_INLINE bool signbit(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  return (u >> 31) != 0;
+}
+
+// log(x) for a normal double x > 0, absolute error < 2e-12 (ample for a float result): x = m 2^e
+// with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, a
+// series in s^2 of 7 terms.
+// Zero, subnormals, inf and NaN give garbage: the caller selects those.
+TT_VBIN_INLINE double log_normal(double x) {
+  uint64_t u = bits(x);
+  uint64_t mb = (u & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL;  // [1, 2)
+  uint64_t ef = u >> 52;
+  bool big = mb > 0x3ff6a09e667f3bcdULL;  // m > sqrt(2)
+  mb = big ? mb - 0x0010000000000000ULL : mb;
+  ef = big ? ef + 1 : ef;
+  // exponent field to double without a 64-bit int conversion (not in AVX2): 2^52 + ef - 2^52
+  double e = from_bits(0x4330000000000000ULL | ef) - 4503599627370496.0 - 1023.0;
+  double f = from_bits(mb) - 1.0;
+  double s = f / (2.0 + f);
+  double z = s * s;
+  double p = 1.0 / 13;
+  p = std::fma(p, z, 1.0 / 11);
+  p = std::fma(p, z, 1.0 / 9);
+  p = std::fma(p, z, 1.0 / 7);
+  p = std::fma(p, z, 1.0 / 5);
+  p = std::fma(p, z, 1.0 / 3);
+  double lm = 2.0 * s + 2.0 * s * z * p;
+  return std::fma(e, 6.93147180369123816490e-01, std::fma(e, 1.90821492927058770002e-10, lm));
+}
+
+// exp(t) for |t| <= 200 (the caller clamps), relative error < 1e-11: t = n ln2 + r,
+// |r| <= ln2/2, a degree-9 Taylor polynomial, 2^n from the exponent bits.
+TT_VBIN_INLINE double exp_clamped(double t) {
+  const double shifter = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer
+  double k = std::fma(t, 1.4426950408889634, shifter);
+  double n = k - shifter;
+  double r = std::fma(n, -6.93147180369123816490e-01, t);
+  r = std::fma(n, -1.90821492927058770002e-10, r);
+  double p = 1.0 / 362880;
+  p = std::fma(p, r, 1.0 / 40320);
+  p = std::fma(p, r, 1.0 / 5040);
+  p = std::fma(p, r, 1.0 / 720);
+  p = std::fma(p, r, 1.0 / 120);
+  p = std::fma(p, r, 1.0 / 24);
+  p = std::fma(p, r, 1.0 / 6);
+  p = std::fma(p, r, 0.5);
+  p = std::fma(p, r, 1.0);
+  p = std::fma(p, r, 1.0);
+  double scale = from_bits((bits(k) + 1023) << 52);  // low bits of k hold n
+  return p * scale;
+}
+}  // namespace vbin
+
+// pow(x, y) for float x > 0 finite and y finite (pow_plain): exp(y log x) in double, <= 1 ulp.
+// The caller sends every other pair (zeros, infinities, NaN, negative bases) to std::pow, which
+// has all of C99's special cases.
+TT_VBIN_INLINE bool pow_plain(float x, float y) {
+  const float inf = std::numeric_limits<float>::infinity();
+  return (x > 0.0f) & (x < inf) & (std::fabs(y) < inf);
+}
+TT_VBIN_INLINE float vpowf_plain(float x, float y) {
+  double t = static_cast<double>(y) * vbin::log_normal(static_cast<double>(x));
+  t = std::min(std::max(t, -200.0), 200.0);
+  return static_cast<float>(vbin::exp_clamped(t));
+}
+
+// atan(t) for |t| <= tan(pi/8), double. Float: an odd Taylor series to t^23 (error < 3e-11).
+// Double: Cephes' rational approximation (~1e-16).
+TT_VBIN_INLINE double atan_small_f(double t) {
+  double z = t * t;
+  double p = -1.0 / 23;
+  p = std::fma(p, z, 1.0 / 21);
+  p = std::fma(p, z, -1.0 / 19);
+  p = std::fma(p, z, 1.0 / 17);
+  p = std::fma(p, z, -1.0 / 15);
+  p = std::fma(p, z, 1.0 / 13);
+  p = std::fma(p, z, -1.0 / 11);
+  p = std::fma(p, z, 1.0 / 9);
+  p = std::fma(p, z, -1.0 / 7);
+  p = std::fma(p, z, 1.0 / 5);
+  p = std::fma(p, z, -1.0 / 3);
+  return std::fma(t * z, p, t);
+}
+TT_VBIN_INLINE double atan_small_d(double t) {
+  double z = t * t;
+  double p = -8.750608600031904122785E-1;
+  p = std::fma(p, z, -1.615753718733365076637E1);
+  p = std::fma(p, z, -7.500855792314704667340E1);
+  p = std::fma(p, z, -1.228866684490136173410E2);
+  p = std::fma(p, z, -6.485021904942025371773E1);
+  double q = z + 2.485846490142306297962E1;
+  q = std::fma(q, z, 1.650270098316988542046E2);
+  q = std::fma(q, z, 4.328810604912902668951E2);
+  q = std::fma(q, z, 4.853903996359136964868E2);
+  q = std::fma(q, z, 1.945506571482613964425E2);
+  return std::fma(t * z, p / q, t);
+}
+
+// atan2(y, x) with the C99 special cases. With a = |y|, b = |x|: the angle of (b, a) in [0, pi/2]
+// from t = min/max (or (min - max)/(min + max) + pi/4 past tan(pi/8): one divide either way),
+// reflected to pi/2 - angle when a > b, to pi - angle when x is negative (or -0), signed like y.
+template <class T>
+TT_VBIN_INLINE T vatan2(T y, T x) {
+  const double inf = std::numeric_limits<double>::infinity();
+  double a = std::fabs(static_cast<double>(y)), b = std::fabs(static_cast<double>(x));
+  bool both_inf = a == inf && b == inf;
+  a = both_inf ? 1.0 : a;
+  b = both_inf ? 1.0 : b;
+  bool swap = a > b;
+  double mn = swap ? b : a, mx = swap ? a : b;
+  bool mid = mn > 0.41421356237309504880 * mx;
+  double num = mid ? mn - mx : mn;
+  double den = mid ? mn + mx : mx;
+  den = mx == 0.0 ? 1.0 : den;
+  double t = num / den;
+  double r;
+  if constexpr (sizeof(T) == 4) {
+    r = atan_small_f(t);
+    r = mid ? r + 0.78539816339744830962 : r;
+    r = swap ? 1.57079632679489661923 - r : r;
+    r = vbin::signbit(x) ? 3.14159265358979323846 - r : r;
+  } else {
+    // pi/4, pi/2 and pi as hi + lo so the reflections keep the last bits
+    r = atan_small_d(t);
+    r = mid ? (7.85398163397448278999e-01 + (3.06161699786838301793e-17 + r)) : r;
+    r = swap ? (1.57079632679489655800e+00 - r) + 6.12323399573676603587e-17 : r;
+    r = vbin::signbit(x) ? (3.14159265358979311600e+00 - r) + 1.22464679914735317723e-16 : r;
+  }
+  r = vbin::signbit(y) ? -r : r;
+  r = (x != x || y != y) ? static_cast<double>(x) + static_cast<double>(y) : r;
+  return static_cast<T>(r);
+}
+
+// hypot for float: sqrt(x^2 + y^2) in double (the squares are exact); inf wins over NaN.
+TT_VBIN_INLINE float vhypotf(float x, float y) {
+  double dx = x, dy = y;
+  float r = static_cast<float>(std::sqrt(std::fma(dx, dx, dy * dy)));
+  const float inf = std::numeric_limits<float>::infinity();
+  return (std::fabs(x) == inf || std::fabs(y) == inf) ? inf : r;
+}
+
+// hypot for double: both scaled by the same power of two so the larger is near 1 (no overflow or
+// underflow), sqrt(fma(a, a, b b)), scaled back; ~1 ulp. inf wins over NaN.
+TT_VBIN_INLINE double vhypotd(double x, double y) {
+  const double inf = std::numeric_limits<double>::infinity();
+  double a = std::fabs(x), b = std::fabs(y);
+  double mx = a > b ? a : b;
+  int64_t ef = static_cast<int64_t>(vbin::bits(mx) >> 52);
+  int64_t fs = 2046 - ef;
+  fs = fs < 1 ? 1 : fs;
+  fs = fs > 2045 ? 2045 : fs;
+  double s = vbin::from_bits(static_cast<uint64_t>(fs) << 52);
+  double inv = vbin::from_bits(static_cast<uint64_t>(2046 - fs) << 52);
+  double as = a * s, bs = b * s;
+  double r = std::sqrt(std::fma(as, as, bs * bs)) * inv;
+  r = (x != x || y != y) ? x + y : r;
+  return (a == inf || b == inf) ? inf : r;
+}
+
+// fmod(x, y) when it can be had exactly without a loop: n = trunc(x / y), r = fma(-n, y, x).
+// When n is the true quotient's truncation, x - n y is the (exactly representable) fmod result
+// and the fma returns it exactly; when x / y rounded across an integer, x - n y has the wrong sign
+// or |r| >= |y|, and rounding cannot hide either. `ok` is false then, and for every special case
+// (y = 0, inf or NaN operands, |x / y| >= 2^(mantissa bits)): the caller uses std::fmod there.
+template <class T>
+TT_VBIN_INLINE T fmod_fast(T x, T y, bool& ok) {
+  constexpr T lim = sizeof(T) == 4 ? T(8388608.0) : T(4503599627370496.0);  // 2^23 / 2^52
+  T q = x / y;
+  T n = std::trunc(q);
+  T r = std::fma(-n, y, x);
+  // bitwise & and |: no short-circuit branches, so the loop around vectorises
+  ok = (std::fabs(q) < lim) & ((r == T(0)) | (((r < T(0)) == (x < T(0))) & (std::fabs(r) < std::fabs(y))));
+  return std::copysign(r, x);
+}
+
+}  // inline namespace TT_VMATH_ISA
+}  // namespace tt::cpu
