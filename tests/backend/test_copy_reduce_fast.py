@@ -91,16 +91,29 @@ def test_cast_every_pair(src: str, dst: str) -> None:
         assert_same_bits(a.to(tt_dtype(dst)), ta.to(torch_dtype(dst)))  # type: ignore[attr-defined]
 
 
+def saturated(v: float, dst: str) -> int:
+    """The float -> int rule of the copy kernels: truncate, saturate, NaN -> the minimum."""
+    info = np.iinfo(dst)
+    if np.isnan(v):
+        return int(info.min)
+    if np.isinf(v):
+        return int(info.max) if v > 0 else int(info.min)
+    return int(min(max(int(v), int(info.min)), int(info.max)))
+
+
 @pytest.mark.parametrize("dst", ["int32", "int64", "uint8"])
 @pytest.mark.parametrize("src", ["float32", "float64"])
 def test_float_to_int_saturates(src: str, dst: str) -> None:
-    vals = np.array([np.nan, np.inf, -np.inf, 1e30, -1e30, 3e9, -3e9, 2.7, -2.7, 0.0], dtype=src)
-    info = np.iinfo(dst)
-    lo, hi = int(info.min), int(info.max)
-    expect = np.array([lo, hi, lo, hi, lo, min(3_000_000_000, hi), max(-3_000_000_000, lo), 2, -2 if lo < 0 else 0, 0], dtype=dst)
-    x = tt.tensor(np.tile(vals, 50))  # long enough for the vector loops
-    np.testing.assert_array_equal(x.to(tt_dtype(dst)).numpy(), np.tile(expect, 50))
-    np.testing.assert_array_equal(x.reshape(50, 10).t().to(tt_dtype(dst)).numpy(), np.tile(expect, 50).reshape(50, 10).T)
+    edge = [2147483520.0, -2147483520.0, 2147483648.0, -2147483648.0, 2147483647.0, -2147483649.0, 4294967296.0]
+    vals = np.array([np.nan, np.inf, -np.inf, 1e30, -1e30, 3e9, -3e9, 2.7, -2.7, 0.0, -0.0, 255.9, 256.0] + edge, dtype=src)
+    g = np.random.default_rng(0)
+    # whole in-range vector blocks, blocks with one odd value, and ragged tails
+    arr = np.concatenate([g.uniform(-2e9, 2e9, 64).astype(src), vals, g.uniform(-300, 300, 37).astype(src), vals[::-1]])
+    expect = np.array([saturated(float(v), dst) for v in arr], dtype=dst)
+    x = tt.tensor(arr)
+    np.testing.assert_array_equal(x.to(tt_dtype(dst)).numpy(), expect)
+    n = arr.size // 2 * 2
+    np.testing.assert_array_equal(x[:n].reshape(n // 2, 2).t().to(tt_dtype(dst)).numpy(), expect[:n].reshape(n // 2, 2).T)
 
 
 # ---------------- copies of permuted, sliced and expanded views ----------------

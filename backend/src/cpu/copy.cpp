@@ -28,7 +28,10 @@ namespace {
 template <size_t N>
 using Bits = std::conditional_t<N == 1, uint8_t, std::conditional_t<N == 2, uint16_t, std::conditional_t<N == 4, uint32_t, uint64_t>>>;
 
-constexpr int64_t kTile = 32;  // 32 x 32 elements: a tile's source lines stay in L1/L2 while it is written
+// 16 x 16 elements, blocks walked source row by source row: on a 1024 x 1024 float transpose
+// (rows 4 KB apart, so every row of a tile falls in one L1 set) this beat 32 and 64 and the
+// destination-row order by 1.2-1.6x in a standalone benchmark.
+constexpr int64_t kTile = 16;
 
 // dst[i, k] = src[i, k] over an [ni, nk] tile of B-byte elements moved as bits; dst is unit-stride
 // along k (row stride dsi bytes), src has byte strides ssi (the small one) and ssk.
@@ -88,7 +91,8 @@ inline void transpose4x4(char* d, const char* s, int64_t dsi, int64_t ssk) {
 #endif
 
 // A tile of B-byte elements: W x W blocks through registers where the source is unit-stride along
-// i (W = 8 for 4-byte, 4 for 8-byte elements), the ragged edges (and other sizes) element by element.
+// i (W = 8 for 4-byte, 4 for 8-byte elements), the ragged edges (and other sizes) element by
+// element. Blocks go along the source rows first, so each source line is used up while in L1.
 template <class B>
 inline void tile_bits(char* d, const char* s, int64_t ni, int64_t nk, int64_t dsi, int64_t ssi, int64_t ssk) {
 #ifdef __AVX2__
@@ -97,8 +101,8 @@ inline void tile_bits(char* d, const char* s, int64_t ni, int64_t nk, int64_t ds
     constexpr int64_t E = static_cast<int64_t>(sizeof(B));
     if (ssi == E) {
       int64_t niw = ni / W * W, nkw = nk / W * W;
-      for (int64_t i = 0; i < niw; i += W)
-        for (int64_t k = 0; k < nkw; k += W) {
+      for (int64_t k = 0; k < nkw; k += W)
+        for (int64_t i = 0; i < niw; i += W) {
           if constexpr (W == 8) transpose8x8(d + i * dsi + k * E, s + i * E + k * ssk, dsi, ssk);
           else transpose4x4(d + i * dsi + k * E, s + i * E + k * ssk, dsi, ssk);
         }
@@ -123,6 +127,42 @@ inline void cast_run(D* __restrict o, const S* __restrict x, int64_t n) {
   } else if constexpr (std::is_same_v<D, Half> && std::is_same_v<S, float>) {
     for (; i + 8 <= n; i += 8)
       _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
+  }
+#endif
+#ifdef __AVX2__
+  // float/double -> int32/int64: 8 (4) lanes truncated at once while every lane is inside the
+  // int32 range (no NaN, no saturation); a block with any other value takes the scalar rule.
+  if constexpr ((std::is_same_v<S, float> || std::is_same_v<S, double>) &&
+                (std::is_same_v<D, int32_t> || std::is_same_v<D, int64_t>)) {
+    constexpr int64_t W = std::is_same_v<S, float> ? 8 : 4;
+    for (; i + W <= n; i += W) {
+      __m128i lo, hi = _mm_setzero_si128();
+      bool ok;
+      if constexpr (std::is_same_v<S, float>) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        __m256 a = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v);
+        ok = _mm256_movemask_ps(_mm256_cmp_ps(a, _mm256_set1_ps(2147483520.0f), _CMP_LE_OQ)) == 0xff;
+        __m256i r = _mm256_cvttps_epi32(v);
+        lo = _mm256_castsi256_si128(r);
+        hi = _mm256_extracti128_si256(r, 1);
+      } else {
+        __m256d v = _mm256_loadu_pd(x + i);
+        __m256d a = _mm256_andnot_pd(_mm256_set1_pd(-0.0), v);
+        ok = _mm256_movemask_pd(_mm256_cmp_pd(a, _mm256_set1_pd(2147483647.0), _CMP_LE_OQ)) == 0xf;
+        lo = _mm256_cvttpd_epi32(v);
+      }
+      if (!ok) {
+        for (int64_t k = 0; k < W; ++k) o[i + k] = cast_value<D>(x[i + k]);
+        continue;
+      }
+      if constexpr (std::is_same_v<D, int32_t>) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i), lo);
+        if constexpr (W == 8) _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i + 4), hi);
+      } else {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + i), _mm256_cvtepi32_epi64(lo));
+        if constexpr (W == 8) _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + i + 4), _mm256_cvtepi32_epi64(hi));
+      }
+    }
   }
 #endif
   for (; i < n; ++i) o[i] = cast_value<D>(x[i]);
