@@ -209,8 +209,7 @@ class Variance : public Primitive {
     Layout L = layout_for(in[0], mask_);
     Tensor out = empty(keepdim_ ? L.keep_shape : L.drop_shape, in[0].dtype());
     if (out.numel() > 0) {
-      cpu::variance(out, L.x, L.outer, L.r, L.inner, corr_);
-      if (sd_) cpu::unary(UnaryOp::Sqrt, out, out);
+      cpu::variance(out, L.x, L.outer, L.r, L.inner, corr_, sd_);
     }
     return {out};
   }
@@ -221,6 +220,38 @@ class Variance : public Primitive {
   bool keepdim_, sd_;
  public:  // graph mode
   std::optional<Params> attrs() const override { return Params{{"mask", detail::mask_attr(mask_)}, {"correction", corr_}, {"keepdim", keepdim_}}; }
+};
+
+// The 2-norm as one primitive: a single pass over the input (sum of squares in double lanes, then
+// sqrt) instead of square, sum and sqrt -- two full-size temporaries and three passes.
+class Norm2 : public Primitive {
+ public:
+  Norm2(std::vector<bool> mask, bool keepdim) : mask_(std::move(mask)), keepdim_(keepdim) {}
+  const char* name() const override { return "norm2"; }
+  bool vjp_needs_outputs() const override { return true; }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList& out) override {
+    // g * x / |x|, and 0 where the norm is 0 (a subgradient, as torch picks)
+    using namespace vjp;
+    const Shape& full = x[0].shape();
+    Tensor g = unreduce(ct[0], mask_, full, keepdim_);
+    Tensor y = unreduce(out[0], mask_, full, keepdim_);
+    return {keep(cmp(BinaryOp::Ne, y, 0.0), div(mul(g, x[0]), y))};
+  }
+  TensorList eval_cpu(const TensorList& in) override {
+    Layout L = layout_for(in[0], mask_);
+    Tensor out = empty(keepdim_ ? L.keep_shape : L.drop_shape, in[0].dtype());
+    if (out.numel() > 0) cpu::norm2(out, L.x, L.outer, L.r, L.inner);
+    return {out};
+  }
+  TensorList eval_cuda(const TensorList& in) override {  // host pass: no CUDA kernel of its own
+    return {to_device(eval_cpu({host(in[0])})[0], in[0].device())};
+  }
+
+ private:
+  std::vector<bool> mask_;
+  bool keepdim_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"mask", detail::mask_attr(mask_)}, {"keepdim", keepdim_}}; }
 };
 
 class LogSumExp : public Primitive {
@@ -362,8 +393,12 @@ Tensor logsumexp(const Tensor& a, const Dims& dims, bool keepdim) {
 
 Tensor norm(const Tensor& a, double p, const OptDims& dims, bool keepdim) {
   if (!is_floating(a.dtype())) throw TypeError(std::string("[norm] expected a floating point tensor, got ") + dtype_name(a.dtype()));
+  if (p == 2) {
+    auto mask = reduce_mask("norm", a, dims);
+    Tensor x = detail::cast(a, is_half(a.dtype()) ? DType::Float32 : a.dtype());
+    return detail::cast(apply1(std::make_shared<Norm2>(mask, keepdim), {x}), a.dtype());
+  }
   Tensor ab = unary(UnaryOp::Abs, a);
-  if (p == 2) return unary(UnaryOp::Sqrt, reduce(ReduceOp::Sum, unary(UnaryOp::Square, a), dims, keepdim, std::nullopt));
   if (p == 1) return reduce(ReduceOp::Sum, ab, dims, keepdim, std::nullopt);
   if (std::isinf(p)) return reduce(p > 0 ? ReduceOp::Max : ReduceOp::Min, ab, dims, keepdim, std::nullopt);
   if (p == 0) return reduce(ReduceOp::Sum, to_dtype(binary(BinaryOp::Ne, a, Scalar::from_int(0)), a.dtype()), dims, keepdim, std::nullopt);
@@ -446,6 +481,7 @@ std::shared_ptr<Primitive> detail::make_reduce_primitive(const std::string& name
   if (name == "var" || name == "std")
     return std::make_shared<Variance>(r.mask("mask"), r.f("correction"), r.b("keepdim"), name == "std");
   if (name == "logsumexp") return std::make_shared<LogSumExp>(r.mask("mask"), r.b("keepdim"));
+  if (name == "norm2") return std::make_shared<Norm2>(r.mask("mask"), r.b("keepdim"));
   if (name == "cumsum" || name == "cumprod") return std::make_shared<Scan>(r.i("dim"), name == "cumprod");
   return nullptr;
 }

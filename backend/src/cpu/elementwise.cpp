@@ -5,6 +5,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "cast.h"
+#include "copy.h"
 #include "kernels.h"
 #include "loops.h"
 #include "unary_span.h"
@@ -430,25 +432,6 @@ decltype(auto) visit_compute(DType d, F&& f) {
   }
 }
 
-template <class To, class From>
-inline To cast_value(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
-    return static_cast<float>(v) != 0.0f;
-  } else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) {
-    return static_cast<To>(static_cast<float>(v));
-  } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) {
-    return To(static_cast<float>(v));
-  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
-    // out-of-range float -> int is UB in C++; saturate (NaN -> 0... torch gives INT_MIN; use that)
-    if (!(v == v)) return std::numeric_limits<To>::min();
-    if (v >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
-    if (v <= static_cast<From>(std::numeric_limits<To>::min())) return std::numeric_limits<To>::min();
-    return static_cast<To>(v);
-  } else {
-    return static_cast<To>(v);
-  }
-}
-
 }  // namespace
 
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
@@ -493,32 +476,7 @@ void copy(const Tensor& dst, const Tensor& src) {
     if (on_cuda(dst)) return cuda_kernels().copy(dst, s);
     return copy(dst, s);
   }
-  visit_dtype(dst.dtype(), [&](auto dtag) {
-    using D = decltype(dtag);
-    visit_dtype(src.dtype(), [&](auto stag) {
-      using S = decltype(stag);
-      if constexpr (std::is_same_v<D, S>) {
-        if (dst.is_contiguous() && src.is_contiguous()) {
-          const char* s = static_cast<const char*>(src.raw());
-          char* d = static_cast<char*>(dst.raw());
-          int64_t nb = dst.numel() * static_cast<int64_t>(sizeof(D));
-          parallel_for(0, nb, kGrain * 16, [&](int64_t b, int64_t e) { std::memcpy(d + b, s + b, e - b); });
-          return;
-        }
-      }
-      for_each<2>({&dst, &src}, [](char** p, const int64_t* s, int64_t n) {
-        if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
-          D* __restrict o = reinterpret_cast<D*>(p[0]);
-          const S* __restrict x = reinterpret_cast<const S*>(p[1]);
-          for (int64_t i = 0; i < n; ++i) o[i] = cast_value<D>(x[i]);
-        } else {
-          char *po = p[0], *ps = p[1];
-          for (int64_t i = 0; i < n; ++i, po += s[0], ps += s[1])
-            *reinterpret_cast<D*>(po) = cast_value<D>(*reinterpret_cast<const S*>(ps));
-        }
-      });
-    });
-  });
+  copy_host(dst, src);
 }
 
 void fill(const Tensor& dst, Scalar v) {

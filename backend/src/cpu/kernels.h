@@ -40,7 +40,11 @@ void cross_entropy_rows(const Tensor& loss, const Tensor& x, const Tensor& t, in
 void cross_entropy_backward(const Tensor& dx, const Tensor& x, const Tensor& t, int64_t ignore_index, double scale);
 void layer_norm(const Tensor& out, const Tensor& in, const Tensor* w, const Tensor* b, int64_t rows,
                 int64_t cols, double eps);
-void variance(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner, double correction);
+// the variance (or, with sd, the standard deviation: the root taken before rounding to the dtype)
+void variance(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner, double correction,
+              bool sd = false);
+// sqrt of the sum of squares over the middle axis (the 2-norm), accumulated in double
+void norm2(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner);
 
 // C[b] = A[b] @ B[b]; each operand is a [batch, rows, cols] strided view; float32/64 via BLAS
 void gemm_batched(const Tensor& c, const Tensor& a, const Tensor& b);

@@ -62,6 +62,100 @@ Acc<T> contiguous_sum(const T* x, int64_t n) {
   }
 }
 
+// Product of n contiguous values in 32 independent lanes: a single running product is one long
+// chain of dependent multiplies (a multiply's latency per element). Integers multiply as their
+// unsigned type, which wraps exactly as the serial product does (and without signed overflow).
+template <class T, bool = std::is_integral_v<T> && !std::is_same_v<T, bool>>
+struct ProdLane {
+  using type = T;
+};
+template <class T>
+struct ProdLane<T, true> {
+  using type = std::make_unsigned_t<T>;
+};
+
+template <class T>
+T contiguous_prod(const T* x, int64_t n) {
+  using U = typename ProdLane<T>::type;
+  constexpr int L = 32;
+  U acc[L];
+  for (int k = 0; k < L; ++k) acc[k] = U(1);
+  int64_t j = 0;
+  for (; j + L <= n; j += L)
+    for (int k = 0; k < L; ++k) acc[k] = static_cast<U>(acc[k] * static_cast<U>(x[j + k]));
+  for (int w = L / 2; w > 0; w /= 2)  // pairwise, so the lanes combine in log2(L) steps
+    for (int k = 0; k < w; ++k) acc[k] = static_cast<U>(acc[k] * acc[k + w]);
+  U p = acc[0];
+  for (; j < n; ++j) p = static_cast<U>(p * static_cast<U>(x[j]));
+  return static_cast<T>(p);
+}
+
+// Sum of squares of n contiguous values. float: 4 x 8 float lanes flushed into a double every
+// 2048 elements (like contiguous_sum; a square overflows exactly where torch's float norm does);
+// double: 16 double lanes.
+template <class T>
+double contiguous_sumsq(const T* x, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    typedef float V __attribute__((vector_size(32)));
+    double total = 0;
+    int64_t j = 0;
+    while (j + 32 <= n) {
+      V a0 = {}, a1 = {}, a2 = {}, a3 = {};
+      int64_t stop = std::min(n - 31, j + 2048);
+      for (; j < stop; j += 32) {
+        V v0, v1, v2, v3;
+        std::memcpy(&v0, x + j, sizeof(V));
+        std::memcpy(&v1, x + j + 8, sizeof(V));
+        std::memcpy(&v2, x + j + 16, sizeof(V));
+        std::memcpy(&v3, x + j + 24, sizeof(V));
+        a0 += v0 * v0;
+        a1 += v1 * v1;
+        a2 += v2 * v2;
+        a3 += v3 * v3;
+      }
+      V a = (a0 + a1) + (a2 + a3);
+      double s = 0;
+      for (int k = 0; k < 8; ++k) s += a[k];
+      total += s;
+    }
+    for (; j < n; ++j) total += static_cast<double>(x[j] * x[j]);
+    return total;
+  } else {
+    constexpr int L = 16;
+    double acc[L] = {0};
+    int64_t j = 0;
+    for (; j + L <= n; j += L)
+      for (int k = 0; k < L; ++k) acc[k] += static_cast<double>(x[j + k]) * static_cast<double>(x[j + k]);
+    for (int w = L / 2; w > 0; w /= 2)
+      for (int k = 0; k < w; ++k) acc[k] += acc[k + w];
+    double s = acc[0];
+    for (; j < n; ++j) s += static_cast<double>(x[j]) * static_cast<double>(x[j]);
+    return s;
+  }
+}
+
+// Sum of (x - mean)^2 over n contiguous values, in double, 16 independent lanes (the second pass
+// of a two-pass variance; a single double accumulator would make it one serial add chain).
+template <class T>
+double contiguous_sqdev(const T* x, int64_t n, double mean) {
+  constexpr int L = 16;
+  double acc[L] = {0};
+  int64_t j = 0;
+  for (; j + L <= n; j += L)
+    for (int k = 0; k < L; ++k) {
+      double d = static_cast<double>(x[j + k]) - mean;
+      acc[k] += d * d;
+    }
+  for (int w = L / 2; w > 0; w /= 2)
+    for (int k = 0; k < w; ++k) acc[k] += acc[k + w];
+  double s = acc[0];
+  for (; j < n; ++j) {
+    double d = static_cast<double>(x[j]) - mean;
+    s += d * d;
+  }
+  return s;
+}
+
 // Max (or min) of n contiguous floating values; a NaN anywhere wins, as in torch. Written with
 // GCC/Clang vector extensions: a compare-and-select reduction with NaN semantics is not something
 // the auto-vectoriser will do on its own, and this is the inner loop of amax/max and softmax.
@@ -333,6 +427,8 @@ void reduce_typed(ReduceOp op, const Tensor& out, const Tensor& in, int64_t oute
               part[t] = contiguous_sum(row + lo, hi - lo);
             } else if (extreme) {
               part[t] = row_extreme<T>(op, row + lo, hi - lo);
+            } else if (op == ReduceOp::Prod && !std::is_same_v<T, bool>) {
+              part[t] = contiguous_prod(row + lo, hi - lo);
             } else {
               T acc = Ops<T>::init(op);
               for (int64_t j = lo; j < hi; ++j) acc = combine(op, acc, row[j]);
@@ -359,6 +455,8 @@ void reduce_typed(ReduceOp op, const Tensor& out, const Tensor& in, int64_t oute
           o[oi] = finish(contiguous_sum(row, r));
         } else if (extreme) {
           o[oi] = row_extreme<T>(op, row, r);
+        } else if (op == ReduceOp::Prod && !std::is_same_v<T, bool>) {
+          o[oi] = contiguous_prod(row, r);
         } else {
           T acc = Ops<T>::init(op);
           for (int64_t j = 0; j < r; ++j) acc = combine(op, acc, row[j]);
@@ -741,13 +839,46 @@ void logsumexp(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, in
   throw TypeError("[logsumexp] needs a floating point tensor");
 }
 
-void variance(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner, double correction) {
-  if (on_cuda(out)) return cuda_kernels().variance(out, in, outer, r, inner, correction);  // NOTE [ Device dispatch ]
+void variance(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner, double correction, bool sd) {
+  if (on_cuda(out)) {  // NOTE [ Device dispatch ]
+    cuda_kernels().variance(out, in, outer, r, inner, correction);
+    if (sd) unary(UnaryOp::Sqrt, out, out);
+    return;
+  }
+  // the root is taken in double: a float32 std of 1e20-sized values is finite, its variance not
+  auto fin = [sd](double v) { return sd ? std::sqrt(v) : v; };
+  // Two passes (mean, then the sum of squared deviations, both in double): as accurate as
+  // Welford and, with independent lanes, as fast as a plain sum.
   auto run = [&](auto tag) {
     using T = decltype(tag);
     const T* x = in.data<T>();
     T* o = out.data<T>();
     double denom = std::max(0.0, static_cast<double>(r) - correction);
+    if (inner == 1 && outer < num_threads() && r > kGrain) {
+      // few long rows (a full reduction): split each row across the threads, pass by pass
+      int nt = num_threads();
+      int64_t per = (r + nt - 1) / nt;
+      std::vector<double> part(static_cast<size_t>(nt));
+      for (int64_t oi = 0; oi < outer; ++oi) {
+        const T* row = x + oi * r;
+        auto split = [&](auto&& f) {
+          std::fill(part.begin(), part.end(), 0.0);
+          parallel_for(0, nt, 1, [&](int64_t b, int64_t e) {
+            for (int64_t t = b; t < e; ++t) {
+              int64_t lo = t * per, hi = std::min(r, lo + per);
+              if (lo < hi) part[static_cast<size_t>(t)] = f(row + lo, hi - lo);
+            }
+          });
+          double s = 0;
+          for (double v : part) s += v;
+          return s;
+        };
+        double mean = split([](const T* p, int64_t n) { return static_cast<double>(contiguous_sum(p, n)); }) / static_cast<double>(r);
+        double ss = split([mean](const T* p, int64_t n) { return contiguous_sqdev(p, n, mean); });
+        o[oi] = static_cast<T>(fin(ss / denom));  // IEEE: inf or nan when denom is 0, like torch
+      }
+      return;
+    }
     parallel_for(0, outer * inner, std::max<int64_t>(1, kGrain / std::max<int64_t>(2 * r, 1)), [&](int64_t b, int64_t e) {
       for (int64_t k = b; k < e; ++k) {
         int64_t oi = k / inner, ii = k % inner;
@@ -757,17 +888,70 @@ void variance(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int
         else for (int64_t j = 0; j < r; ++j) mean += p[j * inner];
         mean /= static_cast<double>(r);
         double ss = 0;
-        for (int64_t j = 0; j < r; ++j) {
-          double d = p[j * inner] - mean;
-          ss += d * d;
+        if (inner == 1) {
+          ss = contiguous_sqdev(p, r, mean);
+        } else {
+          for (int64_t j = 0; j < r; ++j) {
+            double d = p[j * inner] - mean;
+            ss += d * d;
+          }
         }
-        o[k] = static_cast<T>(ss / denom);  // IEEE: inf or nan when denom is 0, like torch
+        o[k] = static_cast<T>(fin(ss / denom));  // IEEE: inf or nan when denom is 0, like torch
       }
     });
   };
   if (in.dtype() == DType::Float32) return run(float{});
   if (in.dtype() == DType::Float64) return run(double{});
   throw TypeError("[var] needs a floating point tensor");
+}
+
+void norm2(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner) {
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = in.data<T>();
+    T* o = out.data<T>();
+    if (inner == 1 && outer < num_threads() && r > kGrain) {  // few long rows: split each across the threads
+      int nt = num_threads();
+      int64_t per = (r + nt - 1) / nt;
+      std::vector<double> part(static_cast<size_t>(nt));
+      for (int64_t oi = 0; oi < outer; ++oi) {
+        const T* row = x + oi * r;
+        std::fill(part.begin(), part.end(), 0.0);
+        parallel_for(0, nt, 1, [&](int64_t b, int64_t e) {
+          for (int64_t t = b; t < e; ++t) {
+            int64_t lo = t * per, hi = std::min(r, lo + per);
+            if (lo < hi) part[static_cast<size_t>(t)] = contiguous_sumsq(row + lo, hi - lo);
+          }
+        });
+        double s = 0;
+        for (double v : part) s += v;
+        o[oi] = static_cast<T>(std::sqrt(s));
+      }
+      return;
+    }
+    if (inner == 1) {
+      parallel_for(0, outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(r, 1)), [&](int64_t b, int64_t e) {
+        for (int64_t oi = b; oi < e; ++oi) o[oi] = static_cast<T>(std::sqrt(contiguous_sumsq(x + oi * r, r)));
+      });
+      return;
+    }
+    // inner > 1: whole rows of the slab accumulated into a double row per outer index
+    parallel_for(0, outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(r * inner, 1)), [&](int64_t b, int64_t e) {
+      std::vector<double> acc(static_cast<size_t>(inner));
+      for (int64_t oi = b; oi < e; ++oi) {
+        std::fill(acc.begin(), acc.end(), 0.0);
+        double* __restrict a = acc.data();
+        for (int64_t j = 0; j < r; ++j) {
+          const T* __restrict row = x + (oi * r + j) * inner;
+          for (int64_t i = 0; i < inner; ++i) a[i] += static_cast<double>(row[i]) * static_cast<double>(row[i]);
+        }
+        for (int64_t i = 0; i < inner; ++i) o[oi * inner + i] = static_cast<T>(std::sqrt(a[i]));
+      }
+    });
+  };
+  if (in.dtype() == DType::Float32) return run(float{});
+  if (in.dtype() == DType::Float64) return run(double{});
+  throw TypeError("[norm] needs a float32 or float64 tensor");
 }
 
 void layer_norm(const Tensor& out, const Tensor& in, const Tensor* w, const Tensor* b, int64_t rows, int64_t cols,
@@ -785,12 +969,8 @@ void layer_norm(const Tensor& out, const Tensor& in, const Tensor* w, const Tens
         T* dst = o + i * cols;
         double mean = static_cast<double>(contiguous_sum(row, cols)) / static_cast<double>(cols);
         T mf = static_cast<T>(mean);
-        Acc<T> ss = 0;
-        for (int64_t j = 0; j < cols; ++j) {
-          T d = row[j] - mf;
-          ss += d * d;
-        }
-        T rstd = static_cast<T>(1.0 / std::sqrt(static_cast<double>(ss) / static_cast<double>(cols) + eps));
+        double ss = contiguous_sqdev(row, cols, mean);
+        T rstd = static_cast<T>(1.0 / std::sqrt(ss / static_cast<double>(cols) + eps));
         if (wp && bp) for (int64_t j = 0; j < cols; ++j) dst[j] = (row[j] - mf) * rstd * wp[j] + bp[j];
         else if (wp) for (int64_t j = 0; j < cols; ++j) dst[j] = (row[j] - mf) * rstd * wp[j];
         else if (bp) for (int64_t j = 0; j < cols; ++j) dst[j] = (row[j] - mf) * rstd + bp[j];

@@ -487,7 +487,7 @@ void check_node(const Graph& g, const Node& n) {
     return;  // bounds are checked against the storage at run time
   }
   static const std::set<std::string> masked = {"sum", "mean", "prod", "amax", "amin", "all", "any", "nansum",
-                                               "var", "std", "logsumexp"};
+                                               "var", "std", "logsumexp", "norm2"};
   if (masked.count(op)) {
     nin(1);
     Shape s = reduced_shape(n, in(0).shape, need<std::vector<int64_t>>(n, "mask"), need<bool>(n, "keepdim"));

@@ -23,7 +23,7 @@ constexpr uint32_t kVersion = 1;
 bool saveable(const std::string& op) {
   static const std::set<std::string> s = {
       "expand", "reshape", "permute", "slice", "select", "diagonal", "as_strided", "sum", "mean", "prod", "amax",
-      "amin", "all", "any", "nansum", "var", "std", "logsumexp", "max", "min", "argmax", "argmin", "softmax",
+      "amin", "all", "any", "nansum", "var", "std", "logsumexp", "norm2", "max", "min", "argmax", "argmin", "softmax",
       "log_softmax", "cumsum", "cumprod", "matmul", "cat", "layer_norm", "flip", "repeat", "tril", "triu",
       "slice_backward", "select_backward", "diagonal_backward", "as_strided_backward", "gelu_backward",
       "gelu_tanh_backward", "silu_backward", "conv2d", "conv2d_backward_input", "conv2d_backward_weight",
