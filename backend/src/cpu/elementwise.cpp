@@ -230,34 +230,36 @@ bool run_sigmoid8(const Tensor& out, const Tensor& a) {
 #endif
 }
 
-// float sin / cos: the vectorised reduced form everywhere, then a (predictable, read-only unless
-// it fires) pass that recomputes with libm where |x| >= kTrigReduced or x is not finite.
-template <bool Cos>
+// sin / cos: the vectorised reduced form everywhere, then a (predictable, read-only unless it
+// fires) pass that recomputes with libm where |x| >= the reduced form's limit (kTrigReduced for
+// float, kTrigReduced64 for double) or x is not finite.
+template <class T, bool Cos>
 void run_trig(const Tensor& out, const Tensor& a) {
+  constexpr T limit = std::is_same_v<T, float> ? T(kTrigReduced) : T(kTrigReduced64);
   if (out.is_contiguous() && a.is_contiguous() && a.shape() == out.shape()) {  // blocks checked in L1
-    float* __restrict o = out.data<float>();
-    const float* __restrict x = a.data<float>();
+    T* __restrict o = out.data<T>();
+    const T* __restrict x = a.data<T>();
     parallel_for(0, out.numel(), kGrain / 4, [&](int64_t b, int64_t e) {
       for (int64_t i0 = b; i0 < e; i0 += 1024) {
         int64_t i1 = std::min(e, i0 + 1024);
         int outside = 0;
         for (int64_t i = i0; i < i1; ++i) {
           o[i] = Cos ? vcos_reduced(x[i]) : vsin_reduced(x[i]);
-          outside |= !(std::fabs(x[i]) < kTrigReduced);
+          outside |= !(std::fabs(x[i]) < limit);
         }
         if (outside)
           for (int64_t i = i0; i < i1; ++i)
-            if (!(std::fabs(x[i]) < kTrigReduced)) o[i] = Cos ? std::cos(x[i]) : std::sin(x[i]);
+            if (!(std::fabs(x[i]) < limit)) o[i] = Cos ? std::cos(x[i]) : std::sin(x[i]);
       }
     });
     return;
   }
-  run_unary<float, float>(out, a, [](float x) { return Cos ? vcos_reduced(x) : vsin_reduced(x); });
+  run_unary<T, T>(out, a, [](T x) { return Cos ? vcos_reduced(x) : vsin_reduced(x); });
   for_each<2>({&out, &a}, [&](char** p, const int64_t* s, int64_t m) {
     char *po = p[0], *pa = p[1];
     for (int64_t i = 0; i < m; ++i, po += s[0], pa += s[1]) {
-      float x = *reinterpret_cast<const float*>(pa);
-      if (!(std::fabs(x) < kTrigReduced)) *reinterpret_cast<float*>(po) = Cos ? std::cos(x) : std::sin(x);
+      T x = *reinterpret_cast<const T*>(pa);
+      if (!(std::fabs(x) < limit)) *reinterpret_cast<T*>(po) = Cos ? std::cos(x) : std::sin(x);
     }
   });
 }
@@ -276,12 +278,8 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a) {
       case UnaryOp::Log1p: return run_unary<T, T>(out, a, [](T x) { return vlog1p(x); });
       case UnaryOp::Sqrt: return run_unary<T, T>(out, a, [](T x) { return std::sqrt(x); });
       case UnaryOp::Rsqrt: return run_unary<T, T>(out, a, [](T x) { return T(1) / std::sqrt(x); });
-      case UnaryOp::Sin:
-        if constexpr (std::is_same_v<T, float>) return run_trig<false>(out, a);
-        else return run_unary<T, T>(out, a, [](T x) { return std::sin(x); });
-      case UnaryOp::Cos:
-        if constexpr (std::is_same_v<T, float>) return run_trig<true>(out, a);
-        else return run_unary<T, T>(out, a, [](T x) { return std::cos(x); });
+      case UnaryOp::Sin: return run_trig<T, false>(out, a);
+      case UnaryOp::Cos: return run_trig<T, true>(out, a);
       case UnaryOp::Tan: return run_unary<T, T>(out, a, [](T x) { return std::tan(x); });
       case UnaryOp::Asin: return run_unary<T, T>(out, a, [](T x) { return std::asin(x); });
       case UnaryOp::Acos: return run_unary<T, T>(out, a, [](T x) { return std::acos(x); });

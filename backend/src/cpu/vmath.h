@@ -9,11 +9,14 @@
 #include <immintrin.h>
 #endif
 
-namespace tt::cpu {
-
 // Always inlined: a call per element stops the loop around it from vectorising, and GCC's
 // inliner declines these bodies in some of the many unary-kernel instantiations.
 #define TT_VMATH_INLINE inline __attribute__((always_inline))
+
+// the double versions (vexp, vexpm1, vlog, vlog1p, vtanh, verf, vsin/vcos_reduced)
+#include "vmath_f64.h"
+
+namespace tt::cpu {
 
 // exp(x) for float, ~1 ulp (Cephes polynomial, range reduction by ln 2, two-step scaling so
 // subnormal results and overflow to inf come out right).
@@ -38,7 +41,6 @@ TT_VMATH_INLINE float vexp(float x) {
   std::memcpy(&s2, &b2, 4);
   return y * s1 * s2;
 }
-inline double vexp(double x) { return std::exp(x); }
 
 // Eight lanes of vexp at once, bit-identical to the scalar vexp (same clamps, polynomial and
 // two-step scaling): for fused loops (softmax, logsumexp) that keep an exp and a running sum
@@ -123,7 +125,6 @@ TT_VMATH_INLINE float verf(float x) {
   q = std::fma(q, x2, -1.42647390514189e-02f);
   return x * p / q;
 }
-inline double verf(double x) { return std::erf(x); }
 
 // log(x) for float (Cephes logf polynomial on the mantissa in [sqrt(1/2), sqrt(2)), exponent
 // by bits; ~1 ulp): branch-free, so the loops around it vectorise. Subnormal inputs are scaled
@@ -158,7 +159,6 @@ TT_VMATH_INLINE float vlog(float x) {
   r = x == 0.0f ? -std::numeric_limits<float>::infinity() : r;
   return (x < 0.0f || x != x) ? std::numeric_limits<float>::quiet_NaN() : r;
 }
-inline double vlog(double x) { return std::log(x); }
 
 // log1p(x) = log(u) * x / (u - 1) with u = 1 + x (Goldberg's trick: the rounding of u cancels),
 // exact x where u rounds to 1.
@@ -167,7 +167,6 @@ TT_VMATH_INLINE float vlog1p(float x) {
   float r = d == 0.0f ? x : vlog(u) * (x / d);
   return x == std::numeric_limits<float>::infinity() ? x : r;
 }
-inline double vlog1p(double x) { return std::log1p(x); }
 
 // tanh(x) for |x| < 0.625: Cephes' odd polynomial x + x^3 P(x^2), accurate to an ulp or two.
 TT_VMATH_INLINE float tanh_small(float x) {
@@ -189,7 +188,6 @@ TT_VMATH_INLINE float vexpm1(float x) {
   float big = vexp(x) - 1.0f;
   return std::fabs(x) < 1.0f ? small : big;
 }
-inline double vexpm1(double x) { return std::expm1(x); }
 
 // tanh(x) for float: Cephes' odd polynomial below |x| = 0.625, 1 - 2 / (exp(2|x|) + 1) above,
 // sign restored; both computed and one selected, so it vectorises. NaN passes through.
@@ -200,7 +198,6 @@ TT_VMATH_INLINE float vtanh(float x) {
   big = std::copysign(big, x);
   return ax < 0.625f ? small : big;
 }
-inline double vtanh(double x) { return std::tanh(x); }
 
 // sin / cos for float with |x| < kTrigReduced: the quadrant by x * 2/pi rounded, reduced in double
 // against a two-part pi/2 (exact to far below a float ulp there), then Cephes' sinf / cosf
