@@ -1,5 +1,5 @@
-"""The vectorised float64 exp / expm1 / log / log1p / tanh / erf / sin / cos (backend/src/cpu/
-vmath_f64.h) against 80-bit long double references, in ulp, over dense grids of the whole double
+"""The vectorised float64 exp / exp2 / expm1 / log / log2 / log10 / log1p / tanh / erf / sin / cos
+(backend/src/cpu/vmath_f64.h) against 80-bit long double references, in ulp, over dense grids of the whole double
 range and its edges (subnormals, overflow / underflow thresholds, log near 1, log1p near -1, sin /
 cos near multiples of pi/2 and beyond the reduced range), plus special values; and the float64
 activations built on them against torch."""
@@ -60,6 +60,14 @@ def test_exp() -> None:
     _check("exp", x, np.exp, 1.0)
 
 
+def test_exp2() -> None:
+    x = np.concatenate([
+        _both(np.geomspace(1e-300, 1080, 40001)), np.linspace(-3, 3, 20001),
+        np.linspace(-1080, -1000, 20001), np.linspace(1000, 1030, 2001), np.arange(-1080.0, 1030.0),
+    ])
+    _check("exp2", x, np.exp2, 1.0)
+
+
 def test_expm1() -> None:
     x = np.concatenate([
         _both(np.geomspace(1e-310, 750, 40001)), np.linspace(-1, 1, 20001), np.linspace(-40, 40, 20001),
@@ -74,6 +82,19 @@ def test_log() -> None:
         1 + _both(np.geomspace(1e-16, 1e-3, 2001)), [5e-324, 2.2250738585072014e-308, 1.7976931348623157e308],
     ])
     _check("log", x, np.log, 1.0)
+
+
+@pytest.mark.parametrize("name", ["log2", "log10"])
+def test_log2_log10(name: str) -> None:
+    """Including exact powers of the base, which come out exact."""
+    x = np.concatenate([
+        np.abs(_whole_range()), np.linspace(0.5, 2, 20001), 1 + np.linspace(-1e-6, 1e-6, 20001),
+        np.ldexp(1.0, np.arange(-1074, 1024)), 10.0 ** np.arange(-300, 308),
+    ])
+    _check(name, x, getattr(np, name), 1.0)
+    k = np.arange(-1074, 1024) if name == "log2" else np.arange(0, 23)
+    exact = np.ldexp(1.0, k) if name == "log2" else 10.0 ** k  # 10^k exact in double up to 10^22
+    np.testing.assert_array_equal(getattr(tt, name)(tt.tensor(exact)).numpy(), k.astype(np.float64))
 
 
 def test_log1p() -> None:
@@ -139,7 +160,7 @@ def test_sin_cos_strided_and_large() -> None:
 SPECIALS = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, -1.0, -2.0, 5e-324, -5e-324, 1e-320])
 
 
-@pytest.mark.parametrize("name", ["exp", "expm1", "log", "log1p", "tanh", "erf", "sin", "cos"])
+@pytest.mark.parametrize("name", ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "tanh", "erf", "sin", "cos"])
 def test_special_values_match_libm(name: str) -> None:
     """NaN, +-inf, +-0 (sign included), negative input to log (NaN), log(0) = -inf, log1p(-1) = -inf,
     subnormal inputs."""

@@ -270,11 +270,11 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a) {
   if constexpr (is_fp<T>) {
     switch (op) {
       case UnaryOp::Exp: return run_unary<T, T>(out, a, [](T x) { return vexp(x); });
-      case UnaryOp::Exp2: return run_unary<T, T>(out, a, [](T x) { return std::exp2(x); });
+      case UnaryOp::Exp2: return run_unary<T, T>(out, a, [](T x) { if constexpr (std::is_same_v<T, double>) return vexp2(x); else return std::exp2(x); });
       case UnaryOp::Expm1: return run_unary<T, T>(out, a, [](T x) { return vexpm1(x); });
       case UnaryOp::Log: return run_unary<T, T>(out, a, [](T x) { return vlog(x); });
-      case UnaryOp::Log2: return run_unary<T, T>(out, a, [](T x) { return std::log2(x); });
-      case UnaryOp::Log10: return run_unary<T, T>(out, a, [](T x) { return std::log10(x); });
+      case UnaryOp::Log2: return run_unary<T, T>(out, a, [](T x) { if constexpr (std::is_same_v<T, double>) return vlog2(x); else return std::log2(x); });
+      case UnaryOp::Log10: return run_unary<T, T>(out, a, [](T x) { if constexpr (std::is_same_v<T, double>) return vlog10(x); else return std::log10(x); });
       case UnaryOp::Log1p: return run_unary<T, T>(out, a, [](T x) { return vlog1p(x); });
       case UnaryOp::Sqrt: return run_unary<T, T>(out, a, [](T x) { return std::sqrt(x); });
       case UnaryOp::Rsqrt: return run_unary<T, T>(out, a, [](T x) { return T(1) / std::sqrt(x); });

@@ -13,7 +13,8 @@
 // inliner declines these bodies in some of the many unary-kernel instantiations.
 #define TT_VMATH_INLINE inline __attribute__((always_inline))
 
-// the double versions (vexp, vexpm1, vlog, vlog1p, vtanh, verf, vsin/vcos_reduced)
+// the double versions (vexp, vexp2, vexpm1, vlog, vlog2, vlog10, vlog1p, vtanh, verf,
+// vsin/vcos_reduced)
 #include "vmath_f64.h"
 
 namespace tt::cpu {

@@ -10,13 +10,13 @@
 // mantissa of 2^52 and subtracting 2^52.
 //
 // Accuracy against the correctly rounded result, measured over dense grids of the whole double
-// range (tests/backend/test_vmath_f64.py checks them against libm): vexp, vexpm1, vlog, vlog1p,
-// vsin/vcos_reduced < 1 ulp; vtanh, verf < 2 ulp. Special values (NaN, +-inf, +-0, the domain
-// edges) come out as libm gives them.
+// range (tests/backend/test_vmath_f64.py checks them): vexp, vexp2, vexpm1, vlog, vlog2, vlog10,
+// vlog1p, verf, vsin/vcos_reduced < 1 ulp (max seen 0.96); vtanh < 1.5 ulp (max seen 1.31).
+// Special values (NaN, +-inf, +-0, the domain edges) come out as libm gives them.
 //
-// The polynomials and rational approximations are the published ones: Sleef's exp kernel, and
-// fdlibm's log, erf and sin/cos kernels (Sun Microsystems; "freely granted ... provided that this
-// notice is preserved").
+// The polynomials and rational approximations are the published ones: Sleef's exp kernel,
+// Cephes' tanh rational, and fdlibm's log, erf and sin/cos kernels (Sun Microsystems; "freely
+// granted ... provided that this notice is preserved").
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -136,20 +136,20 @@ TT_VMATH_INLINE double expm1_core(double x, double n) {
   return hi + std::fma(s1, q + sl, err);
 }
 
-// log(x) + c for normal or subnormal x >= 0 and |c| << ulp(log x)-scale corrections (log1p's
-// rounding term), without the special values: fdlibm's __ieee754_log kernel. x = 2^e (1 + f)
-// with 1 + f in [sqrt(1/2), sqrt(2)), s = f / (2 + f), log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)).
-TT_VMATH_INLINE double log_core(double x, double c) {
+// x = 2^e (1 + f) for normal or subnormal x >= 0, 1 + f in [sqrt(1/2), sqrt(2)), and the parts of
+// fdlibm's __ieee754_log kernel: log(1 + f) = f - hfsq + sr with hfsq = f^2 / 2,
+// sr = s (hfsq + R(s^2)), s = f / (2 + f). No special values.
+TT_VMATH_INLINE void log_parts(double x, double& e, double& f, double& hfsq, double& sr) {
   bool tiny = x < 2.2250738585072014e-308;             // subnormal: scale into the normal range
   double xs = tiny ? x * 18014398509481984.0 : x;      // 2^54
   uint64_t bits = to_bits(xs);
   // the biased exponent as a double: OR it into the mantissa of 2^52, subtract 2^52 (+ 1022)
-  double e = from_bits((bits >> 52) | 0x4330000000000000ULL) - 4503599627371518.0;
+  e = from_bits((bits >> 52) | 0x4330000000000000ULL) - 4503599627371518.0;
   e = tiny ? e - 54.0 : e;
   double m = from_bits((bits & 0x000fffffffffffffULL) | 0x3fe0000000000000ULL);  // [0.5, 1)
   bool low = m < 0.70710678118654752440;
   e = low ? e - 1.0 : e;
-  double f = low ? m + m - 1.0 : m - 1.0;  // both exact
+  f = low ? m + m - 1.0 : m - 1.0;  // both exact
   double s = f / (2.0 + f);
   double z = s * s, w = z * z;
   double t1 = w * std::fma(w, std::fma(w, 1.531383769920937332e-01, 2.222219843214978396e-01),
@@ -157,10 +157,32 @@ TT_VMATH_INLINE double log_core(double x, double c) {
   double t2 = z * std::fma(w, std::fma(w, std::fma(w, 1.479819860511658591e-01, 1.818357216161805012e-01),
                                        2.857142874366239149e-01),
                            6.666666666666735130e-01);
-  double r = t2 + t1;
-  double hfsq = 0.5 * f * f;
+  hfsq = 0.5 * f * f;
+  sr = s * (hfsq + (t2 + t1));
+}
+
+// log(x) + c (c: log1p's rounding correction, |c| << ulp), without the special values.
+TT_VMATH_INLINE double log_core(double x, double c) {
+  double e, f, hfsq, sr;
+  log_parts(x, e, f, hfsq, sr);
   constexpr double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
-  return e * ln2_hi - ((hfsq - (s * (hfsq + r) + std::fma(e, ln2_lo, c))) - f);
+  return e * ln2_hi - ((hfsq - (sr + std::fma(e, ln2_lo, c))) - f);
+}
+
+// e * k + log(1 + f) * m for log2 / log10, with k = log_b(2) as kh + kl (kh * e exact) and
+// m = 1 / ln(b) as mh + ml: log(1 + f) is carried as hi + lo (hi = f - hfsq, lo its exact
+// rounding error plus sr; FreeBSD's e_log2.c / e_log10.c, with fma for the products).
+TT_VMATH_INLINE double log_base_core(double x, double kh, double kl, double mh, double ml) {
+  double e, f, hfsq, sr;
+  log_parts(x, e, f, hfsq, sr);
+  double hi = f - hfsq;
+  double lo = ((f - hi) - hfsq) + sr;  // f - hi and the subtraction of hfsq are exact
+  double vh = hi * mh;
+  double vl = std::fma(hi, mh, -vh) + std::fma(lo, mh, std::fma(hi + lo, ml, e * kl));
+  double y = e * kh;
+  double w = y + vh;
+  vl += (y - w) + vh;  // Fast2Sum: |y| >= 0.3 > |vh| unless y = 0
+  return w + vl;
 }
 
 // fdlibm's __kernel_sin / __kernel_cos (FreeBSD's branch-free forms) on hi + lo, |hi| <~ pi/4.
@@ -200,6 +222,26 @@ TT_VMATH_INLINE double vexp(double x) {
   return std::fma(s1, p, s1) * s2;
 }
 
+// exp2(x), < 1 ulp: n = round(x), r = x - n exact, exp(r ln 2) with r ln 2 carried as hi + lo,
+// 1 + r ln 2 summed exactly, then vexp's two-step scaling.
+TT_VMATH_INLINE double vexp2(double x) {
+  x = x < -1080.0 ? -1080.0 : x;
+  x = x > 1025.0 ? 1025.0 : x;
+  double n = std::nearbyint(x);
+  double r = x - n;
+  constexpr double ln2 = 0.69314718055994528623, ln2_lo = 2.3190468138462995584e-17;
+  double sh = r * ln2;
+  double sl = std::fma(r, ln2, -sh) + r * ln2_lo;
+  double q = f64::expm1_poly_tail(sh);  // expm1(sh) = sh + q
+  double n1 = std::floor(n * 0.5);
+  double s1 = f64::pow2i(n1), s2 = f64::pow2i(n - n1);
+  // s1 (1 + sh + q + sl (1 + sh)) with s1 + s1 sh summed exactly: one rounding before s2
+  double b = s1 * sh;
+  double hi = s1 + b;
+  double err = f64::two_sum_err(s1, b, hi);
+  return (hi + std::fma(s1, q + std::fma(sl, sh, sl), err)) * s2;
+}
+
 // expm1(x), < 1 ulp: 2^n expm1(s) + (2^n - 1) in one fma (2^n - 1 is exact for the n where it
 // matters); n = 1024 (x > 709.4) applies the last factor 2 separately. -0 stays -0.
 TT_VMATH_INLINE double vexpm1(double x) {
@@ -215,6 +257,21 @@ TT_VMATH_INLINE double vexpm1(double x) {
 // log(x), < 1 ulp (fdlibm's kernel): x < 0 and NaN give NaN, +-0 gives -inf, inf gives inf.
 TT_VMATH_INLINE double vlog(double x) {
   double r = f64::log_core(x, 0.0);
+  r = x == f64::kInf ? x : r;
+  r = x == 0.0 ? -f64::kInf : r;
+  return (x < 0.0 || x != x) ? f64::kNaN : r;
+}
+
+// log2(x) and log10(x), < 1 ulp, special values as vlog.
+TT_VMATH_INLINE double vlog2(double x) {
+  double r = f64::log_base_core(x, 1.0, 0.0, 1.4426950408889634074, 2.0355273740931033e-17);
+  r = x == f64::kInf ? x : r;
+  r = x == 0.0 ? -f64::kInf : r;
+  return (x < 0.0 || x != x) ? f64::kNaN : r;
+}
+TT_VMATH_INLINE double vlog10(double x) {
+  double r = f64::log_base_core(x, 3.01029995663611771306e-01, 3.69423907715893078616e-13,
+                                0.43429448190325182765, 1.0983196502167651e-17);
   r = x == f64::kInf ? x : r;
   r = x == 0.0 ? -f64::kInf : r;
   return (x < 0.0 || x != x) ? f64::kNaN : r;
