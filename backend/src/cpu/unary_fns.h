@@ -38,29 +38,32 @@ TT_VMATH_INLINE T softplus(T x) {
 
 // Calls run(f) with the T -> T function of `op` and returns true; false when `op` is not a
 // floating-point math op (the bool-valued tests and the ops shared with integers are elsewhere).
-// Float sin/cos here are the reduced forms, exact only below kTrigReduced: callers recompute
-// larger arguments with libm (see unary_span and run_trig).
+// sin/cos here are the reduced forms, exact only below trig_limit<T>: callers recompute larger
+// arguments with libm (see trig_span).
 template <class T, class Run>
 bool fp_unary_fn(UnaryOp op, Run&& run) {
   static_assert(std::is_floating_point_v<T>);
   switch (op) {
     case UnaryOp::Exp: run([](T x) { return vexp(x); }); return true;
-    case UnaryOp::Exp2: run([](T x) { return std::exp2(x); }); return true;
+    case UnaryOp::Exp2:
+      if constexpr (std::is_same_v<T, double>) run([](T x) { return vexp2(x); });
+      else run([](T x) { return std::exp2(x); });
+      return true;
     case UnaryOp::Expm1: run([](T x) { return vexpm1(x); }); return true;
     case UnaryOp::Log: run([](T x) { return vlog(x); }); return true;
-    case UnaryOp::Log2: run([](T x) { return std::log2(x); }); return true;
-    case UnaryOp::Log10: run([](T x) { return std::log10(x); }); return true;
+    case UnaryOp::Log2:
+      if constexpr (std::is_same_v<T, double>) run([](T x) { return vlog2(x); });
+      else run([](T x) { return std::log2(x); });
+      return true;
+    case UnaryOp::Log10:
+      if constexpr (std::is_same_v<T, double>) run([](T x) { return vlog10(x); });
+      else run([](T x) { return std::log10(x); });
+      return true;
     case UnaryOp::Log1p: run([](T x) { return vlog1p(x); }); return true;
     case UnaryOp::Sqrt: run([](T x) { return std::sqrt(x); }); return true;
     case UnaryOp::Rsqrt: run([](T x) { return T(1) / std::sqrt(x); }); return true;
-    case UnaryOp::Sin:
-      if constexpr (std::is_same_v<T, float>) run([](T x) { return vsin_reduced(x); });
-      else run([](T x) { return std::sin(x); });
-      return true;
-    case UnaryOp::Cos:
-      if constexpr (std::is_same_v<T, float>) run([](T x) { return vcos_reduced(x); });
-      else run([](T x) { return std::cos(x); });
-      return true;
+    case UnaryOp::Sin: run([](T x) { return vsin_reduced(x); }); return true;
+    case UnaryOp::Cos: run([](T x) { return vcos_reduced(x); }); return true;
     case UnaryOp::Tan: run([](T x) { return std::tan(x); }); return true;
     case UnaryOp::Asin: run([](T x) { return std::asin(x); }); return true;
     case UnaryOp::Acos: run([](T x) { return std::acos(x); }); return true;

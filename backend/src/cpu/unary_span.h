@@ -90,21 +90,26 @@ bool float_lanes_span(float* o, const float* x, int64_t n) {
 #endif
 }
 
-// float sin / cos: the vectorised reduced form, per 1K block; a block holding |x| >= kTrigReduced
-// (or NaN / inf) takes libm for those elements. The block is scanned before anything is written.
-template <bool Cos>
-void trig_span(float* o, const float* x, int64_t n) {
+// Below this |x| the reduced sin/cos forms are exact; above (and for NaN / inf) libm takes over.
+template <class T>
+constexpr T trig_limit = std::is_same_v<T, float> ? T(kTrigReduced) : T(kTrigReduced64);
+
+// sin / cos: the vectorised reduced form, per 1K block; a block holding |x| >= trig_limit (or NaN
+// / inf) takes libm for those elements. The block is scanned before anything is written.
+template <class T, bool Cos>
+void trig_span(T* o, const T* x, int64_t n) {
+  constexpr T limit = trig_limit<T>;
   for (int64_t i0 = 0; i0 < n; i0 += 1024) {
     int64_t i1 = n < i0 + 1024 ? n : i0 + 1024;
     int outside = 0;
-    for (int64_t i = i0; i < i1; ++i) outside |= !(std::fabs(x[i]) < kTrigReduced);
+    for (int64_t i = i0; i < i1; ++i) outside |= !(std::fabs(x[i]) < limit);
     if (!outside) {
 #pragma GCC ivdep
       for (int64_t i = i0; i < i1; ++i) o[i] = Cos ? vcos_reduced(x[i]) : vsin_reduced(x[i]);
     } else {
       for (int64_t i = i0; i < i1; ++i) {
-        float v = x[i];
-        o[i] = std::fabs(v) < kTrigReduced ? (Cos ? vcos_reduced(v) : vsin_reduced(v)) : (Cos ? std::cos(v) : std::sin(v));
+        T v = x[i];
+        o[i] = std::fabs(v) < limit ? (Cos ? vcos_reduced(v) : vsin_reduced(v)) : (Cos ? std::cos(v) : std::sin(v));
       }
     }
   }
@@ -119,10 +124,10 @@ bool has_unary_span(UnaryOp op) {
 // o[i] = op(x[i]) for i < n; false when `op` has no floating-point kernel.
 template <class T>
 __attribute__((flatten)) bool unary_span(UnaryOp op, T* o, const T* x, int64_t n) {
+  if (op == UnaryOp::Sin) return trig_span<T, false>(o, x, n), true;
+  if (op == UnaryOp::Cos) return trig_span<T, true>(o, x, n), true;
   if constexpr (std::is_same_v<T, float>) {
     switch (op) {
-      case UnaryOp::Sin: trig_span<false>(o, x, n); return true;
-      case UnaryOp::Cos: trig_span<true>(o, x, n); return true;
       case UnaryOp::Exp: if (float_lanes_span<UnaryOp::Exp>(o, x, n)) return true; break;
       case UnaryOp::Sigmoid: if (float_lanes_span<UnaryOp::Sigmoid>(o, x, n)) return true; break;
       case UnaryOp::Silu: if (float_lanes_span<UnaryOp::Silu>(o, x, n)) return true; break;

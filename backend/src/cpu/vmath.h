@@ -17,12 +17,16 @@
 #define TT_VMATH_ISA isa_baseline
 #endif
 
-namespace tt::cpu {
-inline namespace TT_VMATH_ISA {
-
 // Always inlined: a call per element stops the loop around it from vectorising, and GCC's
 // inliner declines these bodies in some of the many unary-kernel instantiations.
 #define TT_VMATH_INLINE inline __attribute__((always_inline))
+
+// the double versions (vexp, vexp2, vexpm1, vlog, vlog2, vlog10, vlog1p, vtanh, verf,
+// vsin/vcos_reduced)
+#include "vmath_f64.h"
+
+namespace tt::cpu {
+inline namespace TT_VMATH_ISA {
 
 // exp(x) for float, ~1 ulp (Cephes polynomial, range reduction by ln 2, two-step scaling so
 // subnormal results and overflow to inf come out right).
@@ -47,7 +51,6 @@ TT_VMATH_INLINE float vexp(float x) {
   std::memcpy(&s2, &b2, 4);
   return y * s1 * s2;
 }
-inline double vexp(double x) { return std::exp(x); }
 
 // Eight lanes of vexp at once, bit-identical to the scalar vexp (same clamps, polynomial and
 // two-step scaling): for fused loops (softmax, logsumexp) that keep an exp and a running sum
@@ -132,7 +135,6 @@ TT_VMATH_INLINE float verf(float x) {
   q = std::fma(q, x2, -1.42647390514189e-02f);
   return x * p / q;
 }
-inline double verf(double x) { return std::erf(x); }
 
 // e ln 2 + log(1 + f) for float with f in [sqrt(1/2) - 1, sqrt(2) - 1]: Cephes' logf polynomial,
 // ln 2 split in two so e ln 2 adds no rounding.
@@ -179,7 +181,6 @@ TT_VMATH_INLINE float vlog(float x) {
   r = x == 0.0f ? -std::numeric_limits<float>::infinity() : r;
   return (x < 0.0f || x != x) ? std::numeric_limits<float>::quiet_NaN() : r;
 }
-inline double vlog(double x) { return std::log(x); }
 
 // log1p(x) without a divide: u = 1 + x = (1 + f) 2^e as in vlog, and the part of x that rounding
 // dropped from u, x - (u - 1) (exact), goes back into f scaled by 2^-e: for |x| small e = 0 and
@@ -200,7 +201,6 @@ TT_VMATH_INLINE float vlog1p(float x) {
   r = u == 0.0f ? -std::numeric_limits<float>::infinity() : r;
   return (u < 0.0f || x != x) ? std::numeric_limits<float>::quiet_NaN() : r;
 }
-inline double vlog1p(double x) { return std::log1p(x); }
 
 // tanh(x) for |x| < 0.625: Cephes' odd polynomial x + x^3 P(x^2), accurate to an ulp or two.
 TT_VMATH_INLINE float tanh_small(float x) {
@@ -223,7 +223,6 @@ TT_VMATH_INLINE float vexpm1(float x) {
   float big = vexp(x) - 1.0f;
   return std::fabs(x) < 1.0f ? small : big;
 }
-inline double vexpm1(double x) { return std::expm1(x); }
 
 // tanh(x) for float: Cephes' odd polynomial below |x| = 0.625, 1 - 2 / (exp(2|x|) + 1) above,
 // sign restored; both computed and one selected, so it vectorises. NaN passes through.
@@ -234,7 +233,6 @@ TT_VMATH_INLINE float vtanh(float x) {
   big = std::copysign(big, x);
   return ax < 0.625f ? small : big;
 }
-inline double vtanh(double x) { return std::tanh(x); }
 
 // sin / cos for float with |x| < kTrigReduced: the quadrant by x * 2/pi rounded, reduced in double
 // against a two-part pi/2 (exact to far below a float ulp there), then Cephes' sinf / cosf

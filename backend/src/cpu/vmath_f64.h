@@ -1,0 +1,404 @@
+#pragma once
+// Branch-free double-precision math that GCC auto-vectorises inside plain loops (included from
+// vmath.h, which defines TT_VMATH_INLINE).
+//
+// Every function is plain scalar code: fma, selects (?:) and bit casts, no calls into libm, no
+// intrinsics, so the same source vectorises for AVX2 and AVX-512 alike. AVX2 has no double <->
+// int64 conversion and no 64-bit arithmetic shift, so integers never leave floating point: 2^n
+// is built by adding n to 0x1.8p52 (n lands in the low mantissa bits) and shifting those bits
+// into the exponent field (pow2i), and an exponent field is read back by OR-ing it into the
+// mantissa of 2^52 and subtracting 2^52.
+//
+// Accuracy against the correctly rounded result, measured over dense grids of the whole double
+// range (tests/backend/test_vmath_f64.py checks them): vexp, vexp2, vexpm1, vlog, vlog2, vlog10,
+// vlog1p, verf, vsin/vcos_reduced < 1 ulp (max seen 0.96); vtanh < 1.5 ulp (max seen 1.31).
+// Special values (NaN, +-inf, +-0, the domain edges) come out as libm gives them.
+//
+// The polynomials and rational approximations are the published ones: Sleef's exp kernel,
+// Cephes' tanh rational, and fdlibm's log, erf and sin/cos kernels (Sun Microsystems; "freely
+// granted ... provided that this notice is preserved").
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#ifndef TT_VMATH_INLINE
+#define TT_VMATH_INLINE inline __attribute__((always_inline))
+#endif
+#ifndef TT_VMATH_ISA  // the per-instruction-set inline namespace: see vmath.h
+#define TT_VMATH_ISA isa_baseline
+#endif
+
+namespace tt::cpu {
+inline namespace TT_VMATH_ISA {
+
+namespace f64 {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kLog2e = 1.4426950408889634074;
+// ln 2 in two parts for Cody-Waite reduction: n * kLn2Hi is exact for |n| < 2^11 (Sleef's L2U/L2L)
+constexpr double kLn2Hi = .69314718055966295651160180568695068359375;
+constexpr double kLn2Lo = .28235290563031577122588448175013436025525412068e-12;
+
+TT_VMATH_INLINE double from_bits(uint64_t b) {
+  double d;
+  std::memcpy(&d, &b, 8);
+  return d;
+}
+TT_VMATH_INLINE uint64_t to_bits(double d) {
+  uint64_t b;
+  std::memcpy(&b, &d, 8);
+  return b;
+}
+
+// 2^n for integer-valued n in [-1022, 1023]: n + 1023 in the low bits of 0x1.8p52 + n + 1023,
+// shifted into the exponent field (the 0x1.8p52 bits shift out).
+TT_VMATH_INLINE double pow2i(double n) {
+  return from_bits(to_bits(n + 6755399441056767.0) << 52);  // 0x1.8p52 + 1023
+}
+
+// expm1(s) for |s| <= ln2 / 2 (plus rounding slack): s + s^2 P(s), Sleef's minimax coefficients
+// for exp; the result is rounded once (the final fma).
+TT_VMATH_INLINE double expm1_poly(double s) {
+  double u = 2.08860621107283687536341e-09;
+  u = std::fma(u, s, 2.51112930892876518610661e-08);
+  u = std::fma(u, s, 2.75573911234900471893338e-07);
+  u = std::fma(u, s, 2.75572362911928827629423e-06);
+  u = std::fma(u, s, 2.4801587159235472998791e-05);
+  u = std::fma(u, s, 0.000198412698960509205564975);
+  u = std::fma(u, s, 0.00138888888889774492207962);
+  u = std::fma(u, s, 0.00833333333331652721664984);
+  u = std::fma(u, s, 0.0416666666666665047591422);
+  u = std::fma(u, s, 0.166666666666666851703837);
+  u = std::fma(u, s, 0.5);
+  return std::fma(s * s, u, s);
+}
+
+// expm1_poly's polynomial by Estrin's scheme: a shorter dependency chain for a few more
+// multiplies, for callers that are latency-bound (verf).
+TT_VMATH_INLINE double expm1_poly_estrin(double s) {
+  double s2 = s * s, s4 = s2 * s2, s8 = s4 * s4;
+  double c01 = std::fma(s, 0.166666666666666851703837, 0.5);
+  double c23 = std::fma(s, 0.00833333333331652721664984, 0.0416666666666665047591422);
+  double c45 = std::fma(s, 0.000198412698960509205564975, 0.00138888888889774492207962);
+  double c67 = std::fma(s, 2.75572362911928827629423e-06, 2.4801587159235472998791e-05);
+  double c89 = std::fma(s, 2.51112930892876518610661e-08, 2.75573911234900471893338e-07);
+  double c10 = 2.08860621107283687536341e-09;
+  double u = std::fma(s8, std::fma(s2, c10, c89),
+                      std::fma(s4, std::fma(s2, c67, c45), std::fma(s2, c23, c01)));
+  return std::fma(s2, u, s);
+}
+
+// exp(a + b) for a + b in about [-700, 700] (2^n normal) and |b| < 1: b joins after the
+// reduction of a (exact), so it keeps its precision. Used by verf.
+TT_VMATH_INLINE double exp_hilo(double a, double b) {
+  double n = std::nearbyint((a + b) * kLog2e);
+  double s = std::fma(n, -kLn2Hi, a);
+  s = std::fma(n, -kLn2Lo, s) + b;
+  double p = expm1_poly_estrin(s);
+  double s1 = pow2i(n);
+  return std::fma(s1, p, s1);
+}
+
+// a + b = s + err exactly (Knuth's TwoSum, no ordering needed); returns err.
+TT_VMATH_INLINE double two_sum_err(double a, double b, double s) {
+  double bb = s - a;
+  return (a - (s - bb)) + (b - bb);
+}
+
+// expm1(s) for |s| <= ln2 / 2 as s + q, q = s^2 P(s) (the same polynomial, left unrounded).
+TT_VMATH_INLINE double expm1_poly_tail(double s) {
+  double u = 2.08860621107283687536341e-09;
+  u = std::fma(u, s, 2.51112930892876518610661e-08);
+  u = std::fma(u, s, 2.75573911234900471893338e-07);
+  u = std::fma(u, s, 2.75572362911928827629423e-06);
+  u = std::fma(u, s, 2.4801587159235472998791e-05);
+  u = std::fma(u, s, 0.000198412698960509205564975);
+  u = std::fma(u, s, 0.00138888888889774492207962);
+  u = std::fma(u, s, 0.00833333333331652721664984);
+  u = std::fma(u, s, 0.0416666666666665047591422);
+  u = std::fma(u, s, 0.166666666666666851703837);
+  u = std::fma(u, s, 0.5);
+  return (s * s) * u;
+}
+
+// expm1 for x in [-40, 710] given n = round(x / ln 2) <= 1024: (2^n - 1) + 2^n s + 2^n q with the
+// first two summed exactly (TwoSum; 2^n - 1 is exact wherever it is not negligible), one rounding.
+// (n = 1024 is reduced with n but scaled by 2^1023; the caller doubles the result.)
+// The reduced argument stays as sh + sl (sh = x - n ln2_hi is exact): its rounding would be
+// scaled by 2^n against a result that can be smaller than 2^n s.
+TT_VMATH_INLINE double expm1_core(double x, double n) {
+  double sh = std::fma(n, -kLn2Hi, x);
+  double sl = n * -kLn2Lo;
+  double q = expm1_poly_tail(sh + sl);
+  double s1 = pow2i(n > 1023.0 ? 1023.0 : n);
+  double a = s1 - 1.0, b = s1 * sh;
+  double a_err = (s1 - a) - 1.0;  // exact: Fast2Sum for n >= 0, 0 for -53 <= n < 0
+  double hi = a + b;
+  double err = two_sum_err(a, b, hi) + a_err;
+  return hi + std::fma(s1, q + sl, err);
+}
+
+// x = 2^e (1 + f) for normal or subnormal x >= 0, 1 + f in [sqrt(1/2), sqrt(2)), and the parts of
+// fdlibm's __ieee754_log kernel: log(1 + f) = f - hfsq + sr with hfsq = f^2 / 2,
+// sr = s (hfsq + R(s^2)), s = f / (2 + f). No special values.
+TT_VMATH_INLINE void log_parts(double x, double& e, double& f, double& hfsq, double& sr) {
+  bool tiny = x < 2.2250738585072014e-308;             // subnormal: scale into the normal range
+  double xs = tiny ? x * 18014398509481984.0 : x;      // 2^54
+  uint64_t bits = to_bits(xs);
+  // the biased exponent as a double: OR it into the mantissa of 2^52, subtract 2^52 (+ 1022)
+  e = from_bits((bits >> 52) | 0x4330000000000000ULL) - 4503599627371518.0;
+  e = tiny ? e - 54.0 : e;
+  double m = from_bits((bits & 0x000fffffffffffffULL) | 0x3fe0000000000000ULL);  // [0.5, 1)
+  bool low = m < 0.70710678118654752440;
+  e = low ? e - 1.0 : e;
+  f = low ? m + m - 1.0 : m - 1.0;  // both exact
+  double s = f / (2.0 + f);
+  double z = s * s, w = z * z;
+  double t1 = w * std::fma(w, std::fma(w, 1.531383769920937332e-01, 2.222219843214978396e-01),
+                           3.999999999940941908e-01);
+  double t2 = z * std::fma(w, std::fma(w, std::fma(w, 1.479819860511658591e-01, 1.818357216161805012e-01),
+                                       2.857142874366239149e-01),
+                           6.666666666666735130e-01);
+  hfsq = 0.5 * f * f;
+  sr = s * (hfsq + (t2 + t1));
+}
+
+// log(x) + c (c: log1p's rounding correction, |c| << ulp), without the special values.
+TT_VMATH_INLINE double log_core(double x, double c) {
+  double e, f, hfsq, sr;
+  log_parts(x, e, f, hfsq, sr);
+  constexpr double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+  return e * ln2_hi - ((hfsq - (sr + std::fma(e, ln2_lo, c))) - f);
+}
+
+// e * k + log(1 + f) * m for log2 / log10, with k = log_b(2) as kh + kl (kh * e exact) and
+// m = 1 / ln(b) as mh + ml: log(1 + f) is carried as hi + lo (hi = f - hfsq, lo its exact
+// rounding error plus sr; FreeBSD's e_log2.c / e_log10.c, with fma for the products).
+TT_VMATH_INLINE double log_base_core(double x, double kh, double kl, double mh, double ml) {
+  double e, f, hfsq, sr;
+  log_parts(x, e, f, hfsq, sr);
+  double hi = f - hfsq;
+  double lo = ((f - hi) - hfsq) + sr;  // f - hi and the subtraction of hfsq are exact
+  double vh = hi * mh;
+  double vl = std::fma(hi, mh, -vh) + std::fma(lo, mh, std::fma(hi + lo, ml, e * kl));
+  double y = e * kh;
+  double w = y + vh;
+  vl += (y - w) + vh;  // Fast2Sum: |y| >= 0.3 > |vh| unless y = 0
+  return w + vl;
+}
+
+// fdlibm's __kernel_sin / __kernel_cos (FreeBSD's branch-free forms) on hi + lo, |hi| <~ pi/4.
+TT_VMATH_INLINE double kernel_sin(double x, double y) {
+  double z = x * x, w = z * z;
+  double r = std::fma(z, std::fma(z, 2.75573137070700676789e-06, -1.98412698298579493134e-04),
+                      8.33333333332248946124e-03) +
+             z * w * std::fma(z, 1.58969099521155010221e-10, -2.50507602534068634195e-08);
+  double v = z * x;
+  return x - ((z * (0.5 * y - v * r) - y) - v * -1.66666666666666324348e-01);
+}
+TT_VMATH_INLINE double kernel_cos(double x, double y) {
+  double z = x * x, w = z * z;
+  double r = z * std::fma(z, std::fma(z, 2.48015872894767294178e-05, -1.38888888888741095749e-03),
+                          4.16666666666666019037e-02) +
+             w * w * std::fma(z, std::fma(z, -1.13596475577881948265e-11, 2.08757232129817482790e-09),
+                              -2.75573143513906633035e-07);
+  double hz = 0.5 * z;
+  double one_m = 1.0 - hz;
+  return one_m + (((1.0 - one_m) - hz) + (z * r - x * y));
+}
+
+}  // namespace f64
+
+// exp(x), < 1 ulp: Cody-Waite reduction by ln 2, Sleef's polynomial, 2^n applied in two halves so
+// subnormal results (one rounding after an exact scaling) and overflow to inf come out right.
+// NaN passes through the clamps (comparisons with NaN are false).
+TT_VMATH_INLINE double vexp(double x) {
+  x = x < -746.0 ? -746.0 : x;  // exp(-746) rounds to 0, exp(710) overflows
+  x = x > 710.0 ? 710.0 : x;
+  double n = std::nearbyint(x * f64::kLog2e);  // [-1076, 1024]
+  double s = std::fma(n, -f64::kLn2Hi, x);
+  s = std::fma(n, -f64::kLn2Lo, s);
+  double p = f64::expm1_poly(s);
+  double n1 = std::floor(n * 0.5);
+  double s1 = f64::pow2i(n1), s2 = f64::pow2i(n - n1);
+  return std::fma(s1, p, s1) * s2;
+}
+
+// exp2(x), < 1 ulp: n = round(x), r = x - n exact, exp(r ln 2) with r ln 2 carried as hi + lo,
+// 1 + r ln 2 summed exactly, then vexp's two-step scaling.
+TT_VMATH_INLINE double vexp2(double x) {
+  x = x < -1080.0 ? -1080.0 : x;
+  x = x > 1025.0 ? 1025.0 : x;
+  double n = std::nearbyint(x);
+  double r = x - n;
+  constexpr double ln2 = 0.69314718055994528623, ln2_lo = 2.3190468138462995584e-17;
+  double sh = r * ln2;
+  double sl = std::fma(r, ln2, -sh) + r * ln2_lo;
+  double q = f64::expm1_poly_tail(sh);  // expm1(sh) = sh + q
+  double n1 = std::floor(n * 0.5);
+  double s1 = f64::pow2i(n1), s2 = f64::pow2i(n - n1);
+  // s1 (1 + sh + q + sl (1 + sh)) with s1 + s1 sh summed exactly: one rounding before s2
+  double b = s1 * sh;
+  double hi = s1 + b;
+  double err = f64::two_sum_err(s1, b, hi);
+  return (hi + std::fma(s1, q + std::fma(sl, sh, sl), err)) * s2;
+}
+
+// expm1(x), < 1 ulp: 2^n expm1(s) + (2^n - 1) in one fma (2^n - 1 is exact for the n where it
+// matters); n = 1024 (x > 709.4) applies the last factor 2 separately. -0 stays -0.
+TT_VMATH_INLINE double vexpm1(double x) {
+  double xc = x < -40.0 ? -40.0 : x;  // expm1(-40) rounds to -1
+  xc = xc > 710.0 ? 710.0 : xc;
+  double n = std::nearbyint(xc * f64::kLog2e);  // [-58, 1024]
+  bool top = n > 1023.0;
+  double r = f64::expm1_core(xc, n);
+  r = top ? r * 2.0 : r;
+  return x == 0.0 ? x : r;
+}
+
+// log(x), < 1 ulp (fdlibm's kernel): x < 0 and NaN give NaN, +-0 gives -inf, inf gives inf.
+TT_VMATH_INLINE double vlog(double x) {
+  double r = f64::log_core(x, 0.0);
+  r = x == f64::kInf ? x : r;
+  r = x == 0.0 ? -f64::kInf : r;
+  return (x < 0.0 || x != x) ? f64::kNaN : r;
+}
+
+// log2(x) and log10(x), < 1 ulp, special values as vlog.
+TT_VMATH_INLINE double vlog2(double x) {
+  double r = f64::log_base_core(x, 1.0, 0.0, 1.4426950408889634074, 2.0355273740931033e-17);
+  r = x == f64::kInf ? x : r;
+  r = x == 0.0 ? -f64::kInf : r;
+  return (x < 0.0 || x != x) ? f64::kNaN : r;
+}
+TT_VMATH_INLINE double vlog10(double x) {
+  double r = f64::log_base_core(x, 3.01029995663611771306e-01, 3.69423907715893078616e-13,
+                                0.43429448190325182765, 1.0983196502167651e-17);
+  r = x == f64::kInf ? x : r;
+  r = x == 0.0 ? -f64::kInf : r;
+  return (x < 0.0 || x != x) ? f64::kNaN : r;
+}
+
+// log1p(x), < 1 ulp: u = 1 + x rounded, c its exact rounding error (Fast2Sum, larger operand
+// first), log1p(x) = log(u) + c / u to well below an ulp. -1 gives -inf, below it NaN, +-0 stay.
+TT_VMATH_INLINE double vlog1p(double x) {
+  double u = 1.0 + x;
+  double c = std::fabs(x) < 1.0 ? x - (u - 1.0) : 1.0 - (u - x);
+  double r = f64::log_core(u, c / u);
+  r = x == f64::kInf ? x : r;
+  r = u == 0.0 ? -f64::kInf : r;
+  r = (u < 0.0 || x != x) ? f64::kNaN : r;
+  return x == 0.0 ? x : r;
+}
+
+// tanh(x), < 1.5 ulp: below |x| = 0.625 Cephes' rational x + x z P(z) / Q(z), z = x^2; above,
+// 1 - 2 / (e + 2) with e = expm1(2|x|) and the sign restored (|x| > 20 is +-1 in double); both
+// computed, one selected. NaN passes through, +-0 stay.
+TT_VMATH_INLINE double vtanh(double x) {
+  double z = x * x;
+  double p = std::fma(std::fma(z, -9.64399179425052238628e-1, -9.92877231001918586564e1), z,
+                      -1.61468768441708447952e3);
+  double q = std::fma(std::fma(z + 1.12811678491632931402e2, z, 2.23548839060100448583e3), z,
+                      4.84406305325125486048e3);
+  double small = std::fma(x, z * p / q, x);
+  double ax = std::fabs(x);
+  ax = ax > 20.0 ? 20.0 : ax;
+  double y = 2.0 * ax;
+  double e = f64::expm1_core(y, std::nearbyint(y * f64::kLog2e));
+  double big = std::copysign(1.0 - 2.0 / (e + 2.0), x);
+  return ax < 0.625 ? (x == 0.0 ? x : small) : big;  // fma(-0, -0, -0) is +0
+}
+
+// erf(x), < 1 ulp: fdlibm's ranges, one rational P(t)/Q(t) whose coefficients are selected per
+// lane for the two ranges above 0.84375 (t = |x| - 1 below 1.25, 1/x^2 above), plus the small-|x|
+// rational x + x R(x^2). Above 1.25, erf = 1 - exp(-x^2 - 0.5625 + P/Q) / |x| with x^2
+// carried as hi + lo. |x| >= 6 is +-1; NaN passes through.
+TT_VMATH_INLINE double verf(double x) {
+  double ax = std::fabs(x);
+  // |x| < 0.84375: x + x pp(z) / qq(z), z = x^2 (divided below, with the other range's P / Q)
+  double z = x * x;
+  double pp = std::fma(z, std::fma(z, std::fma(z, std::fma(z, -2.37630166566501626084e-05,
+                                                           -5.77027029648944159157e-03),
+                                               -2.84817495755985104766e-02),
+                                   -3.25042107247001499370e-01),
+                       1.28379167095512558561e-01);
+  double qq = std::fma(z, std::fma(z, std::fma(z, std::fma(z, std::fma(z, -3.96022827877536812320e-06,
+                                                                       1.32494738004321644526e-04),
+                                                           5.08130628187576562776e-03),
+                                               6.50222499887672944485e-02),
+                                   3.97917223959155352819e-01),
+                       1.0);
+  // 0.84375 <= |x| < 6: P(t) / Q(t) with per-range coefficients, one select each (mid: fdlibm's
+  // pa/qa on t = |x| - 1; far: ra/sa on t = 1/x^2, fitted on [1.25, 2.857] but good to < 0.1 ulp
+  // of erf up to 6, which saves fdlibm's third range)
+  bool mid = ax < 1.25;
+  double ia = 1.0 / ax;
+  double t = mid ? ax - 1.0 : ia * ia;
+  // Estrin's scheme (pairs, then t^2, then t^4): erf is latency-bound with Horner's long chains
+  double t2 = t * t, t4 = t2 * t2;
+  double p01 = std::fma(t, mid ? 4.14856118683748331666e-01 : -6.93858572707181764372e-01,
+                        mid ? -2.36211856075265944077e-03 : -9.86494403484714822705e-03);
+  double p23 = std::fma(t, mid ? 3.18346619901161753674e-01 : -6.23753324503260060396e+01,
+                        mid ? -3.72207876035701323847e-01 : -1.05586262253232909814e+01);
+  double p45 = std::fma(t, mid ? 3.54783043256182359371e-02 : -1.84605092906711035994e+02,
+                        mid ? -1.10894694282396677476e-01 : -1.62396669462573470355e+02);
+  double p67 = std::fma(t, mid ? 0.0 : -9.81432934416914548592e+00,
+                        mid ? -2.16637559486879084300e-03 : -8.12874355063065934246e+01);
+  double p = std::fma(t4, std::fma(t2, p67, p45), std::fma(t2, p23, p01));
+  double q01 = std::fma(t, mid ? 1.06420880400844228286e-01 : 1.96512716674392571292e+01, 1.0);
+  double q23 = std::fma(t, mid ? 7.18286544141962662868e-02 : 4.34565877475229228821e+02,
+                        mid ? 5.40397917702171048937e-01 : 1.37657754143519042600e+02);
+  double q45 = std::fma(t, mid ? 1.36370839120290507362e-02 : 4.29008140027567833386e+02,
+                        mid ? 1.26171219808761642112e-01 : 6.45387271733267880336e+02);
+  double q67 = std::fma(t, mid ? 0.0 : 6.57024977031928170135e+00,
+                        mid ? 1.19844998467991074170e-02 : 1.08635005541779435134e+02);
+  double q8 = mid ? 0.0 : -6.04244152148580987438e-02;
+  double q = std::fma(t4, std::fma(t4, q8, std::fma(t2, q67, q45)), std::fma(t2, q23, q01));
+  bool small = ax < 0.84375;
+  double ratio = (small ? pp : p) / (small ? qq : q);  // one division for both rationals
+  double erf_mid = 8.45062911510467529297e-01 + ratio;  // erx = erf(1) rounded to float
+  // exp(-0.5625) as a constant factor: its rounding shrinks with erfc in 1 - erfc; keeping x^2
+  // as hi + lo makes the argument exact (written so that fp contraction cannot fuse hi away)
+  double hi = ax * ax, lo = std::fma(ax, ax, -hi);
+  double erfc = f64::exp_hilo(-hi, ratio - lo) * (ia * 0.56978282473092300977);
+  double big = mid ? erf_mid : 1.0 - erfc;
+  big = ax >= 6.0 ? 1.0 : big;
+  big = std::copysign(big, x);
+  return small ? std::fma(x, ratio, x) : big;
+}
+
+// sin / cos for |x| < kTrigReduced64, < 1 ulp: the quadrant j = round(x 2/pi), x - j pi/2
+// against pi/2 in three 33-bit parts and a tail (fdlibm's pio2_1..pio2_3t: each j * part is exact
+// for |j| < 2^20, the sums carried as hi + lo with TwoSum, ~150 bits of pi/2, enough for the
+// closest approach of a double to a multiple of pi/2), then fdlibm's kernels on hi + lo. Larger
+// |x| (and NaN / inf) are recomputed with libm by the caller.
+constexpr double kTrigReduced64 = 1048576.0;  // 2^20
+template <bool Cos>
+TT_VMATH_INLINE double vsincos_reduced(double x) {
+  double j = std::nearbyint(x * 0.63661977236758134308);
+  double t1 = std::fma(j, -1.57079632673412561417e+00, x);  // exact (Sterbenz)
+  double w = j * 6.07710050630396597660e-11;                 // exact
+  double a = t1 - w;
+  double e1 = f64::two_sum_err(t1, -w, a);
+  double v = j * 2.02226624871116645580e-21;  // exact
+  double b = a - v;
+  double e2 = f64::two_sum_err(a, -v, b);
+  double lo = std::fma(j, -8.47842766036889956997e-32, e1 + e2);
+  double hi = b + lo;
+  lo = (b - hi) + lo;
+  double sn = f64::kernel_sin(hi, lo);
+  double cs = f64::kernel_cos(hi, lo);
+  // the quadrant j mod 4 (plus one for cos), kept in floating point: AVX2 has no double -> int64
+  double qd = j + (Cos ? 1.0 : 0.0);
+  qd = qd - 4.0 * std::floor(qd * 0.25);
+  double r = (qd == 1.0 || qd == 3.0) ? cs : sn;
+  r = qd >= 2.0 ? -r : r;
+  return (!Cos && x == 0.0) ? x : r;  // sin(-0) = -0
+}
+TT_VMATH_INLINE double vsin_reduced(double x) { return vsincos_reduced<false>(x); }
+TT_VMATH_INLINE double vcos_reduced(double x) { return vsincos_reduced<true>(x); }
+
+}  // inline namespace TT_VMATH_ISA
+}  // namespace tt::cpu
