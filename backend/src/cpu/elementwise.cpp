@@ -7,6 +7,7 @@
 #include "kernels.h"
 #include "loops.h"
 #include "vmath.h"
+#include "vmath_more.h"
 
 namespace tt::cpu {
 namespace {
@@ -168,7 +169,8 @@ __attribute__((flatten)) void run_unary(const Tensor& out, const Tensor& a, F f)
     O* __restrict o = out.data<O>();
     const T* __restrict x = a.data<T>();
     parallel_for(0, n, kGrain / 4, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) o[i] = f(x[i]);
+      F g = f;  // a local copy: a captured parameter (elu's alpha) read through the closure may alias o
+      for (int64_t i = b; i < e; ++i) o[i] = g(x[i]);
     });
     return;
   }
@@ -193,10 +195,6 @@ template <class T>
 TT_VMATH_INLINE T gelu_tanh(T x) {
   const T k = T(0.79788456080286535588), c = T(0.044715);
   return T(0.5) * x * (T(1) + vtanh(k * (x + c * x * x * x)));
-}
-template <class T>
-TT_VMATH_INLINE T softplus(T x) {
-  return x > T(20) ? x : vlog1p(vexp(x));
 }
 
 // float sigmoid / silu on contiguous data: eight lanes of vexp8_of (whose common case scales once)
@@ -230,9 +228,22 @@ bool run_sigmoid8(const Tensor& out, const Tensor& a) {
 #endif
 }
 
-// float sin / cos: the vectorised reduced form everywhere, then a (predictable, read-only unless
-// it fires) pass that recomputes with libm where |x| >= kTrigReduced or x is not finite.
-template <bool Cos>
+// float sin / cos / tan: the vectorised reduced form everywhere, then a (predictable, read-only
+// unless it fires) pass that recomputes with libm where |x| >= kTrigReduced or x is not finite.
+enum class Trig { Sin, Cos, Tan };
+template <Trig K>
+TT_VMATH_INLINE float trig_reduced(float x) {
+  if constexpr (K == Trig::Sin) return vsin_reduced(x);
+  else if constexpr (K == Trig::Cos) return vcos_reduced(x);
+  else return vtan_reduced(x);
+}
+template <Trig K>
+float trig_libm(float x) {
+  if constexpr (K == Trig::Sin) return std::sin(x);
+  else if constexpr (K == Trig::Cos) return std::cos(x);
+  else return std::tan(x);
+}
+template <Trig K>
 void run_trig(const Tensor& out, const Tensor& a) {
   if (out.is_contiguous() && a.is_contiguous() && a.shape() == out.shape()) {  // blocks checked in L1
     float* __restrict o = out.data<float>();
@@ -242,22 +253,22 @@ void run_trig(const Tensor& out, const Tensor& a) {
         int64_t i1 = std::min(e, i0 + 1024);
         int outside = 0;
         for (int64_t i = i0; i < i1; ++i) {
-          o[i] = Cos ? vcos_reduced(x[i]) : vsin_reduced(x[i]);
+          o[i] = trig_reduced<K>(x[i]);
           outside |= !(std::fabs(x[i]) < kTrigReduced);
         }
         if (outside)
           for (int64_t i = i0; i < i1; ++i)
-            if (!(std::fabs(x[i]) < kTrigReduced)) o[i] = Cos ? std::cos(x[i]) : std::sin(x[i]);
+            if (!(std::fabs(x[i]) < kTrigReduced)) o[i] = trig_libm<K>(x[i]);
       }
     });
     return;
   }
-  run_unary<float, float>(out, a, [](float x) { return Cos ? vcos_reduced(x) : vsin_reduced(x); });
+  run_unary<float, float>(out, a, [](float x) { return trig_reduced<K>(x); });
   for_each<2>({&out, &a}, [&](char** p, const int64_t* s, int64_t m) {
     char *po = p[0], *pa = p[1];
     for (int64_t i = 0; i < m; ++i, po += s[0], pa += s[1]) {
       float x = *reinterpret_cast<const float*>(pa);
-      if (!(std::fabs(x) < kTrigReduced)) *reinterpret_cast<float*>(po) = Cos ? std::cos(x) : std::sin(x);
+      if (!(std::fabs(x) < kTrigReduced)) *reinterpret_cast<float*>(po) = trig_libm<K>(x);
     }
   });
 }
@@ -268,30 +279,32 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a) {
   if constexpr (is_fp<T>) {
     switch (op) {
       case UnaryOp::Exp: return run_unary<T, T>(out, a, [](T x) { return vexp(x); });
-      case UnaryOp::Exp2: return run_unary<T, T>(out, a, [](T x) { return std::exp2(x); });
+      case UnaryOp::Exp2: return run_unary<T, T>(out, a, [](T x) { return vexp2(x); });
       case UnaryOp::Expm1: return run_unary<T, T>(out, a, [](T x) { return vexpm1(x); });
       case UnaryOp::Log: return run_unary<T, T>(out, a, [](T x) { return vlog(x); });
-      case UnaryOp::Log2: return run_unary<T, T>(out, a, [](T x) { return std::log2(x); });
-      case UnaryOp::Log10: return run_unary<T, T>(out, a, [](T x) { return std::log10(x); });
+      case UnaryOp::Log2: return run_unary<T, T>(out, a, [](T x) { return vlog2(x); });
+      case UnaryOp::Log10: return run_unary<T, T>(out, a, [](T x) { return vlog10(x); });
       case UnaryOp::Log1p: return run_unary<T, T>(out, a, [](T x) { return vlog1p(x); });
       case UnaryOp::Sqrt: return run_unary<T, T>(out, a, [](T x) { return std::sqrt(x); });
       case UnaryOp::Rsqrt: return run_unary<T, T>(out, a, [](T x) { return T(1) / std::sqrt(x); });
       case UnaryOp::Sin:
-        if constexpr (std::is_same_v<T, float>) return run_trig<false>(out, a);
+        if constexpr (std::is_same_v<T, float>) return run_trig<Trig::Sin>(out, a);
         else return run_unary<T, T>(out, a, [](T x) { return std::sin(x); });
       case UnaryOp::Cos:
-        if constexpr (std::is_same_v<T, float>) return run_trig<true>(out, a);
+        if constexpr (std::is_same_v<T, float>) return run_trig<Trig::Cos>(out, a);
         else return run_unary<T, T>(out, a, [](T x) { return std::cos(x); });
-      case UnaryOp::Tan: return run_unary<T, T>(out, a, [](T x) { return std::tan(x); });
-      case UnaryOp::Asin: return run_unary<T, T>(out, a, [](T x) { return std::asin(x); });
-      case UnaryOp::Acos: return run_unary<T, T>(out, a, [](T x) { return std::acos(x); });
-      case UnaryOp::Atan: return run_unary<T, T>(out, a, [](T x) { return std::atan(x); });
-      case UnaryOp::Sinh: return run_unary<T, T>(out, a, [](T x) { return std::sinh(x); });
-      case UnaryOp::Cosh: return run_unary<T, T>(out, a, [](T x) { return std::cosh(x); });
+      case UnaryOp::Tan:
+        if constexpr (std::is_same_v<T, float>) return run_trig<Trig::Tan>(out, a);
+        else return run_unary<T, T>(out, a, [](T x) { return std::tan(x); });
+      case UnaryOp::Asin: return run_unary<T, T>(out, a, [](T x) { return vasin(x); });
+      case UnaryOp::Acos: return run_unary<T, T>(out, a, [](T x) { return vacos(x); });
+      case UnaryOp::Atan: return run_unary<T, T>(out, a, [](T x) { return vatan(x); });
+      case UnaryOp::Sinh: return run_unary<T, T>(out, a, [](T x) { return vsinh(x); });
+      case UnaryOp::Cosh: return run_unary<T, T>(out, a, [](T x) { return vcosh(x); });
       case UnaryOp::Tanh: return run_unary<T, T>(out, a, [](T x) { return vtanh(x); });
-      case UnaryOp::Asinh: return run_unary<T, T>(out, a, [](T x) { return std::asinh(x); });
-      case UnaryOp::Acosh: return run_unary<T, T>(out, a, [](T x) { return std::acosh(x); });
-      case UnaryOp::Atanh: return run_unary<T, T>(out, a, [](T x) { return std::atanh(x); });
+      case UnaryOp::Asinh: return run_unary<T, T>(out, a, [](T x) { return vasinh(x); });
+      case UnaryOp::Acosh: return run_unary<T, T>(out, a, [](T x) { return vacosh(x); });
+      case UnaryOp::Atanh: return run_unary<T, T>(out, a, [](T x) { return vatanh(x); });
       case UnaryOp::Sigmoid:
         if constexpr (std::is_same_v<T, float>)
           if (run_sigmoid8<false>(out, a)) return;
@@ -303,7 +316,7 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a) {
           if (run_sigmoid8<true>(out, a)) return;
         return run_unary<T, T>(out, a, [](T x) { return x * vsigmoid(x); });
       case UnaryOp::Erf: return run_unary<T, T>(out, a, [](T x) { return verf(x); });
-      case UnaryOp::Erfc: return run_unary<T, T>(out, a, [](T x) { return std::erfc(x); });
+      case UnaryOp::Erfc: return run_unary<T, T>(out, a, [](T x) { return verfc(x); });
       case UnaryOp::Floor: return run_unary<T, T>(out, a, [](T x) { return std::floor(x); });
       case UnaryOp::Ceil: return run_unary<T, T>(out, a, [](T x) { return std::ceil(x); });
       case UnaryOp::Round: return run_unary<T, T>(out, a, [](T x) { return std::nearbyint(x); });
@@ -313,10 +326,10 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a) {
       case UnaryOp::IsNan: return run_unary<T, B>(out, a, [](T x) { return x != x; });
       case UnaryOp::IsInf: return run_unary<T, B>(out, a, [](T x) { return std::isinf(x); });
       case UnaryOp::IsFinite: return run_unary<T, B>(out, a, [](T x) { return std::isfinite(x); });
-      case UnaryOp::Softplus: return run_unary<T, T>(out, a, [](T x) { return softplus(x); });
-      case UnaryOp::Mish: return run_unary<T, T>(out, a, [](T x) { return x * vtanh(softplus(x)); });
+      case UnaryOp::Softplus: return run_unary<T, T>(out, a, [](T x) { return vsoftplus(x); });
+      case UnaryOp::Mish: return run_unary<T, T>(out, a, [](T x) { return vmish(x); });
       case UnaryOp::Logsigmoid:
-        return run_unary<T, T>(out, a, [](T x) { return std::min(x, T(0)) - vlog1p(vexp(-std::abs(x))); });
+        return run_unary<T, T>(out, a, [](T x) { return vlogsigmoid(x); });
       case UnaryOp::Hardsigmoid:
         return run_unary<T, T>(out, a, [](T x) { return std::min(std::max(x + T(3), T(0)), T(6)) / T(6); });
       case UnaryOp::Hardswish:
