@@ -65,7 +65,7 @@ CASES: list[tuple[str, Ref, Callable[[np.ndarray], np.ndarray] | None, float]] =
     ("asinh", np.arcsinh, None, 3.0),
     ("acosh", np.arccosh, None, 2.5),
     ("atanh", np.arctanh, None, 2.0),
-    ("erfc", _erfc, lambda x: np.abs(x) < 12, 2.0),
+    ("erfc", _erfc, lambda x: np.abs(x) < 12, 2.5),
 ]
 
 
@@ -122,8 +122,8 @@ def test_exact_results_at_powers_of_two_and_ten() -> None:
     k10 = np.arange(0, 11)
     p10 = (10.0 ** k10).astype(np.float32)  # exact in float32 up to 1e10
     np.testing.assert_array_equal(tt.log10(tt.tensor(p10)).numpy(), k10.astype(np.float32))
-    near = np.float32([10.0**e for e in range(-38, 39)])  # the float nearest each power of ten
-    want = np.float32([math.log10(float(v)) for v in near])  # correctly rounded there
+    near = np.array([10.0**e for e in range(-38, 39)], dtype=np.float32)  # nearest each power of ten
+    want = np.array([math.log10(float(v)) for v in near], dtype=np.float32)  # correctly rounded
     np.testing.assert_array_equal(tt.log10(tt.tensor(near)).numpy(), want)
 
 
@@ -134,7 +134,7 @@ def test_tan_near_poles_and_beyond_the_reduced_range() -> None:
     assert _max_ulp("tan", x, np.tan) <= 3.0
     rng = np.random.default_rng(0)
     big = np.concatenate([rng.uniform(2**19, 2**24, 2000), np.geomspace(2**19, 3e38, 2000)]).astype(np.float32)
-    big = np.concatenate([big, -big, np.float32([524287.97, 524288.0, -524288.0])])
+    big = np.concatenate([big, -big, np.array([524287.97, 524288.0, -524288.0], dtype=np.float32)])
     assert _max_ulp("tan", big, np.tan) <= 3.0
     assert _max_ulp("tan", big, np.tan, strided=True) <= 3.0
 

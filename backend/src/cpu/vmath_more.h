@@ -3,15 +3,41 @@
 // hyperbolic trigonometric functions, erfc), in the style of vmath.h: plain scalar code with fma
 // and selects, every branch computed and one selected, no libm call inside, so GCC vectorises
 // the loops around them (at any vector width). Double overloads call libm.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <algorithm>
 #include <limits>
 
 #include "vmath.h"
 
 namespace tt::cpu {
+
+// Polynomials in Estrin's form (pairs, then powers r^2, r^4): a dependency chain of about half
+// Horner's length. These loops are latency-bound (the FP scheduler holds only a few iterations),
+// so the shorter chain is what makes them fast.
+
+// exp(r) for |r| <= ln(2)/2: vexp's Cephes polynomial, 1 + r + r^2 P(r).
+TT_VMATH_INLINE float exp_poly(float r) {
+  float r2 = r * r;
+  float a = std::fma(1.9875691500E-4f, r, 1.3981999507E-3f);
+  float b = std::fma(8.3334519073E-3f, r, 4.1665795894E-2f);
+  float c = std::fma(1.6666665459E-1f, r, 5.0000001201E-1f);
+  float p = std::fma(std::fma(a, r2, b), r2, c);
+  return std::fma(p, r2, r) + 1.0f;
+}
+
+// log(1 + f) - f + f^2 / 2 = f^3 P(f) for f in [sqrt(1/2) - 1, sqrt(2) - 1]: vlog's Cephes P.
+TT_VMATH_INLINE float log_poly(float f) {
+  float f2 = f * f, f4 = f2 * f2;
+  float p01 = std::fma(-2.4999993993E-1f, f, 3.3333331174E-1f);
+  float p23 = std::fma(-1.6668057665E-1f, f, 2.0000714765E-1f);
+  float p45 = std::fma(-1.2420140846E-1f, f, 1.4249322787E-1f);
+  float p67 = std::fma(-1.1514610310E-1f, f, 1.1676998740E-1f);
+  float lo = std::fma(p23, f2, p01);
+  float hi = std::fma(7.0376836292E-2f, f4, std::fma(p67, f2, p45));
+  return std::fma(hi, f4, lo) * (f2 * f);
+}
 
 // exp(x) = y * 2^n with y in [1/sqrt(2), sqrt(2)] (vexp's Cephes polynomial and reduction), for
 // callers that scale the result before it can overflow or round to a subnormal.
@@ -19,20 +45,14 @@ TT_VMATH_INLINE float vexp_parts(float x, float& n) {
   n = std::nearbyint(x * 1.44269504088896341f);
   float r = std::fma(n, -0.693359375f, x);
   r = std::fma(n, 2.12194440e-4f, r);
-  float p = 1.9875691500E-4f;
-  p = std::fma(p, r, 1.3981999507E-3f);
-  p = std::fma(p, r, 8.3334519073E-3f);
-  p = std::fma(p, r, 4.1665795894E-2f);
-  p = std::fma(p, r, 1.6666665459E-1f);
-  p = std::fma(p, r, 5.0000001201E-1f);
-  return std::fma(p * r, r, r) + 1.0f;
+  return exp_poly(r);
 }
 
 // y * 2^n for integral n in [-252, 254] in two exact power-of-two steps, so a subnormal or
 // overflowing result is rounded once, by the last multiplication.
 TT_VMATH_INLINE float vscale2(float y, float n) {
   int32_t ni = static_cast<int32_t>(n);
-  int32_t n1 = ni / 2, n2 = ni - n1;
+  int32_t n1 = ni >> 1, n2 = ni - n1;  // arithmetic shift: floor(n / 2), cheaper than n / 2
   int32_t b1 = (n1 + 127) << 23, b2 = (n2 + 127) << 23;
   float s1, s2;
   std::memcpy(&s1, &b1, 4);
@@ -40,20 +60,42 @@ TT_VMATH_INLINE float vscale2(float y, float n) {
   return y * s1 * s2;
 }
 
+// x with |x| clamped to `lim` on the bits (an integer min: GCC vectorises a float clamp as three
+// compares and two blends); NaN becomes +-lim, callers restore it.
+TT_VMATH_INLINE float clamp_abs_bits(float x, int32_t lim) {
+  int32_t bits;
+  std::memcpy(&bits, &x, 4);
+  int32_t ab = bits & 0x7fffffff;
+  ab = ab < lim ? ab : lim;
+  ab |= bits & static_cast<int32_t>(0x80000000u);
+  float r;
+  std::memcpy(&r, &ab, 4);
+  return r;
+}
+
+// exp(x) as vexp (its polynomial in Estrin's form, so within an ulp of it) with the cheaper clamp
+// of clamp_abs_bits: |x| to 104 (exp(104) overflows, exp(-104) rounds to 0), NaN restored.
+TT_VMATH_INLINE float vexpf(float x) {
+  float n;
+  float y = vexp_parts(clamp_abs_bits(x, 0x42d00000), n);  // 104.0f
+  y = vscale2(y, n);
+  return x != x ? x : y;
+}
+
 // 2^x: n = round(x) and 2^(x - n) (x - n exact) by Cephes' exp2f polynomial on [-1/2, 1/2];
-// exact for integral x. NaN passes through (the clamps compare false).
+// exact for integral x.
 TT_VMATH_INLINE float vexp2(float x) {
-  x = x < -151.0f ? -151.0f : x;
-  x = x > 129.0f ? 129.0f : x;
-  float n = std::nearbyint(x);
-  float r = x - n;
+  float xc = clamp_abs_bits(x, 0x43170000);  // 151.0f: 2^+-151 overflows / rounds to 0
+  float n = std::nearbyint(xc);
+  float r = xc - n;
   float p = 1.535336188319500E-4f;
   p = std::fma(p, r, 1.339887440266574E-3f);
   p = std::fma(p, r, 9.618437357674640E-3f);
   p = std::fma(p, r, 5.550332471162809E-2f);
   p = std::fma(p, r, 2.402264791363012E-1f);
   p = std::fma(p, r, 6.931472028550421E-1f);
-  return vscale2(std::fma(p, r, 1.0f), n);
+  float y = vscale2(std::fma(p, r, 1.0f), n);
+  return x != x ? x : y;
 }
 inline double vexp2(double x) { return std::exp2(x); }
 
@@ -72,18 +114,7 @@ TT_VMATH_INLINE float vlog_parts(float x, float& e, float& f) {
   bool low = m < 0.707106781186547524f;
   e = low ? e - 1.0f : e;
   f = low ? m + m - 1.0f : m - 1.0f;
-  float z = f * f;
-  float y = 7.0376836292E-2f;
-  y = std::fma(y, f, -1.1514610310E-1f);
-  y = std::fma(y, f, 1.1676998740E-1f);
-  y = std::fma(y, f, -1.2420140846E-1f);
-  y = std::fma(y, f, 1.4249322787E-1f);
-  y = std::fma(y, f, -1.6668057665E-1f);
-  y = std::fma(y, f, 2.0000714765E-1f);
-  y = std::fma(y, f, -2.4999993993E-1f);
-  y = std::fma(y, f, 3.3333331174E-1f);
-  y = y * f * z;
-  return std::fma(z, -0.5f, y);
+  return std::fma(f * f, -0.5f, log_poly(f));
 }
 
 // libm's answers outside the finite positive numbers: inf -> inf, 0 -> -inf, x < 0 or NaN -> NaN.
@@ -91,6 +122,22 @@ TT_VMATH_INLINE float vlog_edges(float x, float r) {
   r = x == std::numeric_limits<float>::infinity() ? x : r;
   r = x == 0.0f ? -std::numeric_limits<float>::infinity() : r;
   return (x < 0.0f || x != x) ? std::numeric_limits<float>::quiet_NaN() : r;
+}
+
+// log(x) as vlog (the same Cephes polynomial, in Estrin's form, so within an ulp of it) for the
+// functions below: e ln 2 + f + y with ln 2 split so e ln 2 enters exactly.
+TT_VMATH_INLINE float vlogf(float x) {
+  float e, f;
+  float y = vlog_parts(x, e, f);
+  float r = std::fma(e, 0.693359375f, f + std::fma(e, -2.12194440e-4f, y));
+  return vlog_edges(x, r);
+}
+
+// log1p(x) as vlog1p (Goldberg's u = 1 + x, log(u) x / (u - 1)) on vlogf.
+TT_VMATH_INLINE float vlog1pf(float x) {
+  float u = 1.0f + x, d = u - 1.0f;
+  float r = d == 0.0f ? x : vlogf(u) * (x / d);
+  return x == std::numeric_limits<float>::infinity() ? x : r;
 }
 
 // log2(x) = e + (f + y) log2(e), log2(e) as 1 + A so f enters exactly (Cephes' log2f order):
@@ -248,7 +295,7 @@ TT_VMATH_INLINE float vasinh(float x) {
   float small = std::fma(p * z, a, a);
   bool huge = a > 4096.0f;
   float u = huge ? a - 1.0f : a + z / (1.0f + std::sqrt(z + 1.0f));
-  float big = vlog1p(u) + (huge ? 0.693147180559945309f : 0.0f);
+  float big = vlog1pf(u) + (huge ? 0.693147180559945309f : 0.0f);
   return std::copysign(a < 0.5f ? small : big, x);
 }
 inline double vasinh(double x) { return std::asinh(x); }
@@ -265,7 +312,7 @@ TT_VMATH_INLINE float vacosh(float x) {
   float small = p * std::sqrt(z);
   bool huge = x > 4096.0f;
   float u = huge ? x : x + std::sqrt(z * (x + 1.0f));
-  float big = vlog(u) + (huge ? 0.693147180559945309f : 0.0f);
+  float big = vlogf(u) + (huge ? 0.693147180559945309f : 0.0f);
   return z < 0.5f ? small : big;
 }
 inline double vacosh(double x) { return std::acosh(x); }
@@ -281,83 +328,77 @@ TT_VMATH_INLINE float vatanh(float x) {
   p = std::fma(p, z, 1.99782164500E-1f);
   p = std::fma(p, z, 3.33337300303E-1f);
   float small = std::fma(p * z, x, x);
-  float big = std::copysign(0.5f * vlog((1.0f + a) / (1.0f - a)), x);
+  float big = std::copysign(0.5f * vlogf((1.0f + a) / (1.0f - a)), x);
   return a < 0.5f ? small : big;
 }
 inline double vatanh(double x) { return std::atanh(x); }
 
 // erfc(x) = exp(-x^2) t h(t) for |x|, t = 1 / (1 + |x| / 2), h a degree-10 polynomial (a relative
-// least-squares fit of erfc(x) exp(x^2) / t on |x| in [0, 10.1], 3.5e-9), 2 - that for x < 0. t
-// (a float reciprocal refined once in double), h, x^2 (exact in double) and the reduction of -x^2
-// by ln 2 in double; exp of the reduced argument by vexp's float polynomial; the product, the 2^n
-// scaling and 2 - e in double, so one final rounding, also into the subnormal range (erfc is 0 in
-// float from 10.06). No cancellation anywhere; NaN passes through (the clamp compares false).
+// least-squares fit of erfc(x) exp(x^2) / t on |x| in [0, 10.1], 3.5e-9), 2 - that for x < 0. t (a
+// float reciprocal refined once in double) and h in double, rounded once to float; x^2 split
+// exactly (hi + lo) and reduced by ln 2 as in vexp (lo folded into the reduced argument), so
+// exp(-x^2) is as accurate as vexp; the 2^n scaling last, in two exact steps (results in the
+// subnormal range round once more; erfc is 0 in float from 10.06). No cancellation anywhere; NaN
+// passes through (the clamp compares false).
 TT_VMATH_INLINE float verfc(float x) {
   float af = std::fabs(x);
   af = af > 10.5f ? 10.5f : af;
   double a = af, d = std::fma(0.5, a, 1.0);
   double t = 1.0f / static_cast<float>(d);
   t = t * std::fma(-d, t, 2.0);  // one Newton step: 1 / d to ~2^-46
-  double h = 0.03557422404627435;
-  h = std::fma(h, t, -0.1898878453424827);
-  h = std::fma(h, t, 0.3784373484450425);
-  h = std::fma(h, t, -0.28512004791462825);
-  h = std::fma(h, t, -0.02622720914162175);
-  h = std::fma(h, t, 0.038106136712994614);
-  h = std::fma(h, t, 0.053733193439030165);
-  h = std::fma(h, t, 0.18591513652398967);
-  h = std::fma(h, t, 0.2451227507801389);
-  h = std::fma(h, t, 0.28225803761758894);
-  h = std::fma(h, t, 0.2820882782784893);
-  double x2 = a * a;
-  double n = std::nearbyint(x2 * -1.4426950408889634074);
-  float r = static_cast<float>(std::fma(n, -0.69314718055994530942, -x2));
-  float p = 1.9875691500E-4f;
-  p = std::fma(p, r, 1.3981999507E-3f);
-  p = std::fma(p, r, 8.3334519073E-3f);
-  p = std::fma(p, r, 4.1665795894E-2f);
-  p = std::fma(p, r, 1.6666665459E-1f);
-  p = std::fma(p, r, 5.0000001201E-1f);
-  float y = std::fma(p * r, r, r) + 1.0f;
-  int64_t b = static_cast<int64_t>(static_cast<int32_t>(n) + 1023) << 52;
-  double s;
-  std::memcpy(&s, &b, 8);
-  double e = static_cast<double>(y) * (t * h) * s;
-  return static_cast<float>(x < 0.0f ? 2.0 - e : e);
+  double t2 = t * t, t4 = t2 * t2, t8 = t4 * t4;
+  double h01 = std::fma(0.28225803761758894, t, 0.2820882782784893);
+  double h23 = std::fma(0.18591513652398967, t, 0.2451227507801389);
+  double h45 = std::fma(0.038106136712994614, t, 0.053733193439030165);
+  double h67 = std::fma(-0.28512004791462825, t, -0.02622720914162175);
+  double h89 = std::fma(-0.1898878453424827, t, 0.3784373484450425);
+  double h03 = std::fma(h23, t2, h01), h47 = std::fma(h67, t2, h45);
+  double h8a = std::fma(0.03557422404627435, t2, h89);
+  double h = std::fma(h8a, t8, std::fma(h47, t4, h03));
+  float m = static_cast<float>(t * h);
+  float hi = af * af, lo = std::fma(af, af, -hi);
+  float n = std::nearbyint(hi * -1.44269504088896341f);
+  float r = std::fma(n, -0.693359375f, -hi);  // exact (Cody-Waite head)
+  r = std::fma(n, 2.12194440e-4f, r) - lo;
+  float e = vscale2(exp_poly(r) * m, n);
+  return x < 0.0f ? 2.0f - e : e;
 }
 inline double verfc(double x) { return std::erfc(x); }
+
+// c ? a : b on the bits: GCC sinks a plain select on a polynomial's input into two copies of the
+// polynomial and a blend of their results; a mask select it leaves alone.
+TT_VMATH_INLINE float vselect(bool c, float a, float b) {
+  uint32_t ua, ub;
+  std::memcpy(&ua, &a, 4);
+  std::memcpy(&ub, &b, 4);
+  uint32_t m = 0u - static_cast<uint32_t>(c);
+  uint32_t r = (ua & m) | (ub & ~m);
+  float out;
+  std::memcpy(&out, &r, 4);
+  return out;
+}
 
 // log1p(e) for e in [0, 1] (softplus, logsigmoid: e = exp(-|x|)) without vlog1p's divide: below
 // sqrt(2) - 1, f = e exactly; above, 1 + e = 2 (1 + f) with f = (e - 1) / 2 (one rounding, 2^-26
 // absolute). Then vlog's polynomial on f in [sqrt(1/2) - 1, sqrt(2) - 1], k ln 2 added.
 TT_VMATH_INLINE float vlog1p_unit(float e) {
   bool up = e > 0.41421356237309505f;
-  float f = up ? std::fma(e, 0.5f, -0.5f) : e;
-  float z = f * f;
-  float y = 7.0376836292E-2f;
-  y = std::fma(y, f, -1.1514610310E-1f);
-  y = std::fma(y, f, 1.1676998740E-1f);
-  y = std::fma(y, f, -1.2420140846E-1f);
-  y = std::fma(y, f, 1.4249322787E-1f);
-  y = std::fma(y, f, -1.6668057665E-1f);
-  y = std::fma(y, f, 2.0000714765E-1f);
-  y = std::fma(y, f, -2.4999993993E-1f);
-  y = std::fma(y, f, 3.3333331174E-1f);
-  y = std::fma(y * f, z, std::fma(z, -0.5f, f));
+  float f = vselect(up, std::fma(e, 0.5f, -0.5f), e);
+  float y = log_poly(f) + std::fma(f * f, -0.5f, f);
   return up ? y + 0.693147180559945309f : y;
 }
 
 // softplus(x) = log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|)), x itself above 20 (torch's
 // threshold). NaN passes through.
 TT_VMATH_INLINE float vsoftplus(float x) {
-  float r = (x > 0.0f ? x : 0.0f) + vlog1p_unit(vexp(-std::fabs(x)));
+  float r = (x > 0.0f ? x : 0.0f) + vlog1p_unit(vexpf(-std::fabs(x)));
   return x > 20.0f ? x : r;
 }
 inline double vsoftplus(double x) { return x > 20.0 ? x : std::log1p(std::exp(x)); }
 
 // logsigmoid(x) = min(x, 0) - log1p(exp(-|x|)).
 TT_VMATH_INLINE float vlogsigmoid(float x) {
-  return (x < 0.0f ? x : 0.0f) - vlog1p_unit(vexp(-std::fabs(x)));
+  return (x < 0.0f ? x : 0.0f) - vlog1p_unit(vexpf(-std::fabs(x)));
 }
 inline double vlogsigmoid(double x) { return std::min(x, 0.0) - std::log1p(std::exp(-std::fabs(x))); }
 
@@ -365,7 +406,7 @@ inline double vlogsigmoid(double x) { return std::min(x, 0.0) - std::log1p(std::
 // written out, one exp and one divide, no cancellation (n small: w / (w + 2) ~ n). Above x = 20
 // the factor is 1 in float (n clamped there so w stays finite).
 TT_VMATH_INLINE float vmish(float x) {
-  float n = vexp(x > 20.0f ? 20.0f : x);
+  float n = vexpf(x > 20.0f ? 20.0f : x);
   float w = n * (n + 2.0f);
   return x * (w / (w + 2.0f));
 }
