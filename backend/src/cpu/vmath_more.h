@@ -101,13 +101,20 @@ inline double vexp2(double x) { return std::exp2(x); }
 
 // log(x) split as e * ln 2 + f + y with f = m - 1, m in [sqrt(1/2), sqrt(2)) the mantissa and y
 // the (small) rest of log(1 + f) (vlog's Cephes polynomial). Meaningful for finite x > 0 only;
-// callers patch 0, inf, negatives and NaN.
+// callers patch 0, inf, negatives and NaN. Subnormal x is scaled first unless the caller knows
+// x is not subnormal (Subnormals = false: the inverse hyperbolic functions, arguments >= 1/3).
+template <bool Subnormals = true>
 TT_VMATH_INLINE float vlog_parts(float x, float& e, float& f) {
-  bool tiny = x < 1.17549435e-38f;
-  float xs = tiny ? x * 8388608.0f : x;  // 2^23
   int32_t bits;
-  std::memcpy(&bits, &xs, 4);
-  e = static_cast<float>(((bits >> 23) & 0xff) - 126) - (tiny ? 23.0f : 0.0f);
+  if constexpr (Subnormals) {
+    bool tiny = x < 1.17549435e-38f;
+    float xs = tiny ? x * 8388608.0f : x;  // 2^23
+    std::memcpy(&bits, &xs, 4);
+    e = static_cast<float>(((bits >> 23) & 0xff) - 126) - (tiny ? 23.0f : 0.0f);
+  } else {
+    std::memcpy(&bits, &x, 4);
+    e = static_cast<float>(((bits >> 23) & 0xff) - 126);
+  }
   int32_t mb = (bits & 0x807fffff) | 0x3f000000;  // mantissa in [0.5, 1)
   float m;
   std::memcpy(&m, &mb, 4);
@@ -126,17 +133,18 @@ TT_VMATH_INLINE float vlog_edges(float x, float r) {
 
 // log(x) as vlog (the same Cephes polynomial, in Estrin's form, so within an ulp of it) for the
 // functions below: e ln 2 + f + y with ln 2 split so e ln 2 enters exactly.
+template <bool Subnormals = true>
 TT_VMATH_INLINE float vlogf(float x) {
   float e, f;
-  float y = vlog_parts(x, e, f);
+  float y = vlog_parts<Subnormals>(x, e, f);
   float r = std::fma(e, 0.693359375f, f + std::fma(e, -2.12194440e-4f, y));
   return vlog_edges(x, r);
 }
 
-// log1p(x) as vlog1p (Goldberg's u = 1 + x, log(u) x / (u - 1)) on vlogf.
+// log1p(x) for x > -1/2 (asinh's argument) as vlog1p (Goldberg's u = 1 + x, log(u) x / (u - 1)).
 TT_VMATH_INLINE float vlog1pf(float x) {
   float u = 1.0f + x, d = u - 1.0f;
-  float r = d == 0.0f ? x : vlogf(u) * (x / d);
+  float r = d == 0.0f ? x : vlogf<false>(u) * (x / d);  // u >= 1/2 wherever it is used
   return x == std::numeric_limits<float>::infinity() ? x : r;
 }
 
@@ -312,7 +320,7 @@ TT_VMATH_INLINE float vacosh(float x) {
   float small = p * std::sqrt(z);
   bool huge = x > 4096.0f;
   float u = huge ? x : x + std::sqrt(z * (x + 1.0f));
-  float big = vlogf(u) + (huge ? 0.693147180559945309f : 0.0f);
+  float big = vlogf<false>(u) + (huge ? 0.693147180559945309f : 0.0f);
   return z < 0.5f ? small : big;
 }
 inline double vacosh(double x) { return std::acosh(x); }
@@ -328,15 +336,15 @@ TT_VMATH_INLINE float vatanh(float x) {
   p = std::fma(p, z, 1.99782164500E-1f);
   p = std::fma(p, z, 3.33337300303E-1f);
   float small = std::fma(p * z, x, x);
-  float big = std::copysign(0.5f * vlogf((1.0f + a) / (1.0f - a)), x);
+  float big = std::copysign(0.5f * vlogf<false>((1.0f + a) / (1.0f - a)), x);
   return a < 0.5f ? small : big;
 }
 inline double vatanh(double x) { return std::atanh(x); }
 
 // erfc(x) = exp(-x^2) t h(t) for |x|, t = 1 / (1 + |x| / 2), h a degree-10 polynomial (a relative
-// least-squares fit of erfc(x) exp(x^2) / t on |x| in [0, 10.1], 3.5e-9), 2 - that for x < 0. t (a
-// float reciprocal refined once in double) and h in double, rounded once to float; x^2 split
-// exactly (hi + lo) and reduced by ln 2 as in vexp (lo folded into the reduced argument), so
+// least-squares fit of erfc(x) exp(x^2) / t on |x| in [0, 10.1], 3.5e-9), 2 - that for x < 0. t
+// and h in double (in float, their roundings alone cost ~5 ulp), t h rounded once to float; x^2
+// split exactly (hi + lo) and reduced by ln 2 as in vexp (lo folded into the reduced argument), so
 // exp(-x^2) is as accurate as vexp; the 2^n scaling last, in two exact steps (results in the
 // subnormal range round once more; erfc is 0 in float from 10.06). No cancellation anywhere; NaN
 // passes through (the clamp compares false).
@@ -344,8 +352,7 @@ TT_VMATH_INLINE float verfc(float x) {
   float af = std::fabs(x);
   af = af > 10.5f ? 10.5f : af;
   double a = af, d = std::fma(0.5, a, 1.0);
-  double t = 1.0f / static_cast<float>(d);
-  t = t * std::fma(-d, t, 2.0);  // one Newton step: 1 / d to ~2^-46
+  double t = 1.0 / d;  // a double divide: a shorter chain than a float one refined by Newton
   double t2 = t * t, t4 = t2 * t2, t8 = t4 * t4;
   double h01 = std::fma(0.28225803761758894, t, 0.2820882782784893);
   double h23 = std::fma(0.18591513652398967, t, 0.2451227507801389);
@@ -388,17 +395,31 @@ TT_VMATH_INLINE float vlog1p_unit(float e) {
   return up ? y + 0.693147180559945309f : y;
 }
 
+// exp(-|x|) for softplus / logsigmoid: |x| clamped to 104 on the bits, no NaN restore (NaN comes
+// out as a number here; the callers' final selects pass x's NaN through instead).
+TT_VMATH_INLINE float vexp_negabs(float x) {
+  int32_t bits;
+  std::memcpy(&bits, &x, 4);
+  int32_t ab = bits & 0x7fffffff;
+  ab = (ab < 0x42d00000 ? ab : 0x42d00000) | static_cast<int32_t>(0x80000000u);  // 104.0f
+  float xc;
+  std::memcpy(&xc, &ab, 4);
+  float n;
+  float y = vexp_parts(xc, n);
+  return vscale2(y, n);
+}
+
 // softplus(x) = log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|)), x itself above 20 (torch's
 // threshold). NaN passes through.
 TT_VMATH_INLINE float vsoftplus(float x) {
-  float r = (x > 0.0f ? x : 0.0f) + vlog1p_unit(vexpf(-std::fabs(x)));
-  return x > 20.0f ? x : r;
+  float r = (x > 0.0f ? x : 0.0f) + vlog1p_unit(vexp_negabs(x));
+  return x <= 20.0f ? r : x;  // NaN: x
 }
 inline double vsoftplus(double x) { return x > 20.0 ? x : std::log1p(std::exp(x)); }
 
 // logsigmoid(x) = min(x, 0) - log1p(exp(-|x|)).
 TT_VMATH_INLINE float vlogsigmoid(float x) {
-  return (x < 0.0f ? x : 0.0f) - vlog1p_unit(vexpf(-std::fabs(x)));
+  return (x >= 0.0f ? 0.0f : x) - vlog1p_unit(vexp_negabs(x));  // NaN: x - ...
 }
 inline double vlogsigmoid(double x) { return std::min(x, 0.0) - std::log1p(std::exp(-std::fabs(x))); }
 
@@ -407,7 +428,7 @@ inline double vlogsigmoid(double x) { return std::min(x, 0.0) - std::log1p(std::
 // the factor is 1 in float (n clamped there so w stays finite).
 TT_VMATH_INLINE float vmish(float x) {
   float n = vexpf(x > 20.0f ? 20.0f : x);
-  float w = n * (n + 2.0f);
+  float w = std::fma(n, n, n + n);  // n (n + 2) rounded once
   return x * (w / (w + 2.0f));
 }
 inline double vmish(double x) { return x * std::tanh(x > 20.0 ? x : std::log1p(std::exp(x))); }
