@@ -308,7 +308,8 @@ __attribute__((flatten)) void run_unary(const Tensor& out, const Tensor& a, F f)
     O* __restrict o = out.data<O>();
     const T* __restrict x = a.data<T>();
     parallel_for(0, n, kGrain / 4, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) o[i] = f(x[i]);
+      F g = f;  // a local copy: a captured parameter (elu's alpha) read through the closure may alias o
+      for (int64_t i = b; i < e; ++i) o[i] = g(x[i]);
     });
     return;
   }

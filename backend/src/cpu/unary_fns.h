@@ -7,6 +7,7 @@
 
 #include "typedtensor/op_kinds.h"
 #include "vmath.h"
+#include "vmath_more.h"
 
 namespace tt::cpu {
 
@@ -31,55 +32,45 @@ TT_VMATH_INLINE T gelu_tanh(T x) {
   const T k = T(0.79788456080286535588), c = T(0.044715);
   return T(0.5) * x * (T(1) + vtanh(k * (x + c * x * x * x)));
 }
-template <class T>
-TT_VMATH_INLINE T softplus(T x) {
-  return x > T(20) ? x : vlog1p(vexp(x));
-}
 
 // Calls run(f) with the T -> T function of `op` and returns true; false when `op` is not a
 // floating-point math op (the bool-valued tests and the ops shared with integers are elsewhere).
-// sin/cos here are the reduced forms, exact only below trig_limit<T>: callers recompute larger
-// arguments with libm (see trig_span).
+// sin/cos (and float tan) here are the reduced forms, exact only below trig_limit<T>: callers
+// recompute larger arguments with libm (see trig_span).
 template <class T, class Run>
 bool fp_unary_fn(UnaryOp op, Run&& run) {
   static_assert(std::is_floating_point_v<T>);
   switch (op) {
     case UnaryOp::Exp: run([](T x) { return vexp(x); }); return true;
-    case UnaryOp::Exp2:
-      if constexpr (std::is_same_v<T, double>) run([](T x) { return vexp2(x); });
-      else run([](T x) { return std::exp2(x); });
-      return true;
+    case UnaryOp::Exp2: run([](T x) { return vexp2(x); }); return true;
     case UnaryOp::Expm1: run([](T x) { return vexpm1(x); }); return true;
     case UnaryOp::Log: run([](T x) { return vlog(x); }); return true;
-    case UnaryOp::Log2:
-      if constexpr (std::is_same_v<T, double>) run([](T x) { return vlog2(x); });
-      else run([](T x) { return std::log2(x); });
-      return true;
-    case UnaryOp::Log10:
-      if constexpr (std::is_same_v<T, double>) run([](T x) { return vlog10(x); });
-      else run([](T x) { return std::log10(x); });
-      return true;
+    case UnaryOp::Log2: run([](T x) { return vlog2(x); }); return true;
+    case UnaryOp::Log10: run([](T x) { return vlog10(x); }); return true;
     case UnaryOp::Log1p: run([](T x) { return vlog1p(x); }); return true;
     case UnaryOp::Sqrt: run([](T x) { return std::sqrt(x); }); return true;
     case UnaryOp::Rsqrt: run([](T x) { return T(1) / std::sqrt(x); }); return true;
     case UnaryOp::Sin: run([](T x) { return vsin_reduced(x); }); return true;
     case UnaryOp::Cos: run([](T x) { return vcos_reduced(x); }); return true;
-    case UnaryOp::Tan: run([](T x) { return std::tan(x); }); return true;
-    case UnaryOp::Asin: run([](T x) { return std::asin(x); }); return true;
-    case UnaryOp::Acos: run([](T x) { return std::acos(x); }); return true;
-    case UnaryOp::Atan: run([](T x) { return std::atan(x); }); return true;
-    case UnaryOp::Sinh: run([](T x) { return std::sinh(x); }); return true;
-    case UnaryOp::Cosh: run([](T x) { return std::cosh(x); }); return true;
+    case UnaryOp::Tan:
+      if constexpr (std::is_same_v<T, float>) run([](T x) { return vtan_reduced(x); });
+      else run([](T x) { return std::tan(x); });
+      return true;
+    case UnaryOp::Asin: run([](T x) { return vasin(x); }); return true;
+    case UnaryOp::Acos: run([](T x) { return vacos(x); }); return true;
+    case UnaryOp::Atan: run([](T x) { return vatan(x); }); return true;
+    case UnaryOp::Sinh: run([](T x) { return vsinh(x); }); return true;
+    case UnaryOp::Cosh: run([](T x) { return vcosh(x); }); return true;
     case UnaryOp::Tanh: run([](T x) { return vtanh(x); }); return true;
-    case UnaryOp::Asinh: run([](T x) { return std::asinh(x); }); return true;
-    case UnaryOp::Acosh: run([](T x) { return std::acosh(x); }); return true;
-    case UnaryOp::Atanh: run([](T x) { return std::atanh(x); }); return true;
+    case UnaryOp::Asinh: run([](T x) { return vasinh(x); }); return true;
+    case UnaryOp::Acosh: run([](T x) { return vacosh(x); }); return true;
+    case UnaryOp::Atanh: run([](T x) { return vatanh(x); }); return true;
     case UnaryOp::Sigmoid: run([](T x) { return vsigmoid(x); }); return true;
     case UnaryOp::Gelu: run([](T x) { return gelu_erf(x); }); return true;
     case UnaryOp::GeluTanh: run([](T x) { return gelu_tanh(x); }); return true;
     case UnaryOp::Silu: run([](T x) { return x * vsigmoid(x); }); return true;
     case UnaryOp::Erf: run([](T x) { return verf(x); }); return true;
-    case UnaryOp::Erfc: run([](T x) { return std::erfc(x); }); return true;
+    case UnaryOp::Erfc: run([](T x) { return verfc(x); }); return true;
     case UnaryOp::Floor: run([](T x) { return std::floor(x); }); return true;
     case UnaryOp::Ceil: run([](T x) { return std::ceil(x); }); return true;
     case UnaryOp::Round: run([](T x) { return std::nearbyint(x); }); return true;
@@ -87,9 +78,9 @@ bool fp_unary_fn(UnaryOp op, Run&& run) {
     case UnaryOp::Frac: run([](T x) { return x - std::trunc(x); }); return true;
     case UnaryOp::Reciprocal: run([](T x) { return T(1) / x; }); return true;
     case UnaryOp::Relu: run([](T x) { return x > T(0) ? x : (x != x ? x : T(0)); }); return true;
-    case UnaryOp::Softplus: run([](T x) { return softplus(x); }); return true;
-    case UnaryOp::Mish: run([](T x) { return x * vtanh(softplus(x)); }); return true;
-    case UnaryOp::Logsigmoid: run([](T x) { return vmin(x, T(0)) - vlog1p(vexp(-std::fabs(x))); }); return true;
+    case UnaryOp::Softplus: run([](T x) { return vsoftplus(x); }); return true;
+    case UnaryOp::Mish: run([](T x) { return vmish(x); }); return true;
+    case UnaryOp::Logsigmoid: run([](T x) { return vlogsigmoid(x); }); return true;
     case UnaryOp::Hardsigmoid: run([](T x) { return vmin(vmax(x + T(3), T(0)), T(6)) / T(6); }); return true;
     case UnaryOp::Hardswish: run([](T x) { return x * vmin(vmax(x + T(3), T(0)), T(6)) / T(6); }); return true;
     default: return false;

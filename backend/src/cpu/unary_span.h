@@ -94,9 +94,21 @@ bool float_lanes_span(float* o, const float* x, int64_t n) {
 template <class T>
 constexpr T trig_limit = std::is_same_v<T, float> ? T(kTrigReduced) : T(kTrigReduced64);
 
-// sin / cos: the vectorised reduced form, per 1K block; a block holding |x| >= trig_limit (or NaN
-// / inf) takes libm for those elements. The block is scanned before anything is written.
-template <class T, bool Cos>
+// sin / cos / tan: the vectorised reduced form, per 1K block; a block holding |x| >= trig_limit
+// (or NaN / inf) takes libm for those elements. The block is scanned before anything is written.
+template <class T, UnaryOp K>
+TT_VMATH_INLINE T trig_reduced(T x) {
+  if constexpr (K == UnaryOp::Sin) return vsin_reduced(x);
+  else if constexpr (K == UnaryOp::Cos) return vcos_reduced(x);
+  else return vtan_reduced(x);
+}
+template <class T, UnaryOp K>
+T trig_libm(T x) {
+  if constexpr (K == UnaryOp::Sin) return std::sin(x);
+  else if constexpr (K == UnaryOp::Cos) return std::cos(x);
+  else return std::tan(x);
+}
+template <class T, UnaryOp K>
 void trig_span(T* o, const T* x, int64_t n) {
   constexpr T limit = trig_limit<T>;
   for (int64_t i0 = 0; i0 < n; i0 += 1024) {
@@ -105,11 +117,11 @@ void trig_span(T* o, const T* x, int64_t n) {
     for (int64_t i = i0; i < i1; ++i) outside |= !(std::fabs(x[i]) < limit);
     if (!outside) {
 #pragma GCC ivdep
-      for (int64_t i = i0; i < i1; ++i) o[i] = Cos ? vcos_reduced(x[i]) : vsin_reduced(x[i]);
+      for (int64_t i = i0; i < i1; ++i) o[i] = trig_reduced<T, K>(x[i]);
     } else {
       for (int64_t i = i0; i < i1; ++i) {
         T v = x[i];
-        o[i] = std::fabs(v) < limit ? (Cos ? vcos_reduced(v) : vsin_reduced(v)) : (Cos ? std::cos(v) : std::sin(v));
+        o[i] = std::fabs(v) < limit ? trig_reduced<T, K>(v) : trig_libm<T, K>(v);
       }
     }
   }
@@ -124,10 +136,11 @@ bool has_unary_span(UnaryOp op) {
 // o[i] = op(x[i]) for i < n; false when `op` has no floating-point kernel.
 template <class T>
 __attribute__((flatten)) bool unary_span(UnaryOp op, T* o, const T* x, int64_t n) {
-  if (op == UnaryOp::Sin) return trig_span<T, false>(o, x, n), true;
-  if (op == UnaryOp::Cos) return trig_span<T, true>(o, x, n), true;
+  if (op == UnaryOp::Sin) return trig_span<T, UnaryOp::Sin>(o, x, n), true;
+  if (op == UnaryOp::Cos) return trig_span<T, UnaryOp::Cos>(o, x, n), true;
   if constexpr (std::is_same_v<T, float>) {
     switch (op) {
+      case UnaryOp::Tan: trig_span<float, UnaryOp::Tan>(o, x, n); return true;
       case UnaryOp::Exp: if (float_lanes_span<UnaryOp::Exp>(o, x, n)) return true; break;
       case UnaryOp::Sigmoid: if (float_lanes_span<UnaryOp::Sigmoid>(o, x, n)) return true; break;
       case UnaryOp::Silu: if (float_lanes_span<UnaryOp::Silu>(o, x, n)) return true; break;
