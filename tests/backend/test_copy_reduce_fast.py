@@ -105,7 +105,7 @@ def saturated(v: float, dst: str) -> int:
 @pytest.mark.parametrize("src", ["float32", "float64"])
 def test_float_to_int_saturates(src: str, dst: str) -> None:
     edge = [2147483520.0, -2147483520.0, 2147483648.0, -2147483648.0, 2147483647.0, -2147483649.0, 4294967296.0]
-    vals = np.array([np.nan, np.inf, -np.inf, 1e30, -1e30, 3e9, -3e9, 2.7, -2.7, 0.0, -0.0, 255.9, 256.0] + edge, dtype=src)
+    vals = np.array([np.nan, np.inf, -np.inf, 1e30, -1e30, 3e9, -3e9, 2.7, -2.7, 0.0, -0.0, 255.9, 256.0, *edge], dtype=src)
     g = np.random.default_rng(0)
     # whole in-range vector blocks, blocks with one odd value, and ragged tails
     arr = np.concatenate([g.uniform(-2e9, 2e9, 64).astype(src), vals, g.uniform(-300, 300, 37).astype(src), vals[::-1]])
