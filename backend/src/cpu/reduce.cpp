@@ -62,9 +62,10 @@ Acc<T> contiguous_sum(const T* x, int64_t n) {
   }
 }
 
-// Product of n contiguous values in 32 / 64 independent lanes: a single running product is one long
-// chain of dependent multiplies (a multiply's latency per element). Integers multiply as their
-// unsigned type, which wraps exactly as the serial product does (and without signed overflow).
+// Product of n contiguous values in independent lanes (floats: 4 AVX vectors; integers: 32 lanes):
+// a single running product is one long chain of dependent multiplies (a multiply's latency per
+// element). Integers multiply as their unsigned type, which wraps exactly as the serial product
+// does (and without signed overflow).
 template <class T, bool = std::is_integral_v<T> && !std::is_same_v<T, bool>>
 struct ProdLane {
   using type = T;
@@ -76,8 +77,32 @@ struct ProdLane<T, true> {
 
 template <class T>
 T contiguous_prod(const T* x, int64_t n) {
+  if constexpr (std::is_floating_point_v<T>) {  // 4 AVX vectors of lanes (vector extensions)
+    constexpr int W = 32 / sizeof(T);
+    typedef T V __attribute__((vector_size(32)));
+    V a0, a1, a2, a3;
+    for (int k = 0; k < W; ++k) a0[k] = T(1);
+    a1 = a2 = a3 = a0;
+    int64_t j = 0;
+    for (; j + 4 * W <= n; j += 4 * W) {
+      V v0, v1, v2, v3;
+      std::memcpy(&v0, x + j, sizeof(V));
+      std::memcpy(&v1, x + j + W, sizeof(V));
+      std::memcpy(&v2, x + j + 2 * W, sizeof(V));
+      std::memcpy(&v3, x + j + 3 * W, sizeof(V));
+      a0 *= v0;
+      a1 *= v1;
+      a2 *= v2;
+      a3 *= v3;
+    }
+    V a = (a0 * a1) * (a2 * a3);
+    T p = a[0];
+    for (int k = 1; k < W; ++k) p *= a[k];
+    for (; j < n; ++j) p *= x[j];
+    return p;
+  }
   using U = typename ProdLane<T>::type;
-  constexpr int L = sizeof(T) >= 8 ? 32 : 64;  // 8 AVX vectors of 8-byte lanes (of 4-byte ones)
+  constexpr int L = 32;
   U acc[L];
   for (int k = 0; k < L; ++k) acc[k] = U(1);
   int64_t j = 0;
