@@ -4,6 +4,9 @@ reductions to float tolerance, over random shapes, strides and special values.""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -17,6 +20,17 @@ torch = pytest.importorskip("torch")
 
 DTYPES = ["bool", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
 SPECIAL = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1e30, -1e30, 3e9, -3e9, 2.5, -2.5, 255.5, 1e-40]
+
+
+@contextmanager
+def threads(n: int) -> Iterator[None]:
+    """Run the block with n kernel threads, restoring the previous count after."""
+    prev = tt.get_num_threads()
+    tt.set_num_threads(n)
+    try:
+        yield
+    finally:
+        tt.set_num_threads(prev)
 
 
 def tt_dtype(name: str) -> object:
@@ -105,7 +119,7 @@ def saturated(v: float, dst: str) -> int:
 @pytest.mark.parametrize("src", ["float32", "float64"])
 def test_float_to_int_saturates(src: str, dst: str) -> None:
     edge = [2147483520.0, -2147483520.0, 2147483648.0, -2147483648.0, 2147483647.0, -2147483649.0, 4294967296.0]
-    vals = np.array([np.nan, np.inf, -np.inf, 1e30, -1e30, 3e9, -3e9, 2.7, -2.7, 0.0, -0.0, 255.9, 256.0] + edge, dtype=src)
+    vals = np.array([np.nan, np.inf, -np.inf, 1e30, -1e30, 3e9, -3e9, 2.7, -2.7, 0.0, -0.0, 255.9, 256.0, *edge], dtype=src)
     g = np.random.default_rng(0)
     # whole in-range vector blocks, blocks with one odd value, and ragged tails
     arr = np.concatenate([g.uniform(-2e9, 2e9, 64).astype(src), vals, g.uniform(-300, 300, 37).astype(src), vals[::-1]])
@@ -142,6 +156,16 @@ def test_transpose_copy_shapes(shape: tuple[int, ...]) -> None:
     x, tx = source(shape, "float32", seed=sum(shape))
     assert_same_bits(x.transpose(-1, -2).contiguous(), tx.transpose(-1, -2).contiguous())  # type: ignore[attr-defined]
     assert_same_bits(x.transpose(0, -1).contiguous(), tx.transpose(0, -1).contiguous())  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "float16"])
+def test_transpose_copy_two_threads(dtype: str) -> None:
+    with threads(2):
+        x, tx = source((600, 515), dtype, seed=11)
+        assert_same_bits(x.t().contiguous(), tx.t().contiguous())  # type: ignore[attr-defined]
+        assert_same_bits(x.t().to(tt.float64), tx.t().to(torch.float64))  # type: ignore[attr-defined]
+        x3, t3 = source((9, 130, 70), dtype, seed=12)
+        assert_same_bits(x3.permute(2, 0, 1).contiguous(), t3.permute(2, 0, 1).contiguous())  # type: ignore[attr-defined]
 
 
 def test_expanded_and_copy_into_views() -> None:
@@ -185,9 +209,8 @@ def test_prod_special_values_and_long_rows() -> None:
         arr = np.ones(100_000, dtype=np.float32)
         arr[[5, 70_000, 99_999][: len(vals)]] = vals
         for th in (1, 2):
-            tt.set_num_threads(th)
-            assert_close(tt.tensor(arr).prod(), torch.tensor(arr).prod())
-    tt.set_num_threads(1)
+            with threads(th):
+                assert_close(tt.tensor(arr).prod(), torch.tensor(arr).prod())
 
 
 @settings(max_examples=40, deadline=None)
@@ -211,11 +234,10 @@ def test_std_var_norm(shape: list[int], seed: int, dtype: str, scale: float) -> 
     assert_close(x.prod(dim), tx.prod(dim), rtol=rtol * 100 if len(shape) and shape[dim] > 10 else rtol, atol=0)
 
 
-@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("nthreads", [1, 2])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_std_long_rows(threads: int, dtype: str) -> None:
-    tt.set_num_threads(threads)
-    try:
+def test_std_long_rows(nthreads: int, dtype: str) -> None:
+    with threads(nthreads):
         arr = (np.random.default_rng(1).standard_normal(300_001) * 1e-2 + 1e4).astype(dtype)  # large mean, small spread
         # against the float64 answer: torch's float32 std is off by 5e-3 relative here, ours is not
         exact = torch.tensor(arr).double().std().to(torch_dtype(dtype))
@@ -226,8 +248,6 @@ def test_std_long_rows(threads: int, dtype: str) -> None:
         assert_close(tt.tensor(big).norm(), torch.tensor(big).norm(), rtol=1e-6)
         assert_close(tt.tensor(arr[:1]).std(), torch.tensor(arr[:1]).std())  # nan, correction 1
         assert_close(tt.tensor(arr[:0]).std(), torch.tensor(arr[:0]).std())
-    finally:
-        tt.set_num_threads(1)
 
 
 def test_norm_grad_at_zero_and_transposed() -> None:

@@ -243,8 +243,12 @@ class Norm2 : public Primitive {
     if (out.numel() > 0) cpu::norm2(out, L.x, L.outer, L.r, L.inner);
     return {out};
   }
-  TensorList eval_cuda(const TensorList& in) override {  // host pass: no CUDA kernel of its own
-    return {to_device(eval_cpu({host(in[0])})[0], in[0].device())};
+  TensorList eval_cuda(const TensorList& in) override {  // no CUDA kernel of its own: square, sum, sqrt there
+    Dims dims;
+    for (size_t i = 0; i < mask_.size(); ++i)
+      if (mask_[i]) dims.push_back(static_cast<int64_t>(i));
+    Tensor s = reduce(ReduceOp::Sum, unary(UnaryOp::Square, in[0]), dims, keepdim_, std::nullopt);
+    return {unary(UnaryOp::Sqrt, s)};
   }
 
  private:

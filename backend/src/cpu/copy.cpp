@@ -115,8 +115,9 @@ inline void tile_bits(char* d, const char* s, int64_t ni, int64_t nk, int64_t ds
   tile_scalar<B>(d, s, ni, nk, dsi, ssi, ssk);
 }
 
-// A unit-stride run converted element by element; float <-> half goes through F16C (8 per
-// instruction, round to nearest even like float_to_half; NaN stays NaN, its payload is not kept).
+// A unit-stride run converted element by element; float/double <-> half goes through F16C (round
+// to nearest even like float_to_half, double via float as cast_value; NaN stays NaN, its payload
+// is not kept).
 template <class D, class S>
 inline void cast_run(D* __restrict o, const S* __restrict x, int64_t n) {
   int64_t i = 0;
@@ -127,6 +128,12 @@ inline void cast_run(D* __restrict o, const S* __restrict x, int64_t n) {
   } else if constexpr (std::is_same_v<D, Half> && std::is_same_v<S, float>) {
     for (; i + 8 <= n; i += 8)
       _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
+  } else if constexpr (std::is_same_v<D, Half> && std::is_same_v<S, double>) {
+    for (; i + 4 <= n; i += 4)  // through float, as cast_value (and torch) round it
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(o + i), _mm_cvtps_ph(_mm256_cvtpd_ps(_mm256_loadu_pd(x + i)), _MM_FROUND_TO_NEAREST_INT));
+  } else if constexpr (std::is_same_v<D, double> && std::is_same_v<S, Half>) {
+    for (; i + 4 <= n; i += 4)
+      _mm256_storeu_pd(o + i, _mm256_cvtps_pd(_mm_cvtph_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(x + i)))));
   }
 #endif
 #ifdef __AVX2__

@@ -62,9 +62,10 @@ Acc<T> contiguous_sum(const T* x, int64_t n) {
   }
 }
 
-// Product of n contiguous values in 32 independent lanes: a single running product is one long
-// chain of dependent multiplies (a multiply's latency per element). Integers multiply as their
-// unsigned type, which wraps exactly as the serial product does (and without signed overflow).
+// Product of n contiguous values in independent lanes (floats: 4 AVX vectors; integers: 32 lanes):
+// a single running product is one long chain of dependent multiplies (a multiply's latency per
+// element). Integers multiply as their unsigned type, which wraps exactly as the serial product
+// does (and without signed overflow).
 template <class T, bool = std::is_integral_v<T> && !std::is_same_v<T, bool>>
 struct ProdLane {
   using type = T;
@@ -76,6 +77,30 @@ struct ProdLane<T, true> {
 
 template <class T>
 T contiguous_prod(const T* x, int64_t n) {
+  if constexpr (std::is_floating_point_v<T>) {  // 4 AVX vectors of lanes (vector extensions)
+    constexpr int W = 32 / sizeof(T);
+    typedef T V __attribute__((vector_size(32)));
+    V a0, a1, a2, a3;
+    for (int k = 0; k < W; ++k) a0[k] = T(1);
+    a1 = a2 = a3 = a0;
+    int64_t j = 0;
+    for (; j + 4 * W <= n; j += 4 * W) {
+      V v0, v1, v2, v3;
+      std::memcpy(&v0, x + j, sizeof(V));
+      std::memcpy(&v1, x + j + W, sizeof(V));
+      std::memcpy(&v2, x + j + 2 * W, sizeof(V));
+      std::memcpy(&v3, x + j + 3 * W, sizeof(V));
+      a0 *= v0;
+      a1 *= v1;
+      a2 *= v2;
+      a3 *= v3;
+    }
+    V a = (a0 * a1) * (a2 * a3);
+    T p = a[0];
+    for (int k = 1; k < W; ++k) p *= a[k];
+    for (; j < n; ++j) p *= x[j];
+    return p;
+  }
   using U = typename ProdLane<T>::type;
   constexpr int L = 32;
   U acc[L];
@@ -132,6 +157,43 @@ double contiguous_sumsq(const T* x, int64_t n) {
     for (; j < n; ++j) s += static_cast<double>(x[j]) * static_cast<double>(x[j]);
     return s;
   }
+}
+
+// The same for a float row in float lanes (4 x 8, flushed into a double every 2048 elements, as
+// contiguous_sum): layer_norm's rows are short, and float lanes do twice the work per instruction.
+inline double contiguous_sqdev_lanes(const float* x, int64_t n, float mean) {
+  typedef float V __attribute__((vector_size(32)));
+  V m = {mean, mean, mean, mean, mean, mean, mean, mean};
+  double total = 0;
+  int64_t j = 0;
+  while (j + 32 <= n) {
+    V a0 = {}, a1 = {}, a2 = {}, a3 = {};
+    int64_t stop = std::min(n - 31, j + 2048);
+    for (; j < stop; j += 32) {
+      V v0, v1, v2, v3;
+      std::memcpy(&v0, x + j, sizeof(V));
+      std::memcpy(&v1, x + j + 8, sizeof(V));
+      std::memcpy(&v2, x + j + 16, sizeof(V));
+      std::memcpy(&v3, x + j + 24, sizeof(V));
+      v0 -= m;
+      v1 -= m;
+      v2 -= m;
+      v3 -= m;
+      a0 += v0 * v0;
+      a1 += v1 * v1;
+      a2 += v2 * v2;
+      a3 += v3 * v3;
+    }
+    V a = (a0 + a1) + (a2 + a3);
+    double s = 0;
+    for (int k = 0; k < 8; ++k) s += a[k];
+    total += s;
+  }
+  for (; j < n; ++j) {
+    float d = x[j] - mean;
+    total += static_cast<double>(d * d);
+  }
+  return total;
 }
 
 // Sum of (x - mean)^2 over n contiguous values, in double, 16 independent lanes (the second pass
@@ -565,6 +627,13 @@ void reduce_typed(ReduceOp op, const Tensor& out, const Tensor& in, int64_t oute
         for (int64_t i = 0; i < w; ++i) dst[i] = Ops<T>::init(op);
         if (extreme) {
           rows_extreme<T>(op, dst, base, r, inner, w);
+        } else if (op == ReduceOp::Prod && !std::is_same_v<T, bool>) {
+          using U = typename ProdLane<T>::type;  // the op's switch out of the loop, so it vectorises
+          U* __restrict acc = reinterpret_cast<U*>(dst);
+          for (int64_t j = 0; j < r; ++j) {
+            const T* __restrict row = base + j * inner;
+            for (int64_t i = 0; i < w; ++i) acc[i] = static_cast<U>(acc[i] * static_cast<U>(row[i]));
+          }
         } else {
           for (int64_t j = 0; j < r; ++j) {
             const T* row = base + j * inner;
@@ -879,24 +948,41 @@ void variance(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int
       }
       return;
     }
-    parallel_for(0, outer * inner, std::max<int64_t>(1, kGrain / std::max<int64_t>(2 * r, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t k = b; k < e; ++k) {
-        int64_t oi = k / inner, ii = k % inner;
-        const T* p = x + oi * r * inner + ii;
-        double mean = 0;
-        if (inner == 1) mean = static_cast<double>(contiguous_sum(p, r));
-        else for (int64_t j = 0; j < r; ++j) mean += p[j * inner];
-        mean /= static_cast<double>(r);
-        double ss = 0;
-        if (inner == 1) {
-          ss = contiguous_sqdev(p, r, mean);
-        } else {
+    if (inner > 1) {
+      // columns in chunks of 256, each pass sweeping whole rows (a column walk would read a cache
+      // line per element)
+      constexpr int64_t C = 256;
+      int64_t ichunks = (inner + C - 1) / C;
+      parallel_for(0, outer * ichunks, std::max<int64_t>(1, kGrain / std::max<int64_t>(2 * r * C, 1)), [&](int64_t b, int64_t e) {
+        double mean[C], ss[C];
+        for (int64_t job = b; job < e; ++job) {
+          int64_t oi = job / ichunks, i0 = (job % ichunks) * C, w = std::min(inner, i0 + C) - i0;
+          const T* base = x + oi * r * inner + i0;
+          std::fill(mean, mean + w, 0.0);
+          std::fill(ss, ss + w, 0.0);
           for (int64_t j = 0; j < r; ++j) {
-            double d = p[j * inner] - mean;
-            ss += d * d;
+            const T* __restrict row = base + j * inner;
+            for (int64_t i = 0; i < w; ++i) mean[i] += static_cast<double>(row[i]);
           }
+          for (int64_t i = 0; i < w; ++i) mean[i] /= static_cast<double>(r);
+          for (int64_t j = 0; j < r; ++j) {
+            const T* __restrict row = base + j * inner;
+            for (int64_t i = 0; i < w; ++i) {
+              double d = static_cast<double>(row[i]) - mean[i];
+              ss[i] += d * d;
+            }
+          }
+          for (int64_t i = 0; i < w; ++i) o[oi * inner + i0 + i] = static_cast<T>(fin(ss[i] / denom));
         }
-        o[k] = static_cast<T>(fin(ss / denom));  // IEEE: inf or nan when denom is 0, like torch
+      });
+      return;
+    }
+    // inner == 1: one contiguous row per output
+    parallel_for(0, outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(2 * r, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t oi = b; oi < e; ++oi) {
+        const T* p = x + oi * r;
+        double mean = static_cast<double>(contiguous_sum(p, r)) / static_cast<double>(r);
+        o[oi] = static_cast<T>(fin(contiguous_sqdev(p, r, mean) / denom));  // IEEE: inf or nan when denom is 0, like torch
       }
     });
   };
@@ -969,7 +1055,9 @@ void layer_norm(const Tensor& out, const Tensor& in, const Tensor* w, const Tens
         T* dst = o + i * cols;
         double mean = static_cast<double>(contiguous_sum(row, cols)) / static_cast<double>(cols);
         T mf = static_cast<T>(mean);
-        double ss = contiguous_sqdev(row, cols, mean);
+        double ss;
+        if constexpr (std::is_same_v<T, float>) ss = contiguous_sqdev_lanes(row, cols, mf);
+        else ss = contiguous_sqdev(row, cols, mean);
         T rstd = static_cast<T>(1.0 / std::sqrt(ss / static_cast<double>(cols) + eps));
         if (wp && bp) for (int64_t j = 0; j < cols; ++j) dst[j] = (row[j] - mf) * rstd * wp[j] + bp[j];
         else if (wp) for (int64_t j = 0; j < cols; ++j) dst[j] = (row[j] - mf) * rstd * wp[j];
