@@ -419,7 +419,8 @@ void elu(const Tensor& out, const Tensor& a, double alpha) {
     using T = decltype(tag);
     if constexpr (is_fp<T>) {
       T al = static_cast<T>(alpha);
-      run_unary<T, T>(out, a, [al](T x) { return x > T(0) ? x : al * vexpm1(x); });
+      // computed unconditionally: with a branch around vexpm1 GCC leaves this loop scalar
+      run_unary<T, T>(out, a, [al](T x) { T e = al * vexpm1(x); return x > T(0) ? x : e; });
     } else {
       throw TypeError("[elu] needs a floating point tensor");
     }
