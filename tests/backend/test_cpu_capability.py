@@ -23,7 +23,8 @@ OPS: dict[str, tuple[float, float]] = {
     "atan": (-50, 50), "sinh": (-20, 20), "cosh": (-20, 20), "tanh": (-20, 20), "asinh": (-1e4, 1e4),
     "acosh": (1, 1e4), "atanh": (-0.999, 0.999), "sigmoid": (-120, 120), "erf": (-6, 6),
     "erfc": (-6, 12), "floor": (-1e3, 1e3), "ceil": (-1e3, 1e3), "round": (-1e3, 1e3),
-    "trunc": (-1e3, 1e3), "frac": (-1e3, 1e3), "reciprocal": (-1e3, 1e3),
+    "trunc": (-1e3, 1e3), "frac": (-1e3, 1e3), "reciprocal": (-1e3, 1e3), "abs": (-1e3, 1e3),
+    "neg": (-1e3, 1e3), "square": (-1e3, 1e3), "relu": (-1e3, 1e3),
 }
 FUNCTIONAL = ("silu", "gelu", "softplus", "mish", "logsigmoid", "hardsigmoid", "hardswish")
 SPECIALS = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 1e-40, -1e-40]
@@ -135,6 +136,7 @@ def test_signed_zero_passes_through(name: str, dtype: str, capability: None) -> 
         got = getattr(tt, name)(tt.tensor(zeros)).numpy()
         assert np.all(got == 0), (name, cap)
         np.testing.assert_array_equal(np.signbit(got), np.signbit(zeros), err_msg=f"{name} on {cap}")
+    assert not np.signbit(tt.abs(tt.tensor(zeros)).numpy()).any()  # |-0| = +0, as torch
     for fn in ("silu", "gelu", "mish", "hardswish"):
         got = getattr(tt.nn.functional, fn)(tt.tensor(zeros)).numpy()
         assert np.all(got == 0), fn

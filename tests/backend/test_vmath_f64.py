@@ -173,12 +173,12 @@ def test_special_values_match_libm(name: str) -> None:
     assert np.array_equal(np.signbit(got[num]), np.signbit(want[num])), (got, want)
 
 
-ACTIVATIONS = ["sigmoid", "silu", "softplus", "logsigmoid", "mish", "gelu", "gelu_tanh"]
+ACTIVATIONS = ["sigmoid", "silu", "softplus", "logsigmoid", "mish", "gelu", "gelu_tanh", "elu"]
 
 
 @pytest.mark.parametrize("name", ACTIVATIONS)
 def test_float64_activations_match_torch(name: str) -> None:
-    """The activations built on vexp / vlog1p / vtanh / verf, float64, against torch: relative 1e-14
+    """The activations built on vexp / vexpm1 / vlog1p / vtanh / verf, float64, against torch: relative 1e-14
     (absolute 1e-15 for GELU, where 1 + erf(x / sqrt 2) cancels for x << 0 in both)."""
     torch = pytest.importorskip("torch")
     x = np.concatenate([np.linspace(-40, 40, 40001), _both(np.geomspace(1e-300, 700, 4001))])
@@ -189,6 +189,8 @@ def test_float64_activations_match_torch(name: str) -> None:
         got, want = tt.gelu(t, approximate="tanh"), tf.gelu(tx, approximate="tanh")
     elif name == "sigmoid":
         got, want = tt.sigmoid(t), torch.sigmoid(tx)
+    elif name == "elu":
+        got, want = tt.elu(t, 0.7), tf.elu(tx, 0.7)
     else:
         got, want = getattr(tt, name)(t), getattr(tf, name)(tx)
     atol = 1e-15 if name.startswith("gelu") else 0.0
