@@ -46,13 +46,15 @@ Acc<T> contiguous_sum(const T* x, int64_t n) {
     }
     for (; j < n; ++j) total += x[j];
     return total;
-  } else if constexpr (std::is_same_v<T, double>) {
-    double acc[8] = {0};
+  } else if constexpr (std::is_same_v<T, double>) {  // 16 lanes: four independent vector chains
+    constexpr int L = 16;
+    double acc[L] = {0};
     int64_t j = 0;
-    for (; j + 8 <= n; j += 8)
-      for (int k = 0; k < 8; ++k) acc[k] += x[j + k];
-    double s = 0;
-    for (int k = 0; k < 8; ++k) s += acc[k];
+    for (; j + L <= n; j += L)
+      for (int k = 0; k < L; ++k) acc[k] += x[j + k];
+    for (int w = L / 2; w > 0; w /= 2)
+      for (int k = 0; k < w; ++k) acc[k] += acc[k + w];
+    double s = acc[0];
     for (; j < n; ++j) s += x[j];
     return s;
   } else {
@@ -351,6 +353,19 @@ Acc<T> exp_sum(const T* x, T* dst, int64_t n, T shift) {
     }
   }
 #endif
+  if constexpr (std::is_same_v<T, double>) {  // 8 lanes of the vectorised double vexp, summed apart
+    constexpr int L = 8;
+    double acc[L] = {0};
+    for (; j + L <= n; j += L)
+      for (int k = 0; k < L; ++k) {
+        double e = vexp(x[j + k] - shift);
+        if constexpr (Store) dst[j + k] = e;
+        acc[k] += e;
+      }
+    for (int w = L / 2; w > 0; w /= 2)
+      for (int k = 0; k < w; ++k) acc[k] += acc[k + w];
+    total = acc[0];
+  }
   for (; j < n; ++j) {
     T e = vexp(x[j] - shift);
     if constexpr (Store) dst[j] = e;
