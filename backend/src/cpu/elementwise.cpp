@@ -187,7 +187,11 @@ void floordiv_span(T* __restrict o, const T* __restrict x, const T* __restrict y
 }
 template <class T>
 void atan2_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) o[i] = vatan2<T>(x[i], y[i]);
+  if constexpr (std::is_same_v<T, float>) {
+    for (int64_t i = 0; i < n; ++i) o[i] = vatan2f(x[i], y[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) o[i] = vatan2(x[i], y[i]);
+  }
 }
 template <class T>
 void hypot_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
