@@ -43,6 +43,8 @@ def lerp(input: Any, end: Any, weight: Any) -> Any:
     """``input + weight * (end - input)``; ``weight`` is a number or a broadcastable tensor."""
     tensors = [input, end] + ([weight] if isinstance(weight, _C.Tensor) else [])
     _require("lerp", tensors)
+    if isinstance(weight, (int, float)) and not isinstance(weight, bool) and isinstance(end, _C.Tensor):
+        return _C._lerp_scalar(input, end, float(weight))  # one fused pass where it can be
     return input + (end - input) * weight
 
 

@@ -643,6 +643,21 @@ void clamp(const Tensor& out, const Tensor& a, std::optional<double> lo, std::op
   });
 }
 
+void lerp(const Tensor& out, const Tensor& a, const Tensor& b, double w) {
+  visit_compute(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (is_fp<T>) {
+      // torch's two forms: from a for small weights, from b otherwise, so w = 1 gives b exactly
+      T wt = static_cast<T>(w), wm1 = wt - T(1);
+      // explicit fmas (as torch's vector path): the same rounding in every layout
+      if (std::fabs(w) < 0.5) run_binary<T, T>(out, a, b, [wt](T x, T y) { return std::fma(wt, y - x, x); });
+      else run_binary<T, T>(out, a, b, [wm1](T x, T y) { return std::fma(wm1, y - x, y); });
+    } else {
+      throw TypeError("[lerp] needs floating point tensors");
+    }
+  });
+}
+
 bool any_zero(const Tensor& a) {
   if (on_cuda(a)) return cuda_kernels().any_zero(a);  // NOTE [ Device dispatch ]
   bool found = false;
