@@ -128,15 +128,15 @@ void run_binary_span(const Tensor& out, const Tensor& a, const Tensor& b, K kern
 }
 
 // pow for float: exp(y log x) in double where x > 0 and x, y finite; std::pow elsewhere.
-// pow for double: std::pow.
+// pow for double: std::pow. n <= kRun (run_binary_span's runs).
 template <class T>
 void pow_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
   if constexpr (std::is_same_v<T, float>) {
+    alignas(32) double t[kRun];
+    for (int64_t i = 0; i < n; ++i) t[i] = vpowf_log(x[i], y[i]);
+    for (int64_t i = 0; i < n; ++i) o[i] = vpowf_exp(t[i]);
     int32_t special = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      o[i] = vpowf_plain(x[i], y[i]);
-      special += !pow_plain(x[i], y[i]);
-    }
+    for (int64_t i = 0; i < n; ++i) special += !pow_plain(x[i], y[i]);
     if (special)
       for (int64_t i = 0; i < n; ++i)
         if (!pow_plain(x[i], y[i])) o[i] = std::pow(x[i], y[i]);
