@@ -206,6 +206,7 @@ void hypot_span(T* __restrict o, const T* __restrict x, const T* __restrict y, i
 // exponent arrives.
 template <class T>
 bool broadcast_value(const Tensor& t, T& v) {
+  if (t.numel() == 0) return false;
   for (size_t d = 0; d < t.shape().size(); ++d)
     if (t.shape()[d] != 1 && t.strides()[d] != 0) return false;
   v = *t.data<T>();
