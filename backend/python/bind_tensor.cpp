@@ -461,8 +461,13 @@ void bind_tensor(py::module_& m) {
           py::arg("value"), py::return_value_policy::reference_internal);
   cls.def("copy_", [](Tensor& a, py::handle src, bool) -> Tensor& { return tt::copy_(a, tensor_from(src, false)); },
           py::arg("src"), py::arg("non_blocking") = false, py::return_value_policy::reference_internal);
-  cls.def("lerp", [](const Tensor& a, const Tensor& b, py::handle w) { return tt::lerp(a, b, tensor_from(w)); },
-          py::arg("end"), py::arg("weight"));
+  cls.def("lerp", [](const Tensor& a, const Tensor& b, py::handle w) {
+    // a number weight: the fused one-pass form (as tt.lerp)
+    if (!py::isinstance<py::bool_>(w) && (py::isinstance<py::float_>(w) || py::isinstance<py::int_>(w)))
+      return tt::lerp_scalar(a, b, w.cast<double>());
+    return tt::lerp(a, b, tensor_from(w));
+  }, py::arg("end"), py::arg("weight"));
+  m.def("_lerp_scalar", &tt::lerp_scalar, py::arg("input"), py::arg("end"), py::arg("weight"));
   cls.def("nan_to_num", [](const Tensor& a, double nan, std::optional<double> p, std::optional<double> n) { return tt::nan_to_num(a, nan, p, n); },
           py::arg("nan") = 0.0, py::arg("posinf") = py::none(), py::arg("neginf") = py::none());
   cls.def("where", [](const Tensor& a, py::handle cond, py::handle other) { return tt::where(tensor_from(cond), a, tensor_from(other)); },

@@ -41,6 +41,11 @@ def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: float = 1) -> Any:
 
 def lerp(input: Any, end: Any, weight: Any) -> Any:
     """``input + weight * (end - input)``; ``weight`` is a number or a broadcastable tensor."""
+    number = isinstance(weight, (int, float)) and not isinstance(weight, bool)
+    if number and isinstance(input, _C.Tensor) and isinstance(end, _C.Tensor):
+        if input.shape != end.shape:  # equal shapes fit: skip the (slow) rule check on the hot path
+            _require("lerp", [input, end])
+        return _C._lerp_scalar(input, end, float(weight))  # one fused pass where it can be
     tensors = [input, end] + ([weight] if isinstance(weight, _C.Tensor) else [])
     _require("lerp", tensors)
     return input + (end - input) * weight

@@ -71,6 +71,8 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi
 Tensor clamp_t(const Tensor& a, const Tensor* lo, const Tensor* hi);
 Tensor& clamp_(Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi);
 Tensor lerp(const Tensor& a, const Tensor& b, const Tensor& w);
+// lerp with a number weight: one fused pass on CPU float tensors of one dtype (else lerp above)
+Tensor lerp_scalar(const Tensor& a, const Tensor& b, double w);
 Tensor nan_to_num(const Tensor& a, double nan, std::optional<double> posinf, std::optional<double> neginf);
 
 // Casts and copies

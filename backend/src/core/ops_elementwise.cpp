@@ -270,6 +270,28 @@ class LeakyRelu : public Primitive {
   std::optional<Params> attrs() const override { return Params{{"slope", slope_}}; }
 };
 
+// lerp(a, b, w) with a constant weight, fused: d/da = 1 - w, d/db = w. CPU only and never traced
+// (the front end composes Sub/Mul/Add otherwise), so it needs no CUDA kernel or graph form.
+class LerpScalar : public Primitive {
+ public:
+  explicit LerpScalar(double w) : w_(w) {}
+  const char* name() const override { return "lerp"; }
+  bool vjp_needs_inputs() const override { return false; }
+  TensorList vjp(const TensorList&, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    TensorList r;
+    for (int i : argnums) r.push_back(vjp::mul(ct[0], i == 0 ? 1.0 - w_ : w_));
+    return r;
+  }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor out = empty(in[0].shape(), in[0].dtype());
+    cpu::lerp(out, in[0], in[1], w_);
+    return {out};
+  }
+
+ private:
+  double w_;
+};
+
 TensorList Binary::vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums, const TensorList& out) {
   using namespace vjp;
   const Tensor& g = ct[0];
@@ -776,6 +798,19 @@ Tensor& clamp_(Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
 
 Tensor lerp(const Tensor& a, const Tensor& b, const Tensor& w) {
   return binary(BinaryOp::Add, a, binary(BinaryOp::Mul, w, binary(BinaryOp::Sub, b, a)));
+}
+
+Tensor lerp_scalar(const Tensor& a0, const Tensor& b0, double w) {
+  bool fused = a0.dtype() == b0.dtype() && (a0.dtype() == DType::Float32 || a0.dtype() == DType::Float64) &&
+               !on_cuda(a0) && !on_cuda(b0) && current_tracer() == nullptr;
+  if (!fused) return binary(BinaryOp::Add, a0, binary(BinaryOp::Mul, binary(BinaryOp::Sub, b0, a0), Scalar::from_double(w)));
+  Tensor a = a0, b = b0;
+  if (a.shape() != b.shape()) {
+    Shape s = broadcast_shapes(a.shape(), b.shape(), "lerp");
+    if (a.shape() != s) a = expand(a, s);
+    if (b.shape() != s) b = expand(b, s);
+  }
+  return apply1(std::make_shared<LerpScalar>(w), {a, b});
 }
 
 Tensor nan_to_num(const Tensor& a, double nan, std::optional<double> posinf, std::optional<double> neginf) {

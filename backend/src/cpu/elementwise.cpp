@@ -130,15 +130,15 @@ void run_binary_span(const Tensor& out, const Tensor& a, const Tensor& b, K kern
 }
 
 // pow for float: exp(y log x) in double where x > 0 and x, y finite; std::pow elsewhere.
-// pow for double: std::pow.
+// pow for double: std::pow. n <= kRun (run_binary_span's runs).
 template <class T>
 void pow_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
   if constexpr (std::is_same_v<T, float>) {
+    alignas(32) double t[kRun];
+    for (int64_t i = 0; i < n; ++i) t[i] = vpowf_log(x[i], y[i]);
+    for (int64_t i = 0; i < n; ++i) o[i] = vpowf_exp(t[i]);
     int32_t special = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      o[i] = vpowf_plain(x[i], y[i]);
-      special += !pow_plain(x[i], y[i]);
-    }
+    for (int64_t i = 0; i < n; ++i) special += !pow_plain(x[i], y[i]);
     if (special)
       for (int64_t i = 0; i < n; ++i)
         if (!pow_plain(x[i], y[i])) o[i] = std::pow(x[i], y[i]);
@@ -189,7 +189,11 @@ void floordiv_span(T* __restrict o, const T* __restrict x, const T* __restrict y
 }
 template <class T>
 void atan2_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) o[i] = vatan2<T>(x[i], y[i]);
+  if constexpr (std::is_same_v<T, float>) {
+    for (int64_t i = 0; i < n; ++i) o[i] = vatan2f(x[i], y[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) o[i] = vatan2(x[i], y[i]);
+  }
 }
 template <class T>
 void hypot_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
@@ -204,6 +208,7 @@ void hypot_span(T* __restrict o, const T* __restrict x, const T* __restrict y, i
 // exponent arrives.
 template <class T>
 bool broadcast_value(const Tensor& t, T& v) {
+  if (t.numel() == 0) return false;
   for (size_t d = 0; d < t.shape().size(); ++d)
     if (t.shape()[d] != 1 && t.strides()[d] != 0) return false;
   v = *t.data<T>();
@@ -608,6 +613,21 @@ void clamp(const Tensor& out, const Tensor& a, std::optional<double> lo, std::op
       } else {
         run_map<T>(out, a, [h](T x) { return x > h ? h : x; });
       }
+    }
+  });
+}
+
+void lerp(const Tensor& out, const Tensor& a, const Tensor& b, double w) {
+  visit_compute(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (is_fp<T>) {
+      // torch's two forms: from a for small weights, from b otherwise, so w = 1 gives b exactly
+      T wt = static_cast<T>(w), wm1 = wt - T(1);
+      // explicit fmas (as torch's vector path): the same rounding in every layout
+      if (std::fabs(w) < 0.5) run_binary<T, T>(out, a, b, [wt](T x, T y) { return std::fma(wt, y - x, x); });
+      else run_binary<T, T>(out, a, b, [wm1](T x, T y) { return std::fma(wm1, y - x, y); });
+    } else {
+      throw TypeError("[lerp] needs floating point tensors");
     }
   });
 }

@@ -21,6 +21,8 @@ void copy(const Tensor& dst, const Tensor& src);  // same shape; casts between a
 void fill(const Tensor& dst, Scalar v);
 void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
 void clamp(const Tensor& out, const Tensor& a, std::optional<double> lo, std::optional<double> hi);
+// out = lerp(a, b, w) for float tensors of out's shape, torch's formula (exact at w = 0 and 1)
+void lerp(const Tensor& out, const Tensor& a, const Tensor& b, double w);
 bool any_zero(const Tensor& a);
 bool any_nonfinite(const Tensor& a);
 
