@@ -8,6 +8,8 @@
 
 #include "kernels.h"
 #include "parallel.h"
+#include "unary_span.h"
+#include "unary_wide.h"
 #include "vmath.h"
 
 namespace tt::cpu {
@@ -789,6 +791,22 @@ void cumulative(bool prod, const Tensor& out, const Tensor& in, int64_t outer, i
 
 // The row's max as the shift for exp: a NaN stays (it poisons the row, as in torch), +-inf
 // becomes 0 so exp(x - shift) is not inf - inf.
+// exp(x[j] - shift) into dst[j] and their sum, for a double row: the subtraction, then the unary
+// exp span kernel (its AVX-512 copy where the CPU has one), then a lane-parallel sum, all while
+// the row sits in L1/L2. dst is the output row, scratch for log_softmax.
+inline double exp_sum_span(const double* x, double* dst, int64_t n, double shift) {
+  for (int64_t j = 0; j < n; ++j) dst[j] = x[j] - shift;
+  if (wide_unary_enabled()) unary_span_wide(UnaryOp::Exp, dst, dst, n);
+  else unary_span<double>(UnaryOp::Exp, dst, dst, n);
+  return contiguous_sum(dst, n);
+}
+
+template <class T>
+Acc<T> row_exp_sum(const T* row, T* dst, int64_t n, T shift) {
+  if constexpr (std::is_same_v<T, double>) return exp_sum_span(row, dst, n, shift);
+  else return exp_sum<true>(row, dst, n, shift);
+}
+
 template <class T>
 inline T softmax_shift(T m) {
   if (std::isfinite(m)) return m;
@@ -810,10 +828,11 @@ static void softmax_typed(const Tensor& out, const Tensor& in, int64_t outer, in
         T* dst = o + oi * r;
         T m = softmax_shift(contiguous_extreme<T, true>(row, r));
         if (log) {
-          T lse = m + static_cast<T>(std::log(exp_sum<false>(row, dst, r, m)));
+          Acc<T> sum = std::is_same_v<T, double> ? row_exp_sum(row, dst, r, m) : exp_sum<false>(row, dst, r, m);
+          T lse = m + static_cast<T>(std::log(sum));
           for (int64_t j = 0; j < r; ++j) dst[j] = row[j] - lse;
         } else {
-          T inv = static_cast<T>(1.0 / exp_sum<true>(row, dst, r, m));
+          T inv = static_cast<T>(1.0 / row_exp_sum(row, dst, r, m));
           for (int64_t j = 0; j < r; ++j) dst[j] *= inv;
         }
       }
