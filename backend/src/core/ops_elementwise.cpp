@@ -585,17 +585,17 @@ Tensor binary_impl(BinaryOp op, const Tensor& a0, const Tensor& b0) {
     compute = DType::Float32;
   }
   Tensor a = cast(a0, compute), b = cast(b0, compute);
-  if (!is_floating(compute) && (op == BinaryOp::FloorDiv || op == BinaryOp::Remainder || op == BinaryOp::Fmod) &&
-      cpu::any_zero(b))
-    throw ValueError(std::string("[") + name + "] integer division by zero");
-  if (op == BinaryOp::Pow && !is_floating(compute) && compute != DType::Bool && b.numel() > 0 &&
-      host(binary(BinaryOp::Lt, reduce(ReduceOp::Min, b, std::nullopt, false, std::nullopt), Scalar::from_int(0))).data<bool>()[0])
-    throw ValueError("[pow] integers to negative integer powers are not allowed");
+  // An integer tensor exponent may be negative (torch: 0 unless the base is +-1, as ipow gives);
+  // only a negative Python-number exponent is refused, in binary(Tensor, Scalar).
   if (a.shape() != b.shape()) {
     Shape s = broadcast_shapes(a.shape(), b.shape(), name);
     if (a.shape() != s) a = expand(a, s);
     if (b.shape() != s) b = expand(b, s);
   }
+  // after broadcasting: an empty result divides nothing (torch returns it), whatever b holds
+  if (!is_floating(compute) && (op == BinaryOp::FloorDiv || op == BinaryOp::Remainder || op == BinaryOp::Fmod) &&
+      a.numel() > 0 && cpu::any_zero(b))
+    throw ValueError(std::string("[") + name + "] integer division by zero");
   Tensor out = apply1(std::make_shared<Binary>(op), {a, b});
   if (half && !is_compare(op) && !is_logical(op)) out = to_dtype(out, out_half);
   return out;
@@ -711,6 +711,7 @@ Tensor unary(UnaryOp op, const Tensor& a0) {
   if (activation && !is_floating(d))  // like torch: activations take floating point input only
     throw TypeError(std::string("[") + unary_name(op) + "] needs a floating point tensor, got " + dtype_name(d));
   if (unary_needs_float(op) && !is_floating(d)) a = to_dtype(a, kDefaultFloat);
+  if (op == UnaryOp::Square && d == DType::Bool) a = to_dtype(a, DType::Int64);  // torch: x ** 2 promotes bool
   if (op == UnaryOp::Neg && d == DType::Bool)
     throw TypeError("[neg] negation of a bool tensor is not supported; use logical_not");
   if (op == UnaryOp::BitNot && is_floating(d)) throw TypeError("[bitwise_not] only integer and bool tensors are supported");

@@ -357,7 +357,8 @@ AdvPlan plan_index(const char* op, const Tensor& a, const TensorList& indices) {
     }
   }
   P.index_shape = bs;
-  // torch's rules for empty results: a non-empty index into a size-0 dim is an error, but when
+  // torch's rules for empty results: an index into a size-0 dim is an error when the indices
+  // broadcast to at least one position (x[[], [0]] is fine, x[[0], [0]] is not), but when
   // the result itself is empty (no index positions, or a non-indexed dim of size 0) the index
   // values are never read and are not bounds-checked: zeros stand in for them.
   int64_t positions = 1, rest = 1;
@@ -365,7 +366,7 @@ AdvPlan plan_index(const char* op, const Tensor& a, const TensorList& indices) {
   for (int64_t i = 0; i < a.dim(); ++i)
     if (std::find(P.dims.begin(), P.dims.end(), i) == P.dims.end()) rest *= a.size(i);
   for (auto d : P.dims)
-    if (a.size(d) == 0 && indices[d].numel() > 0)
+    if (a.size(d) == 0 && indices[d].numel() > 0 && positions > 0)
       throw IndexError("index is out of bounds for dimension " + std::to_string(d) + " with size 0");
   bool unread = positions == 0 || rest == 0;
   for (auto d : P.dims) {
