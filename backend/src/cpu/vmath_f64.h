@@ -591,6 +591,13 @@ TT_VMATH_INLINE double vacos(double x) {
 }
 
 namespace f64 {
+// m where `mid`, else b where `far`, else a (erfc's per-range coefficients). The selects are
+// taken on doubles (not on the bools, which GCC turns into a table lookup that stays scalar).
+TT_VMATH_INLINE double sel3(double mid, double far, double m, double a, double b) {
+  double ab = far != 0.0 ? b : a;
+  return mid != 0.0 ? m : ab;
+}
+
 // exp(-hi - lo - 0.5625 + r) / d for hi + lo = x^2 in [1.5, 790) and |r| < 1, vexp's two-step
 // scaling with the division before the last step. hi - n ln2_hi and then - 0.5625 are exact (all
 // multiples of 2^-52 below 1 in magnitude), so the reduced argument is rounded once.
@@ -625,34 +632,31 @@ TT_VMATH_INLINE double verfc(double x) {
                                                6.50222499887672944485e-02),
                                    3.97917223959155352819e-01),
                        1.0);
-  bool mid = ax < 1.25, far = ax >= 2.857142857142857;  // fdlibm: 1 / 0.35
+  bool mid = ax < 1.25;
+  double midd = mid ? 1.0 : 0.0, far = ax >= 2.857142857142857 ? 1.0 : 0.0;  // fdlibm: 1 / 0.35
   double ia = 1.0 / ax;
   double t = mid ? ax - 1.0 : ia * ia;
-  auto sel = [&](double m, double a, double b) { return mid ? m : (far ? b : a); };
   double t2 = t * t, t4 = t2 * t2;
-  double p01 = std::fma(t, sel(4.14856118683748331666e-01, -6.93858572707181764372e-01, -7.99283237680523006574e-01),
-                        sel(-2.36211856075265944077e-03, -9.86494403484714822705e-03, -9.86494292470009928597e-03));
-  double p23 = std::fma(t, sel(3.18346619901161753674e-01, -6.23753324503260060396e+01, -1.60636384855821916062e+02),
-                        sel(-3.72207876035701323847e-01, -1.05586262253232909814e+01, -1.77579549177547519889e+01));
-  double p45 = std::fma(t, sel(3.54783043256182359371e-02, -1.84605092906711035994e+02, -1.02509513161107724954e+03),
-                        sel(-1.10894694282396677476e-01, -1.62396669462573470355e+02, -6.37566443368389627722e+02));
-  double p67 = std::fma(t, sel(0.0, -9.81432934416914548592e+00, 0.0),
-                        sel(-2.16637559486879084300e-03, -8.12874355063065934246e+01, -4.83519191608651397019e+02));
+  double p01 = std::fma(t, f64::sel3(midd, far, 4.14856118683748331666e-01, -6.93858572707181764372e-01, -7.99283237680523006574e-01),
+                        f64::sel3(midd, far, -2.36211856075265944077e-03, -9.86494403484714822705e-03, -9.86494292470009928597e-03));
+  double p23 = std::fma(t, f64::sel3(midd, far, 3.18346619901161753674e-01, -6.23753324503260060396e+01, -1.60636384855821916062e+02),
+                        f64::sel3(midd, far, -3.72207876035701323847e-01, -1.05586262253232909814e+01, -1.77579549177547519889e+01));
+  double p45 = std::fma(t, f64::sel3(midd, far, 3.54783043256182359371e-02, -1.84605092906711035994e+02, -1.02509513161107724954e+03),
+                        f64::sel3(midd, far, -1.10894694282396677476e-01, -1.62396669462573470355e+02, -6.37566443368389627722e+02));
+  double p67 = std::fma(t, f64::sel3(midd, far, 0.0, -9.81432934416914548592e+00, 0.0),
+                        f64::sel3(midd, far, -2.16637559486879084300e-03, -8.12874355063065934246e+01, -4.83519191608651397019e+02));
   double p = std::fma(t4, std::fma(t2, p67, p45), std::fma(t2, p23, p01));
-  double q01 = std::fma(t, sel(1.06420880400844228286e-01, 1.96512716674392571292e+01, 3.03380607434824582924e+01), 1.0);
-  double q23 = std::fma(t, sel(7.18286544141962662868e-02, 4.34565877475229228821e+02, 1.53672958608443695994e+03),
-                        sel(5.40397917702171048937e-01, 1.37657754143519042600e+02, 3.25792512996573918826e+02));
-  double q45 = std::fma(t, sel(1.36370839120290507362e-02, 4.29008140027567833386e+02, 2.55305040643316442583e+03),
-                        sel(1.26171219808761642112e-01, 6.45387271733267880336e+02, 3.19985821950859553908e+03));
-  double q67 = std::fma(t, sel(0.0, 6.57024977031928170135e+00, -2.24409524465858183362e+01),
-                        sel(1.19844998467991074170e-02, 1.08635005541779435134e+02, 4.74528541206955367215e+02));
-  double q8 = sel(0.0, -6.04244152148580987438e-02, 0.0);
+  double q01 = std::fma(t, f64::sel3(midd, far, 1.06420880400844228286e-01, 1.96512716674392571292e+01, 3.03380607434824582924e+01), 1.0);
+  double q23 = std::fma(t, f64::sel3(midd, far, 7.18286544141962662868e-02, 4.34565877475229228821e+02, 1.53672958608443695994e+03),
+                        f64::sel3(midd, far, 5.40397917702171048937e-01, 1.37657754143519042600e+02, 3.25792512996573918826e+02));
+  double q45 = std::fma(t, f64::sel3(midd, far, 1.36370839120290507362e-02, 4.29008140027567833386e+02, 2.55305040643316442583e+03),
+                        f64::sel3(midd, far, 1.26171219808761642112e-01, 6.45387271733267880336e+02, 3.19985821950859553908e+03));
+  double q67 = std::fma(t, f64::sel3(midd, far, 0.0, 6.57024977031928170135e+00, -2.24409524465858183362e+01),
+                        f64::sel3(midd, far, 1.19844998467991074170e-02, 1.08635005541779435134e+02, 4.74528541206955367215e+02));
+  double q8 = f64::sel3(midd, far, 0.0, -6.04244152148580987438e-02, 0.0);
   double q = std::fma(t4, std::fma(t4, q8, std::fma(t2, q67, q45)), std::fma(t2, q23, q01));
   bool small = ax < 0.84375;
-  double num = small ? pp : p, den = small ? qq : q;
-  double inv = 1.0 / den;
-  double ratio = num * inv;
-  ratio = std::fma(std::fma(-ratio, den, num), inv, ratio);  // the quotient of num / den to ~0.5 ulp
+  double ratio = (small ? pp : p) / (small ? qq : q);  // one division for all ranges
   // |x| < 0.84375
   double xr = x * ratio;
   double r_small = x < 0.25 ? 1.0 - (x + xr) : 0.5 - (xr + (x - 0.5));  // x < 0 included
