@@ -494,7 +494,7 @@ TT_VMATH_INLINE double vatanh(double x) {
   double q = (low ? t * a : t) / (1.0 - a);
   double u = low ? t + q : q;
   double r = std::copysign(0.5 * vlog1p(u), x);
-  return a < 3.7252902984e-09 ? x : r;  // 2^-28
+  return a < 3.7252902984619140625e-09 ? x : r;  // 2^-28: atanh(x) rounds to x
 }
 
 namespace f64 {
