@@ -35,7 +35,7 @@ TT_VMATH_INLINE T gelu_tanh(T x) {
 
 // Calls run(f) with the T -> T function of `op` and returns true; false when `op` is not a
 // floating-point math op (the bool-valued tests and the ops shared with integers are elsewhere).
-// sin/cos (and float tan) here are the reduced forms, exact only below trig_limit<T>: callers
+// sin / cos / tan here are the reduced forms, exact only below trig_limit<T>: callers
 // recompute larger arguments with libm (see trig_span).
 template <class T, class Run>
 bool fp_unary_fn(UnaryOp op, Run&& run) {
@@ -52,10 +52,7 @@ bool fp_unary_fn(UnaryOp op, Run&& run) {
     case UnaryOp::Rsqrt: run([](T x) { return T(1) / std::sqrt(x); }); return true;
     case UnaryOp::Sin: run([](T x) { return vsin_reduced(x); }); return true;
     case UnaryOp::Cos: run([](T x) { return vcos_reduced(x); }); return true;
-    case UnaryOp::Tan:
-      if constexpr (std::is_same_v<T, float>) run([](T x) { return vtan_reduced(x); });
-      else run([](T x) { return std::tan(x); });
-      return true;
+    case UnaryOp::Tan: run([](T x) { return vtan_reduced(x); }); return true;
     case UnaryOp::Asin: run([](T x) { return vasin(x); }); return true;
     case UnaryOp::Acos: run([](T x) { return vacos(x); }); return true;
     case UnaryOp::Atan: run([](T x) { return vatan(x); }); return true;

@@ -138,9 +138,9 @@ template <class T>
 __attribute__((flatten)) bool unary_span(UnaryOp op, T* o, const T* x, int64_t n) {
   if (op == UnaryOp::Sin) return trig_span<T, UnaryOp::Sin>(o, x, n), true;
   if (op == UnaryOp::Cos) return trig_span<T, UnaryOp::Cos>(o, x, n), true;
+  if (op == UnaryOp::Tan) return trig_span<T, UnaryOp::Tan>(o, x, n), true;
   if constexpr (std::is_same_v<T, float>) {
     switch (op) {
-      case UnaryOp::Tan: trig_span<float, UnaryOp::Tan>(o, x, n); return true;
       case UnaryOp::Exp: if (float_lanes_span<UnaryOp::Exp>(o, x, n)) return true; break;
       case UnaryOp::Sigmoid: if (float_lanes_span<UnaryOp::Sigmoid>(o, x, n)) return true; break;
       case UnaryOp::Silu: if (float_lanes_span<UnaryOp::Silu>(o, x, n)) return true; break;

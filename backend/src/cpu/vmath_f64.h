@@ -11,12 +11,14 @@
 //
 // Accuracy against the correctly rounded result, measured over dense grids of the whole double
 // range (tests/backend/test_vmath_f64.py checks them): vexp, vexp2, vexpm1, vlog, vlog2, vlog10,
-// vlog1p, verf, vsin/vcos_reduced < 1 ulp (max seen 0.96); vtanh < 1.5 ulp (max seen 1.31).
+// vlog1p, verf, vsin/vcos/vtan_reduced, vatan, vasin, vacos < 1 ulp (max seen 0.98); vtanh, vcosh
+// < 1.5 ulp (max seen 1.38); vsinh, vatanh < 2 ulp (1.60, 1.69); verfc < 3 ulp (2.7, just below
+// 1.25, where fdlibm's (1 - erx) - P/Q cancels; glibc's erfc is 4 ulp off there).
 // Special values (NaN, +-inf, +-0, the domain edges) come out as libm gives them.
 //
 // The polynomials and rational approximations are the published ones: Sleef's exp kernel,
-// Cephes' tanh rational, and fdlibm's log, erf and sin/cos kernels (Sun Microsystems; "freely
-// granted ... provided that this notice is preserved").
+// Cephes' tanh rational, and fdlibm's log, erf / erfc, atan, asin / acos and sin/cos kernels
+// (Sun Microsystems; "freely granted ... provided that this notice is preserved").
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -399,6 +401,274 @@ TT_VMATH_INLINE double vsincos_reduced(double x) {
 }
 TT_VMATH_INLINE double vsin_reduced(double x) { return vsincos_reduced<false>(x); }
 TT_VMATH_INLINE double vcos_reduced(double x) { return vsincos_reduced<true>(x); }
+
+
+// tan for |x| < kTrigReduced64, < 1 ulp: vsincos_reduced's reduction, fdlibm's sin / cos kernels
+// with their results left as head + tail (sin = hi + ts, cos = (1 - z/2) + tc), and the quotient
+// (cos / -sin in the odd quadrants) q = n / d corrected by its residual: one division. Larger |x|
+// (and NaN / inf) are recomputed with libm by the caller (trig_span).
+TT_VMATH_INLINE double vtan_reduced(double x) {
+  double j = std::nearbyint(x * 0.63661977236758134308);
+  double t1 = std::fma(j, -1.57079632673412561417e+00, x);
+  double w = j * 6.07710050630396597660e-11;
+  double a = t1 - w;
+  double e1 = f64::two_sum_err(t1, -w, a);
+  double v = j * 2.02226624871116645580e-21;
+  double b = a - v;
+  double e2 = f64::two_sum_err(a, -v, b);
+  double lo = std::fma(j, -8.47842766036889956997e-32, e1 + e2);
+  double hi = b + lo;
+  lo = (b - hi) + lo;
+  double z = hi * hi, zw = z * z;
+  // kernel_sin: hi + ts
+  double rs = std::fma(z, std::fma(z, 2.75573137070700676789e-06, -1.98412698298579493134e-04),
+                       8.33333333332248946124e-03) +
+              z * zw * std::fma(z, 1.58969099521155010221e-10, -2.50507602534068634195e-08);
+  double vs = z * hi;
+  double ts = -((z * (0.5 * lo - vs * rs) - lo) - vs * -1.66666666666666324348e-01);
+  // kernel_cos: ch + tc
+  double rc = z * std::fma(z, std::fma(z, 2.48015872894767294178e-05, -1.38888888888741095749e-03),
+                           4.16666666666666019037e-02) +
+              zw * zw * std::fma(z, std::fma(z, -1.13596475577881948265e-11, 2.08757232129817482790e-09),
+                                 -2.75573143513906633035e-07);
+  double hz = 0.5 * z;
+  double ch = 1.0 - hz;
+  double tc = ((1.0 - ch) - hz) + (z * rc - hi * lo);
+  bool odd = j - 2.0 * std::floor(j * 0.5) != 0.0;
+  double nh = odd ? -ch : hi, nl = odd ? -tc : ts;
+  double dh = odd ? hi : ch, dl = odd ? ts : tc;
+  double n = nh + nl, d = dh + dl;
+  double inv = 1.0 / d;
+  double q = n * inv;
+  double res = std::fma(-q, dh, nh) + (nl - q * dl);  // n - q d, to well below ulp(n)
+  double r = std::fma(res, inv, q);
+  return x == 0.0 ? x : r;  // tan(-0) = -0
+}
+
+namespace f64 {
+// exp(a) / 2 for a in [0, 711] (inf above sinh's overflow threshold): vexp with 2^(n-1) applied
+// in two halves, so it stays finite up to 710.47. NaN passes through.
+TT_VMATH_INLINE double exp_half(double a) {
+  a = a > 711.0 ? 711.0 : a;
+  double n = std::nearbyint(a * kLog2e);  // <= 1026
+  double s = std::fma(n, -kLn2Hi, a);
+  s = std::fma(n, -kLn2Lo, s);
+  double p = expm1_poly(s);
+  double m = n - 1.0;
+  double n1 = std::floor(m * 0.5);
+  double s1 = pow2i(n1), s2 = pow2i(m - n1);
+  return std::fma(s1, p, s1) * s2;
+}
+}  // namespace f64
+
+// sinh: below |x| = 1 the Taylor series x + x z P(z), z = x^2 (through x^19 / 19!, no
+// cancellation); above, h - 1 / (4h) with h = exp(|x|) / 2, sign restored. Overflows where libm does.
+TT_VMATH_INLINE double vsinh(double x) {
+  double a = std::fabs(x);
+  double z = x * x, z2 = z * z, z4 = z2 * z2;
+  double c01 = std::fma(z, 1.0 / 5040.0, 1.0 / 120.0);
+  double c23 = std::fma(z, 1.0 / 39916800.0, 1.0 / 362880.0);
+  double c45 = std::fma(z, 1.0 / 1307674368000.0, 1.0 / 6227020800.0);
+  double c67 = std::fma(z, 1.0 / 121645100408832000.0, 1.0 / 355687428096000.0);
+  double p = std::fma(z4, std::fma(z2, c67, c45), std::fma(z2, c23, c01));
+  p = std::fma(z, p, 1.0 / 6.0);
+  double small = std::fma(x * z, p, x);
+  double h = f64::exp_half(a);
+  double big = std::copysign(h - 0.25 / h, x);
+  return a < 1.0 ? small : big;
+}
+
+// cosh = h + 1 / (4h) with h = exp(|x|) / 2 (no cancellation anywhere).
+TT_VMATH_INLINE double vcosh(double x) {
+  double h = f64::exp_half(std::fabs(x));
+  return h + 0.25 / h;
+}
+
+// atanh (fdlibm): log1p(2a + 2a^2 / (1 - a)) / 2 below a = |x| = 1/2, log1p(2a / (1 - a)) / 2
+// above (one division, selected numerator), sign restored; tiny x is x, +-1 gives +-inf, |x| > 1
+// and NaN give NaN (through log1p of a value below -1, or inf / -inf).
+TT_VMATH_INLINE double vatanh(double x) {
+  double a = std::fabs(x);
+  double t = a + a;
+  bool low = a < 0.5;
+  double q = (low ? t * a : t) / (1.0 - a);
+  double u = low ? t + q : q;
+  double r = std::copysign(0.5 * vlog1p(u), x);
+  return a < 3.7252902984619140625e-09 ? x : r;  // 2^-28: atanh(x) rounds to x
+}
+
+namespace f64 {
+// fdlibm's atan polynomial: t - t (s1 + s2) without the leading t, i.e. returns t (s1 + s2).
+TT_VMATH_INLINE double atan_tail(double t) {
+  double z = t * t, w = z * z;
+  double s1 = z * std::fma(w, std::fma(w, std::fma(w, std::fma(w, std::fma(w, 1.62858201153657823623e-02,
+                                                                            4.97687799461593236017e-02),
+                                                               6.66107313738753120669e-02),
+                                                   9.09088713343650656196e-02),
+                                       1.42857142725034663711e-01),
+                          3.33333333333329318027e-01);
+  double s2 = w * std::fma(w, std::fma(w, std::fma(w, std::fma(w, -3.65315727442169155270e-02,
+                                                               -5.83357013379057348645e-02),
+                                                   -7.69187620504482999495e-02),
+                                       -1.11111104054623557880e-01),
+                           -1.99999999998764832476e-01);
+  return t * (s1 + s2);
+}
+
+// fdlibm's asin / acos rational R(t) = t P(t) / Q(t).
+TT_VMATH_INLINE double asin_rational(double t) {
+  double p = t * std::fma(t, std::fma(t, std::fma(t, std::fma(t, std::fma(t, 3.47933107596021167570e-05,
+                                                                          7.91534994289814532176e-04),
+                                                              -4.00555345006794114027e-02),
+                                                  2.01212532134862925881e-01),
+                                      -3.25565818622400915405e-01),
+                          1.66666666666666657415e-01);
+  double q = std::fma(t, std::fma(t, std::fma(t, std::fma(t, 7.70381505559019352791e-02,
+                                                          -6.88283971605453293030e-01),
+                                              2.02094576023350569471e+00),
+                                  -2.40339491173441421878e+00),
+                      1.0);
+  return p / q;
+}
+constexpr double kPio2Hi = 1.57079632679489655800e+00, kPio2Lo = 6.12323399573676603587e-17;
+constexpr double kPio4Hi = 7.85398163397448278999e-01, kPi = 3.14159265358979311600e+00;
+// s with its low 32 bits cleared (exactly squarable)
+TT_VMATH_INLINE double trunc32(double s) { return from_bits(to_bits(s) & 0xffffffff00000000ULL); }
+}  // namespace f64
+
+// atan (fdlibm): |x| reduced by atan(a) = atan(c) + atan((a - c) / (1 + a c)) for c in
+// {1/2, 1, 3/2} or -1/a above 2.4375 (c = inf), every reduction one selected division.
+TT_VMATH_INLINE double vatan(double x) {
+  double a = std::fabs(x);
+  bool r0 = a >= 0.4375, r1 = a >= 0.6875, r2 = a >= 1.1875, r3 = a >= 2.4375;
+  double num = r3 ? -1.0 : (r2 ? a - 1.5 : (r1 ? a - 1.0 : 2.0 * a - 1.0));
+  double den = r3 ? a : (r2 ? std::fma(1.5, a, 1.0) : (r1 ? a + 1.0 : 2.0 + a));
+  double t = r0 ? num / den : a;
+  double hi = r3 ? 1.57079632679489655800e+00
+                 : (r2 ? 9.82793723247329054082e-01 : (r1 ? 7.85398163397448278999e-01 : 4.63647609000806093515e-01));
+  double lo = r3 ? 6.12323399573676603587e-17
+                 : (r2 ? 1.39033110312309984516e-17 : (r1 ? 3.06161699786838301793e-17 : 2.26987774529616870924e-17));
+  double tail = f64::atan_tail(t);
+  double r = r0 ? hi - ((tail - lo) - t) : t - tail;
+  return std::copysign(r, x);
+}
+
+// asin (fdlibm): x + x R(x^2) below |x| = 1/2; above, with t = (1 - |x|) / 2 and s = sqrt(t),
+// pi/2 - 2 (s + s R(t)) (|x| >= 0.975) or fdlibm's split form with s's high half (below): both
+// computed, one selected. |x| > 1 gives NaN through the square root.
+TT_VMATH_INLINE double vasin(double x) {
+  double a = std::fabs(x);
+  bool big = a >= 0.5;
+  double t = big ? 0.5 * (1.0 - a) : x * x;
+  double r = f64::asin_rational(t);
+  double s = std::sqrt(t);
+  double near1 = f64::kPio2Hi - (2.0 * std::fma(s, r, s) - f64::kPio2Lo);
+  double w = f64::trunc32(s);
+  double c = (t - w * w) / (s + w);
+  double p = 2.0 * s * r - (f64::kPio2Lo - 2.0 * c);
+  double q = f64::kPio4Hi - 2.0 * w;
+  double mid = f64::kPio4Hi - (p - q);
+  double bigr = std::copysign(a >= 0.975 ? near1 : mid, x);
+  return big ? bigr : std::fma(x, r, x);
+}
+
+// acos (fdlibm): pi/2 - (x - (pio2_lo - x R(x^2))) below |x| = 1/2; with z = (1 -+ x) / 2 and
+// s = sqrt(z), pi - 2 (s + s R(z) - pio2_lo) below -1/2 and 2 (s_hi + s R(z) + c) above 1/2 (c the
+// correction for s's low half). acos(1) = +0; |x| > 1 gives NaN through the square root.
+TT_VMATH_INLINE double vacos(double x) {
+  double a = std::fabs(x);
+  bool big = a >= 0.5;
+  double z = big ? 0.5 * (1.0 - a) : x * x;
+  double r = f64::asin_rational(z);
+  double mid = f64::kPio2Hi - (x - (f64::kPio2Lo - x * r));
+  double s = std::sqrt(z);
+  double neg = f64::kPi - 2.0 * (s + (r * s - f64::kPio2Lo));
+  double df = f64::trunc32(s);
+  double c = (z - df * df) / (s + df);
+  double pos = 2.0 * (df + std::fma(r, s, c));
+  pos = x == 1.0 ? 0.0 : pos;
+  return big ? (x < 0.0 ? neg : pos) : mid;
+}
+
+namespace f64 {
+// m where `mid`, else b where `far`, else a (erfc's per-range coefficients). The selects are
+// taken on doubles (not on the bools, which GCC turns into a table lookup that stays scalar).
+TT_VMATH_INLINE double sel3(double mid, double far, double m, double a, double b) {
+  double ab = far != 0.0 ? b : a;
+  return mid != 0.0 ? m : ab;
+}
+
+// exp(-hi - lo - 0.5625 + r) / d for hi + lo = x^2 in [1.5, 790) and |r| < 1, vexp's two-step
+// scaling with the division before the last step. hi - n ln2_hi and then - 0.5625 are exact (all
+// multiples of 2^-52 below 1 in magnitude), so the reduced argument is rounded once.
+TT_VMATH_INLINE double erfc_exp_div(double hi, double lo, double r, double d) {
+  double n = std::nearbyint((r - 0.5625 - hi) * kLog2e);
+  double t = std::fma(n, -kLn2Hi, -hi);
+  double s = (t - 0.5625) + ((r - lo) - n * kLn2Lo);
+  double p = expm1_poly_estrin(s);
+  double n1 = std::floor(n * 0.5);
+  double s1 = pow2i(n1), s2 = pow2i(n - n1);
+  return (std::fma(s1, p, s1) / d) * s2;
+}
+}  // namespace f64
+
+// erfc(x) (fdlibm's ranges, branch-free): below |x| = 0.84375 1 - (x + x R) (|x| < 1/4) or
+// 0.5 - (x R + (x - 0.5)), R = pp(x^2) / qq(x^2); below 1.25 (1 - erx) - P / Q or 1 + (erx + P / Q)
+// on t = |x| - 1; above, exp(-x^2 - 0.5625 + P / Q) / |x| on t = 1 / x^2 with fdlibm's ra / sa
+// (below 1 / 0.35) or rb / sb coefficients, 2 - that for x < 0; x^2 carried as hi + lo. One P / Q
+// division for all ranges, coefficients selected per lane. |x| is clamped at 28 (erfc(28) = 0).
+TT_VMATH_INLINE double verfc(double x) {
+  double ax = std::fabs(x);
+  ax = ax > 28.0 ? 28.0 : ax;
+  double z = x * x;
+  double pp = std::fma(z, std::fma(z, std::fma(z, std::fma(z, -2.37630166566501626084e-05,
+                                                           -5.77027029648944159157e-03),
+                                               -2.84817495755985104766e-02),
+                                   -3.25042107247001499370e-01),
+                       1.28379167095512558561e-01);
+  double qq = std::fma(z, std::fma(z, std::fma(z, std::fma(z, std::fma(z, -3.96022827877536812320e-06,
+                                                                       1.32494738004321644526e-04),
+                                                           5.08130628187576562776e-03),
+                                               6.50222499887672944485e-02),
+                                   3.97917223959155352819e-01),
+                       1.0);
+  bool mid = ax < 1.25;
+  double midd = mid ? 1.0 : 0.0, far = ax >= 2.857142857142857 ? 1.0 : 0.0;  // fdlibm: 1 / 0.35
+  double ia = 1.0 / ax;
+  double t = mid ? ax - 1.0 : ia * ia;
+  double t2 = t * t, t4 = t2 * t2;
+  double p01 = std::fma(t, f64::sel3(midd, far, 4.14856118683748331666e-01, -6.93858572707181764372e-01, -7.99283237680523006574e-01),
+                        f64::sel3(midd, far, -2.36211856075265944077e-03, -9.86494403484714822705e-03, -9.86494292470009928597e-03));
+  double p23 = std::fma(t, f64::sel3(midd, far, 3.18346619901161753674e-01, -6.23753324503260060396e+01, -1.60636384855821916062e+02),
+                        f64::sel3(midd, far, -3.72207876035701323847e-01, -1.05586262253232909814e+01, -1.77579549177547519889e+01));
+  double p45 = std::fma(t, f64::sel3(midd, far, 3.54783043256182359371e-02, -1.84605092906711035994e+02, -1.02509513161107724954e+03),
+                        f64::sel3(midd, far, -1.10894694282396677476e-01, -1.62396669462573470355e+02, -6.37566443368389627722e+02));
+  double p67 = std::fma(t, f64::sel3(midd, far, 0.0, -9.81432934416914548592e+00, 0.0),
+                        f64::sel3(midd, far, -2.16637559486879084300e-03, -8.12874355063065934246e+01, -4.83519191608651397019e+02));
+  double p = std::fma(t4, std::fma(t2, p67, p45), std::fma(t2, p23, p01));
+  double q01 = std::fma(t, f64::sel3(midd, far, 1.06420880400844228286e-01, 1.96512716674392571292e+01, 3.03380607434824582924e+01), 1.0);
+  double q23 = std::fma(t, f64::sel3(midd, far, 7.18286544141962662868e-02, 4.34565877475229228821e+02, 1.53672958608443695994e+03),
+                        f64::sel3(midd, far, 5.40397917702171048937e-01, 1.37657754143519042600e+02, 3.25792512996573918826e+02));
+  double q45 = std::fma(t, f64::sel3(midd, far, 1.36370839120290507362e-02, 4.29008140027567833386e+02, 2.55305040643316442583e+03),
+                        f64::sel3(midd, far, 1.26171219808761642112e-01, 6.45387271733267880336e+02, 3.19985821950859553908e+03));
+  double q67 = std::fma(t, f64::sel3(midd, far, 0.0, 6.57024977031928170135e+00, -2.24409524465858183362e+01),
+                        f64::sel3(midd, far, 1.19844998467991074170e-02, 1.08635005541779435134e+02, 4.74528541206955367215e+02));
+  double q8 = f64::sel3(midd, far, 0.0, -6.04244152148580987438e-02, 0.0);
+  double q = std::fma(t4, std::fma(t4, q8, std::fma(t2, q67, q45)), std::fma(t2, q23, q01));
+  bool small = ax < 0.84375;
+  double ratio = (small ? pp : p) / (small ? qq : q);  // one division for all ranges
+  // |x| < 0.84375
+  double xr = x * ratio;
+  double r_small = x < 0.25 ? 1.0 - (x + xr) : 0.5 - (xr + (x - 0.5));  // x < 0 included
+  // 0.84375 <= |x| < 1.25: erx = erf(1) rounded to float, 1 - erx exact
+  constexpr double erx = 8.45062911510467529297e-01;
+  double r_mid = x < 0.0 ? 1.0 + (erx + ratio) : (1.0 - erx) - ratio;
+  // |x| >= 1.25 (written as in verf so that fp contraction cannot fuse hi away)
+  double hi = ax * ax, lo = std::fma(ax, ax, -hi);
+  double e = f64::erfc_exp_div(hi, lo, ratio, ax);
+  double r_big = x < 0.0 ? 2.0 - e : e;
+  return small ? r_small : (mid ? r_mid : r_big);
+}
 
 }  // inline namespace TT_VMATH_ISA
 }  // namespace tt::cpu

@@ -2,7 +2,8 @@
 // More branch-free float math for the unary kernels (exp2, log2, log10, tan, the inverse and
 // hyperbolic trigonometric functions, erfc), in the style of vmath.h: plain scalar code with fma
 // and selects, every branch computed and one selected, no libm call inside, so GCC vectorises
-// the loops around them (at any vector width). Double overloads call libm.
+// the loops around them (at any vector width). The double versions are in vmath_f64.h (asinh
+// and acosh still call libm).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -221,7 +222,6 @@ TT_VMATH_INLINE float vasin(float x) {
   float r = big ? kPio2Hi - (p + p - kPio2Lo) : p;
   return std::copysign(r, x);
 }
-inline double vasin(double x) { return std::asin(x); }
 
 // acos: 2 asin(sqrt((1 - x) / 2)) above 1/2, pi - that below -1/2, pi/2 - asin(x) between.
 TT_VMATH_INLINE float vacos(float x) {
@@ -234,7 +234,6 @@ TT_VMATH_INLINE float vacos(float x) {
   r = x > 0.5f ? p + p : r;
   return x < -0.5f ? kPiHi - (p + p - kPiLo) : r;
 }
-inline double vacos(double x) { return std::acos(x); }
 
 // atan (Cephes' atanf): |x| reduced to [0, tan(pi/8)] by -1/|x| above tan(3pi/8) (pi/2 added
 // back) or (|x| - 1) / (|x| + 1) above tan(pi/8) (pi/4): one divide, selected operands.
@@ -255,7 +254,6 @@ TT_VMATH_INLINE float vatan(float x) {
   float r = hi + (std::fma(p * z, t, t) + lo);
   return std::copysign(r, x);
 }
-inline double vatan(double x) { return std::atan(x); }
 
 // exp(|x|) / 2 for sinh / cosh, scaled by 2^(n-1) so it stays finite up to sinh's own overflow.
 TT_VMATH_INLINE float vexp_half(float a) {
@@ -278,14 +276,12 @@ TT_VMATH_INLINE float vsinh(float x) {
   float big = std::copysign(h - 0.25f / h, x);
   return a < 1.0f ? small : big;
 }
-inline double vsinh(double x) { return std::sinh(x); }
 
 // cosh = h + 1/(4h) with h = exp(|x|)/2.
 TT_VMATH_INLINE float vcosh(float x) {
   float h = vexp_half(std::fabs(x));
   return h + 0.25f / h;
 }
-inline double vcosh(double x) { return std::cosh(x); }
 
 // asinh: Cephes' odd polynomial below |x| = 1/2, log1p(|x| + x^2 / (1 + sqrt(x^2 + 1))) up to
 // 2^12 (log(|x| + sqrt(x^2 + 1)) loses ~3 ulp near 1/2), log1p(|x| - 1) + ln 2 = log(2|x|) above
@@ -336,7 +332,6 @@ TT_VMATH_INLINE float vatanh(float x) {
   float big = std::copysign(0.5f * vlogf<false>((1.0f + a) / (1.0f - a)), x);
   return a < 0.5f ? small : big;
 }
-inline double vatanh(double x) { return std::atanh(x); }
 
 // erfc(x) = exp(-x^2) t h(t) for |x|, t = 1 / (1 + |x| / 2), h a degree-10 polynomial (a relative
 // least-squares fit of erfc(x) exp(x^2) / t on |x| in [0, 10.1], 3.5e-9), 2 - that for x < 0. t
@@ -367,7 +362,6 @@ TT_VMATH_INLINE float verfc(float x) {
   float e = vscale2(exp_poly(r) * m, n);
   return x < 0.0f ? 2.0f - e : e;
 }
-inline double verfc(double x) { return std::erfc(x); }
 
 // c ? a : b on the bits: GCC sinks a plain select on a polynomial's input into two copies of the
 // polynomial and a blend of their results; a mask select it leaves alone.
