@@ -17,8 +17,12 @@
 // Special values (NaN, +-inf, +-0, the domain edges) come out as libm gives them.
 //
 // The polynomials and rational approximations are the published ones: Sleef's exp kernel,
-// Cephes' tanh rational, and fdlibm's log, erf / erfc, atan, asin / acos and sin/cos kernels
-// (Sun Microsystems; "freely granted ... provided that this notice is preserved").
+// Cephes' tanh rational, and fdlibm's log, erf / erfc, atan, asin / acos and sin/cos kernels,
+// whose notice is preserved here as it asks:
+//   Copyright (C) 1993 by Sun Microsystems, Inc. All rights reserved.
+//   Developed at SunPro, a Sun Microsystems, Inc. business.
+//   Permission to use, copy, modify, and distribute this software is freely granted, provided
+//   that this notice is preserved.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -62,7 +66,7 @@ TT_VMATH_INLINE double pow2i(double n) {
 
 // expm1(s) for |s| <= ln2 / 2 (plus rounding slack): s + s^2 P(s), Sleef's minimax coefficients
 // for exp; the result is rounded once (the final fma).
-TT_VMATH_INLINE double expm1_poly(double s) {
+TT_VMATH_INLINE double expm1_p(double s) {
   double u = 2.08860621107283687536341e-09;
   u = std::fma(u, s, 2.51112930892876518610661e-08);
   u = std::fma(u, s, 2.75573911234900471893338e-07);
@@ -74,8 +78,9 @@ TT_VMATH_INLINE double expm1_poly(double s) {
   u = std::fma(u, s, 0.0416666666666665047591422);
   u = std::fma(u, s, 0.166666666666666851703837);
   u = std::fma(u, s, 0.5);
-  return std::fma(s * s, u, s);
+  return u;
 }
+TT_VMATH_INLINE double expm1_poly(double s) { return std::fma(s * s, expm1_p(s), s); }
 
 // expm1_poly's polynomial by Estrin's scheme: a shorter dependency chain for a few more
 // multiplies, for callers that are latency-bound (verf).
@@ -110,20 +115,7 @@ TT_VMATH_INLINE double two_sum_err(double a, double b, double s) {
 }
 
 // expm1(s) for |s| <= ln2 / 2 as s + q, q = s^2 P(s) (the same polynomial, left unrounded).
-TT_VMATH_INLINE double expm1_poly_tail(double s) {
-  double u = 2.08860621107283687536341e-09;
-  u = std::fma(u, s, 2.51112930892876518610661e-08);
-  u = std::fma(u, s, 2.75573911234900471893338e-07);
-  u = std::fma(u, s, 2.75572362911928827629423e-06);
-  u = std::fma(u, s, 2.4801587159235472998791e-05);
-  u = std::fma(u, s, 0.000198412698960509205564975);
-  u = std::fma(u, s, 0.00138888888889774492207962);
-  u = std::fma(u, s, 0.00833333333331652721664984);
-  u = std::fma(u, s, 0.0416666666666665047591422);
-  u = std::fma(u, s, 0.166666666666666851703837);
-  u = std::fma(u, s, 0.5);
-  return (s * s) * u;
-}
+TT_VMATH_INLINE double expm1_poly_tail(double s) { return (s * s) * expm1_p(s); }
 
 // expm1 for x in [-40, 710] given n = round(x / ln 2) <= 1024: (2^n - 1) + 2^n s + 2^n q with the
 // first two summed exactly (TwoSum; 2^n - 1 is exact wherever it is not negligible), one rounding.
