@@ -203,6 +203,22 @@ TT_VMATH_INLINE double kernel_cos(double x, double y) {
   return one_m + (((1.0 - one_m) - hz) + (z * r - x * y));
 }
 
+// fdlibm's erf rational for |x| < 0.84375, erf(x) = x + x pp(z) / qq(z) with z = x^2 (erfc uses
+// it on the same range).
+TT_VMATH_INLINE void erf_small_pq(double z, double& pp, double& qq) {
+  pp = std::fma(z, std::fma(z, std::fma(z, std::fma(z, -2.37630166566501626084e-05,
+                                                           -5.77027029648944159157e-03),
+                                               -2.84817495755985104766e-02),
+                                   -3.25042107247001499370e-01),
+                       1.28379167095512558561e-01);
+  qq = std::fma(z, std::fma(z, std::fma(z, std::fma(z, std::fma(z, -3.96022827877536812320e-06,
+                                                                       1.32494738004321644526e-04),
+                                                           5.08130628187576562776e-03),
+                                               6.50222499887672944485e-02),
+                                   3.97917223959155352819e-01),
+                       1.0);
+}
+
 }  // namespace f64
 
 // exp(x), < 1 ulp: Cody-Waite reduction by ln 2, Sleef's polynomial, 2^n applied in two halves so
@@ -313,17 +329,8 @@ TT_VMATH_INLINE double verf(double x) {
   double ax = std::fabs(x);
   // |x| < 0.84375: x + x pp(z) / qq(z), z = x^2 (divided below, with the other range's P / Q)
   double z = x * x;
-  double pp = std::fma(z, std::fma(z, std::fma(z, std::fma(z, -2.37630166566501626084e-05,
-                                                           -5.77027029648944159157e-03),
-                                               -2.84817495755985104766e-02),
-                                   -3.25042107247001499370e-01),
-                       1.28379167095512558561e-01);
-  double qq = std::fma(z, std::fma(z, std::fma(z, std::fma(z, std::fma(z, -3.96022827877536812320e-06,
-                                                                       1.32494738004321644526e-04),
-                                                           5.08130628187576562776e-03),
-                                               6.50222499887672944485e-02),
-                                   3.97917223959155352819e-01),
-                       1.0);
+  double pp, qq;
+  f64::erf_small_pq(z, pp, qq);
   // 0.84375 <= |x| < 6: P(t) / Q(t) with per-range coefficients, one select each (mid: fdlibm's
   // pa/qa on t = |x| - 1; far: ra/sa on t = 1/x^2, fitted on [1.25, 2.857] but good to < 0.1 ulp
   // of erf up to 6, which saves fdlibm's third range)
@@ -613,17 +620,8 @@ TT_VMATH_INLINE double verfc(double x) {
   double ax = std::fabs(x);
   ax = ax > 28.0 ? 28.0 : ax;
   double z = x * x;
-  double pp = std::fma(z, std::fma(z, std::fma(z, std::fma(z, -2.37630166566501626084e-05,
-                                                           -5.77027029648944159157e-03),
-                                               -2.84817495755985104766e-02),
-                                   -3.25042107247001499370e-01),
-                       1.28379167095512558561e-01);
-  double qq = std::fma(z, std::fma(z, std::fma(z, std::fma(z, std::fma(z, -3.96022827877536812320e-06,
-                                                                       1.32494738004321644526e-04),
-                                                           5.08130628187576562776e-03),
-                                               6.50222499887672944485e-02),
-                                   3.97917223959155352819e-01),
-                       1.0);
+  double pp, qq;
+  f64::erf_small_pq(z, pp, qq);
   bool mid = ax < 1.25;
   double midd = mid ? 1.0 : 0.0, far = ax >= 2.857142857142857 ? 1.0 : 0.0;  // fdlibm: 1 / 0.35
   double ia = 1.0 / ax;
