@@ -34,16 +34,23 @@ void conv2d_typed(const Tensor& out, const Tensor& x, const Tensor& wt, const Te
   const T* pb = bias ? bias->data<T>() : nullptr;
   T* po = out.data<T>();
   bool direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;
+  // im2col in tiles of whole output rows whose columns fit in ~256 KB, each followed by its GEMM
+  // while the tile is still in L2 (a whole image's columns, kk x oh ow, are megabytes).
+  int64_t tile_rows = std::max<int64_t>(1, std::min<int64_t>(oh, (int64_t{1} << 18) / std::max<int64_t>(kk * ow, 1)));
+  int64_t tile_cols = tile_rows * ow;
   auto one = [&](int64_t ni, std::vector<T>& col) {
     for (int64_t g = 0; g < groups; ++g) {
       const T* xg = px + (ni * c + g * cg) * h * w;
-      const T* src = xg;
-      if (!direct) {
-        im2col(xg, cg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, col.data());
-        src = col.data();
-      }
       T* dst = po + (ni * o + g * og) * sp;
-      gemm<T>(og, sp, kk, pwt + g * og * kk, src, dst);
+      if (direct) {
+        gemm<T>(og, sp, kk, pwt + g * og * kk, xg, dst);
+      } else {
+        for (int64_t oy0 = 0; oy0 < oh; oy0 += tile_rows) {
+          int64_t oy1 = std::min(oh, oy0 + tile_rows), cols = (oy1 - oy0) * ow;
+          im2col_rows(xg, cg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oy0, oy1, ow, col.data());
+          blas_gemm<T>(false, false, og, cols, kk, pwt + g * og * kk, kk, col.data(), cols, T(0), dst + oy0 * ow, sp);
+        }
+      }
       if (pb)
         for (int64_t oc = 0; oc < og; ++oc) {
           T bv = pb[g * og + oc];
@@ -56,11 +63,11 @@ void conv2d_typed(const Tensor& out, const Tensor& x, const Tensor& wt, const Te
   if (n >= nt && nt > 1) {
     // one sample per thread (BLAS is single-threaded: NOTE [ One thread pool ])
     parallel_for(0, n, 1, [&](int64_t b, int64_t e) {
-      std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * sp));
+      std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * tile_cols));
       for (int64_t ni = b; ni < e; ++ni) one(ni, col);
     });
   } else {
-    std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * sp));
+    std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * tile_cols));
     for (int64_t ni = 0; ni < n; ++ni) one(ni, col);
   }
 }

@@ -6,17 +6,20 @@
 
 namespace tt::cpu {
 
+// Output rows [oy0, oy1) only: `col` is (c kh kw) x ((oy1 - oy0) ow), so a forward pass can work
+// through the image in tiles whose columns stay in L2 between im2col and the GEMM that reads them.
 template <class T>
-void im2col(const T* x, int64_t c, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
-            int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh, int64_t ow, T* col) {
+void im2col_rows(const T* x, int64_t c, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                 int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oy0, int64_t oy1, int64_t ow, T* col) {
+  int64_t cols = (oy1 - oy0) * ow;
   for (int64_t ci = 0; ci < c; ++ci)
     for (int64_t ki = 0; ki < kh; ++ki)
       for (int64_t kj = 0; kj < kw; ++kj) {
-        T* dst = col + ((ci * kh + ki) * kw + kj) * oh * ow;
+        T* dst = col + ((ci * kh + ki) * kw + kj) * cols;
         const T* src = x + ci * h * w;
-        for (int64_t oy = 0; oy < oh; ++oy) {
+        for (int64_t oy = oy0; oy < oy1; ++oy) {
           int64_t iy = oy * sh - ph + ki * dh;
-          T* drow = dst + oy * ow;
+          T* drow = dst + (oy - oy0) * ow;
           if (iy < 0 || iy >= h) {
             for (int64_t ox = 0; ox < ow; ++ox) drow[ox] = T(0);
             continue;
@@ -36,6 +39,12 @@ void im2col(const T* x, int64_t c, int64_t h, int64_t w, int64_t kh, int64_t kw,
           }
         }
       }
+}
+
+template <class T>
+void im2col(const T* x, int64_t c, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+            int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh, int64_t ow, T* col) {
+  im2col_rows(x, c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, 0, oh, ow, col);
 }
 
 }  // namespace tt::cpu
