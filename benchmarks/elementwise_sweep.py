@@ -12,10 +12,10 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
-import time
 from collections.abc import Callable
 from typing import Any
+
+from ops import timeit  # benchmarks/ops.py: the same calibrated medians
 
 N = 1 << 20
 
@@ -33,25 +33,6 @@ FUNCTIONAL: dict[str, tuple[float, float]] = {
     "relu": (-3, 3), "silu": (-8, 8), "gelu": (-5, 5), "softplus": (-5, 5), "elu": (-5, 5), "mish": (-5, 5),
     "logsigmoid": (-8, 8), "hardswish": (-5, 5), "hardsigmoid": (-5, 5), "leaky_relu": (-3, 3),
 }
-
-
-def timeit(fn: Callable[[], Any], repeats: int = 7) -> float:
-    fn()
-    n = 1
-    while True:  # calibrate the calls per timing to ~30 ms
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        if time.perf_counter() - t0 > 0.03:
-            break
-        n *= 2
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        times.append((time.perf_counter() - t0) / n)
-    return statistics.median(times)
 
 
 def main() -> None:
