@@ -18,47 +18,67 @@ namespace {
 template <class T>
 using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::conditional_t<std::is_same_v<T, bool>, int64_t, T>>;
 
-// Sum of n contiguous floats: 4 x 8 float lanes (vector extensions: the auto-vectoriser only
-// managed one of two loops here), flushed into a double every 2048 elements so long rows keep
-// double-like accuracy.
-template <class T>
-Acc<T> contiguous_sum(const T* x, int64_t n) {
-  if constexpr (std::is_same_v<T, float>) {
-    typedef float V __attribute__((vector_size(32)));
-    double total = 0;
-    int64_t j = 0;
-    while (j + 32 <= n) {
-      V a0 = {}, a1 = {}, a2 = {}, a3 = {};
-      int64_t stop = std::min(n - 31, j + 2048);
-      for (; j < stop; j += 32) {
-        V v0, v1, v2, v3;
-        std::memcpy(&v0, x + j, sizeof(V));
-        std::memcpy(&v1, x + j + 8, sizeof(V));
-        std::memcpy(&v2, x + j + 16, sizeof(V));
-        std::memcpy(&v3, x + j + 24, sizeof(V));
+// Sum (Square: sum of squares) of n contiguous floats in 4 x 8 float lanes (vector extensions:
+// the auto-vectoriser only managed one of two loops here), flushed into a double every 2048
+// elements so long rows keep double-like accuracy (and a square overflows exactly where torch's
+// float norm does).
+template <bool Square>
+double float_lanes_sum(const float* x, int64_t n) {
+  typedef float V __attribute__((vector_size(32)));
+  double total = 0;
+  int64_t j = 0;
+  while (j + 32 <= n) {
+    V a0 = {}, a1 = {}, a2 = {}, a3 = {};
+    int64_t stop = std::min(n - 31, j + 2048);
+    for (; j < stop; j += 32) {
+      V v0, v1, v2, v3;
+      std::memcpy(&v0, x + j, sizeof(V));
+      std::memcpy(&v1, x + j + 8, sizeof(V));
+      std::memcpy(&v2, x + j + 16, sizeof(V));
+      std::memcpy(&v3, x + j + 24, sizeof(V));
+      if constexpr (Square) {
+        a0 += v0 * v0;
+        a1 += v1 * v1;
+        a2 += v2 * v2;
+        a3 += v3 * v3;
+      } else {
         a0 += v0;
         a1 += v1;
         a2 += v2;
         a3 += v3;
       }
-      V a = (a0 + a1) + (a2 + a3);
-      double s = 0;
-      for (int k = 0; k < 8; ++k) s += a[k];
-      total += s;
     }
-    for (; j < n; ++j) total += x[j];
-    return total;
-  } else if constexpr (std::is_same_v<T, double>) {  // 16 lanes: four independent vector chains
-    constexpr int L = 16;
-    double acc[L] = {0};
-    int64_t j = 0;
-    for (; j + L <= n; j += L)
-      for (int k = 0; k < L; ++k) acc[k] += x[j + k];
-    for (int w = L / 2; w > 0; w /= 2)
-      for (int k = 0; k < w; ++k) acc[k] += acc[k + w];
-    double s = acc[0];
-    for (; j < n; ++j) s += x[j];
-    return s;
+    V a = (a0 + a1) + (a2 + a3);
+    double s = 0;
+    for (int k = 0; k < 8; ++k) s += a[k];
+    total += s;
+  }
+  for (; j < n; ++j) total += static_cast<double>(Square ? x[j] * x[j] : x[j]);
+  return total;
+}
+
+// The same in 16 double lanes (four independent vector chains), combined pairwise.
+template <bool Square, class T>
+double double_lanes_sum(const T* x, int64_t n) {
+  constexpr int L = 16;
+  double acc[L] = {0};
+  int64_t j = 0;
+  auto term = [](T v) { return Square ? static_cast<double>(v) * static_cast<double>(v) : static_cast<double>(v); };
+  for (; j + L <= n; j += L)
+    for (int k = 0; k < L; ++k) acc[k] += term(x[j + k]);
+  for (int w = L / 2; w > 0; w /= 2)
+    for (int k = 0; k < w; ++k) acc[k] += acc[k + w];
+  double s = acc[0];
+  for (; j < n; ++j) s += term(x[j]);
+  return s;
+}
+
+template <class T>
+Acc<T> contiguous_sum(const T* x, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    return float_lanes_sum<false>(x, n);
+  } else if constexpr (std::is_same_v<T, double>) {
+    return double_lanes_sum<false>(x, n);
   } else {
     Acc<T> s = 0;
     for (int64_t j = 0; j < n; ++j) s += x[j];
@@ -119,48 +139,11 @@ T contiguous_prod(const T* x, int64_t n) {
   return static_cast<T>(p);
 }
 
-// Sum of squares of n contiguous values. float: 4 x 8 float lanes flushed into a double every
-// 2048 elements (like contiguous_sum; a square overflows exactly where torch's float norm does);
-// double: 16 double lanes.
+// Sum of squares of n contiguous values (norm2): float in float lanes, the rest in double lanes.
 template <class T>
 double contiguous_sumsq(const T* x, int64_t n) {
-  if constexpr (std::is_same_v<T, float>) {
-    typedef float V __attribute__((vector_size(32)));
-    double total = 0;
-    int64_t j = 0;
-    while (j + 32 <= n) {
-      V a0 = {}, a1 = {}, a2 = {}, a3 = {};
-      int64_t stop = std::min(n - 31, j + 2048);
-      for (; j < stop; j += 32) {
-        V v0, v1, v2, v3;
-        std::memcpy(&v0, x + j, sizeof(V));
-        std::memcpy(&v1, x + j + 8, sizeof(V));
-        std::memcpy(&v2, x + j + 16, sizeof(V));
-        std::memcpy(&v3, x + j + 24, sizeof(V));
-        a0 += v0 * v0;
-        a1 += v1 * v1;
-        a2 += v2 * v2;
-        a3 += v3 * v3;
-      }
-      V a = (a0 + a1) + (a2 + a3);
-      double s = 0;
-      for (int k = 0; k < 8; ++k) s += a[k];
-      total += s;
-    }
-    for (; j < n; ++j) total += static_cast<double>(x[j] * x[j]);
-    return total;
-  } else {
-    constexpr int L = 16;
-    double acc[L] = {0};
-    int64_t j = 0;
-    for (; j + L <= n; j += L)
-      for (int k = 0; k < L; ++k) acc[k] += static_cast<double>(x[j + k]) * static_cast<double>(x[j + k]);
-    for (int w = L / 2; w > 0; w /= 2)
-      for (int k = 0; k < w; ++k) acc[k] += acc[k + w];
-    double s = acc[0];
-    for (; j < n; ++j) s += static_cast<double>(x[j]) * static_cast<double>(x[j]);
-    return s;
-  }
+  if constexpr (std::is_same_v<T, float>) return float_lanes_sum<true>(x, n);
+  else return double_lanes_sum<true>(x, n);
 }
 
 // The same for a float row in float lanes (4 x 8, flushed into a double every 2048 elements, as
