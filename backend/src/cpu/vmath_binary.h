@@ -9,6 +9,8 @@
 #include <cstring>
 #include <limits>
 
+#include "vmath.h"
+
 #ifndef TT_VMATH_ISA
 #define TT_VMATH_ISA isa_baseline
 #endif
@@ -19,16 +21,9 @@ inline namespace TT_VMATH_ISA {
 #define TT_VBIN_INLINE inline __attribute__((always_inline))
 
 namespace vbin {
-TT_VBIN_INLINE uint64_t bits(double x) {
-  uint64_t u;
-  std::memcpy(&u, &x, 8);
-  return u;
-}
-TT_VBIN_INLINE double from_bits(uint64_t u) {
-  double x;
-  std::memcpy(&x, &u, 8);
-  return x;
-}
+// the bit casts of vmath_f64.h
+TT_VBIN_INLINE uint64_t bits(double x) { return f64::to_bits(x); }
+using f64::from_bits;
 TT_VBIN_INLINE bool signbit(double x) { return (bits(x) >> 63) != 0; }
 TT_VBIN_INLINE bool signbit(float x) {
   uint32_t u;
