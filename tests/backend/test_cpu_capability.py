@@ -140,3 +140,30 @@ def test_signed_zero_passes_through(name: str, dtype: str, capability: None) -> 
     for fn in ("silu", "gelu", "mish", "hardswish"):
         got = getattr(tt.nn.functional, fn)(tt.tensor(zeros)).numpy()
         assert np.all(got == 0), fn
+
+
+@pytest.mark.skipif(not HAS_WIDE, reason="this CPU has no AVX-512 (or the wide kernels are off)")
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_rows_agree_across_builds(log: bool, dtype: str, capability: None) -> None:
+    """Row softmax runs the exp span kernel of the chosen build: both builds agree with each other
+    and with a float64 numpy softmax, rows with inf / NaN / all -inf included."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(0, 8, (37, 1031)).astype(dtype)  # row length not a multiple of any vector width
+    x[1, 5] = np.inf
+    x[2, :] = -np.inf
+    x[3, 7] = np.nan
+    x[4, 9] = -np.inf
+    fn = tt.nn.functional.log_softmax if log else tt.nn.functional.softmax
+    results = []
+    for cap in ("avx2", "avx512"):
+        CPU.set_cpu_capability(cap)
+        results.append(fn(tt.tensor(x), -1).numpy())
+    a, b = results
+    np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+    ok = ~np.isnan(a)
+    np.testing.assert_allclose(a[ok], b[ok], rtol=8 * np.finfo(dtype).eps, atol=0)
+    x64 = x[5:].astype(np.float64)  # the ordinary rows, against numpy
+    z = x64 - x64.max(axis=1, keepdims=True)
+    want = z - np.log(np.exp(z).sum(axis=1, keepdims=True)) if log else np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(b[5:], want, rtol=20 * np.finfo(dtype).eps, atol=np.finfo(dtype).tiny if not log else 1e-5)

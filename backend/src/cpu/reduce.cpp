@@ -318,10 +318,11 @@ T contiguous_extreme(const T* x, int64_t n) {
   return contiguous_extreme_exact<T, IsMax>(x, n);
 }
 
-// sum_j exp(x[j] - shift) over n contiguous values, each exp also stored to dst when Store.
-// Float lanes flushed into a double every 2048 elements, like contiguous_sum.
-template <bool Store, class T>
-Acc<T> exp_sum(const T* x, T* dst, int64_t n, T shift) {
+// sum_j exp(x[j] - shift) over n contiguous values, storing nothing (logsumexp: no row to write;
+// softmax stores its exps and uses row_exp_sum). Float lanes flushed into a double every 2048
+// elements, like contiguous_sum.
+template <class T>
+Acc<T> exp_sum(const T* x, int64_t n, T shift) {
   Acc<T> total = 0;
   int64_t j = 0;
 #if defined(__AVX2__) && defined(__FMA__)
@@ -331,7 +332,6 @@ Acc<T> exp_sum(const T* x, T* dst, int64_t n, T shift) {
       int64_t stop = std::min(n, j + 2048);
       for (; j + 8 <= stop; j += 8) {
         __m256 e = vexp8(x + j, shift).v;
-        if constexpr (Store) _mm256_storeu_ps(dst + j, e);
         acc = _mm256_add_ps(acc, e);
       }
       total += hreduce<2>(acc);
@@ -343,18 +343,14 @@ Acc<T> exp_sum(const T* x, T* dst, int64_t n, T shift) {
     double acc[L] = {0};
     for (; j + L <= n; j += L)
       for (int k = 0; k < L; ++k) {
-        double e = vexp(x[j + k] - shift);
-        if constexpr (Store) dst[j + k] = e;
-        acc[k] += e;
+        acc[k] += vexp(x[j + k] - shift);
       }
     for (int w = L / 2; w > 0; w /= 2)
       for (int k = 0; k < w; ++k) acc[k] += acc[k + w];
     total = acc[0];
   }
   for (; j < n; ++j) {
-    T e = vexp(x[j] - shift);
-    if constexpr (Store) dst[j] = e;
-    total += e;
+    total += vexp(x[j] - shift);
   }
   return total;
 }
@@ -774,20 +770,16 @@ void cumulative(bool prod, const Tensor& out, const Tensor& in, int64_t outer, i
 
 // The row's max as the shift for exp: a NaN stays (it poisons the row, as in torch), +-inf
 // becomes 0 so exp(x - shift) is not inf - inf.
-// exp(x[j] - shift) into dst[j] and their sum, for a double row: the subtraction, then the unary
-// exp span kernel (its AVX-512 copy where the CPU has one), then a lane-parallel sum, all while
-// the row sits in L1/L2. dst is the output row, scratch for log_softmax.
-inline double exp_sum_span(const double* x, double* dst, int64_t n, double shift) {
+// exp(x[j] - shift) into dst[j] and their sum: the subtraction, then the unary exp span kernel
+// (its AVX-512 copy where the CPU has one: twice the rate of exp_sum's 8-lane AVX2 body), then a
+// lane-parallel sum, all while the row sits in L1/L2. dst is the output row (log_softmax's too,
+// as scratch before it is overwritten).
+template <class T>
+Acc<T> row_exp_sum(const T* x, T* dst, int64_t n, T shift) {
   for (int64_t j = 0; j < n; ++j) dst[j] = x[j] - shift;
   if (wide_unary_enabled()) unary_span_wide(UnaryOp::Exp, dst, dst, n);
-  else unary_span<double>(UnaryOp::Exp, dst, dst, n);
+  else unary_span<T>(UnaryOp::Exp, dst, dst, n);
   return contiguous_sum(dst, n);
-}
-
-template <class T>
-Acc<T> row_exp_sum(const T* row, T* dst, int64_t n, T shift) {
-  if constexpr (std::is_same_v<T, double>) return exp_sum_span(row, dst, n, shift);
-  else return exp_sum<true>(row, dst, n, shift);
 }
 
 template <class T>
@@ -811,7 +803,7 @@ static void softmax_typed(const Tensor& out, const Tensor& in, int64_t outer, in
         T* dst = o + oi * r;
         T m = softmax_shift(contiguous_extreme<T, true>(row, r));
         if (log) {
-          Acc<T> sum = std::is_same_v<T, double> ? row_exp_sum(row, dst, r, m) : exp_sum<false>(row, dst, r, m);
+          Acc<T> sum = row_exp_sum(row, dst, r, m);
           T lse = m + static_cast<T>(std::log(sum));
           for (int64_t j = 0; j < r; ++j) dst[j] = row[j] - lse;
         } else {
@@ -882,7 +874,7 @@ static void logsumexp_typed(const Tensor& out, const Tensor& in, int64_t outer, 
       for (int64_t oi = b; oi < e; ++oi) {
         const T* row = x + oi * r;
         T m = contiguous_extreme<T, true>(row, r);
-        o[oi] = (m != m || std::isinf(m)) ? m : m + static_cast<T>(std::log(exp_sum<false>(row, static_cast<T*>(nullptr), r, m)));
+        o[oi] = (m != m || std::isinf(m)) ? m : m + static_cast<T>(std::log(exp_sum(row, r, m)));
       }
     });
     return;
