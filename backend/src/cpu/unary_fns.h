@@ -78,6 +78,7 @@ bool fp_unary_fn(UnaryOp op, Run&& run) {
     case UnaryOp::Neg: run([](T x) { return -x; }); return true;
     case UnaryOp::Abs: run([](T x) { return std::fabs(x); }); return true;
     case UnaryOp::Square: run([](T x) { return x * x; }); return true;
+    case UnaryOp::Sign: run([](T x) { return x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0)); }); return true;  // NaN -> 0, as torch
     case UnaryOp::Softplus: run([](T x) { return vsoftplus(x); }); return true;
     case UnaryOp::Mish: run([](T x) { return vmish(x); }); return true;
     case UnaryOp::Logsigmoid: run([](T x) { return vlogsigmoid(x); }); return true;
@@ -90,7 +91,7 @@ bool fp_unary_fn(UnaryOp op, Run&& run) {
 // Ops cheap enough per element that a thread needs the full grain of work to pay for itself.
 inline bool unary_is_cheap(UnaryOp op) {
   switch (op) {
-    case UnaryOp::Relu: case UnaryOp::Neg: case UnaryOp::Abs: case UnaryOp::Square:
+    case UnaryOp::Relu: case UnaryOp::Neg: case UnaryOp::Abs: case UnaryOp::Square: case UnaryOp::Sign:
     case UnaryOp::Sqrt: case UnaryOp::Rsqrt: case UnaryOp::Floor: case UnaryOp::Ceil:
     case UnaryOp::Round: case UnaryOp::Trunc: case UnaryOp::Frac: case UnaryOp::Reciprocal:
     case UnaryOp::Hardsigmoid: case UnaryOp::Hardswish: return true;
