@@ -15,7 +15,7 @@ import platform
 from collections.abc import Callable
 from typing import Any
 
-from ops import timeit  # benchmarks/ops.py: the same calibrated medians
+from ops import compare, spread  # benchmarks/ops.py: the same interleaved medians
 
 N = 1 << 20
 
@@ -53,18 +53,20 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(0)
     dt = args.dtype
-    rows: list[tuple[str, float, float | None, float]] = []
+    rows: list[tuple[str, float, float | None, float, str]] = []
 
     def bench(name: str, ours: Callable[[], Any], ref_np: Callable[[], Any] | None, ref_torch: Callable[[], Any]) -> None:
         if args.only not in name:
             return
-        a, c = timeit(ours), timeit(ref_torch)
-        b = timeit(ref_np) if ref_np is not None else None
-        rows.append((name, a, b, c))
+        fns = [ours] + ([ref_np] if ref_np is not None else []) + [ref_torch]
+        medians, ratios = compare(fns)
+        a, c = medians[0], medians[-1]
+        b = medians[1] if ref_np is not None else None
+        rows.append((name, a, b, c, spread(ratios)))
         if not args.markdown:
             mark = "  MISS" if a > c else ""
             print(f"{name:22s} tt {a * 1e6:9.1f} µs  np {b * 1e6 if b else float('nan'):9.1f} µs  "
-                  f"torch {c * 1e6:9.1f} µs  tt/torch {a / c:5.2f}{mark}", flush=True)
+                  f"torch {c * 1e6:9.1f} µs  tt/torch {a / c:5.2f} ({spread(ratios)}){mark}", flush=True)
 
     def data(lo: float, hi: float) -> tuple[Any, Any, Any]:
         v = rng.uniform(lo, hi, N).astype(dt)
@@ -137,11 +139,11 @@ def main() -> None:
         print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; threads={args.threads}; "
               f"dtype {dt}; 1M elements; torch {torch.__version__}, numpy {np.__version__}; "
               f"typedtensor CPU capability {tt.backends.cpu.get_cpu_capability()}\n")
-        print("| op | typedtensor | numpy | torch | tt / torch |")
-        print("| --- | ---: | ---: | ---: | ---: |")
-        for name, a, b, c in rows:
-            print(f"| {name} | {a * 1e6:.1f} µs | {f'{b * 1e6:.1f} µs' if b else '—'} | {c * 1e6:.1f} µs | {a / c:.2f} |")
-        worse = [name for name, a, _, c in rows if a > c]
+        print("| op | typedtensor | numpy | torch | tt / torch | per-round range |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: |")
+        for name, a, b, c, sp in rows:
+            print(f"| {name} | {a * 1e6:.1f} µs | {f'{b * 1e6:.1f} µs' if b else '—'} | {c * 1e6:.1f} µs | {a / c:.2f} | {sp} |")
+        worse = [name for name, a, _, c, _ in rows if a > c]
         print(f"\n{len(rows) - len(worse)} of {len(rows)} rows at or under 1.0x torch"
               + (f"; over: {', '.join(worse)}" if worse else "") + ".")
 

@@ -2,8 +2,9 @@
 
     python benchmarks/ops.py [--threads 2] [--quick] [--markdown]
 
-Each figure is the median of repeated timings (per call). Ratios are typedtensor / torch
-(lower is better; < 1 means typedtensor is faster)."""
+Each figure is the median per call over 9 rounds in which typedtensor, numpy and torch are timed
+in turn. Ratios are typedtensor / torch (lower is better; < 1 means typedtensor is faster); the
+per-round range is the spread of that ratio across rounds (its 2nd to 8th value)."""
 
 from __future__ import annotations
 
@@ -16,24 +17,40 @@ from collections.abc import Callable
 from typing import Any
 
 
-def timeit(fn: Callable[[], Any], min_time: float = 0.2, repeats: int = 7) -> float:
+def _calls_per_timing(fn: Callable[[], Any], target: float) -> int:
     fn()
-    n, t = 1, 0.0
-    while True:  # calibrate the number of calls per timing
+    n = 1
+    while True:
         t0 = time.perf_counter()
         for _ in range(n):
             fn()
-        t = time.perf_counter() - t0
-        if t > min_time / repeats or n > 1 << 20:
-            break
+        if time.perf_counter() - t0 > target or n > 1 << 20:
+            return n
         n *= 4
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        times.append((time.perf_counter() - t0) / n)
-    return statistics.median(times)
+
+
+def compare(fns: list[Callable[[], Any]], min_time: float = 0.2, rounds: int = 9) -> tuple[list[float], list[float]]:
+    """Per-call medians of each function, timed in interleaved rounds (a timing of each per round),
+    so a drift in the machine's state (another process, clocks, caches) lands on all of them alike
+    instead of on whichever ran during it. Also returns the per-round ratios fns[0] / fns[-1]: their
+    spread says whether a ratio near 1.0 is a difference or noise."""
+    ns = [_calls_per_timing(fn, min_time / rounds) for fn in fns]
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(rounds):
+        for fn, n, out in zip(fns, ns, times, strict=True):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            out.append((time.perf_counter() - t0) / n)
+    ratios = [a / c for a, c in zip(times[0], times[-1], strict=True)]
+    return [statistics.median(t) for t in times], ratios
+
+
+def spread(ratios: list[float]) -> str:
+    """The middle of the per-round ratios (2nd to 8th of 9): the range a repeat run falls in."""
+    r = sorted(ratios)
+    k = len(r) // 8
+    return f"{r[k]:.2f}-{r[len(r) - 1 - k]:.2f}"
 
 
 def fmt(t: float) -> str:
@@ -65,17 +82,19 @@ def main() -> None:
     except ImportError:
         pass
 
-    rows: list[tuple[str, float, float | None, float]] = []
+    rows: list[tuple[str, float, float | None, float, str]] = []
 
     def bench(name: str, ours: Callable[[], Any], ref_np: Callable[[], Any] | None, ref_torch: Callable[[], Any]) -> None:
         if args.only not in name:
             return
-        a = timeit(ours)
-        b = timeit(ref_np) if ref_np is not None else None
-        c = timeit(ref_torch)
-        rows.append((name, a, b, c))
+        fns = [ours] + ([ref_np] if ref_np is not None else []) + [ref_torch]
+        medians, ratios = compare(fns)
+        a, c = medians[0], medians[-1]
+        b = medians[1] if ref_np is not None else None
+        rows.append((name, a, b, c, spread(ratios)))
         if not args.markdown:
-            print(f"{name:32s} tt {fmt(a):>12s}  np {fmt(b) if b else '-':>12s}  torch {fmt(c):>12s}  tt/torch {a / c:5.2f}", flush=True)
+            print(f"{name:32s} tt {fmt(a):>12s}  np {fmt(b) if b else '-':>12s}  torch {fmt(c):>12s}  "
+                  f"tt/torch {a / c:5.2f} ({spread(ratios)})", flush=True)
 
     rng = np.random.default_rng(0)
     # tiny-op latency
@@ -135,10 +154,10 @@ def main() -> None:
     if args.markdown:
         print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; threads={args.threads}; "
               f"torch {torch.__version__}, numpy {np.__version__}\n")
-        print("| op | typedtensor | numpy | torch | tt / torch |")
-        print("| --- | ---: | ---: | ---: | ---: |")
-        for name, a, b, c in rows:
-            print(f"| {name} | {fmt(a)} | {fmt(b) if b else '—'} | {fmt(c)} | {a / c:.2f} |")
+        print("| op | typedtensor | numpy | torch | tt / torch | per-round range |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: |")
+        for name, a, b, c, sp in rows:
+            print(f"| {name} | {fmt(a)} | {fmt(b) if b else '—'} | {fmt(c)} | {a / c:.2f} | {sp} |")
 
 
 if __name__ == "__main__":
