@@ -516,7 +516,7 @@ inline T select_bits(bool c, T a, T b) {
   U m = static_cast<U>(U(0) - static_cast<U>(c));
   U r = static_cast<U>((ua & m) | (ub & static_cast<U>(~m)));
   T out;
-  std::memcpy(&out, &r, sizeof(T));
+  std::memcpy(static_cast<void*>(&out), &r, sizeof(T));  // Half / BFloat16 have constructors, but plain bits
   return out;
 }
 }  // namespace
