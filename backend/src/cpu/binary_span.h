@@ -1,0 +1,119 @@
+#pragma once
+// Floating-point binary ops that have no one-instruction form (pow, atan2, hypot, fmod, remainder,
+// floor_divide) over one contiguous run: the kernels those calls end in (elementwise.cpp's
+// run_binary_span feeds them runs of at most kBinaryRun elements, broadcast and strided operands
+// copied into local runs first). Compiled twice: for the baseline instruction set in
+// elementwise.cpp and for AVX-512 in binary_avx512.cpp (wider lanes, chosen at run time).
+// `o` never aliases `x` or `y` (the caller writes a local run); `x` may equal `y`.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "typedtensor/op_kinds.h"
+#include "vmath_binary.h"
+
+namespace tt::cpu {
+
+// The longest run binary_span takes (its scratch arrays are this long).
+constexpr int64_t kBinaryRun = 256;
+
+inline namespace TT_VMATH_ISA {
+
+// pow for float: exp(y log x) in double where x > 0 and x, y finite; std::pow elsewhere.
+// pow for double: std::pow.
+template <class T>
+void pow_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    alignas(64) double t[kBinaryRun];
+    for (int64_t i = 0; i < n; ++i) t[i] = vpowf_log(x[i], y[i]);
+    for (int64_t i = 0; i < n; ++i) o[i] = vpowf_exp(t[i]);
+    int32_t special = 0;
+    for (int64_t i = 0; i < n; ++i) special += !pow_plain(x[i], y[i]);
+    if (special)
+      for (int64_t i = 0; i < n; ++i)
+        if (!pow_plain(x[i], y[i])) o[i] = std::pow(x[i], y[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) o[i] = std::pow(x[i], y[i]);
+  }
+}
+
+// fmod exactly (see fmod_fast); the pairs it cannot do are marked NaN and redone by std::fmod
+// (a true NaN result is redone too: it is NaN again).
+template <class T>
+void fmod_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
+  int32_t nan = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    bool ok;
+    T r = fmod_fast(x[i], y[i], ok);
+    o[i] = ok ? r : std::numeric_limits<T>::quiet_NaN();
+    nan += !ok;
+  }
+  if (nan)
+    for (int64_t i = 0; i < n; ++i)
+      if (o[i] != o[i]) o[i] = std::fmod(x[i], y[i]);
+}
+
+// torch's remainder and floor_divide for floats, from the exact fmod (same formulas, so the same
+// results bit for bit).
+template <class T>
+void remainder_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
+  fmod_span(o, x, y, n);
+  for (int64_t i = 0; i < n; ++i) {
+    T m = o[i];
+    o[i] = (m != T(0) && ((y[i] < T(0)) != (m < T(0)))) ? m + y[i] : m;
+  }
+}
+template <class T>
+void floordiv_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
+  fmod_span(o, x, y, n);
+  for (int64_t i = 0; i < n; ++i) {
+    T a = x[i], b = y[i], m = o[i];
+    T d = (a - m) / b;
+    d = (m != T(0) && ((b < T(0)) != (m < T(0)))) ? d - T(1) : d;
+    T fl = std::floor(d);
+    fl = (d - fl > T(0.5)) ? fl + T(1) : fl;
+    T q = a / b;
+    T r = d == T(0) ? std::copysign(T(0), q) : fl;
+    o[i] = b == T(0) ? q : r;
+  }
+}
+template <class T>
+void atan2_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    for (int64_t i = 0; i < n; ++i) o[i] = vatan2f(x[i], y[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) o[i] = vatan2(x[i], y[i]);
+  }
+}
+template <class T>
+void hypot_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    for (int64_t i = 0; i < n; ++i) o[i] = vhypotf(x[i], y[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) o[i] = vhypotd(x[i], y[i]);
+  }
+}
+
+// Whether `op` has a span kernel here (for float and double alike).
+constexpr bool has_binary_span(BinaryOp op) {
+  return op == BinaryOp::Pow || op == BinaryOp::Atan2 || op == BinaryOp::Hypot || op == BinaryOp::Fmod ||
+         op == BinaryOp::Remainder || op == BinaryOp::FloorDiv;
+}
+
+// o[i] = op(x[i], y[i]) for i < n <= kBinaryRun; false when `op` has no span kernel.
+template <class T>
+__attribute__((flatten)) bool binary_span(BinaryOp op, T* o, const T* x, const T* y, int64_t n) {
+  switch (op) {
+    case BinaryOp::Pow: return pow_span<T>(o, x, y, n), true;
+    case BinaryOp::Atan2: return atan2_span<T>(o, x, y, n), true;
+    case BinaryOp::Hypot: return hypot_span<T>(o, x, y, n), true;
+    case BinaryOp::Fmod: return fmod_span<T>(o, x, y, n), true;
+    case BinaryOp::Remainder: return remainder_span<T>(o, x, y, n), true;
+    case BinaryOp::FloorDiv: return floordiv_span<T>(o, x, y, n), true;
+    default: return false;
+  }
+}
+
+}  // inline namespace TT_VMATH_ISA
+}  // namespace tt::cpu
