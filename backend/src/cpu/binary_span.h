@@ -12,6 +12,7 @@
 
 #include "typedtensor/op_kinds.h"
 #include "vmath_binary.h"
+#include "vmath_binary512.h"
 
 namespace tt::cpu {
 
@@ -78,13 +79,40 @@ void floordiv_span(T* __restrict o, const T* __restrict x, const T* __restrict y
     o[i] = b == T(0) ? q : r;
   }
 }
+// f(x[i], y[i]) for i < n in 512-bit lanes (W of them), the tail under a mask.
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+template <class T, class F>
+TT_VMATH_INLINE void lanes512(T* o, const T* x, const T* y, int64_t n, F f) {
+  if constexpr (std::is_same_v<T, float>) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(o + i, f(_mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i)));
+    if (i < n) {
+      __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
+      _mm512_mask_storeu_ps(o + i, m, f(_mm512_maskz_loadu_ps(m, x + i), _mm512_maskz_loadu_ps(m, y + i)));
+    }
+  } else {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm512_storeu_pd(o + i, f(_mm512_loadu_pd(x + i), _mm512_loadu_pd(y + i)));
+    if (i < n) {
+      __mmask8 m = static_cast<__mmask8>((1u << (n - i)) - 1u);
+      _mm512_mask_storeu_pd(o + i, m, f(_mm512_maskz_loadu_pd(m, x + i), _mm512_maskz_loadu_pd(m, y + i)));
+    }
+  }
+}
+#endif
+
 template <class T>
 void atan2_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+  if constexpr (std::is_same_v<T, float>) lanes512(o, x, y, n, [](__m512 a, __m512 b) { return vatan2f16_of(a, b); });
+  else lanes512(o, x, y, n, [](__m512d a, __m512d b) { return vatan2d8_of(a, b); });
+#else
   if constexpr (std::is_same_v<T, float>) {
     for (int64_t i = 0; i < n; ++i) o[i] = vatan2f(x[i], y[i]);
   } else {
     for (int64_t i = 0; i < n; ++i) o[i] = vatan2(x[i], y[i]);
   }
+#endif
 }
 template <class T>
 void hypot_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
