@@ -21,16 +21,49 @@ constexpr int64_t kBinaryRun = 256;
 
 inline namespace TT_VMATH_ISA {
 
-// pow for float: exp(y log x) in double where x > 0 and x, y finite; std::pow elsewhere.
-// pow for double: std::pow.
+// o[i] = f(x[i], y[i]) for i < n in 512-bit vectors, the tail under a mask (its unused lanes
+// computed on 1.0, a plain operand for every op here).
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+template <class T, class F>
+TT_VMATH_INLINE void lanes512(T* o, const T* x, const T* y, int64_t n, F f) {
+  if constexpr (std::is_same_v<T, float>) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(o + i, f(_mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i)));
+    if (i < n) {
+      __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
+      const __m512 one = _mm512_set1_ps(1.0f);
+      _mm512_mask_storeu_ps(o + i, m, f(_mm512_mask_loadu_ps(one, m, x + i), _mm512_mask_loadu_ps(one, m, y + i)));
+    }
+  } else {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm512_storeu_pd(o + i, f(_mm512_loadu_pd(x + i), _mm512_loadu_pd(y + i)));
+    if (i < n) {
+      __mmask8 m = static_cast<__mmask8>((1u << (n - i)) - 1u);
+      const __m512d one = _mm512_set1_pd(1.0);
+      _mm512_mask_storeu_pd(o + i, m, f(_mm512_mask_loadu_pd(one, m, x + i), _mm512_mask_loadu_pd(one, m, y + i)));
+    }
+  }
+}
+#endif
+
+// pow for float: exp(y log x) in double where x > 0 and x, y finite (AVX-512: vpowf16_of); std::pow
+// elsewhere. pow for double: std::pow.
 template <class T>
 void pow_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
   if constexpr (std::is_same_v<T, float>) {
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+    __mmask16 special = 0;
+    lanes512(o, x, y, n, [&special](__m512 a, __m512 b) {
+      special |= static_cast<__mmask16>(~pow_plain16(a, b));
+      return vpowf16_of(a, b);
+    });
+#else
     alignas(64) double t[kBinaryRun];
     for (int64_t i = 0; i < n; ++i) t[i] = vpowf_log(x[i], y[i]);
     for (int64_t i = 0; i < n; ++i) o[i] = vpowf_exp(t[i]);
     int32_t special = 0;
     for (int64_t i = 0; i < n; ++i) special += !pow_plain(x[i], y[i]);
+#endif
     if (special)
       for (int64_t i = 0; i < n; ++i)
         if (!pow_plain(x[i], y[i])) o[i] = std::pow(x[i], y[i]);
@@ -79,27 +112,6 @@ void floordiv_span(T* __restrict o, const T* __restrict x, const T* __restrict y
     o[i] = b == T(0) ? q : r;
   }
 }
-// f(x[i], y[i]) for i < n in 512-bit lanes (W of them), the tail under a mask.
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
-template <class T, class F>
-TT_VMATH_INLINE void lanes512(T* o, const T* x, const T* y, int64_t n, F f) {
-  if constexpr (std::is_same_v<T, float>) {
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(o + i, f(_mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i)));
-    if (i < n) {
-      __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
-      _mm512_mask_storeu_ps(o + i, m, f(_mm512_maskz_loadu_ps(m, x + i), _mm512_maskz_loadu_ps(m, y + i)));
-    }
-  } else {
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) _mm512_storeu_pd(o + i, f(_mm512_loadu_pd(x + i), _mm512_loadu_pd(y + i)));
-    if (i < n) {
-      __mmask8 m = static_cast<__mmask8>((1u << (n - i)) - 1u);
-      _mm512_mask_storeu_pd(o + i, m, f(_mm512_maskz_loadu_pd(m, x + i), _mm512_maskz_loadu_pd(m, y + i)));
-    }
-  }
-}
-#endif
 
 template <class T>
 void atan2_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
