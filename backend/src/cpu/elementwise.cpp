@@ -1,6 +1,7 @@
 // Elementwise CPU kernels: binary, unary, copy/cast, fill, where, clamp.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -98,8 +99,16 @@ void run_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
 // ---- float binary ops with no one-instruction form (pow, fmod, atan2, ...) ----
 // Operands are fed to the span kernels of binary_span.h in runs of kBinaryRun elements: contiguous
 // ones straight from memory, broadcast scalars and strided ones copied into a local run first. The
-// kernel writes a local run too, so an in-place call (out aliasing an input) still reads every
-// input before the run's results land. The AVX-512 copy of the kernels runs where the CPU has it.
+// kernel writes straight into a contiguous output run that shares no memory with its input runs,
+// else into a local run copied out after (in-place calls: every input is read before the run's
+// results land). The AVX-512 copy of the kernels runs where the CPU has it.
+template <class T>
+bool apart(const T* o, const T* x, int64_t k) {
+  auto ao = reinterpret_cast<uintptr_t>(o), ax = reinterpret_cast<uintptr_t>(x);
+  uintptr_t len = static_cast<uintptr_t>(k) * sizeof(T);
+  return ao + len <= ax || ax + len <= ao;
+}
+
 template <class T>
 void run_binary_span(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
   const bool wide = wide_unary_enabled();
@@ -117,10 +126,15 @@ void run_binary_span(BinaryOp op, const Tensor& out, const Tensor& a, const Tens
       int64_t k = std::min(kBinaryRun, m - i0);
       const T* x = operand(p[1], s[1], i0, k, xa);
       const T* y = operand(p[2], s[2], i0, k, xb);
-      if (wide) binary_span_wide(op, res, x, y, k);
-      else binary_span<T>(op, res, x, y, k);
+      T* o = reinterpret_cast<T*>(p[0]) + i0;
+      // a contiguous output run apart from both input runs takes the results directly
+      bool direct = s[0] == static_cast<int64_t>(sizeof(T)) && apart(o, x, k) && apart(o, y, k);
+      T* dst = direct ? o : res;
+      if (wide) binary_span_wide(op, dst, x, y, k);
+      else binary_span<T>(op, dst, x, y, k);
+      if (direct) continue;
       if (s[0] == static_cast<int64_t>(sizeof(T))) {
-        std::memcpy(reinterpret_cast<T*>(p[0]) + i0, res, static_cast<size_t>(k) * sizeof(T));
+        std::memcpy(o, res, static_cast<size_t>(k) * sizeof(T));
       } else {
         for (int64_t j = 0; j < k; ++j) *reinterpret_cast<T*>(p[0] + (i0 + j) * s[0]) = res[j];
       }
