@@ -119,10 +119,18 @@ void atan2_span(T* __restrict o, const T* __restrict x, const T* __restrict y, i
   if constexpr (std::is_same_v<T, float>) lanes512(o, x, y, n, [](__m512 a, __m512 b) { return vatan2f16_of(a, b); });
   else lanes512(o, x, y, n, [](__m512d a, __m512d b) { return vatan2d8_of(a, b); });
 #else
+  int64_t i = 0;
+#if defined(__AVX2__) && defined(__FMA__)
   if constexpr (std::is_same_v<T, float>) {
-    for (int64_t i = 0; i < n; ++i) o[i] = vatan2f(x[i], y[i]);
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(o + i, vatan2f8_of(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));
   } else {
-    for (int64_t i = 0; i < n; ++i) o[i] = vatan2(x[i], y[i]);
+    for (; i + 4 <= n; i += 4) _mm256_storeu_pd(o + i, vatan2d4_of(_mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i)));
+  }
+#endif
+  if constexpr (std::is_same_v<T, float>) {
+    for (; i < n; ++i) o[i] = vatan2f(x[i], y[i]);
+  } else {
+    for (; i < n; ++i) o[i] = vatan2(x[i], y[i]);
   }
 #endif
 }
