@@ -4,7 +4,8 @@
 // run_binary_span feeds them runs of at most kBinaryRun elements, broadcast and strided operands
 // copied into local runs first). Compiled twice: for the baseline instruction set in
 // elementwise.cpp and for AVX-512 in binary_avx512.cpp (wider lanes, chosen at run time).
-// `o` never aliases `x` or `y` (the caller writes a local run); `x` may equal `y`.
+// `o` shares no memory with `x` or `y` (the caller passes a local run where the output overlaps an
+// input); `x` may equal `y`.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -141,12 +142,6 @@ void hypot_span(T* __restrict o, const T* __restrict x, const T* __restrict y, i
   } else {
     for (int64_t i = 0; i < n; ++i) o[i] = vhypotd(x[i], y[i]);
   }
-}
-
-// Whether `op` has a span kernel here (for float and double alike).
-constexpr bool has_binary_span(BinaryOp op) {
-  return op == BinaryOp::Pow || op == BinaryOp::Atan2 || op == BinaryOp::Hypot || op == BinaryOp::Fmod ||
-         op == BinaryOp::Remainder || op == BinaryOp::FloorDiv;
 }
 
 // o[i] = op(x[i], y[i]) for i < n <= kBinaryRun; false when `op` has no span kernel.
