@@ -89,7 +89,8 @@ TT_VBIN_INLINE __m512d vatan2d8_of(__m512d y, __m512d x) {
 // 2^t = 2^e 2^(j/16) 2^r with |r| <= 1/32, a degree-4 polynomial. Relative error before the one
 // rounding to float about 1e-11 (as the baseline's vpowf_log / vpowf_exp): the float result is
 // the correctly rounded one except within 1e-4 ulp of a rounding tie.
-// Lookups are vpermt2pd on tables held in registers; no division.
+// Lookups are vpermt2pd on tables held in registers; no division. Tables and coefficients:
+// scripts/gen_powf512_tables.py.
 namespace powf512 {
 alignas(64) constexpr double kInvC[16] = {
     0x1.664a99209a6d7p+0, 0x1.57455e6e8b2fep+0, 0x1.4975b1d6b37cep+0, 0x1.3cb7a0cd99367p+0,
