@@ -167,3 +167,113 @@ def test_softmax_rows_agree_across_builds(log: bool, dtype: str, capability: Non
     z = x64 - x64.max(axis=1, keepdims=True)
     want = z - np.log(np.exp(z).sum(axis=1, keepdims=True)) if log else np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
     np.testing.assert_allclose(b[5:], want, rtol=20 * np.finfo(dtype).eps, atol=np.finfo(dtype).tiny if not log else 1e-5)
+
+
+# ---- the binary span kernels (pow, atan2, hypot, fmod, remainder, floor_divide): binary_span.h,
+# compiled for the baseline in elementwise.cpp and for AVX-512 in binary_avx512.cpp ----
+
+# ulp bounds of test_binary_fast.py; 0: exact (fmod and the two ops built on it), signed zeros too
+BINARY_ULPS = {"pow": 1, "atan2": 2, "hypot": 1, "fmod": 0, "remainder": 0, "floor_divide": 0}
+BINARY_SPECIALS = [0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -1.5, 7.0, np.inf, -np.inf, np.nan,
+                   1e-40, -1e-40, 1e30, -1e30]
+CAPS = ("avx2", "avx512") if HAS_WIDE else ("avx2",)
+
+
+def _binary_operands(name: str, dtype: str) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of special values, then random pairs: for pow bases of both signs with integer and
+    fractional exponents (and bases near 1 with large exponents), else values over many binades.
+    4385 pairs: the vector loops' tails run too."""
+    rng = np.random.default_rng(11)
+    gx, gy = (g.ravel() for g in np.meshgrid(BINARY_SPECIALS, BINARY_SPECIALS))
+    n = 4061
+    if name == "pow":
+        x = rng.uniform(0, 4, n) * rng.choice([-1, 1, 1, 1], n)
+        y = np.where(rng.random(n) < 0.3, np.round(rng.uniform(-30, 30, n)), rng.uniform(-30, 30, n))
+        x[::5] = 1 + rng.uniform(-1e-3, 1e-3, len(x[::5]))
+        y[::5] = rng.uniform(-3e4, 3e4, len(y[::5]))
+        x[1::9] = np.exp2(rng.uniform(-149, 127, len(x[1::9])))  # subnormal to huge bases, small powers
+        y[1::9] = rng.uniform(-1.2, 1.2, len(y[1::9]))
+    else:
+        lim = 60 if dtype == "float32" else 300
+        x, y = (rng.uniform(1, 2, n) * np.exp2(rng.integers(-lim, lim, n)) * rng.choice([-1, 1], n) for _ in "xy")
+        x[::7] = np.round(rng.uniform(-50, 50, n))[::7]
+        y[::3] = rng.uniform(-4, 4, n)[::3]  # quotients of every size
+    with np.errstate(over="ignore"):
+        return np.concatenate([gx, x]).astype(dtype), np.concatenate([gy, y]).astype(dtype)
+
+
+def _ulps(a: np.ndarray, b: np.ndarray) -> int:
+    """Largest distance in units in the last place; NaN only matches NaN, inf only the same inf."""
+    assert a.dtype == b.dtype and a.shape == b.shape
+    nan = np.isnan(a)
+    assert np.array_equal(nan, np.isnan(b)), "NaN positions differ"
+    a, b = a[~nan], b[~nan]
+    inf = np.isinf(a) | np.isinf(b)
+    assert np.array_equal(a[inf], b[inf]), "infinities differ"
+    it = np.int32 if a.dtype == np.float32 else np.int64
+    ia, ib = (v[~inf].view(it).astype(np.int64) for v in (a, b))
+    lo = np.int64(np.iinfo(it).min)
+    ia, ib = np.where(ia < 0, lo - ia, ia), np.where(ib < 0, lo - ib, ib)  # monotone; -0 and +0 -> 0
+    return int(np.abs(ia - ib).max(initial=0))
+
+
+def _binary_agree(name: str, a: np.ndarray, b: np.ndarray) -> None:
+    assert _ulps(a, b) <= BINARY_ULPS[name], name
+    if BINARY_ULPS[name] == 0:
+        ok = ~np.isnan(a)
+        assert np.array_equal(np.signbit(a[ok]), np.signbit(b[ok])), f"{name}: signs of zero differ"
+
+
+def _binary_reference(name: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """float32: computed in float64 and rounded once; float64: libm through numpy."""
+    fn = {"pow": np.power, "atan2": np.arctan2, "hypot": np.hypot, "fmod": np.fmod}[name]
+    with np.errstate(all="ignore"):
+        if x.dtype == np.float32:
+            return fn(x.astype(np.float64), y.astype(np.float64)).astype(np.float32)
+        return fn(x, y)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(BINARY_ULPS))
+def test_binary_span_kernels_agree_across_builds(name: str, dtype: str, capability: None) -> None:
+    """Both builds within the op's ulp bound of each other (exact ops: bit for bit) and of the
+    reference, special values included."""
+    x, y = _binary_operands(name, dtype)
+    results = []
+    for cap in CAPS:
+        CPU.set_cpu_capability(cap)
+        got = getattr(tt, name)(tt.tensor(x), tt.tensor(y)).numpy()
+        if name in ("pow", "atan2", "hypot", "fmod"):
+            _binary_agree(name, got, _binary_reference(name, x, y))
+        results.append(got)
+    _binary_agree(name, results[0], results[-1])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(BINARY_ULPS))
+def test_binary_span_layouts_on_both_builds(name: str, dtype: str, capability: None) -> None:
+    """Strided, broadcast, scalar and in-place operands are fed to the same span kernels in runs: on
+    each build every layout gives that build's contiguous result bit for bit, and the builds agree."""
+    x, y = (v[:4096].reshape(64, 64) for v in _binary_operands(name, dtype))
+    fn = getattr(tt, name)
+    wants = []
+    for cap in CAPS:
+        CPU.set_cpu_capability(cap)
+        want = fn(tt.tensor(x), tt.tensor(y)).numpy()
+        wants.append(want)
+        t = tt.tensor(np.ascontiguousarray(x.T)).t()  # a transposed view of the same values
+        np.testing.assert_array_equal(fn(t, tt.tensor(y)).numpy(), want)
+        step = tt.tensor(np.repeat(y, 2, axis=1))[:, ::2]  # stride 2 in the last dim
+        np.testing.assert_array_equal(fn(tt.tensor(x), step).numpy(), want)
+        row = tt.tensor(x[:1]).expand(64, 64)  # stride 0, against the same values made contiguous
+        np.testing.assert_array_equal(fn(row, tt.tensor(y)).numpy(),
+                                      fn(tt.tensor(np.repeat(x[:1], 64, axis=0)), tt.tensor(y)).numpy())
+        c = 1.7 if name == "pow" else -2.5  # a Python number (pow: not one of the product forms)
+        np.testing.assert_array_equal(fn(tt.tensor(x), c).numpy(), fn(tt.tensor(x), tt.tensor(np.full_like(y, c))).numpy())
+        inplace = tt.tensor(x)
+        getattr(inplace, name + "_")(tt.tensor(y))
+        np.testing.assert_array_equal(inplace.numpy(), want)
+        both = tt.tensor(x)  # out, x and y all one tensor
+        getattr(both, name + "_")(both)
+        np.testing.assert_array_equal(both.numpy(), fn(tt.tensor(x), tt.tensor(x.copy())).numpy())
+    _binary_agree(name, wants[0], wants[-1])

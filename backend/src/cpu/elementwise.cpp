@@ -1,10 +1,12 @@
 // Elementwise CPU kernels: binary, unary, copy/cast, fill, where, clamp.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 
+#include "binary_span.h"
 #include "cast.h"
 #include "copy.h"
 #include "kernels.h"
@@ -12,7 +14,6 @@
 #include "unary_span.h"
 #include "unary_wide.h"
 #include "vmath.h"
-#include "vmath_binary.h"
 
 namespace tt::cpu {
 namespace {
@@ -21,7 +22,7 @@ template <class T>
 constexpr bool is_fp = std::is_floating_point_v<T>;
 
 // ---- binary functors ----
-// integer forms; the float ones are floordiv_span / remainder_span below
+// integer forms; the float ones are floordiv_span / remainder_span in binary_span.h
 template <class T>
 T floordiv(T a, T b) {
   if constexpr (std::is_same_v<T, bool>) {
@@ -95,113 +96,50 @@ void run_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   for_each<3>({&out, &a, &b}, [&](char** p, const int64_t* s, int64_t m) { binary_loop<T, O>(p, s, m, f); });
 }
 
-// ---- float binary ops that call libm per element (pow, fmod, atan2, ...) ----
-// Operands are fed to a span kernel in runs of kRun elements: contiguous ones straight from
-// memory, broadcast scalars and strided ones copied into a local run first. The kernel writes a
-// local run too, so an in-place call (out aliasing an input) still reads every input before the
-// run's results land. A span kernel is a plain loop over branch-free math, so it vectorises, plus
-// a scalar pass for the few elements its fast form cannot do exactly.
-constexpr int64_t kRun = 256;
+// ---- float binary ops with no one-instruction form (pow, fmod, atan2, ...) ----
+// Operands are fed to the span kernels of binary_span.h in runs of kBinaryRun elements: contiguous
+// ones straight from memory, broadcast scalars and strided ones copied into a local run first. The
+// kernel writes straight into a contiguous output run that shares no memory with its input runs,
+// else into a local run copied out after (in-place calls: every input is read before the run's
+// results land). The AVX-512 copy of the kernels runs where the CPU has it.
+template <class T>
+bool apart(const T* o, const T* x, int64_t k) {
+  auto ao = reinterpret_cast<uintptr_t>(o), ax = reinterpret_cast<uintptr_t>(x);
+  uintptr_t len = static_cast<uintptr_t>(k) * sizeof(T);
+  return ao + len <= ax || ax + len <= ao;
+}
 
-template <class T, class K>
-void run_binary_span(const Tensor& out, const Tensor& a, const Tensor& b, K kern) {
+template <class T>
+void run_binary_span(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  const bool wide = wide_unary_enabled();
   for_each<3>({&out, &a, &b}, [&](char** p, const int64_t* s, int64_t m) {
-    alignas(32) T xa[kRun], xb[kRun], res[kRun];
-    if (s[1] == 0) std::fill(xa, xa + kRun, *reinterpret_cast<const T*>(p[1]));
-    if (s[2] == 0) std::fill(xb, xb + kRun, *reinterpret_cast<const T*>(p[2]));
+    alignas(64) T xa[kBinaryRun], xb[kBinaryRun], res[kBinaryRun];
+    if (s[1] == 0) std::fill(xa, xa + kBinaryRun, *reinterpret_cast<const T*>(p[1]));
+    if (s[2] == 0) std::fill(xb, xb + kBinaryRun, *reinterpret_cast<const T*>(p[2]));
     auto operand = [](char* base, int64_t st, int64_t i0, int64_t k, T* buf) -> const T* {
       if (st == static_cast<int64_t>(sizeof(T))) return reinterpret_cast<const T*>(base) + i0;
       if (st != 0)
         for (int64_t j = 0; j < k; ++j) buf[j] = *reinterpret_cast<const T*>(base + (i0 + j) * st);
       return buf;
     };
-    for (int64_t i0 = 0; i0 < m; i0 += kRun) {
-      int64_t k = std::min(kRun, m - i0);
+    for (int64_t i0 = 0; i0 < m; i0 += kBinaryRun) {
+      int64_t k = std::min(kBinaryRun, m - i0);
       const T* x = operand(p[1], s[1], i0, k, xa);
       const T* y = operand(p[2], s[2], i0, k, xb);
-      kern(res, x, y, k);
+      T* o = reinterpret_cast<T*>(p[0]) + i0;
+      // a contiguous output run apart from both input runs takes the results directly
+      bool direct = s[0] == static_cast<int64_t>(sizeof(T)) && apart(o, x, k) && apart(o, y, k);
+      T* dst = direct ? o : res;
+      if (wide) binary_span_wide(op, dst, x, y, k);
+      else binary_span<T>(op, dst, x, y, k);
+      if (direct) continue;
       if (s[0] == static_cast<int64_t>(sizeof(T))) {
-        std::memcpy(reinterpret_cast<T*>(p[0]) + i0, res, static_cast<size_t>(k) * sizeof(T));
+        std::memcpy(o, res, static_cast<size_t>(k) * sizeof(T));
       } else {
         for (int64_t j = 0; j < k; ++j) *reinterpret_cast<T*>(p[0] + (i0 + j) * s[0]) = res[j];
       }
     }
   }, kGrain / 4);
-}
-
-// pow for float: exp(y log x) in double where x > 0 and x, y finite; std::pow elsewhere.
-// pow for double: std::pow. n <= kRun (run_binary_span's runs).
-template <class T>
-void pow_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
-  if constexpr (std::is_same_v<T, float>) {
-    alignas(32) double t[kRun];
-    for (int64_t i = 0; i < n; ++i) t[i] = vpowf_log(x[i], y[i]);
-    for (int64_t i = 0; i < n; ++i) o[i] = vpowf_exp(t[i]);
-    int32_t special = 0;
-    for (int64_t i = 0; i < n; ++i) special += !pow_plain(x[i], y[i]);
-    if (special)
-      for (int64_t i = 0; i < n; ++i)
-        if (!pow_plain(x[i], y[i])) o[i] = std::pow(x[i], y[i]);
-  } else {
-    for (int64_t i = 0; i < n; ++i) o[i] = std::pow(x[i], y[i]);
-  }
-}
-
-// fmod exactly (see fmod_fast); the pairs it cannot do are marked NaN and redone by std::fmod
-// (a true NaN result is redone too: it is NaN again).
-template <class T>
-void fmod_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
-  int32_t nan = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    bool ok;
-    T r = fmod_fast(x[i], y[i], ok);
-    o[i] = ok ? r : std::numeric_limits<T>::quiet_NaN();
-    nan += !ok;
-  }
-  if (nan)
-    for (int64_t i = 0; i < n; ++i)
-      if (o[i] != o[i]) o[i] = std::fmod(x[i], y[i]);
-}
-
-// torch's remainder and floor_divide for floats, from the exact fmod (same formulas, so the same
-// results bit for bit).
-template <class T>
-void remainder_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
-  fmod_span(o, x, y, n);
-  for (int64_t i = 0; i < n; ++i) {
-    T m = o[i];
-    o[i] = (m != T(0) && ((y[i] < T(0)) != (m < T(0)))) ? m + y[i] : m;
-  }
-}
-template <class T>
-void floordiv_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
-  fmod_span(o, x, y, n);
-  for (int64_t i = 0; i < n; ++i) {
-    T a = x[i], b = y[i], m = o[i];
-    T d = (a - m) / b;
-    d = (m != T(0) && ((b < T(0)) != (m < T(0)))) ? d - T(1) : d;
-    T fl = std::floor(d);
-    fl = (d - fl > T(0.5)) ? fl + T(1) : fl;
-    T q = a / b;
-    T r = d == T(0) ? std::copysign(T(0), q) : fl;
-    o[i] = b == T(0) ? q : r;
-  }
-}
-template <class T>
-void atan2_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
-  if constexpr (std::is_same_v<T, float>) {
-    for (int64_t i = 0; i < n; ++i) o[i] = vatan2f(x[i], y[i]);
-  } else {
-    for (int64_t i = 0; i < n; ++i) o[i] = vatan2(x[i], y[i]);
-  }
-}
-template <class T>
-void hypot_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
-  if constexpr (std::is_same_v<T, float>) {
-    for (int64_t i = 0; i < n; ++i) o[i] = vhypotf(x[i], y[i]);
-  } else {
-    for (int64_t i = 0; i < n; ++i) o[i] = vhypotd(x[i], y[i]);
-  }
 }
 
 // The value of an operand that is one element broadcast (every stride 0), as a Python-number
@@ -253,14 +191,14 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
       if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return x / y; });
       else break;
     case BinaryOp::FloorDiv:
-      if constexpr (is_fp<T>) return run_binary_span<T>(out, a, b, floordiv_span<T>);
+      if constexpr (is_fp<T>) return run_binary_span<T>(op, out, a, b);
       else return run_binary<T, T>(out, a, b, [](T x, T y) { return floordiv(x, y); });
     case BinaryOp::Remainder:
-      if constexpr (is_fp<T>) return run_binary_span<T>(out, a, b, remainder_span<T>);
+      if constexpr (is_fp<T>) return run_binary_span<T>(op, out, a, b);
       else return run_binary<T, T>(out, a, b, [](T x, T y) { return remainder(x, y); });
     case BinaryOp::Pow:
       if (pow_by_constant<T>(out, a, b)) return;
-      if constexpr (is_fp<T>) return run_binary_span<T>(out, a, b, pow_span<T>);
+      if constexpr (is_fp<T>) return run_binary_span<T>(op, out, a, b);
       else return run_binary<T, T>(out, a, b, [](T x, T y) { return ipow(x, y); });
     case BinaryOp::Maximum:
       if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return (x != x || x > y) ? x : y; });
@@ -287,14 +225,14 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
       if constexpr (!is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return T(x ^ y); });
       else break;
     case BinaryOp::Atan2:
-      if constexpr (is_fp<T>) return run_binary_span<T>(out, a, b, atan2_span<T>);
+      if constexpr (is_fp<T>) return run_binary_span<T>(op, out, a, b);
       else break;
     case BinaryOp::Fmod:
-      if constexpr (is_fp<T>) return run_binary_span<T>(out, a, b, fmod_span<T>);
+      if constexpr (is_fp<T>) return run_binary_span<T>(op, out, a, b);
       else if constexpr (!std::is_same_v<T, bool>) return run_binary<T, T>(out, a, b, [](T x, T y) { return T(x % y); });
       else break;
     case BinaryOp::Hypot:
-      if constexpr (is_fp<T>) return run_binary_span<T>(out, a, b, hypot_span<T>);
+      if constexpr (is_fp<T>) return run_binary_span<T>(op, out, a, b);
       else break;
     case BinaryOp::Copysign:
       if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return std::copysign(x, y); });

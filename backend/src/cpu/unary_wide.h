@@ -1,5 +1,6 @@
 #pragma once
-// The AVX-512 copies of the unary span kernels (unary_avx512.cpp) and the switch that picks them.
+// The AVX-512 copies of the unary span kernels (unary_avx512.cpp) and of the binary span kernels
+// (binary_avx512.cpp), and the switch that picks them.
 #include <cstdint>
 
 #include "typedtensor/op_kinds.h"
@@ -20,5 +21,8 @@ bool unary_span_wide(UnaryOp op, float* o, const float* x, int64_t n);
 bool unary_span_wide(UnaryOp op, double* o, const double* x, int64_t n);
 void param_unary_span_wide(ParamUnaryOp op, float* o, const float* x, int64_t n, float p);
 void param_unary_span_wide(ParamUnaryOp op, double* o, const double* x, int64_t n, double p);
+// Only to be called when wide_unary_enabled(): same contract as binary_span in binary_span.h.
+bool binary_span_wide(BinaryOp op, float* o, const float* x, const float* y, int64_t n);
+bool binary_span_wide(BinaryOp op, double* o, const double* x, const double* y, int64_t n);
 
 }  // namespace tt::cpu

@@ -167,6 +167,78 @@ TT_VBIN_INLINE float vatan2f(float y, float x) {
   return ((x != x) | (y != y)) ? x + y : r;
 }
 
+#if defined(__AVX2__) && defined(__FMA__)
+// vatan2f and vatan2 in 8 / 4 AVX2 lanes with blends: the same steps and constants, so the same
+// results bit for bit. GCC's if-conversion of the scalar forms computes both sides of their selects
+// (three divisions and three polynomials per vector); vmath_binary512.h has the AVX-512 forms.
+TT_VBIN_INLINE __m256 vatan2f8_of(__m256 y, __m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f), sign = _mm256_set1_ps(-0.0f);
+  const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
+  __m256 a = _mm256_andnot_ps(sign, y), b = _mm256_andnot_ps(sign, x);
+  __m256 both_inf = _mm256_and_ps(_mm256_cmp_ps(a, inf, _CMP_EQ_OQ), _mm256_cmp_ps(b, inf, _CMP_EQ_OQ));
+  a = _mm256_blendv_ps(a, one, both_inf);
+  b = _mm256_blendv_ps(b, one, both_inf);
+  __m256 swap = _mm256_cmp_ps(a, b, _CMP_GT_OQ);
+  __m256 mn = _mm256_blendv_ps(a, b, swap), mx = _mm256_blendv_ps(b, a, swap);
+  __m256 mid = _mm256_cmp_ps(mn, _mm256_mul_ps(_mm256_set1_ps(0.41421356237309504880f), mx), _CMP_GT_OQ);
+  __m256 num = _mm256_blendv_ps(mn, _mm256_sub_ps(mn, mx), mid);
+  __m256 den = _mm256_blendv_ps(mx, _mm256_add_ps(mn, mx), mid);
+  den = _mm256_blendv_ps(den, one, _mm256_cmp_ps(mx, _mm256_setzero_ps(), _CMP_EQ_OQ));
+  __m256 t = _mm256_div_ps(num, den);
+  __m256 z = _mm256_mul_ps(t, t);
+  __m256 p = _mm256_set1_ps(-0.0606607124209404f);
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(0.10588572174310684f));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(-0.1424274444580078f));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(0.19998423755168915f));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(-0.3333331346511841f));
+  __m256 r = _mm256_fmadd_ps(_mm256_mul_ps(p, z), t, t);
+  r = _mm256_blendv_ps(r, _mm256_add_ps(_mm256_set1_ps(0.785398185253143310546875f),
+                                        _mm256_add_ps(_mm256_set1_ps(-2.1855695e-08f), r)), mid);
+  r = _mm256_blendv_ps(r, _mm256_add_ps(_mm256_sub_ps(_mm256_set1_ps(1.57079637050628662109375f), r),
+                                        _mm256_set1_ps(-4.37113900018624283e-08f)), swap);
+  r = _mm256_blendv_ps(r, _mm256_add_ps(_mm256_sub_ps(_mm256_set1_ps(3.1415927410125732421875f), r),
+                                        _mm256_set1_ps(-8.74227800037248566e-08f)), x);  // x's sign bit
+  r = _mm256_xor_ps(r, _mm256_and_ps(y, sign));  // r >= 0 here: signed like y
+  return _mm256_blendv_ps(r, _mm256_add_ps(x, y), _mm256_cmp_ps(x, y, _CMP_UNORD_Q));
+}
+
+TT_VBIN_INLINE __m256d vatan2d4_of(__m256d y, __m256d x) {
+  const __m256d one = _mm256_set1_pd(1.0), sign = _mm256_set1_pd(-0.0);
+  const __m256d inf = _mm256_set1_pd(std::numeric_limits<double>::infinity());
+  __m256d a = _mm256_andnot_pd(sign, y), b = _mm256_andnot_pd(sign, x);
+  __m256d both_inf = _mm256_and_pd(_mm256_cmp_pd(a, inf, _CMP_EQ_OQ), _mm256_cmp_pd(b, inf, _CMP_EQ_OQ));
+  a = _mm256_blendv_pd(a, one, both_inf);
+  b = _mm256_blendv_pd(b, one, both_inf);
+  __m256d swap = _mm256_cmp_pd(a, b, _CMP_GT_OQ);
+  __m256d mn = _mm256_blendv_pd(a, b, swap), mx = _mm256_blendv_pd(b, a, swap);
+  __m256d mid = _mm256_cmp_pd(mn, _mm256_mul_pd(_mm256_set1_pd(0.41421356237309504880), mx), _CMP_GT_OQ);
+  __m256d num = _mm256_blendv_pd(mn, _mm256_sub_pd(mn, mx), mid);
+  __m256d den = _mm256_blendv_pd(mx, _mm256_add_pd(mn, mx), mid);
+  den = _mm256_blendv_pd(den, one, _mm256_cmp_pd(mx, _mm256_setzero_pd(), _CMP_EQ_OQ));
+  __m256d t = _mm256_div_pd(num, den);
+  __m256d z = _mm256_mul_pd(t, t);
+  __m256d p = _mm256_set1_pd(-8.750608600031904122785E-1);
+  p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(-1.615753718733365076637E1));
+  p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(-7.500855792314704667340E1));
+  p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(-1.228866684490136173410E2));
+  p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(-6.485021904942025371773E1));
+  __m256d q = _mm256_add_pd(z, _mm256_set1_pd(2.485846490142306297962E1));
+  q = _mm256_fmadd_pd(q, z, _mm256_set1_pd(1.650270098316988542046E2));
+  q = _mm256_fmadd_pd(q, z, _mm256_set1_pd(4.328810604912902668951E2));
+  q = _mm256_fmadd_pd(q, z, _mm256_set1_pd(4.853903996359136964868E2));
+  q = _mm256_fmadd_pd(q, z, _mm256_set1_pd(1.945506571482613964425E2));
+  __m256d r = _mm256_fmadd_pd(_mm256_mul_pd(t, z), _mm256_div_pd(p, q), t);
+  r = _mm256_blendv_pd(r, _mm256_add_pd(_mm256_set1_pd(7.85398163397448278999e-01),
+                                        _mm256_add_pd(_mm256_set1_pd(3.06161699786838301793e-17), r)), mid);
+  r = _mm256_blendv_pd(r, _mm256_add_pd(_mm256_sub_pd(_mm256_set1_pd(1.57079632679489655800e+00), r),
+                                        _mm256_set1_pd(6.12323399573676603587e-17)), swap);
+  r = _mm256_blendv_pd(r, _mm256_add_pd(_mm256_sub_pd(_mm256_set1_pd(3.14159265358979311600e+00), r),
+                                        _mm256_set1_pd(1.22464679914735317723e-16)), x);
+  r = _mm256_xor_pd(r, _mm256_and_pd(y, sign));
+  return _mm256_blendv_pd(r, _mm256_add_pd(x, y), _mm256_cmp_pd(x, y, _CMP_UNORD_Q));
+}
+#endif
+
 // hypot for float: sqrt(x^2 + y^2) in double (the squares are exact); inf wins over NaN.
 TT_VBIN_INLINE float vhypotf(float x, float y) {
   double dx = x, dy = y;
