@@ -13,6 +13,7 @@
 #include "unary_wide.h"
 #include "vmath.h"
 #include "vmath_binary.h"
+#include "vmath_pow.h"
 
 namespace tt::cpu {
 namespace {
@@ -130,7 +131,7 @@ void run_binary_span(const Tensor& out, const Tensor& a, const Tensor& b, K kern
 }
 
 // pow for float: exp(y log x) in double where x > 0 and x, y finite; std::pow elsewhere.
-// pow for double: std::pow. n <= kRun (run_binary_span's runs).
+// pow for double: vpow_fast (vmath_pow.h), std::pow where it does not apply. n <= kRun (run_binary_span's runs).
 template <class T>
 void pow_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
   if constexpr (std::is_same_v<T, float>) {
@@ -143,7 +144,17 @@ void pow_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int
       for (int64_t i = 0; i < n; ++i)
         if (!pow_plain(x[i], y[i])) o[i] = std::pow(x[i], y[i]);
   } else {
-    for (int64_t i = 0; i < n; ++i) o[i] = std::pow(x[i], y[i]);
+    // vpow_fast where it applies, std::pow for the pairs it marks NaN (x <= 0, subnormal, inf or
+    // NaN operands, results near overflow / underflow; a true NaN result is redone too)
+    int64_t special = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      double r = vpow_fast(x[i], y[i]);
+      o[i] = r;
+      special += r != r;
+    }
+    if (special)
+      for (int64_t i = 0; i < n; ++i)
+        if (o[i] != o[i]) o[i] = std::pow(x[i], y[i]);
   }
 }
 
