@@ -67,6 +67,8 @@ def log_table() -> list[tuple[float, float, float]]:
         # sum hi + ar2 needs no reordering) and above the table's rounding (~2^-96) by 2^88
         assert invc == 1 or min(abs(lo_z - 1), abs(hi_z - 1)) > Fraction(1, 256), i
         assert invc != 1 or hi_z < 2 or lo_z > 0.5
+        # and |logc| >= |r| there: t1 + r is a Fast2Sum for k = 0 (|t1| > 0.34 for k != 0)
+        assert hi == 0 or abs(hi) >= max(abs(lo_z * invc - 1), abs(hi_z * invc - 1)), i
         rows.append((float(invc), float(hi), lo))
     return rows
 

@@ -233,8 +233,7 @@ TT_VMATH_INLINE double log_hilo(double x, double& lo) {
   // k ln2 + log(c) + r, summed with its error terms
   double t1 = std::fma(kd, kLn2Hi42, logc);  // exact
   double t2 = t1 + r;
-  double bb = t2 - t1;
-  double lo2 = (t1 - (t2 - bb)) + (r - bb);  // TwoSum: t1 + r = t2 + lo2
+  double lo2 = (t1 - t2) + r;  // Fast2Sum: |t1| >= |r| or t1 = 0 (checked by the generator)
   double lo1 = std::fma(kd, kLn2Lo42, logctail);
   // log1p(r) = r - r^2 / 2 + r^3 (1/3 - r/4 + ... + r^6 / 9) (the next term is below 2^-70 r)
   double ar = -0.5 * r;
