@@ -60,12 +60,22 @@ def test_exp() -> None:
     _check("exp", x, np.exp, 1.0)
 
 
-def test_exp2() -> None:
+@pytest.mark.parametrize("cap", ["default", "avx2"])
+def test_exp2(cap: str) -> None:
+    """Both builds: the AVX-512 copy has its own exp2 lanes (vscalefpd), the baseline vexp2."""
+    cpu = tt.backends.cpu
+    start = cpu.get_cpu_capability()
     x = np.concatenate([
         _both(np.geomspace(1e-300, 1080, 40001)), np.linspace(-3, 3, 20001),
         np.linspace(-1080, -1000, 20001), np.linspace(1000, 1030, 2001), np.arange(-1080.0, 1030.0),
+        np.arange(-1080.0, 1030.0) + 0.5, _both(np.array([1024.25, 1024.5, 1025.0, 1e300, 2.0**52 + 1])),
     ])
-    _check("exp2", x, np.exp2, 1.0)
+    try:
+        if cap != "default":
+            cpu.set_cpu_capability(cap)
+        _check("exp2", x, np.exp2, 1.0)
+    finally:
+        cpu.set_cpu_capability(start)
 
 
 def test_expm1() -> None:
