@@ -131,7 +131,8 @@ void run_binary_span(const Tensor& out, const Tensor& a, const Tensor& b, K kern
 }
 
 // pow for float: exp(y log x) in double where x > 0 and x, y finite; std::pow elsewhere.
-// pow for double: vpow_fast (vmath_pow.h), std::pow where it does not apply. n <= kRun (run_binary_span's runs).
+// pow for double: vpow_fast (vmath_pow.h), std::pow where it does not apply.
+// n <= kRun (run_binary_span's runs).
 template <class T>
 void pow_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
   if constexpr (std::is_same_v<T, float>) {
