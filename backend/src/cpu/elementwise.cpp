@@ -131,7 +131,7 @@ void run_binary_span(const Tensor& out, const Tensor& a, const Tensor& b, K kern
 }
 
 // pow for float: exp(y log x) in double where x > 0 and x, y finite; std::pow elsewhere.
-// pow for double: vpow_fast (vmath_pow.h), std::pow where it does not apply.
+// pow for double: vpow_log / vpow_exp (vmath_pow.h), std::pow where they do not apply.
 // n <= kRun (run_binary_span's runs).
 template <class T>
 void pow_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
@@ -145,11 +145,13 @@ void pow_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int
       for (int64_t i = 0; i < n; ++i)
         if (!pow_plain(x[i], y[i])) o[i] = std::pow(x[i], y[i]);
   } else {
-    // vpow_fast where it applies, std::pow for the pairs it marks NaN (x <= 0, subnormal, inf or
-    // NaN operands, results near overflow / underflow; a true NaN result is redone too)
+    // vpow_fast in two passes (vpow_log, vpow_exp); std::pow for the pairs it marks NaN (x <= 0,
+    // subnormal, inf or NaN operands, results near overflow / underflow; a true NaN is redone too)
+    alignas(32) double eh[kRun], el[kRun];
+    for (int64_t i = 0; i < n; ++i) eh[i] = vpow_log(x[i], y[i], el[i]);
     int64_t special = 0;
     for (int64_t i = 0; i < n; ++i) {
-      double r = vpow_fast(x[i], y[i]);
+      double r = vpow_exp(eh[i], el[i]);
       o[i] = r;
       special += r != r;
     }

@@ -275,18 +275,30 @@ TT_VMATH_INLINE double exp_hilo(double ehi, double elo) {
 
 }  // namespace powd
 
-// pow(x, y) where x is positive, normal and finite, y finite and |y log x| < 708; NaN for every
-// other pair (never NaN for those), which the caller recomputes with std::pow.
+// pow's two halves, for loops that run them as two passes over a short run (fewer live registers
+// than one loop: about 10% faster with AVX2). vpow_log returns y log x = ehi + lo, ehi NaN where
+// x is not positive, normal and finite; vpow_exp returns exp(ehi + lo) where |ehi| < 708 and NaN
+// elsewhere (an infinite or NaN y makes ehi infinite or NaN, also for x = 1), never NaN otherwise.
+TT_VMATH_INLINE double vpow_log(double x, double y, double& lo) {
+  double l;
+  double hi = powd::log_hilo(x, l);
+  double ehi = y * hi;
+  lo = std::fma(y, hi, -ehi) + y * l;
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  bool ok = (x >= 2.2250738585072014e-308) & (x < inf);
+  return ok ? ehi : std::numeric_limits<double>::quiet_NaN();
+}
+TT_VMATH_INLINE double vpow_exp(double ehi, double lo) {
+  double r = powd::exp_hilo(ehi, lo);
+  return std::fabs(ehi) < 708.0 ? r : std::numeric_limits<double>::quiet_NaN();
+}
+
+// pow(x, y) where x is positive, normal and finite and |y log x| < 708; NaN for every other pair
+// (never NaN for those), which the caller recomputes with std::pow.
 TT_VMATH_INLINE double vpow_fast(double x, double y) {
   double lo;
-  double hi = powd::log_hilo(x, lo);
-  double ehi = y * hi;
-  double elo = std::fma(y, hi, -ehi) + y * lo;
-  double r = powd::exp_hilo(ehi, elo);
-  // y = +-inf or NaN makes ehi +-inf or NaN (also for x = 1, where log x = 0), so y needs no test
-  constexpr double inf = std::numeric_limits<double>::infinity();
-  bool ok = (x >= 2.2250738585072014e-308) & (x < inf) & (std::fabs(ehi) < 708.0);
-  return ok ? r : std::numeric_limits<double>::quiet_NaN();
+  double ehi = vpow_log(x, y, lo);
+  return vpow_exp(ehi, lo);
 }
 
 }  // inline namespace TT_VMATH_ISA
