@@ -145,7 +145,7 @@ void pow_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int
       for (int64_t i = 0; i < n; ++i)
         if (!pow_plain(x[i], y[i])) o[i] = std::pow(x[i], y[i]);
   } else {
-    // vpow_fast in two passes (vpow_log, vpow_exp); std::pow for the pairs it marks NaN (x <= 0,
+    // two passes (vpow_log, vpow_exp); std::pow for the pairs they mark NaN (x <= 0,
     // subnormal, inf or NaN operands, results near overflow / underflow; a true NaN is redone too)
     alignas(32) double eh[kRun], el[kRun];
     for (int64_t i = 0; i < n; ++i) eh[i] = vpow_log(x[i], y[i], el[i]);
