@@ -13,8 +13,8 @@
 //
 // Per element it is branch-free scalar code (fma, selects, bit casts and table reads, which GCC
 // vectorises as per-lane loads: its tuning avoids gather instructions), so a plain loop over it
-// vectorises; integers stay 64-bit unsigned and are
-// never converted (AVX2 has no 64-bit arithmetic shift and no double <-> int64 conversion).
+// vectorises; integers stay 64-bit unsigned and are never converted (AVX2 has no 64-bit
+// arithmetic shift and no double <-> int64 conversion).
 // Like vmath_f64.h it sits in the per-instruction-set inline namespace (see vmath.h).
 //
 // The method and its structure follow ARM optimized-routines (math/pow.c, math/exp.c), whose
