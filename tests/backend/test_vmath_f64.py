@@ -1,5 +1,5 @@
 """The vectorised float64 exp / exp2 / expm1 / log / log2 / log10 / log1p / tanh / erf / sin / cos /
-tan / sinh / cosh / atanh / atan / asin / acos / erfc (backend/src/cpu/vmath_f64.h) against 80-bit long double references, in ulp, over dense grids of the whole double
+tan / sinh / cosh / atanh / asinh / acosh / atan / asin / acos / erfc (backend/src/cpu/vmath_f64.h) against 80-bit long double references, in ulp, over dense grids of the whole double
 range and its edges (subnormals, overflow / underflow thresholds, log near 1, log1p near -1, sin /
 cos near multiples of pi/2 and beyond the reduced range), plus special values; and the float64
 activations built on them against torch."""
@@ -60,12 +60,22 @@ def test_exp() -> None:
     _check("exp", x, np.exp, 1.0)
 
 
-def test_exp2() -> None:
+@pytest.mark.parametrize("cap", ["default", "avx2"])
+def test_exp2(cap: str) -> None:
+    """Both builds: the AVX-512 copy has its own exp2 lanes (vscalefpd), the baseline vexp2."""
+    cpu = tt.backends.cpu
+    start = cpu.get_cpu_capability()
     x = np.concatenate([
         _both(np.geomspace(1e-300, 1080, 40001)), np.linspace(-3, 3, 20001),
         np.linspace(-1080, -1000, 20001), np.linspace(1000, 1030, 2001), np.arange(-1080.0, 1030.0),
+        np.arange(-1080.0, 1030.0) + 0.5, _both(np.array([1024.25, 1024.5, 1025.0, 1e300, 2.0**52 + 1])),
     ])
-    _check("exp2", x, np.exp2, 1.0)
+    try:
+        if cap != "default":
+            cpu.set_cpu_capability(cap)
+        _check("exp2", x, np.exp2, 1.0)
+    finally:
+        cpu.set_cpu_capability(start)
 
 
 def test_expm1() -> None:
@@ -215,14 +225,33 @@ def test_asin_acos(name: str) -> None:
     _check(name, x, getattr(np, "arc" + name[1:]), 2.0)
 
 
+def test_asinh_acosh() -> None:
+    """asinh over every binade (tiny |x| returns x, huge |x| through log(|x|) + ln 2 without
+    overflow) and the edges of its three ranges; acosh from 1 (just above, where it is
+    sqrt(2 (x - 1))) to the largest double, below 1 NaN."""
+    edges = np.array([2.0**-28, 2.0, 2.0**28, 1e154, 1.7e308])
+    x = np.concatenate([
+        _whole_range(), np.linspace(-5, 5, 40001),
+        _both(np.concatenate([np.nextafter(edges, 0), edges, np.nextafter(edges, np.inf)])),
+    ])
+    _check("asinh", x, np.arcsinh, 2.0)
+    edges = np.array([1.0, 2.0, 2.0**28, 1e154, 1.7e308])
+    x = np.concatenate([
+        np.geomspace(1, 1.7e308, 40001), 1 + np.geomspace(1e-16, 1, 40001), np.linspace(1, 5, 40001),
+        np.nextafter(edges, 0), edges, np.nextafter(edges, np.inf), np.linspace(-3, 1, 101),
+    ])
+    _check("acosh", x, np.arccosh, 2.0)
+
+
 SPECIALS = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, -1.0, -2.0, 5e-324, -5e-324, 1e-320])
 _OLDER = {"exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "tanh", "erf", "sin", "cos"}
-_NP = {"atanh": "arctanh", "atan": "arctan", "asin": "arcsin", "acos": "arccos"}
+_NP = {"atanh": "arctanh", "atan": "arctan", "asin": "arcsin", "acos": "arccos", "asinh": "arcsinh",
+       "acosh": "arccosh"}
 
 
 @pytest.mark.parametrize("name", [
     "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "tanh", "erf", "sin", "cos",
-    "tan", "sinh", "cosh", "atanh", "atan", "asin", "acos", "erfc",
+    "tan", "sinh", "cosh", "atanh", "atan", "asin", "acos", "erfc", "asinh", "acosh",
 ])
 def test_special_values_match_libm(name: str) -> None:
     """NaN, +-inf, +-0 (sign included), negative input to log (NaN), log(0) = -inf, log1p(-1) = -inf,
@@ -239,8 +268,10 @@ def test_special_values_match_libm(name: str) -> None:
 
 
 def test_inverse_domain_edges() -> None:
-    """asin / acos / atanh at +-1 and just outside (NaN), as libm: exactly."""
+    """asin / acos / atanh / acosh at +-1 and just outside (NaN; acosh(1) = +0), as libm: exactly."""
     x = np.array([1.0, -1.0, np.nextafter(1.0, 2), -np.nextafter(1.0, 2), 2.0, -2.0])
+    np.testing.assert_array_equal(tt.acosh(tt.tensor(x[[0, 1, 5]])).numpy(), [0.0, np.nan, np.nan])
+    assert not np.signbit(tt.acosh(tt.tensor(x[:1])).numpy()[0])
     for name in ("asin", "acos", "atanh"):
         got = getattr(tt, name)(tt.tensor(x)).numpy()
         with np.errstate(all="ignore"):

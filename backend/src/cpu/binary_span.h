@@ -14,6 +14,7 @@
 #include "typedtensor/op_kinds.h"
 #include "vmath_binary.h"
 #include "vmath_binary512.h"
+#include "vmath_pow.h"
 
 namespace tt::cpu {
 
@@ -48,7 +49,7 @@ TT_VMATH_INLINE void lanes512(T* o, const T* x, const T* y, int64_t n, F f) {
 #endif
 
 // pow for float: exp(y log x) in double where x > 0 and x, y finite (AVX-512: vpowf16_of); std::pow
-// elsewhere. pow for double: std::pow.
+// elsewhere. pow for double: vpow_log / vpow_exp (vmath_pow.h), std::pow where they do not apply.
 template <class T>
 void pow_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int64_t n) {
   if constexpr (std::is_same_v<T, float>) {
@@ -69,7 +70,19 @@ void pow_span(T* __restrict o, const T* __restrict x, const T* __restrict y, int
       for (int64_t i = 0; i < n; ++i)
         if (!pow_plain(x[i], y[i])) o[i] = std::pow(x[i], y[i]);
   } else {
-    for (int64_t i = 0; i < n; ++i) o[i] = std::pow(x[i], y[i]);
+    // two passes (vpow_log, vpow_exp: vmath_pow.h); std::pow for the pairs they mark NaN (x <= 0,
+    // subnormal, inf or NaN operands, results near overflow / underflow; a true NaN is redone too)
+    alignas(64) double eh[kBinaryRun], el[kBinaryRun];
+    for (int64_t i = 0; i < n; ++i) eh[i] = vpow_log(x[i], y[i], el[i]);
+    int64_t special = 0;  // int64_t: an int32_t count stops GCC vectorising the loop
+    for (int64_t i = 0; i < n; ++i) {
+      double r = vpow_exp(eh[i], el[i]);
+      o[i] = r;
+      special += r != r;
+    }
+    if (special)
+      for (int64_t i = 0; i < n; ++i)
+        if (o[i] != o[i]) o[i] = std::pow(x[i], y[i]);
   }
 }
 

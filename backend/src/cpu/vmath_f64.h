@@ -12,13 +12,14 @@
 // Accuracy against the correctly rounded result, measured over dense grids of the whole double
 // range (tests/backend/test_vmath_f64.py checks them): vexp, vexp2, vexpm1, vlog, vlog2, vlog10,
 // vlog1p, verf, vsin/vcos/vtan_reduced, vatan, vasin, vacos < 1 ulp (max seen 0.98); vtanh, vcosh
-// < 1.5 ulp (max seen 1.38); vsinh, vatanh < 2 ulp (1.60, 1.69); verfc < 3 ulp (2.7, just below
-// 1.25, where fdlibm's (1 - erx) - P/Q cancels; glibc's erfc is 4 ulp off there).
+// < 1.5 ulp (max seen 1.38); vsinh, vatanh, vasinh, vacosh < 2 ulp (1.60, 1.69, 1.16, 1.04);
+// verfc < 3 ulp (2.7, just below 1.25, where fdlibm's (1 - erx) - P/Q cancels; glibc's erfc is 4
+// ulp off there).
 // Special values (NaN, +-inf, +-0, the domain edges) come out as libm gives them.
 //
 // The polynomials and rational approximations are the published ones: Sleef's exp kernel,
-// Cephes' tanh rational, and fdlibm's log, erf / erfc, atan, asin / acos and sin/cos kernels,
-// whose notice is preserved here as it asks:
+// Cephes' tanh rational, and fdlibm's log, erf / erfc, atan, asin / acos, asinh / acosh (the
+// argument forms) and sin/cos kernels, whose notice is preserved here as it asks:
 //   Copyright (C) 1993 by Sun Microsystems, Inc. All rights reserved.
 //   Developed at SunPro, a Sun Microsystems, Inc. business.
 //   Permission to use, copy, modify, and distribute this software is freely granted, provided
@@ -587,6 +588,54 @@ TT_VMATH_INLINE double vacos(double x) {
   double pos = 2.0 * (df + std::fma(r, s, c));
   pos = x == 1.0 ? 0.0 : pos;
   return big ? (x < 0.0 ? neg : pos) : mid;
+}
+
+// asinh (fdlibm's forms, branch-free): log1p(|x| + x^2 / (1 + sqrt(x^2 + 1))) below |x| = 2,
+// log(2|x| + 1 / (sqrt(x^2 + 1) + |x|)) up to 2^28, log(|x|) + ln 2 above (no overflow); one
+// log kernel for all three (log1p as log(u) + c / u, u = 1 + arg rounded, c its error), sign
+// restored. |x| < 2^-28 gives x (+-0 included); +-inf and NaN pass through. < 2 ulp.
+TT_VMATH_INLINE double vasinh(double x) {
+  double a = std::fabs(x);
+  double t = a * a;
+  double s = std::sqrt(t + 1.0);  // inf for |x| > 1e154: only the log(|x|) + ln 2 range uses it
+  bool small = a < 2.0, huge = a >= 268435456.0;  // 2^28
+  double q = (small ? t : 1.0) / (small ? 1.0 + s : s + a);
+  double arg = a + q;  // small: asinh = log1p(arg)
+  double arg_err = (a - arg) + q;  // Fast2Sum: q < a
+  double u = 1.0 + arg;
+  double c = (arg < 1.0 ? arg - (u - 1.0) : 1.0 - (u - arg)) + arg_err;  // 1 + a + q = u + c
+  double v = huge ? a : (small ? u : 2.0 * a + q);
+  double r = f64::log_core(v, small ? c / u : 0.0) + (huge ? 0.69314718055994530942 : 0.0);
+  r = a == f64::kInf ? a : r;
+  r = std::copysign(r, x);
+  r = a < 3.7252902984619140625e-09 ? x : r;  // 2^-28: asinh(x) rounds to x
+  return x != x ? x : r;
+}
+
+// acosh (fdlibm's forms): with t = x - 1 (exact below 2) and w = sqrt(t (x + 1)), log1p(t + w)
+// below 2, log(2x - 1 / (x + w)) up to 2^28, log(x) + ln 2 above; one log kernel for all. Below
+// 2, t^2 + 2t, its square root and t + w are carried with their rounding errors into log1p's
+// correction (near 1 acosh ~ sqrt(2t), and each rounding would count in full). x < 1 (and -inf)
+// give NaN, acosh(1) = +0, inf and NaN pass through. < 2 ulp.
+TT_VMATH_INLINE double vacosh(double x) {
+  double t = x - 1.0;
+  double tt = t * t;
+  double tt_err = std::fma(t, t, -tt);
+  double p = 2.0 * t + tt;  // = (x - 1)(x + 1); overflows only in the log(x) + ln 2 range
+  double p_err = (2.0 * t - p) + tt + tt_err;  // Fast2Sum (2t >= t^2 below 2), exact there
+  double w = std::sqrt(p);
+  bool small = x < 2.0, huge = x >= 268435456.0;  // 2^28
+  // small: sqrt(p + p_err) - w = (p - w^2 + p_err) / 2w; above: 1 / (x + w). One division.
+  double q = (small ? std::fma(-w, w, p) + p_err : 2.0) / (small ? w + w : 2.0 * (x + w));
+  double arg = t + w;  // small: acosh = log1p(arg + q)
+  double arg_err = (w - arg) + t;  // Fast2Sum: w >= t
+  double u = 1.0 + arg;
+  double c = (arg < 1.0 ? arg - (u - 1.0) : 1.0 - (u - arg)) + (arg_err + q);
+  double v = huge ? x : (small ? u : 2.0 * x - q);
+  double r = f64::log_core(v, small ? c / u : 0.0) + (huge ? 0.69314718055994530942 : 0.0);
+  r = x == f64::kInf ? x : r;
+  r = x == 1.0 ? 0.0 : r;
+  return (x < 1.0 || x != x) ? f64::kNaN : r;
 }
 
 namespace f64 {

@@ -299,7 +299,6 @@ TT_VMATH_INLINE float vasinh(float x) {
   float big = vlog1pf(u) + (huge ? 0.693147180559945309f : 0.0f);
   return std::copysign(a < 0.5f ? small : big, x);
 }
-inline double vasinh(double x) { return std::asinh(x); }
 
 // acosh: Cephes' sqrt(2 z) P(z) for z = x - 1 < 1/2, log(x + sqrt((x - 1)(x + 1))) up to 2^12,
 // log(x) + ln 2 above; x < 1 gives NaN through the square roots.
@@ -316,7 +315,6 @@ TT_VMATH_INLINE float vacosh(float x) {
   float big = vlogf<false>(u) + (huge ? 0.693147180559945309f : 0.0f);
   return z < 0.5f ? small : big;
 }
-inline double vacosh(double x) { return std::acosh(x); }
 
 // atanh: Cephes' odd polynomial below |x| = 1/2, log((1 + |x|) / (1 - |x|)) / 2 above (1 - |x|
 // exact there); +-1 give +-inf, |x| > 1 NaN.
