@@ -776,9 +776,15 @@ void cumulative(bool prod, const Tensor& out, const Tensor& in, int64_t outer, i
 // as scratch before it is overwritten).
 template <class T>
 Acc<T> row_exp_sum(const T* x, T* dst, int64_t n, T shift) {
-  for (int64_t j = 0; j < n; ++j) dst[j] = x[j] - shift;
-  if (wide_unary_enabled()) unary_span_wide(UnaryOp::Exp, dst, dst, n);
-  else unary_span<T>(UnaryOp::Exp, dst, dst, n);
+  constexpr int64_t kChunk = 512;
+  alignas(64) T shifted[kChunk];
+  const bool wide = wide_unary_enabled();
+  for (int64_t j0 = 0; j0 < n; j0 += kChunk) {
+    int64_t k = std::min(kChunk, n - j0);
+    for (int64_t j = 0; j < k; ++j) shifted[j] = x[j0 + j] - shift;
+    if (wide) unary_span_wide(UnaryOp::Exp, dst + j0, shifted, k);
+    else unary_span<T>(UnaryOp::Exp, dst + j0, shifted, k);
+  }
   return contiguous_sum(dst, n);
 }
 

@@ -69,17 +69,44 @@ TT_VMATH_INLINE __m512d vexp2_8d_of(__m512d x) {
   __m512d tail = _mm512_fmadd_pd(r2, q, _mm512_fmadd_pd(r, c(ln2_lo), _mm512_add_pd(a_err, e)));
   return _mm512_scalef_pd(_mm512_add_pd(s, tail), n);
 }
+
+// Eight lanes of vexp for double, < 1 ulp: vexp's clamps, Cody-Waite reduction and polynomial
+// (by Estrin's scheme, as expm1_poly_estrin), then one vscalefpd for 2^n where vexp takes two
+// multiplies. The auto-vectorised vexp runs at about 4 cycles an element here; this at about half.
+TT_VMATH_INLINE __m512d vexp_8d_of(__m512d x) {
+  auto c = [](double v) { return _mm512_set1_pd(v); };
+  x = _mm512_max_pd(c(-746.0), x);  // NaN (second operand) passes through both clamps
+  x = _mm512_min_pd(c(710.0), x);
+  __m512d n = _mm512_roundscale_pd(_mm512_mul_pd(x, c(f64::kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512d s = _mm512_fmadd_pd(n, c(-f64::kLn2Hi), x);
+  s = _mm512_fmadd_pd(n, c(-f64::kLn2Lo), s);
+  __m512d s2 = _mm512_mul_pd(s, s), s4 = _mm512_mul_pd(s2, s2), s8 = _mm512_mul_pd(s4, s4);
+  __m512d c01 = _mm512_fmadd_pd(s, c(0.166666666666666851703837), c(0.5));
+  __m512d c23 = _mm512_fmadd_pd(s, c(0.00833333333331652721664984), c(0.0416666666666665047591422));
+  __m512d c45 = _mm512_fmadd_pd(s, c(0.000198412698960509205564975), c(0.00138888888889774492207962));
+  __m512d c67 = _mm512_fmadd_pd(s, c(2.75572362911928827629423e-06), c(2.4801587159235472998791e-05));
+  __m512d c89 = _mm512_fmadd_pd(s, c(2.51112930892876518610661e-08), c(2.75573911234900471893338e-07));
+  __m512d u = _mm512_fmadd_pd(s8, _mm512_fmadd_pd(s2, c(2.08860621107283687536341e-09), c89),
+                              _mm512_fmadd_pd(s4, _mm512_fmadd_pd(s2, c67, c45), _mm512_fmadd_pd(s2, c23, c01)));
+  __m512d p = _mm512_fmadd_pd(s2, u, s);  // expm1(s)
+  return _mm512_scalef_pd(_mm512_add_pd(c(1.0), p), n);
+}
 #endif
 
-// exp2 for double in explicit AVX-512 lanes; false where there is no such path (the auto-vectorised
-// vexp2 is used there).
-inline bool double_exp2_span(double* o, const double* x, int64_t n) {
+// exp and exp2 for double in explicit AVX-512 lanes; false where there is no such path (the
+// auto-vectorised vexp / vexp2 are used there).
+template <UnaryOp Op>
+bool double_lanes_span(double* o, const double* x, int64_t n) {
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
+  auto f = [](__m512d v) {
+    if constexpr (Op == UnaryOp::Exp) return vexp_8d_of(v);
+    else return vexp2_8d_of(v);
+  };
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) _mm512_storeu_pd(o + i, vexp2_8d_of(_mm512_loadu_pd(x + i)));
+  for (; i + 8 <= n; i += 8) _mm512_storeu_pd(o + i, f(_mm512_loadu_pd(x + i)));
   if (i < n) {  // the tail under a mask
     __mmask8 m = static_cast<__mmask8>((1u << (n - i)) - 1u);
-    _mm512_mask_storeu_pd(o + i, m, vexp2_8d_of(_mm512_maskz_loadu_pd(m, x + i)));
+    _mm512_mask_storeu_pd(o + i, m, f(_mm512_maskz_loadu_pd(m, x + i)));
   }
   return true;
 #else
@@ -189,7 +216,8 @@ __attribute__((flatten)) bool unary_span(UnaryOp op, T* o, const T* x, int64_t n
   if (op == UnaryOp::Cos) return trig_span<T, UnaryOp::Cos>(o, x, n), true;
   if (op == UnaryOp::Tan) return trig_span<T, UnaryOp::Tan>(o, x, n), true;
   if constexpr (std::is_same_v<T, double>) {
-    if (op == UnaryOp::Exp2 && double_exp2_span(o, x, n)) return true;
+    if (op == UnaryOp::Exp && double_lanes_span<UnaryOp::Exp>(o, x, n)) return true;
+    if (op == UnaryOp::Exp2 && double_lanes_span<UnaryOp::Exp2>(o, x, n)) return true;
   }
   if constexpr (std::is_same_v<T, float>) {
     switch (op) {
