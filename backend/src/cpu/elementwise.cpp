@@ -153,6 +153,9 @@ bool broadcast_value(const Tensor& t, T& v) {
   return true;
 }
 
+template <class T>
+void run_unary_span(UnaryOp op, const Tensor& out, const Tensor& a);
+
 // x ** c for a broadcast constant c: torch's special forms (2, 3, -2 as products, 0.5, -0.5, -1
 // as sqrt / reciprocal, 1 as a copy), so the results match it bit for bit. False: no special form.
 template <class T>
@@ -160,6 +163,12 @@ bool pow_by_constant(const Tensor& out, const Tensor& a, const Tensor& b) {
   T c;
   if (!broadcast_value(b, c)) return false;
   if constexpr (is_fp<T>) {
+    if (a.shape() == out.shape()) {  // the unary span kernels (wider lanes, no broadcast operand)
+      if (c == T(2)) return run_unary_span<T>(UnaryOp::Square, out, a), true;
+      if (c == T(0.5)) return run_unary_span<T>(UnaryOp::Sqrt, out, a), true;
+      if (c == T(-0.5)) return run_unary_span<T>(UnaryOp::Rsqrt, out, a), true;
+      if (c == T(-1)) return run_unary_span<T>(UnaryOp::Reciprocal, out, a), true;
+    }
     if (c == T(2)) return run_binary<T, T>(out, a, b, [](T x, T) { return x * x; }), true;
     if (c == T(3)) return run_binary<T, T>(out, a, b, [](T x, T) { return x * x * x; }), true;
     if (c == T(-2)) return run_binary<T, T>(out, a, b, [](T x, T) { return T(1) / (x * x); }), true;
