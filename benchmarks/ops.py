@@ -29,15 +29,23 @@ def _calls_per_timing(fn: Callable[[], Any], target: float) -> int:
         n *= 4
 
 
-def compare(fns: list[Callable[[], Any]], min_time: float = 0.2, rounds: int = 9) -> tuple[list[float], list[float]]:
+def compare(fns: list[Callable[[], Any]], min_time: float = 0.2, rounds: int = 9,
+            settle: float = 0.0) -> tuple[list[float], list[float]]:
     """Per-call medians of each function, timed in interleaved rounds (a timing of each per round),
     so a drift in the machine's state (another process, clocks, caches) lands on all of them alike
     instead of on whichever ran during it. Also returns the per-round ratios fns[0] / fns[-1]: their
-    spread says whether a ratio near 1.0 is a difference or noise."""
+    spread says whether a ratio near 1.0 is a difference or noise.
+
+    With threads, each library's pool spins for a while after a call (OpenBLAS, OpenMP) and would
+    steal the core from the next library timed: `settle` seconds of sleep before each block let
+    it park, and one untimed call wakes the block's own pool first."""
     ns = [_calls_per_timing(fn, min_time / rounds) for fn in fns]
     times: list[list[float]] = [[] for _ in fns]
     for _ in range(rounds):
         for fn, n, out in zip(fns, ns, times, strict=True):
+            if settle:
+                time.sleep(settle)
+                fn()
             t0 = time.perf_counter()
             for _ in range(n):
                 fn()
@@ -88,7 +96,7 @@ def main() -> None:
         if args.only not in name:
             return
         fns = [ours] + ([ref_np] if ref_np is not None else []) + [ref_torch]
-        medians, ratios = compare(fns)
+        medians, ratios = compare(fns, settle=0.1 if args.threads > 1 else 0.0)
         a, c = medians[0], medians[-1]
         b = medians[1] if ref_np is not None else None
         rows.append((name, a, b, c, spread(ratios)))
