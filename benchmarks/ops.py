@@ -38,14 +38,16 @@ def compare(fns: list[Callable[[], Any]], min_time: float = 0.2, rounds: int = 9
 
     With threads, each library's pool spins for a while after a call (OpenBLAS, OpenMP) and would
     steal the core from the next library timed: `settle` seconds of sleep before each block let
-    it park, and one untimed call wakes the block's own pool first."""
+    it park, and an untimed block as long as the timed one then wakes the block's own pool and
+    brings the clock back up after the sleep."""
     ns = [_calls_per_timing(fn, min_time / rounds) for fn in fns]
     times: list[list[float]] = [[] for _ in fns]
     for _ in range(rounds):
         for fn, n, out in zip(fns, ns, times, strict=True):
             if settle:
                 time.sleep(settle)
-                fn()
+                for _ in range(n):
+                    fn()
             t0 = time.perf_counter()
             for _ in range(n):
                 fn()
