@@ -91,16 +91,25 @@ TT_VMATH_INLINE __m512d vexp_8d_of(__m512d x) {
   __m512d p = _mm512_fmadd_pd(s2, u, s);  // expm1(s)
   return _mm512_scalef_pd(_mm512_add_pd(c(1.0), p), n);
 }
+
+// vsigmoid in eight double lanes, on vexp_8d_of (as vsigmoid16_of is on vexp16_of).
+TT_VMATH_INLINE __m512d vsigmoid_8d_of(__m512d x) {
+  __m512d e = vexp_8d_of(_mm512_sub_pd(_mm512_setzero_pd(), _mm512_abs_pd(x)));
+  __m512d s = _mm512_div_pd(_mm512_set1_pd(1.0), _mm512_add_pd(_mm512_set1_pd(1.0), e));
+  return _mm512_mask_mul_pd(s, _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_LT_OQ), e, s);
+}
 #endif
 
-// exp and exp2 for double in explicit AVX-512 lanes; false where there is no such path (the
-// auto-vectorised vexp / vexp2 are used there).
+// exp, exp2, sigmoid and silu for double in explicit AVX-512 lanes; false where there is no such
+// path (the auto-vectorised scalar forms are used there).
 template <UnaryOp Op>
 bool double_lanes_span(double* o, const double* x, int64_t n) {
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
   auto f = [](__m512d v) {
     if constexpr (Op == UnaryOp::Exp) return vexp_8d_of(v);
-    else return vexp2_8d_of(v);
+    else if constexpr (Op == UnaryOp::Exp2) return vexp2_8d_of(v);
+    else if constexpr (Op == UnaryOp::Sigmoid) return vsigmoid_8d_of(v);
+    else return _mm512_mul_pd(v, vsigmoid_8d_of(v));
   };
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) _mm512_storeu_pd(o + i, f(_mm512_loadu_pd(x + i)));
@@ -218,6 +227,8 @@ __attribute__((flatten)) bool unary_span(UnaryOp op, T* o, const T* x, int64_t n
   if constexpr (std::is_same_v<T, double>) {
     if (op == UnaryOp::Exp && double_lanes_span<UnaryOp::Exp>(o, x, n)) return true;
     if (op == UnaryOp::Exp2 && double_lanes_span<UnaryOp::Exp2>(o, x, n)) return true;
+    if (op == UnaryOp::Sigmoid && double_lanes_span<UnaryOp::Sigmoid>(o, x, n)) return true;
+    if (op == UnaryOp::Silu && double_lanes_span<UnaryOp::Silu>(o, x, n)) return true;
   }
   if constexpr (std::is_same_v<T, float>) {
     switch (op) {
