@@ -303,3 +303,49 @@ def test_layer_norm_backward(affine: str) -> None:
         return F.layer_norm(a[0], (2, 5), ww, bb)
 
     assert tt.autograd.gradcheck(fn, ins)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    shape=st.lists(st.integers(0, 37), min_size=1, max_size=3),
+    dim=st.integers(0, 2),
+    dtype=st.sampled_from(["float32", "float64", "int32", "int64"]),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_cumsum_cumprod_rows_and_columns(shape: list[int], dim: int, dtype: str, seed: int) -> None:
+    """cumsum on contiguous rows (the blocked prefix sums: lengths around every multiple of 8) and
+    along outer dims (the lane-parallel running sums), cumprod the same, against torch."""
+    dim %= len(shape)
+    rng = np.random.default_rng(seed)
+    v = (rng.standard_normal(shape) * 3).astype(dtype) if "float" in dtype else rng.integers(-4, 5, shape).astype(dtype)
+    ours, ref = tt.tensor(v), torch.from_numpy(v)
+    for threads_n in (1, 2):
+        with threads(threads_n):
+            assert_close(tt.cumsum(ours, dim), torch.cumsum(ref, dim), rtol=1e-6 if dtype == "float32" else 1e-12, atol=1e-5)
+            if "float" in dtype:
+                assert_close(tt.cumprod(ours * 0.5, dim), torch.cumprod(ref * 0.5, dim), rtol=1e-5, atol=1e-6)
+            else:
+                assert_close(tt.cumprod(ours, dim), torch.cumprod(ref, dim))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cumsum_long_row_specials(dtype: str) -> None:
+    """A long row (every path of the blocked kernel) with inf, -inf and NaN placed mid-block: the
+    same non-finite pattern as torch's serial sum, and the finite prefix to tolerance."""
+    rng = np.random.default_rng(1)
+    v = rng.uniform(-1, 1, 1000).astype(dtype)
+    np.testing.assert_allclose(tt.cumsum(tt.tensor(v), 0).numpy(), np.cumsum(v.astype(np.float64)),
+                               rtol=1e-6 if dtype == "float32" else 1e-13, atol=1e-5 if dtype == "float32" else 1e-12)
+    v[500] = np.inf
+    v[701] = -np.inf  # inf - inf: NaN from here on
+    v[13] = 7.5
+    got = tt.cumsum(tt.tensor(v), 0).numpy()
+    want = torch.cumsum(torch.from_numpy(v), 0).numpy()
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(got[np.isinf(want)], want[np.isinf(want)])
+    fin = np.isfinite(want)
+    np.testing.assert_allclose(got[fin], want[fin], rtol=1e-5, atol=1e-5)
+    w = v.copy()
+    w[3] = np.nan
+    assert np.isnan(tt.cumsum(tt.tensor(w), 0).numpy()[3:]).all()
+    assert not np.isnan(tt.cumsum(tt.tensor(w), 0).numpy()[:3]).any()
