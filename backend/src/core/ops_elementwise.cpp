@@ -33,6 +33,21 @@ const char* unary_name(UnaryOp op) {
 // ---------------- primitives ----------------
 namespace {
 
+// The CPU kernels of Binary and Unary, also called directly (without the primitive) when
+// plain_cpu_call says apply() would add nothing.
+Tensor binary_on_cpu(BinaryOp op, const Tensor& a, const Tensor& b) {
+  bool cmp = (op >= BinaryOp::Eq && op <= BinaryOp::LogicalXor);
+  Tensor out = empty(a.shape(), cmp ? DType::Bool : a.dtype());
+  cpu::binary(op, out, a, b);
+  return out;
+}
+Tensor unary_on_cpu(UnaryOp op, const Tensor& a) {
+  bool pred = op == UnaryOp::LogicalNot || op == UnaryOp::IsNan || op == UnaryOp::IsInf || op == UnaryOp::IsFinite;
+  Tensor out = empty(a.shape(), pred ? DType::Bool : a.dtype());
+  cpu::unary(op, out, a);
+  return out;
+}
+
 class Binary : public Primitive {
  public:
   explicit Binary(BinaryOp op) : op_(op) {}
@@ -46,12 +61,7 @@ class Binary : public Primitive {
   }
   bool vjp_needs_inputs() const override { return op_ != BinaryOp::Add && op_ != BinaryOp::Sub; }
   bool vjp_needs_outputs() const override { return op_ == BinaryOp::Hypot || op_ == BinaryOp::Copysign; }
-  TensorList eval_cpu(const TensorList& in) override {
-    bool cmp = (op_ >= BinaryOp::Eq && op_ <= BinaryOp::LogicalXor);
-    Tensor out = empty(in[0].shape(), cmp ? DType::Bool : in[0].dtype());
-    cpu::binary(op_, out, in[0], in[1]);
-    return {out};
-  }
+  TensorList eval_cpu(const TensorList& in) override { return {binary_on_cpu(op_, in[0], in[1])}; }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums,
                  const TensorList& out) override;
 
@@ -85,13 +95,7 @@ class Unary : public Primitive {
   }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums,
                  const TensorList& out) override;
-  TensorList eval_cpu(const TensorList& in) override {
-    bool pred = op_ == UnaryOp::LogicalNot || op_ == UnaryOp::IsNan || op_ == UnaryOp::IsInf ||
-                op_ == UnaryOp::IsFinite;
-    Tensor out = empty(in[0].shape(), pred ? DType::Bool : in[0].dtype());
-    cpu::unary(op_, out, in[0]);
-    return {out};
-  }
+  TensorList eval_cpu(const TensorList& in) override { return {unary_on_cpu(op_, in[0])}; }
 
  private:
   UnaryOp op_;
@@ -607,28 +611,40 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   if (a.dtype() == b.dtype() && a.shape() == b.shape() && !is_half(a.dtype()) &&
       (is_floating(a.dtype()) || !needs_float(op)) && (op <= BinaryOp::Div || op == BinaryOp::Maximum ||
                                                       op == BinaryOp::Minimum || is_compare(op)) &&
-      !(op == BinaryOp::Sub && a.dtype() == DType::Bool))
+      !(op == BinaryOp::Sub && a.dtype() == DType::Bool)) {
+    if (plain_cpu_call(a, b)) return binary_on_cpu(op, a, b);
     return apply1(std::make_shared<Binary>(op), {a, b});
+  }
   return binary_impl(op, a, b);
 }
 
+namespace {
+// Fast path for a Python number that keeps the tensor's dtype (float tensor, or int64 with an int):
+// a constant needs no gradient, so its broadcast view is made directly and the op needs no
+// promotion. Returns an undefined tensor when the general path must run.
+Tensor binary_with_number(BinaryOp op, const Tensor& t, Scalar s, bool number_first) {
+  DType d = t.dtype();
+  bool keeps = (d == DType::Float32 || d == DType::Float64) ? s.kind != Scalar::Bool
+                                                           : (d == DType::Int64 && s.kind == Scalar::Int);
+  bool fast_op = op <= BinaryOp::Mul || (op == BinaryOp::Div && is_floating(d)) || is_compare(op) ||
+                 op == BinaryOp::Maximum || op == BinaryOp::Minimum || (op == BinaryOp::Pow && !number_first);
+  if (!keeps || t.dim() == 0 || !fast_op) return Tensor();
+  Tensor sb = make_view(scalar_tensor(s, d), t.shape(), Strides(t.shape().size(), 0), 0);
+  const Tensor& x = number_first ? sb : t;
+  const Tensor& y = number_first ? t : sb;
+  if (plain_cpu_call(t)) return binary_on_cpu(op, x, y);
+  return apply1(std::make_shared<Binary>(op), {x, y});
+}
+}  // namespace
+
 Tensor binary(BinaryOp op, const Tensor& a, Scalar b) {
-  // fast path: a Python number that keeps the tensor's dtype (float tensor, or int64 with an int).
-  // A constant needs no gradient, so its broadcast view is made directly.
-  DType d = a.dtype();
-  bool keeps = (d == DType::Float32 || d == DType::Float64) ? b.kind != Scalar::Bool
-                                                           : (d == DType::Int64 && b.kind == Scalar::Int);
-  if (op == BinaryOp::Pow && !is_floating(d) && b.kind != Scalar::Float && b.i < 0)
+  if (op == BinaryOp::Pow && !is_floating(a.dtype()) && b.kind != Scalar::Float && b.i < 0)
     throw ValueError("[pow] integers to negative integer powers are not allowed");
-  if (keeps && a.dim() > 0 && (op <= BinaryOp::Mul || (op == BinaryOp::Div && is_floating(d)) || is_compare(op) ||
-                               op == BinaryOp::Maximum || op == BinaryOp::Minimum || op == BinaryOp::Pow)) {
-    Tensor s = scalar_tensor(b, d);
-    Tensor sb = make_view(s, a.shape(), Strides(a.shape().size(), 0), 0);
-    return apply1(std::make_shared<Binary>(op), {a, sb});
-  }
+  if (Tensor r = binary_with_number(op, a, b, /*number_first=*/false); r.defined()) return r;
   return binary_impl(op, a, scalar_tensor(b, std::nullopt, /*wrapped=*/true));
 }
 Tensor binary(BinaryOp op, Scalar a, const Tensor& b) {
+  if (Tensor r = binary_with_number(op, b, a, /*number_first=*/true); r.defined()) return r;
   return binary_impl(op, scalar_tensor(a, std::nullopt, /*wrapped=*/true), b);
 }
 
@@ -717,7 +733,7 @@ Tensor unary(UnaryOp op, const Tensor& a0) {
   if (op == UnaryOp::BitNot && is_floating(d)) throw TypeError("[bitwise_not] only integer and bool tensors are supported");
   bool half = is_half(a.dtype());
   if (half) a = to_dtype(a, DType::Float32);
-  Tensor out = apply1(std::make_shared<Unary>(op), {a});
+  Tensor out = plain_cpu_call(a) ? unary_on_cpu(op, a) : apply1(std::make_shared<Unary>(op), {a});
   if (half && out.dtype() == DType::Float32) out = to_dtype(out, d);
   return out;
 }
