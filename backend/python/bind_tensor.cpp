@@ -12,9 +12,19 @@ namespace {
 py::handle g_tensor_type;  // leaked on purpose (see convert.cpp)
 py::handle g_values_indices;
 
+// The C++ Tensor inside an instance of exactly typedtensor.Tensor, read from pybind11's simple
+// instance layout (one value pointer) without the type caster's registry lookups; nullptr for
+// anything else, including subclasses and an instance whose __init__ has not run.
+inline const Tensor* exact_tensor_ptr(PyObject* o) {
+  if (Py_TYPE(o) != reinterpret_cast<PyTypeObject*>(g_tensor_type.ptr())) return nullptr;
+  auto* inst = reinterpret_cast<py::detail::instance*>(o);
+  if (!inst->simple_layout || !inst->simple_holder_constructed) return nullptr;
+  return static_cast<const Tensor*>(inst->simple_value_holder[0]);
+}
+
 inline const Tensor* as_tensor_ptr(py::handle h) {
-  if (Py_TYPE(h.ptr()) == reinterpret_cast<PyTypeObject*>(g_tensor_type.ptr()) || is_tensor(h))
-    return &h.cast<const Tensor&>();
+  if (const Tensor* t = exact_tensor_ptr(h.ptr())) return t;
+  if (is_tensor(h)) return &h.cast<const Tensor&>();
   return nullptr;
 }
 
@@ -126,6 +136,39 @@ Tensor to_impl(const Tensor& a, py::args args, py::kwargs kw) {
 }
 
 Tensor detach(const Tensor& a) { return tt::make_view(a, a.shape(), a.strides(), a.offset()); }
+
+// NOTE [ Arithmetic number slots ]
+// `a + b` on two tensors is the most common tiny op. Through a pybind11-bound __add__, CPython's
+// generic slot looks the method up, builds a bound method and enters pybind11's overload
+// dispatcher, which loads `self` through the type registry: about a quarter of the op's latency.
+// For + - * / the type's number slots call binop / rbinop directly instead. A number slot serves
+// both operand orders: CPython calls it as slot(a, b) when `a` is exactly a Tensor, and also after
+// a's own slot declined (`2.0 + t`: float's nb_add returned NotImplemented) with `b` exactly a
+// Tensor -- then it is b.__radd__(a). Subclasses (nn.Parameter) get CPython's generic slot, which
+// calls the bound __add__ / __radd__ as before; assigning Tensor.__add__ from Python resets the
+// slot to that generic one, as for any type.
+template <BinaryOp OP>
+PyObject* number_slot(PyObject* a, PyObject* b) {
+  try {
+    if (const Tensor* ta = exact_tensor_ptr(a)) return binop<OP>(*ta, b).release().ptr();
+    if (const Tensor* tb = exact_tensor_ptr(b)) return rbinop<OP>(*tb, a).release().ptr();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+  Py_RETURN_NOTIMPLEMENTED;
+}
+
+void install_number_slots(py::handle cls) {
+  auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  PyNumberMethods* num = type->tp_as_number;
+  if (num == nullptr) throw std::runtime_error("typedtensor: the Tensor type has no number slots");
+  num->nb_add = &number_slot<BinaryOp::Add>;
+  num->nb_subtract = &number_slot<BinaryOp::Sub>;
+  num->nb_multiply = &number_slot<BinaryOp::Mul>;
+  num->nb_true_divide = &number_slot<BinaryOp::Div>;
+  PyType_Modified(type);
+}
 
 }  // namespace
 
@@ -298,6 +341,7 @@ void bind_tensor(py::module_& m) {
         if (py::isinstance<py::array>(b) || PyList_Check(b.ptr())) return py::cast(tt::matmul(tensor_data(b, std::nullopt), a));
         return py::reinterpret_borrow<py::object>(Py_NotImplemented);
       });
+  install_number_slots(cls);
 
   // ---- elementwise methods + functions ----
   TT_BINARY_METHOD("sub", Sub)
