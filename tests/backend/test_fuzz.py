@@ -3,6 +3,7 @@ answer, or raise a clean Python exception where torch raises too; never crash.""
 
 from __future__ import annotations
 
+import operator
 import os
 import random
 from collections.abc import Callable
@@ -71,7 +72,13 @@ OPS: list[tuple[str, int, Callable[..., Any]]] = [
     ("prod", 1, lambda r, s: {"dim": r.randint(-len(s) - 1, len(s))} if s and r.random() < 0.8 else {}),
     ("std", 1, lambda r, s: {"dim": r.randint(-len(s) - 1, len(s))} if s and r.random() < 0.8 else {}),
     ("norm", 1, lambda r, s: {}),
+    # the operator forms (the Tensor type's number slots), a Python number on either side too
+    *((o, 2, lambda r, s: {}) for o in ("a + b", "a - b", "a * b", "a / b")),
+    *((o, 1, lambda r, s: {"number": r.choice([2, -3, 0, 1.5, -0.25, True, False])})
+      for o in ("a + number", "number - a", "a * number", "number / a", "a / number")),
 ]
+OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
 
 
 def random_key(rng: random.Random, ndim: int) -> Any:
@@ -119,6 +126,10 @@ def run_case(rng: random.Random) -> str:
         ours_kw, ref_kw = kwargs, kwargs
 
     def call(mod: Any, ins: list[Any], kw: dict[str, Any]) -> Any:
+        if " " in name:  # "a + b", "number - a", ...
+            left, sym, right = name.split()
+            operands = {"a": ins[0], "b": ins[-1], "number": kw.get("number")}
+            return OPERATORS[sym](operands[left], operands[right])
         if name == "getitem":
             return ins[0][key]
         if name in ("cat", "stack"):
