@@ -277,3 +277,24 @@ def test_binary_span_layouts_on_both_builds(name: str, dtype: str, capability: N
         getattr(both, name + "_")(both)
         np.testing.assert_array_equal(both.numpy(), fn(tt.tensor(x), tt.tensor(x.copy())).numpy())
     _binary_agree(name, wants[0], wants[-1])
+
+
+@pytest.mark.skipif(not HAS_WIDE, reason="this CPU has no AVX-512 (or the wide kernels are off)")
+@pytest.mark.parametrize("name", ["exp", "exp2", "sigmoid", "silu"])
+def test_double_exp_lanes_are_the_same_in_both_builds(name: str, capability: None) -> None:
+    """float64 exp / exp2 / sigmoid / silu have explicit lanes in both builds (AVX2: 2^n as two exact
+    power-of-two factors, AVX-512: vscalefpd); both round once, so they agree bit for bit, subnormal
+    results, overflow, specials and every tail length included."""
+    rng = np.random.default_rng(3)
+    edges = [0.0, -0.0, np.inf, -np.inf, np.nan, 709.78, 709.79, 710.0, -708.39, -708.4, -745.13, -745.14,
+             -746.0, 1023.9, 1024.0, 1024.1, -1022.5, -1074.0, -1074.5, -1075.0, -1076.0, 1e-300, 5e-324]
+    x = np.concatenate([rng.uniform(-800, 800, 20000), rng.uniform(-1100, 1100, 20000),
+                        rng.standard_normal(5000) * 5, edges])
+    fn = (lambda t: tt.nn.functional.silu(t)) if name == "silu" else (lambda t: getattr(t, name)())
+    for cut in range(4):  # tails of 0..3 elements past the last full AVX2 vector
+        v = x[:len(x) - cut]
+        got = []
+        for cap in ("avx2", "avx512"):
+            CPU.set_cpu_capability(cap)
+            got.append(fn(tt.tensor(v)).numpy())
+        np.testing.assert_array_equal(got[0], got[1])

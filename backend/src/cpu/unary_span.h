@@ -100,8 +100,83 @@ TT_VMATH_INLINE __m512d vsigmoid_8d_of(__m512d x) {
 }
 #endif
 
-// exp, exp2, sigmoid and silu for double in explicit AVX-512 lanes; false where there is no such
-// path (the auto-vectorised scalar forms are used there).
+#if defined(__AVX2__) && defined(__FMA__) && !(defined(__AVX512F__) && defined(__AVX512DQ__))
+// The same four functions in four AVX2 lanes, for CPUs without AVX-512. AVX2 has neither
+// vscalefpd nor a double -> int64 conversion, so y 2^n is two multiplies by powers of two built
+// in the exponent field (n + 1023 + 1.5 2^52 puts n + 1023 in the low mantissa bits; a 52-bit
+// shift moves it to the exponent). With h = floor(n / 2) both factors are normal and the first
+// product is exact, so the result rounds once, as vscalefpd's does: the lanes give the AVX-512
+// lanes' results bit for bit (test_cpu_capability). n must lie in [-1080, 1030].
+TT_VMATH_INLINE __m256d scale_pow2_4d(__m256d y, __m256d n) {
+  const __m256d bias = _mm256_set1_pd(6755399441055744.0 + 1023.0);  // 1.5 2^52 + 1023
+  auto pow2 = [&](__m256d e) {
+    return _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_castpd_si256(_mm256_add_pd(e, bias)), 52));
+  };
+  __m256d h = _mm256_floor_pd(_mm256_mul_pd(n, _mm256_set1_pd(0.5)));
+  return _mm256_mul_pd(_mm256_mul_pd(y, pow2(h)), pow2(_mm256_sub_pd(n, h)));
+}
+
+TT_VMATH_INLINE __m256d round_4d(__m256d v) {
+  return _mm256_round_pd(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+
+// vexp_8d_of in four lanes: the clamps keep n = round(x log2 e) in [-1077, 1025].
+TT_VMATH_INLINE __m256d vexp_4d_of(__m256d x) {
+  auto c = [](double v) { return _mm256_set1_pd(v); };
+  x = _mm256_max_pd(c(-746.0), x);  // NaN (second operand) passes through both clamps
+  x = _mm256_min_pd(c(710.0), x);
+  __m256d n = round_4d(_mm256_mul_pd(x, c(f64::kLog2e)));
+  __m256d s = _mm256_fmadd_pd(n, c(-f64::kLn2Hi), x);
+  s = _mm256_fmadd_pd(n, c(-f64::kLn2Lo), s);
+  __m256d s2 = _mm256_mul_pd(s, s), s4 = _mm256_mul_pd(s2, s2), s8 = _mm256_mul_pd(s4, s4);
+  __m256d c01 = _mm256_fmadd_pd(s, c(0.166666666666666851703837), c(0.5));
+  __m256d c23 = _mm256_fmadd_pd(s, c(0.00833333333331652721664984), c(0.0416666666666665047591422));
+  __m256d c45 = _mm256_fmadd_pd(s, c(0.000198412698960509205564975), c(0.00138888888889774492207962));
+  __m256d c67 = _mm256_fmadd_pd(s, c(2.75572362911928827629423e-06), c(2.4801587159235472998791e-05));
+  __m256d c89 = _mm256_fmadd_pd(s, c(2.51112930892876518610661e-08), c(2.75573911234900471893338e-07));
+  __m256d u = _mm256_fmadd_pd(s8, _mm256_fmadd_pd(s2, c(2.08860621107283687536341e-09), c89),
+                              _mm256_fmadd_pd(s4, _mm256_fmadd_pd(s2, c67, c45), _mm256_fmadd_pd(s2, c23, c01)));
+  __m256d p = _mm256_fmadd_pd(s2, u, s);  // expm1(s)
+  return scale_pow2_4d(_mm256_add_pd(c(1.0), p), n);
+}
+
+// vexp2_8d_of in four lanes. The clamps to [-1080, 1030] (results 0 and inf there) replace what
+// vscalefpd does with a huge n; +-inf land on them and NaN passes through.
+TT_VMATH_INLINE __m256d vexp2_4d_of(__m256d x) {
+  auto c = [](double v) { return _mm256_set1_pd(v); };
+  x = _mm256_max_pd(c(-1080.0), x);
+  x = _mm256_min_pd(c(1030.0), x);
+  __m256d n = round_4d(x);
+  __m256d r = _mm256_sub_pd(x, n);
+  __m256d r2 = _mm256_mul_pd(r, r), r4 = _mm256_mul_pd(r2, r2);
+  __m256d q01 = _mm256_fmadd_pd(r, c(0.05550410866482158), c(0.24022650695910072));
+  __m256d q23 = _mm256_fmadd_pd(r, c(0.0013333558146428443), c(0.009618129107628477));
+  __m256d q45 = _mm256_fmadd_pd(r, c(1.5252733804059841e-05), c(0.0001540353039338161));
+  __m256d q67 = _mm256_fmadd_pd(r, c(1.01780860092397e-07), c(1.321548679014431e-06));
+  __m256d q89 = _mm256_fmadd_pd(r, c(4.4455382718708116e-10), c(7.054911620801123e-09));
+  __m256d q1011 = _mm256_fmadd_pd(r, c(1.3691488853904128e-12), c(2.5678435993488206e-11));
+  __m256d q = _mm256_fmadd_pd(r4, _mm256_fmadd_pd(r4, _mm256_fmadd_pd(r2, q1011, q89), _mm256_fmadd_pd(r2, q67, q45)),
+                              _mm256_fmadd_pd(r2, q23, q01));
+  constexpr double ln2 = 0.69314718055994528623, ln2_lo = 2.3190468138462995584e-17;
+  __m256d a = _mm256_mul_pd(r, c(ln2));
+  __m256d a_err = _mm256_fmsub_pd(r, c(ln2), a);           // r ln2 = a + a_err exactly
+  __m256d s = _mm256_add_pd(c(1.0), a);
+  __m256d e = _mm256_add_pd(_mm256_sub_pd(c(1.0), s), a);  // Fast2Sum: 1 + a = s + e, |a| < 1
+  __m256d tail = _mm256_fmadd_pd(r2, q, _mm256_fmadd_pd(r, c(ln2_lo), _mm256_add_pd(a_err, e)));
+  return scale_pow2_4d(_mm256_add_pd(s, tail), n);
+}
+
+TT_VMATH_INLINE __m256d vsigmoid_4d_of(__m256d x) {
+  const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
+  __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
+  __m256d e = vexp_4d_of(_mm256_sub_pd(zero, ax));
+  __m256d s = _mm256_div_pd(one, _mm256_add_pd(one, e));
+  return _mm256_blendv_pd(s, _mm256_mul_pd(e, s), _mm256_cmp_pd(x, zero, _CMP_LT_OQ));
+}
+#endif
+
+// exp, exp2, sigmoid and silu for double in explicit AVX-512 or AVX2 lanes; false where there is
+// no such path (the auto-vectorised scalar forms are used there).
 template <UnaryOp Op>
 bool double_lanes_span(double* o, const double* x, int64_t n) {
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
@@ -116,6 +191,22 @@ bool double_lanes_span(double* o, const double* x, int64_t n) {
   if (i < n) {  // the tail under a mask
     __mmask8 m = static_cast<__mmask8>((1u << (n - i)) - 1u);
     _mm512_mask_storeu_pd(o + i, m, f(_mm512_maskz_loadu_pd(m, x + i)));
+  }
+  return true;
+#elif defined(__AVX2__) && defined(__FMA__)
+  auto f = [](__m256d v) {
+    if constexpr (Op == UnaryOp::Exp) return vexp_4d_of(v);
+    else if constexpr (Op == UnaryOp::Exp2) return vexp2_4d_of(v);
+    else if constexpr (Op == UnaryOp::Sigmoid) return vsigmoid_4d_of(v);
+    else return _mm256_mul_pd(v, vsigmoid_4d_of(v));
+  };
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) _mm256_storeu_pd(o + i, f(_mm256_loadu_pd(x + i)));
+  if (i < n) {  // the tail through a zero-padded block
+    alignas(32) double in[4] = {0.0, 0.0, 0.0, 0.0}, res[4];
+    for (int64_t j = i; j < n; ++j) in[j - i] = x[j];
+    _mm256_store_pd(res, f(_mm256_load_pd(in)));
+    for (int64_t j = i; j < n; ++j) o[j] = res[j - i];
   }
   return true;
 #else
