@@ -12,6 +12,67 @@
 namespace tt::cpu {
 inline namespace TT_VMATH_ISA {
 
+#if defined(__AVX2__) && defined(__FMA__)
+// Lane arithmetic for the double exp cores below, overloaded on the vector width, so each core's
+// polynomial and constants are written once for the AVX2 (4-lane) and AVX-512 (8-lane) forms.
+TT_VMATH_INLINE __m256d lane_fma(__m256d a, __m256d b, __m256d c) { return _mm256_fmadd_pd(a, b, c); }
+TT_VMATH_INLINE __m256d lane_fms(__m256d a, __m256d b, __m256d c) { return _mm256_fmsub_pd(a, b, c); }
+TT_VMATH_INLINE __m256d lane_mul(__m256d a, __m256d b) { return _mm256_mul_pd(a, b); }
+TT_VMATH_INLINE __m256d lane_add(__m256d a, __m256d b) { return _mm256_add_pd(a, b); }
+TT_VMATH_INLINE __m256d lane_sub(__m256d a, __m256d b) { return _mm256_sub_pd(a, b); }
+TT_VMATH_INLINE void lane_set(__m256d& v, double c) { v = _mm256_set1_pd(c); }
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+TT_VMATH_INLINE __m512d lane_fma(__m512d a, __m512d b, __m512d c) { return _mm512_fmadd_pd(a, b, c); }
+TT_VMATH_INLINE __m512d lane_fms(__m512d a, __m512d b, __m512d c) { return _mm512_fmsub_pd(a, b, c); }
+TT_VMATH_INLINE __m512d lane_mul(__m512d a, __m512d b) { return _mm512_mul_pd(a, b); }
+TT_VMATH_INLINE __m512d lane_add(__m512d a, __m512d b) { return _mm512_add_pd(a, b); }
+TT_VMATH_INLINE __m512d lane_sub(__m512d a, __m512d b) { return _mm512_sub_pd(a, b); }
+TT_VMATH_INLINE void lane_set(__m512d& v, double c) { v = _mm512_set1_pd(c); }
+#endif
+
+// exp(x) = 2^n (1 + expm1(s)): from the reduced s = x - n ln2 (hi + lo), 1 + expm1(s) by vexp's
+// polynomial in Estrin's scheme (as expm1_poly_estrin). The caller rounds n and scales by 2^n.
+template <class V>
+TT_VMATH_INLINE V exp_core(V x, V n) {
+  auto c = [](double v) { V r; lane_set(r, v); return r; };
+  V s = lane_fma(n, c(-f64::kLn2Hi), x);
+  s = lane_fma(n, c(-f64::kLn2Lo), s);
+  V s2 = lane_mul(s, s), s4 = lane_mul(s2, s2), s8 = lane_mul(s4, s4);
+  V c01 = lane_fma(s, c(0.166666666666666851703837), c(0.5));
+  V c23 = lane_fma(s, c(0.00833333333331652721664984), c(0.0416666666666665047591422));
+  V c45 = lane_fma(s, c(0.000198412698960509205564975), c(0.00138888888889774492207962));
+  V c67 = lane_fma(s, c(2.75572362911928827629423e-06), c(2.4801587159235472998791e-05));
+  V c89 = lane_fma(s, c(2.51112930892876518610661e-08), c(2.75573911234900471893338e-07));
+  V u = lane_fma(s8, lane_fma(s2, c(2.08860621107283687536341e-09), c89),
+                 lane_fma(s4, lane_fma(s2, c67, c45), lane_fma(s2, c23, c01)));
+  V p = lane_fma(s2, u, s);  // expm1(s)
+  return lane_add(c(1.0), p);
+}
+
+// 2^r for r = x - round(x) in [-1/2, 1/2], < 1 ulp before scaling: 1 + r ln2 + r^2 Q(r) (Taylor
+// through r^13, Estrin) with r ln2 exact as hi + lo and 1 + hi summed exactly, one rounding.
+template <class V>
+TT_VMATH_INLINE V exp2_core(V r) {
+  auto c = [](double v) { V t; lane_set(t, v); return t; };
+  V r2 = lane_mul(r, r), r4 = lane_mul(r2, r2);
+  // Q(r) = sum ln2^k / k! r^(k-2) for k = 2..13: the next term is below 2^-57 for |r| <= 1/2
+  V q01 = lane_fma(r, c(0.05550410866482158), c(0.24022650695910072));
+  V q23 = lane_fma(r, c(0.0013333558146428443), c(0.009618129107628477));
+  V q45 = lane_fma(r, c(1.5252733804059841e-05), c(0.0001540353039338161));
+  V q67 = lane_fma(r, c(1.01780860092397e-07), c(1.321548679014431e-06));
+  V q89 = lane_fma(r, c(4.4455382718708116e-10), c(7.054911620801123e-09));
+  V q1011 = lane_fma(r, c(1.3691488853904128e-12), c(2.5678435993488206e-11));
+  V q = lane_fma(r4, lane_fma(r4, lane_fma(r2, q1011, q89), lane_fma(r2, q67, q45)), lane_fma(r2, q23, q01));
+  constexpr double ln2 = 0.69314718055994528623, ln2_lo = 2.3190468138462995584e-17;
+  V a = lane_mul(r, c(ln2));
+  V a_err = lane_fms(r, c(ln2), a);                  // r ln2 = a + a_err exactly
+  V s = lane_add(c(1.0), a);
+  V e = lane_add(lane_sub(c(1.0), s), a);            // Fast2Sum: 1 + a = s + e, |a| < 1
+  V tail = lane_fma(r2, q, lane_fma(r, c(ln2_lo), lane_add(a_err, e)));
+  return lane_add(s, tail);
+}
+#endif
+
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
 // Sixteen lanes of vexp: the same clamps, reduction and polynomial as the scalar form; the
 // scaling by 2^n is one vscalefps, which rounds subnormal results once (the scalar form's
@@ -40,56 +101,27 @@ TT_VMATH_INLINE __m512 vsigmoid16_of(__m512 x) {
   return _mm512_mask_mul_ps(s, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), e, s);
 }
 
-// Eight lanes of exp2 for double, < 1 ulp: n = round(x), r = x - n exact, 2^r = 1 + r ln2 +
-// r^2 Q(r) (Taylor through r^13, Estrin) with r ln2 exact as hi + lo and 1 + hi summed exactly,
-// one rounding, then vscalefpd by n (subnormal results, overflow to inf and +-inf / NaN inputs come
-// out of the scaling). A third fewer instructions than the auto-vectorised vexp2, whose clamps and
-// two-step scaling do what vscalefpd does in one.
+// Eight lanes of exp2 for double, < 1 ulp: n = round(x), r = x - n exact, exp2_core(r), then
+// vscalefpd by n (subnormal results, overflow to inf and +-inf / NaN inputs come out of the
+// scaling). A third fewer instructions than the auto-vectorised vexp2, whose clamps and two-step
+// scaling do what vscalefpd does in one.
 TT_VMATH_INLINE __m512d vexp2_8d_of(__m512d x) {
-  auto c = [](double v) { return _mm512_set1_pd(v); };
   __m512d n = _mm512_roundscale_pd(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   __m512d r = _mm512_sub_pd(x, n);
   // integer x (+-inf included, where x - n is NaN): r = 0, and 2^0 scaled by n is exact, inf or 0
   r = _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(x, n, _CMP_EQ_OQ), _mm512_setzero_pd());
-  __m512d r2 = _mm512_mul_pd(r, r), r4 = _mm512_mul_pd(r2, r2);
-  // Q(r) = sum ln2^k / k! r^(k-2) for k = 2..13: the next term is below 2^-57 for |r| <= 1/2
-  __m512d q01 = _mm512_fmadd_pd(r, c(0.05550410866482158), c(0.24022650695910072));
-  __m512d q23 = _mm512_fmadd_pd(r, c(0.0013333558146428443), c(0.009618129107628477));
-  __m512d q45 = _mm512_fmadd_pd(r, c(1.5252733804059841e-05), c(0.0001540353039338161));
-  __m512d q67 = _mm512_fmadd_pd(r, c(1.01780860092397e-07), c(1.321548679014431e-06));
-  __m512d q89 = _mm512_fmadd_pd(r, c(4.4455382718708116e-10), c(7.054911620801123e-09));
-  __m512d q1011 = _mm512_fmadd_pd(r, c(1.3691488853904128e-12), c(2.5678435993488206e-11));
-  __m512d q = _mm512_fmadd_pd(r4, _mm512_fmadd_pd(r4, _mm512_fmadd_pd(r2, q1011, q89), _mm512_fmadd_pd(r2, q67, q45)),
-                              _mm512_fmadd_pd(r2, q23, q01));
-  constexpr double ln2 = 0.69314718055994528623, ln2_lo = 2.3190468138462995584e-17;
-  __m512d a = _mm512_mul_pd(r, c(ln2));
-  __m512d a_err = _mm512_fmsub_pd(r, c(ln2), a);             // r ln2 = a + a_err exactly
-  __m512d s = _mm512_add_pd(c(1.0), a);
-  __m512d e = _mm512_add_pd(_mm512_sub_pd(c(1.0), s), a);    // Fast2Sum: 1 + a = s + e, |a| < 1
-  __m512d tail = _mm512_fmadd_pd(r2, q, _mm512_fmadd_pd(r, c(ln2_lo), _mm512_add_pd(a_err, e)));
-  return _mm512_scalef_pd(_mm512_add_pd(s, tail), n);
+  return _mm512_scalef_pd(exp2_core(r), n);
 }
 
 // Eight lanes of vexp for double, < 1 ulp: vexp's clamps, Cody-Waite reduction and polynomial
-// (by Estrin's scheme, as expm1_poly_estrin), then one vscalefpd for 2^n where vexp takes two
-// multiplies. The auto-vectorised vexp runs at about 4 cycles an element here; this at about half.
+// (exp_core), then one vscalefpd for 2^n where vexp takes two multiplies. The auto-vectorised
+// vexp runs at about 4 cycles an element here; this at about half.
 TT_VMATH_INLINE __m512d vexp_8d_of(__m512d x) {
-  auto c = [](double v) { return _mm512_set1_pd(v); };
-  x = _mm512_max_pd(c(-746.0), x);  // NaN (second operand) passes through both clamps
-  x = _mm512_min_pd(c(710.0), x);
-  __m512d n = _mm512_roundscale_pd(_mm512_mul_pd(x, c(f64::kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512d s = _mm512_fmadd_pd(n, c(-f64::kLn2Hi), x);
-  s = _mm512_fmadd_pd(n, c(-f64::kLn2Lo), s);
-  __m512d s2 = _mm512_mul_pd(s, s), s4 = _mm512_mul_pd(s2, s2), s8 = _mm512_mul_pd(s4, s4);
-  __m512d c01 = _mm512_fmadd_pd(s, c(0.166666666666666851703837), c(0.5));
-  __m512d c23 = _mm512_fmadd_pd(s, c(0.00833333333331652721664984), c(0.0416666666666665047591422));
-  __m512d c45 = _mm512_fmadd_pd(s, c(0.000198412698960509205564975), c(0.00138888888889774492207962));
-  __m512d c67 = _mm512_fmadd_pd(s, c(2.75572362911928827629423e-06), c(2.4801587159235472998791e-05));
-  __m512d c89 = _mm512_fmadd_pd(s, c(2.51112930892876518610661e-08), c(2.75573911234900471893338e-07));
-  __m512d u = _mm512_fmadd_pd(s8, _mm512_fmadd_pd(s2, c(2.08860621107283687536341e-09), c89),
-                              _mm512_fmadd_pd(s4, _mm512_fmadd_pd(s2, c67, c45), _mm512_fmadd_pd(s2, c23, c01)));
-  __m512d p = _mm512_fmadd_pd(s2, u, s);  // expm1(s)
-  return _mm512_scalef_pd(_mm512_add_pd(c(1.0), p), n);
+  x = _mm512_max_pd(_mm512_set1_pd(-746.0), x);  // NaN (second operand) passes through both clamps
+  x = _mm512_min_pd(_mm512_set1_pd(710.0), x);
+  __m512d n = _mm512_roundscale_pd(_mm512_mul_pd(x, _mm512_set1_pd(f64::kLog2e)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  return _mm512_scalef_pd(exp_core(x, n), n);
 }
 
 // vsigmoid in eight double lanes, on vexp_8d_of (as vsigmoid16_of is on vexp16_of).
@@ -122,48 +154,19 @@ TT_VMATH_INLINE __m256d round_4d(__m256d v) {
 
 // vexp_8d_of in four lanes: the clamps keep n = round(x log2 e) in [-1077, 1025].
 TT_VMATH_INLINE __m256d vexp_4d_of(__m256d x) {
-  auto c = [](double v) { return _mm256_set1_pd(v); };
-  x = _mm256_max_pd(c(-746.0), x);  // NaN (second operand) passes through both clamps
-  x = _mm256_min_pd(c(710.0), x);
-  __m256d n = round_4d(_mm256_mul_pd(x, c(f64::kLog2e)));
-  __m256d s = _mm256_fmadd_pd(n, c(-f64::kLn2Hi), x);
-  s = _mm256_fmadd_pd(n, c(-f64::kLn2Lo), s);
-  __m256d s2 = _mm256_mul_pd(s, s), s4 = _mm256_mul_pd(s2, s2), s8 = _mm256_mul_pd(s4, s4);
-  __m256d c01 = _mm256_fmadd_pd(s, c(0.166666666666666851703837), c(0.5));
-  __m256d c23 = _mm256_fmadd_pd(s, c(0.00833333333331652721664984), c(0.0416666666666665047591422));
-  __m256d c45 = _mm256_fmadd_pd(s, c(0.000198412698960509205564975), c(0.00138888888889774492207962));
-  __m256d c67 = _mm256_fmadd_pd(s, c(2.75572362911928827629423e-06), c(2.4801587159235472998791e-05));
-  __m256d c89 = _mm256_fmadd_pd(s, c(2.51112930892876518610661e-08), c(2.75573911234900471893338e-07));
-  __m256d u = _mm256_fmadd_pd(s8, _mm256_fmadd_pd(s2, c(2.08860621107283687536341e-09), c89),
-                              _mm256_fmadd_pd(s4, _mm256_fmadd_pd(s2, c67, c45), _mm256_fmadd_pd(s2, c23, c01)));
-  __m256d p = _mm256_fmadd_pd(s2, u, s);  // expm1(s)
-  return scale_pow2_4d(_mm256_add_pd(c(1.0), p), n);
+  x = _mm256_max_pd(_mm256_set1_pd(-746.0), x);  // NaN (second operand) passes through both clamps
+  x = _mm256_min_pd(_mm256_set1_pd(710.0), x);
+  __m256d n = round_4d(_mm256_mul_pd(x, _mm256_set1_pd(f64::kLog2e)));
+  return scale_pow2_4d(exp_core(x, n), n);
 }
 
 // vexp2_8d_of in four lanes. The clamps to [-1080, 1030] (results 0 and inf there) replace what
 // vscalefpd does with a huge n; +-inf land on them and NaN passes through.
 TT_VMATH_INLINE __m256d vexp2_4d_of(__m256d x) {
-  auto c = [](double v) { return _mm256_set1_pd(v); };
-  x = _mm256_max_pd(c(-1080.0), x);
-  x = _mm256_min_pd(c(1030.0), x);
+  x = _mm256_max_pd(_mm256_set1_pd(-1080.0), x);
+  x = _mm256_min_pd(_mm256_set1_pd(1030.0), x);
   __m256d n = round_4d(x);
-  __m256d r = _mm256_sub_pd(x, n);
-  __m256d r2 = _mm256_mul_pd(r, r), r4 = _mm256_mul_pd(r2, r2);
-  __m256d q01 = _mm256_fmadd_pd(r, c(0.05550410866482158), c(0.24022650695910072));
-  __m256d q23 = _mm256_fmadd_pd(r, c(0.0013333558146428443), c(0.009618129107628477));
-  __m256d q45 = _mm256_fmadd_pd(r, c(1.5252733804059841e-05), c(0.0001540353039338161));
-  __m256d q67 = _mm256_fmadd_pd(r, c(1.01780860092397e-07), c(1.321548679014431e-06));
-  __m256d q89 = _mm256_fmadd_pd(r, c(4.4455382718708116e-10), c(7.054911620801123e-09));
-  __m256d q1011 = _mm256_fmadd_pd(r, c(1.3691488853904128e-12), c(2.5678435993488206e-11));
-  __m256d q = _mm256_fmadd_pd(r4, _mm256_fmadd_pd(r4, _mm256_fmadd_pd(r2, q1011, q89), _mm256_fmadd_pd(r2, q67, q45)),
-                              _mm256_fmadd_pd(r2, q23, q01));
-  constexpr double ln2 = 0.69314718055994528623, ln2_lo = 2.3190468138462995584e-17;
-  __m256d a = _mm256_mul_pd(r, c(ln2));
-  __m256d a_err = _mm256_fmsub_pd(r, c(ln2), a);           // r ln2 = a + a_err exactly
-  __m256d s = _mm256_add_pd(c(1.0), a);
-  __m256d e = _mm256_add_pd(_mm256_sub_pd(c(1.0), s), a);  // Fast2Sum: 1 + a = s + e, |a| < 1
-  __m256d tail = _mm256_fmadd_pd(r2, q, _mm256_fmadd_pd(r, c(ln2_lo), _mm256_add_pd(a_err, e)));
-  return scale_pow2_4d(_mm256_add_pd(s, tail), n);
+  return scale_pow2_4d(exp2_core(_mm256_sub_pd(x, n)), n);
 }
 
 TT_VMATH_INLINE __m256d vsigmoid_4d_of(__m256d x) {
