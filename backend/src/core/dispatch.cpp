@@ -147,12 +147,7 @@ bool plain_cpu_call(const Tensor& a) {
   if (t_tracer || a.device().type != DeviceType::CPU || default_device().type != DeviceType::CPU) return false;
   return !t_grad_enabled || !g_recorder.load(std::memory_order_relaxed) || !a.requires_grad();
 }
-bool plain_cpu_call(const Tensor& a, const Tensor& b) {
-  if (t_tracer || a.device().type != DeviceType::CPU || b.device().type != DeviceType::CPU ||
-      default_device().type != DeviceType::CPU)
-    return false;
-  return !t_grad_enabled || !g_recorder.load(std::memory_order_relaxed) || (!a.requires_grad() && !b.requires_grad());
-}
+bool plain_cpu_call(const Tensor& a, const Tensor& b) { return plain_cpu_call(a) && plain_cpu_call(b); }
 
 std::shared_ptr<Primitive> make_primitive(const std::string& name, const Params& attrs) {
   using Factory = std::shared_ptr<Primitive> (*)(const std::string&, const Params&);
