@@ -9,14 +9,13 @@ using tt::UnaryOp;
 
 namespace {
 
-py::handle g_tensor_type;  // leaked on purpose (see convert.cpp)
 py::handle g_values_indices;
 
 // The C++ Tensor inside an instance of exactly typedtensor.Tensor, read from pybind11's simple
 // instance layout (one value pointer) without the type caster's registry lookups; nullptr for
 // anything else, including subclasses and an instance whose __init__ has not run.
 inline const Tensor* exact_tensor_ptr(PyObject* o) {
-  if (Py_TYPE(o) != reinterpret_cast<PyTypeObject*>(g_tensor_type.ptr())) return nullptr;
+  if (Py_TYPE(o) != tensor_type()) return nullptr;
   auto* inst = reinterpret_cast<py::detail::instance*>(o);
   if (!inst->simple_layout || !inst->simple_holder_constructed) return nullptr;
   return static_cast<const Tensor*>(inst->simple_value_holder[0]);
@@ -188,7 +187,7 @@ void install_number_slots(py::handle cls) {
 
 void bind_tensor(py::module_& m) {
   py::class_<Tensor> cls(m, "Tensor", py::buffer_protocol());
-  g_tensor_type = cls.inc_ref();
+  set_tensor_type(cls);
   // Tensor(data): a detached alias of `data` (same storage, no autograd history). It exists so that
   // Python subclasses (nn.Parameter) can be constructed; pybind11 needs a C++ __init__ for that.
   cls.def(py::init([](const Tensor& data) { return detach(data); }), py::arg("data"));

@@ -215,16 +215,14 @@ void bind_types(py::module_& m) {
 }
 
 // ---------------- scalars, shapes, dims ----------------
-// A type check on the cached type object: py::isinstance<Tensor> would look the type up in
-// pybind11's registry on every call, which a tiny op (`t * 2.0`) paid for on each operand.
-bool is_tensor(py::handle h) {
-  static PyTypeObject* tensor_type = nullptr;
-  if (tensor_type == nullptr) {
-    tensor_type = reinterpret_cast<PyTypeObject*>(py::detail::get_type_handle(typeid(Tensor), false).ptr());
-    if (tensor_type == nullptr) return false;  // not registered yet: nothing can be a Tensor
-  }
-  return PyObject_TypeCheck(h.ptr(), tensor_type);
-}
+namespace {
+PyTypeObject* g_tensor_type = nullptr;  // a new reference, leaked on purpose like the handles above
+}  // namespace
+void set_tensor_type(py::handle cls) { g_tensor_type = reinterpret_cast<PyTypeObject*>(cls.inc_ref().ptr()); }
+PyTypeObject* tensor_type() { return g_tensor_type; }
+// py::isinstance<Tensor> would look the type up in pybind11's registry on every call, which a tiny
+// op (`t * 2.0`) paid for on each operand.
+bool is_tensor(py::handle h) { return g_tensor_type != nullptr && PyObject_TypeCheck(h.ptr(), g_tensor_type); }
 
 bool scalar_from(py::handle h, Scalar* out) {
   PyObject* p = h.ptr();

@@ -32,6 +32,10 @@ py::dtype numpy_dtype(DType d);
 tt::Device device_from(py::handle h);
 py::object device_object(const tt::Device& d);
 
+// typedtensor._C.Tensor's type object, recorded once by bind_tensor (nullptr before that), so
+// type checks on the hot paths compare against it instead of asking pybind11's registry.
+void set_tensor_type(py::handle cls);
+PyTypeObject* tensor_type();
 bool is_tensor(py::handle h);
 bool scalar_from(py::handle h, Scalar* out);  // Python/numpy bool/int/float
 Scalar scalar_arg(py::handle h, const char* what);
