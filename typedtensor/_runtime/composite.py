@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any
 
-from typedtensor._runtime import _loader
+from typedtensor._runtime import _exports, _loader
 from typedtensor._runtime.errors import shape_error
 
 _C = _loader.load_core()
@@ -195,18 +195,15 @@ def _inplace(name: str) -> Any:
     return method
 
 
-FUNCTIONS = ("addcmul", "lerp", "logit", "xlogy", "mv", "positive", "count_nonzero", "nanmean",
-             "logcumsumexp", "median", "mode")
+FUNCTIONS = tuple(n for n in _exports.FUNCTIONS_IN_PYTHON if n in globals())
 
 
 def install(tensor_cls: Any) -> None:
-    """Attach the composites as tensor methods (``x.lerp(...)``, ``x.addcmul_(...)``...)."""
-    for name in FUNCTIONS:
-        if not hasattr(tensor_cls, name):
-            setattr(tensor_cls, name, globals()[name])
-    for name in ("addcmul", "lerp", "tril", "triu", "round"):
-        if not hasattr(tensor_cls, f"{name}_"):
-            setattr(tensor_cls, f"{name}_", _inplace(name))
+    """Attach the Python-written methods of the op table (``x.lerp_(...)``, ``x.median(...)``...)."""
+    for name in _exports.METHODS_IN_PYTHON:
+        setattr(tensor_cls, name, globals()[name])
+    for name in _exports.INPLACE_IN_PYTHON:
+        setattr(tensor_cls, f"{name}_", _inplace(name))
 
 
 __all__ = [*FUNCTIONS, "install", "values_indices"]

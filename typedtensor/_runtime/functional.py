@@ -7,28 +7,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from typedtensor._runtime import _loader
+from typedtensor._runtime import _exports, _loader
 from typedtensor._runtime.errors import shape_error
 
 _C = _loader.load_core()
 Tensor = _C.Tensor
 
-linear = _C.linear
-conv2d = _C.conv2d
-max_pool2d = _C.max_pool2d
-avg_pool2d = _C.avg_pool2d
-adaptive_avg_pool2d = _C.adaptive_avg_pool2d
-layer_norm = _C.layer_norm
-softmax = _C.softmax
-log_softmax = _C.log_softmax
-gelu = _C.gelu
-sigmoid = _C.sigmoid
-tanh = _C.tanh
-mish = _C.mish
-logsigmoid = _C.logsigmoid
-relu6 = _C.relu6
-hardsigmoid = _C.hardsigmoid
-hardswish = _C.hardswish
+for _name in _exports.FUNCTIONAL_FROM_C:  # the F ops bound in C++ as they are (the op table)
+    globals()[_name] = getattr(_C, _name)
+del _name
+
+
+def __getattr__(name: str) -> Any:  # the names bound above, as mypy sees them
+    raise AttributeError(f"module 'typedtensor.nn.functional' has no attribute {name!r}")
+
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -167,7 +159,7 @@ def scaled_dot_product_attention(
             scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
         else:
             scores = scores + attn_mask
-    attn = softmax(scores, -1)
+    attn = _C.softmax(scores, -1)
     if dropout_p > 0.0:
         attn = _C.dropout(attn, dropout_p, True)
     return attn @ value
@@ -342,7 +334,7 @@ def cross_entropy(
         return _C._cross_entropy_indices(input, target, ignore_index, reduction == "mean")
     cdim = 1 if input.ndim > 1 else 0
     c = input.shape[cdim]
-    logp = log_softmax(input, cdim)
+    logp = _C.log_softmax(input, cdim)
     wview = [1] * input.ndim
     wview[cdim] = c
     if target.is_floating_point():  # class probabilities
@@ -547,11 +539,4 @@ def _pad_indexed(input: Any, pad: tuple[int, ...], mode: str) -> Any:
         result = result.index_select(d, _C.tensor(src, dtype=_C.int64, device=input.device))
     return result
 
-__all__ = [
-    "linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm", "layer_norm",
-    "group_norm", "softmax", "log_softmax", "relu", "gelu", "sigmoid", "tanh", "silu", "softplus", "mish",
-    "logsigmoid", "relu6", "hardtanh", "hardsigmoid", "hardswish", "elu", "leaky_relu", "embedding", "dropout",
-    "dropout2d", "alpha_dropout", "scaled_dot_product_attention", "cross_entropy", "nll_loss", "mse_loss",
-    "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-    "one_hot", "normalize", "pad",
-]
+__all__ = [*_exports.FUNCTIONAL_FROM_C, *_exports.FUNCTIONAL_IN_PYTHON]
