@@ -85,6 +85,8 @@ SKIP: dict[str, str] = {
     "UNKNOWN by design (checked below to never give an Issue)",
     "from_dlpack": "as from_numpy: an external buffer, rule UNKNOWN by design",
     "cuda": "needs a CUDA device; the rule is the identity, like `cpu`, which is oracle-tested",
+    **{name: "an internal primitive of the backend (a backward kernel, a strided view, a fused kernel): no "
+       "public call makes it, and its rule is UNKNOWN" for name, op in all_ops().items() if "internal" in op.tags},
 }
 
 CASES: dict[str, Callable[[Draw], Case]] = {}

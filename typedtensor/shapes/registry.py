@@ -92,6 +92,15 @@ Rule = Callable[[Args], Result]
 # sets, the graph shape check) or by ``scripts/gen_ops.py`` (the stubs, the C++ X-macro header).
 # PyTorch's ``native_functions.yaml`` (one schema per op, bindings generated from it) is the model.
 
+# NOTE [ Dtype rules ]
+# ``dtype_rule`` names the result's dtype. The values the C++ backend shares (generated/ops.inc,
+# tt::DTypeRule): ``same`` (the promoted input dtype), ``float`` (integers computed in the default
+# float), ``float_only`` (floating inputs only), ``accumulate`` (integers accumulate in int64),
+# ``integral`` (integer and bool inputs only) and ``bool`` (a bool result: tt::DTypeRule::Compare,
+# or Logical when the op is tagged ``logical``, taking its operands' truthiness). Ops outside the C++
+# enum families also use ``factory`` (the dtype= argument or the default), ``cast``, ``int64``,
+# ``infer`` (from the data) and ``promote``.
+
 Form = Literal["function", "method", "inplace", "functional", "property"]
 FORMS: Final[tuple[Form, ...]] = ("function", "method", "inplace", "functional", "property")
 _FORM_WORDS: Final[dict[str, Form]] = {
@@ -129,7 +138,7 @@ class OpDef:
     differentiable: bool = True
     tags: frozenset[str] = frozenset()
     cuda: CudaSupport = "kernel"
-    dtype_rule: str = "promote"
+    dtype_rule: str = "promote"  # NOTE [ Dtype rules ]
     signature: str | None = None
     doc: str = ""
     gradient: str = ""  # "" when differentiable by a registered VJP; else why not
@@ -143,7 +152,12 @@ class OpDef:
     operators: tuple[str, ...] = ()  # ``__add__``, ``__radd__`` ...: reflected when ``__r...__``
     fusion: str | None = None  # C++ expression over operands A, B, C for the fused kernels
     graph: bool = False  # graph files can hold it (the IR has a node for it)
-    cpp: str | None = None  # the C++ primitive it maps to, e.g. ``UnaryOp::Softplus``
+    cpp: str | None = None  # its value in a C++ op enum, e.g. ``UnaryOp::Softplus``
+    # A primitive of its own name in the C++ backend, outside the enum families: its kind
+    # (tt::OpKind: Elementwise, View, StridedView, Reduction, Index, Other) and, where the
+    # primitive is narrower than the op (a fused CPU kernel the op falls back from), its device.
+    prim: str | None = None
+    prim_cuda: CudaSupport | None = None
     module: ModuleSpec | None = None
     returns: str | None = None  # the stubs' result type; None: derived from the signature
     overloads: tuple[str, ...] = ()  # typed stub signatures of the function form, tried in order
@@ -262,6 +276,8 @@ def op(
     fusion: str | None = None,
     graph: bool = False,
     cpp: str | None = None,
+    prim: str | None = None,
+    prim_cuda: CudaSupport | None = None,
     module: tuple[str, str] | None = None,
     returns: str | None = None,
     overloads: tuple[str, ...] = (),
@@ -298,7 +314,8 @@ def op(
                     cuda=cuda, dtype_rule=dtype_rule, signature=signature, doc=(fn.__doc__ or "").strip(),
                     gradient=gradient, aliases=aliases if n == name else (), alias_of=None if n == name else name,
                     expose=parse_forms((alias_expose or {}).get(n, expose)), forms=forms, python=parse_forms(python),
-                    operators=operators if n == name else (), fusion=fusion, graph=graph, cpp=cpp,
+                    operators=operators if n == name else (), fusion=fusion, graph=graph, cpp=cpp if n == name else None,
+                    prim=prim if n == name else None, prim_cuda=prim_cuda,
                     module=spec if n == name else None, returns=returns, overloads=overloads,
                     method_overloads=method_overloads,
                     method_self=method_self,

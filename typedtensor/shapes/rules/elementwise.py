@@ -1,8 +1,10 @@
 """Elementwise ops: unary math, binary arithmetic with broadcasting and scalars, where, clamp.
 
 The unary and binary families are tables: one row per op (NOTE [ One op table ] in registry.py),
-all sharing the family's shape rule. ``fusion`` is the op's expression in the fused kernels over
-operands ``A`` and ``B`` (``T`` is the element type); ``cpp`` the C++ enum value it runs as.
+all sharing the family's shape rule, in the order of their C++ enums (UnaryOp, BinaryOp; the
+enums are generated from these rows). ``fusion`` is the op's expression in the fused kernels over
+operands ``A`` and ``B`` (``T`` is the element type, ``@attr`` a node attribute); ``dtype`` the
+dtype rule (NOTE [ Dtype rules ] in registry.py).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Final
 from ..broadcast import broadcast_all, broadcast_into, broadcast_shapes
 from ..dims import UNKNOWN, Unknown
 from ..issue import Issue
-from ..registry import Args, CudaSupport, Result, op
+from ..registry import Args, Result, op
 from ..shape import Shape, ShapeLike
 from ._common import is_scalar
 
@@ -43,15 +45,17 @@ def unary(
     functional: str | None = None,
     python: str = "",
     module: tuple[str, str] | None = None,
-    cuda: CudaSupport = "kernel",
+    prim: str | None = None,
+    tags: tuple[str, ...] = (),
 ) -> None:
-    """One unary elementwise op: the shape is the input's."""
+    """One unary elementwise op: the shape is the input's. ``cpp`` is its ``UnaryOp`` value
+    (None: no value of its own; ``prim`` then names its primitive's kind, if any)."""
     UNARY.append(name)
     op(
-        name, params, expose=expose, tags=("elementwise", "unary"), differentiable=not gradient, gradient=gradient,
-        dtype_rule=dtype, signature=_SAME, aliases=aliases, operators=operators, function=function, method=method,
-        functional=functional, python=python, fusion=fusion, graph=cpp is not None, module=module,
-        cpp=f"UnaryOp::{cpp}" if cpp and "::" not in cpp else cpp, cuda=cuda,
+        name, params, expose=expose, tags=("elementwise", "unary", *tags), differentiable=not gradient,
+        gradient=gradient, dtype_rule=dtype, signature=_SAME, aliases=aliases, operators=operators,
+        function=function, method=method, functional=functional, python=python, fusion=fusion,
+        graph=cpp is not None or prim is not None, module=module, cpp=f"UnaryOp::{cpp}" if cpp else None, prim=prim,
     )(_same_shape)
 
 
@@ -81,12 +85,12 @@ unary("asinh", "Asinh")
 unary("acosh", "Acosh")
 unary("atanh", "Atanh")
 unary("sigmoid", "Sigmoid", fusion="tt_sigmoid(A)", expose="tt method inplace F", module=("Sigmoid", ""))
-unary("relu", "Relu", fusion="tt_relu(A)", expose="tt method inplace F", params=_INPLACE_F, function="input:tensor",
+unary("relu", "Relu", fusion="tt_relu(A)", dtype="same", expose="tt method inplace F", params=_INPLACE_F, function="input:tensor",
       method="", python="F", module=("ReLU", "inplace:bool=False"))
-unary("gelu", "Gelu", fusion="tt_gelu(A)", expose="tt method F", params="input:tensor, *, approximate:str='none'",
+unary("gelu", "Gelu", fusion="tt_gelu(A)", dtype="float_only", expose="tt method F", params="input:tensor, *, approximate:str='none'",
       module=("GELU", "approximate:str='none'"))
-unary("gelu_tanh", "GeluTanh", expose="")  # gelu(approximate='tanh'): a primitive of its own
-unary("silu", "Silu", fusion="(A * tt_sigmoid(A))", expose="tt method inplace F", params=_INPLACE_F,
+unary("gelu_tanh", "GeluTanh", dtype="float_only", expose="")  # gelu(approximate='tanh'): a primitive of its own
+unary("silu", "Silu", fusion="(A * tt_sigmoid(A))", dtype="float_only", expose="tt method inplace F", params=_INPLACE_F,
       function="input:tensor", method="", python="F", module=("SiLU", "inplace:bool=False"))
 unary("erf", "Erf", fusion="tt_erf(A)")
 unary("erfc", "Erfc", fusion="erfc(A)")
@@ -94,25 +98,25 @@ unary("floor", "Floor", dtype="same", gradient=_STEP)
 unary("ceil", "Ceil", dtype="same", gradient=_STEP)
 unary("round", "Round", dtype="same", gradient=_STEP, params="input:tensor, *, decimals:int=0", python="inplace")
 unary("trunc", "Trunc", dtype="same", gradient=_STEP)
-unary("frac", "Frac", dtype="same")
+unary("frac", "Frac")
 unary("sign", "Sign", dtype="same", gradient=_STEP)
 unary("reciprocal", "Reciprocal", fusion="(T(1) / A)")
 unary("square", "Square", fusion="(A * A)", dtype="same")
-unary("logical_not", "LogicalNot", dtype="bool", gradient="boolean result")
-unary("bitwise_not", "BitNot", dtype="same", gradient="integer op", operators=("__invert__",))
+unary("logical_not", "LogicalNot", dtype="bool", gradient="boolean result", tags=("logical",))
+unary("bitwise_not", "BitNot", dtype="integral", gradient="integer op", operators=("__invert__",))
 unary("isnan", "IsNan", dtype="bool", gradient="boolean result")
 unary("isinf", "IsInf", dtype="bool", gradient="boolean result")
 unary("isfinite", "IsFinite", dtype="bool", gradient="boolean result")
-unary("softplus", "Softplus", expose="tt method inplace F", params="input:tensor, beta:float=1.0, threshold:float=20.0",
+unary("softplus", "Softplus", fusion="tt_softplus(A)", dtype="float_only", expose="tt method inplace F", params="input:tensor, beta:float=1.0, threshold:float=20.0",
       function="input:tensor", method="", python="F", module=("Softplus", "beta:float=1.0, threshold:float=20.0"))
-unary("mish", "Mish", expose="tt method inplace F")
-unary("logsigmoid", "Logsigmoid", expose="tt method inplace F")
-unary("relu6", "Relu6", expose="tt method inplace F")
-unary("hardsigmoid", "Hardsigmoid", expose="tt method inplace F")
-unary("hardswish", "Hardswish", expose="tt method inplace F")
-unary("elu", "ParamUnaryOp::Elu", expose="tt F", params="input:tensor, alpha:float=1.0, inplace:bool=False",
+unary("mish", "Mish", dtype="float_only", expose="tt method inplace F")
+unary("logsigmoid", "Logsigmoid", dtype="float_only", expose="tt method inplace F")
+unary("relu6", "Relu6", dtype="same", expose="tt method inplace F")
+unary("hardsigmoid", "Hardsigmoid", dtype="float_only", expose="tt method inplace F")
+unary("hardswish", "Hardswish", dtype="float_only", expose="tt method inplace F")
+unary("elu", None, prim="Elementwise", fusion="(A > T(0) ? A : @slope * expm1(A))", expose="tt F", params="input:tensor, alpha:float=1.0, inplace:bool=False",
       function="input:tensor, alpha:float=1.0", python="F")
-unary("leaky_relu", "ParamUnaryOp::LeakyRelu", expose="tt method F",
+unary("leaky_relu", None, prim="Elementwise", fusion="(A > T(0) ? A : A * @slope)", expose="tt method F",
       params="input:tensor, negative_slope:float=0.01, inplace:bool=False",
       function="input:tensor, negative_slope:float=0.01", method="negative_slope:float=0.01", python="F",
       module=("LeakyReLU", "negative_slope:float=0.01, inplace:bool=False"))
@@ -124,7 +128,7 @@ unary("logit", None, expose="tt method", params="input:tensor, eps:float=None", 
 CASTS: Final = ("float", "double", "half", "bfloat16", "long", "int", "bool", "byte")
 for _name in CASTS:
     op(_name, "input:tensor", expose="method", tags=("elementwise", "cast"), dtype_rule="cast", signature=_SAME,
-       graph=True, cpp="ToDType")(_same_shape)
+       graph=True)(_same_shape)
 op("type", "input:tensor, dtype:dtype=None", expose="method", tags=("elementwise", "cast"), dtype_rule="cast",
    signature=_SAME, overloads=("(input: Tensor[Unpack[Shape]]) -> str",
                                "(input: Tensor[Unpack[Shape]], dtype: _DType) -> Tensor[Unpack[Shape]]"))(_same_shape)
@@ -134,13 +138,13 @@ op("type_as", "input:tensor, other:tensor, /", expose="method", tags=("elementwi
 # ``x.cuda(0)`` bind; ``to``'s first positional may be a dtype, a device or a tensor.
 op("to", "input:tensor, dtype:any=None, non_blocking:bool=False, copy:bool=False, *, device:any=None, "
    "memory_format:any=None", expose="method", tags=("elementwise", "cast"), dtype_rule="cast",
-   signature=_SAME, graph=True, cpp="ToDType")(_same_shape)
+   signature=_SAME, graph=True, prim="Elementwise")(_same_shape)
 
 IDENTITY_LIKE: Final = ("clone", "contiguous", "detach", "cpu")
 op("clone", "input:tensor, *, memory_format:any=None", expose="tt method", function="input:tensor",
    python="tt", tags=("identity",), signature=_SAME)(_same_shape)
 op("contiguous", "input:tensor, memory_format:any=None", expose="method", method="*, memory_format:any=None",
-   tags=("identity",), signature=_SAME, graph=True)(_same_shape)
+   tags=("identity",), signature=_SAME, graph=True, prim="Elementwise")(_same_shape)
 op("detach", "input:tensor", expose="tt method", python="tt", tags=("identity",), signature=_SAME,
    differentiable=False, gradient="stops gradients")(_same_shape)
 op("cpu", "input:tensor", expose="method", tags=("identity",), signature=_SAME)(_same_shape)
@@ -193,7 +197,7 @@ def binary(
     fusion: str | None = None,
     expose: str = "tt method inplace",
     params: str = "input:tensor, other:any",
-    dtype: str = "promote",
+    dtype: str = "same",
     gradient: str = "",
     aliases: tuple[str, ...] = (),
     operators: tuple[str, ...] = (),
@@ -202,8 +206,10 @@ def binary(
     inplace: str | None = None,
     python: str = "",
     alias_expose: dict[str, str] | None = None,
+    tags: tuple[str, ...] = (),
 ) -> None:
-    """One binary elementwise op: the operands broadcast; either may be a Python number."""
+    """One binary elementwise op: the operands broadcast; either may be a Python number. ``cpp``
+    is its ``BinaryOp`` value (an op that runs as another's, ``true_divide`` as ``div``, names none)."""
     for n in (name, *aliases):
         BINARY_SYMBOLS[n] = symbol
 
@@ -211,9 +217,10 @@ def binary(
         return binary_result(name, args["input"], args["other"])
 
     op(
-        name, params, expose=expose, tags=("elementwise", "binary"), differentiable=not gradient, gradient=gradient,
+        name, params, expose=expose, tags=("elementwise", "binary", *tags), differentiable=not gradient,
+        gradient=gradient,
         dtype_rule=dtype, signature="(*a), (*b) -> (*broadcast(a, b))", aliases=aliases, operators=operators,
-        function=function, method=method, inplace=inplace, python=python, fusion=fusion, graph=cpp is not None,
+        function=function, method=method, inplace=inplace, python=python, fusion=fusion, graph=True,
         cpp=f"BinaryOp::{cpp}" if cpp else None, alias_expose=alias_expose,
     )(rule)
 
@@ -231,33 +238,36 @@ _ALPHA: Final = "input:tensor, other:any, *, alpha:any=None"
 binary("add", "Add", "+", fusion="(A + B)", params=_ALPHA, operators=_ops("add"))
 binary("sub", "Sub", "-", fusion="(A - B)", params=_ALPHA, function="input:tensor, other:any", method="other:any",
        inplace="other:any, *, alpha:any=None", operators=_ops("sub"))
-binary("subtract", "Sub", "-")  # an alias of sub whose in-place form takes no alpha
 binary("mul", "Mul", "*", fusion="(A * B)", aliases=("multiply",), operators=_ops("mul"))
-binary("div", "Div", "/", fusion="(A / B)", params="input:tensor, other:any, *, rounding_mode:str=None",
+binary("div", "Div", "/", fusion="(A / B)", dtype="float", params="input:tensor, other:any, *, rounding_mode:str=None",
        aliases=("divide",), alias_expose={"divide": "tt method"}, operators=_ops("truediv"))
-binary("true_divide", "Div", "/")
 binary("floor_divide", "FloorDiv", "//", gradient=_STEP, operators=_ops("floordiv"))
 binary("remainder", "Remainder", "%", gradient=_STEP, operators=_ops("mod"))
-binary("fmod", "Fmod", "%", gradient=_STEP)
 binary("pow", "Pow", "**", fusion="pow(A, B)", operators=_ops("pow"))
 binary("maximum", "Maximum", fusion="tt_max(A, B)")
 binary("minimum", "Minimum", fusion="tt_min(A, B)")
-binary("atan2", "Atan2")
-binary("hypot", "Hypot")
-binary("copysign", "Copysign")
+binary("atan2", "Atan2", dtype="float")
 for _name, _cpp, _sym, _alias in (
     ("eq", "Eq", "==", ()), ("ne", "Ne", "!=", ("not_equal",)), ("lt", "Lt", "<", ("less",)),
     ("le", "Le", "<=", ("less_equal",)), ("gt", "Gt", ">", ("greater",)), ("ge", "Ge", ">=", ("greater_equal",)),
 ):
     binary(_name, _cpp, _sym, fusion=f"(A {_sym} B)", dtype="bool", gradient="boolean result", aliases=_alias,
            operators=(f"__{_name}__",))
-binary("logical_and", "LogicalAnd", "&", dtype="bool", gradient="boolean result", operators=_ops("and"))
-binary("logical_or", "LogicalOr", "|", dtype="bool", gradient="boolean result", operators=_ops("or"))
-binary("logical_xor", "LogicalXor", "^", dtype="bool", gradient="boolean result", operators=_ops("xor"))
-binary("bitwise_and", "BitAnd", "&", gradient="integer op")
-binary("bitwise_or", "BitOr", "|", gradient="integer op")
-binary("bitwise_xor", "BitXor", "^", gradient="integer op")
-binary("xlogy", None, expose="tt method", python="tt method")
+binary("logical_and", "LogicalAnd", "&", dtype="bool", gradient="boolean result", operators=_ops("and"),
+       tags=("logical",))
+binary("logical_or", "LogicalOr", "|", dtype="bool", gradient="boolean result", operators=_ops("or"), tags=("logical",))
+binary("logical_xor", "LogicalXor", "^", dtype="bool", gradient="boolean result", operators=_ops("xor"),
+       tags=("logical",))
+binary("bitwise_and", "BitAnd", "&", dtype="integral", gradient="integer op")
+binary("bitwise_or", "BitOr", "|", dtype="integral", gradient="integer op")
+binary("bitwise_xor", "BitXor", "^", dtype="integral", gradient="integer op")
+binary("fmod", "Fmod", "%", gradient=_STEP)
+binary("hypot", "Hypot", dtype="float")
+binary("copysign", "Copysign", dtype="float")
+# ops that run as another's BinaryOp value
+binary("subtract", None, "-")  # sub, but its in-place form takes no alpha
+binary("true_divide", None, "/", dtype="float")
+binary("xlogy", None, dtype="float", expose="tt method", python="tt method")
 COMPARISONS: Final = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
 NON_DIFFERENTIABLE_BINARY: Final = frozenset(
     {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "floor_divide",
@@ -267,7 +277,7 @@ NON_DIFFERENTIABLE_BINARY: Final = frozenset(
 
 @op("where", "condition:tensor, input:any=None, other:any=None", expose="tt method", method="condition:any, other:any",
     tags=("elementwise", "ternary"), signature="(*c), (*a), (*b) -> (*broadcast(c, a, b))",
-    fusion="(A ? B : C)", graph=True, method_overloads=("(self, condition: Any, other: Any) -> _AnyTensor",),
+    fusion="(A ? B : C)", graph=True, prim="Elementwise", method_overloads=("(self, condition: Any, other: Any) -> _AnyTensor",),
     overloads=("(condition: _AnyTensor) -> tuple[_AnyTensor, ...]",
                "(condition: _AnyTensor, input: Any, other: Any) -> _AnyTensor"))
 def where(args: Args) -> Result:
@@ -278,7 +288,7 @@ def where(args: Args) -> Result:
 
 
 @op("clamp", "input:tensor, min:any=None, max:any=None", expose="tt method inplace", tags=("elementwise",),
-    aliases=("clip",), signature=_SAME, graph=True)
+    aliases=("clip",), signature=_SAME, graph=True, prim="Elementwise", fusion="tt_clamp(A, @lo, @hi)")
 def clamp(args: Args) -> Result:
     """Same shape; tensor bounds must broadcast to the input."""
     out = args["input"]
@@ -292,7 +302,7 @@ def clamp(args: Args) -> Result:
 
 
 @op("masked_fill", "input:tensor, mask:tensor, value:any", expose="tt method inplace", tags=("elementwise",),
-    signature="(*s), (*m) -> (*s)", graph=True)
+    signature="(*s), (*m) -> (*s)", graph=True, prim="Other")
 def masked_fill(args: Args) -> Result:
     """Input and mask broadcast together (torch's out-of-place masked_fill grows the input)."""
     x, mask = args["input"], args["mask"]
@@ -302,7 +312,7 @@ def masked_fill(args: Args) -> Result:
 
 
 @op("lerp", "input:tensor, end:tensor, weight:any", expose="tt method inplace", python="tt inplace",
-    tags=("elementwise",), graph=True)
+    tags=("elementwise",), prim="Elementwise", prim_cuda="cpu")  # the primitive: the fused CPU kernel
 def lerp(args: Args) -> Result:
     parts = [args["input"], args["end"], args["weight"]]
     return broadcast_all([p for p in parts if not is_scalar(p)], "lerp")

@@ -57,7 +57,7 @@ def matmul_shapes(a: ShapeLike, b: ShapeLike, name: str = "matmul", code: str = 
 
 
 @op("matmul", "input:tensor, other:tensor", expose="tt method", tags=("linalg", "matmul"),
-    signature="(*b, m, k), (*b, k, n) -> (*b, m, n)", operators=("__matmul__", "__rmatmul__"), graph=True,
+    signature="(*b, m, k), (*b, k, n) -> (*b, m, n)", operators=("__matmul__", "__rmatmul__"), graph=True, prim="Other",
     overloads=("(input: Tensor[_M, _K], other: Tensor[_K, _N]) -> Tensor[_M, _N]",
                "(input: _AnyTensor, other: _AnyTensor) -> _AnyTensor"))
 def matmul(args: Args) -> Result:

@@ -81,6 +81,7 @@ def _reshape_rule(name: str) -> Rule:
 for _name in ("reshape", "view"):
     op(_name, "input:tensor, *shape:sizes", expose="tt method" if _name == "reshape" else "method",
        function="input:tensor, shape:sizes", tags=("view", "movement"), graph=_name == "reshape",
+       prim="View" if _name == "reshape" else None,
        overloads=("(input: _AnyTensor, shape: tuple[Unpack[_Bs]]) -> Tensor[Unpack[_Bs]]",
                   "(input: _AnyTensor, shape: Sequence[_int]) -> _AnyTensor"),
        method_overloads=("(self, shape: tuple[Unpack[_Bs]], /) -> Tensor[Unpack[_Bs]]",
@@ -155,7 +156,7 @@ def transpose(args: Args) -> Result:
 
 
 @op("permute", "input:tensor, *dims:ints", expose="tt method", function="input:tensor, dims:ints",
-    tags=("view", "movement"), graph=True)
+    tags=("view", "movement"), graph=True, prim="View")
 def permute(args: Args) -> Result:
     """Reorder all dims; ``dims`` must be a permutation of ``range(rank)``."""
     x: ShapeLike = args["input"]
@@ -279,7 +280,7 @@ def squeeze(args: Args) -> Result:
     return Shape(tuple(d for i, d in enumerate(x.dims) if i not in drop))
 
 
-@op("expand", "input:tensor, *size:sizes", expose="method", tags=("view", "movement"), graph=True,
+@op("expand", "input:tensor, *size:sizes", expose="method", tags=("view", "movement"), graph=True, prim="View",
     method_overloads=("(self, size: tuple[Unpack[_Bs]], /) -> Tensor[Unpack[_Bs]]",
                       "(self, *size: Unpack[_Bs]) -> Tensor[Unpack[_Bs]]"))
 def expand(args: Args) -> Result:
@@ -325,7 +326,7 @@ def broadcast_to(args: Args) -> Result:
     return expand({"input": args["input"], "size": args["size"]})
 
 
-@op("repeat", "input:tensor, *repeats:sizes", expose="method", tags=("movement",), graph=True)
+@op("repeat", "input:tensor, *repeats:sizes", expose="method", tags=("movement",), graph=True, prim="Other")
 def repeat(args: Args) -> Result:
     """Tile; ``repeats`` may be longer than the rank (new leading dims)."""
     x: ShapeLike = args["input"]
@@ -347,7 +348,7 @@ def _tensors(value: Any) -> list[ShapeLike] | Unknown:
 
 
 @op("cat", "tensors:tensors, dim:int=0", expose="tt", tags=("movement", "join"), aliases=("concat", "concatenate"),
-    graph=True)
+    graph=True, prim="Other")
 def cat(args: Args) -> Result:
     """Join along ``dim``: ranks equal, other dims equal; the joined dim is the sum."""
     shapes = _tensors(args["tensors"])
@@ -541,7 +542,7 @@ def unbind(args: Args) -> Result:
 
 
 @op("flip", "input:tensor, *dims:ints", expose="tt method", function="input:tensor, dims:ints", tags=("movement",),
-    signature="(*s) -> (*s)", graph=True)
+    signature="(*s) -> (*s)", graph=True, prim="Other")
 def flip(args: Args) -> Result:
     x: ShapeLike = args["input"]
     if isinstance(x, Unknown):
@@ -606,10 +607,11 @@ for _name in ("tril", "triu"):
         return x
 
     op(_name, "input:tensor, diagonal:int=0", expose="tt method inplace", python="inplace", tags=("elementwise",),
-       signature="(*s) -> (*s)", graph=True)(_tri)
+       signature="(*s) -> (*s)", graph=True, prim="Other")(_tri)
 
 
-@op("diagonal", "input:tensor, offset:int=0, dim1:int=0, dim2:int=1", expose="tt method", tags=("view", "movement"))
+@op("diagonal", "input:tensor, offset:int=0, dim1:int=0, dim2:int=1", expose="tt method", tags=("view", "movement"),
+    graph=True, prim="StridedView")
 def diagonal(args: Args) -> Result:
     x: ShapeLike = args["input"]
     if isinstance(x, Unknown) or not x.is_fixed:
@@ -656,7 +658,7 @@ def _index_fits(name: str, x: Shape, idx: Shape, p: int | None, src: Shape | Non
     return None
 
 
-@op("gather", "input:tensor, dim:int, index:tensor", expose="tt method", tags=("indexing",), graph=True)
+@op("gather", "input:tensor, dim:int, index:tensor", expose="tt method", tags=("indexing",), graph=True, prim="Index")
 def gather(args: Args) -> Result:
     """Result has the index's shape; ranks must agree."""
     x: ShapeLike = args["input"]
@@ -671,7 +673,7 @@ def gather(args: Args) -> Result:
 
 
 @op("scatter", "input:tensor, dim:int, index:tensor, src:any=None, *, value:any=None, reduce:any=None",
-    expose="tt method inplace", tags=("indexing",), graph=True)
+    expose="tt method inplace", tags=("indexing",), graph=True, prim="Index")
 def scatter(args: Args) -> Result:
     x: ShapeLike = args["input"]
     idx: ShapeLike = args["index"]
@@ -689,11 +691,11 @@ def scatter(args: Args) -> Result:
 
 
 op("scatter_add", "input:tensor, dim:int, index:tensor, src:tensor", expose="tt method inplace", tags=("indexing",),
-   graph=True)(scatter)
+   graph=True, prim="Index")(scatter)
 
 
 @op("index_add", "input:tensor, dim:int, index:tensor, source:tensor, *, alpha:any=None", expose="tt method inplace",
-    tags=("indexing",), graph=True)
+    tags=("indexing",), graph=True, prim="Index")
 def index_add(args: Args) -> Result:
     """``source`` is ``input`` with ``dim`` replaced by the length of the 1-d ``index``."""
     x: ShapeLike = args["input"]
@@ -719,7 +721,8 @@ def index_add(args: Args) -> Result:
     return x
 
 
-@op("select", "input:tensor, dim:int, index:int", expose="tt method", tags=("view", "movement"))
+@op("select", "input:tensor, dim:int, index:int", expose="tt method", tags=("view", "movement"), graph=True,
+    prim="StridedView")
 def select(args: Args) -> Result:
     """Drop ``dim``; the index must lie inside it (negative counts from the end)."""
     x: ShapeLike = args["input"]
@@ -737,7 +740,8 @@ def select(args: Args) -> Result:
     return replace(x, p, ())
 
 
-@op("index_select", "input:tensor, dim:int, index:tensor", expose="tt method", tags=("indexing",), graph=True)
+@op("index_select", "input:tensor, dim:int, index:tensor", expose="tt method", tags=("indexing",), graph=True,
+    prim="Index")
 def index_select(args: Args) -> Result:
     """Replace ``dim`` by the length of a 1-d index."""
     x: ShapeLike = args["input"]

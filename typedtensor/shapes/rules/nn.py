@@ -63,7 +63,7 @@ def _spatial(op_name: str, x: Shape, kernel: tuple[DimExpr, ...], stride: tuple[
 
 
 @op("conv2d", "input:tensor, weight:tensor, bias:optional_tensor=None, stride:ints=1, padding:any=0, "
-    "dilation:ints=1, groups:int=1", expose="tt F", tags=("nn", "conv"), graph=True)
+    "dilation:ints=1, groups:int=1", expose="tt F", tags=("nn", "conv"), graph=True, prim="Other")
 def conv2d(args: Args) -> Result:
     """Input ``[N, C, H, W]`` or unbatched ``[C, H, W]``; weight ``[O, C/groups, kH, kW]``."""
     x, w, b = args["input"], args["weight"], args["bias"]
@@ -142,19 +142,22 @@ def _pool(name: str, args: Args, with_dilation: bool) -> Result:
 
 
 @op("max_pool2d", "input:tensor, kernel_size:any, stride:any=None, padding:any=0, dilation:any=1, "
-    "ceil_mode:bool=False, return_indices:bool=False", expose="tt F", tags=("nn", "pool"), returns="Any", graph=True)
+    "ceil_mode:bool=False, return_indices:bool=False", expose="tt F", tags=("nn", "pool"), returns="Any", graph=True,
+    prim="Other")
 def max_pool2d(args: Args) -> Result:
     """Output size from kernel, stride (defaults to kernel), padding (<= kernel/2), dilation."""
     return _pool("max_pool2d", args, True)
 
 
 @op("avg_pool2d", "input:tensor, kernel_size:any, stride:any=None, padding:any=0, ceil_mode:bool=False, "
-    "count_include_pad:bool=True, divisor_override:any=None", expose="tt F", tags=("nn", "pool"), graph=True)
+    "count_include_pad:bool=True, divisor_override:any=None", expose="tt F", tags=("nn", "pool"), graph=True,
+    prim="Other")
 def avg_pool2d(args: Args) -> Result:
     return _pool("avg_pool2d", {**args, "dilation": 1}, False)
 
 
-@op("adaptive_avg_pool2d", "input:tensor, output_size:any", expose="tt F", tags=("nn", "pool"), graph=True)
+@op("adaptive_avg_pool2d", "input:tensor, output_size:any", expose="tt F", tags=("nn", "pool"), graph=True,
+    prim="Other")
 def adaptive_avg_pool2d(args: Args) -> Result:
     """The last two dims become ``output_size`` (None keeps a dim)."""
     x: ShapeLike = args["input"]
@@ -206,7 +209,7 @@ def batch_norm(args: Args) -> Result:
 
 @op("layer_norm", "input:tensor, normalized_shape:sizes, weight:optional_tensor=None, "
     "bias:optional_tensor=None, eps:float=1e-05", expose="tt F", tags=("nn", "normalization"),
-    signature="(*s) -> (*s)", graph=True)
+    signature="(*s) -> (*s)", graph=True, prim="Other")
 def layer_norm(args: Args) -> Result:
     """The trailing dims must equal ``normalized_shape``; weight and bias have that shape."""
     x: ShapeLike = args["input"]
@@ -362,7 +365,7 @@ def _class_loss(name: str, args: Args, allow_probs: bool) -> Result:
 
 @op("cross_entropy", "input:tensor, target:tensor, weight:optional_tensor=None, size_average:any=None, "
     "ignore_index:int=-100, reduce:any=None, reduction:str='mean', label_smoothing:float=0.0", expose="F", python="F",
-    tags=("nn", "loss"))
+    tags=("nn", "loss"), graph=True, prim="Other", prim_cuda="cpu")  # the primitive: the fused CPU kernel
 def cross_entropy(args: Args) -> Result:
     """Logits ``[N, C, *d]`` (or ``[C]``) with class-index targets ``[N, *d]`` or probabilities ``[N, C, *d]``."""
     return _class_loss("cross_entropy", args, True)

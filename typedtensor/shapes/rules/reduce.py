@@ -61,7 +61,10 @@ def reduce_shape(name: str, x: Any, dim: Any, keepdim: Any) -> Result:
 
 _VI = "_MaxMin[Unpack[tuple[Any, ...]]]"
 _CPP = {"sum": "Sum", "mean": "Mean", "prod": "Prod", "amax": "Max", "amin": "Min", "all": "All", "any": "Any",
-        "nansum": "NanSum"}
+        "nansum": "NanSum"}  # ReduceOp, in enum order
+_DTYPE = {"mean": "float_only", "nanmean": "float_only", "amax": "same", "amin": "same", "all": "bool", "any": "bool"}
+# how a fused kernel combines two partial results of the reduction
+_COMBINE = {"sum": "(A + B)", "mean": "(A + B)", "amax": "tt_max(A, B)", "amin": "tt_min(A, B)"}
 
 
 def _register() -> None:
@@ -77,9 +80,10 @@ def _register() -> None:
             params, function, method = "input:tensor, dim:any=None", None, None
         python = {"nanmean": "tt method", "count_nonzero": "tt"}.get(name, "")
         op(name, params, expose="tt method", function=function, method=method, python=python,
-           tags=("reduction",), differentiable=name not in ("all", "any", "count_nonzero"),
+           tags=("reduction", "logical") if name in ("all", "any") else ("reduction",),
+           differentiable=name not in ("all", "any", "count_nonzero"),
            gradient="" if name not in ("all", "any", "count_nonzero") else "boolean result",
-           dtype_rule="bool" if name in ("all", "any") else "reduce", graph=name in _CPP,
+           dtype_rule=_DTYPE.get(name, "accumulate"), graph=name in _CPP, fusion=_COMBINE.get(name),
            cpp=f"ReduceOp::{_CPP[name]}" if name in _CPP else None)(rule)
 
     for name in ("var", "std"):
@@ -87,14 +91,14 @@ def _register() -> None:
             return reduce_shape(name, args["input"], args["dim"], args["keepdim"])
 
         op(name, "input:tensor, dim:any=None, unbiased:any=None, keepdim:bool=False, *, correction:any=None",
-           expose="tt method", tags=("reduction",), dtype_rule="float", graph=True)(vrule)
+           expose="tt method", tags=("reduction",), dtype_rule="float", graph=True, prim="Reduction")(vrule)
 
     for name in ("argmax", "argmin"):
         def arule(args: Args, name: str = name) -> Result:
             return reduce_shape(name, args["input"], args["dim"], args["keepdim"])
 
         op(name, "input:tensor, dim:any=None, keepdim:bool=False", expose="tt method", tags=("reduction",),
-           differentiable=False, gradient="integer result", dtype_rule="int64", graph=True)(arule)
+           differentiable=False, gradient="integer result", dtype_rule="int64", graph=True, prim="Other")(arule)
 
     for name in ("max", "min", "median", "mode"):
         def mrule(args: Args, name: str = name) -> Result:
@@ -118,18 +122,19 @@ def _register() -> None:
         picks = name in ("max", "min")
         op(name, f"input:tensor, dim:any={-1 if name == 'mode' else None}, keepdim:bool=False", expose="tt method",
            python="" if picks else "tt method", tags=("reduction",), dtype_rule="same", graph=picks,
+           prim="Other" if picks else None,
            returns=None if picks else "Any",
            overloads=("(input: _AnyTensor) -> Tensor[()]",
                       f"(input: _AnyTensor, dim: Any, keepdim: _bool = False) -> {_VI}") if picks else ())(mrule)
 
     @op("logsumexp", "input:tensor, dim:any, keepdim:bool=False", expose="tt method", tags=("reduction",),
-        dtype_rule="float", graph=True)
+        dtype_rule="float", graph=True, prim="Reduction")
     def logsumexp(args: Args) -> Result:
         """A stable log(sum(exp(x))) over ``dim``."""
         return reduce_shape("logsumexp", args["input"], args["dim"], args["keepdim"])
 
     @op("norm", "input:tensor, p:any='fro', dim:any=None, keepdim:bool=False, dtype:dtype=None", expose="tt method",
-        tags=("reduction",), dtype_rule="float", graph=True)
+        tags=("reduction",), dtype_rule="float", graph=True)  # runs as norm2 (p=2) or other ops
     def norm(args: Args) -> Result:
         """A vector or matrix norm over ``dim`` (all dims by default)."""
         dim = args["dim"]
@@ -156,7 +161,7 @@ def _register() -> None:
             params = "input:tensor, dim:int"
         op(name, params, expose="tt method F" if soft else "tt method", tags=("normalization",) if soft else ("scan",),
            python="tt method" if name == "logcumsumexp" else "", dtype_rule="float", signature="(*s) -> (*s)",
-           graph=name != "logcumsumexp")(srule)
+           graph=name != "logcumsumexp", prim=None if name == "logcumsumexp" else "Other")(srule)
 
     for name in ("sort", "argsort"):
         def sort_rule(args: Args, name: str = name) -> Result:
