@@ -291,6 +291,10 @@ def scaled_dot_product_attention(args: Args) -> Result:
     from .linalg import matmul_shapes
 
     q, k, v = args["query"], args["key"], args["value"]
+    for what, t in (("query", q), ("key", k), ("value", v)):
+        if isinstance(t, Shape) and t.is_fixed and len(t.dims) < 2:
+            return Issue("shape-rank", f"scaled_dot_product_attention: {what} needs at least 2 dims "
+                         f"([..., L, E]), got {len(t.dims)}; shape {fmt_shape(t)}")
     if isinstance(q, Unknown) or isinstance(k, Unknown) or isinstance(v, Unknown):
         return UNKNOWN
     if len(k.tail) < 2:
