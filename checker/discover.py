@@ -19,11 +19,6 @@ class UsageError(Exception):
     """A command-line problem (exit status 2)."""
 
 
-def collect(paths: Iterable[str], config: Config) -> list[str]:
-    """The ``.py`` files named or found under the directories named, sorted, without repeats."""
-    return [f.path for f in scan(paths, config)]
-
-
 class Found(NamedTuple):
     """A file to check, with the ``stat`` the walk took of it (one stat per file per run)."""
 
@@ -34,7 +29,8 @@ class Found(NamedTuple):
 
 
 def scan(paths: Iterable[str], config: Config) -> list[Found]:
-    """``collect`` with each file's absolute path, size and mtime, sorted by path."""
+    """The ``.py`` files named or found under the directories named, sorted by path, without repeats,
+    each with its absolute path, size and mtime."""
     found: dict[str, Found] = {}
     root = os.path.abspath(config.root)
     check_excludes = bool(config.exclude)

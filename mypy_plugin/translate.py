@@ -27,7 +27,6 @@ from mypy.types import (
     AnyType,
     Instance,
     LiteralType,
-    ProperType,
     TupleType,
     Type,
     TypeOfAny,
@@ -338,6 +337,3 @@ class Translator:
             _UNKNOWN_TENSOR[id(owner)] = (owner, t)
         return t
 
-
-def proper(t: Type) -> ProperType:
-    return get_proper_type(t)

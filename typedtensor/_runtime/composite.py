@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any
 
-from typedtensor._runtime import _loader
-from typedtensor._runtime.errors import shape_error
+from typedtensor._runtime import _exports, _loader
+from typedtensor._runtime.errors import check
 
 _C = _loader.load_core()
 
@@ -24,18 +24,9 @@ def _as_tensor(x: Any, like: Any) -> Any:
     return x if isinstance(x, _C.Tensor) else _C.tensor(x, dtype=like.dtype)
 
 
-def _require(op: str, tensors: list[Any], params: dict[str, object] | None = None) -> None:
-    """Raise the registry's ShapeError when ``op``'s rule rejects these concrete shapes."""
-    from typedtensor.shapes.runtime import explain
-
-    shapes = [tuple(t.shape) for t in tensors]
-    if explain(op, shapes, params or {}) is not None:
-        raise shape_error(op, shapes, dict(params or {}), "shapes do not fit")
-
-
 def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: float = 1) -> Any:
     """``input + value * tensor1 * tensor2`` (torch's order of evaluation)."""
-    _require("addcmul", [input, tensor1, tensor2])
+    check("addcmul", input=input, tensor1=tensor1, tensor2=tensor2)
     return input + (tensor1 * tensor2) * value
 
 
@@ -43,11 +34,9 @@ def lerp(input: Any, end: Any, weight: Any) -> Any:
     """``input + weight * (end - input)``; ``weight`` is a number or a broadcastable tensor."""
     number = isinstance(weight, (int, float)) and not isinstance(weight, bool)
     if number and isinstance(input, _C.Tensor) and isinstance(end, _C.Tensor):
-        if input.shape != end.shape:  # equal shapes fit: skip the (slow) rule check on the hot path
-            _require("lerp", [input, end])
+        check("lerp", input=input, end=end, weight=0.5)  # any number: the rule needs only that it is one
         return _C._lerp_scalar(input, end, float(weight))  # one fused pass where it can be
-    tensors = [input, end] + ([weight] if isinstance(weight, _C.Tensor) else [])
-    _require("lerp", tensors)
+    check("lerp", input=input, end=end, weight=weight)
     return input + (end - input) * weight
 
 
@@ -61,7 +50,7 @@ def xlogy(input: Any, other: Any) -> Any:
     """``input * log(other)``, defined as 0 where ``input == 0`` unless ``other`` is NaN."""
     x = input if isinstance(input, _C.Tensor) else _as_tensor(input, other)
     y = other if isinstance(other, _C.Tensor) else _as_tensor(other, x)
-    _require("xlogy", [x, y])
+    check("xlogy", input=x, other=y)
     if not x.is_floating_point() and not y.is_floating_point():
         x = x.float()
     product = x * y.log()
@@ -71,7 +60,7 @@ def xlogy(input: Any, other: Any) -> Any:
 
 def mv(input: Any, vec: Any) -> Any:
     """Matrix-vector product: exactly a 2-d matrix and a 1-d vector (no broadcasting)."""
-    _require("mv", [input, vec])
+    check("mv", input=input, vec=vec)
     return _C.matmul(input, vec)
 
 
@@ -84,7 +73,7 @@ def positive(input: Any) -> Any:
 
 def count_nonzero(input: Any, dim: Any = None) -> Any:
     """How many entries are not zero, over all or the given dims (int64, never keepdim)."""
-    _require("count_nonzero", [input], {"dim": dim})
+    check("count_nonzero", input=input, dim=dim)
     nonzero = (input != 0).long()
     return nonzero.sum() if dim is None else nonzero.sum(dim)
 
@@ -93,7 +82,7 @@ def nanmean(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     """Mean over the entries that are not NaN (NaN where a slice has none, like torch)."""
     if not input.is_floating_point():
         raise TypeError(f"nanmean(): expected a floating point input, got {input.dtype}")
-    _require("nanmean", [input], {"dim": dim, "keepdim": keepdim})
+    check("nanmean", input=input, dim=dim, keepdim=keepdim)
     x = input if dtype is None else input.to(dtype)
     present = x.isnan().logical_not()
     total = _C.nansum(x) if dim is None else _C.nansum(x, dim, keepdim)
@@ -107,7 +96,7 @@ def logcumsumexp(input: Any, dim: int) -> Any:
     Each step is ``logaddexp(previous, x_i)`` along ``dim``: exact for any range of values (a
     global shift by the row maximum would underflow the small early terms to ``-inf``).
     """
-    _require("logcumsumexp", [input], {"dim": dim})
+    check("logcumsumexp", input=input, dim=dim)
     if not input.is_floating_point():
         raise TypeError(f"logcumsumexp(): expected a floating point input, got {input.dtype}")
     if input.ndim == 0:
@@ -126,7 +115,7 @@ def logcumsumexp(input: Any, dim: int) -> Any:
 
 
 def _reduce_dim(op: str, input: Any, dim: int, keepdim: bool) -> tuple[int, Any]:
-    _require(op, [input], {"dim": dim, "keepdim": keepdim})
+    check(op, input=input, dim=dim, keepdim=keepdim)
     if input.ndim == 0:
         return 0, input.reshape([1])
     return dim % input.ndim, input
@@ -138,7 +127,7 @@ def median(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
     The values are gathered from the input by the indices, so they are differentiable.
     """
     if dim is None:
-        _require("median", [input], {"dim": None, "keepdim": False})
+        check("median", input=input)
         flat = input.reshape([-1])
         if flat.shape[0] == 0:
             raise IndexError("median() of an empty tensor")
@@ -195,18 +184,15 @@ def _inplace(name: str) -> Any:
     return method
 
 
-FUNCTIONS = ("addcmul", "lerp", "logit", "xlogy", "mv", "positive", "count_nonzero", "nanmean",
-             "logcumsumexp", "median", "mode")
+FUNCTIONS = tuple(n for n in _exports.FUNCTIONS_IN_PYTHON if n in globals())
 
 
 def install(tensor_cls: Any) -> None:
-    """Attach the composites as tensor methods (``x.lerp(...)``, ``x.addcmul_(...)``...)."""
-    for name in FUNCTIONS:
-        if not hasattr(tensor_cls, name):
-            setattr(tensor_cls, name, globals()[name])
-    for name in ("addcmul", "lerp", "tril", "triu", "round"):
-        if not hasattr(tensor_cls, f"{name}_"):
-            setattr(tensor_cls, f"{name}_", _inplace(name))
+    """Attach the Python-written methods of the op table (``x.lerp_(...)``, ``x.median(...)``...)."""
+    for name in _exports.METHODS_IN_PYTHON:
+        setattr(tensor_cls, name, globals()[name])
+    for name in _exports.INPLACE_IN_PYTHON:
+        setattr(tensor_cls, f"{name}_", _inplace(name))
 
 
 __all__ = [*FUNCTIONS, "install", "values_indices"]

@@ -1,34 +1,28 @@
 """``nn.functional``: the kernels bound from C++ plus composites (losses, batch_norm, ...).
 
 Composites are written with differentiable primitives only, so they get gradients for free once
-the autograd engine records nodes."""
+the autograd engine records nodes. Each checks its arguments' shapes with the op's registry rule
+first (``errors.check``), so a bad call raises the registry's ``ShapeError`` text, not the one of
+a primitive it happens to use inside; what a rule cannot see (dtypes, values) is checked here."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from typedtensor._runtime import _loader
-from typedtensor._runtime.errors import shape_error
+from typedtensor._runtime import _exports, _loader
+from typedtensor._runtime.errors import check
 
 _C = _loader.load_core()
 Tensor = _C.Tensor
 
-linear = _C.linear
-conv2d = _C.conv2d
-max_pool2d = _C.max_pool2d
-avg_pool2d = _C.avg_pool2d
-adaptive_avg_pool2d = _C.adaptive_avg_pool2d
-layer_norm = _C.layer_norm
-softmax = _C.softmax
-log_softmax = _C.log_softmax
-gelu = _C.gelu
-sigmoid = _C.sigmoid
-tanh = _C.tanh
-mish = _C.mish
-logsigmoid = _C.logsigmoid
-relu6 = _C.relu6
-hardsigmoid = _C.hardsigmoid
-hardswish = _C.hardswish
+for _name in _exports.FUNCTIONAL_FROM_C:  # the F ops bound in C++ as they are (the op table)
+    globals()[_name] = getattr(_C, _name)
+del _name
+
+
+def __getattr__(name: str) -> Any:  # the names bound above, as mypy sees them
+    raise AttributeError(f"module 'typedtensor.nn.functional' has no attribute {name!r}")
+
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -121,14 +115,8 @@ def alpha_dropout(input: Any, p: float = 0.5, training: bool = False, inplace: b
 
 def group_norm(input: Any, num_groups: int, weight: Any | None = None, bias: Any | None = None, eps: float = 1e-5) -> Any:
     """Normalise each group of ``C // num_groups`` channels over its channels and spatial dims."""
-    if input.ndim < 2:
-        raise shape_error("group_norm", [tuple(input.shape)], {}, f"expected at least 2-D input, got {list(input.shape)}")
+    check("group_norm", input=input, num_groups=num_groups, weight=weight, bias=bias)
     n, c = input.shape[0], input.shape[1]
-    if num_groups <= 0 or c % num_groups:
-        raise shape_error(
-            "group_norm", [tuple(input.shape)], {"num_groups": num_groups},
-            f"expected the number of channels {c} to be divisible by num_groups={num_groups}",
-        )
     grouped = input.reshape(n, num_groups, -1)
     mean = grouped.mean(-1, keepdim=True)
     var = grouped.var(-1, keepdim=True, correction=0)
@@ -146,14 +134,9 @@ def scaled_dot_product_attention(
     is_causal: bool = False, scale: float | None = None,
 ) -> Any:
     """``softmax(q @ k.mT * scale + mask) @ v``; a bool mask marks the positions that MAY attend."""
-    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
-        raise shape_error(
-            "scaled_dot_product_attention", [tuple(query.shape), tuple(key.shape), tuple(value.shape)], {},
-            "query, key and value need at least 2 dims",
-        )
+    check("scaled_dot_product_attention", query=query, key=key, value=value, attn_mask=attn_mask)
     if is_causal and attn_mask is not None:
         raise ValueError("scaled_dot_product_attention: pass either attn_mask or is_causal=True, not both")
-    _sdpa_check(query, key, value, attn_mask)
     e = query.shape[-1]
     s = (1.0 / e**0.5 if e else 1.0) if scale is None else scale
     scores = query @ key.transpose(-2, -1)
@@ -167,32 +150,10 @@ def scaled_dot_product_attention(
             scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
         else:
             scores = scores + attn_mask
-    attn = softmax(scores, -1)
+    attn = _C.softmax(scores, -1)
     if dropout_p > 0.0:
         attn = _C.dropout(attn, dropout_p, True)
     return attn @ value
-
-
-def _sdpa_check(query: Any, key: Any, value: Any, attn_mask: Any | None) -> None:
-    """Report a mismatch as the registry words it, before the matmuls would (with their own op name)."""
-    shapes = [tuple(query.shape), tuple(key.shape), tuple(value.shape)]
-    ok = query.shape[-1] == key.shape[-1] and key.shape[-2] == value.shape[-2]
-    if ok:
-        try:
-            _C.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
-            if attn_mask is not None:
-                lq, lk = query.shape[-2], key.shape[-2]
-                _C.broadcast_shapes(attn_mask.shape, (*_C.broadcast_shapes(query.shape[:-2], key.shape[:-2]), lq, lk))
-        except Exception:
-            ok = False
-    if not ok:
-        if attn_mask is not None:
-            shapes.append(tuple(attn_mask.shape))
-        raise shape_error(
-            "scaled_dot_product_attention", shapes, {},
-            f"query {list(query.shape)}, key {list(key.shape)}, value {list(value.shape)}"
-            + (f", attn_mask {list(attn_mask.shape)}" if attn_mask is not None else "") + " do not line up",
-        )
 
 
 def _check_reduction(reduction: str) -> None:
@@ -227,15 +188,8 @@ def batch_norm(
     momentum: float = 0.1,
     eps: float = 1e-5,
 ) -> Any:
-    if input.ndim < 2:
-        raise shape_error("batch_norm", [tuple(input.shape)], {}, f"expected at least 2-D input, got {list(input.shape)}")
+    check("batch_norm", input=input, running_mean=running_mean, running_var=running_var, weight=weight, bias=bias)
     c = input.shape[1]
-    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
-        if t is not None and tuple(t.shape) != (c,):
-            raise shape_error(
-                "batch_norm", [tuple(input.shape), tuple(t.shape)], {},
-                f"{name} should have shape ({c},), got {tuple(t.shape)}",
-            )
     view = [1, c] + [1] * (input.ndim - 2)
     dims = [0, *range(2, input.ndim)]
     if training:
@@ -260,17 +214,6 @@ def batch_norm(
     return out
 
 
-def _class_dim_checks(op: str, input: Any, target: Any, weight: Any | None, params: dict[str, object]) -> None:
-    if input.ndim == 0:
-        raise shape_error(op, [tuple(input.shape), tuple(target.shape)], params, "input must have at least 1 dimension")
-    c = input.shape[1] if input.ndim > 1 else input.shape[0]
-    if weight is not None and tuple(weight.shape) != (c,):
-        raise shape_error(
-            op, [tuple(input.shape), tuple(target.shape), tuple(weight.shape)], params,
-            f"weight should have {c} elements (one per class), got shape {tuple(weight.shape)}",
-        )
-
-
 def nll_loss(
     input: Any,
     target: Any,
@@ -282,16 +225,11 @@ def nll_loss(
 ) -> Any:
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    params: dict[str, object] = {"reduction": reduction, "ignore_index": ignore_index}
-    _class_dim_checks("nll_loss", input, target, weight, params)
+    check("nll_loss", input=input, target=target, weight=weight, reduction=reduction)
     if target.is_floating_point():
         raise TypeError(f"nll_loss: expected an integer class-index target, got {target.dtype}")
-    want = (tuple(input.shape[:1]) + tuple(input.shape[2:])) if input.ndim > 1 else ()
-    if tuple(target.shape) != want:
-        raise shape_error(
-            "nll_loss", [tuple(input.shape), tuple(target.shape)], params,
-            f"expected target of shape {list(want)} for input of shape {list(input.shape)}, got {list(target.shape)}",
-        )
+    if input.ndim == 1 and target.ndim == 1:  # torch takes a [1] target for an unbatched [C] input
+        target = target.reshape([])
     cdim = 1 if input.ndim > 1 else 0
     c = input.shape[cdim]
     tgt = target.long()
@@ -334,23 +272,20 @@ def cross_entropy(
 ) -> Any:
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    params: dict[str, object] = {"reduction": reduction, "label_smoothing": label_smoothing}
-    _class_dim_checks("cross_entropy", input, target, weight, params)
+    check("cross_entropy", input=input, target=target, weight=weight, reduction=reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
     if _fused_cross_entropy_applies(input, target, weight, reduction, label_smoothing):
         return _C._cross_entropy_indices(input, target, ignore_index, reduction == "mean")
     cdim = 1 if input.ndim > 1 else 0
     c = input.shape[cdim]
-    logp = log_softmax(input, cdim)
+    logp = _C.log_softmax(input, cdim)
     wview = [1] * input.ndim
     wview[cdim] = c
     if target.is_floating_point():  # class probabilities
-        if tuple(target.shape) != tuple(input.shape):
-            raise shape_error(
-                "cross_entropy", [tuple(input.shape), tuple(target.shape)], params,
-                f"probability targets must have the input's shape {list(input.shape)}, got {list(target.shape)}",
-            )
+        if tuple(target.shape) != tuple(input.shape):  # the rule took it for class indices: a dtype error
+            raise TypeError(f"cross_entropy: class-index targets must be integers, got {target.dtype} "
+                            f"(a floating target holds probabilities, of the input's shape {list(input.shape)})")
         tgt = target
         if label_smoothing > 0:
             tgt = tgt * (1 - label_smoothing) + label_smoothing / c
@@ -380,18 +315,10 @@ def cross_entropy(
     return nll * (1 - label_smoothing) + smooth_r * (label_smoothing / c)
 
 
-def _same_shape(op: str, input: Any, target: Any) -> None:
-    if tuple(input.shape) != tuple(target.shape):
-        raise shape_error(
-            op, [tuple(input.shape), tuple(target.shape)], {},
-            f"input and target must have the same shape, got {list(input.shape)} and {list(target.shape)}",
-        )
-
-
 def mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Any:
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    _same_shape("mse_loss", input, target)
+    check("mse_loss", input=input, target=target)
     return _reduce((input - target).square(), reduction)
 
 
@@ -400,7 +327,7 @@ def smooth_l1_loss(
 ) -> Any:
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    _same_shape("smooth_l1_loss", input, target)
+    check("smooth_l1_loss", input=input, target=target)
     if beta < 0:
         raise ValueError("smooth_l1_loss does not support negative values for beta.")
     d = (input - target).abs()
@@ -411,7 +338,7 @@ def smooth_l1_loss(
 
 def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 1.0) -> Any:
     _check_reduction(reduction)
-    _same_shape("huber_loss", input, target)
+    check("huber_loss", input=input, target=target)
     if delta <= 0:
         raise ValueError("huber_loss does not support non-positive values for delta.")
     d = (input - target).abs()
@@ -421,7 +348,7 @@ def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 
 def l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Any:
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    _same_shape("l1_loss", input, target)
+    check("l1_loss", input=input, target=target)
     return _reduce((input - target).abs(), reduction)
 
 
@@ -431,7 +358,7 @@ def binary_cross_entropy(
 ) -> Any:
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    _same_shape("binary_cross_entropy", input, target)
+    check("binary_cross_entropy", input=input, target=target, weight=weight)
     if bool(((input < 0) | (input > 1)).any()):
         raise ValueError("binary_cross_entropy: all elements of input should be between 0 and 1")
     log_x = input.log().clamp(min=-100)
@@ -448,7 +375,7 @@ def binary_cross_entropy_with_logits(
 ) -> Any:
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    _same_shape("binary_cross_entropy_with_logits", input, target)
+    check("binary_cross_entropy_with_logits", input=input, target=target, weight=weight, pos_weight=pos_weight)
     softplus_neg = (-input.abs()).exp().log1p() + (-input).clamp(min=0)  # log(1 + exp(-x)), stable
     if pos_weight is not None:
         coef = 1 + (pos_weight - 1) * target
@@ -475,20 +402,17 @@ def normalize(input: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> A
 def pad(input: Any, pad: tuple[int, ...], mode: str = "constant", value: float | None = None) -> Any:
     """torch's ``F.pad``: ``pad`` lists (left, right) pairs from the last dim backwards."""
     pad = tuple(int(p) for p in pad)
-    if len(pad) % 2:
-        raise ValueError("pad: padding length must be divisible by 2")
+    if mode not in ("constant", *_PAD_SOURCES):
+        raise NotImplementedError(f"pad: unrecognised padding mode '{mode}'")
+    check("pad", input=input, pad=pad, mode=mode)
     if mode == "constant":
         return _pad_constant(input, pad, 0.0 if value is None else value)
-    if mode not in _PAD_SOURCES:
-        raise NotImplementedError(f"pad: unrecognised padding mode '{mode}'")
     if value is not None:
         raise ValueError(f"pad: padding mode '{mode}' doesn't take a value argument")
     return _pad_indexed(input, pad, mode)
 
 
 def _pad_constant(input: Any, pad: tuple[int, ...], value: float) -> Any:
-    if len(pad) // 2 > input.ndim:
-        raise ValueError("pad: padding length must be even and at most twice the number of dims")
     shape = list(input.shape)
     slices: list[slice] = [slice(None)] * input.ndim
     src = input
@@ -534,11 +458,6 @@ def _pad_indexed(input: Any, pad: tuple[int, ...], mode: str) -> Any:
     the map from output to input positions is separable, so one ``index_select`` per dim gives
     the values, and its VJP (``index_add``) sums each output's gradient back into its source."""
     k, shape = len(pad) // 2, tuple(input.shape)
-    params: dict[str, object] = {"pad": pad, "mode": mode}
-    from typedtensor.shapes.runtime import explain
-
-    if explain("pad", [shape], params) is not None:  # the registry's rule decides, and words it
-        raise shape_error("pad", [shape], params, f"bad {mode} padding {pad} for shape {list(shape)}")
     result = input
     for i in range(k):
         d = input.ndim - 1 - i
@@ -547,11 +466,4 @@ def _pad_indexed(input: Any, pad: tuple[int, ...], mode: str) -> Any:
         result = result.index_select(d, _C.tensor(src, dtype=_C.int64, device=input.device))
     return result
 
-__all__ = [
-    "linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm", "layer_norm",
-    "group_norm", "softmax", "log_softmax", "relu", "gelu", "sigmoid", "tanh", "silu", "softplus", "mish",
-    "logsigmoid", "relu6", "hardtanh", "hardsigmoid", "hardswish", "elu", "leaky_relu", "embedding", "dropout",
-    "dropout2d", "alpha_dropout", "scaled_dot_product_attention", "cross_entropy", "nll_loss", "mse_loss",
-    "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-    "one_hot", "normalize", "pad",
-]
+__all__ = [*_exports.FUNCTIONAL_FROM_C, *_exports.FUNCTIONAL_IN_PYTHON]

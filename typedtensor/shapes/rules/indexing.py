@@ -165,13 +165,15 @@ def _index_variadic(x: Shape, items: list[Any]) -> Result:
     return Shape(pre, x.star, suf)
 
 
-@op("index", "input:tensor, key:index", tags=("indexing", "view"))
+@op("index", "input:tensor, key:index", operators=("__getitem__",), tags=("indexing", "view"))
 def index(args: Args) -> Result:
     """``x[key]``."""
     return index_shape(args["input"], args["key"])
 
 
-@op("index_put", "input:tensor, key:index, value:any", tags=("indexing",))
+@op("index_put", "input:tensor, key:index, value:any", expose="inplace",
+    inplace="indices:any, values:tensor, accumulate:bool=False", operators=("__setitem__",), tags=("indexing",),
+    cuda="host")
 def index_put(args: Args) -> Result:
     """``x[key] = value``: the value must broadcast to the indexed region; the result is ``x``."""
     x: ShapeLike = args["input"]

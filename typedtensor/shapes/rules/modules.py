@@ -11,9 +11,10 @@ from typing import Any
 
 from ..dims import UNKNOWN, DimExpr, Unknown, as_int, d_mul
 from ..issue import Issue
-from ..registry import Args, Result, get_op, module
+from ..registry import REGISTRY, Args, ModuleDef, Result, get_op, module, parse_params, register_module
 from ..shape import Shape, Star
 from ..unify import rigid, unify
+from . import elementwise  # noqa: F401  (its op entries declare the activation modules)
 from ._common import dims_of
 from .nn import conv2d
 from .reduce import reduce_shape
@@ -134,7 +135,8 @@ def layernorm_module(ctor: Args, args: Args) -> Result:
 
 
 @module("typedtensor.nn.Embedding", "num_embeddings:size, embedding_dim:size, padding_idx:any=None, "
-        "max_norm:any=None, *, device:any=None, dtype:any=None", ("num_embeddings", "embedding_dim"), "input:tensor",
+        "max_norm:any=None, norm_type:float=2.0, scale_grad_by_freq:bool=False, sparse:bool=False, _weight:any=None, "
+        "_freeze:bool=False, *, device:any=None, dtype:any=None", ("num_embeddings", "embedding_dim"), "input:tensor",
         ops=("embedding",))
 def embedding_module(ctor: Args, args: Args) -> Result:
     """Indices ``[*idx]`` -> ``[*idx, Dim]``."""
@@ -152,14 +154,18 @@ def _same(op_name: str | None) -> Any:
 
 
 for _name, _op, _ctor in (
-    ("ReLU", "relu", "inplace:bool=False"), ("GELU", "gelu", "approximate:str='none'"),
-    ("Tanh", "tanh", ""), ("Sigmoid", "sigmoid", ""), ("SiLU", "silu", "inplace:bool=False"),
     ("Identity", None, ""), ("Dropout", "dropout", "p:float=0.5, inplace:bool=False"),
     ("Dropout2d", "dropout2d", "p:float=0.5, inplace:bool=False"),
-    ("LeakyReLU", "leaky_relu", "negative_slope:float=0.01, inplace:bool=False"),
-    ("Softplus", "softplus", "beta:float=1.0, threshold:float=20.0"),
 ):
     module(f"typedtensor.nn.{_name}", _ctor, (), "input:tensor", ops=(_op,) if _op else ())(_same(_op))
+
+# The modules that wrap one elementwise op come from the op's entry (its ``module=``).
+for _opdef in list(REGISTRY.values()):
+    if _opdef.module is not None:
+        register_module(ModuleDef(
+            f"typedtensor.nn.{_opdef.module.name}", _opdef.module.ctor, (), parse_params("input:tensor"),
+            _same(_opdef.name), f"``{_opdef.name}`` elementwise, as a module.", (_opdef.name,),
+        ))
 
 
 def _dim_module(op_name: str) -> Any:
