@@ -134,6 +134,7 @@ def compile(
     check_shapes: _bool = ...,
     log_ir: _bool = ...,
     params: Sequence[Any] | None = ...,
+    cache_limit: _int = ...,
 ) -> _F: ...
 @overload
 def compile(
@@ -144,6 +145,7 @@ def compile(
     check_shapes: _bool = ...,
     log_ir: _bool = ...,
     params: Sequence[Any] | None = ...,
+    cache_limit: _int = ...,
 ) -> Callable[[_F], _F]: ...
 
 class _MaxMin(Generic[Unpack[Shape]]):
