@@ -34,7 +34,7 @@ BINARY_SYMBOLS: Final = {
 }
 NON_DIFFERENTIABLE_BINARY: Final = frozenset(
     {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "floor_divide",
-     "bitwise_and", "bitwise_or", "bitwise_xor", "remainder", "fmod"}
+     "bitwise_and", "bitwise_or", "bitwise_xor"}
 )
 COMPARISONS: Final = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
 
