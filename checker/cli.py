@@ -183,6 +183,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"typedtensor check: {exc}", file=sys.stderr)
         return 2
+    for skipped in result.skipped:
+        print(f"typedtensor check: note: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
     reports = result.reports
     if args.format == "text":
         out = formats.text(reports, summary=True, files=result.files)

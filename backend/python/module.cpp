@@ -1,6 +1,7 @@
 // typedtensor._C: the pybind11 bindings of the C++ core (bindings only; no op logic here).
 #include "convert.h"
 #include "typedtensor/build_info.h"
+#include "typedtensor/gil.h"
 
 namespace ttpy {
 void bind_graph(py::module_& m);  // bind_graph.cpp
@@ -15,6 +16,9 @@ PYBIND11_MODULE(_C, m) {
     d["blas"] = tt::blas_name();
     return d;
   });
+  // long CPU kernels let other Python threads run (NOTE [ The GIL ] in typedtensor/gil.h)
+  tt::set_gil_hooks({[]() -> void* { return PyGILState_Check() ? static_cast<void*>(PyEval_SaveThread()) : nullptr; },
+                     [](void* token) { PyEval_RestoreThread(static_cast<PyThreadState*>(token)); }});
   ttpy::register_errors(m);
   ttpy::bind_types(m);
   ttpy::bind_tensor(m);

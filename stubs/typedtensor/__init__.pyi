@@ -151,6 +151,7 @@ def compile(
     check_shapes: _bool = ...,
     log_ir: _bool = ...,
     params: Sequence[Any] | None = ...,
+    cache_limit: _int = ...,
 ) -> _F: ...
 @overload
 def compile(
@@ -161,6 +162,7 @@ def compile(
     check_shapes: _bool = ...,
     log_ir: _bool = ...,
     params: Sequence[Any] | None = ...,
+    cache_limit: _int = ...,
 ) -> Callable[[_F], _F]: ...
 
 class _MaxMin(Generic[Unpack[Shape]]):

@@ -42,7 +42,8 @@ def lerp(input: Any, end: Any, weight: Any) -> Any:
 
 def logit(input: Any, eps: float | None = None) -> Any:
     """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
-    p = input if eps is None else input.clamp(eps, 1 - eps)
+    x = input if input.is_floating_point() else input.float()  # 1 - p must not wrap (uint8)
+    p = x if eps is None else x.clamp(eps, 1 - eps)
     return (p / (1 - p)).log()
 
 
@@ -87,7 +88,8 @@ def nanmean(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     present = x.isnan().logical_not()
     total = _C.nansum(x) if dim is None else _C.nansum(x, dim, keepdim)
     count = present.sum() if dim is None else present.sum(dim, keepdim)
-    return total / count.to(total.dtype)
+    mean = total / count.to(total.dtype)
+    return mean.reshape([1] * x.ndim) if dim is None and keepdim else mean
 
 
 def logcumsumexp(input: Any, dim: int) -> Any:
@@ -132,16 +134,26 @@ def median(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
         if flat.shape[0] == 0:
             raise IndexError("median() of an empty tensor")
         order = _C.argsort(flat, 0)
-        return flat.index_select(0, order.narrow(0, (flat.shape[0] - 1) // 2, 1)).reshape([])
+        pick = _nan_first(flat, 0, order.narrow(0, (flat.shape[0] - 1) // 2, 1))
+        return flat.index_select(0, pick).reshape([])
     d, x = _reduce_dim("median", input, dim, keepdim)
     order = _C.argsort(x, d)
-    pick = order.narrow(d, (x.shape[d] - 1) // 2, 1)
+    pick = _nan_first(x, d, order.narrow(d, (x.shape[d] - 1) // 2, 1))
     values = x.gather(d, pick)
     if input.ndim == 0:
         return values_indices(values.reshape([]), pick.reshape([]))
     if not keepdim:
         values, pick = values.squeeze(d), pick.squeeze(d)
     return values_indices(values, pick)
+
+
+def _nan_first(x: Any, d: int, pick: Any) -> Any:
+    """``pick`` (the median's index along ``d``, kept) where the slice has no NaN, else the index
+    of its first NaN: torch's median propagates NaN."""
+    if not x.is_floating_point() or x.shape[d] == 0:
+        return pick
+    nan = x.isnan()
+    return _C.where(nan.any(d, keepdim=True), nan.long().argmax(d, keepdim=True), pick)
 
 
 def mode(input: Any, dim: int = -1, keepdim: bool = False) -> Any:

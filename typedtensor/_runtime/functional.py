@@ -118,9 +118,12 @@ def group_norm(input: Any, num_groups: int, weight: Any | None = None, bias: Any
     check("group_norm", input=input, num_groups=num_groups, weight=weight, bias=bias)
     n, c = input.shape[0], input.shape[1]
     grouped = input.reshape(n, num_groups, -1)
-    mean = grouped.mean(-1, keepdim=True)
-    var = grouped.var(-1, keepdim=True, correction=0)
-    out = ((grouped - mean) * (var + eps).rsqrt()).reshape(input.shape)
+    # statistics in float64 for narrower floats, as torch's CPU kernel accumulates: the variance of
+    # values near 1e30 is 1e60, past float32's range
+    wide = grouped.double() if grouped.dtype in (_C.float32, _C.float16, _C.bfloat16) else grouped
+    mean = wide.mean(-1, keepdim=True)
+    rstd = (wide.var(-1, keepdim=True, correction=0) + eps).rsqrt()
+    out = ((grouped - mean.to(grouped.dtype)) * rstd.to(grouped.dtype)).reshape(input.shape)
     view = [1, c] + [1] * (input.ndim - 2)
     if weight is not None:
         out = out * weight.reshape(view)
@@ -390,6 +393,14 @@ def binary_cross_entropy_with_logits(
 def one_hot(tensor: Any, num_classes: int = -1) -> Any:
     if tensor.is_floating_point():
         raise TypeError("one_hot is only applicable to index tensors")
+    if tensor.numel() == 0:
+        if num_classes < 0:
+            raise ValueError("one_hot: can not infer the number of classes from an empty tensor")
+    else:  # as torch: a class outside [0, num_classes) is an error, never a wrapped index
+        if int(tensor.min().item()) < 0:
+            raise ValueError("one_hot: class values must be non-negative")
+        if num_classes >= 0 and int(tensor.max().item()) >= num_classes:
+            raise ValueError("one_hot: class values must be smaller than num_classes")
     n = int(tensor.max().item()) + 1 if num_classes < 0 else num_classes
     out = _C.zeros(*tensor.shape, n, dtype=_C.int64, device=tensor.device)
     return out.scatter(-1, tensor.long().unsqueeze(-1), 1)

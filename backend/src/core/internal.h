@@ -9,7 +9,9 @@ namespace tt {
 // An index tensor checked against a dimension of `size` (IndexError naming op, the index and the
 // dim) with negative entries wrapped, as int64; a CUDA index is checked on the host (one copy).
 // Defined in ops_index.cpp; the graph executor checks CUDA indices with it at every run.
-Tensor checked_index(const char* op, const Tensor& idx, int64_t size, int64_t dim);
+// allow_negative: -size <= i < 0 counts from the end (indexing); false: only 0 <= i < size, as torch's
+// index_select / index_add / gather / scatter accept.
+Tensor checked_index(const char* op, const Tensor& idx, int64_t size, int64_t dim, bool allow_negative = true);
 }  // namespace tt
 
 namespace tt::detail {

@@ -43,6 +43,8 @@ void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, in
   int nt = num_threads();
   constexpr int64_t kMinFlopsPerThread = int64_t(1) << 20;
   int64_t work = m * n * k;
+  std::optional<GilRelease> no_gil;  // a large product lets other Python threads run (NOTE [ The GIL ])
+  if (work >= kMinFlopsPerThread) no_gil.emplace();
   int parts = static_cast<int>(std::min<int64_t>(nt, work / kMinFlopsPerThread));
 #ifdef _OPENMP
   bool nested = omp_in_parallel();

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "internal.h"
+#include "typedtensor/checked.h"
 #include "typedtensor/ops.h"
 
 namespace tt::graph {
@@ -184,10 +185,11 @@ std::shared_ptr<Graph> load_bytes(const std::string& bytes, const std::string& w
   for (int i = 0; i < 4; ++i) version |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
   if (version != kVersion)
     bad(what, "format version " + std::to_string(version) + " is not supported (this build reads version " + std::to_string(kVersion) + ")");
+  // every bound below is computed with typedtensor/checked.h: no count or offset can wrap
   uint64_t hlen = u64_at(12);
-  if (hlen > bytes.size() - 20) bad(what, "truncated header");
+  if (!checked::range_in(20, hlen, bytes.size())) bad(what, "truncated header");
   size_t dpos = 20 + hlen;
-  if (bytes.size() - dpos < 8) bad(what, "truncated (no data block)");
+  if (!checked::range_in(dpos, 8, bytes.size())) bad(what, "truncated (no data block)");
   uint64_t dlen = u64_at(dpos);
   if (dlen != bytes.size() - dpos - 8) bad(what, "truncated or oversized data block");
   const char* data = bytes.data() + dpos + 8;
@@ -211,19 +213,17 @@ std::shared_ptr<Graph> load_bytes(const std::string& bytes, const std::string& w
     Shape s;
     for (int64_t k = 0; k < rank; ++k) s.push_back(r.integer(0, std::numeric_limits<int64_t>::max()));
     int64_t numel;
-    try {
-      numel = shape_numel(s);
-    } catch (const std::exception&) {
+    size_t value_bytes;
+    if (!checked::numel(s.data(), s.size(), &numel) || !checked::nbytes(numel, itemsize(dt), &value_bytes))
       bad(what, "value " + std::to_string(i) + " has an impossible shape");
-    }
     if (kind == "input" || kind == "node") {
       g->add_value(kind == "input" ? ValueKind::Input : ValueKind::Node, s, dt);
     } else if (kind == "const") {
       int64_t off = r.integer(0, std::numeric_limits<int64_t>::max());
       int64_t nbytes = r.integer(0, std::numeric_limits<int64_t>::max());
-      if (numel > std::numeric_limits<int64_t>::max() / 8 || nbytes != numel * static_cast<int64_t>(itemsize(dt)))
+      if (static_cast<uint64_t>(nbytes) != value_bytes)
         bad(what, "constant " + std::to_string(i) + " size does not match its type");
-      if (static_cast<uint64_t>(off) > dlen || static_cast<uint64_t>(nbytes) > dlen - static_cast<uint64_t>(off))
+      if (!checked::range_in(static_cast<uint64_t>(off), static_cast<uint64_t>(nbytes), dlen))
         bad(what, "constant " + std::to_string(i) + " lies outside the data block");
       Tensor t = empty(s, dt);
       if (nbytes) std::memcpy(t.raw(), data + off, static_cast<size_t>(nbytes));

@@ -242,7 +242,7 @@ binary("mul", "Mul", "*", fusion="(A * B)", aliases=("multiply",), operators=_op
 binary("div", "Div", "/", fusion="(A / B)", dtype="float", params="input:tensor, other:any, *, rounding_mode:str=None",
        aliases=("divide",), alias_expose={"divide": "tt method"}, operators=_ops("truediv"))
 binary("floor_divide", "FloorDiv", "//", gradient=_STEP, operators=_ops("floordiv"))
-binary("remainder", "Remainder", "%", gradient=_STEP, operators=_ops("mod"))
+binary("remainder", "Remainder", "%", operators=_ops("mod"))
 binary("pow", "Pow", "**", fusion="pow(A, B)", operators=_ops("pow"))
 binary("maximum", "Maximum", fusion="tt_max(A, B)")
 binary("minimum", "Minimum", fusion="tt_min(A, B)")
@@ -261,7 +261,7 @@ binary("logical_xor", "LogicalXor", "^", dtype="bool", gradient="boolean result"
 binary("bitwise_and", "BitAnd", "&", dtype="integral", gradient="integer op")
 binary("bitwise_or", "BitOr", "|", dtype="integral", gradient="integer op")
 binary("bitwise_xor", "BitXor", "^", dtype="integral", gradient="integer op")
-binary("fmod", "Fmod", "%", gradient=_STEP)
+binary("fmod", "Fmod", "%")
 binary("hypot", "Hypot", dtype="float")
 binary("copysign", "Copysign", dtype="float")
 # ops that run as another's BinaryOp value
@@ -271,7 +271,7 @@ binary("xlogy", None, dtype="float", expose="tt method", python="tt method")
 COMPARISONS: Final = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
 NON_DIFFERENTIABLE_BINARY: Final = frozenset(
     {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "floor_divide",
-     "bitwise_and", "bitwise_or", "bitwise_xor", "remainder", "fmod"}
+     "bitwise_and", "bitwise_or", "bitwise_xor"}
 )
 
 
