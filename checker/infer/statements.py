@@ -398,7 +398,15 @@ class Statements(Calls):
         self.bind_name(name, ClassV(info), scope, None)
 
     def check_function(self, func: FuncInfo, parent: Scope) -> None:
-        """Check a function's body once, its parameters holding what their annotations declare."""
+        """Check a function's body once, its parameters holding what their annotations declare.
+
+        NOTE [ Re-binding ]
+        A parameter's annotation describes the argument, not every later value of the name: the
+        idiomatic ``x = self.conv1(x); x = F.relu(x); x = x.view(x.size(0), -1)`` re-binds ``x``
+        to each new shape, and later uses see the shape it holds there (flow-sensitive, joined at
+        branches and loops). Only an explicit annotation on an assignment (``h: Tensor[B, H] =
+        ...``, which declares ``h`` for the rest of the scope) and an attribute's declared type
+        are checked against later assignments."""
         if func.checked:
             return
         func.checked = True
@@ -423,9 +431,7 @@ class Statements(Calls):
             elif p.kind == "kwargs":
                 scope.vars[p.name] = UNKNOWN
             else:
-                scope.vars[p.name] = p.ann
-                if not isinstance(p.ann, Unknown):
-                    scope.declared[p.name] = p.ann
+                scope.vars[p.name] = p.ann  # NOTE [ Re-binding ]: describes the argument only
             if p.default is not None:
                 self.eval(p.default, parent)
         self.exec_suite(func.node.body, scope)
