@@ -9,6 +9,7 @@ a class → an instance; ``int``/``float`` → a number. Everything else (``Any`
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 import libcst as cst
 
@@ -29,6 +30,7 @@ from typedtensor.shapes.unify import Bindings
 from . import names
 from .calculus import MODULES, module_ctor_from_type_args
 from .values import (
+    AliasV,
     ClassInfo,
     ClassV,
     DimClassV,
@@ -45,6 +47,7 @@ from .values import (
 )
 
 Resolve = Callable[[cst.BaseExpression], Value]
+T = TypeVar("T")
 
 
 def _qual(v: Value) -> str | None:
@@ -56,12 +59,26 @@ def _typing(v: Value) -> str | None:
     return names.typing_name(q) if q else None
 
 
+MAX_ALIAS_DEPTH = 20  # aliases of aliases; deeper (or circular: ``A = Add[A, 1]``) is unknown
+
+
 class AnnotationReader:
     """Reads annotation expressions with ``resolve`` (the inference's name lookup)."""
 
     def __init__(self, resolve: Resolve, new_instance: Callable[[ClassInfo, Bindings], InstanceV]):
         self.resolve = resolve
         self.new_instance = new_instance
+        self._aliases = 0  # alias expressions being read, nested
+
+    def _alias(self, v: Value, read: Callable[[cst.BaseExpression], T]) -> T | None:
+        """Read a type alias's expression where the alias is used; None when ``v`` is not one."""
+        if not isinstance(v, AliasV) or self._aliases >= MAX_ALIAS_DEPTH:
+            return None
+        self._aliases += 1
+        try:
+            return read(v.node)
+        finally:
+            self._aliases -= 1
 
     # -- whole annotations -------------------------------------------------------------------
 
@@ -76,7 +93,8 @@ class AnnotationReader:
         if isinstance(expr, cst.Subscript):
             return self._subscript(expr)
         v = self.resolve(expr)
-        return self._plain(v)
+        aliased = self._alias(v, self.read)
+        return aliased if aliased is not None else self._plain(v)
 
     def _plain(self, v: Value) -> Value:
         q = _qual(v)
@@ -261,7 +279,8 @@ class AnnotationReader:
             return named_dim(v.qualname, v.display)
         if isinstance(v, TypeVarV) and not v.is_tuple:
             return dim_var(v.name)
-        return UNKNOWN
+        aliased = self._alias(v, self.dim)
+        return aliased if aliased is not None else UNKNOWN
 
 
 def int_literal(text: str) -> int | None:

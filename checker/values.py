@@ -113,6 +113,14 @@ class TypeVarV:
     is_tuple: bool = False
 
 
+@dataclass(frozen=True, eq=False)
+class AliasV:
+    """A type expression bound to a name (``Side = Literal[8]``, ``Image = Tensor[Batch, C, H, W]``):
+    an annotation that mentions the name reads the expression."""
+
+    node: cst.BaseExpression
+
+
 @dataclass(eq=False)
 class FuncInfo:
     node: cst.FunctionDef
@@ -203,7 +211,7 @@ class SuperV:
 
 Value = Union[
     TensorV, SizeV, ScalarV, BoundV, ConstV, ShapeV, TupleV, SeqV, OutputsV, QualV, ModuleRefV, DimClassV,
-    TypeVarV, FuncV, ClassV, InstanceV, LibModuleV, SequentialV, SuperV, Unknown,
+    TypeVarV, FuncV, ClassV, InstanceV, LibModuleV, SequentialV, SuperV, AliasV, Unknown,
 ]
 
 
@@ -311,7 +319,7 @@ def _fmt_ctor_arg(v: object) -> str:
 
 
 __all__ = [
-    "UNKNOWN", "BoundV", "ClassInfo", "ClassV", "ConstV", "DimClassV", "FuncInfo", "FuncV", "InstanceV",
+    "UNKNOWN", "AliasV", "BoundV", "ClassInfo", "ClassV", "ConstV", "DimClassV", "FuncInfo", "FuncV", "InstanceV",
     "LibModuleV", "ModuleRefV", "OutputsV", "QualV", "ScalarV", "SeqV", "SequentialV", "ShapeV", "SizeV", "SuperV",
     "TensorV", "TupleV", "TypeVarV", "Value", "describe", "informative", "join", "join_all", "join_vars",
     "size_value", "widen_seq",

@@ -11,15 +11,18 @@ import libcst as cst
 from typedtensor.shapes.dims import DimExpr, Unknown, d_add, d_floordiv, d_mul, d_sub
 
 from .. import calculus as calc
+from .. import names
 from ..annotations import int_literal
 from ..context import ModuleCtx, Scope
 from ..values import (
     UNKNOWN,
+    AliasV,
     ConstV,
     FuncV,
     InstanceV,
     LibModuleV,
     OutputsV,
+    QualV,
     ScalarV,
     SequentialV,
     SeqV,
@@ -215,6 +218,8 @@ class Expressions(TensorOps):
 
     def e_subscript(self, node: cst.Subscript, scope: Scope) -> Value:
         obj = self.eval(node.value, scope)
+        if isinstance(obj, QualV) and names.is_type_form(obj.qual):
+            return AliasV(node)  # ``Side = Literal[8]``: a type alias
         items = [self.eval_slice(el.slice, scope) for el in node.slice]
         if isinstance(obj, TensorV):
             key = tuple(items) if len(items) != 1 or is_tuple_subscript(node) else (items[0],)
