@@ -38,6 +38,20 @@ def typing_name(qual: str) -> str | None:
     return None
 
 
+#: Subscripted, these make a type, not a value (``Side = Literal[8]`` is a type alias).
+_TYPE_FORMS: Final = frozenset({
+    "Literal", "Optional", "Union", "Annotated", "Tuple", "List", "Sequence", "Unpack", "tuple", "list",
+})
+
+
+def is_type_form(qual: str) -> bool:
+    """Whether ``qual[...]`` is a type expression (an alias when assigned to a name)."""
+    if qual in TENSOR or qual in DIM_ARITH:
+        return True
+    name = typing_name(qual)
+    return name is not None and name in _TYPE_FORMS
+
+
 _TYPING_NAMES: Final = (
     "Any", "Annotated", "Generic", "Literal", "Optional", "Sequence", "Tuple", "List", "TypeVar",
     "TypeVarTuple", "Union", "Unpack", "cast", "Iterable", "Iterator",
