@@ -27,6 +27,7 @@ from typedtensor.shapes import api
 from . import calls
 from .arith import arith_type_hook, size_operator_hook
 from .errors import CODE_BY_NAME
+from .modules import module_constructor_hook
 from .names import ARITH_TYPES, DIM, INT, MODULE, PACKAGE, SEQUENTIAL, SIZE_OPERATORS, TENSOR
 from .ops import (
     function_call_hook,
@@ -37,6 +38,7 @@ from .ops import (
     method_op_hook,
     property_op_hook,
 )
+from .sequential import sequential_constructor_hook
 
 _H = TypeVar("_H")
 
@@ -124,9 +126,9 @@ class TypedTensorPlugin(Plugin):
         if fullname in api.FUNCTIONS:
             return None if self._overloaded(fullname) else function_call_hook(api.FUNCTIONS[fullname])
         if fullname in api.MODULES:
-            return calls.module_constructor_hook(api.MODULES[fullname])
+            return module_constructor_hook(api.MODULES[fullname])
         if fullname == SEQUENTIAL:
-            return calls.sequential_constructor_hook
+            return sequential_constructor_hook
         return self.calls.function_hook(fullname)
 
     # ---- methods ---------------------------------------------------------------------------------
