@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mypy.copytype import copy_type
+from mypy.nodes import Expression, OpExpr
 from mypy.plugin import AnalyzeTypeContext, MethodContext
-from mypy.types import Instance, PlaceholderType, Type, get_proper_type
+from mypy.types import Instance, LiteralType, PlaceholderType, Type, get_proper_type
 
 from typedtensor.shapes.dims import Unknown
 
 from .names import ARITH_TYPES, DIV, INT, SIZE_OPERATORS
-from .translate import Translator, combine, is_dim_class, literal_value
+from .translate import Translator, combine, is_dim_class, literal_value, with_final_value
 
 
 def arith_type_hook(fullname: str) -> Callable[[AnalyzeTypeContext], Type]:
@@ -80,17 +81,20 @@ def size_operator_hook(method: str) -> Callable[[MethodContext], Type]:
     def hook(ctx: MethodContext) -> Type:
         if len(ctx.arg_types) != 1 or len(ctx.arg_types[0]) != 1:
             return ctx.default_return_type
-        key = (method, ctx.type, ctx.arg_types[0][0])
+        receiver, operand = _operand_exprs(ctx, reflected)
+        left = with_final_value(ctx.type, receiver)  # NOTE [ Final sizes ] in translate.py
+        right = with_final_value(ctx.arg_types[0][0], operand)
+        key = (method, left, right)
         try:
             if key in _SIZE_TYPES:
                 known = _SIZE_TYPES[key]
                 return ctx.default_return_type if known is None else known
         except TypeError:  # a type mypy does not hash
-            known = _size_type(ctx, arith, reflected)
+            known = _size_type(ctx, left, right, arith, reflected)
             return ctx.default_return_type if known is None else known
         if len(_SIZE_TYPES) >= 4096:
             _SIZE_TYPES.clear()
-        known = _SIZE_TYPES[key] = _size_type(ctx, arith, reflected)
+        known = _SIZE_TYPES[key] = _size_type(ctx, left, right, arith, reflected)
         return ctx.default_return_type if known is None else known
 
     return hook
@@ -101,9 +105,16 @@ def size_operator_hook(method: str) -> Callable[[MethodContext], Type]:
 _SIZE_TYPES: dict[tuple[str, Type, Type], Type | None] = {}
 
 
-def _size_type(ctx: MethodContext, arith: str, reflected: bool) -> Type | None:
-    left: Type = ctx.type
-    right: Type = ctx.arg_types[0][0]
+def _operand_exprs(ctx: MethodContext, reflected: bool) -> tuple[Expression | None, Expression | None]:
+    """The written receiver and operand of `a // b` (for a reflected operator mypy calls `b`'s
+    method with `a` as its argument)."""
+    op = ctx.context
+    if not isinstance(op, OpExpr):
+        return None, None
+    return (op.right, op.left) if reflected else (op.left, op.right)
+
+
+def _size_type(ctx: MethodContext, left: Type, right: Type, arith: str, reflected: bool) -> Type | None:
     if not (_int_like(left) and _int_like(right)):
         return None
     if not (is_size(left) or is_size(right)) and not _foldable(arith, left, right):
@@ -117,6 +128,8 @@ def _size_type(ctx: MethodContext, arith: str, reflected: bool) -> Type | None:
 
 def _int_like(t: Type) -> bool:
     p = get_proper_type(t)
+    if isinstance(p, LiteralType):  # `x.shape[2]` of a `Tensor[..., Literal[224], ...]`
+        return isinstance(p.value, int) and not isinstance(p.value, bool)
     if not isinstance(p, Instance):
         return False
     if is_size(p):

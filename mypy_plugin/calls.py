@@ -56,14 +56,19 @@ if TYPE_CHECKING:
 
 
 def tensor_in(t: Type) -> Instance | None:
-    """The tensor in `t`, also through `Optional[...]`."""
+    """The tensor in `t`, also through `Optional[...]`. A union of several tensor types (a name
+    re-bound in one branch of an `if` under `allow_redefinition`) has no one shape: None, as the
+    checker joins two shapes into an unknown one."""
     p = get_proper_type(t)
     if isinstance(p, UnionType):
+        found: Instance | None = None
         for item in p.items:
-            found = tensor_instance(item)
-            if found is not None:
-                return found
-        return None
+            inst = tensor_instance(item)
+            if inst is not None:
+                if found is not None and inst != found:
+                    return None
+                found = inst
+        return found
     return tensor_instance(p)
 
 

@@ -145,6 +145,8 @@ class _Memo:
             expr = a.expr
             if isinstance(expr, _STRUCTURED):
                 return None
+            if op == _INDEX and tensor_instance(a.type) is not None:
+                return None  # an index tensor's meaning depends on how it was made (NOTE [ Index tensors ])
             parts.append((a.kind._value_, a.name, a.type, type(expr), expr.value if isinstance(expr, _LITERALS) else None))
         return (op, bound, tuple(parts))
 
@@ -166,6 +168,7 @@ class _Memo:
 
 
 _LITERALS = (IntExpr, FloatExpr, StrExpr, ComplexExpr)
+_INDEX = api.OPERATORS["__getitem__"][0]
 _STRUCTURED = (ListExpr, TupleExpr, SliceExpr)
 
 

@@ -12,6 +12,7 @@ from mypy.nodes import OverloadedFuncDef, TypeInfo
 from mypy.plugin import (
     AnalyzeTypeContext,
     AttributeContext,
+    ClassDefContext,
     FunctionContext,
     FunctionSigContext,
     MethodContext,
@@ -26,9 +27,11 @@ from typedtensor.shapes import api
 
 from . import calls
 from .arith import arith_type_hook, size_operator_hook
+from .classes import module_class_hook
 from .errors import CODE_BY_NAME
+from .members import module_dict_constructor_hook, module_dict_item, module_getattr_hook
 from .modules import module_constructor_hook
-from .names import ARITH_TYPES, DIM, INT, MODULE, PACKAGE, SEQUENTIAL, SIZE_OPERATORS, TENSOR
+from .names import ARITH_TYPES, DIM, INT, MODULE, MODULE_DICT, PACKAGE, SEQUENTIAL, SIZE_OPERATORS, TENSOR
 from .ops import (
     function_call_hook,
     function_op_hook,
@@ -91,6 +94,16 @@ class TypedTensorPlugin(Plugin):
     def report_config_data(self, ctx: ReportConfigContext) -> Any:
         return {"typedtensor-mypy-plugin": sources_digest(), "codes": sorted(CODE_BY_NAME)}
 
+    # ---- classes -------------------------------------------------------------------------------
+    def get_base_class_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
+        """A class deriving from `nn.Module` (directly or through the user's own base)."""
+        if fullname == MODULE:
+            return module_class_hook
+        if fullname.startswith(_STABLE_PREFIXES):
+            return None
+        info = self.lookup_class(fullname)
+        return module_class_hook if info is not None and info.has_base(MODULE) else None
+
     # ---- annotations ---------------------------------------------------------------------------
     def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
         return _ARITH_HOOKS.get(fullname)
@@ -129,6 +142,8 @@ class TypedTensorPlugin(Plugin):
             return module_constructor_hook(api.MODULES[fullname])
         if fullname == SEQUENTIAL:
             return sequential_constructor_hook
+        if fullname == MODULE_DICT:
+            return module_dict_constructor_hook
         return self.calls.function_hook(fullname)
 
     # ---- methods ---------------------------------------------------------------------------------
@@ -176,6 +191,8 @@ class TypedTensorPlugin(Plugin):
             if self._computes_in_call_hook(fullname):
                 return method_call_hook(api.METHODS[method], binds_self=method not in api.METHODS_WITHOUT_SELF)
             return None
+        if fullname == MODULE_DICT + ".__getitem__":
+            return module_dict_item
         return self.calls.method_hook(fullname)
 
     def _computes_in_call_hook(self, fullname: str) -> bool:
@@ -222,6 +239,8 @@ class TypedTensorPlugin(Plugin):
         cls, _, attr = fullname.rpartition(".")
         if attr in api.PROPERTIES and (cls == TENSOR or self._is_tensor_class(cls)):
             return property_op_hook(api.PROPERTIES[attr])
+        if cls == MODULE:
+            return module_getattr_hook(attr)  # NOTE [ Registered attributes ]
         return None
 
     # ---- helpers -----------------------------------------------------------------------------------

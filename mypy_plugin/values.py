@@ -14,7 +14,6 @@ from mypy.nodes import (
     ARG_STAR,
     ArgKind,
     CallExpr,
-    ComparisonExpr,
     Context,
     EllipsisExpr,
     Expression,
@@ -31,8 +30,10 @@ from mypy.plugin import CheckerPluginInterface
 from mypy.types import Instance, NoneType, TupleType, Type, get_proper_type
 
 from typedtensor.shapes import SCALAR, UNKNOWN, Param, SliceIndex, TensorIndex, Unknown
+from typedtensor.shapes.shape import Shape
 
-from .translate import Translator, literal_value
+from .index_kind import BOOL, index_kind
+from .translate import Translator, literal_value, with_final_value
 
 
 class GiveUp(Exception):
@@ -58,7 +59,7 @@ def actuals_of(
 ) -> list[Actual]:
     """The arguments in the order they are written (mypy groups them by formal parameter)."""
     flat = [
-        Actual(kind, name, expr, typ)
+        Actual(kind, name, expr, with_final_value(typ, expr))
         for exprs, types, kinds, names in zip(args, arg_types, arg_kinds, arg_names, strict=False)
         for expr, typ, kind, name in zip(exprs, types, kinds, names, strict=False)
     ]
@@ -75,8 +76,8 @@ def expr_type(api: CheckerPluginInterface, expr: Expression) -> Type:
     if isinstance(api, TypeChecker):
         known = api.lookup_type_or_none(expr)  # one pass over the type maps, not two
         if known is not None:
-            return known
-    return api.get_expression_type(expr)
+            return with_final_value(known, expr)
+    return with_final_value(api.get_expression_type(expr), expr)
 
 
 def is_number(t: Type) -> bool:
@@ -176,6 +177,8 @@ class Converter:
         return (self.index_item(expr),)
 
     def index_item(self, expr: Expression) -> Any:
+        if isinstance(expr, ListExpr) and expr.items and all(isinstance(i, IntExpr) for i in expr.items):
+            return TensorIndex(Shape.of(len(expr.items)), False)  # `x[[0, 2]]`
         if isinstance(expr, SliceExpr):
             return SliceIndex(self.bound(expr.begin_index), self.bound(expr.end_index), self.bound(expr.stride))
         if isinstance(expr, EllipsisExpr):
@@ -185,9 +188,10 @@ class Converter:
         t = expr_type(self.api, expr)
         shape = self.tr.shape(t)
         if shape is not None:
-            if isinstance(expr, ComparisonExpr):
-                return TensorIndex(shape, True)
-            raise GiveUp  # integer or boolean tensor: the dtype is not in the type
+            kind = index_kind(self.api, expr, lambda e: expr_type(self.api, e))  # NOTE [ Index tensors ]
+            if kind is None:
+                raise GiveUp  # integer or boolean tensor: the dtype is not in the type
+            return TensorIndex(shape, kind == BOOL)
         p = get_proper_type(t)
         if isinstance(p, Instance) and p.type.fullname == "builtins.bool":
             raise GiveUp
