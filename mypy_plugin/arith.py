@@ -8,9 +8,10 @@ from collections.abc import Callable
 from mypy.copytype import copy_type
 from mypy.nodes import Expression, OpExpr
 from mypy.plugin import AnalyzeTypeContext, MethodContext
+from mypy.plugins.default import int_pow_callback
 from mypy.types import Instance, LiteralType, PlaceholderType, Type, get_proper_type
 
-from typedtensor.shapes.dims import Unknown
+from typedtensor.shapes.dims import DimExpr, Unknown, d_mul
 
 from .names import ARITH_TYPES, DIV, INT, SIZE_OPERATORS
 from .translate import Translator, combine, is_dim_class, literal_value, with_final_value
@@ -144,3 +145,25 @@ def _foldable(arith: str, left: Type, right: Type) -> bool:
     if not (isinstance(a, int) and isinstance(b, int)) or isinstance(a, bool) or isinstance(b, bool):
         return False
     return not (arith == DIV and b == 0)
+
+
+def pow_hook(ctx: MethodContext) -> Type:
+    """`n ** 2` on a size or an int literal, for a literal exponent from 0 to 8: the product
+    (`(224 // PATCH) ** 2` is `Literal[196]?`, `h ** 2` is `Mul[H, H]`); otherwise mypy's own
+    answer (its default plugin's, which this hook replaces for `int.__pow__`)."""
+    fallback = int_pow_callback(ctx)
+    if len(ctx.arg_types) != 2 or len(ctx.arg_types[0]) != 1 or ctx.arg_types[1]:
+        return fallback
+    receiver, operand = _operand_exprs(ctx, reflected=False)
+    base = with_final_value(ctx.type, receiver)
+    exponent = literal_value(with_final_value(ctx.arg_types[0][0], operand))
+    if not isinstance(exponent, int) or isinstance(exponent, bool) or not 0 <= exponent <= 8 or not _int_like(base):
+        return fallback
+    if not is_size(base) and not isinstance(literal_value(base), int):
+        return fallback
+    tr = Translator(ctx.api.named_generic_type)
+    d = tr.dim(base)
+    result: DimExpr = 1
+    for _ in range(exponent):
+        result = d_mul(result, d)
+    return fallback if isinstance(result, Unknown) else tr.size_type(result, fallback)

@@ -16,14 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from mypy.checker import TypeChecker
 from mypy.nodes import (
-    AssignmentStmt,
     CallExpr,
     ComparisonExpr,
     Expression,
     FloatExpr,
-    FuncItem,
     IndexExpr,
     IntExpr,
     ListExpr,
@@ -39,8 +36,8 @@ from mypy.types import Instance, Type, get_proper_type
 
 from typedtensor.shapes import api, get_op
 
+from .local_names import bound
 from .translate import tensor_instance
-from .walk import statements
 
 BOOL, INT = "bool", "int"
 
@@ -174,20 +171,12 @@ def _is_int_name(chk: _Context, e: Expression) -> bool:
 
 
 # ---- local names -----------------------------------------------------------------------------------
-# per function being checked: each local variable's assigned values as (position in a tuple target
-# or None, the value expression)
-_ASSIGNED: dict[int, tuple[FuncItem, dict[Var, list[tuple[int | None, Expression]]]]] = {}
-
-
 def _name_kind(chk: _Context, var: Var, depth: int) -> str | None:
-    func = chk.api.scope.current_function() if isinstance(chk.api, TypeChecker) else None
-    if func is None:
-        return None
-    values = _assignments(func).get(var)
-    if not values:
-        return None  # a parameter, a global, an attribute: not made in sight
+    b = bound(chk.api, var)
+    if b is None or b.other or not b.values:
+        return None  # a parameter, a global, an attribute, a loop variable: not made in sight
     kinds = set()
-    for position, value in values:
+    for position, value in b.values:
         if position is None:
             kinds.add(_kind(chk, value, depth - 1))
         elif isinstance(value, CallExpr) and _indices_pair(value):
@@ -195,27 +184,6 @@ def _name_kind(chk: _Context, var: Var, depth: int) -> str | None:
         else:
             kinds.add(None)
     return kinds.pop() if len(kinds) == 1 else None
-
-
-def _assignments(func: FuncItem) -> dict[Var, list[tuple[int | None, Expression]]]:
-    known = _ASSIGNED.get(id(func))
-    if known is not None and known[0] is func:
-        return known[1]
-    found: dict[Var, list[tuple[int | None, Expression]]] = {}
-    for stmt in statements(func.body.body):
-        if not isinstance(stmt, AssignmentStmt):
-            continue
-        for lvalue in stmt.lvalues:
-            if isinstance(lvalue, NameExpr) and isinstance(lvalue.node, Var):
-                found.setdefault(lvalue.node, []).append((None, stmt.rvalue))
-            elif isinstance(lvalue, (TupleExpr, ListExpr)):
-                for i, item in enumerate(lvalue.items):
-                    if isinstance(item, NameExpr) and isinstance(item.node, Var):
-                        found.setdefault(item.node, []).append((i, stmt.rvalue))
-    if len(_ASSIGNED) >= 256:
-        _ASSIGNED.clear()
-    _ASSIGNED[id(func)] = (func, found)
-    return found
 
 
 __all__ = ["BOOL", "INT", "index_kind"]

@@ -92,7 +92,7 @@ def module_call(ctx: MethodContext, md: ModuleDef) -> Type:
     if inst is None:
         return ctx.default_return_type
     module = inst
-    actuals = actuals_of(ctx.context, ctx.args, ctx.arg_types, ctx.arg_kinds, ctx.arg_names)
+    actuals = actuals_of(ctx.api, ctx.context, ctx.args, ctx.arg_types, ctx.arg_kinds, ctx.arg_names)
 
     def compute() -> Any:
         try:

@@ -26,7 +26,7 @@ import typedtensor.shapes
 from typedtensor.shapes import api
 
 from . import calls
-from .arith import arith_type_hook, size_operator_hook
+from .arith import arith_type_hook, pow_hook, size_operator_hook
 from .classes import module_class_hook
 from .errors import CODE_BY_NAME
 from .members import module_dict_constructor_hook, module_dict_item, module_getattr_hook
@@ -40,6 +40,7 @@ from .ops import (
     method_call_hook,
     method_op_hook,
     property_op_hook,
+    size_hook,
 )
 from .sequential import sequential_constructor_hook
 
@@ -183,10 +184,14 @@ class TypedTensorPlugin(Plugin):
         cls, _, method = fullname.rpartition(".")
         if method in SIZE_OPERATORS and (cls in (INT, DIM) or self._is_size_class(cls)):
             return size_operator_hook(method)
+        if method == "__pow__" and (cls in (INT, DIM) or self._is_size_class(cls)):
+            return pow_hook
         if cls.startswith(_SKIP_PREFIXES):
             return None
         if method == "__iter__" and (cls == TENSOR or self._is_tensor_class(cls)):
             return iter_hook
+        if method == "size" and (cls == TENSOR or self._is_tensor_class(cls)):
+            return size_hook
         if cls == TENSOR or ((method in api.METHODS or method in api.OPERATORS) and self._is_tensor_class(cls)):
             if self._computes_in_call_hook(fullname):
                 return method_call_hook(api.METHODS[method], binds_self=method not in api.METHODS_WITHOUT_SELF)
