@@ -38,6 +38,8 @@ _OS = TypeVar("_OS", default=Any)
 _Sd = TypeVar("_Sd", default=Any)
 _Ed = TypeVar("_Ed", default=Any)
 _Dm = TypeVar("_Dm", default=Any)
+_NH = TypeVar("_NH", default=Any)
+_BF = TypeVar("_BF", default=Any)
 _Layers = TypeVarTuple("_Layers", default=Unpack[tuple[Any, ...]])
 _Mod = TypeVar("_Mod", bound=Module, default=Module)
 
@@ -247,7 +249,7 @@ class Flatten(Module, Generic[_Sd, _Ed]):
     def forward(self, input: _AnyTensor) -> _AnyTensor: ...
     def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
 
-class MultiheadAttention(Module, Generic[_E]):
+class MultiheadAttention(Module, Generic[_E, _NH, _BF]):
     embed_dim: _E
     num_heads: int
     def __init__(
