@@ -41,13 +41,13 @@ from mypy.types import (
     get_proper_type,
 )
 
-from typedtensor.shapes import UNKNOWN, Issue, Outputs, Param, Unknown, api, apply, get_op
+from typedtensor.shapes import UNKNOWN, Issue, Outputs, Param, Unknown, all_ops, api, apply, get_op
 from typedtensor.shapes.shape import Shape
 
 from .errors import report
 from .loosen import loosen_signature
 from .names import MAXMIN, TUPLE
-from .translate import MakeInstance, Translator, tensor_instance
+from .translate import MakeInstance, Translator, literal_value, tensor_instance
 from .values import Actual, Converter, GiveUp, actuals_of, bind_values, expr_type
 
 
@@ -145,6 +145,8 @@ class _Memo:
             expr = a.expr
             if isinstance(expr, _STRUCTURED):
                 return None
+            if op == _INDEX and tensor_instance(a.type) is not None:
+                return None  # an index tensor's meaning depends on how it was made (NOTE [ Index tensors ])
             parts.append((a.kind._value_, a.name, a.type, type(expr), expr.value if isinstance(expr, _LITERALS) else None))
         return (op, bound, tuple(parts))
 
@@ -166,6 +168,8 @@ class _Memo:
 
 
 _LITERALS = (IntExpr, FloatExpr, StrExpr, ComplexExpr)
+_INDEX = api.OPERATORS["__getitem__"][0]
+_ELEMENTWISE = frozenset(name for name in all_ops() if "elementwise" in get_op(name).tags)
 _STRUCTURED = (ListExpr, TupleExpr, SliceExpr)
 
 
@@ -204,7 +208,7 @@ def run_op(
             leading.append(tr.shape(self_type))
             params = params[1:]
         try:
-            positional, keywords = bind_values(Converter(tr, api), params, actuals)
+            positional, keywords = bind_values(Converter(tr, api, operands=op_name in _ELEMENTWISE), params, actuals)
         except GiveUp:
             return GAVE_UP
         return apply(op_name, [*leading, *positional], keywords)
@@ -394,7 +398,7 @@ def function_call_hook(op_name: str) -> Callable[[FunctionContext], Type]:
 
     def hook(ctx: FunctionContext) -> Type:
         tr = Translator(ctx.api.named_generic_type)
-        actuals = actuals_of(ctx.context, ctx.args, ctx.arg_types, ctx.arg_kinds, ctx.arg_names)
+        actuals = actuals_of(ctx.api, ctx.context, ctx.args, ctx.arg_types, ctx.arg_kinds, ctx.arg_names)
         return run_op(ctx.api, op_name, actuals, ctx.context, ctx.default_return_type, tr)
 
     return hook
@@ -408,7 +412,7 @@ def method_call_hook(op_name: str, binds_self: bool = True) -> Callable[[MethodC
         if tensor_instance(self_type) is None:
             return ctx.default_return_type
         tr = Translator(ctx.api.named_generic_type)
-        actuals = actuals_of(ctx.context, ctx.args, ctx.arg_types, ctx.arg_kinds, ctx.arg_names)
+        actuals = actuals_of(ctx.api, ctx.context, ctx.args, ctx.arg_types, ctx.arg_kinds, ctx.arg_names)
         bound = self_type if binds_self else None
         return run_op(ctx.api, op_name, actuals, ctx.context, ctx.default_return_type, tr, bound)
 
@@ -428,6 +432,22 @@ def iter_hook(ctx: MethodContext) -> Type:
     if not isinstance(result, (Shape, Unknown)):
         return ctx.default_return_type
     return default.copy_modified(args=[tr.tensor_type(result)])
+
+
+def size_hook(ctx: MethodContext) -> Type:
+    """`x.size(1)` is the size `x.shape[1]` is (`In`, `Literal[3]`), for a literal dim; the stub's
+    plain `int` otherwise (`x.size()` is the stub's `tuple[*Shape]` already)."""
+    if len(ctx.args) != 1 or len(ctx.args[0]) != 1:
+        return ctx.default_return_type
+    index = literal_value(ctx.arg_types[0][0])
+    tr = Translator(ctx.api.named_generic_type)
+    shape = tr.shape(ctx.type)
+    if not isinstance(index, int) or isinstance(index, bool) or not isinstance(shape, Shape) or not shape.is_fixed:
+        return ctx.default_return_type
+    dims = shape.dims
+    if not -len(dims) <= index < len(dims):
+        return ctx.default_return_type  # out of range: the runtime's error, as `x.shape[9]` is mypy's
+    return tr.size_type(dims[index], ctx.default_return_type)
 
 
 def property_op_hook(op_name: str) -> Callable[[AttributeContext], Type]:
@@ -451,5 +471,5 @@ def property_op_hook(op_name: str) -> Callable[[AttributeContext], Type]:
 
 __all__ = [
     "function_call_hook", "function_op_hook", "iter_hook", "loosen_hook", "method_call_hook", "method_op_hook",
-    "property_op_hook", "run_memoised", "run_op",
+    "property_op_hook", "run_memoised", "run_op", "size_hook",
 ]

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from mypy.maptype import map_instance_to_supertype
-from mypy.nodes import TypeInfo
+from mypy.nodes import MemberExpr, NameExpr, TypeInfo, Var
 from mypy.types import (
     AnyType,
     Instance,
@@ -123,6 +123,21 @@ def literal_value(t: Type) -> object:
     if isinstance(p, Instance) and p.type.fullname == "builtins.NoneType":
         return None
     return UNKNOWN
+
+
+def with_final_value(t: Type, expr: object) -> Type:
+    """NOTE [ Final sizes ]
+    `PATCH: Final = 16` is typed `Literal[16]?`, but `PATCH: Final[int] = 16` is plain `int`: mypy
+    keeps the value on the name (`Var.final_value`), not in its type. A size written as such a
+    constant (`x.reshape(b, PATCH, -1)`, `h // PATCH`) is its value, as the literal itself is."""
+    p = get_proper_type(t)
+    if not (isinstance(p, Instance) and p.type.fullname == INT and p.last_known_value is None):
+        return t
+    if isinstance(expr, (NameExpr, MemberExpr)) and isinstance(expr.node, Var) and expr.node.is_final:
+        value = expr.node.final_value
+        if isinstance(value, int) and not isinstance(value, bool):
+            return p.copy_modified(last_known_value=LiteralType(value, fallback=p))
+    return t
 
 
 def combine(fullname: str, left: DimExpr, right: DimExpr) -> DimExpr:

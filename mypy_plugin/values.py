@@ -14,7 +14,6 @@ from mypy.nodes import (
     ARG_STAR,
     ArgKind,
     CallExpr,
-    ComparisonExpr,
     Context,
     EllipsisExpr,
     Expression,
@@ -31,8 +30,11 @@ from mypy.plugin import CheckerPluginInterface
 from mypy.types import Instance, NoneType, TupleType, Type, get_proper_type
 
 from typedtensor.shapes import SCALAR, UNKNOWN, Param, SliceIndex, TensorIndex, Unknown
+from typedtensor.shapes.shape import Shape
 
-from .translate import Translator, literal_value
+from .index_kind import BOOL, index_kind
+from .local_names import single_value
+from .translate import Translator, literal_value, with_final_value
 
 
 class GiveUp(Exception):
@@ -50,6 +52,7 @@ class Actual(NamedTuple):
 
 
 def actuals_of(
+    api: CheckerPluginInterface,
     context: Context,
     args: list[list[Expression]],
     arg_types: list[list[Type]],
@@ -58,7 +61,7 @@ def actuals_of(
 ) -> list[Actual]:
     """The arguments in the order they are written (mypy groups them by formal parameter)."""
     flat = [
-        Actual(kind, name, expr, typ)
+        Actual(kind, name, expr, with_known_value(api, typ, expr))
         for exprs, types, kinds, names in zip(args, arg_types, arg_kinds, arg_names, strict=False)
         for expr, typ, kind, name in zip(exprs, types, kinds, names, strict=False)
     ]
@@ -71,12 +74,29 @@ def actuals_of(
 
 
 def expr_type(api: CheckerPluginInterface, expr: Expression) -> Type:
-    """The type mypy already inferred for a sub-expression (looked up, not re-checked)."""
-    if isinstance(api, TypeChecker):
-        known = api.lookup_type_or_none(expr)  # one pass over the type maps, not two
-        if known is not None:
-            return known
-    return api.get_expression_type(expr)
+    """The type mypy already inferred for a sub-expression (looked up, not re-checked), with the
+    value a `Final` or once-bound name holds."""
+    known = api.lookup_type_or_none(expr) if isinstance(api, TypeChecker) else None  # one pass over the type maps
+    if known is None:
+        known = api.get_expression_type(expr)
+    return with_known_value(api, known, expr)
+
+
+def with_known_value(api: CheckerPluginInterface, t: Type, expr: Expression | None) -> Type:
+    """`t`, or for a plain `int` name the literal it provably holds: a `Final` constant's value
+    (NOTE [ Final sizes ] in translate.py) or the value of a local bound once (NOTE [ Names bound
+    once ] in local_names.py)."""
+    t = with_final_value(t, expr)
+    if not isinstance(expr, NameExpr):
+        return t
+    p = get_proper_type(t)
+    if not (isinstance(p, Instance) and p.type.fullname == "builtins.int" and p.last_known_value is None):
+        return t
+    value = single_value(api, expr)
+    if value is None or not isinstance(api, TypeChecker):
+        return t
+    assigned = api.lookup_type_or_none(value)
+    return assigned if assigned is not None and isinstance(literal_value(assigned), int) else t
 
 
 def is_number(t: Type) -> bool:
@@ -89,12 +109,19 @@ def is_number(t: Type) -> bool:
     )
 
 
+def _is_int_valued(t: Type) -> bool:
+    """An `int`, `bool` or size (`Batch`) value: a number wherever an op takes a tensor or scalar."""
+    p = get_proper_type(t)
+    return isinstance(p, Instance) and p.type.has_base("builtins.int")
+
+
 class Converter:
     """Turns actual arguments into registry values for a given parameter kind."""
 
-    def __init__(self, tr: Translator, api: CheckerPluginInterface) -> None:
+    def __init__(self, tr: Translator, api: CheckerPluginInterface, operands: bool = False) -> None:
         self.tr = tr
         self.api = api
+        self.operands = operands  # an elementwise op: its `any` parameters take tensors or numbers
 
     def value(self, param: Param, actual: Actual) -> Any:
         kind = param.kind
@@ -109,7 +136,10 @@ class Converter:
             return self.sizes(actual)
         if kind == "index":
             return self.index(actual)
-        return self.static(actual.expr, t)
+        value = self.static(actual.expr, t)
+        if self.operands and kind == "any" and value is UNKNOWN and _is_int_valued(t):
+            return SCALAR  # `x + n`, `ids < limit` with `n: int`: a number of unknown value
+        return value
 
     def tensor_or_scalar(self, t: Type) -> Any:
         shape = self.tr.shape(t)
@@ -131,6 +161,9 @@ class Converter:
     def items(self, actual: Actual) -> list[tuple[Expression | None, Type]] | None:
         """The elements of a tuple or list argument, each with its own type."""
         expr = actual.expr
+        once = single_value(self.api, expr) if isinstance(expr, NameExpr) else None
+        if isinstance(once, (ListExpr, TupleExpr)):
+            expr = once  # `feats = [a, b]; tt.stack(feats)` (NOTE [ Names bound once ])
         if isinstance(expr, (ListExpr, TupleExpr)):
             return [(e, expr_type(self.api, e)) for e in expr.items]
         p = get_proper_type(actual.type)
@@ -176,6 +209,8 @@ class Converter:
         return (self.index_item(expr),)
 
     def index_item(self, expr: Expression) -> Any:
+        if isinstance(expr, ListExpr) and expr.items and all(isinstance(i, IntExpr) for i in expr.items):
+            return TensorIndex(Shape.of(len(expr.items)), False)  # `x[[0, 2]]`
         if isinstance(expr, SliceExpr):
             return SliceIndex(self.bound(expr.begin_index), self.bound(expr.end_index), self.bound(expr.stride))
         if isinstance(expr, EllipsisExpr):
@@ -185,9 +220,10 @@ class Converter:
         t = expr_type(self.api, expr)
         shape = self.tr.shape(t)
         if shape is not None:
-            if isinstance(expr, ComparisonExpr):
-                return TensorIndex(shape, True)
-            raise GiveUp  # integer or boolean tensor: the dtype is not in the type
+            kind = index_kind(self.api, expr, lambda e: expr_type(self.api, e))  # NOTE [ Index tensors ]
+            if kind is None:
+                raise GiveUp  # integer or boolean tensor: the dtype is not in the type
+            return TensorIndex(shape, kind == BOOL)
         p = get_proper_type(t)
         if isinstance(p, Instance) and p.type.fullname == "builtins.bool":
             raise GiveUp

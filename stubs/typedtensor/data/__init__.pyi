@@ -5,6 +5,9 @@ from typing_extensions import TypeVarTuple, Unpack
 
 from typedtensor import Tensor
 
+from . import dataloader as dataloader
+from . import dataset as dataset
+
 _T_co = TypeVar("_T_co", covariant=True)
 Shape = TypeVarTuple("Shape")
 

@@ -41,6 +41,8 @@ _OS = TypeVar("_OS", default=Any)
 _Sd = TypeVar("_Sd", default=Any)
 _Ed = TypeVar("_Ed", default=Any)
 _Dm = TypeVar("_Dm", default=Any)
+_NH = TypeVar("_NH", default=Any)
+_BF = TypeVar("_BF", default=Any)
 _Layers = TypeVarTuple("_Layers", default=Unpack[tuple[Any, ...]])
 _Mod = TypeVar("_Mod", bound=Module, default=Module)
 
@@ -58,6 +60,10 @@ class Module:
     def __init__(self) -> None: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
     def forward(self, *args: Any, **kwargs: Any) -> Any: ...
+    # An attribute the class does not declare: a buffer, parameter or submodule registered by name
+    # (`register_buffer("mask", ...)`, `setattr(self, name, layer)`), or a ModuleDict's entry (as
+    # torch's own stub says). The mypy plugin gives the registered value's type where it can.
+    def __getattr__(self, name: str) -> Tensor[Unpack[tuple[Any, ...]]] | Module: ...
     def parameters(self, recurse: bool = True) -> Iterator[Parameter[Unpack[tuple[Any, ...]]]]: ...
     def named_parameters(
         self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
@@ -258,7 +264,7 @@ class Flatten(Module, Generic[_Sd, _Ed]):
     def forward(self, input: _AnyTensor) -> _AnyTensor: ...
     def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
 
-class MultiheadAttention(Module, Generic[_E]):
+class MultiheadAttention(Module, Generic[_E, _NH, _BF]):
     embed_dim: _E
     num_heads: int
     def __init__(

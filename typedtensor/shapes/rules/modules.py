@@ -188,7 +188,7 @@ def flatten_module(ctor: Args, args: Args) -> Result:
 
 @module("typedtensor.nn.MultiheadAttention", "embed_dim:size, num_heads:int, dropout:float=0.0, bias:bool=True, "
         "add_bias_kv:bool=False, add_zero_attn:bool=False, kdim:any=None, vdim:any=None, batch_first:bool=False, "
-        "*, device:any=None, dtype:any=None", ("embed_dim",),
+        "*, device:any=None, dtype:any=None", ("embed_dim", "num_heads", "batch_first"),
         "query:tensor, key:tensor, value:tensor, key_padding_mask:optional_tensor=None, need_weights:bool=True, "
         "attn_mask:optional_tensor=None, average_attn_weights:bool=True, is_causal:bool=False",
         ops=("linear", "scaled_dot_product_attention"))

@@ -1,0 +1,46 @@
+# Sizes and operands the program states where mypy's types lose them: a local bound once (NOTE
+# [ Names bound once ] in mypy_plugin/local_names.py), `x.size(1)`, `n ** 2`, and a plain `int`
+# operand of an elementwise op (a number, not an unknown).
+from typing import Literal
+
+import typedtensor as tt
+from typedtensor import Dim, Tensor
+
+
+class Batch(Dim): ...
+class Seq(Dim): ...
+class H(Dim): ...
+
+
+def literals(u: Tensor[Literal[60], Literal[60]], s: Tensor[Literal[60], Literal[40]]) -> None:
+    r = 5
+    reveal_type(u[:, :r])  # R: Tensor[Literal[60], Literal[5]]
+    u[:, :r] * s[:r, :r]  # E: shape-broadcast
+    side = (224 // 4) ** 2
+    reveal_type(tt.zeros(1, side, 8))  # R: Tensor[Literal[1], Literal[3136], Literal[8]]
+    k = 3
+    k = 4  # bound twice: mypy's `int`, an unknown size
+    reveal_type(u[:k])  # R: Tensor[Any, Literal[60]]
+    for j in range(3):
+        reveal_type(u[:j])  # R: Tensor[Any, Literal[60]]
+
+
+def sizes(x: Tensor[Batch, Seq, Literal[32]], n: int, h: H) -> None:
+    reveal_type(x.size(1))  # R: Seq
+    reveal_type(x.size(-1))  # R: Literal[32]?
+    reveal_type(x.view(x.size(0), -1))  # R: Tensor[Batch, Mul[Literal[32], Seq]]
+    reveal_type(h ** 2)  # R: Mul[H, H]
+    reveal_type(n ** 2)  # R: int
+    reveal_type(x * n)  # R: Tensor[Batch, Seq, Literal[32]]
+    reveal_type(x < n)  # R: Tensor[Batch, Seq, Literal[32]]
+    reveal_type(x.masked_fill(x > n, n))  # R: Tensor[Batch, Seq, Literal[32]]
+
+
+def lists(a: Tensor[Batch, Literal[128]], b: Tensor[Batch, Literal[256]], c: Tensor[Batch, Literal[128]]) -> None:
+    feats = [a, b]
+    tt.stack(feats, dim=1)  # E: shape-concat
+    same = (a, c)
+    reveal_type(tt.stack(same, dim=1))  # R: Tensor[Batch, Literal[2], Literal[128]]
+    grown = [a]
+    grown.append(c)  # changed after it was bound: its items are not known
+    reveal_type(tt.stack(grown, dim=1))  # R: Tensor[*tuple[Any, ...]]
