@@ -731,7 +731,10 @@ Tensor& add_scaled_(Tensor& self, const Tensor& other, Scalar alpha) {
 }
 
 Tensor& binary_(BinaryOp op, Tensor& self, Scalar other) {
-  Tensor o = scalar_tensor(other, std::nullopt, true);
+  // A Python float next to a float64 tensor stays a double (as torch's scalar does): the default
+  // float32 wrapped number would round 0.9 before the op (x.mul_(0.9) on 3.0 off by 7e-8).
+  bool keep_double = self.dtype() == DType::Float64 && other.kind == Scalar::Float;
+  Tensor o = scalar_tensor(other, keep_double ? std::optional<DType>(DType::Float64) : std::nullopt, true);
   return binary_(op, self, o);
 }
 
