@@ -114,6 +114,28 @@ def test_sarif_format(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
         assert r["level"] == "error"
 
 
+def test_sarif_help_uris_are_absolute_links_to_each_rules_docs(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Code scanning shows ``helpUri`` as a link: it must be absolute, and land on the rule's entry."""
+    import sys
+    from urllib.parse import urlsplit
+
+    from typedtensor.checker import formats
+
+    _, out, _ = run_cli(["--no-cache", "--format", "sarif", "bad.py"], capsys)
+    repo = Path(__file__).resolve().parents[2]
+    page = (repo / "docs" / "checker.md").read_text(encoding="utf-8")
+    for rule in json.loads(out)["runs"][0]["tool"]["driver"]["rules"]:
+        url = urlsplit(rule["helpUri"])
+        assert url.scheme == "https" and url.netloc, rule["helpUri"]
+        assert url.path.endswith("/docs/checker.md") and url.fragment == rule["id"]
+        assert f'<a id="{rule["id"]}"></a>' in page, f"docs/checker.md has no anchor for {rule['id']}"
+    if sys.version_info >= (3, 11):
+        import tomllib
+
+        urls = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]
+        assert urls["Repository"] == formats.REPOSITORY_URL
+
+
 def test_clean_run_exit_0(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(["--no-cache", "clean.py"], capsys)
     assert code == 0
