@@ -120,11 +120,15 @@ def is_grad_enabled() -> _bool: ...
 def manual_seed(seed: _int) -> None: ...
 def set_num_threads(num: _int) -> None: ...
 def get_num_threads() -> _int: ...
-def save(obj: object, f: str | os.PathLike[str] | IO[bytes]) -> None:
-    """Write tensors and nested dict/list/tuple/str/int/float/bool/None (never pickle); see docs/nn.md."""
+def save(obj: object, f: str | os.PathLike[str] | IO[bytes], metadata: dict[str, str] | None = None) -> None:
+    """Write a state dict, or nested dict/list/tuple/str/int/float/bool/None holding tensors, as a
+    safetensors file (never pickle); see docs/nn.md."""
 
-def load(f: str | os.PathLike[str] | IO[bytes], map_location: Any = None, weights_only: _bool = True) -> Any:
-    """Read what `save` wrote; malformed or truncated files raise ValueError."""
+def load(
+    f: str | os.PathLike[str] | IO[bytes], map_location: Any = None, weights_only: _bool = True, mmap: _bool | None = None
+) -> Any:
+    """Read a safetensors file, a torch zip checkpoint (nothing in it runs) or an older typedtensor file;
+    malformed or truncated files raise ValueError."""
 @overload
 def compile(
     fn: _F,
