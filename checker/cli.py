@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 # message. A test checks that both agree wherever the fast one answers.
 #: (flags, action, metavar, help); action is "flag", "value", "int", "path", "append" or "choice".
 OPTIONS: Final[tuple[tuple[tuple[str, ...], str, str | None, str | None], ...]] = (
-    (("--format",), "choice", None, "output format"),
+    (("--format", "--output-format"), "choice", None, "output format (--output-format: ruff's spelling)"),
     (("--show-shapes",), "flag", None, "print the inferred shape of every assignment"),
     (("--explain",), "value", "CODE", "explain an error code with an example, then exit"),
     (("--config",), "path", "FILE", "a pyproject.toml (default: the nearest one)"),

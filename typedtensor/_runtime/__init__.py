@@ -14,8 +14,8 @@ from typedtensor._runtime import _loader
 _C = _loader.load_core()
 
 from typedtensor._runtime import _repr, backends, cuda, functional  # noqa: E402
+from typedtensor._runtime.checkpoint import load, save  # noqa: E402
 from typedtensor._runtime.errors import ShapeError  # noqa: E402
-from typedtensor._runtime.serialization import load, save  # noqa: E402
 
 Tensor = _C.Tensor
 dtype = _C.dtype

@@ -23,4 +23,15 @@ def _preload_openblas() -> None:
 
 def load_core() -> ModuleType:
     _preload_openblas()
-    return importlib.import_module("typedtensor._C")
+    try:
+        return importlib.import_module("typedtensor._C")
+    except ModuleNotFoundError as exc:
+        if exc.name != "typedtensor._C":
+            raise
+        raise ModuleNotFoundError(
+            "typedtensor's compiled backend (typedtensor._C) is not installed: this is the checker-only "
+            "build (TYPEDTENSOR_CHECKER_ONLY=1, or installed by pre-commit), or an unbuilt source tree. "
+            "`typedtensor check`, the mypy plugin, the stubs and typedtensor.shapes work without it; to run "
+            "tensors, install typedtensor without that switch",
+            name=exc.name,
+        ) from None
