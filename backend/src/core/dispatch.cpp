@@ -153,7 +153,7 @@ std::shared_ptr<Primitive> make_primitive(const std::string& name, const Params&
   using Factory = std::shared_ptr<Primitive> (*)(const std::string&, const Params&);
   static const Factory kFactories[] = {detail::make_elementwise_primitive, detail::make_shape_primitive,
                                        detail::make_reduce_primitive, detail::make_nn_primitive,
-                                       detail::make_index_primitive};
+                                       detail::make_index_primitive, detail::make_attention_primitive};
   for (Factory f : kFactories)
     if (auto p = f(name, attrs)) return p;
   return nullptr;
