@@ -1,5 +1,7 @@
 // Module-level functions of typedtensor._C: creation, random, joining, nn ops, threads, interop.
 #include "convert.h"
+#include "typedtensor/attention.h"
+#include "typedtensor/blas.h"
 #include "typedtensor/cpu_capability.h"
 
 namespace ttpy {
@@ -143,6 +145,12 @@ void bind_functions(py::module_& m) {
   });
   m.def("_cpu_capability", [] { return tt::cpu_capability(); });
   m.def("_cpu_set_capability", [](const std::string& name) { tt::set_cpu_capability(name); });
+  m.def("_fused_attention", &tt::fused_attention, py::arg("query"), py::arg("key"), py::arg("value"),
+        py::arg("attn_mask") = py::none(), py::arg("is_causal") = false, py::arg("scale") = 1.0);
+  m.def("_cpu_blas", [] { return tt::blas_library(); });
+  m.def("_cpu_blas_available", [] { return tt::blas_available(); });
+  m.def("_cpu_set_blas", [](const std::string& name) { tt::set_blas(name); });
+  m.def("_cpu_set_blas_mkl_path", [](const std::string& path) { tt::set_blas_mkl_path(path); });
   m.def("_cpu_cache_empty", [] { tt::cpu_cache_empty(); });
   m.def("_cpu_cache_set_limit", [](size_t bytes) { tt::cpu_cache_set_limit(bytes); });
   m.def("manual_seed", [](py::int_ seed) {

@@ -142,6 +142,8 @@ def scaled_dot_product_attention(
         raise ValueError("scaled_dot_product_attention: pass either attn_mask or is_causal=True, not both")
     e = query.shape[-1]
     s = (1.0 / e**0.5 if e else 1.0) if scale is None else scale
+    if _fused_attention_applies(query, key, value, attn_mask, dropout_p):
+        return _C._fused_attention(query, key, value, attn_mask, is_causal, float(s))
     scores = query @ key.transpose(-2, -1)
     scores = scores * s
     if is_causal:
@@ -157,6 +159,24 @@ def scaled_dot_product_attention(
     if dropout_p > 0.0:
         attn = _C.dropout(attn, dropout_p, True)
     return attn @ value
+
+
+def _fused_attention_applies(query: Any, key: Any, value: Any, attn_mask: Any | None, dropout_p: float) -> bool:
+    """The fused CPU kernel (NOTE [ Fused attention ] in backend/src/cpu/attention.cpp) runs float32 /
+    float64 CPU attention without dropout; a float mask that needs a gradient, CUDA tensors and empty
+    sequences take the composite below."""
+    if dropout_p > 0.0 or query.is_cuda or key.is_cuda or value.is_cuda:
+        return False
+    if not (query.dtype == key.dtype == value.dtype and query.dtype in (_C.float32, _C.float64)):
+        return False
+    if 0 in (query.shape[-2], key.shape[-2], query.shape[-1], value.shape[-1]):
+        return False
+    if attn_mask is not None:
+        if attn_mask.is_cuda:
+            return False
+        if attn_mask.dtype != _C.bool and (not attn_mask.is_floating_point() or attn_mask.requires_grad):
+            return False
+    return True
 
 
 def _check_reduction(reduction: str) -> None:

@@ -175,6 +175,7 @@ class MultiheadAttention(Module):
             )
         h, hd = self.num_heads, self.head_dim
         q, k, v = self._project(query, key, value)
+        only_causal = is_causal and attn_mask is None  # then the fused kernel skips the masked blocks
         if is_causal and attn_mask is None:
             attn_mask = _C.ones(lq, k.shape[1], dtype=_C.bool, device=q.device).triu(1)
         s0 = k.shape[1]
@@ -204,6 +205,7 @@ class MultiheadAttention(Module):
             mask = F.pad(mask, (0, 1)) if mask is not None else None
             kpm = F.pad(kpm, (0, 1)) if kpm is not None else None
         s = k.shape[1]
+        only_causal = only_causal and kpm is None and s == s0
         if kpm is not None:
             kpm = kpm.reshape(n, 1, 1, s)
             mask = kpm if mask is None else mask + kpm
@@ -211,6 +213,13 @@ class MultiheadAttention(Module):
         q = q.reshape(n, lq, h, hd).transpose(1, 2)
         k = k.reshape(n, s, h, hd).transpose(1, 2)
         v = v.reshape(n, s, h, hd).transpose(1, 2)
+        if not need_weights and not (self.dropout > 0.0 and self.training):
+            # no weights to return: F.scaled_dot_product_attention, fused on the CPU
+            if only_causal:
+                att = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            else:
+                att = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+            return self.out_proj(att.transpose(1, 2).reshape(n, lq, e)), None
         scores = (q @ k.transpose(-2, -1)) * (1.0 / hd**0.5)
         if mask is not None:
             scores = scores + mask

@@ -30,7 +30,8 @@ bool saveable(const std::string& op) {
       "gelu_tanh_backward", "silu_backward", "conv2d", "conv2d_backward_input", "conv2d_backward_weight",
       "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "max_pool2d_backward", "avg_pool2d_backward",
       "adaptive_avg_pool2d_backward", "index_select", "gather", "scatter", "scatter_add", "index_add",
-      "masked_fill", "relu_backward", "cross_entropy", "cross_entropy_backward"};
+      "masked_fill", "relu_backward", "cross_entropy", "cross_entropy_backward", "scaled_dot_product_attention",
+      "scaled_dot_product_attention_backward"};
   return is_elementwise(op) || s.count(op) > 0;
 }
 
