@@ -316,6 +316,9 @@ CASES.update({
     "argsort": lambda mk, dev: tt.argsort(mk(data(3, 6)), 0, descending=True),
     "topk": lambda mk, dev: tuple(tt.topk(mk(data(3, 6)), 2)),
     "isclose": lambda mk, dev: tt.isclose(mk(data(3, 4)), mk(data(4))),
+    "logaddexp": lambda mk, dev: tt.logaddexp(mk(data(3, 4)), mk(data(4))),
+    "cdist": lambda mk, dev: (tt.cdist(mk(data(2, 5, 3)), mk(data(4, 3))), tt.cdist(mk(data(5, 3)), mk(data(4, 3)), 1.0)),
+    "softsign": lambda mk, dev: F.softsign(mk(data(3, 17))),
     "normalize": lambda mk, dev: F.normalize(mk(data(3, 4)), dim=1),
 })
 RANDOM.update({

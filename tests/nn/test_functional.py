@@ -121,6 +121,7 @@ ACTS: list[tuple[str, Callable[..., Any]]] = [
     ("leaky", lambda F, x: F.leaky_relu(x, 0.3)),
     ("elu", lambda F, x: F.elu(x, 0.5)),
     ("silu", lambda F, x: F.silu(x)),
+    ("softsign", lambda F, x: F.softsign(x)),
     ("group-norm", lambda F, x: F.group_norm(x.reshape(2, 6, 5), 3)),
     ("normalize", lambda F, x: F.normalize(x, dim=1)),
     ("pad", lambda F, x: F.pad(x, (1, 2, 0, 1), value=0.5)),

@@ -236,7 +236,7 @@ def check(c: Case) -> str | None:
 # elementwise
 
 _F_FIRST = {"gelu", "silu", "softplus", "elu", "leaky_relu", "relu6", "hardtanh", "mish", "logsigmoid", "hardsigmoid",
-            "hardswish"}
+            "hardswish", "softsign"}
 _TORCH_UNARY: dict[str, Callable[[Any], Any]] = {"gelu_tanh": lambda x: F.gelu(x, approximate="tanh")}
 
 
@@ -1453,12 +1453,23 @@ MODULE_CASES.update({
     "typedtensor.nn.Softmax": _m_softmax("Softmax"), "typedtensor.nn.LogSoftmax": _m_softmax("LogSoftmax"),
     "typedtensor.nn.Flatten": _m_flatten, "typedtensor.nn.MultiheadAttention": _m_mha,
     **{f"typedtensor.nn.{n}": _m_same(n) for n in (
-        "ReLU", "GELU", "Tanh", "Sigmoid", "SiLU", "Identity", "Dropout", "Dropout2d", "LeakyReLU", "Softplus")},
+        "ReLU", "GELU", "Tanh", "Sigmoid", "SiLU", "Identity", "Dropout", "Dropout2d", "LeakyReLU", "Softplus",
+        "Softsign")},
     **{f"typedtensor.nn.{n}": _m_loss(n, o) for n, o in (
         ("CrossEntropyLoss", "cross_entropy"), ("NLLLoss", "nll_loss"), ("MSELoss", "mse_loss"),
         ("L1Loss", "l1_loss"), ("BCELoss", "binary_cross_entropy"),
         ("BCEWithLogitsLoss", "binary_cross_entropy_with_logits"))},
 })
+
+
+@case("cdist")
+def _cdist(draw: Draw) -> Case:
+    a = shape(draw, lo=1, hi=4)
+    batch = partner(draw, a[:-2], hi=2) if len(a) > 2 else ()
+    b = (*batch, draw(SIZE), a[-1] if draw(st.integers(0, 4)) else draw(SIZE)) if a else (draw(SIZE),)
+    if draw(st.integers(0, 5)) == 0:
+        b = b[-1:]
+    return Case("", (S(a), S(b)), {}, lambda: torch.cdist(T(a), T(b)))
 
 
 @case("sort", "argsort")

@@ -203,12 +203,14 @@ FUNCTIONS_IN_PYTHON: Final[tuple[str, ...]] = (
     "addcmul",
     "alpha_dropout",
     "batch_norm",
+    "cdist",
     "clone",
     "count_nonzero",
     "detach",
     "group_norm",
     "isclose",
     "lerp",
+    "logaddexp",
     "logcumsumexp",
     "logit",
     "median",
@@ -263,10 +265,12 @@ FUNCTIONAL_IN_PYTHON: Final[tuple[str, ...]] = (
     "silu",
     "smooth_l1_loss",
     "softplus",
+    "softsign",
 )
 # ``Tensor.X`` written in Python (_runtime/composite.py)
 METHODS_IN_PYTHON: Final[tuple[str, ...]] = (
     "addcmul",
+    "logaddexp",
     "logcumsumexp",
     "logit",
     "median",
@@ -314,5 +318,6 @@ MODULES: Final[tuple[tuple[str, str, tuple[tuple[str, Any], ...], bool], ...]] =
     ("Sigmoid", "sigmoid", (), False),
     ("SiLU", "silu", (('inplace', False),), False),
     ("Softplus", "softplus", (('beta', 1.0), ('threshold', 20.0)), False),
+    ("Softsign", "softsign", (), False),
     ("Tanh", "tanh", (), False),
 )

@@ -59,6 +59,36 @@ def xlogy(input: Any, other: Any) -> Any:
     return _C.where(zero, _C.zeros_like(product), product)
 
 
+def logaddexp(input: Any, other: Any) -> Any:
+    """``log(exp(input) + exp(other))`` without overflow: the larger plus ``log1p(exp(-|difference|))``
+    (equal operands, infinite ones included, give the larger plus ``log(2)``)."""
+    check("logaddexp", input=input, other=other)
+    x = input if isinstance(input, _C.Tensor) else _as_tensor(input, other)
+    y = other if isinstance(other, _C.Tensor) else _as_tensor(other, x)
+    if not x.is_floating_point() or not y.is_floating_point():
+        raise TypeError(f"logaddexp: expected floating point tensors, got {x.dtype} and {y.dtype}")
+    hi, lo = _C.maximum(x, y), _C.minimum(x, y)
+    gap = _C.where(hi == lo, _C.zeros_like(hi), lo - hi)
+    return hi + gap.exp().log1p()
+
+
+def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Any:
+    """The ``p``-norm distance between each row of ``x1`` ``[*b, P, M]`` and each row of ``x2``
+    ``[*b, R, M]``: ``[*b, P, R]``. ``compute_mode`` is accepted for torch's sake: the distances are
+    always the direct differences' norms (torch's matmul shortcut trades accuracy for speed)."""
+    check("cdist", x1=x1, x2=x2, p=p)
+    if p < 0:
+        raise ValueError(f"cdist only supports non-negative p values, got {p}")
+    if not x1.is_floating_point() or not x2.is_floating_point():
+        raise TypeError(f"cdist only supports floating-point dtypes, got {x1.dtype} and {x2.dtype}")
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # [*b, P, R, M]
+    if p == 0:
+        return (diff != 0).to(diff.dtype).sum(-1)
+    if p == float("inf"):
+        return diff.abs().amax(-1) if diff.shape[-1] else diff.sum(-1)
+    return diff.norm(p, -1)
+
+
 def mv(input: Any, vec: Any) -> Any:
     """Matrix-vector product: exactly a 2-d matrix and a 1-d vector (no broadcasting)."""
     check("mv", input=input, vec=vec)

@@ -53,6 +53,11 @@ def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: b
     return _inplace(input, input.clamp(min_val, max_val), inplace)
 
 
+def softsign(input: Any) -> Any:
+    """``input / (1 + |input|)``."""
+    return input / (input.abs() + 1)
+
+
 def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
     """``log(1 + exp(beta x)) / beta``, linear above ``threshold`` (torch's definition)."""
     if beta == 1.0 and threshold == 20.0:

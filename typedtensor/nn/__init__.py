@@ -36,7 +36,7 @@ from typedtensor.nn.loss import NLLLoss as NLLLoss
 from typedtensor.nn.module import Module as Module
 from typedtensor.nn.parameter import Parameter as Parameter
 
-globals().update(_ACTIVATIONS)  # ReLU, GELU, Softplus ...: one class per op entry with a module
+globals().update(_ACTIVATIONS)  # ReLU, GELU, SiLU ...: one class per op entry with a module
 
 __all__ = [
     "AdaptiveAvgPool2d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "Conv2d",

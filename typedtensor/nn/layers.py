@@ -385,7 +385,7 @@ class Dropout2d(_DropoutNd):
 
 
 # ---------------------------------------------------------------- softmax and reshaping
-# (the modules that wrap one elementwise op, ReLU ... Softplus, are made from the op table: nn/activation.py)
+# (the modules that wrap one elementwise op, ReLU, GELU, SiLU ..., are made from the op table: nn/activation.py)
 def _legacy_softmax_dim(ndim: int) -> int:
     """torch's choice when ``dim`` is omitted (deprecated there, kept for compatibility)."""
     return 0 if ndim in (0, 1, 3) else 1

@@ -120,7 +120,7 @@ def parse_forms(text: str) -> frozenset[Form]:
 
 @dataclass(frozen=True)
 class ModuleSpec:
-    """The ``nn`` module that wraps an op elementwise (``nn.Softplus`` over ``F.softplus``): its
+    """The ``nn`` module that wraps an op elementwise (``nn.LeakyReLU`` over ``F.leaky_relu``): its
     class name and constructor parameters, passed to the op by name (``training`` comes from the
     module). Its class, its ``ModuleDef`` and its stub are all derived from this."""
 
@@ -152,7 +152,7 @@ class OpDef:
     operators: tuple[str, ...] = ()  # ``__add__``, ``__radd__`` ...: reflected when ``__r...__``
     fusion: str | None = None  # C++ expression over operands A, B, C for the fused kernels
     graph: bool = False  # graph files can hold it (the IR has a node for it)
-    cpp: str | None = None  # its value in a C++ op enum, e.g. ``UnaryOp::Softplus``
+    cpp: str | None = None  # its value in a C++ op enum, e.g. ``UnaryOp::Exp``
     # A primitive of its own name in the C++ backend, outside the enum families: its kind
     # (tt::OpKind: Elementwise, View, StridedView, Reduction, Index, Other) and, where the
     # primitive is narrower than the op (a fused CPU kernel the op falls back from), its device.

@@ -239,6 +239,9 @@ class Softplus(_ShapePreserving):
     threshold: _float
     def __init__(self, beta: _float = 1.0, threshold: _float = 20.0) -> None: ...
 
+class Softsign(_ShapePreserving):
+    def __init__(self) -> None: ...
+
 class Tanh(_ShapePreserving):
     def __init__(self) -> None: ...
 

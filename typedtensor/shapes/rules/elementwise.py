@@ -122,6 +122,7 @@ unary("leaky_relu", None, prim="Elementwise", fusion="(A > T(0) ? A : A * @slope
       module=("LeakyReLU", "negative_slope:float=0.01, inplace:bool=False"))
 unary("hardtanh", None, expose="F", params="input:tensor, min_val:float=-1.0, max_val:float=1.0, inplace:bool=False",
       python="F")
+unary("softsign", None, expose="F", python="F", module=("Softsign", ""))
 unary("positive", None, dtype="same", expose="tt method", python="tt method", operators=("__pos__",))
 unary("logit", None, expose="tt method", params="input:tensor, eps:float=None", python="tt method")
 
@@ -268,6 +269,7 @@ binary("copysign", "Copysign", dtype="float")
 binary("subtract", None, "-")  # sub, but its in-place form takes no alpha
 binary("true_divide", None, "/", dtype="float")
 binary("xlogy", None, dtype="float", expose="tt method", python="tt method")
+binary("logaddexp", None, dtype="float_only", expose="tt method", python="tt method")
 COMPARISONS: Final = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
 NON_DIFFERENTIABLE_BINARY: Final = frozenset(
     {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "floor_divide",

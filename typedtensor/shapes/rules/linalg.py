@@ -119,6 +119,29 @@ def linear(args: Args) -> Result:
     return out
 
 
+@op("cdist", "x1:tensor, x2:tensor, p:float=2.0, compute_mode:str='use_mm_for_euclid_dist_if_necessary'",
+    expose="tt", python="tt", tags=("linalg",), dtype_rule="float_only", signature="(*b, p, m), (*b, r, m) -> (*b, p, r)")
+def cdist(args: Args) -> Result:
+    """The ``p``-norm distance of every row of ``x1`` ``[*b, P, M]`` to every row of ``x2``
+    ``[*b, R, M]``: ``[*b, P, R]``, the batch dims broadcast."""
+    x1, x2 = args["x1"], args["x2"]
+    if isinstance(x1, Unknown) or isinstance(x2, Unknown):
+        return UNKNOWN
+    for what, x in (("x1", x1), ("x2", x2)):
+        if x.is_fixed and len(x.dims) < 2:
+            return Issue("shape-rank", f"cdist: {what} needs at least 2 dims ([..., rows, features]), got "
+                         f"{len(x.dims)}; shape {fmt_shape(x)}")
+    if len(x1.tail) < 2 or len(x2.tail) < 2:
+        return UNKNOWN
+    if differs(x1.tail[-1], x2.tail[-1]):
+        return Issue("shape-arg", f"cdist: x1 and x2 must have the same number of features (last dim): "
+                     f"{fmt_dim(x1.tail[-1])} vs {fmt_dim(x2.tail[-1])}; shapes {fmt_shape(x1)}, {fmt_shape(x2)}")
+    batch = broadcast_shapes(x1.with_tail(x1.tail[:-2]), x2.with_tail(x2.tail[:-2]), "cdist")
+    if not isinstance(batch, Shape):
+        return batch
+    return batch.with_tail((*batch.tail, x1.tail[-2], x2.tail[-2]))
+
+
 @op("tensordot", "a:tensor, b:tensor, dims:any=2", expose="tt", tags=("linalg",))
 def tensordot(args: Args) -> Result:
     """Contract the last ``dims`` of ``a`` with the first of ``b`` (or explicit dim lists)."""
