@@ -1,6 +1,7 @@
 // typedtensor._C: the pybind11 bindings of the C++ core (bindings only; no op logic here).
 #include "convert.h"
 #include "typedtensor/build_info.h"
+#include "typedtensor/op_info.h"
 
 namespace ttpy {
 void bind_graph(py::module_& m);  // bind_graph.cpp
@@ -14,6 +15,30 @@ PYBIND11_MODULE(_C, m) {
     d["openmp"] = tt::has_openmp();
     d["blas"] = tt::blas_name();
     return d;
+  });
+  // The backend's op lists (generated/ops.inc), for the tests that hold them to the op table.
+  m.def("_backend_ops", [] {
+    static const char* kinds[] = {"elementwise", "view", "strided_view", "reduction", "index", "other"};
+    static const char* rules[] = {"same", "float", "float_only", "accumulate", "compare", "logical", "integral"};
+    static const char* devices[] = {"cuda", "host_fallback", "cpu_only"};
+    py::list out;
+    auto add = [&](const char* family, const tt::OpInfo& i) {
+      py::dict d;
+      d["name"] = i.name;
+      d["family"] = family;
+      d["kind"] = kinds[static_cast<int>(i.kind)];
+      d["dtype_rule"] = rules[static_cast<int>(i.dtype)];
+      d["differentiable"] = i.differentiable;
+      d["device"] = devices[static_cast<int>(i.device)];
+      d["saveable"] = i.saveable;
+      d["fusion"] = i.fusion;
+      out.append(d);
+    };
+    for (const auto& i : tt::detail::kUnaryInfo) add("unary", i);
+    for (const auto& i : tt::detail::kBinaryInfo) add("binary", i);
+    for (const auto& i : tt::detail::kReduceInfo) add("reduce", i);
+    for (const auto& i : tt::detail::kPrimitiveInfo) add("primitive", i);
+    return out;
   });
   ttpy::register_errors(m);
   ttpy::bind_types(m);
