@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "typedtensor/checked.h"
 #include "typedtensor/ops.h"
+#include "typedtensor/op_info.h"
 
 namespace tt::graph {
 namespace {
@@ -22,17 +23,8 @@ constexpr char kMagic[8] = {'T', 'T', 'G', 'R', 'A', 'P', 'H', '\0'};
 constexpr uint32_t kVersion = 1;
 
 bool saveable(const std::string& op) {
-  static const std::set<std::string> s = {
-      "expand", "reshape", "permute", "slice", "select", "diagonal", "as_strided", "sum", "mean", "prod", "amax",
-      "amin", "all", "any", "nansum", "var", "std", "logsumexp", "norm2", "max", "min", "argmax", "argmin", "softmax",
-      "log_softmax", "cumsum", "cumprod", "matmul", "cat", "layer_norm", "flip", "repeat", "tril", "triu",
-      "slice_backward", "select_backward", "diagonal_backward", "as_strided_backward", "gelu_backward",
-      "gelu_tanh_backward", "silu_backward", "conv2d", "conv2d_backward_input", "conv2d_backward_weight",
-      "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "max_pool2d_backward", "avg_pool2d_backward",
-      "adaptive_avg_pool2d_backward", "index_select", "gather", "scatter", "scatter_add", "index_add",
-      "masked_fill", "relu_backward", "cross_entropy", "cross_entropy_backward", "scaled_dot_product_attention",
-      "scaled_dot_product_attention_backward"};
-  return is_elementwise(op) || s.count(op) > 0;
+  const OpInfo* info = primitive_info(op);
+  return info && info->saveable;
 }
 
 const char* dtype_token(DType d) { return dtype_name(d); }
