@@ -395,7 +395,16 @@ def mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = No
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _same_shape("mse_loss", input, target)
-    return _reduce((input - target).square(), reduction)
+    return _reduce(_difference(input, target).square(), reduction)
+
+
+def _difference(input: Any, target: Any) -> Any:
+    """``input - target`` for the pointwise losses, which torch computes in one kernel over the
+    promoted type: a bool operand is a number there (``-`` alone refuses bool tensors)."""
+    if input.dtype == _C.bool or target.dtype == _C.bool:
+        common = _C.promote_types(input.dtype, target.dtype)
+        return input.to(common) - target.to(common)
+    return input - target
 
 
 def smooth_l1_loss(
@@ -406,7 +415,7 @@ def smooth_l1_loss(
     _same_shape("smooth_l1_loss", input, target)
     if beta < 0:
         raise ValueError("smooth_l1_loss does not support negative values for beta.")
-    d = (input - target).abs()
+    d = _difference(input, target).abs()
     if beta == 0.0:
         return _reduce(d, reduction)
     return _reduce(_C.where(d < beta, d.square() * (0.5 / beta), d - 0.5 * beta), reduction)
@@ -417,7 +426,7 @@ def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 
     _same_shape("huber_loss", input, target)
     if delta <= 0:
         raise ValueError("huber_loss does not support non-positive values for delta.")
-    d = (input - target).abs()
+    d = _difference(input, target).abs()
     return _reduce(_C.where(d <= delta, d.square() * 0.5, (d - 0.5 * delta) * delta), reduction)
 
 
