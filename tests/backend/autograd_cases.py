@@ -131,6 +131,8 @@ CASES: dict[str, list[Case]] = {
     "atan2": [c(lambda L, a, b: L.t.atan2(a, b), (3, 4), Pos((4,)))],
     "copysign": [c(lambda L, a, b: L.t.copysign(a, b), (3, 4), (4,))],
     "hypot": [c(lambda L, a, b: L.t.hypot(a, b), (3, 4), (4,))],
+    "fmod": [c(lambda L, a, b: L.t.fmod(a, b), (3, 4), Pos((4,))), c(lambda L, a: a.fmod(0.7), (3, 4))],
+    "remainder": [c(lambda L, a, b: L.t.remainder(a, b), (3, 4), Pos((3, 1))), c(lambda L, a: a % 0.7, (3, 4))],
     # ---- indexing
     "index": [c(lambda L, a: a[1:, ::2], (3, 4)), c(lambda L, a: a[L.t.tensor([0, 2, 0])], (3, 4)),
               c(lambda L, a: a[:, L.t.tensor([1, 1, 3])], (3, 4)), c(lambda L, a: a[0, 1], (3, 4)),

@@ -173,7 +173,7 @@ def _gather_index(mk: Mk) -> Any:
 
 INDEXING: dict[str, Case] = {
     "gather": lambda mk, dev: tt.gather(mk(data(2, 5)), 1, _gather_index(mk)),
-    "index_select": lambda mk, dev: tt.index_select(mk(data(4, 5)), 1, mk(np.array([4, 0, -1, 2], np.int64))),
+    "index_select": lambda mk, dev: tt.index_select(mk(data(4, 5)), 1, mk(np.array([4, 0, 3, 2], np.int64))),
     "embedding": lambda mk, dev: F.embedding(mk(np.array([[1, 3], [0, 1]], np.int64)), mk(data(5, 4))),
     "scatter": lambda mk, dev: tt.scatter(mk(data(2, 5)), 1, _gather_index(mk), mk(data(2, 3))),
     "scatter_add": lambda mk, dev: tt.scatter_add(mk(data(2, 5)), 1, _gather_index(mk), mk(data(2, 3))),

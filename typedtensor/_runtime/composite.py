@@ -20,14 +20,25 @@ values_indices = namedtuple("values_indices", ["values", "indices"])
 values_indices.__module__ = "typedtensor.return_types"
 
 
-def _as_tensor(x: Any, like: Any) -> Any:
-    return x if isinstance(x, _C.Tensor) else _C.tensor(x, dtype=like.dtype)
+def _common_type(*tensors: Any) -> Any:
+    """The type torch computes a multi-operand op in: the promotion of all its tensors (a 0-d one
+    counts less than one with dims, as in ``result_type``)."""
+    acc, ndim = tensors[0].dtype, tensors[0].ndim
+    for t in tensors[1:]:
+        acc = _C.result_type(_C.zeros([1] * ndim if ndim else [], dtype=acc), t)
+        ndim = max(ndim, t.ndim)
+    return acc
 
 
 def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: float = 1) -> Any:
-    """``input + value * tensor1 * tensor2`` (torch's order of evaluation)."""
+    """``input + value * tensor1 * tensor2`` (torch's order of evaluation), every operand first
+    converted to the common type (int32 * int64 products must not wrap under a float input), half
+    types computed in float32."""
     check("addcmul", input=input, tensor1=tensor1, tensor2=tensor2)
-    return input + (tensor1 * tensor2) * value
+    common = _common_type(input, tensor1, tensor2)
+    work = _C.float32 if common in (_C.float16, _C.bfloat16) else common  # torch rounds a half result once
+    out = input.to(work) + (tensor1.to(work) * tensor2.to(work)) * value
+    return out.to(common)
 
 
 def lerp(input: Any, end: Any, weight: Any) -> Any:
@@ -49,11 +60,15 @@ def logit(input: Any, eps: float | None = None) -> Any:
 
 def xlogy(input: Any, other: Any) -> Any:
     """``input * log(other)``, defined as 0 where ``input == 0`` unless ``other`` is NaN."""
-    x = input if isinstance(input, _C.Tensor) else _as_tensor(input, other)
-    y = other if isinstance(other, _C.Tensor) else _as_tensor(other, x)
+    # torch's result type: the operands' promoted type (a Python number as a wrapped scalar), the
+    # default float for integers; a number becomes a tensor of that type (never of the other
+    # operand's type: xlogy(int_tensor, 1.5) is not log(1))
+    common = _C.result_type(input, other)
+    if not _C.tensor([], dtype=common).is_floating_point():
+        common = _C.float32
+    x = input.to(common) if isinstance(input, _C.Tensor) else _C.tensor(input, dtype=common)
+    y = other.to(common) if isinstance(other, _C.Tensor) else _C.tensor(other, dtype=common)
     check("xlogy", input=x, other=y)
-    if not x.is_floating_point() and not y.is_floating_point():
-        x = x.float()
     product = x * y.log()
     zero = (x == 0).logical_and(y.isnan().logical_not())
     return _C.where(zero, _C.zeros_like(product), product)
@@ -162,6 +177,8 @@ def median(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
         check("median", input=input)
         flat = input.reshape([-1])
         if flat.shape[0] == 0:
+            if input.is_floating_point():  # torch: NaN (for integers it returns an arbitrary value)
+                return _C.full([], float("nan"), dtype=input.dtype)
             raise IndexError("median() of an empty tensor")
         order = _C.argsort(flat, 0)
         pick = _nan_first(flat, 0, order.narrow(0, (flat.shape[0] - 1) // 2, 1))

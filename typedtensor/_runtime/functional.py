@@ -347,7 +347,16 @@ def mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = No
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     check("mse_loss", input=input, target=target)
-    return _reduce((input - target).square(), reduction)
+    return _reduce(_difference(input, target).square(), reduction)
+
+
+def _difference(input: Any, target: Any) -> Any:
+    """``input - target`` for the pointwise losses, which torch computes in one kernel over the
+    promoted type: a bool operand is a number there (``-`` alone refuses bool tensors)."""
+    if input.dtype == _C.bool or target.dtype == _C.bool:
+        common = _C.promote_types(input.dtype, target.dtype)
+        return input.to(common) - target.to(common)
+    return input - target
 
 
 def smooth_l1_loss(
@@ -358,7 +367,7 @@ def smooth_l1_loss(
     check("smooth_l1_loss", input=input, target=target)
     if beta < 0:
         raise ValueError("smooth_l1_loss does not support negative values for beta.")
-    d = (input - target).abs()
+    d = _difference(input, target).abs()
     if beta == 0.0:
         return _reduce(d, reduction)
     return _reduce(_C.where(d < beta, d.square() * (0.5 / beta), d - 0.5 * beta), reduction)
@@ -369,7 +378,7 @@ def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 
     check("huber_loss", input=input, target=target)
     if delta <= 0:
         raise ValueError("huber_loss does not support non-positive values for delta.")
-    d = (input - target).abs()
+    d = _difference(input, target).abs()
     return _reduce(_C.where(d <= delta, d.square() * 0.5, (d - 0.5 * delta) * delta), reduction)
 
 

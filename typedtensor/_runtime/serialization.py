@@ -153,7 +153,7 @@ class _Decoder:
         if not isinstance(e, dict):
             raise self.bad(f"tensor entry {i} is not an object")
         dtype, shape, offset, nbytes = e.get("dtype"), e.get("shape"), e.get("offset"), e.get("nbytes")
-        if dtype not in _NP_DTYPES:
+        if not isinstance(dtype, str) or dtype not in _NP_DTYPES:
             raise self.bad(f"tensor {i} has unknown dtype {dtype!r}")
         if not isinstance(shape, list) or not all(_is_int(s) and s >= 0 for s in shape) or len(shape) > 64:
             raise self.bad(f"tensor {i} has invalid shape {shape!r}")

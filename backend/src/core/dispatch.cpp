@@ -1,6 +1,7 @@
 #include <atomic>
 #include <stdexcept>
 
+#include "../cpu/kernels.h"
 #include "internal.h"
 #include "typedtensor/device.h"
 #include "typedtensor/primitive.h"
@@ -81,6 +82,13 @@ Tensor upload_scalar(const Tensor& t, Device dev) {
 }  // namespace
 
 namespace detail {
+Tensor convert_wrapped(const Tensor& t, DType d) {
+  Tensor out = empty(Shape{}, d, Device{});
+  cpu::copy(out, t);  // the conversion every cast kernel makes (wrapping, as torch, for integers)
+  out.impl()->wrapped_number = true;
+  return out;
+}
+
 Tensor match_device(const Tensor& t, Device d, const char* op) {
   if (!t.defined() || t.device() == d) return t;
   if (d.type == DeviceType::CUDA && t.device().type == DeviceType::CPU && cpu_scalar(t)) return upload_scalar(t, d);

@@ -37,7 +37,14 @@ inline int64_t dim_arg(const char* op, const Tensor& t, int64_t d, int64_t extra
 // tensor, a CPU scalar uploaded to the device, or the "expected all tensors on the same device" error.
 Tensor match_device(const Tensor& t, Device d, const char* op);  // dispatch.cpp
 
-inline Tensor cast(const Tensor& t, DType d) { return t.dtype() == d ? t : to_dtype(t, d); }
+// A Python number (a wrapped 0-d CPU tensor, float64 for a float) converted to the type an op
+// computes in: a fresh wrapped scalar, not a cast primitive (no graph node, no autograd).
+Tensor convert_wrapped(const Tensor& t, DType d);  // dispatch.cpp
+inline Tensor cast(const Tensor& t, DType d) {
+  if (t.dtype() == d) return t;
+  if (t.impl()->wrapped_number && t.dim() == 0 && t.device().type == DeviceType::CPU) return convert_wrapped(t, d);
+  return to_dtype(t, d);
+}
 
 inline void check_same_float(const char* op, const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype())

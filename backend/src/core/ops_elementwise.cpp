@@ -530,10 +530,19 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype)
 
 Tensor linspace(double start, double end, int64_t steps, DType dtype) {
   if (steps < 0) throw ValueError("[linspace] number of steps must be non-negative");
+  int64_t half = steps == 1 ? 1 : steps / 2;  // from both ends, as torch; one step is `start`
+  if (dtype == DType::Float32) {  // torch computes a float32 linspace in float32: the same roundings
+    Tensor t = empty(Shape{steps}, DType::Float32, Device{});
+    float* p = t.data<float>();
+    float a = static_cast<float>(start), b = static_cast<float>(end);
+    float step = steps > 1 ? (b - a) / static_cast<float>(steps - 1) : 0.0f;
+    for (int64_t i = 0; i < steps; ++i)
+      p[i] = i < half ? a + step * static_cast<float>(i) : b - step * static_cast<float>(steps - 1 - i);
+    return t;
+  }
   Tensor t = empty(Shape{steps}, DType::Float64, Device{});
   double* p = t.data<double>();
   double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0;
-  int64_t half = steps == 1 ? 1 : steps / 2;  // from both ends, as torch; one step is `start`
   for (int64_t i = 0; i < steps; ++i) p[i] = i < half ? start + step * i : end - step * (steps - 1 - i);
   return dtype == DType::Float64 ? t : to_dtype(t, dtype);
 }
@@ -568,7 +577,10 @@ Tensor binary_impl(BinaryOp op, const Tensor& a0, const Tensor& b0) {
     out_half = compute;
     compute = DType::Float32;
   }
-  Tensor a = cast(a0, compute), b = cast(b0, compute);
+  // a half result: the operands are rounded to the half type first, then computed in float32, as
+  // torch does (bf16 x % 0.1 divides by 0.1 rounded to bf16)
+  Tensor a = half ? cast(cast(a0, out_half), compute) : cast(a0, compute);
+  Tensor b = half ? cast(cast(b0, out_half), compute) : cast(b0, compute);
   // An integer tensor exponent may be negative (torch: 0 unless the base is +-1, as ipow gives);
   // only a negative Python-number exponent is refused, in binary(Tensor, Scalar).
   if (a.shape() != b.shape()) {
@@ -654,10 +666,13 @@ void check_writable_once(const Tensor& t, const char* op) {
 }
 }  // namespace
 
-Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other) {
+Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other0) {
   std::string name = std::string(binary_name(op)) + "_";
   check_writable_once(self, name.c_str());
-  DType rt = result_type(self, other);
+  DType rt = result_type(self, other0);
+  // a Python number (float64 when a float) in self's type when the op computes in that type
+  // (x.mul_(0.9) on float32): the fast path below then writes in place, with no traced op
+  const Tensor& other = other0.impl()->wrapped_number && rt == self.dtype() ? detail::cast(other0, rt) : other0;
   if (needs_float(op) && !is_floating(rt)) rt = kDefaultFloat;
   if (is_compare(op) || is_logical(op)) rt = DType::Bool;
   if (!detail::can_cast(rt, self.dtype()))
@@ -806,6 +821,9 @@ Tensor lerp(const Tensor& a, const Tensor& b, const Tensor& w) {
 }
 
 Tensor lerp_scalar(const Tensor& a0, const Tensor& b0, double w) {
+  // float16 / bfloat16: computed in float32 and rounded once, as torch does (b - a alone can overflow)
+  if (a0.dtype() == b0.dtype() && is_half(a0.dtype()))
+    return to_dtype(lerp_scalar(to_dtype(a0, DType::Float32), to_dtype(b0, DType::Float32), w), a0.dtype());
   bool fused = a0.dtype() == b0.dtype() && (a0.dtype() == DType::Float32 || a0.dtype() == DType::Float64) &&
                !on_cuda(a0) && !on_cuda(b0) && current_tracer() == nullptr;
   if (!fused) return binary(BinaryOp::Add, a0, binary(BinaryOp::Mul, binary(BinaryOp::Sub, b0, a0), Scalar::from_double(w)));

@@ -454,8 +454,8 @@ void copy(const Tensor& dst, const Tensor& src) {
 namespace {
 // torch's checked conversion of a fill value (c10::checked_convert): an integer type takes the
 // value only if it is in range (an unsigned one also wraps a negative value down to -max, as torch
-// does: full(-1, uint8) is 255), never a NaN; float32 and float64 take any finite value in range,
-// inf and NaN; float16, bfloat16 and bool take anything.
+// does: full(-1, uint8) is 255), never a NaN; a float type takes any finite value in its range,
+// inf and NaN; bool takes anything.
 bool fill_value_fits(Scalar v, DType d) {
   auto in_range = [&](double lo, double hi) {
     double x = v.kind == Scalar::Float ? v.d : static_cast<double>(v.i);
@@ -467,13 +467,17 @@ bool fill_value_fits(Scalar v, DType d) {
     case DType::Int64: return v.kind != Scalar::Float || (v.d == v.d && v.d >= -9223372036854775808.0 && v.d < 9223372036854775808.0);
     case DType::Float32:
       return v.kind != Scalar::Float || !std::isfinite(v.d) || std::fabs(v.d) <= std::numeric_limits<float>::max();
+    case DType::Float16: return v.kind != Scalar::Float || !std::isfinite(v.d) || std::fabs(v.d) <= 65504.0;
+    case DType::BFloat16: return v.kind != Scalar::Float || !std::isfinite(v.d) || std::fabs(v.d) <= 3.3895313892515355e38;
     default: return true;
   }
 }
 }  // namespace
 
 void fill(const Tensor& dst, Scalar v) {
-  if (!fill_value_fits(v, dst.dtype()))
+  // (torch fills a one-element half tensor without the check: an overflow becomes inf there)
+  bool half_one = (dst.dtype() == DType::Float16 || dst.dtype() == DType::BFloat16) && dst.numel() == 1;
+  if (!half_one && !fill_value_fits(v, dst.dtype()))
     throw ValueError(std::string("value cannot be converted to type ") + dtype_name(dst.dtype()) + " without overflow");
   if (on_cuda(dst)) return cuda_kernels().fill(dst, v);  // NOTE [ Device dispatch ]
   visit_dtype(dst.dtype(), [&](auto tag) {

@@ -46,6 +46,8 @@ class Reader {
   std::string word() {
     std::string w;
     if (!(is_ >> w)) bad(what_, "header ends early");
+    for (char c : w)  // names reach Python as str: printable ASCII only
+      if (c < 0x21 || c > 0x7e) bad(what_, "a header word holds a byte that is not printable ASCII");
     return w;
   }
   void expect(const char* w) {
