@@ -25,6 +25,7 @@ from ..values import (
     ClassInfo,
     ClassV,
     ConstV,
+    DictV,
     DimClassV,
     FuncInfo,
     FuncV,
@@ -44,6 +45,7 @@ from ..values import (
     TypeVarV,
     Value,
     describe,
+    join,
     join_all,
     size_value,
     widen_seq,
@@ -292,6 +294,7 @@ class Calls(Expressions):
                 kwargs[a.keyword.value] = (v, a.value)
             else:
                 args.append((v, a.value))
+        self._current_scope = scope  # evaluating the arguments may have run other scopes' calls
         result = self.call(func, args, kwargs, node, opaque)
         if isinstance(func, BoundV) and func.name in _LIST_MUTATORS and isinstance(func.obj, (TupleV, SeqV)) \
                 and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
@@ -342,6 +345,12 @@ class Calls(Expressions):
         if q in names.SEQUENTIAL:
             # no layers: one built by `append` later, whose layers are unknown (the plugin agrees)
             return SequentialV(tuple(a for a, _ in args)) if args and not kwargs else UNKNOWN
+        if q in names.PARAMETER:
+            data = args[0][0] if args else kwargs.get("data", (UNKNOWN, None))[0]
+            return data if isinstance(data, TensorV) else TensorV(UNKNOWN)
+        if q in names.MODULE_DICT:
+            given = args[0][0] if args else UNKNOWN
+            return DictV(given.keys, given.values, True) if isinstance(given, DictV) else UNKNOWN
         if q in names.MODULE_LIST:
             if not args:
                 return TupleV((), True)
@@ -399,6 +408,17 @@ class Calls(Expressions):
             return SeqV(ScalarV())
         if name == "super":
             return self._super()  # uses the scope e_call saw last
+        if name == "dict" and not vals:
+            keys = tuple(kwargs)
+            return DictV(keys, tuple(kwargs[k][0] for k in keys))
+        if name == "dict" and len(vals) == 1 and isinstance(vals[0], DictV) and not kwargs:
+            return vals[0]
+        if name == "setattr" and len(vals) == 3 and isinstance(vals[1], ConstV) and isinstance(vals[1].value, str):
+            self.set_attribute(vals[0], vals[1].value, vals[2])
+            return ConstV(None)
+        if name == "getattr" and len(vals) in (2, 3) and isinstance(vals[1], ConstV) and isinstance(vals[1].value, str):
+            found = self.attribute(vals[0], vals[1].value, node)
+            return found if len(vals) == 2 else join(found, vals[2])
         if name in ("float", "abs", "round", "min", "max", "sum") and vals and not any(isinstance(v, TensorV) for v in vals):
             return ScalarV()
         return UNKNOWN
@@ -431,9 +451,15 @@ class Calls(Expressions):
             if name in (*MODULE_SELF_METHODS, "requires_grad_"):
                 return obj
             return UNKNOWN
+        if isinstance(obj, DictV):
+            return self.dict_method(obj, name, [a for a, _ in args])
         if isinstance(obj, InstanceV):
             if name in MODULE_SELF_METHODS and obj.cls.is_module and obj.cls.lookup(name) is None:
                 return obj
+            if name in names.REGISTER_METHODS and obj.cls.is_module and obj.cls.lookup(name) is None:
+                if len(args) >= 2 and isinstance(args[0][0], ConstV) and isinstance(args[0][0].value, str):
+                    self.set_attribute(obj, args[0][0].value, args[1][0])
+                return ConstV(None)
             target = None
             if name == "__call__":
                 if obj.cls.is_module:
@@ -446,6 +472,25 @@ class Calls(Expressions):
                 bound = FuncV(target.func, obj, target.transparent)
                 return self.call_function(bound, args, kwargs, node, opaque)
             return UNKNOWN
+        return UNKNOWN
+
+    def set_attribute(self, obj: Value, name: str, value: Value) -> None:
+        """``setattr(self, name, v)`` / ``self.register_buffer(name, v)``: recorded like ``self.name =
+        v``, i.e. only while ``__init__`` builds the instance."""
+        scope = self._current_scope
+        if isinstance(obj, InstanceV) and scope is not None and scope.in_init:
+            obj.attrs[name] = value
+
+    def dict_method(self, d: DictV, name: str, args: list[Value]) -> Value:
+        if name == "values":
+            return SeqV(join_all(d.values)) if d.values else SeqV(UNKNOWN)
+        if name == "items":
+            return SeqV(TupleV((UNKNOWN, join_all(d.values) if d.values else UNKNOWN)))
+        if name == "keys":
+            return SeqV(UNKNOWN)
+        if name == "get" and args and isinstance(args[0], ConstV) and isinstance(args[0].value, str):
+            found = d.get(args[0].value)
+            return found if found is not None else (args[1] if len(args) > 1 else ConstV(None))
         return UNKNOWN
 
     # -- attributes --------------------------------------------------------------------------
@@ -491,6 +536,9 @@ class Calls(Expressions):
                     if isinstance(found, FuncV):
                         return FuncV(found.func, obj.instance, found.transparent)
             return UNKNOWN
+        if isinstance(obj, DictV):
+            found = obj.get(attr) if obj.modules else None
+            return found if found is not None else BoundV(obj, attr)
         if isinstance(obj, (LibModuleV, TupleV, SeqV, SequentialV)):
             return BoundV(obj, attr)
         return UNKNOWN
@@ -510,7 +558,8 @@ class Calls(Expressions):
         declared = obj.cls.lookup_declared(attr)
         if declared is not None:
             return substitute_value(declared, obj.bindings)
-        if attr in ("forward", "__call__") or (obj.cls.is_module and attr in MODULE_SELF_METHODS):
+        if attr in ("forward", "__call__") or (obj.cls.is_module and (attr in MODULE_SELF_METHODS
+                                                                     or attr in names.REGISTER_METHODS)):
             return BoundV(obj, attr)
         return UNKNOWN
 
@@ -570,7 +619,7 @@ def substitute_value(ann: Value, bindings: Bindings, free: frozenset[str] | None
     if not bindings.dims and not bindings.stars and not free:
         return ann
     if isinstance(ann, TensorV) and isinstance(ann.shape, Shape):
-        return TensorV(substitute(ann.shape, bindings, free), ann.is_bool)
+        return TensorV(substitute(ann.shape, bindings, free), ann.is_bool, ann.layout)
     if isinstance(ann, SizeV):
         return size_value(substitute_dim(ann.dim, bindings, free))
     if isinstance(ann, TupleV):
