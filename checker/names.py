@@ -14,6 +14,8 @@ MODULE_LIST: Final = frozenset({"typedtensor.nn.ModuleList"})
 MODULE_DICT: Final = frozenset({"typedtensor.nn.ModuleDict"})
 #: A parameter or buffer is the tensor it wraps.
 PARAMETER: Final = frozenset({"typedtensor.nn.Parameter", "typedtensor.nn.parameter.Parameter", "typedtensor.nn.Buffer"})
+TENSOR_DATASET: Final = frozenset({"typedtensor.data.TensorDataset", "typedtensor.utils.data.TensorDataset"})
+DATA_LOADER: Final = frozenset({"typedtensor.data.DataLoader", "typedtensor.utils.data.DataLoader"})
 #: ``nn.Module`` methods that add an attribute by name (``self.register_buffer("pe", pe)``).
 REGISTER_METHODS: Final = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
 DIM_ARITH: Final = {

@@ -110,7 +110,7 @@ def _first_line(exc: Exception) -> str:
 
 class Project:
     def __init__(self, modules: dict[str, str], sources: dict[str, bytes], packages: set[str],
-                 show_shapes: bool = False, names: dict[str, str] | None = None):
+                 show_shapes: bool = False, names: dict[str, str] | None = None, infer_all: bool = False):
         self.modules = modules  # module name -> path (the first file of that name)
         self.paths = dict(names) if names else {}  # path -> module name, for every file
         for m, p in modules.items():
@@ -118,6 +118,7 @@ class Project:
         self.sources = sources  # path -> bytes (read lazily when absent)
         self.packages = packages  # module names that are packages (__init__.py)
         self.show_shapes = show_shapes
+        self.infer_all = infer_all  # NOTE [ Inferring unannotated code from its calls ]
         self.ctxs: dict[str, ModuleCtx] = {}
         self.failed: dict[str, Exception] = {}  # module -> parse error
         self.rule_failures: list[str] = []

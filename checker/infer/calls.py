@@ -57,6 +57,8 @@ from .syntax import ann_expr, small_without_yield
 MAX_CALL_DEPTH: Final = 6  # nested constructions (``__init__`` re-runs)
 MAX_INIT_RUNS: Final = 500  # ``__init__`` re-runs per checked module (a budget against fan-out)
 MAX_INLINE_DEPTH: Final = 3  # nested inlined calls of unannotated functions
+MAX_INFER_DEPTH: Final = 4  # --infer-all: nested calls inferred through their bodies
+MAX_INFER_STATEMENTS: Final = 300  # --infer-all: a larger unannotated body is not inferred
 
 _LIST_MUTATORS: Final = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"})
 #: Methods of a module that return the module itself.
@@ -135,17 +137,22 @@ class Calls(Expressions):
         return info.self_view
 
     def new_instance(self, info: ClassInfo, bindings: Bindings, run_init: bool = True,
-                     args: Sequence[Arg] = (), kwargs: dict[str, Arg] | None = None) -> InstanceV:
+                     args: Sequence[Arg] = (), kwargs: dict[str, Arg] | None = None,
+                     constructed: bool = False) -> InstanceV:
         inst = InstanceV(info, bindings)
         if not run_init or self.call_depth >= MAX_CALL_DEPTH:
             return inst
         init = info.lookup("__init__")
         if isinstance(init, FuncV):
-            self.run_init(init.func, inst, args, kwargs or {})
+            self.run_init(init.func, inst, args, kwargs or {}, constructed)
         return inst
 
-    def run_init(self, func: FuncInfo, inst: InstanceV, args: Sequence[Arg], kwargs: dict[str, Arg]) -> None:
-        """Run ``__init__`` quietly on ``inst`` with these arguments, to learn its attributes."""
+    def run_init(self, func: FuncInfo, inst: InstanceV, args: Sequence[Arg], kwargs: dict[str, Arg],
+                 constructed: bool = False) -> None:
+        """Run ``__init__`` quietly on ``inst`` with these arguments, to learn its attributes. A
+        real construction (``constructed``: ``Net()``) takes the defaults of the parameters it
+        does not pass; the instance a method body sees (``self_view``) does not: its class may be
+        built with any arguments."""
         if self.call_depth >= MAX_CALL_DEPTH or self.ctx.init_runs >= MAX_INIT_RUNS:
             return
         self.ctx.init_runs += 1
@@ -163,6 +170,9 @@ class Calls(Expressions):
                 scope.vars[p.name] = given[0]
             elif p.kind == "vararg":
                 scope.vars[p.name] = SeqV(UNKNOWN)
+            elif constructed and given is None and p.default is not None and p.kind in ("positional", "normal", "kwonly"):
+                default = self.inferrer_of(func.ctx).eval(p.default, closure)
+                scope.vars[p.name] = default if not isinstance(default, Unknown) else declared
             else:
                 scope.vars[p.name] = declared
         self.run_quietly(func, scope)
@@ -179,6 +189,21 @@ class Calls(Expressions):
             inf.quiet -= 1
             inf.call_depth -= 1
 
+    def run_reporting(self, func: FuncInfo, scope: Scope) -> None:
+        """Run ``func``'s body in ``scope`` one call deeper, reporting what it finds there
+        (NOTE [ Inferring unannotated code from its calls ])."""
+        inf = self.inferrer_of(func.ctx)
+        saved_top = inf.top
+        inf.top = func.top
+        inf.call_depth = max(inf.call_depth, self.call_depth) + 1
+        inf.quiet += self.quiet > 0 and inf is not self  # a quiet caller keeps the callee quiet
+        try:
+            inf.exec_suite(func.node.body, scope)
+        finally:
+            inf.quiet -= self.quiet > 0 and inf is not self
+            inf.call_depth -= 1
+            inf.top = saved_top
+
     def construct(self, info: ClassInfo, args: list[Arg], kwargs: dict[str, Arg], node: cst.Call, opaque: bool) -> Value:
         bindings = Bindings()
         init = info.lookup("__init__")
@@ -188,7 +213,7 @@ class Calls(Expressions):
             short = info.qualname.removeprefix(info.ctx.name + ".")
             if self.check_args(f"{short}.__init__", params, args, kwargs, bindings):
                 return UNKNOWN
-        return self.new_instance(info, bindings, True, args, kwargs)
+        return self.new_instance(info, bindings, True, args, kwargs, constructed=True)
 
     # -- calling the project's functions -----------------------------------------------------
 
@@ -218,9 +243,15 @@ class Calls(Expressions):
             inlined = self.inline(func, params, args, kwargs)
             if inlined is not None:
                 return inlined
+        if self.ctx.infer_all and isinstance(sig.returns, Unknown) and isinstance(bound, InstanceV) \
+                and func.kind == "function" and sig.params:
+            inferred = self.inline(func, params, args, kwargs, self_param=sig.params[0].name, instance=bound)
+            if inferred is not None:
+                return inferred
         return self.result_of(sig, bindings)
 
-    def inline(self, func: FuncInfo, params: list[Param], args: Sequence[Arg], kwargs: dict[str, Arg]) -> Value | None:
+    def inline(self, func: FuncInfo, params: list[Param], args: Sequence[Arg], kwargs: dict[str, Arg],
+               self_param: str | None = None, instance: InstanceV | None = None) -> Value | None:
         """NOTE [ Inlining unannotated functions ]
         A function without a return annotation says nothing about its result, but called with
         known shapes its body can be run on them: ``def project(a, b): return a @ b`` called with
@@ -228,15 +259,26 @@ class Calls(Expressions):
         errors are reported where it is checked on its own, not once per call), on the argument
         values, and its result is the join of what its ``return`` statements give. Bounded: only
         when an argument has a known shape, only small bodies without ``yield``, at most
-        ``MAX_INLINE_DEPTH`` inlined calls deep (recursion stops there)."""
-        if self.call_depth >= MAX_INLINE_DEPTH or not inlinable(func):
+        ``MAX_INLINE_DEPTH`` inlined calls deep (recursion stops there).
+
+        NOTE [ Inferring unannotated code from its calls ]
+        With ``--infer-all`` the same holds for an unannotated *method* called on an instance (a
+        script's ``model(x)`` with ``x = tt.randn(64, 1, 28, 28)``, or a batch from a DataLoader
+        of known shapes, reaches ``forward``), for bodies up to ``MAX_INFER_STATEMENTS``
+        statements, at most ``MAX_INFER_DEPTH`` calls deep; and the body *reports* what it finds
+        on those shapes (each node once), in the module that defines it."""
+        infer_all = self.ctx.infer_all
+        depth = MAX_INFER_DEPTH if infer_all else MAX_INLINE_DEPTH
+        if self.call_depth >= depth or not inlinable(func, MAX_INFER_STATEMENTS if infer_all else None):
             return None
         values = bind_args(params, args, kwargs)
         if not any(isinstance(v, TensorV) and not isinstance(v.shape, Unknown) for v, _ in values.values()):
             return None
         inf = self.inferrer_of(func.ctx)
         closure = func.closure if func.closure is not None else inf.module_scope
-        scope = Scope({}, parent=closure, func=func, returns=[])
+        scope = Scope({}, parent=closure, func=func, returns=[], self_name=self_param)
+        if self_param is not None and instance is not None:
+            scope.vars[self_param] = instance
         for p in params:
             given = values.get(p.name)
             if given is not None:
@@ -249,7 +291,10 @@ class Calls(Expressions):
                 scope.vars[p.name] = inf.eval(p.default, closure)
             else:
                 scope.vars[p.name] = p.ann
-        self.run_quietly(func, scope)
+        if infer_all:
+            self.run_reporting(func, scope)
+        else:
+            self.run_quietly(func, scope)
         results = scope.returns or []
         if not scope.dead:
             results = [*results, ConstV(None)]  # the body can end without a return
@@ -345,6 +390,12 @@ class Calls(Expressions):
         if q in names.SEQUENTIAL:
             # no layers: one built by `append` later, whose layers are unknown (the plugin agrees)
             return SequentialV(tuple(a for a, _ in args)) if args and not kwargs else UNKNOWN
+        if q in names.TENSOR_DATASET:
+            rows = [self.iter_elem(a, None) for a, _ in args]
+            return SeqV(TupleV(tuple(rows))) if rows and not kwargs else UNKNOWN
+        if q in names.DATA_LOADER:
+            dataset = args[0][0] if args else kwargs.get("dataset", (UNKNOWN, None))[0]
+            return SeqV(batched(self.iter_elem(dataset, None)))
         if q in names.PARAMETER:
             data = args[0][0] if args else kwargs.get("data", (UNKNOWN, None))[0]
             return data if isinstance(data, TensorV) else TensorV(UNKNOWN)
@@ -569,11 +620,24 @@ class Calls(Expressions):
         raise NotImplementedError  # statements
 
 
-def inlinable(func: FuncInfo) -> bool:
-    """Small, and neither a generator nor a coroutine (NOTE [ Inlining unannotated functions ])."""
+def inlinable(func: FuncInfo, budget: int | None = None) -> bool:
+    """Small, and neither a generator nor a coroutine (NOTE [ Inlining unannotated functions ]);
+    ``budget`` raises the statement limit (NOTE [ Inferring unannotated code from its calls ])."""
+    if budget is not None:
+        return func.node.asynchronous is None and small_without_yield(func.node.body, budget)
     if func.inlinable is None:
         func.inlinable = func.node.asynchronous is None and small_without_yield(func.node.body)
     return func.inlinable
+
+
+def batched(example: Value) -> Value:
+    """A DataLoader's batch of ``example``s: each tensor gains a leading batch dim (unknown: the last
+    batch may be smaller)."""
+    if isinstance(example, TensorV) and isinstance(example.shape, Shape):
+        return TensorV(Shape((UNKNOWN, *example.shape.prefix), example.shape.star, example.shape.suffix), example.is_bool)
+    if isinstance(example, TupleV):
+        return TupleV(tuple(batched(i) for i in example.items))
+    return UNKNOWN
 
 
 def bind_args(params: list[Param], args: Sequence[Arg], kwargs: dict[str, Arg]) -> dict[str, Arg]:
