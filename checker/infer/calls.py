@@ -268,11 +268,12 @@ class Calls(Expressions):
         statements, at most ``MAX_INFER_DEPTH`` calls deep; and the body *reports* what it finds
         on those shapes (each node once), in the module that defines it."""
         infer_all = self.ctx.infer_all
-        depth = MAX_INFER_DEPTH if infer_all else MAX_INLINE_DEPTH
-        if self.call_depth >= depth or not inlinable(func, MAX_INFER_STATEMENTS if infer_all else None):
+        if self.call_depth >= (MAX_INFER_DEPTH if infer_all else MAX_INLINE_DEPTH):
             return None
         values = bind_args(params, args, kwargs)
         if not any(isinstance(v, TensorV) and not isinstance(v.shape, Unknown) for v, _ in values.values()):
+            return None
+        if not inlinable(func, MAX_INFER_STATEMENTS if infer_all else None):
             return None
         inf = self.inferrer_of(func.ctx)
         closure = func.closure if func.closure is not None else inf.module_scope
