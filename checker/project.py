@@ -19,11 +19,11 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .context import ModuleCtx, Pending
-from .infer import Inferrer, inferrer_for
 from .parse import parse_module
 from .report import INTERNAL, SYNTAX, Report
 
 if TYPE_CHECKING:
+    from .infer import Inferrer
     from .values import Value
 
 _EXTERNAL_TOPS: Final = frozenset(sys.stdlib_module_names) | {
@@ -146,6 +146,11 @@ class Project:
         self.rule_failures.append(f"{op}: {text}")
 
     def inferrer_for(self, ctx: ModuleCtx) -> Inferrer:
+        # Imported here, not at the top: a run over files that cannot hold a tensor (NOTE [ Files
+        # that cannot hold a tensor ] in runner.py) never loads the inference or the calculus.
+        # The inference does not import this module (it sees the project as context.ProjectAPI).
+        from .infer import inferrer_for
+
         return inferrer_for(ctx)
 
     def parse(self, path: str) -> cst.Module | None:
