@@ -59,6 +59,7 @@ def _typing(v: Value) -> str | None:
     return names.typing_name(q) if q else None
 
 
+CONTIGUOUS = "contiguous"  # NOTE [ Layout lints ]: what a parameter of an annotated type is assumed to be
 MAX_ALIAS_DEPTH = 20  # aliases of aliases; deeper (or circular: ``A = Add[A, 1]``) is unknown
 
 
@@ -99,7 +100,7 @@ class AnnotationReader:
     def _plain(self, v: Value) -> Value:
         q = _qual(v)
         if q in names.TENSOR:
-            return TensorV(UNKNOWN)
+            return TensorV(UNKNOWN, layout=CONTIGUOUS)
         if isinstance(v, DimClassV):
             return size_value(named_dim(v.qualname, v.display))
         if isinstance(v, TypeVarV) and not v.is_tuple:
@@ -132,7 +133,7 @@ class AnnotationReader:
         elems = [el.slice for el in expr.slice]
         q = _qual(base)
         if q in names.TENSOR:
-            return TensorV(self.shape(elems))
+            return TensorV(self.shape(elems), layout=CONTIGUOUS)  # NOTE [ Layout lints ]: assumed
         tname = _typing(base)
         values = [e.value for e in elems if isinstance(e, cst.Index)]
         if tname in ("Optional",) and values:

@@ -38,7 +38,8 @@ OPTIONS: Final[tuple[tuple[tuple[str, ...], str, str | None, str | None], ...]] 
     (("--exclude",), "append", "GLOB", "skip matching paths"),
     (("--output", "-o"), "value", "FILE", "write the report there instead of stdout"),
     (("--stats",), "flag", None, "print files, lines, time and crashes to stderr"),
-    (("--infer-all",), "flag", None, None),  # robustness testing; not in --help
+    (("--infer-all",), "flag", None, "also infer unannotated functions (a model's forward) from the shapes "
+                                       "they are called with, and check files that cannot reach typedtensor"),
 )
 DEFAULTS: Final[dict[str, Any]] = {"format": "text"}
 

@@ -22,6 +22,7 @@ class ProjectAPI(Protocol):
     """What the inference asks of the checked tree as a whole (``project.Project``)."""
 
     show_shapes: bool
+    infer_all: bool
 
     def has_module(self, name: str) -> bool: ...
 
@@ -95,6 +96,7 @@ class ModuleCtx:
         self.imports: set[str] = set()  # project modules it imported
         self.missing: set[str] = set()  # absolute module names it imported that are not in the tree
         self.show_shapes = project.show_shapes
+        self.infer_all = project.infer_all
         self.init_runs = 0
         self.assigned: dict[int, frozenset[str]] = {}  # memo of syntax.assigned_names
         self.inferrer: object | None = None  # the inference that runs this module (one per module)

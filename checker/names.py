@@ -11,6 +11,13 @@ DIM: Final = frozenset({"typedtensor.Dim"})
 MODULE_BASE: Final = frozenset({"typedtensor.nn.Module"})
 SEQUENTIAL: Final = frozenset({"typedtensor.nn.Sequential"})
 MODULE_LIST: Final = frozenset({"typedtensor.nn.ModuleList"})
+MODULE_DICT: Final = frozenset({"typedtensor.nn.ModuleDict"})
+#: A parameter or buffer is the tensor it wraps.
+PARAMETER: Final = frozenset({"typedtensor.nn.Parameter", "typedtensor.nn.parameter.Parameter", "typedtensor.nn.Buffer"})
+TENSOR_DATASET: Final = frozenset({"typedtensor.data.TensorDataset", "typedtensor.utils.data.TensorDataset"})
+DATA_LOADER: Final = frozenset({"typedtensor.data.DataLoader", "typedtensor.utils.data.DataLoader"})
+#: ``nn.Module`` methods that add an attribute by name (``self.register_buffer("pe", pe)``).
+REGISTER_METHODS: Final = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
 DIM_ARITH: Final = {
     "typedtensor.Add": "add", "typedtensor.Sub": "sub", "typedtensor.Mul": "mul",
     "typedtensor.Div": "div",
@@ -57,7 +64,7 @@ _TYPING_NAMES: Final = (
     "TypeVarTuple", "Union", "Unpack", "cast", "Iterable", "Iterator",
 )
 _PACKAGE_NAMES: Final = (
-    *TENSOR, *DIM, *DIM_ARITH, *MODULE_BASE, *SEQUENTIAL, *MODULE_LIST, "typedtensor.reveal_shape",
+    *TENSOR, *DIM, *DIM_ARITH, *MODULE_BASE, *SEQUENTIAL, *MODULE_LIST, *MODULE_DICT, "typedtensor.reveal_shape",
     "typedtensor.nn", "typedtensor.nn.functional",
 )
 

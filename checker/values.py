@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 class TensorV:
     shape: ShapeLike
     is_bool: bool = False
+    #: NOTE [ Layout lints ]: "contiguous", the strides (one per dim), or None (not known).
+    layout: str | tuple[DimExpr, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -204,6 +206,19 @@ class SequentialV:
 
 
 @dataclass(frozen=True)
+class DictV:
+    """A dict with string keys (``dict(wte=..., h=...)``, ``{"a": x}``); a ``nn.ModuleDict`` of one
+    (``modules``) also answers attribute access: ``self.transformer.wte``."""
+
+    keys: tuple[str, ...]
+    values: tuple[Value, ...]
+    modules: bool = False
+
+    def get(self, key: str) -> Value | None:
+        return self.values[self.keys.index(key)] if key in self.keys else None
+
+
+@dataclass(frozen=True)
 class SuperV:
     cls: ClassInfo
     instance: Value
@@ -211,7 +226,7 @@ class SuperV:
 
 Value = Union[
     TensorV, SizeV, ScalarV, BoundV, ConstV, ShapeV, TupleV, SeqV, OutputsV, QualV, ModuleRefV, DimClassV,
-    TypeVarV, FuncV, ClassV, InstanceV, LibModuleV, SequentialV, SuperV, AliasV, Unknown,
+    TypeVarV, FuncV, ClassV, InstanceV, LibModuleV, SequentialV, SuperV, AliasV, DictV, Unknown,
 ]
 
 
@@ -225,11 +240,18 @@ def join(a: Value, b: Value) -> Value:
     if a is b or a == b:
         return a
     if isinstance(a, TensorV) and isinstance(b, TensorV):
-        return TensorV(UNKNOWN, a.is_bool and b.is_bool)
+        shape = a.shape if a.shape == b.shape else UNKNOWN
+        return TensorV(shape, a.is_bool and b.is_bool, a.layout if a.layout == b.layout else None)
     if isinstance(a, TupleV) and isinstance(b, TupleV) and len(a.items) == len(b.items):
         return TupleV(tuple(join(x, y) for x, y in zip(a.items, b.items, strict=False)), a.is_list)
     if isinstance(a, SeqV) and isinstance(b, SeqV):
         return SeqV(join(a.elem, b.elem))
+    if isinstance(a, (SeqV, TupleV)) and isinstance(b, (SeqV, TupleV)) and (_is_list(a) or _is_list(b)):
+        if isinstance(a, TupleV) and not a.items:
+            return SeqV(_elements(b))  # an empty list that a loop appended to
+        if isinstance(b, TupleV) and not b.items:
+            return SeqV(_elements(a))
+        return SeqV(join(_elements(a), _elements(b)))
     if isinstance(a, (ScalarV, ConstV, SizeV)) and isinstance(b, (ScalarV, ConstV, SizeV)):
         if isinstance(a, ConstV) and not isinstance(a.value, (int, float)):
             return UNKNOWN
@@ -237,6 +259,14 @@ def join(a: Value, b: Value) -> Value:
             return UNKNOWN
         return ScalarV()
     return UNKNOWN
+
+
+def _is_list(v: Value) -> bool:
+    return isinstance(v, SeqV) or (isinstance(v, TupleV) and v.is_list)
+
+
+def _elements(v: SeqV | TupleV) -> Value:
+    return v.elem if isinstance(v, SeqV) else join_all(v.items)
 
 
 def join_all(values: Sequence[Value]) -> Value:
@@ -319,7 +349,7 @@ def _fmt_ctor_arg(v: object) -> str:
 
 
 __all__ = [
-    "UNKNOWN", "AliasV", "BoundV", "ClassInfo", "ClassV", "ConstV", "DimClassV", "FuncInfo", "FuncV", "InstanceV",
+    "UNKNOWN", "AliasV", "BoundV", "ClassInfo", "ClassV", "ConstV", "DictV", "DimClassV", "FuncInfo", "FuncV", "InstanceV",
     "LibModuleV", "ModuleRefV", "OutputsV", "QualV", "ScalarV", "SeqV", "SequentialV", "ShapeV", "SizeV", "SuperV",
     "TensorV", "TupleV", "TypeVarV", "Value", "describe", "informative", "join", "join_all", "join_vars",
     "size_value", "widen_seq",

@@ -25,6 +25,7 @@ from ..values import (
     ClassInfo,
     ClassV,
     ConstV,
+    DictV,
     DimClassV,
     FuncInfo,
     FuncV,
@@ -44,6 +45,7 @@ from ..values import (
     TypeVarV,
     Value,
     describe,
+    join,
     join_all,
     size_value,
     widen_seq,
@@ -55,6 +57,8 @@ from .syntax import ann_expr, small_without_yield
 MAX_CALL_DEPTH: Final = 6  # nested constructions (``__init__`` re-runs)
 MAX_INIT_RUNS: Final = 500  # ``__init__`` re-runs per checked module (a budget against fan-out)
 MAX_INLINE_DEPTH: Final = 3  # nested inlined calls of unannotated functions
+MAX_INFER_DEPTH: Final = 4  # --infer-all: nested calls inferred through their bodies
+MAX_INFER_STATEMENTS: Final = 300  # --infer-all: a larger unannotated body is not inferred
 
 _LIST_MUTATORS: Final = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"})
 #: Methods of a module that return the module itself.
@@ -133,17 +137,22 @@ class Calls(Expressions):
         return info.self_view
 
     def new_instance(self, info: ClassInfo, bindings: Bindings, run_init: bool = True,
-                     args: Sequence[Arg] = (), kwargs: dict[str, Arg] | None = None) -> InstanceV:
+                     args: Sequence[Arg] = (), kwargs: dict[str, Arg] | None = None,
+                     constructed: bool = False) -> InstanceV:
         inst = InstanceV(info, bindings)
         if not run_init or self.call_depth >= MAX_CALL_DEPTH:
             return inst
         init = info.lookup("__init__")
         if isinstance(init, FuncV):
-            self.run_init(init.func, inst, args, kwargs or {})
+            self.run_init(init.func, inst, args, kwargs or {}, constructed)
         return inst
 
-    def run_init(self, func: FuncInfo, inst: InstanceV, args: Sequence[Arg], kwargs: dict[str, Arg]) -> None:
-        """Run ``__init__`` quietly on ``inst`` with these arguments, to learn its attributes."""
+    def run_init(self, func: FuncInfo, inst: InstanceV, args: Sequence[Arg], kwargs: dict[str, Arg],
+                 constructed: bool = False) -> None:
+        """Run ``__init__`` quietly on ``inst`` with these arguments, to learn its attributes. A
+        real construction (``constructed``: ``Net()``) takes the defaults of the parameters it
+        does not pass; the instance a method body sees (``self_view``) does not: its class may be
+        built with any arguments."""
         if self.call_depth >= MAX_CALL_DEPTH or self.ctx.init_runs >= MAX_INIT_RUNS:
             return
         self.ctx.init_runs += 1
@@ -161,6 +170,9 @@ class Calls(Expressions):
                 scope.vars[p.name] = given[0]
             elif p.kind == "vararg":
                 scope.vars[p.name] = SeqV(UNKNOWN)
+            elif constructed and given is None and p.default is not None and p.kind in ("positional", "normal", "kwonly"):
+                default = self.inferrer_of(func.ctx).eval(p.default, closure)
+                scope.vars[p.name] = default if not isinstance(default, Unknown) else declared
             else:
                 scope.vars[p.name] = declared
         self.run_quietly(func, scope)
@@ -177,6 +189,21 @@ class Calls(Expressions):
             inf.quiet -= 1
             inf.call_depth -= 1
 
+    def run_reporting(self, func: FuncInfo, scope: Scope) -> None:
+        """Run ``func``'s body in ``scope`` one call deeper, reporting what it finds there
+        (NOTE [ Inferring unannotated code from its calls ])."""
+        inf = self.inferrer_of(func.ctx)
+        saved_top = inf.top
+        inf.top = func.top
+        inf.call_depth = max(inf.call_depth, self.call_depth) + 1
+        inf.quiet += self.quiet > 0 and inf is not self  # a quiet caller keeps the callee quiet
+        try:
+            inf.exec_suite(func.node.body, scope)
+        finally:
+            inf.quiet -= self.quiet > 0 and inf is not self
+            inf.call_depth -= 1
+            inf.top = saved_top
+
     def construct(self, info: ClassInfo, args: list[Arg], kwargs: dict[str, Arg], node: cst.Call, opaque: bool) -> Value:
         bindings = Bindings()
         init = info.lookup("__init__")
@@ -186,7 +213,7 @@ class Calls(Expressions):
             short = info.qualname.removeprefix(info.ctx.name + ".")
             if self.check_args(f"{short}.__init__", params, args, kwargs, bindings):
                 return UNKNOWN
-        return self.new_instance(info, bindings, True, args, kwargs)
+        return self.new_instance(info, bindings, True, args, kwargs, constructed=True)
 
     # -- calling the project's functions -----------------------------------------------------
 
@@ -216,9 +243,15 @@ class Calls(Expressions):
             inlined = self.inline(func, params, args, kwargs)
             if inlined is not None:
                 return inlined
+        if self.ctx.infer_all and isinstance(sig.returns, Unknown) and isinstance(bound, InstanceV) \
+                and func.kind == "function" and sig.params:
+            inferred = self.inline(func, params, args, kwargs, self_param=sig.params[0].name, instance=bound)
+            if inferred is not None:
+                return inferred
         return self.result_of(sig, bindings)
 
-    def inline(self, func: FuncInfo, params: list[Param], args: Sequence[Arg], kwargs: dict[str, Arg]) -> Value | None:
+    def inline(self, func: FuncInfo, params: list[Param], args: Sequence[Arg], kwargs: dict[str, Arg],
+               self_param: str | None = None, instance: InstanceV | None = None) -> Value | None:
         """NOTE [ Inlining unannotated functions ]
         A function without a return annotation says nothing about its result, but called with
         known shapes its body can be run on them: ``def project(a, b): return a @ b`` called with
@@ -226,15 +259,27 @@ class Calls(Expressions):
         errors are reported where it is checked on its own, not once per call), on the argument
         values, and its result is the join of what its ``return`` statements give. Bounded: only
         when an argument has a known shape, only small bodies without ``yield``, at most
-        ``MAX_INLINE_DEPTH`` inlined calls deep (recursion stops there)."""
-        if self.call_depth >= MAX_INLINE_DEPTH or not inlinable(func):
+        ``MAX_INLINE_DEPTH`` inlined calls deep (recursion stops there).
+
+        NOTE [ Inferring unannotated code from its calls ]
+        With ``--infer-all`` the same holds for an unannotated *method* called on an instance (a
+        script's ``model(x)`` with ``x = tt.randn(64, 1, 28, 28)``, or a batch from a DataLoader
+        of known shapes, reaches ``forward``), for bodies up to ``MAX_INFER_STATEMENTS``
+        statements, at most ``MAX_INFER_DEPTH`` calls deep; and the body *reports* what it finds
+        on those shapes (each node once), in the module that defines it."""
+        infer_all = self.ctx.infer_all
+        if self.call_depth >= (MAX_INFER_DEPTH if infer_all else MAX_INLINE_DEPTH):
             return None
         values = bind_args(params, args, kwargs)
         if not any(isinstance(v, TensorV) and not isinstance(v.shape, Unknown) for v, _ in values.values()):
             return None
+        if not inlinable(func, MAX_INFER_STATEMENTS if infer_all else None):
+            return None
         inf = self.inferrer_of(func.ctx)
         closure = func.closure if func.closure is not None else inf.module_scope
-        scope = Scope({}, parent=closure, func=func, returns=[])
+        scope = Scope({}, parent=closure, func=func, returns=[], self_name=self_param)
+        if self_param is not None and instance is not None:
+            scope.vars[self_param] = instance
         for p in params:
             given = values.get(p.name)
             if given is not None:
@@ -247,7 +292,10 @@ class Calls(Expressions):
                 scope.vars[p.name] = inf.eval(p.default, closure)
             else:
                 scope.vars[p.name] = p.ann
-        self.run_quietly(func, scope)
+        if infer_all:
+            self.run_reporting(func, scope)
+        else:
+            self.run_quietly(func, scope)
         results = scope.returns or []
         if not scope.dead:
             results = [*results, ConstV(None)]  # the body can end without a return
@@ -292,6 +340,7 @@ class Calls(Expressions):
                 kwargs[a.keyword.value] = (v, a.value)
             else:
                 args.append((v, a.value))
+        self._current_scope = scope  # evaluating the arguments may have run other scopes' calls
         result = self.call(func, args, kwargs, node, opaque)
         if isinstance(func, BoundV) and func.name in _LIST_MUTATORS and isinstance(func.obj, (TupleV, SeqV)) \
                 and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
@@ -342,6 +391,18 @@ class Calls(Expressions):
         if q in names.SEQUENTIAL:
             # no layers: one built by `append` later, whose layers are unknown (the plugin agrees)
             return SequentialV(tuple(a for a, _ in args)) if args and not kwargs else UNKNOWN
+        if q in names.TENSOR_DATASET:
+            rows = [self.iter_elem(a, None) for a, _ in args]
+            return SeqV(TupleV(tuple(rows))) if rows and not kwargs else UNKNOWN
+        if q in names.DATA_LOADER:
+            dataset = args[0][0] if args else kwargs.get("dataset", (UNKNOWN, None))[0]
+            return SeqV(batched(self.iter_elem(dataset, None)))
+        if q in names.PARAMETER:
+            data = args[0][0] if args else kwargs.get("data", (UNKNOWN, None))[0]
+            return data if isinstance(data, TensorV) else TensorV(UNKNOWN)
+        if q in names.MODULE_DICT:
+            given = args[0][0] if args else UNKNOWN
+            return DictV(given.keys, given.values, True) if isinstance(given, DictV) else UNKNOWN
         if q in names.MODULE_LIST:
             if not args:
                 return TupleV((), True)
@@ -399,6 +460,17 @@ class Calls(Expressions):
             return SeqV(ScalarV())
         if name == "super":
             return self._super()  # uses the scope e_call saw last
+        if name == "dict" and not vals:
+            keys = tuple(kwargs)
+            return DictV(keys, tuple(kwargs[k][0] for k in keys))
+        if name == "dict" and len(vals) == 1 and isinstance(vals[0], DictV) and not kwargs:
+            return vals[0]
+        if name == "setattr" and len(vals) == 3 and isinstance(vals[1], ConstV) and isinstance(vals[1].value, str):
+            self.set_attribute(vals[0], vals[1].value, vals[2])
+            return ConstV(None)
+        if name == "getattr" and len(vals) in (2, 3) and isinstance(vals[1], ConstV) and isinstance(vals[1].value, str):
+            found = self.attribute(vals[0], vals[1].value, node)
+            return found if len(vals) == 2 else join(found, vals[2])
         if name in ("float", "abs", "round", "min", "max", "sum") and vals and not any(isinstance(v, TensorV) for v in vals):
             return ScalarV()
         return UNKNOWN
@@ -431,9 +503,15 @@ class Calls(Expressions):
             if name in (*MODULE_SELF_METHODS, "requires_grad_"):
                 return obj
             return UNKNOWN
+        if isinstance(obj, DictV):
+            return self.dict_method(obj, name, [a for a, _ in args])
         if isinstance(obj, InstanceV):
             if name in MODULE_SELF_METHODS and obj.cls.is_module and obj.cls.lookup(name) is None:
                 return obj
+            if name in names.REGISTER_METHODS and obj.cls.is_module and obj.cls.lookup(name) is None:
+                if len(args) >= 2 and isinstance(args[0][0], ConstV) and isinstance(args[0][0].value, str):
+                    self.set_attribute(obj, args[0][0].value, args[1][0])
+                return ConstV(None)
             target = None
             if name == "__call__":
                 if obj.cls.is_module:
@@ -446,6 +524,25 @@ class Calls(Expressions):
                 bound = FuncV(target.func, obj, target.transparent)
                 return self.call_function(bound, args, kwargs, node, opaque)
             return UNKNOWN
+        return UNKNOWN
+
+    def set_attribute(self, obj: Value, name: str, value: Value) -> None:
+        """``setattr(self, name, v)`` / ``self.register_buffer(name, v)``: recorded like ``self.name =
+        v``, i.e. only while ``__init__`` builds the instance."""
+        scope = self._current_scope
+        if isinstance(obj, InstanceV) and scope is not None and scope.in_init:
+            obj.attrs[name] = value
+
+    def dict_method(self, d: DictV, name: str, args: list[Value]) -> Value:
+        if name == "values":
+            return SeqV(join_all(d.values)) if d.values else SeqV(UNKNOWN)
+        if name == "items":
+            return SeqV(TupleV((UNKNOWN, join_all(d.values) if d.values else UNKNOWN)))
+        if name == "keys":
+            return SeqV(UNKNOWN)
+        if name == "get" and args and isinstance(args[0], ConstV) and isinstance(args[0].value, str):
+            found = d.get(args[0].value)
+            return found if found is not None else (args[1] if len(args) > 1 else ConstV(None))
         return UNKNOWN
 
     # -- attributes --------------------------------------------------------------------------
@@ -491,6 +588,9 @@ class Calls(Expressions):
                     if isinstance(found, FuncV):
                         return FuncV(found.func, obj.instance, found.transparent)
             return UNKNOWN
+        if isinstance(obj, DictV):
+            found = obj.get(attr) if obj.modules else None
+            return found if found is not None else BoundV(obj, attr)
         if isinstance(obj, (LibModuleV, TupleV, SeqV, SequentialV)):
             return BoundV(obj, attr)
         return UNKNOWN
@@ -510,7 +610,8 @@ class Calls(Expressions):
         declared = obj.cls.lookup_declared(attr)
         if declared is not None:
             return substitute_value(declared, obj.bindings)
-        if attr in ("forward", "__call__") or (obj.cls.is_module and attr in MODULE_SELF_METHODS):
+        if attr in ("forward", "__call__") or (obj.cls.is_module and (attr in MODULE_SELF_METHODS
+                                                                     or attr in names.REGISTER_METHODS)):
             return BoundV(obj, attr)
         return UNKNOWN
 
@@ -520,11 +621,24 @@ class Calls(Expressions):
         raise NotImplementedError  # statements
 
 
-def inlinable(func: FuncInfo) -> bool:
-    """Small, and neither a generator nor a coroutine (NOTE [ Inlining unannotated functions ])."""
+def inlinable(func: FuncInfo, budget: int | None = None) -> bool:
+    """Small, and neither a generator nor a coroutine (NOTE [ Inlining unannotated functions ]);
+    ``budget`` raises the statement limit (NOTE [ Inferring unannotated code from its calls ])."""
+    if budget is not None:
+        return func.node.asynchronous is None and small_without_yield(func.node.body, budget)
     if func.inlinable is None:
         func.inlinable = func.node.asynchronous is None and small_without_yield(func.node.body)
     return func.inlinable
+
+
+def batched(example: Value) -> Value:
+    """A DataLoader's batch of ``example``s: each tensor gains a leading batch dim (unknown: the last
+    batch may be smaller)."""
+    if isinstance(example, TensorV) and isinstance(example.shape, Shape):
+        return TensorV(Shape((UNKNOWN, *example.shape.prefix), example.shape.star, example.shape.suffix), example.is_bool)
+    if isinstance(example, TupleV):
+        return TupleV(tuple(batched(i) for i in example.items))
+    return UNKNOWN
 
 
 def bind_args(params: list[Param], args: Sequence[Arg], kwargs: dict[str, Arg]) -> dict[str, Arg]:
@@ -570,7 +684,7 @@ def substitute_value(ann: Value, bindings: Bindings, free: frozenset[str] | None
     if not bindings.dims and not bindings.stars and not free:
         return ann
     if isinstance(ann, TensorV) and isinstance(ann.shape, Shape):
-        return TensorV(substitute(ann.shape, bindings, free), ann.is_bool)
+        return TensorV(substitute(ann.shape, bindings, free), ann.is_bool, ann.layout)
     if isinstance(ann, SizeV):
         return size_value(substitute_dim(ann.dim, bindings, free))
     if isinstance(ann, TupleV):

@@ -18,6 +18,7 @@ from ..values import (
     UNKNOWN,
     AliasV,
     ConstV,
+    DictV,
     FuncV,
     InstanceV,
     LibModuleV,
@@ -163,6 +164,10 @@ class Expressions(TensorOps):
             out = a % b
         elif both_const and dunder == "__pow__" and isinstance(a, int) and isinstance(b, int) and 0 <= b <= 64 and abs(a) < 2**32:
             out = a ** b
+        elif dunder == "__pow__" and isinstance(b, int) and not isinstance(b, bool) and 0 <= b <= 4:
+            out = 1
+            for _ in range(b):
+                out = d_mul(out, a)  # (image // patch) ** 2 patches
         else:
             return ScalarV()
         if isinstance(out, int) and both_const:
@@ -220,6 +225,10 @@ class Expressions(TensorOps):
         obj = self.eval(node.value, scope)
         if isinstance(obj, QualV) and names.is_type_form(obj.qual):
             return AliasV(node)  # ``Side = Literal[8]``: a type alias
+        if isinstance(obj, DictV) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            name = self.eval(node.slice[0].slice.value, scope)
+            found = obj.get(name.value) if isinstance(name, ConstV) and isinstance(name.value, str) else None
+            return found if found is not None else UNKNOWN
         items = [self.eval_slice(el.slice, scope) for el in node.slice]
         if isinstance(obj, TensorV):
             key = tuple(items) if len(items) != 1 or is_tuple_subscript(node) else (items[0],)
@@ -308,11 +317,18 @@ class Expressions(TensorOps):
         return UNKNOWN
 
     def e_dict(self, node: cst.Dict, scope: Scope) -> Value:
+        keys: list[str] = []
+        values: list[Value] = []
+        exact = True
         for el in node.elements:
-            if isinstance(el, cst.DictElement):
-                self.eval(el.key, scope)
-            self.eval(el.value, scope)
-        return UNKNOWN
+            key = self.eval(el.key, scope) if isinstance(el, cst.DictElement) else UNKNOWN
+            value = self.eval(el.value, scope)
+            if isinstance(key, ConstV) and isinstance(key.value, str) and key.value not in keys:
+                keys.append(key.value)
+                values.append(value)
+            else:
+                exact = False  # ``**other``, a computed or repeated key
+        return DictV(tuple(keys), tuple(values)) if exact else UNKNOWN
 
     def comp_scope(self, for_in: cst.CompFor, scope: Scope) -> Scope:
         inner = Scope({}, parent=scope, func=scope.func, self_name=scope.self_name)

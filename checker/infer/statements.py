@@ -49,7 +49,6 @@ from ..values import (
     describe,
     informative,
     join,
-    join_all,
     join_vars,
     widen_seq,
 )
@@ -128,6 +127,12 @@ class Statements(Calls):
         elif isinstance(s, cst.Del):
             for name in target_names(s.target):
                 scope.vars.pop(name, None)
+            for deleted in (s.target.elements if isinstance(s.target, cst.Tuple) else [s.target]):
+                item = deleted.value if isinstance(deleted, cst.Element) else deleted
+                if isinstance(item, cst.Subscript) and isinstance(item.value, cst.Name):
+                    held = scope.vars.get(item.value.value)
+                    if isinstance(held, (TupleV, SeqV)):
+                        scope.vars[item.value.value] = widen_seq(held, UNKNOWN)
         elif isinstance(s, (cst.Global, cst.Nonlocal)):
             for n in s.names:
                 scope.vars.pop(n.name.value, None)
@@ -591,8 +596,8 @@ class Statements(Calls):
                 self.bind_target(tgt, v, scope, node)
 
     def bind_name(self, name: str, value: Value, scope: Scope, node: cst.CSTNode | None) -> None:
-        if isinstance(value, TupleV) and value.is_list:
-            value = SeqV(join_all(value.items)) if value.items else SeqV(UNKNOWN)
+        """A list keeps its items until something changes it (``append``, ``xs[i] = v``, ``del
+        xs[i]``...: then it is a sequence of the joined items)."""
         scope.vars[name] = value
         if node is not None:
             self.show(name, value, node)

@@ -61,9 +61,9 @@ def is_tuple_subscript(node: cst.Subscript) -> bool:
         isinstance(node.slice[0].comma, cst.Comma)
 
 
-def small_without_yield(body: cst.CSTNode) -> bool:
-    """At most ``MAX_INLINE_STATEMENTS`` statements and no ``yield`` (nested functions, classes
-    and lambdas count as one statement and are not looked into)."""
+def small_without_yield(body: cst.CSTNode, limit: int = MAX_INLINE_STATEMENTS) -> bool:
+    """At most ``limit`` statements and no ``yield`` (nested functions, classes and lambdas count as
+    one statement and are not looked into)."""
     count = 0
     stack: list[cst.CSTNode] = [body]
     while stack:
@@ -72,7 +72,7 @@ def small_without_yield(body: cst.CSTNode) -> bool:
             return False
         if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
             count += 1
-            if count > MAX_INLINE_STATEMENTS:
+            if count > limit:
                 return False
             if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
                 continue

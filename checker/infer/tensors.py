@@ -10,7 +10,7 @@ import libcst as cst
 
 from typedtensor.shapes import Issue, Outputs
 from typedtensor.shapes.dims import Unknown
-from typedtensor.shapes.shape import Shape
+from typedtensor.shapes.shape import Shape, fmt_shape
 
 from .. import calculus as calc
 from ..values import (
@@ -18,14 +18,28 @@ from ..values import (
     ConstV,
     OutputsV,
     ScalarV,
+    SeqV,
     ShapeV,
     SizeV,
     TensorV,
     TupleV,
     Value,
 )
+from . import layout
 from .core import InferCore
 
+#: Ops whose result has a layout the lints follow (NOTE [ Layout lints ]).
+_LAYOUT_OPS = frozenset({
+    "transpose", "swapaxes", "swapdims", "permute", "t", "T", "mT", "expand", "expand_as", "broadcast_to",
+    "unsqueeze", "squeeze", "contiguous", "view", "reshape", "flatten",
+})
+#: Ops whose result is a new contiguous tensor.
+_FRESH = frozenset({
+    "zeros", "ones", "empty", "rand", "randn", "randint", "full", "arange", "linspace", "eye", "tensor", "as_tensor",
+    "matmul", "mm", "bmm", "cat", "concat", "concatenate", "stack",
+})
+#: Ops that join a list of tensors.
+_JOINS = frozenset({"cat", "concat", "concatenate", "stack"})
 #: Tensor methods that are not shape ops: what they give.
 _NOT_OPS = ("item", "tolist", "numel", "nelement", "element_size", "data_ptr", "numpy", "backward", "stride", "__len__")
 
@@ -83,6 +97,8 @@ class TensorOps(InferCore):
         return self.call_op_values(op, [t, *args], kwargs, node)
 
     def call_op_values(self, op: str, args: list[Value], kwargs: dict[str, Value], node: cst.CSTNode) -> Value:
+        if op in _JOINS and args and isinstance(args[0], SeqV) and isinstance(args[0].elem, TensorV):
+            return self.join_sequence(op, args[0].elem, args[1:], kwargs, node)
         positional = [calc.to_static(a) for a in args]
         keywords = {k: calc.to_static(v) for k, v in kwargs.items()}
         if op in ("tensor", "as_tensor") and args and isinstance(args[0], TupleV):
@@ -92,7 +108,57 @@ class TensorOps(InferCore):
         except calc.RuleFailure as exc:
             self.ctx.project.note_rule_failure(op, str(exc))
             return UNKNOWN
-        return self.result(result, node, calc.returns_bool(op))
+        value = self.result(result, node, calc.returns_bool(op))
+        if isinstance(value, TensorV) and (op in _LAYOUT_OPS or op in _FRESH):
+            first = args[0] if args else UNKNOWN
+            value = TensorV(value.shape, value.is_bool, self.layout_of(op, first, positional, keywords, value, node))
+        return value
+
+    def layout_of(self, op: str, x: Value, positional: list[Any], keywords: dict[str, Any], out: TensorV,
+                  node: cst.CSTNode) -> layout.Layout:
+        """The result's layout, and the lints on the way (NOTE [ Layout lints ])."""
+        if op in _FRESH:
+            return layout.CONTIGUOUS
+        if not isinstance(x, TensorV) or not isinstance(x.shape, Shape) or not x.shape.is_fixed:
+            return None
+        dims = x.shape.dims
+        if op == "squeeze" and len(positional) == 1 and "dim" not in keywords and any(map(layout.may_be_one, dims)):
+            self.report(node, "squeeze-no-dim", f"squeeze() without a dim on shape {fmt_shape(x.shape)} also "
+                                                f"drops a dim that is 1 at run time (a batch of one): name the dim",
+                        "warning")
+        if x.layout == layout.CONTIGUOUS:
+            strides = layout.contiguous_strides(dims)
+        elif isinstance(x.layout, tuple) and len(x.layout) == len(dims):
+            strides = x.layout
+        else:
+            return None
+        if op in ("contiguous", "reshape", "flatten", "view"):
+            out_dims = out.shape.dims if isinstance(out.shape, Shape) and out.shape.is_fixed else None
+            if op == "view" and x.layout != layout.CONTIGUOUS and out_dims is not None \
+                    and layout.view_breaks(dims, strides, out_dims):
+                self.report(node, "view-noncontiguous", f"view: shape {fmt_shape(x.shape)} is not contiguous in "
+                                                        f"memory (after transpose, permute or expand), so it cannot "
+                                                        f"be viewed as {fmt_shape(out.shape)}: call .contiguous() "
+                                                        f"first, or use reshape")
+            return layout.CONTIGUOUS if x.layout == layout.CONTIGUOUS or op in ("contiguous", "reshape") else None
+        return layout.derive(op, dims, strides, positional, keywords, out.shape)
+
+    def join_sequence(self, op: str, elem: TensorV, rest: list[Value], kwargs: dict[str, Value],
+                      node: cst.CSTNode) -> Value:
+        """``cat``/``stack`` of a list whose length is not known (``[f(x) for x in xs]``): the rule
+        runs on two and on three copies of the element; a dim that comes out the same both ways
+        is known, the joined one is not."""
+        if isinstance(elem.shape, Unknown):
+            return TensorV(UNKNOWN)
+        two = self.call_op_values(op, [TupleV((elem, elem), True), *rest], kwargs, node)
+        if not isinstance(two, TensorV) or not isinstance(two.shape, Shape) or not two.shape.is_fixed:
+            return two
+        three = self.call_op_values(op, [TupleV((elem, elem, elem), True), *rest], kwargs, node)
+        if not isinstance(three, TensorV) or not isinstance(three.shape, Shape) or not three.shape.is_fixed \
+                or len(three.shape.dims) != len(two.shape.dims):
+            return TensorV(UNKNOWN)
+        dims = tuple(a if a == b else UNKNOWN for a, b in zip(two.shape.dims, three.shape.dims, strict=False))
+        return TensorV(Shape(dims), two.is_bool)
 
     def result(self, result: Any, node: cst.CSTNode, is_bool: bool = False) -> Value:
         """A registry result as a value; an ``Issue`` is reported at ``node``."""

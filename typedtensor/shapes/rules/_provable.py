@@ -103,14 +103,16 @@ def _cancel(a: DimExpr, b: DimExpr) -> tuple[tuple[int, dict[Sym, int]], tuple[i
     return (ma[0] // g, {s: p for s, p in pa.items() if p}), (mb[0] // g, {s: p for s, p in pb.items() if p})
 
 
-def counts_differ(old: DimExpr, new: DimExpr) -> bool:
+def counts_differ(old: DimExpr, new: DimExpr, divisions: bool = True) -> bool:
     """Whether two element counts provably differ (NOTE [ Provable facts ]): two different literals;
     the same symbols with other coefficients; different named sizes on both sides; a size that one
-    side has and the other lacks entirely. Never a literal against symbols."""
-    exact = assume_exact(old, new)
-    if exact is None:
-        return False
-    old, new = exact
+    side has and the other lacks entirely. Never a literal against symbols. With ``divisions``
+    false, an opaque floor division counts as a size of its own instead of as exact."""
+    if divisions:
+        exact = assume_exact(old, new)
+        if exact is None:
+            return False
+        old, new = exact
     if same(old, new):
         return False
     if not isinstance(old, Poly) and not isinstance(new, Poly):
