@@ -25,6 +25,7 @@ from mypy.nodes import (
     StrExpr,
     TupleExpr,
     UnaryExpr,
+    Var,
 )
 from mypy.plugin import CheckerPluginInterface
 from mypy.types import Instance, NoneType, TupleType, Type, get_proper_type
@@ -87,8 +88,8 @@ def with_known_value(api: CheckerPluginInterface, t: Type, expr: Expression | No
     (NOTE [ Final sizes ] in translate.py) or the value of a local bound once (NOTE [ Names bound
     once ] in local_names.py)."""
     t = with_final_value(t, expr)
-    if not isinstance(expr, NameExpr):
-        return t
+    if not (isinstance(expr, NameExpr) and isinstance(expr.node, Var) and expr.node.is_inferred):
+        return t  # not a local: a parameter, a global, an attribute
     p = get_proper_type(t)
     if not (isinstance(p, Instance) and p.type.fullname == "builtins.int" and p.last_known_value is None):
         return t
