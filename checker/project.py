@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Final
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from .context import ModuleCtx, Pending
+from .infer import Inferrer, inferrer_for
 from .parse import parse_module
 from .report import INTERNAL, SYNTAX, Report
 
 if TYPE_CHECKING:
-    from .infer import Inferrer, ModuleCtx, Pending
     from .values import Value
 
 _EXTERNAL_TOPS: Final = frozenset(sys.stdlib_module_names) | {
@@ -118,7 +119,6 @@ class Project:
         self.packages = packages  # module names that are packages (__init__.py)
         self.show_shapes = show_shapes
         self.ctxs: dict[str, ModuleCtx] = {}
-        self.inferrers: dict[int, Inferrer] = {}
         self.failed: dict[str, Exception] = {}  # module -> parse error
         self.rule_failures: list[str] = []
 
@@ -145,13 +145,7 @@ class Project:
         self.rule_failures.append(f"{op}: {text}")
 
     def inferrer_for(self, ctx: ModuleCtx) -> Inferrer:
-        from .infer import Inferrer
-
-        inf = self.inferrers.get(id(ctx))
-        if inf is None:
-            inf = Inferrer(ctx)
-            self.inferrers[id(ctx)] = inf
-        return inf
+        return inferrer_for(ctx)
 
     def parse(self, path: str) -> cst.Module | None:
         try:
@@ -161,8 +155,6 @@ class Project:
             return None
 
     def _new_ctx(self, name: str, path: str) -> ModuleCtx | None:
-        from .infer import ModuleCtx
-
         tree = self.parse(path)
         if tree is None:
             return None

@@ -185,7 +185,8 @@ def test_syntax_error_in_file_without_tensors(tree: Path, capsys: pytest.Capture
 # -- explain, show-shapes, reveal ----------------------------------------------------------------
 
 @pytest.mark.parametrize("code", ["shape-matmul", "shape-broadcast", "shape-arg", "shape-return",
-                                  "shape-assign", "shape-reshape", "shape-axis", "shape-rank", "shape-concat"])
+                                  "shape-assign", "shape-reshape", "shape-axis", "shape-rank", "shape-concat",
+                                  "view-noncontiguous", "squeeze-no-dim"])
 def test_explain_examples_hold(code: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Each explanation's bad example gets exactly its code, and its fix is clean."""

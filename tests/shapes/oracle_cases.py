@@ -1369,23 +1369,40 @@ def _m_flatten(draw: Draw) -> Case:
 
 
 def _m_mha(draw: Draw) -> Case:
+    """Inputs in both layouts, batched or not; the key's batch and the two masks sometimes wrong."""
     heads = draw(st.integers(1, 3))
     e = heads * draw(st.integers(1, 2)) if draw(st.integers(0, 5)) else draw(POS_SIZE)
     bf = draw(st.booleans())
     batched = draw(st.integers(0, 3)) > 0
     n, L, Sn = draw(POS_SIZE), draw(POS_SIZE), draw(POS_SIZE)
+    nk = n if draw(st.integers(0, 5)) else draw(POS_SIZE)
 
-    def seq(length: int, emb: int) -> Dims:
+    def seq(length: int, emb: int, batch: int) -> Dims:
         if not batched:
             return (length, emb)
-        return (n, length, emb) if bf else (length, n, emb)
+        return (batch, length, emb) if bf else (length, batch, emb)
 
-    q = seq(L, e if draw(st.integers(0, 6)) else draw(POS_SIZE))
-    k = seq(Sn, e)
-    v = seq(Sn if draw(st.integers(0, 6)) else draw(POS_SIZE), e)
-    c = _mod("MultiheadAttention", ((e, heads), {"batch_first": bf}),
-             lambda: nn.MultiheadAttention(e, heads, batch_first=bf), q, (S(k), S(v)), ())
-    c.torch_fn = lambda: nn.MultiheadAttention(e, heads, batch_first=bf).eval()(T(q), T(k), T(v))
+    q = seq(L, e if draw(st.integers(0, 6)) else draw(POS_SIZE), n)
+    k = seq(Sn, e, nk)
+    v = seq(Sn if draw(st.integers(0, 6)) else draw(POS_SIZE), e, nk)
+    padding: Dims | None = None
+    attn: Dims | None = None
+    choice = draw(st.integers(0, 5))
+    if choice == 1:
+        padding = (n, Sn) if batched else (Sn,)
+    elif choice == 2:
+        padding = (Sn, n)
+    elif choice == 3:
+        attn = (L, Sn) if draw(st.booleans()) or not batched else (n * heads, L, Sn)
+    elif choice == 4:
+        attn = (n, L, Sn) if batched else (L, Sn + 1)
+    elif choice == 5:
+        attn = (draw(POS_SIZE), draw(POS_SIZE))
+    kw = {name: S(dims) for name, dims in (("key_padding_mask", padding), ("attn_mask", attn)) if dims is not None}
+    tkw = {name: T(dims, "b") for name, dims in (("key_padding_mask", padding), ("attn_mask", attn)) if dims is not None}
+    c = Case("MultiheadAttention", (S(q), S(k), S(v)), kw, lambda: None, module="typedtensor.nn.MultiheadAttention",
+             ctor=((e, heads), {"batch_first": bf}))
+    c.torch_fn = lambda: nn.MultiheadAttention(e, heads, batch_first=bf).eval()(T(q), T(k), T(v), **tkw)
     return c
 
 

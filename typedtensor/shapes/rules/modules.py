@@ -219,6 +219,16 @@ def mha_module(ctor: Args, args: Args) -> Result:
         sv = v.dims[-3 + (1 if batch_first else 0)] if len(v.dims) == 3 else v.dims[0]
         if differs(sk, sv):
             return Issue("shape-arg", f"MultiheadAttention.forward: key and value lengths differ: {fmt_dim(sk)} vs {fmt_dim(sv)}")
+    layout_known = isinstance(ctor["batch_first"], bool)  # an annotation `nn.MultiheadAttention` leaves it open
+    if layout_known and isinstance(k, Shape) and q.is_fixed and k.is_fixed and len(q.dims) == len(k.dims) == 3:
+        nq, nk = (q.dims[0], k.dims[0]) if batch_first else (q.dims[1], k.dims[1])
+        if differs(nq, nk):
+            layout = "(batch, seq, embed)" if batch_first else "(seq, batch, embed)"
+            return Issue("shape-arg", f"MultiheadAttention.forward: query and key batch sizes differ: {fmt_dim(nq)} vs "
+                                      f"{fmt_dim(nk)} (inputs are {layout}); shapes {fmt_shape(q)}, {fmt_shape(k)}")
+    masks = _mha_masks(q, k, batch_first, heads, args["key_padding_mask"], args["attn_mask"]) if layout_known else None
+    if masks is not None:
+        return masks
     weights: Any = UNKNOWN
     if isinstance(k, Shape) and q.is_fixed and k.is_fixed and len(q.dims) == len(k.dims):
         if len(q.dims) == 2:
@@ -228,6 +238,37 @@ def mha_module(ctor: Args, args: Args) -> Result:
         else:
             weights = Shape((q.dims[1], q.dims[0], k.dims[0]))
     return Outputs((q, weights), ("output", "weights"))
+
+
+def _mha_masks(q: Any, k: Any, batch_first: bool, heads: int | None, key_padding_mask: Any, attn_mask: Any) -> Issue | None:
+    """``key_padding_mask`` is ``(N, S)`` (``(S,)`` unbatched); ``attn_mask`` is ``(L, S)`` or ``(N *
+    num_heads, L, S)``, whatever the inputs' layout (torch's ``MultiheadAttention.forward``)."""
+    from ..dims import differs
+    from ..shape import fmt_shape
+
+    if not (isinstance(q, Shape) and isinstance(k, Shape) and q.is_fixed and k.is_fixed and len(q.dims) == len(k.dims)):
+        return None
+    if len(q.dims) == 3:
+        n, tgt, src = (q.dims[0], q.dims[1], k.dims[1]) if batch_first else (q.dims[1], q.dims[0], k.dims[0])
+        padding: tuple[Any, ...] = (n, src)
+    else:
+        n, tgt, src = None, q.dims[0], k.dims[0]
+        padding = (src,)
+    if isinstance(key_padding_mask, Shape) and key_padding_mask.is_fixed:
+        got = key_padding_mask.dims
+        if len(got) != len(padding) or any(differs(g, e) for g, e in zip(got, padding, strict=False)):
+            return Issue("shape-arg", f"MultiheadAttention.forward: key_padding_mask must be {fmt_shape(Shape(padding))} "
+                                      f"(batch, source length), got {fmt_shape(key_padding_mask)}")
+    if isinstance(attn_mask, Shape) and attn_mask.is_fixed:
+        got = attn_mask.dims
+        expected: list[tuple[Any, ...]] = [(tgt, src)]
+        if n is not None:
+            expected.append((d_mul(n, heads) if heads is not None else UNKNOWN, tgt, src))
+        if not any(len(got) == len(e) and not any(differs(g, x) for g, x in zip(got, e, strict=False)) for e in expected):
+            shown = " or ".join(fmt_shape(Shape(e)) for e in expected)
+            return Issue("shape-arg", f"MultiheadAttention.forward: attn_mask must be {shown} (a 3-d mask has one "
+                                      f"slice per example and head), got {fmt_shape(attn_mask)}")
+    return None
 
 
 def _loss_module(op_name: str, ctor_spec: str) -> None:

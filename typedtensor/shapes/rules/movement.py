@@ -25,6 +25,7 @@ from ..issue import Issue
 from ..registry import Args, Outputs, Result, Rule, op
 from ..shape import Shape, ShapeLike, Star, fmt_shape
 from ._common import dim_at, dim_position, fmt_dims, insert, need_rank, norm_axis, replace
+from ._provable import counts_differ, sizes_differ, solve_hole
 
 
 def _sizes(value: Any) -> tuple[Any, ...] | Unknown:
@@ -58,15 +59,13 @@ def reshape_shape(name: str, x: ShapeLike, sizes: Any) -> Result:
         return f"shape {fmt_shape(x)} ({fmt_dim(old_count)} elements) -> {fmt_dims(new)}"
 
     if holes:
-        inferred = d_exact_div(old_count, known)
+        inferred = solve_hole(old_count, known)  # NOTE [ Provable facts ]
         if inferred is None:
-            if is_literal(old_count) and is_literal(known):
-                return Issue("shape-reshape", f"{name}: {fmt_dim(old_count)} elements are not divisible by {fmt_dim(known)}; {shown()}")
-            inferred = UNKNOWN
+            return Issue("shape-reshape", f"{name}: {fmt_dim(old_count)} elements are not divisible by {fmt_dim(known)}; {shown()}")
         out = list(new)
         out[holes[0]] = inferred
         return Shape(tuple(out))
-    if differs(old_count, known):
+    if counts_differ(old_count, known):  # NOTE [ Provable facts ]
         return Issue("shape-reshape", f"{name}: the number of elements changes from {fmt_dim(old_count)} to {fmt_dim(known)}; {shown()}")
     return Shape(tuple(new))
 
@@ -295,6 +294,9 @@ def expand(args: Args) -> Result:
         if d == 1 or not differs(d, want):
             out.append(want)
             continue
+        if not sizes_differ(d, want):
+            out.append(d)  # a literal size against a named one: the tensor's own (NOTE [ Provable facts ])
+            continue
         return Issue(
             "shape-broadcast",
             f"expand: dim {i} is {fmt_dim(d)} and cannot expand to {fmt_dim(want)}; shape {fmt_shape(x)} -> {fmt_dims(size)}",
@@ -424,7 +426,7 @@ def split(args: Args) -> Result:
         total: DimExpr = 0
         for s in sizes:
             total = d_add(total, s)
-        if differs(total, length):
+        if sizes_differ(total, length):
             return Issue("shape-reshape", f"split: sections {fmt_dims(tuple(sizes))} sum to {fmt_dim(total)}, not {fmt_dim(length)}; shape {fmt_shape(x)}")
         return Outputs(tuple(replace(x, p, (s,)) for s in sizes))
     n = as_int(sizes)
