@@ -28,7 +28,7 @@ from typedtensor.shapes import api
 from . import calls
 from .arith import arith_type_hook, pow_hook, size_operator_hook
 from .classes import module_class_hook
-from .errors import CODE_BY_NAME
+from .errors import CODE_BY_NAME, LINT_CODES
 from .members import module_dict_constructor_hook, module_dict_item, module_getattr_hook
 from .modules import module_constructor_hook
 from .names import ARITH_TYPES, DIM, INT, MODULE, MODULE_DICT, PACKAGE, SEQUENTIAL, SIZE_OPERATORS, TENSOR
@@ -93,7 +93,7 @@ class TypedTensorPlugin(Plugin):
 
     # ---- cache -----------------------------------------------------------------------------
     def report_config_data(self, ctx: ReportConfigContext) -> Any:
-        return {"typedtensor-mypy-plugin": sources_digest(), "codes": sorted(CODE_BY_NAME)}
+        return {"typedtensor-mypy-plugin": sources_digest(), "codes": sorted(CODE_BY_NAME), "lints": sorted(LINT_CODES)}
 
     # ---- classes -------------------------------------------------------------------------------
     def get_base_class_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:

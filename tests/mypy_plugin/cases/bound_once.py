@@ -19,8 +19,12 @@ def literals(u: Tensor[Literal[60], Literal[60]], s: Tensor[Literal[60], Literal
     side = (224 // 4) ** 2
     reveal_type(tt.zeros(1, side, 8))  # R: Tensor[Literal[1], Literal[3136], Literal[8]]
     k = 3
-    k = 4  # bound twice: mypy's `int`, an unknown size
-    reveal_type(u[:k])  # R: Tensor[Any, Literal[60]]
+    k = 4  # re-bound in straight-line code: the last value before the read
+    reveal_type(u[:k])  # R: Tensor[Literal[4], Literal[60]]
+    m = 3
+    if k > r:
+        m = 4  # bound in a branch: mypy's `int`, an unknown size
+    reveal_type(u[:m])  # R: Tensor[Any, Literal[60]]
     for j in range(3):
         reveal_type(u[:j])  # R: Tensor[Any, Literal[60]]
 
@@ -42,5 +46,16 @@ def lists(a: Tensor[Batch, Literal[128]], b: Tensor[Batch, Literal[256]], c: Ten
     same = (a, c)
     reveal_type(tt.stack(same, dim=1))  # R: Tensor[Batch, Literal[2], Literal[128]]
     grown = [a]
-    grown.append(c)  # changed after it was bound: its items are not known
-    reveal_type(tt.stack(grown, dim=1))  # R: Tensor[*tuple[Any, ...]]
+    grown.append(c)  # changed after it was bound: its length is not known, its element type is mypy's
+    reveal_type(tt.stack(grown, dim=1))  # R: Tensor[Batch, Any, Literal[128]]
+
+
+def comprehensions(x: Tensor[Batch, Literal[32]], xs: list[Tensor[Batch, Literal[32]]]) -> None:
+    """Lists of unknown length (NOTE [ Sequences of unknown length ] in mypy_plugin/ops.py)."""
+    pieces = [x + i for i in range(3)]
+    reveal_type(tt.cat(pieces, dim=1))  # R: Tensor[Batch, Any]
+    reveal_type(tt.stack(pieces, dim=1))  # R: Tensor[Batch, Any, Literal[32]]
+    tt.cat([x + i for i in range(2)], dim=2)  # E: shape-axis
+    reveal_type(tt.cat(xs))  # R: Tensor[Any, Literal[32]]
+    reveal_type(tt.stack([x.unsqueeze(1) for _ in range(2)], dim=0))  # R: Tensor[Any, Batch, Literal[1], Literal[32]]
+    tt.cat([x, *xs], dim=1)
