@@ -124,9 +124,6 @@ KNOWN: dict[str, str] = {
     "tests/mypy_plugin/cases/untyped_init.py:21: checker only shape-arg":
         "mypy does not check an unannotated __init__ (its default): the layers it sets are Any to the plugin, "
         "which says so with an annotation-unchecked note (docs/mypy-plugin.md)",
-    "tests/checker/cases/real_code.py:48: checker only shape-broadcast":
-        "the buffer's sizes come from a configuration object's fields (config.block_size), which the checker "
-        "reads and mypy types as plain int: the registered buffer's shape is unknown to the plugin",
     "tests/checker/cases/gradual.py:54: mypy plugin only shape-arg":
         "`parts = [x]` fixes the list's type to list[Tensor[Batch, In]] for mypy (lists are invariant), so "
         "`parts.append(y)` with a [Batch, Out] tensor is mypy's own arg-type error; the checker widens a "
