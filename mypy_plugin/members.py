@@ -165,13 +165,14 @@ def class_default(info: TypeInfo, attr: str) -> int | None:
     for base in info.mro:
         if base.fullname.startswith(("builtins.", "typedtensor.")) or attr not in base.names:
             continue
+        body = base.defn.defs.body
         value: int | None = None
-        for stmt in base.defn.defs.body:
-            if isinstance(stmt, AssignmentStmt) and any(
-                    isinstance(lv, NameExpr) and lv.name == attr for lv in stmt.lvalues):
+        for stmt in body:  # the class-level assignment first: most attributes have none
+            if isinstance(stmt, AssignmentStmt) and any(isinstance(lv, NameExpr) and lv.name == attr
+                                                        for lv in stmt.lvalues):
                 value = _int_literal(stmt.rvalue)
-            elif isinstance(stmt, FuncDef) and _assigns_self_attr(stmt, attr):
-                return None
+        if value is None or any(isinstance(stmt, FuncDef) and _assigns_self_attr(stmt, attr) for stmt in body):
+            return None
         return value
     return None
 

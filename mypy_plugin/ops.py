@@ -144,11 +144,12 @@ class _Memo:
         would be hashed through every dim of it at each lookup). An argument kind enters as its
         value (an Enum member hashes in Python code)."""
         parts = []
+        index = op == _INDEX
         for a in actuals:
             expr = a.expr
             if isinstance(expr, _STRUCTURED):
                 return None
-            if op == _INDEX and tensor_instance(a.type) is not None:
+            if index and tensor_instance(a.type) is not None:
                 return None  # an index tensor's meaning depends on how it was made (NOTE [ Index tensors ])
             if isinstance(expr, NameExpr) and _is_list(a.type):
                 return None  # its items are the value it was bound to (NOTE [ Names bound once ])

@@ -22,6 +22,7 @@ from mypy.nodes import (
     IntExpr,
     ListComprehension,
     ListExpr,
+    MemberExpr,
     NameExpr,
     SliceExpr,
     StrExpr,
@@ -99,8 +100,14 @@ def with_known_value(api: CheckerPluginInterface, t: Type, expr: Expression | No
     """`t`, or for a plain `int` name the literal it provably holds: a `Final` constant's value
     (NOTE [ Final sizes ] in translate.py) or the value of a local bound once (NOTE [ Names bound
     once ] in local_names.py)."""
-    t = with_final_value(t, expr)
-    if not (isinstance(expr, NameExpr) and isinstance(expr.node, Var) and expr.node.is_inferred):
+    if not isinstance(expr, (NameExpr, MemberExpr)):  # the common case first: hooks call this per argument
+        return t
+    node = expr.node
+    if not isinstance(node, Var):
+        return t
+    if node.is_final:
+        return with_final_value(t, expr)
+    if not (node.is_inferred and isinstance(expr, NameExpr)):
         return t  # not a local: a parameter, a global, an attribute
     p = get_proper_type(t)
     if not (isinstance(p, Instance) and p.type.fullname == "builtins.int" and p.last_known_value is None):
