@@ -14,7 +14,8 @@ from mypy.types import Instance, LiteralType, PlaceholderType, Type, get_proper_
 from typedtensor.shapes.dims import DimExpr, Unknown, d_mul
 
 from .names import ARITH_TYPES, DIV, INT, SIZE_OPERATORS
-from .translate import Translator, combine, is_dim_class, literal_value, with_final_value
+from .translate import Translator, combine, is_dim_class, literal_value
+from .values import with_known_value
 
 
 def arith_type_hook(fullname: str) -> Callable[[AnalyzeTypeContext], Type]:
@@ -83,8 +84,8 @@ def size_operator_hook(method: str) -> Callable[[MethodContext], Type]:
         if len(ctx.arg_types) != 1 or len(ctx.arg_types[0]) != 1:
             return ctx.default_return_type
         receiver, operand = _operand_exprs(ctx, reflected)
-        left = with_final_value(ctx.type, receiver)  # NOTE [ Final sizes ] in translate.py
-        right = with_final_value(ctx.arg_types[0][0], operand)
+        left = with_known_value(ctx.api, ctx.type, receiver)  # NOTE [ Final sizes ], [ Names bound once ]
+        right = with_known_value(ctx.api, ctx.arg_types[0][0], operand)
         key = (method, left, right)
         try:
             if key in _SIZE_TYPES:
@@ -155,8 +156,8 @@ def pow_hook(ctx: MethodContext) -> Type:
     if len(ctx.arg_types) != 2 or len(ctx.arg_types[0]) != 1 or ctx.arg_types[1]:
         return fallback
     receiver, operand = _operand_exprs(ctx, reflected=False)
-    base = with_final_value(ctx.type, receiver)
-    exponent = literal_value(with_final_value(ctx.arg_types[0][0], operand))
+    base = with_known_value(ctx.api, ctx.type, receiver)
+    exponent = literal_value(with_known_value(ctx.api, ctx.arg_types[0][0], operand))
     if not isinstance(exponent, int) or isinstance(exponent, bool) or not 0 <= exponent <= 8 or not _int_like(base):
         return fallback
     if not is_size(base) and not isinstance(literal_value(base), int):

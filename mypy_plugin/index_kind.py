@@ -36,7 +36,7 @@ from mypy.types import Instance, Type, get_proper_type
 
 from typedtensor.shapes import api, get_op
 
-from .local_names import bound
+from .local_names import bound, single_value
 from .translate import tensor_instance
 
 BOOL, INT = "bool", "int"
@@ -87,7 +87,7 @@ def _kind(chk: _Context, e: Expression, depth: int) -> str | None:
     if isinstance(e, CallExpr):
         return _call_kind(chk, e, depth)
     if isinstance(e, NameExpr) and isinstance(e.node, Var):
-        return _name_kind(chk, e.node, depth)
+        return _name_kind(chk, e, e.node, depth)
     if isinstance(e, (ListExpr, TupleExpr)):  # `x[[0, 2]]`
         return INT if e.items and all(isinstance(i, IntExpr) for i in e.items) else None
     return None
@@ -171,7 +171,10 @@ def _is_int_name(chk: _Context, e: Expression) -> bool:
 
 
 # ---- local names -----------------------------------------------------------------------------------
-def _name_kind(chk: _Context, var: Var, depth: int) -> str | None:
+def _name_kind(chk: _Context, e: NameExpr, var: Var, depth: int) -> str | None:
+    value = single_value(chk.api, e)
+    if value is not None:  # where it is read (NOTE [ Names bound once ])
+        return _kind(chk, value, depth - 1)
     b = bound(chk.api, var)
     if b is None or b.other or not b.values:
         return None  # a parameter, a global, an attribute, a loop variable: not made in sight

@@ -5,9 +5,12 @@ mypy widens a literal on assignment: after `r = 5` or `n = (224 // PATCH) ** 2`,
 plain `int`, so `u[:, :r]` or `tt.zeros(1, n, d)` would have unknown sizes. A local name bound by
 exactly one `name = value` statement and nowhere else in its function (no other assignment,
 augmented assignment, loop or `with` target, `del`, no mutating method call on it) holds that value
-wherever it is read, so the plugin reads the value's own type from mypy's type map (`Literal[5]?`),
-and a list bound once from a literal list keeps its items' types (`tt.stack(feats)`). Parameters,
-attributes and names bound more than once keep mypy's type.
+wherever it is read; a name re-bound in the function's own straight-line statements (`y = a @ v;
+y = y.transpose(1, 2)`, the usual forward) holds, where it is read, the value of the last
+`name = value` before the read, when no branch or loop around the read binds it. The plugin reads
+that value's own type from mypy's type map (`Literal[5]?`); a list keeps its items' types
+(`tt.stack(feats)`), and the layout lints follow the value (lints.py). Attributes, and names bound
+in a branch or loop around the read, keep mypy's type.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from mypy.nodes import (
     MemberExpr,
     NameExpr,
     OperatorAssignmentStmt,
+    Statement,
     TupleExpr,
     Var,
     WithStmt,
@@ -56,73 +60,128 @@ def bound(api: CheckerPluginInterface, var: Var) -> Bound | None:
     func = current_function(api)
     if func is None:
         return None
-    return _scan(func).get(var)
+    return _scan(func).bound.get(var)
+
+
+INITIAL = "initial"
+"""`value_at`'s answer for a parameter not bound before the read: the caller's argument."""
+
+
+def value_at(api: CheckerPluginInterface, e: Expression) -> Expression | str | None:
+    """What the local name `e` holds where it is read (NOTE [ Names bound once ]): the value of a
+    name bound once; in straight-line code (the function's own statements, not inside a branch or
+    loop that binds it), the value of the last `name = value` before the read; `INITIAL` for a
+    parameter not bound before it; None when it is not known."""
+    if not (isinstance(e, NameExpr) and isinstance(e.node, Var)):
+        return None
+    var = e.node
+    func = current_function(api)
+    if func is None or not (var.is_inferred or var.is_argument):
+        return None
+    scanned = _scan(func)
+    b = scanned.bound.get(var)
+    if b is None:
+        return INITIAL if var.is_argument else None
+    if not var.is_argument and not b.other and len(b.values) == 1 and b.values[0][0] is None:
+        return b.values[0][1]
+    i = next((k for k, (s, _) in enumerate(scanned.top) if s.line <= e.line <= max(s.end_line or s.line, s.line)), -1)
+    if i < 0:
+        return None
+    stmt, binds = scanned.top[i]
+    if var in binds and not isinstance(stmt, AssignmentStmt):
+        return None  # bound inside the branch or loop that reads it
+    for prev, prev_binds in reversed(scanned.top[:i]):
+        if var in prev_binds:
+            single = len(prev.lvalues) == 1 if isinstance(prev, AssignmentStmt) else False
+            if single and isinstance(prev, AssignmentStmt) and isinstance(prev.lvalues[0], NameExpr) \
+                    and prev.lvalues[0].node is var:
+                return prev.rvalue
+            return None
+    return INITIAL if var.is_argument else None
 
 
 def single_value(api: CheckerPluginInterface, e: Expression) -> Expression | None:
-    """The value of a local name bound once (NOTE [ Names bound once ]); None otherwise."""
-    if not (isinstance(e, NameExpr) and isinstance(e.node, Var) and e.node.is_inferred):
-        return None
-    b = bound(api, e.node)
-    if b is None or b.other or len(b.values) != 1 or b.values[0][0] is not None:
-        return None
-    return b.values[0][1]
+    """The expression a local name holds where it is read (`value_at`), when one is known."""
+    value = value_at(api, e)
+    return value if isinstance(value, Expression) else None
 
 
-# per function being checked (by identity): each local variable's bindings
-_SCANNED: dict[int, tuple[FuncItem, dict[Var, Bound]]] = {}
+class _Scanned(NamedTuple):
+    bound: dict[Var, Bound]
+    top: list[tuple[Statement, set[Var]]]  # the function's own statements, each with the names it binds
 
 
-def _scan(func: FuncItem) -> dict[Var, Bound]:
+# per function being checked (by identity): its bindings
+_SCANNED: dict[int, tuple[FuncItem, _Scanned]] = {}
+
+
+def _scan(func: FuncItem) -> _Scanned:
     known = _SCANNED.get(id(func))
     if known is not None and known[0] is func:
         return known[1]
     values: dict[Var, list[tuple[int | None, Expression]]] = {}
     other: set[Var] = set()
-
-    def targets(lvalue: Expression, into: set[Var]) -> None:
-        if isinstance(lvalue, NameExpr) and isinstance(lvalue.node, Var):
-            into.add(lvalue.node)
-        elif isinstance(lvalue, (TupleExpr, ListExpr)):
-            for item in lvalue.items:
-                targets(item, into)
-        elif isinstance(lvalue, IndexExpr) and isinstance(lvalue.base, NameExpr) and isinstance(lvalue.base.node, Var):
-            into.add(lvalue.base.node)  # `name[i] = v` changes a list bound to `name`
-
-    for stmt in statements(func.body.body):
-        if isinstance(stmt, AssignmentStmt):
-            for lvalue in stmt.lvalues:
-                if isinstance(lvalue, NameExpr) and isinstance(lvalue.node, Var):
-                    values.setdefault(lvalue.node, []).append((None, stmt.rvalue))
-                elif isinstance(lvalue, (TupleExpr, ListExpr)):
-                    for i, item in enumerate(lvalue.items):
-                        if isinstance(item, NameExpr) and isinstance(item.node, Var):
-                            values.setdefault(item.node, []).append((i, stmt.rvalue))
-                        else:
-                            targets(item, other)
-                else:
-                    targets(lvalue, other)
-        elif isinstance(stmt, OperatorAssignmentStmt):
-            targets(stmt.lvalue, other)
-        elif isinstance(stmt, ForStmt):
-            targets(stmt.index, other)
-        elif isinstance(stmt, WithStmt):
-            for target in stmt.target:
-                if target is not None:
-                    targets(target, other)
-        elif isinstance(stmt, DelStmt):
-            targets(stmt.expr, other)
-        elif isinstance(stmt, ExpressionStmt) and isinstance(stmt.expr, CallExpr):
-            callee = stmt.expr.callee
-            if isinstance(callee, MemberExpr) and callee.name in _MUTATORS:
-                targets(callee.expr, other)
+    top: list[tuple[Statement, set[Var]]] = []
+    for stmt in func.body.body:
+        binds: set[Var] = set()
+        for inner in statements([stmt]):
+            _bindings(inner, values, other, binds)
+        top.append((stmt, binds))
     found = {var: Bound(v, var in other) for var, v in values.items()}
     for var in other - set(values):
         found[var] = Bound([], True)
+    scanned = _Scanned(found, top)
     if len(_SCANNED) >= 256:
         _SCANNED.clear()
-    _SCANNED[id(func)] = (func, found)
-    return found
+    _SCANNED[id(func)] = (func, scanned)
+    return scanned
 
 
-__all__ = ["Bound", "bound", "current_function", "single_value"]
+def _targets(lvalue: Expression, into: set[Var]) -> None:
+    if isinstance(lvalue, NameExpr) and isinstance(lvalue.node, Var):
+        into.add(lvalue.node)
+    elif isinstance(lvalue, (TupleExpr, ListExpr)):
+        for item in lvalue.items:
+            _targets(item, into)
+    elif isinstance(lvalue, IndexExpr) and isinstance(lvalue.base, NameExpr) and isinstance(lvalue.base.node, Var):
+        into.add(lvalue.base.node)  # `name[i] = v` changes a list bound to `name`
+
+
+def _bindings(stmt: Statement, values: dict[Var, list[tuple[int | None, Expression]]], other: set[Var],
+              binds: set[Var]) -> None:
+    """Record the names `stmt` binds: `name = value` in `values`, any other binding or change in
+    `other`; every name it binds or changes in `binds`."""
+    changed: set[Var] = set()
+    if isinstance(stmt, AssignmentStmt):
+        for lvalue in stmt.lvalues:
+            if isinstance(lvalue, NameExpr) and isinstance(lvalue.node, Var):
+                values.setdefault(lvalue.node, []).append((None, stmt.rvalue))
+                binds.add(lvalue.node)
+            elif isinstance(lvalue, (TupleExpr, ListExpr)):
+                for i, item in enumerate(lvalue.items):
+                    if isinstance(item, NameExpr) and isinstance(item.node, Var):
+                        values.setdefault(item.node, []).append((i, stmt.rvalue))
+                        binds.add(item.node)
+                    else:
+                        _targets(item, changed)
+            else:
+                _targets(lvalue, changed)
+    elif isinstance(stmt, OperatorAssignmentStmt):
+        _targets(stmt.lvalue, changed)
+    elif isinstance(stmt, ForStmt):
+        _targets(stmt.index, changed)
+    elif isinstance(stmt, WithStmt):
+        for target in stmt.target:
+            if target is not None:
+                _targets(target, changed)
+    elif isinstance(stmt, DelStmt):
+        _targets(stmt.expr, changed)
+    elif isinstance(stmt, ExpressionStmt) and isinstance(stmt.expr, CallExpr):
+        callee = stmt.expr.callee
+        if isinstance(callee, MemberExpr) and callee.name in _MUTATORS:
+            _targets(callee.expr, changed)
+    other |= changed
+    binds |= changed
+
+
+__all__ = ["INITIAL", "Bound", "bound", "current_function", "single_value", "value_at"]

@@ -22,11 +22,13 @@ from collections.abc import Callable
 from mypy.checker import TypeChecker
 from mypy.nodes import (
     ArgKind,
+    AssignmentStmt,
     CallExpr,
     DictExpr,
     Expression,
     ExpressionStmt,
     FuncDef,
+    IntExpr,
     ListExpr,
     MemberExpr,
     NameExpr,
@@ -34,9 +36,10 @@ from mypy.nodes import (
     StrExpr,
     TupleExpr,
     TypeInfo,
+    UnaryExpr,
 )
 from mypy.plugin import AttributeContext, CheckerPluginInterface, FunctionContext, MethodContext
-from mypy.types import ExtraAttrs, Instance, Type, get_proper_type
+from mypy.types import ExtraAttrs, Instance, LiteralType, Type, get_proper_type
 
 from .names import MODULE, MODULE_DICT
 from .translate import Translator, tensor_instance
@@ -149,6 +152,60 @@ def _registered_type(api: CheckerPluginInterface, kind: str, value: Expression |
     return default
 
 
+# ---- configuration objects ------------------------------------------------------------------------
+def class_default(info: TypeInfo, attr: str) -> int | None:
+    """NOTE [ Configuration defaults ]
+    A size held by a configuration object (`cfg.pred_len` of `@dataclass class Config: pred_len: int
+    = 72`, or a class-level `patch: int = 16`) is typed plain `int` by mypy. The plugin reads it as
+    its literal default, as the checker does: a model is checked for its configuration's defaults.
+    Only a field whose class body gives an int literal and that no method of the class assigns
+    (`self.pred_len = ...`) is read; an instance built with other values has other sizes at run
+    time, which neither tool can see. A class read from mypy's cache has no body: its fields stay
+    `int`."""
+    for base in info.mro:
+        if base.fullname.startswith(("builtins.", "typedtensor.")) or attr not in base.names:
+            continue
+        body = base.defn.defs.body
+        value: int | None = None
+        for stmt in body:  # the class-level assignment first: most attributes have none
+            if isinstance(stmt, AssignmentStmt) and any(isinstance(lv, NameExpr) and lv.name == attr
+                                                        for lv in stmt.lvalues):
+                value = _int_literal(stmt.rvalue)
+        if value is None or any(isinstance(stmt, FuncDef) and _assigns_self_attr(stmt, attr) for stmt in body):
+            return None
+        return value
+    return None
+
+
+def _int_literal(e: Expression) -> int | None:
+    if isinstance(e, IntExpr):
+        return e.value
+    if isinstance(e, UnaryExpr) and e.op == "-" and isinstance(e.expr, IntExpr):
+        return -e.expr.value
+    return None
+
+
+def _assigns_self_attr(func: FuncDef, attr: str) -> bool:
+    for stmt in statements(func.body.body):
+        targets = stmt.lvalues if isinstance(stmt, AssignmentStmt) else []
+        if any(isinstance(t, MemberExpr) and t.name == attr and _is_self(t.expr) for t in targets):
+            return True
+    return False
+
+
+def config_default_hook(value: int) -> Callable[[AttributeContext], Type]:
+    """`cfg.pred_len` read as its class-level default (NOTE [ Configuration defaults ])."""
+
+    def hook(ctx: AttributeContext) -> Type:
+        p = get_proper_type(ctx.default_attr_type)
+        if ctx.is_lvalue or not (isinstance(p, Instance) and p.type.fullname == "builtins.int"
+                                 and p.last_known_value is None):
+            return ctx.default_attr_type
+        return p.copy_modified(last_known_value=LiteralType(value, fallback=p))
+
+    return hook
+
+
 # ---- nn.ModuleDict -------------------------------------------------------------------------------
 def module_dict_constructor_hook(ctx: FunctionContext) -> Type:
     """`nn.ModuleDict({"wte": nn.Embedding(...), ...})`, `nn.ModuleDict(dict(wte=...))` or
@@ -199,4 +256,4 @@ def module_dict_item(ctx: MethodContext) -> Type:
     return ctx.default_return_type
 
 
-__all__ = ["module_dict_constructor_hook", "module_dict_item", "module_getattr_hook", "record_registrations"]
+__all__ = ["class_default", "config_default_hook", "module_dict_constructor_hook", "module_dict_item", "module_getattr_hook", "record_registrations"]

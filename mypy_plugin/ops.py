@@ -13,7 +13,9 @@ from mypy.nodes import (
     Context,
     Expression,
     FloatExpr,
+    GeneratorExpr,
     IntExpr,
+    ListComprehension,
     ListExpr,
     NameExpr,
     SliceExpr,
@@ -45,10 +47,11 @@ from typedtensor.shapes import UNKNOWN, Issue, Outputs, Param, Unknown, all_ops,
 from typedtensor.shapes.shape import Shape
 
 from .errors import report
+from .lints import lint_op
 from .loosen import loosen_signature
 from .names import MAXMIN, TUPLE
 from .translate import MakeInstance, Translator, literal_value, tensor_instance
-from .values import Actual, Converter, GiveUp, actuals_of, bind_values, expr_type
+from .values import Actual, Converter, GiveUp, Repeated, actuals_of, bind_values, expr_type
 
 
 def _returns_tensors(t: Type) -> bool:
@@ -141,12 +144,15 @@ class _Memo:
         would be hashed through every dim of it at each lookup). An argument kind enters as its
         value (an Enum member hashes in Python code)."""
         parts = []
+        index = op == _INDEX
         for a in actuals:
             expr = a.expr
             if isinstance(expr, _STRUCTURED):
                 return None
-            if op == _INDEX and tensor_instance(a.type) is not None:
+            if index and tensor_instance(a.type) is not None:
                 return None  # an index tensor's meaning depends on how it was made (NOTE [ Index tensors ])
+            if isinstance(expr, NameExpr) and _is_list(a.type):
+                return None  # its items are the value it was bound to (NOTE [ Names bound once ])
             parts.append((a.kind._value_, a.name, a.type, type(expr), expr.value if isinstance(expr, _LITERALS) else None))
         return (op, bound, tuple(parts))
 
@@ -167,10 +173,16 @@ class _Memo:
         return entry
 
 
+def _is_list(t: Type) -> bool:
+    p = get_proper_type(t)
+    return isinstance(p, Instance) and p.type.fullname == "builtins.list"
+
+
 _LITERALS = (IntExpr, FloatExpr, StrExpr, ComplexExpr)
 _INDEX = api.OPERATORS["__getitem__"][0]
+_LINTED = frozenset({"squeeze", "view"})  # NOTE [ Layout lints ]: lints.py
 _ELEMENTWISE = frozenset(name for name in all_ops() if "elementwise" in get_op(name).tags)
-_STRUCTURED = (ListExpr, TupleExpr, SliceExpr)
+_STRUCTURED = (ListExpr, TupleExpr, SliceExpr, ListComprehension, GeneratorExpr)
 
 
 class _Entry:
@@ -211,9 +223,32 @@ def run_op(
             positional, keywords = bind_values(Converter(tr, api, operands=op_name in _ELEMENTWISE), params, actuals)
         except GiveUp:
             return GAVE_UP
+        if any(isinstance(v, Repeated) for v in positional):
+            return _apply_repeated(op_name, [*leading, *positional], keywords)
         return apply(op_name, [*leading, *positional], keywords)
 
-    return run_memoised(api, _MEMO.key(op_name, self_type, actuals), compute, context, default, tr)
+    made = run_memoised(api, _MEMO.key(op_name, self_type, actuals), compute, context, default, tr)
+    if op_name in _LINTED:
+        lint_op(api, op_name, actuals, context, tr, self_type, made)
+    return made
+
+
+def _apply_repeated(op_name: str, positional: list[Any], keywords: dict[str, Any]) -> Any:
+    """NOTE [ Sequences of unknown length ]
+    `tt.cat([f(x) for x in xs], dim=1)`: the list's element type is known, its length is not. The
+    rule runs on two copies of the element and on three (as the checker does); an Issue of the first
+    is the call's, a dim that comes out the same both ways is known, the others (the joined one) are
+    unknown."""
+    def copies(n: int) -> list[Any]:
+        return [tuple([v.shape] * n) if isinstance(v, Repeated) else v for v in positional]
+
+    two = apply(op_name, copies(2), keywords)
+    if not isinstance(two, Shape) or not two.is_fixed:
+        return two if isinstance(two, Issue) else UNKNOWN
+    three = apply(op_name, copies(3), keywords)
+    if not isinstance(three, Shape) or not three.is_fixed or len(three.dims) != len(two.dims):
+        return UNKNOWN
+    return Shape(tuple(a if a == b else UNKNOWN for a, b in zip(two.dims, three.dims, strict=False)))
 
 
 def run_memoised(

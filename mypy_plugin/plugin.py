@@ -28,8 +28,14 @@ from typedtensor.shapes import api
 from . import calls
 from .arith import arith_type_hook, pow_hook, size_operator_hook
 from .classes import module_class_hook
-from .errors import CODE_BY_NAME
-from .members import module_dict_constructor_hook, module_dict_item, module_getattr_hook
+from .errors import CODE_BY_NAME, LINT_CODES
+from .members import (
+    class_default,
+    config_default_hook,
+    module_dict_constructor_hook,
+    module_dict_item,
+    module_getattr_hook,
+)
 from .modules import module_constructor_hook
 from .names import ARITH_TYPES, DIM, INT, MODULE, MODULE_DICT, PACKAGE, SEQUENTIAL, SIZE_OPERATORS, TENSOR
 from .ops import (
@@ -93,7 +99,7 @@ class TypedTensorPlugin(Plugin):
 
     # ---- cache -----------------------------------------------------------------------------
     def report_config_data(self, ctx: ReportConfigContext) -> Any:
-        return {"typedtensor-mypy-plugin": sources_digest(), "codes": sorted(CODE_BY_NAME)}
+        return {"typedtensor-mypy-plugin": sources_digest(), "codes": sorted(CODE_BY_NAME), "lints": sorted(LINT_CODES)}
 
     # ---- classes -------------------------------------------------------------------------------
     def get_base_class_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
@@ -246,6 +252,13 @@ class TypedTensorPlugin(Plugin):
             return property_op_hook(api.PROPERTIES[attr])
         if cls == MODULE:
             return module_getattr_hook(attr)  # NOTE [ Registered attributes ]
+        if cls.startswith(_STABLE_PREFIXES):
+            return None
+        info = self.lookup_class(cls)
+        if info is not None and not info.has_base(TENSOR):
+            value = class_default(info, attr)
+            if value is not None:
+                return config_default_hook(value)  # NOTE [ Configuration defaults ]
         return None
 
     # ---- helpers -----------------------------------------------------------------------------------

@@ -130,13 +130,16 @@ def with_final_value(t: Type, expr: object) -> Type:
     `PATCH: Final = 16` is typed `Literal[16]?`, but `PATCH: Final[int] = 16` is plain `int`: mypy
     keeps the value on the name (`Var.final_value`), not in its type. A size written as such a
     constant (`x.reshape(b, PATCH, -1)`, `h // PATCH`) is its value, as the literal itself is."""
-    p = get_proper_type(t)
-    if not (isinstance(p, Instance) and p.type.fullname == INT and p.last_known_value is None):
+    if not isinstance(expr, (NameExpr, MemberExpr)):  # the common case first: hooks call this per argument
         return t
-    if isinstance(expr, (NameExpr, MemberExpr)) and isinstance(expr.node, Var) and expr.node.is_final:
-        value = expr.node.final_value
-        if isinstance(value, int) and not isinstance(value, bool):
-            return p.copy_modified(last_known_value=LiteralType(value, fallback=p))
+    node = expr.node
+    if not (isinstance(node, Var) and node.is_final):
+        return t
+    value = node.final_value
+    p = get_proper_type(t)
+    if isinstance(value, int) and not isinstance(value, bool) and isinstance(p, Instance) and p.type.fullname == INT \
+            and p.last_known_value is None:
+        return p.copy_modified(last_known_value=LiteralType(value, fallback=p))
     return t
 
 

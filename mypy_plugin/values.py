@@ -18,13 +18,17 @@ from mypy.nodes import (
     EllipsisExpr,
     Expression,
     FloatExpr,
+    GeneratorExpr,
     IntExpr,
+    ListComprehension,
     ListExpr,
+    MemberExpr,
     NameExpr,
     SliceExpr,
     StrExpr,
     TupleExpr,
     UnaryExpr,
+    Var,
 )
 from mypy.plugin import CheckerPluginInterface
 from mypy.types import Instance, NoneType, TupleType, Type, get_proper_type
@@ -35,6 +39,16 @@ from typedtensor.shapes.shape import Shape
 from .index_kind import BOOL, index_kind
 from .local_names import single_value
 from .translate import Translator, literal_value, with_final_value
+
+
+class Repeated(NamedTuple):
+    """Tensors of one shape, how many not known (a `tensors` argument: `tt.cat(parts)` of a
+    comprehension's list)."""
+
+    shape: Any
+
+
+_SEQUENCES = frozenset({"builtins.list", "builtins.tuple", "typing.Sequence", "collections.abc.Sequence"})
 
 
 class GiveUp(Exception):
@@ -86,9 +100,15 @@ def with_known_value(api: CheckerPluginInterface, t: Type, expr: Expression | No
     """`t`, or for a plain `int` name the literal it provably holds: a `Final` constant's value
     (NOTE [ Final sizes ] in translate.py) or the value of a local bound once (NOTE [ Names bound
     once ] in local_names.py)."""
-    t = with_final_value(t, expr)
-    if not isinstance(expr, NameExpr):
+    if not isinstance(expr, (NameExpr, MemberExpr)):  # the common case first: hooks call this per argument
         return t
+    node = expr.node
+    if not isinstance(node, Var):
+        return t
+    if node.is_final:
+        return with_final_value(t, expr)
+    if not (node.is_inferred and isinstance(expr, NameExpr)):
+        return t  # not a local: a parameter, a global, an attribute
     p = get_proper_type(t)
     if not (isinstance(p, Instance) and p.type.fullname == "builtins.int" and p.last_known_value is None):
         return t
@@ -154,9 +174,25 @@ class Converter:
 
     def tensors(self, actual: Actual) -> Any:
         items = self.items(actual)
-        if items is None:
-            return UNKNOWN
-        return tuple(self.tensor_or_scalar(t) for _, t in items)
+        if items is not None:
+            return tuple(self.tensor_or_scalar(t) for _, t in items)
+        expr = actual.expr
+        if isinstance(expr, (ListComprehension, GeneratorExpr)):  # typed in the loosened parameter's context
+            generator = expr.generator if isinstance(expr, ListComprehension) else expr
+            element = self.tr.shape(expr_type(self.api, generator.left_expr))
+            return Repeated(element) if element is not None and not isinstance(element, Unknown) else UNKNOWN
+        return self.repeated(actual.type)
+
+    def repeated(self, t: Type) -> Any:
+        """A list or `tuple[T, ...]` of tensors whose length is not known (a comprehension, a list
+        built by appends): `Repeated(shape of T)`, for `run_op` to join (NOTE [ Sequences of
+        unknown length ] in ops.py); else UNKNOWN."""
+        p = get_proper_type(t)
+        if isinstance(p, Instance) and p.type.fullname in _SEQUENCES and len(p.args) == 1:
+            shape = self.tr.shape(p.args[0])
+            if shape is not None and not isinstance(shape, Unknown):
+                return Repeated(shape)
+        return UNKNOWN
 
     def items(self, actual: Actual) -> list[tuple[Expression | None, Type]] | None:
         """The elements of a tuple or list argument, each with its own type."""

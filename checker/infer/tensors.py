@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from typedtensor.shapes import Issue, Outputs
+from typedtensor.shapes import Issue, Outputs, layout
 from typedtensor.shapes.dims import Unknown
 from typedtensor.shapes.shape import Shape, fmt_shape
 
@@ -25,7 +25,6 @@ from ..values import (
     TupleV,
     Value,
 )
-from . import layout
 from .core import InferCore
 
 #: Ops whose result has a layout the lints follow (NOTE [ Layout lints ]).

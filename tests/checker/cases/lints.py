@@ -1,4 +1,4 @@
-# Lints beyond shape equality (NOTE [ Layout lints ] in checker/infer/layout.py): each has its own
+# Lints beyond shape equality (NOTE [ Layout lints ] in typedtensor/shapes/layout.py): each has its own
 # code, off with `disable = ["view-noncontiguous"]` / `--disable squeeze-no-dim`.
 from typing import Literal
 

@@ -48,6 +48,7 @@ class Dicts(nn.Module):
         self.transformer = nn.ModuleDict(dict(wte=nn.Embedding(100, d), ln_f=nn.LayerNorm(d)))
         self.heads = nn.ModuleDict({"cls": nn.Linear(d, 10)})
         self.pairs = nn.ModuleDict([("up", nn.Linear(d, Hidden(4)))])
+        self.tables = nn.ModuleDict(dict(wte=nn.Embedding(65, 48), wpe=nn.Embedding(32, 48)))  # sizes differ: no join to object
         self.blocks = nn.ModuleList([nn.Linear(d, d) for _ in range(3)])
 
     def forward(self, idx: Tensor[Batch, Seq]) -> Tensor[Batch, Seq, Literal[10]]:
@@ -55,6 +56,7 @@ class Dicts(nn.Module):
         reveal_type(self.transformer["ln_f"])  # R: LayerNorm[Model]
         reveal_type(self.transformer.missing)  # R: Module
         reveal_type(self.pairs.up)  # R: Linear[Model, Hidden]
+        reveal_type(self.tables.wpe)  # R: Embedding[Literal[32], Literal[48]]
         reveal_type(self.blocks[0])  # R: Linear[Model, Model]
         x = self.transformer.wte(idx)
         self.transformer.ln_f(idx.float())  # E: shape-arg

@@ -4,10 +4,13 @@ NOTE [ Layout lints ]
 ``view`` needs the dims it merges or splits to be laid out one after another in memory; after a
 ``transpose``/``permute``/``.T``/``.mT``/``t()`` or an ``expand`` they are not, and torch raises
 ("view size is not compatible with input tensor's size and stride ... Use .reshape(...)
-instead"). The checker follows strides symbolically from tensors it knows to be contiguous (a
+instead"). Both checkers follow strides symbolically from tensors they know to be contiguous (a
 fresh tensor, ``.contiguous()``, a matmul or a module's output, and — the one assumption — a
 parameter or a call result of an annotated type) through those ops; any other op forgets the
 layout (elementwise ops keep their input's strides in torch, so nothing is claimed after them).
+The functions here are the shared part: the libcst checker follows values
+(``checker/infer/tensors.py``), the mypy plugin the expression a ``view`` is called on
+(``mypy_plugin/lints.py``).
 A ``view`` is reported (``view-noncontiguous``) when some break in the layout cannot line up
 with a boundary of the new shape, counting sizes as ``shape-reshape`` does (a named size is not
 1; NOTE [ Provable facts ]).
