@@ -7,6 +7,11 @@ from __future__ import annotations
 
 from typedtensor._runtime import functional as functional
 from typedtensor.nn import init as init
+
+# torch's import paths built on the classes above (they import typedtensor.nn, so they come last)
+from typedtensor.nn import modules as modules
+from typedtensor.nn import parallel as parallel
+from typedtensor.nn import utils as utils
 from typedtensor.nn.attention import MultiheadAttention as MultiheadAttention
 from typedtensor.nn.containers import ModuleDict as ModuleDict
 from typedtensor.nn.containers import ModuleList as ModuleList
@@ -47,5 +52,5 @@ __all__ = [
     "CrossEntropyLoss", "Dropout", "Dropout2d", "Embedding", "Flatten", "GELU", "Identity", "L1Loss", "LayerNorm",
     "LeakyReLU", "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module", "ModuleDict", "ModuleList",
     "MultiheadAttention", "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid", "Softmax", "Softplus",
-    "Tanh", "functional", "init",
+    "Tanh", "functional", "init", "modules", "parallel", "utils",
 ]
