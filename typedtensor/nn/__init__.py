@@ -7,11 +7,6 @@ from __future__ import annotations
 
 from typedtensor._runtime import functional as functional
 from typedtensor.nn import init as init
-
-# torch's import paths built on the classes above (they import typedtensor.nn, so they come last)
-from typedtensor.nn import modules as modules
-from typedtensor.nn import parallel as parallel
-from typedtensor.nn import utils as utils
 from typedtensor.nn.attention import MultiheadAttention as MultiheadAttention
 from typedtensor.nn.containers import ModuleDict as ModuleDict
 from typedtensor.nn.containers import ModuleList as ModuleList
@@ -54,3 +49,8 @@ __all__ = [
     "MultiheadAttention", "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid", "Softmax", "Softplus",
     "Tanh", "functional", "init", "modules", "parallel", "utils",
 ]
+
+# torch's import paths, built on the classes above: they read typedtensor.nn, so they come after it
+from typedtensor.nn import modules as modules
+from typedtensor.nn import parallel as parallel
+from typedtensor.nn import utils as utils
