@@ -8,7 +8,9 @@ to ``typedtensor.nn`` later appears under its torch path without an edit here.
 
 from __future__ import annotations
 
+import importlib
 import sys
+from typing import Any
 
 TORCH_FILES: dict[str, tuple[str, ...]] = {
     "activation": (
@@ -59,12 +61,25 @@ TORCH_FILES: dict[str, tuple[str, ...]] = {
 }
 
 
-def export(module_name: str) -> list[str]:
-    """Put into module ``module_name`` the ``typedtensor.nn`` classes of its torch namesake; returns their names."""
+# classes torch keeps out of ``torch.nn``'s own namespace, and where typedtensor defines them
+_NOT_IN_NN = {"NonDynamicallyQuantizableLinear": "typedtensor.nn.layers"}
+
+
+def _find(name: str) -> Any:
     import typedtensor.nn as nn
 
+    if name in _NOT_IN_NN:
+        return getattr(importlib.import_module(_NOT_IN_NN[name]), name, None)
+    return getattr(nn, name, None)
+
+
+def export(module_name: str) -> list[str]:
+    """Put into module ``module_name`` the ``typedtensor.nn`` classes of its torch namesake; returns their names."""
     namespace = vars(sys.modules[module_name])
-    names = [n for n in TORCH_FILES[module_name.rpartition(".")[2]] if hasattr(nn, n)]
-    for n in names:
-        namespace[n] = getattr(nn, n)
+    names = []
+    for n in TORCH_FILES[module_name.rpartition(".")[2]]:
+        cls = _find(n)
+        if cls is not None:
+            namespace[n] = cls
+            names.append(n)
     return names
