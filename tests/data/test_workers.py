@@ -83,23 +83,47 @@ def test_tensor_dataset_and_shuffle_through_workers() -> None:
 
 
 def test_batches_travel_through_shared_memory_not_pickles() -> None:
-    big = {"x": tt.ones(256, 1024), "y": [tt.arange(5), "label"], "z": 3}
-    name = f"{_shm.new_prefix()}_test"
-    packed = _shm.pack(big, name)
-    assert packed.segment == name and packed.size >= 256 * 1024 * 4
-    assert len(packed.payload) < 1024  # the structure only: no tensor bytes in the pickle
-    back = _shm.unpack(packed)
-    _same(back, big)
-    assert not os.path.exists(f"/dev/shm/{name}")  # unlinked once opened; the tensors keep the mapping
-    back["x"].add_(1)  # writable, like torch's batches
-    assert float(back["x"].sum()) == 2 * 256 * 1024
-    assert _shm.pack({"n": 1}, name).segment is None  # nothing to share: no segment
+    prefix = _shm.new_prefix()
+    pool, receiver = _shm.SegmentPool(prefix), _shm.Receiver()
+    try:
+        big = {"x": tt.ones(256, 1024), "y": [tt.arange(5), "label"], "z": 3}
+        packed = _shm.pack(big, pool, worker=1)
+        assert packed.segment is not None and packed.size >= 256 * 1024 * 4 and packed.worker == 1
+        assert len(packed.payload) < 1024  # the structure only: no tensor bytes in the pickle
+        back = receiver.unpack(packed)
+        _same(back, big)
+        back["x"].add_(1)  # writable, like torch's batches
+        assert float(back["x"].sum()) == 2 * 256 * 1024
+        again = _shm.pack(big, pool)
+        assert again.segment != packed.segment  # the first segment is still read: not reused
+        assert receiver.drain() == []
+        del back
+        assert receiver.drain() == [(1, packed.segment)]  # its tensors are gone: the worker may reuse it
+        pool.release(packed.segment)
+        assert _shm.pack(big, pool).segment == packed.segment
+        assert _shm.pack({"n": 1}, pool).segment is None  # nothing to share: no segment
+    finally:
+        pool.close()
+    assert not [n for n in os.listdir("/dev/shm") if n.startswith(prefix)]
 
 
 def test_zero_d_bool_and_half_tensors_keep_shape_and_dtype() -> None:
+    pool = _shm.SegmentPool(_shm.new_prefix())
     batch = [tt.tensor(5), tt.tensor([True, False]), tt.ones(2, dtype=tt.float16), tt.ones(2, dtype=tt.bfloat16), tt.zeros(0, 3)]
-    back = _shm.unpack(_shm.pack(batch, f"{_shm.new_prefix()}_t"))
+    back = _shm.Receiver().unpack(_shm.pack(batch, pool))
+    pool.close()
     _same(back, batch)
+
+
+def test_kept_batches_are_never_overwritten() -> None:
+    """Segments are reused only once every tensor of their batch is gone."""
+    loader = DataLoader(TensorDataset(tt.arange(400).float().reshape(100, 4)), batch_size=5, num_workers=2)
+    kept = list(loader)
+    np.testing.assert_array_equal(np.concatenate([_np(b[0]) for b in kept]), np.arange(400).reshape(100, 4))
+    for _ in range(2):  # batches dropped as they go: segments recycle, values stay right
+        for i, (x,) in enumerate(loader):
+            assert float(x[0, 0]) == 20 * i
+    np.testing.assert_array_equal(np.concatenate([_np(b[0]) for b in kept]), np.arange(400).reshape(100, 4))
 
 
 class Seeds(Dataset[Any]):

@@ -11,6 +11,7 @@ handles it and stops the workers) and exits by itself if its parent disappears.
 
 from __future__ import annotations
 
+import functools
 import os
 import pickle
 import queue
@@ -171,6 +172,10 @@ def worker_loop(
         seed = base_seed + worker_id
         _seed_everything(seed)
         _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
+        from typedtensor.data.collate import collate_with, default_collate
+
+        if collate_fn is default_collate:  # stack each batch straight into its shared segment
+            collate_fn = functools.partial(collate_with, stack=_shm.defer_stack)
         init_error: ExceptionWrapper | None = None
         fetcher = None
         try:
@@ -180,7 +185,7 @@ def worker_loop(
         except Exception:
             init_error = ExceptionWrapper(sys.exc_info(), f"in DataLoader worker process {worker_id}")
         ended = False
-        count = 0
+        pool = _shm.SegmentPool(f"{shm_prefix}_{worker_id}")
         while os.getppid() == parent_pid:
             try:
                 task = index_queue.get(timeout=_STATUS_CHECK_INTERVAL)
@@ -188,6 +193,9 @@ def worker_loop(
                 continue
             if task is None:
                 break
+            if isinstance(task, _shm.FreeSegment):
+                pool.release(task.name)
+                continue
             if isinstance(task, Resume):
                 if iterable and init_error is None:
                     fetcher = make_fetcher(iterable, dataset, auto_collation, collate_fn, drop_last)
@@ -203,8 +211,7 @@ def worker_loop(
             else:
                 try:
                     batch = fetcher.fetch(index)  # type: ignore[union-attr]
-                    count += 1
-                    result = _shm.pack(batch, f"{shm_prefix}_{worker_id}_{count}")
+                    result = _shm.pack(batch, pool, worker_id)
                 except StopIteration:
                     if not iterable:
                         raise
@@ -212,6 +219,7 @@ def worker_loop(
                 except Exception:
                     result = ExceptionWrapper(sys.exc_info(), f"in DataLoader worker process {worker_id}")
             data_queue.put((epoch, idx, result))
+        pool.close()
     except KeyboardInterrupt:
         pass
     if done_event.is_set():

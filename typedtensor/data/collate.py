@@ -10,7 +10,7 @@ only turns numpy arrays into tensors, recursively.
 from __future__ import annotations
 
 import collections.abc
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,16 +33,29 @@ def as_tensor(a: np.ndarray | np.generic) -> Any:
     return _C.from_numpy(arr)
 
 
+def stack_now(items: list[Any]) -> Any:
+    """Stack same-shaped tensors (or numeric numpy arrays, made tensors first) along a new dim 0."""
+    if isinstance(items[0], _C.Tensor):
+        return _C.stack(items, 0)
+    return _C.stack([as_tensor(a) for a in items], 0)
+
+
 def default_collate(batch: Sequence[Any]) -> Any:
+    return collate_with(batch, stack_now)
+
+
+def collate_with(batch: Sequence[Any], stack: Callable[[list[Any]], Any]) -> Any:
+    """``default_collate``'s rules with the stacking of tensors and arrays left to ``stack`` (a
+    DataLoader worker stacks straight into the shared segment the batch travels in)."""
     if not batch:
         raise ValueError("default_collate: empty batch")
     elem = batch[0]
     if isinstance(elem, _C.Tensor):
-        return _C.stack(list(batch), 0)
+        return stack(list(batch))
     if isinstance(elem, np.ndarray) and _numpy_is_numeric(elem):
         if elem.shape == ():
             return as_tensor(np.stack(batch))
-        return _C.stack([as_tensor(a) for a in batch], 0)
+        return stack(list(batch))
     if isinstance(elem, np.ndarray):
         raise TypeError(_ERROR.format(elem.dtype))
     if isinstance(elem, np.generic) and _numpy_is_numeric(elem):
@@ -56,18 +69,18 @@ def default_collate(batch: Sequence[Any]) -> Any:
     if isinstance(elem, (str, bytes)):
         return batch  # as torch: a list at the top, a tuple inside a transposed sequence
     if isinstance(elem, collections.abc.Mapping):
-        fields = {key: default_collate([d[key] for d in batch]) for key in elem}
+        fields = {key: collate_with([d[key] for d in batch], stack) for key in elem}
         try:
             return type(elem)(fields)  # type: ignore[call-arg]
         except TypeError:
             return fields
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
-        return type(elem)(*(default_collate(field) for field in zip(*batch, strict=True)))
+        return type(elem)(*(collate_with(field, stack) for field in zip(*batch, strict=True)))
     if isinstance(elem, collections.abc.Sequence):
         size = len(elem)
         if any(len(e) != size for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        transposed = [default_collate(field) for field in zip(*batch, strict=True)]
+        transposed = [collate_with(field, stack) for field in zip(*batch, strict=True)]
         if isinstance(elem, tuple):
             return transposed
         try:

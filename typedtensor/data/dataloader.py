@@ -233,6 +233,7 @@ class _MultiProcessIter:
         self._shutdown = False
         self._epoch = 0
         self._prefix = _shm.new_prefix()
+        self._receiver = _shm.Receiver()
         _LIVE_PREFIXES.add(self._prefix)
         ctx = loader.multiprocessing_context
         if ctx is None:
@@ -291,11 +292,18 @@ class _MultiProcessIter:
                 if isinstance(data, Resume) and data.epoch == self._epoch:
                     pending -= 1
                 elif isinstance(data, _shm.Packed):
-                    _shm.discard(data)
+                    self._receiver.discard(data)
         for _ in range(self._prefetch * self._num_workers):
             self._try_put_index()
 
+    def _return_segments(self) -> None:
+        """Tell each worker which of its segments the caller has let go of (their tensors are gone)."""
+        for worker, name in self._receiver.drain():
+            if self._workers[worker].is_alive():
+                self._index_queues[worker].put(_shm.FreeSegment(name))
+
     def _try_put_index(self) -> None:
+        self._return_segments()
         try:
             index = next(self._sampler_iter)
         except StopIteration:
@@ -363,7 +371,7 @@ class _MultiProcessIter:
             epoch, idx, data = self._get_data()
             if epoch != self._epoch or isinstance(data, Resume):  # left over from an earlier epoch
                 if isinstance(data, _shm.Packed):
-                    _shm.discard(data)
+                    self._receiver.discard(data)
                 continue
             self._tasks_outstanding -= 1
             if isinstance(data, IterableStop):
@@ -371,7 +379,7 @@ class _MultiProcessIter:
                 self._try_put_index()
                 continue
             if isinstance(data, _shm.Packed):
-                data = _shm.unpack(data)  # at once: its segment is unlinked now, whenever it is returned
+                data = self._receiver.unpack(data)
             if idx != self._rcvd_idx:
                 self._task_info[idx] += (data,)
                 continue
@@ -406,6 +414,7 @@ class _MultiProcessIter:
             self._data_queue.cancel_join_thread()
             self._data_queue.close()
         finally:
+            self._receiver.close()
             _shm.sweep(self._prefix)
             _LIVE_PREFIXES.discard(self._prefix)
 
