@@ -7,6 +7,8 @@ a primitive it happens to use inside; what a rule cannot see (dtypes, values) is
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable
 from typing import Any
 
 from typedtensor._runtime import _exports, _loader
@@ -27,8 +29,18 @@ def __getattr__(name: str) -> Any:  # the names bound above, as mypy sees them
 _REDUCTIONS = ("none", "mean", "sum")
 
 
-def _inplace(input: Any, out: Any, inplace: bool) -> Any:
-    return input.copy_(out) if inplace else out
+def _inplace(input: Any, fn: Callable[[Any], Any], inplace: bool) -> Any:
+    """``fn(input)``, or with ``inplace`` that result written into ``input``.
+
+    When autograd records the op, ``fn`` runs on a copy of ``input``: its backward keeps what it
+    saved (the input) intact while ``input`` is overwritten, where running on ``input`` itself made
+    every in-place activation's backward fail ("modified by an inplace operation"). torch keeps the
+    original input for such in-place ops the same way."""
+    if not inplace:
+        return fn(input)
+    src = input.clone() if input.requires_grad and _C.is_grad_enabled() else input
+    out = fn(src)
+    return input if out is src else input.copy_(out)  # an identity (p=0, eval) leaves input as it is
 
 
 def relu(input: Any, inplace: bool = False) -> Any:
@@ -36,21 +48,21 @@ def relu(input: Any, inplace: bool = False) -> Any:
 
 
 def silu(input: Any, inplace: bool = False) -> Any:
-    return _inplace(input, _C.silu(input), inplace)
+    return _inplace(input, _C.silu, inplace)
 
 
 def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:
-    return _inplace(input, _C.elu(input, alpha), inplace)
+    return _inplace(input, lambda x: _C.elu(x, alpha), inplace)
 
 
 def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) -> Any:
-    return _inplace(input, _C.leaky_relu(input, negative_slope), inplace)
+    return _inplace(input, lambda x: _C.leaky_relu(x, negative_slope), inplace)
 
 
 def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Any:
     if min_val > max_val:
         raise ValueError("hardtanh: min_val cannot be greater than max_val")
-    return _inplace(input, input.clamp(min_val, max_val), inplace)
+    return _inplace(input, lambda x: x.clamp(min_val, max_val), inplace)
 
 
 def softsign(input: Any) -> Any:
@@ -92,13 +104,43 @@ def _embedding_renorm_(weight: Any, input: Any, max_norm: float, norm_type: floa
 
 
 def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:
-    out = _C.dropout(input, p, training)
-    return input.copy_(out) if inplace and out is not input else out
+    return _inplace(input, lambda x: _C.dropout(x, p, training), inplace)
+
+
+def _feature_dropout(input: Any, p: float, training: bool) -> Any:
+    """One keep-or-drop draw per (sample, channel) of ``[N, C, *]``, as torch's feature dropout."""
+    if not training or p == 0.0:
+        return input
+    shape = (input.shape[0], input.shape[1]) + (1,) * (input.ndim - 2)
+    mask = _C.dropout(_C.ones(*shape, dtype=input.dtype, device=input.device), p, True)  # 0 or 1/(1-p)
+    return input * mask
 
 
 def dropout2d(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:
-    out = _C.dropout2d(input, p, training)
-    return input.copy_(out) if inplace and out is not input else out
+    """Zero whole channels of ``[N, C, H, W]``. Other ranks are deprecated in torch, which warns and
+    still drops per (sample, channel): a 3-D input is read as ``[N, C, L]`` (not as an unbatched
+    ``[C, H, W]``), a 2-D one element by element; typedtensor does the same, with torch's warnings."""
+    if input.ndim not in (3, 4) and input.ndim >= 2:
+        warnings.warn(
+            f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and will result in an "
+            "error in a future release. To retain the behavior and silence this warning, please use dropout "
+            "instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 spatial "
+            "dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
+            stacklevel=2,
+        )
+    if input.ndim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is "
+            "desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will "
+            "change in a future release to interpret the input as one without a batch dimension, i.e. shape "
+            "(C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2,
+        )
+    if input.ndim == 4 or input.ndim < 2:  # the kernel's own path (and its error for fewer than 2 dims)
+        return _inplace(input, lambda x: _C.dropout2d(x, p, training), inplace)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return _inplace(input, lambda x: _feature_dropout(x, p, training), inplace)
 
 
 _SELU_ALPHA_SCALE = 1.7580993408473766  # selu's alpha * scale: the value alpha dropout drops to
@@ -111,11 +153,11 @@ def alpha_dropout(input: Any, p: float = 0.5, training: bool = False, inplace: b
     if not training or p == 0.0:
         return input
     if p == 1.0:
-        return _inplace(input, input * 0.0, inplace)
+        return _inplace(input, lambda x: x * 0.0, inplace)
     keep = (_C.rand(*input.shape, device=input.device) >= p).to(input.dtype)
     a = 1.0 / ((_SELU_ALPHA_SCALE**2 * p + 1) * (1 - p)) ** 0.5
     b = (keep - 1) * (_SELU_ALPHA_SCALE * a) + _SELU_ALPHA_SCALE * a * p
-    return _inplace(input, input * (keep * a) + b, inplace)
+    return _inplace(input, lambda x: x * (keep * a) + b, inplace)
 
 
 def group_norm(input: Any, num_groups: int, weight: Any | None = None, bias: Any | None = None, eps: float = 1e-5) -> Any:

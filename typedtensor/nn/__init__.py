@@ -42,6 +42,12 @@ __all__ = [
     "AdaptiveAvgPool2d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "Conv2d",
     "CrossEntropyLoss", "Dropout", "Dropout2d", "Embedding", "Flatten", "Identity", "L1Loss", "LayerNorm",
     "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module", "ModuleDict", "ModuleList",
-    "MultiheadAttention", "NLLLoss", "Parameter", "Sequential", "Softmax", "functional", "init",
+    "MultiheadAttention", "NLLLoss", "Parameter", "Sequential", "Softmax", "functional", "init", "modules", "parallel",
+    "utils",
     *_ACTIVATIONS,
 ]
+
+# torch's import paths, built on the classes above: they read typedtensor.nn, so they come after it
+from typedtensor.nn import modules as modules
+from typedtensor.nn import parallel as parallel
+from typedtensor.nn import utils as utils

@@ -12,7 +12,7 @@ from typedtensor._runtime import _C
 from typedtensor._runtime import functional as F
 from typedtensor._runtime.errors import shape_error
 from typedtensor.nn import init
-from typedtensor.nn.layers import Linear
+from typedtensor.nn.layers import NonDynamicallyQuantizableLinear
 from typedtensor.nn.module import Module
 from typedtensor.nn.parameter import Parameter
 
@@ -76,7 +76,7 @@ class MultiheadAttention(Module):
             self.in_proj_bias = Parameter(_empty(3 * embed_dim, device=device, dtype=dtype))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, device=device, dtype=dtype)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, device=device, dtype=dtype)
         if add_bias_kv:
             self.bias_k = Parameter(_empty(1, 1, embed_dim, device=device, dtype=dtype))
             self.bias_v = Parameter(_empty(1, 1, embed_dim, device=device, dtype=dtype))
@@ -232,5 +232,3 @@ class MultiheadAttention(Module):
             return out, None
         return out, (attn.mean(1) if average_attn_weights else attn)
 
-    def extra_repr(self) -> str:
-        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, batch_first={self.batch_first}"

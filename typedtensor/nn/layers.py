@@ -64,6 +64,11 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """``MultiheadAttention.out_proj``'s class in torch (a Linear that torch's quantizer leaves alone);
+    the same name here so that reprs and ``safe_globals`` lists name it as torch does."""
+
+
 class Conv2d(Module):
     """2-d convolution over ``[N, C, H, W]`` (or unbatched ``[C, H, W]``); zero padding only."""
 
@@ -200,7 +205,7 @@ class _BatchNorm(Module):
 
     def __init__(
         self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-        track_running_stats: bool = True, *, device: Any = None, dtype: Any = None,
+        track_running_stats: bool = True, device: Any = None, dtype: Any = None, *, bias: bool = True,
     ) -> None:
         super().__init__()
         self.num_features = _size(num_features, f"{type(self).__name__}: num_features")
@@ -210,7 +215,10 @@ class _BatchNorm(Module):
         self.track_running_stats = track_running_stats
         if affine:
             self.weight = Parameter(_empty(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(_empty(num_features, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(_empty(num_features, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -236,7 +244,8 @@ class _BatchNorm(Module):
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         if input.ndim not in self._ranks:
@@ -257,7 +266,7 @@ class _BatchNorm(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -303,7 +312,8 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")
 
 
 # ---------------------------------------------------------------- embedding and dropout
@@ -327,6 +337,8 @@ class Embedding(Module):
         self.padding_idx = padding_idx
         self.max_norm = max_norm
         self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        self.sparse = sparse
         if _weight is None:
             self.weight = Parameter(_empty(num_embeddings, embedding_dim, device=device, dtype=dtype), not _freeze)
             self.reset_parameters()
@@ -357,6 +369,10 @@ class Embedding(Module):
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
         return s
 
 

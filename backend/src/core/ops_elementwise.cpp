@@ -626,15 +626,24 @@ Tensor binary_with_number(BinaryOp op, const Tensor& t, Scalar s, bool number_fi
 }
 }  // namespace
 
+namespace {
+// The wrapped tensor of a Python number next to tensor `t`: a float stays a double beside a float64
+// tensor (as torch's scalar does); else the default dtype, which promotion then resolves.
+Tensor wrapped_number(Scalar s, const Tensor& t) {
+  bool keep_double = t.dtype() == DType::Float64 && s.kind == Scalar::Float;
+  return scalar_tensor(s, keep_double ? std::optional<DType>(DType::Float64) : std::nullopt, /*wrapped=*/true);
+}
+}  // namespace
+
 Tensor binary(BinaryOp op, const Tensor& a, Scalar b) {
   if (op == BinaryOp::Pow && !is_floating(a.dtype()) && b.kind != Scalar::Float && b.i < 0)
     throw ValueError("[pow] integers to negative integer powers are not allowed");
   if (Tensor r = binary_with_number(op, a, b, /*number_first=*/false); r.defined()) return r;
-  return binary_impl(op, a, scalar_tensor(b, std::nullopt, /*wrapped=*/true));
+  return binary_impl(op, a, wrapped_number(b, a));
 }
 Tensor binary(BinaryOp op, Scalar a, const Tensor& b) {
   if (Tensor r = binary_with_number(op, b, a, /*number_first=*/true); r.defined()) return r;
-  return binary_impl(op, scalar_tensor(a, std::nullopt, /*wrapped=*/true), b);
+  return binary_impl(op, wrapped_number(a, b), b);
 }
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
@@ -716,11 +725,9 @@ Tensor& add_scaled_(Tensor& self, const Tensor& other, Scalar alpha) {
 }
 
 Tensor& binary_(BinaryOp op, Tensor& self, Scalar other) {
-  // A Python float next to a float64 tensor stays a double (as torch's scalar does): the default
-  // float32 wrapped number would round 0.9 before the op (x.mul_(0.9) on 3.0 off by 7e-8).
-  bool keep_double = self.dtype() == DType::Float64 && other.kind == Scalar::Float;
-  Tensor o = scalar_tensor(other, keep_double ? std::optional<DType>(DType::Float64) : std::nullopt, true);
-  return binary_(op, self, o);
+  // wrapped_number: the default float32 wrapped number would round 0.9 before a float64 op
+  // (x.mul_(0.9) on 3.0 was off by 7e-8)
+  return binary_(op, self, wrapped_number(other, self));
 }
 
 // ---------------- unary ----------------

@@ -1,3 +1,3 @@
-# `typedtensor.data.dataloader` (torch's `torch.utils.data.dataloader`): defined in the package.
-from typedtensor.data import DataLoader as DataLoader
-from typedtensor.data import default_collate as default_collate
+from . import DataLoader as DataLoader
+from . import default_collate as default_collate
+from . import default_convert as default_convert

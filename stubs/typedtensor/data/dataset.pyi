@@ -1,5 +1,8 @@
-# `typedtensor.data.dataset` (torch's `torch.utils.data.dataset`): defined in the package.
-from typedtensor.data import Dataset as Dataset
-from typedtensor.data import Subset as Subset
-from typedtensor.data import TensorDataset as TensorDataset
-from typedtensor.data import random_split as random_split
+from . import ChainDataset as ChainDataset
+from . import ConcatDataset as ConcatDataset
+from . import Dataset as Dataset
+from . import IterableDataset as IterableDataset
+from . import StackDataset as StackDataset
+from . import Subset as Subset
+from . import TensorDataset as TensorDataset
+from . import random_split as random_split

@@ -1,10 +1,7 @@
 # `typedtensor.utils.data` is `typedtensor.data` (torch's import path).
-from typedtensor.data import DataLoader as DataLoader
-from typedtensor.data import Dataset as Dataset
-from typedtensor.data import Subset as Subset
-from typedtensor.data import TensorDataset as TensorDataset
-from typedtensor.data import default_collate as default_collate
-from typedtensor.data import random_split as random_split
-
-from . import dataloader as dataloader
-from . import dataset as dataset
+from typedtensor.data import *  # noqa: F403
+from typedtensor.data import collate as collate
+from typedtensor.data import dataloader as dataloader
+from typedtensor.data import dataset as dataset
+from typedtensor.data import distributed as distributed
+from typedtensor.data import sampler as sampler
