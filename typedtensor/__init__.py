@@ -17,7 +17,7 @@ from ._errors import ShapeError
 
 __version__ = "0.1.0"
 
-_SUBMODULES = frozenset({"nn", "optim", "data", "utils", "cuda", "autograd", "jit", "shapes", "testing"})
+_SUBMODULES = frozenset({"nn", "optim", "data", "utils", "cuda", "autograd", "jit", "onnx", "shapes", "testing"})
 
 
 def _load_runtime() -> Any:
