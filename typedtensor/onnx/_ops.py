@@ -152,11 +152,8 @@ def _binary_composed(c: Context, n: NodeInfo, ins: list[str]) -> list[str]:
     if op == "hypot":
         return [b.node("Sqrt", [b.node("Add", [b.node("Mul", [x, x]), b.node("Mul", [y, y])])])]
     if op == "copysign":  # |x| with the sign of y (-0.0 included)
-        zero = c.scalar(0.0, dt)
-        negative = b.node("Or", [b.node("Less", [y, zero]),
-                                 b.node("And", [b.node("Equal", [y, zero]), b.node("Less", [b.node("Reciprocal", [y]), zero])])])
         ax = b.node("Abs", [x])
-        return [b.node("Where", [negative, b.node("Neg", [ax]), ax])]
+        return [b.node("Where", [_signbit(c, y, c.scalar(0.0, dt)), b.node("Neg", [ax]), ax])]
     # atan2(x, y) = the angle of the point (y, x), signed zeros as torch: atan(x / y) moved by the quadrant
     zero, pi = c.scalar(0.0, dt), c.scalar(math.pi, dt)
     y_neg = _signbit(c, y, zero)
@@ -378,9 +375,9 @@ def _argmax(c: Context, n: NodeInfo, ins: list[str]) -> list[str]:
 
 @emits("softmax", "log_softmax")
 def _softmax(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
-    if not c.values[n.inputs[0]].shape:  # a 0-d softmax is 1 (log: 0)
-        one = c.b.node("Add", [c.b.node("Mul", [x[0], c.scalar(0.0, c.dtype(n.inputs[0]))]), c.scalar(1.0 if n.op == "softmax" else 0.0, c.dtype(n.inputs[0]))])
-        return [one]
+    if not c.values[n.inputs[0]].shape:  # a 0-d softmax is 1 (log: 0); x - x keeps a NaN
+        dt = c.dtype(n.inputs[0])
+        return [c.b.node("Add", [c.b.node("Sub", [x[0], x[0]]), c.scalar(1.0 if n.op == "softmax" else 0.0, dt)])]
     return [c.b.node("Softmax" if n.op == "softmax" else "LogSoftmax", [x[0]], axis=int(n.attrs["dim"]))]
 
 
