@@ -18,7 +18,7 @@ from ._errors import ShapeError
 __version__ = "0.1.0"
 
 _SUBMODULES = frozenset({
-    "nn", "optim", "data", "utils", "cuda", "autograd", "jit", "shapes", "accelerator", "backends",
+    "nn", "optim", "data", "utils", "cuda", "autograd", "jit", "onnx", "shapes", "accelerator", "backends",
     "distributed", "multiprocessing", "serialization",
 })
 

@@ -23,6 +23,7 @@ from . import cuda as cuda
 from . import data as data
 from . import jit as jit
 from . import nn as nn
+from . import onnx as onnx
 from . import optim as optim
 from . import utils as utils
 from .autograd import Node as _Node

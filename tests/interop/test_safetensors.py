@@ -203,6 +203,20 @@ def test_loading_maps_the_file_without_copying(tmp_path: Path) -> None:
     same(tt.load(path)["a"], sd["a"])
 
 
+def test_saving_over_the_file_the_tensors_are_mapped_from(tmp_path: Path) -> None:
+    """tt.load maps the file; tt.save to the same name must not truncate the pages those tensors read
+    (a bus error): it writes a new file and renames it into place, keeping the old permissions."""
+    path = tmp_path / "ckpt.safetensors"
+    tt.save({"w": tt.arange(300_000).float(), "b": tt.ones(3)}, path)
+    path.chmod(0o640)
+    sd = tt.load(path)
+    tt.save(sd, path)  # reads sd["w"] from the mapping of the file it replaces
+    same(tt.load(path)["w"], tt.arange(300_000).float())
+    same(sd["w"], tt.arange(300_000).float())
+    assert path.stat().st_mode & 0o777 == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["ckpt.safetensors"]  # no temporary file left
+
+
 def test_misaligned_tensors_are_copied_then_read_right(tmp_path: Path) -> None:
     """A writer that does not sort by element size can leave a float32 at an odd offset."""
     a = np.arange(3, dtype=np.uint8)

@@ -20,12 +20,14 @@ else raises ``ValueError`` naming the file and the problem.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
 import mmap
 import os
 import struct
+import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
@@ -302,11 +304,38 @@ def write(tensors: Iterable[tuple[str, Any]], f: str | os.PathLike[str] | IO[byt
     text += b" " * (-len(text) % 8)
     chunks: list[bytes | memoryview] = [_U64.pack(len(text)), text, *(items[i][2] for i in order)]
     if isinstance(f, (str, os.PathLike)):
-        with open(f, "wb") as fh:
-            fh.writelines(chunks)
+        _replace(os.fspath(f), chunks)
     else:
         for c in chunks:
             f.write(c)
+
+
+def _replace(path: str, chunks: list[bytes | memoryview]) -> None:
+    """Writes a new file beside ``path`` and renames it over ``path``: tensors still mapped from the
+    old file (``tt.load`` then ``tt.save`` to the same name) keep their pages, where truncating the
+    file in place would make reading them a bus error; and a crash mid-write leaves the old file."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tt-save-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.writelines(chunks)
+        os.chmod(tmp, _mode_for(path))
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _mode_for(path: str) -> int:
+    """The replaced file's permissions, or what ``open(path, "w")`` would give a new file."""
+    with contextlib.suppress(OSError):
+        return os.stat(path).st_mode & 0o777
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("Umask:"):
+                return 0o666 & ~int(line.split()[1], 8)
+    return 0o644
 
 
 def is_safetensors(head: bytes, size: int) -> bool:
