@@ -152,7 +152,8 @@ bool plain_cpu_call(const Tensor& a, const Tensor& b) { return plain_cpu_call(a)
 std::shared_ptr<Primitive> make_primitive(const std::string& name, const Params& attrs) {
   using Factory = std::shared_ptr<Primitive> (*)(const std::string&, const Params&);
   static const Factory kFactories[] = {detail::make_elementwise_primitive, detail::make_shape_primitive,
-                                       detail::make_reduce_primitive, detail::make_nn_primitive,
+                                       detail::make_reduce_primitive, detail::make_linalg_primitive,
+                                       detail::make_norm_loss_primitive, detail::make_conv_pool_primitive,
                                        detail::make_index_primitive, detail::make_attention_primitive};
   for (Factory f : kFactories)
     if (auto p = f(name, attrs)) return p;

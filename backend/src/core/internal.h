@@ -37,6 +37,12 @@ Tensor match_device(const Tensor& t, Device d, const char* op);  // dispatch.cpp
 
 inline Tensor cast(const Tensor& t, DType d) { return t.dtype() == d ? t : to_dtype(t, d); }
 
+inline void check_same_float(const char* op, const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype())
+    throw TypeError(std::string("[") + op + "] expected both inputs to have the same dtype, but got " + dtype_name(a.dtype()) +
+                    " and " + dtype_name(b.dtype()));
+}
+
 inline bool can_cast(DType from, DType to) {
   if (is_floating(from) && !is_floating(to)) return false;
   if (from != DType::Bool && to == DType::Bool) return false;
@@ -105,7 +111,9 @@ class AttrReader {
 std::shared_ptr<Primitive> make_attention_primitive(const std::string& name, const Params& attrs);
 std::shared_ptr<Primitive> make_elementwise_primitive(const std::string& name, const Params& attrs);
 std::shared_ptr<Primitive> make_index_primitive(const std::string& name, const Params& attrs);
-std::shared_ptr<Primitive> make_nn_primitive(const std::string& name, const Params& attrs);
+std::shared_ptr<Primitive> make_linalg_primitive(const std::string& name, const Params& attrs);
+std::shared_ptr<Primitive> make_norm_loss_primitive(const std::string& name, const Params& attrs);
+std::shared_ptr<Primitive> make_conv_pool_primitive(const std::string& name, const Params& attrs);
 std::shared_ptr<Primitive> make_reduce_primitive(const std::string& name, const Params& attrs);
 std::shared_ptr<Primitive> make_shape_primitive(const std::string& name, const Params& attrs);
 

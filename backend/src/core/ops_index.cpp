@@ -1,4 +1,4 @@
-// Indexing: index_select, gather, scatter, masked ops, nonzero, advanced indexing and index_put_.
+// Indexing: index_select, gather, scatter, masked ops, nonzero, advanced indexing, index_put_ and embedding.
 #include <algorithm>
 #include <cstring>
 
@@ -516,6 +516,17 @@ Tensor& index_put_(Tensor& a, const TensorList& indices, const Tensor& values0, 
   });
   a.bump_version();
   return a;
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& idx, std::optional<int64_t>) {
+  if (weight.dim() != 2) shape_error("embedding", {weight.shape(), idx.shape()}, {}, "weight must be 2-D, got " + shape_str(weight.shape()));
+  if (idx.dtype() != DType::Int64 && idx.dtype() != DType::Int32)
+    throw TypeError(std::string("[embedding] indices must be int64 or int32, got ") + dtype_name(idx.dtype()));
+  Tensor flat = reshape(idx, Shape{idx.numel()});
+  Tensor r = index_select(weight, 0, flat);
+  Shape os = idx.shape();
+  os.push_back(weight.size(1));
+  return reshape(r, os);
 }
 
 // ---------------- graph mode: rebuild a primitive from its name and attributes ----------------

@@ -1,4 +1,4 @@
-// Graph mode's generated CUDA kernels (backend/src/graph/fusion.cpp generate_cuda): compiled at run
+// Graph mode's generated CUDA kernels (backend/src/graph/fusion_codegen.cpp generate_cuda): compiled at run
 // time with NVRTC, loaded with the runtime's library API, cached on disk as PTX by source hash.
 // NVRTC is loaded with dlopen, like cuBLAS (blas.cu): it is a separate wheel (nvidia-cuda-nvrtc)
 // and the toolkit that builds us may not have it, so _C never links it and still imports without

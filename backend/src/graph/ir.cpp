@@ -119,7 +119,7 @@ struct NodeView {
   }
 };
 
-// The pooling output size (the formula of the front end, backend/src/core/ops_nn.cpp).
+// The pooling output size (the formula of the front end, backend/src/core/ops_conv_pool.cpp).
 int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
   int64_t eff = d * (k - 1) + 1;
   int64_t num = in + 2 * p - eff;

@@ -1,0 +1,407 @@
+// Convolution and pooling: conv2d (and padding='same'), max / avg / adaptive-avg pooling, and
+// their VJP primitives.
+#include <algorithm>
+
+#include "../cpu/kernels.h"
+#include "internal.h"
+#include "typedtensor/device.h"
+
+namespace tt {
+using detail::dim_arg;
+using detail::shape_error;
+using detail::check_same_float;
+
+namespace {
+
+struct ConvParams {
+  int64_t sh, sw, ph, pw, dh, dw, g;
+};
+
+Tensor conv_of(const Tensor& x, const Tensor& w, const ConvParams& p) {
+  return conv2d(x, w, nullptr, {p.sh, p.sw}, {p.ph, p.pw}, {p.dh, p.dw}, p.g);
+}
+
+class Conv2dBackwardWeight;
+
+// Graph mode: a conv VJP piece's geometry and the shape of the tensor it produces.
+Params conv_backward_attrs(const ConvParams& p, const Shape& s) {
+  return Params{{"geom", std::vector<int64_t>{p.sh, p.sw, p.ph, p.pw, p.dh, p.dw, p.g}}, {"shape", s.vec()}};
+}
+
+// conv2d's VJP pieces. Both are bilinear: dx = convT(g, w) and dw = corr(g, x), so their own VJPs
+// (double backward) are conv2d and the other piece.
+class Conv2dBackwardInput : public Primitive {
+ public:
+  Conv2dBackwardInput(ConvParams p, Shape xs) : p_(p), xs_(std::move(xs)) {}
+  const char* name() const override { return "conv2d_backward_input"; }
+  TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override;
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor g = contiguous(in[0]), w = contiguous(in[1]);
+    Tensor dx = empty(xs_, g.dtype());
+    cpu::conv2d_backward_input(dx, g, w, p_.sh, p_.sw, p_.ph, p_.pw, p_.dh, p_.dw, p_.g);
+    return {dx};
+  }
+
+ private:
+  ConvParams p_;
+  Shape xs_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return conv_backward_attrs(p_, xs_); }
+};
+
+class Conv2dBackwardWeight : public Primitive {
+ public:
+  Conv2dBackwardWeight(ConvParams p, Shape ws) : p_(p), ws_(std::move(ws)) {}
+  const char* name() const override { return "conv2d_backward_weight"; }
+  TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    // dw = W(g, x): <c, W(g, x)> = <conv(x, c), g> = <x, I(g, c)>
+    TensorList r;
+    for (int i : argnums)
+      r.push_back(i == 0 ? conv_of(in[1], ct[0], p_)
+                         : apply1(std::make_shared<Conv2dBackwardInput>(p_, in[1].shape()), {in[0], ct[0]}));
+    return r;
+  }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor g = contiguous(in[0]), x = contiguous(in[1]);
+    Tensor dw = empty(ws_, g.dtype());
+    cpu::conv2d_backward_weight(dw, g, x, p_.sh, p_.sw, p_.ph, p_.pw, p_.dh, p_.dw, p_.g);
+    return {dw};
+  }
+
+ private:
+  ConvParams p_;
+  Shape ws_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return conv_backward_attrs(p_, ws_); }
+};
+
+// dx = I(g, w): <c, I(g, w)> = <conv(c, w), g> = <w, W(g, c)>
+TensorList Conv2dBackwardInput::vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums,
+                                    const TensorList&) {
+  TensorList r;
+  for (int i : argnums)
+    r.push_back(i == 0 ? conv_of(ct[0], in[1], p_)
+                       : apply1(std::make_shared<Conv2dBackwardWeight>(p_, in[1].shape()), {in[0], ct[0]}));
+  return r;
+}
+
+class Conv2d : public Primitive {
+ public:
+  TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    ConvParams p{sh_, sw_, ph_, pw_, dh_, dw_, g_};
+    TensorList r;
+    for (int i : argnums) {
+      if (i == 0) r.push_back(apply1(std::make_shared<Conv2dBackwardInput>(p, in[0].shape()), {ct[0], in[1]}));
+      else if (i == 1) r.push_back(apply1(std::make_shared<Conv2dBackwardWeight>(p, in[1].shape()), {ct[0], in[0]}));
+      else r.push_back(reduce(ReduceOp::Sum, ct[0], Dims{0, 2, 3}, false, std::nullopt));
+    }
+    return r;
+  }
+  Conv2d(int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t g, int64_t oh, int64_t ow, bool bias)
+      : sh_(sh), sw_(sw), ph_(ph), pw_(pw), dh_(dh), dw_(dw), g_(g), oh_(oh), ow_(ow), bias_(bias) {}
+  const char* name() const override { return "conv2d"; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor x = contiguous(in[0]), w = contiguous(in[1]);
+    Tensor b = bias_ ? contiguous(in[2]) : Tensor();
+    Tensor out = empty(Shape{x.size(0), w.size(0), oh_, ow_}, x.dtype());
+    cpu::conv2d(out, x, w, bias_ ? &b : nullptr, sh_, sw_, ph_, pw_, dh_, dw_, g_);
+    return {out};
+  }
+
+ private:
+  int64_t sh_, sw_, ph_, pw_, dh_, dw_, g_, oh_, ow_;
+  bool bias_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"geom", std::vector<int64_t>{sh_, sw_, ph_, pw_, dh_, dw_, g_, oh_, ow_}}, {"bias", bias_}}; }
+};
+
+// avg_pool2d / adaptive_avg_pool2d VJP; linear, so its own VJP is the forward pool again.
+class AvgPoolBackward : public Primitive {
+ public:
+  AvgPoolBackward(bool adaptive, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, bool cip,
+                  int64_t div, Shape xs)
+      : adaptive_(adaptive), kh_(kh), kw_(kw), sh_(sh), sw_(sw), ph_(ph), pw_(pw), cip_(cip), div_(div), xs_(std::move(xs)) {}
+  const char* name() const override { return adaptive_ ? "adaptive_avg_pool2d_backward" : "avg_pool2d_backward"; }
+  bool vjp_needs_inputs() const override { return false; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor g = contiguous(in[0]);
+    Tensor dx = empty(xs_, g.dtype());
+    if (dx.numel() == 0) return {dx};
+    if (adaptive_) cpu::adaptive_avg_pool2d_backward(dx, g);
+    else cpu::avg_pool2d_backward(dx, g, kh_, kw_, sh_, sw_, ph_, pw_, cip_, div_);
+    return {dx};
+  }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
+    if (adaptive_) return {adaptive_avg_pool2d(ct[0], {x[0].size(2), x[0].size(3)})};
+    return {avg_pool2d(ct[0], {kh_, kw_}, {sh_, sw_}, {ph_, pw_}, false, cip_,
+                       div_ > 0 ? std::optional<int64_t>(div_) : std::nullopt)};
+  }
+
+ private:
+  bool adaptive_;
+  int64_t kh_, kw_, sh_, sw_, ph_, pw_;
+  bool cip_;
+  int64_t div_;
+  Shape xs_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override {
+    return Params{{"geom", std::vector<int64_t>{kh_, kw_, sh_, sw_, ph_, pw_, div_}}, {"count_include_pad", cip_}, {"shape", xs_.vec()}};
+  }
+};
+
+// Every argmax index must address the input plane (H * W elements).
+void check_plane_index(const Tensor& idx, int64_t plane) {
+  const int64_t* p = idx.data<int64_t>();
+  for (int64_t i = 0, n = idx.numel(); i < n; ++i)
+    if (p[i] < 0 || p[i] >= plane)
+      throw IndexError("[max_pool2d_backward] index " + std::to_string(p[i]) + " is outside the input plane of " +
+                       std::to_string(plane) + " elements");
+}
+
+// max_pool2d's VJP: each output's gradient added at its argmax; linear in g, so its VJP is a gather.
+class MaxPoolBackward : public Primitive {
+ public:
+  explicit MaxPoolBackward(Shape xs) : xs_(std::move(xs)) {}
+  const char* name() const override { return "max_pool2d_backward"; }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor g = contiguous(in[0]), idx = contiguous(in[1]);
+    if (!on_cuda(idx)) check_plane_index(idx, xs_[2] * xs_[3]);  // a loaded graph may wire any int64 tensor here
+    Tensor dx = empty(xs_, g.dtype());
+    if (dx.numel() > 0) cpu::max_pool2d_backward(dx, g, idx);
+    return {dx};
+  }
+  TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    TensorList r;
+    for (int i : argnums) {
+      if (i != 0) {
+        r.emplace_back();
+        continue;
+      }
+      const Shape& gs = in[0].shape();
+      Tensor c = reshape(ct[0], Shape{xs_[0], xs_[1], -1}), idx = reshape(in[1], Shape{gs[0], gs[1], -1});
+      r.push_back(reshape(gather(c, 2, idx), gs));
+    }
+    return r;
+  }
+
+ private:
+  Shape xs_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"shape", xs_.vec()}}; }
+};
+
+class Pool2d : public Primitive {
+ public:
+  enum Kind { Max, Avg, AdaptiveAvg };
+  bool vjp_needs_inputs() const override { return false; }
+  bool vjp_needs_outputs() const override { return kind_ == Max; }
+  TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList& out) override {
+    const Shape& xs = x[0].shape();
+    if (kind_ != Max)
+      return {apply1(std::make_shared<AvgPoolBackward>(kind_ == AdaptiveAvg, kh_, kw_, sh_, sw_, ph_, pw_, cip_, div_, xs),
+                     {ct[0]})};
+    if (!ct[0].defined()) return {Tensor()};
+    return {apply1(std::make_shared<MaxPoolBackward>(xs), {ct[0], out[1]})};
+  }
+  Pool2d(Kind k, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw,
+         int64_t oh, int64_t ow, bool cip, int64_t div)
+      : kind_(k), kh_(kh), kw_(kw), sh_(sh), sw_(sw), ph_(ph), pw_(pw), dh_(dh), dw_(dw), oh_(oh), ow_(ow), cip_(cip), div_(div) {}
+  const char* name() const override {
+    return kind_ == Max ? "max_pool2d" : kind_ == Avg ? "avg_pool2d" : "adaptive_avg_pool2d";
+  }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor x = contiguous(in[0]);
+    Shape os{x.size(0), x.size(1), oh_, ow_};
+    Tensor out = empty(os, x.dtype());
+    if (out.numel() == 0) return kind_ == Max ? TensorList{out, empty(os, DType::Int64)} : TensorList{out};
+    if (kind_ == Max) {
+      Tensor idx = empty(os, DType::Int64);
+      cpu::max_pool2d(out, idx, x, kh_, kw_, sh_, sw_, ph_, pw_, dh_, dw_);
+      return {out, idx};
+    }
+    if (kind_ == Avg) cpu::avg_pool2d(out, x, kh_, kw_, sh_, sw_, ph_, pw_, cip_, div_);
+    else cpu::adaptive_avg_pool2d(out, x);
+    return {out};
+  }
+
+ private:
+  Kind kind_;
+  int64_t kh_, kw_, sh_, sw_, ph_, pw_, dh_, dw_, oh_, ow_;
+  bool cip_;
+  int64_t div_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override { return Params{{"geom", std::vector<int64_t>{kh_, kw_, sh_, sw_, ph_, pw_, dh_, dw_, oh_, ow_, div_}}, {"count_include_pad", cip_}}; }
+};
+}  // namespace
+
+Tensor conv2d(const Tensor& x0, const Tensor& w, const Tensor* b, std::pair<int64_t, int64_t> stride,
+              std::pair<int64_t, int64_t> padding, std::pair<int64_t, int64_t> dilation, int64_t groups) {
+  Params params{{"stride", std::vector<int64_t>{stride.first, stride.second}},
+                {"padding", std::vector<int64_t>{padding.first, padding.second}},
+                {"dilation", std::vector<int64_t>{dilation.first, dilation.second}},
+                {"groups", groups}};
+  std::vector<Shape> shapes{x0.shape(), w.shape()};
+  if (b) shapes.push_back(b->shape());
+  if (x0.dim() != 3 && x0.dim() != 4)
+    shape_error("conv2d", shapes, params, "expected 3-D (unbatched) or 4-D (batched) input, got input of shape " + shape_str(x0.shape()));
+  if (w.dim() != 4) shape_error("conv2d", shapes, params, "weight must be 4-D, got " + shape_str(w.shape()));
+  if (stride.first <= 0 || stride.second <= 0) throw ValueError("[conv2d] stride must be positive");
+  if (dilation.first <= 0 || dilation.second <= 0) throw ValueError("[conv2d] dilation must be positive");
+  if (padding.first < 0 || padding.second < 0) throw ValueError("[conv2d] padding must be non-negative");
+  if (groups <= 0) throw ValueError("[conv2d] groups must be positive");
+  bool unbatched = x0.dim() == 3;
+  Tensor x = unbatched ? unsqueeze(x0, 0) : x0;
+  int64_t c = x.size(1), o = w.size(0);
+  if (c != w.size(1) * groups)
+    shape_error("conv2d", shapes, params,
+                "expected input " + shape_str(x0.shape()) + " to have " + std::to_string(w.size(1) * groups) +
+                    " channels, but got " + std::to_string(c) + " channels");
+  if (o % groups != 0) shape_error("conv2d", shapes, params, "out_channels must be divisible by groups");
+  if (b && (b->dim() != 1 || b->size(0) != o))
+    shape_error("conv2d", shapes, params, "bias must have shape [" + std::to_string(o) + "], got " + shape_str(b->shape()));
+  int64_t eh = dilation.first * (w.size(2) - 1) + 1, ew = dilation.second * (w.size(3) - 1) + 1;
+  int64_t oh = (x.size(2) + 2 * padding.first - eh) / stride.first + 1;
+  int64_t ow = (x.size(3) + 2 * padding.second - ew) / stride.second + 1;
+  if (x.size(2) + 2 * padding.first < eh || x.size(3) + 2 * padding.second < ew || oh < 1 || ow < 1)
+    shape_error("conv2d", shapes, params,
+                "calculated output size (" + std::to_string(oh) + " x " + std::to_string(ow) + ") is too small");
+  if (!is_floating(x.dtype())) throw TypeError(std::string("[conv2d] needs floating point tensors, got ") + dtype_name(x.dtype()));
+  check_same_float("conv2d", x, w);
+  if (b) check_same_float("conv2d", x, *b);
+  DType dt = x.dtype(), cdt = is_half(dt) ? DType::Float32 : dt;
+  TensorList in{detail::cast(x, cdt), detail::cast(w, cdt)};
+  if (b) in.push_back(detail::cast(*b, cdt));
+  Tensor r = apply1(std::make_shared<Conv2d>(stride.first, stride.second, padding.first, padding.second, dilation.first,
+                                             dilation.second, groups, oh, ow, b != nullptr), in);
+  r = detail::cast(r, dt);
+  return unbatched ? squeeze(r, Dims{0}) : r;
+}
+
+// padding='same' as torch: total t = dilation * (k - 1) per spatial dim, t / 2 before and the
+// rest after. An odd t is run as the symmetric padding t / 2 + 1 (one extra output row/column at
+// the top/left) and that first row/column is dropped: the same windows as the asymmetric pad,
+// shape errors name the caller's input, and the gradient flows through narrow.
+Tensor conv2d_same(const Tensor& x, const Tensor& w, const Tensor* b, std::pair<int64_t, int64_t> dilation, int64_t groups) {
+  if (w.dim() != 4 || (x.dim() != 3 && x.dim() != 4) || dilation.first <= 0 || dilation.second <= 0)
+    return conv2d(x, w, b, {1, 1}, {0, 0}, dilation, groups);  // its error for the bad argument
+  int64_t th = dilation.first * (w.size(2) - 1), tw = dilation.second * (w.size(3) - 1);
+  Tensor y = conv2d(x, w, b, {1, 1}, {th / 2 + th % 2, tw / 2 + tw % 2}, dilation, groups);
+  if (th % 2) y = narrow(y, y.dim() - 2, 1, x.size(-2));
+  if (tw % 2) y = narrow(y, y.dim() - 1, 1, x.size(-1));
+  return y;
+}
+
+static int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+  int64_t eff = d * (k - 1) + 1;
+  int64_t num = in + 2 * p - eff;
+  int64_t out = (num < 0 ? -((-num + s - 1) / s) : (ceil_mode ? (num + s - 1) / s : num / s)) + 1;
+  if (ceil_mode && (out - 1) * s >= in + p) --out;
+  return out;
+}
+
+static void pool_checks(const char* op, const Tensor& x, Params params, std::pair<int64_t, int64_t> k,
+                        std::pair<int64_t, int64_t> s, std::pair<int64_t, int64_t> p, std::pair<int64_t, int64_t> d,
+                        bool ceil_mode, int64_t* oh, int64_t* ow) {
+  if (x.dim() != 3 && x.dim() != 4)
+    shape_error(op, {x.shape()}, params, "expected 3-D or 4-D input, got input of shape " + shape_str(x.shape()));
+  if (k.first <= 0 || k.second <= 0) throw ValueError(std::string("[") + op + "] kernel_size must be positive");
+  if (s.first <= 0 || s.second <= 0) throw ValueError(std::string("[") + op + "] stride must be positive");
+  if (d.first <= 0 || d.second <= 0) throw ValueError(std::string("[") + op + "] dilation must be positive");
+  if (p.first < 0 || p.second < 0) throw ValueError(std::string("[") + op + "] padding must be non-negative");
+  if (p.first > k.first / 2 || p.second > k.second / 2)
+    shape_error(op, {x.shape()}, params, "pad should be at most half of effective kernel size");
+  int64_t h = x.size(-2), w = x.size(-1);
+  *oh = pool_out(h, k.first, s.first, p.first, d.first, ceil_mode);
+  *ow = pool_out(w, k.second, s.second, p.second, d.second, ceil_mode);
+  if (*oh < 1 || *ow < 1)
+    shape_error(op, {x.shape()}, params,
+                "output size is too small: input " + shape_str(x.shape()) + " gives (" + std::to_string(*oh) + " x " +
+                    std::to_string(*ow) + ")");
+}
+
+std::pair<Tensor, Tensor> max_pool2d(const Tensor& x0, std::pair<int64_t, int64_t> k, std::pair<int64_t, int64_t> s,
+                                     std::pair<int64_t, int64_t> p, std::pair<int64_t, int64_t> d, bool ceil_mode) {
+  Params params{{"kernel_size", std::vector<int64_t>{k.first, k.second}}, {"stride", std::vector<int64_t>{s.first, s.second}},
+                {"padding", std::vector<int64_t>{p.first, p.second}}, {"dilation", std::vector<int64_t>{d.first, d.second}},
+                {"ceil_mode", ceil_mode}};
+  int64_t oh, ow;
+  pool_checks("max_pool2d", x0, params, k, s, p, d, ceil_mode, &oh, &ow);
+  if (x0.dtype() == DType::Bool) throw TypeError("[max_pool2d] not supported for bool tensors");
+  bool unbatched = x0.dim() == 3;
+  Tensor x = unbatched ? unsqueeze(x0, 0) : x0;
+  DType dt = x.dtype();
+  if (is_half(dt)) x = to_dtype(x, DType::Float32);
+  TensorList r = apply(std::make_shared<Pool2d>(Pool2d::Max, k.first, k.second, s.first, s.second, p.first, p.second,
+                                                d.first, d.second, oh, ow, false, 0), {x});
+  Tensor v = detail::cast(r[0], dt), i = r[1];
+  if (unbatched) return {squeeze(v, Dims{0}), squeeze(i, Dims{0})};
+  return {v, i};
+}
+
+Tensor avg_pool2d(const Tensor& x0, std::pair<int64_t, int64_t> k, std::pair<int64_t, int64_t> s,
+                  std::pair<int64_t, int64_t> p, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor) {
+  Params params{{"kernel_size", std::vector<int64_t>{k.first, k.second}}, {"stride", std::vector<int64_t>{s.first, s.second}},
+                {"padding", std::vector<int64_t>{p.first, p.second}}, {"ceil_mode", ceil_mode}};
+  int64_t oh, ow;
+  pool_checks("avg_pool2d", x0, params, k, s, p, {1, 1}, ceil_mode, &oh, &ow);
+  if (divisor && *divisor == 0) throw ValueError("[avg_pool2d] divisor must be not zero");
+  if (!is_floating(x0.dtype())) throw TypeError("[avg_pool2d] needs a floating point tensor");
+  bool unbatched = x0.dim() == 3;
+  Tensor x = unbatched ? unsqueeze(x0, 0) : x0;
+  DType dt = x.dtype();
+  if (is_half(dt)) x = to_dtype(x, DType::Float32);
+  Tensor r = apply1(std::make_shared<Pool2d>(Pool2d::Avg, k.first, k.second, s.first, s.second, p.first, p.second, 1, 1,
+                                             oh, ow, count_include_pad, divisor.value_or(0)), {x});
+  r = detail::cast(r, dt);
+  return unbatched ? squeeze(r, Dims{0}) : r;
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& x0, std::pair<int64_t, int64_t> out) {
+  Params params{{"output_size", std::vector<int64_t>{out.first, out.second}}};
+  if (x0.dim() != 3 && x0.dim() != 4)
+    shape_error("adaptive_avg_pool2d", {x0.shape()}, params, "expected 3-D or 4-D input, got input of shape " + shape_str(x0.shape()));
+  if (out.first < 0 || out.second < 0) throw ValueError("[adaptive_avg_pool2d] output size must be non-negative");
+  if (x0.size(-1) == 0 || x0.size(-2) == 0)
+    shape_error("adaptive_avg_pool2d", {x0.shape()}, params, "input spatial dims must be non-empty");
+  if (!is_floating(x0.dtype())) throw TypeError("[adaptive_avg_pool2d] needs a floating point tensor");
+  bool unbatched = x0.dim() == 3;
+  Tensor x = unbatched ? unsqueeze(x0, 0) : x0;
+  DType dt = x.dtype();
+  if (is_half(dt)) x = to_dtype(x, DType::Float32);
+  Tensor r = apply1(std::make_shared<Pool2d>(Pool2d::AdaptiveAvg, 0, 0, 0, 0, 0, 0, 0, 0, out.first, out.second, false, 0), {x});
+  r = detail::cast(r, dt);
+  return unbatched ? squeeze(r, Dims{0}) : r;
+}
+// ---------------- graph mode: rebuild a primitive from its name and attributes ----------------
+std::shared_ptr<Primitive> detail::make_conv_pool_primitive(const std::string& name, const Params& attrs) {
+  AttrReader r(name, attrs);
+  if (name == "conv2d") {
+    auto g = r.ints("geom");
+    if (g.size() != 9) throw ValueError("primitive 'conv2d': malformed attribute 'geom'");
+    return std::make_shared<Conv2d>(g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], r.b("bias"));
+  }
+  if (name == "max_pool2d" || name == "avg_pool2d" || name == "adaptive_avg_pool2d") {
+    auto g = r.ints("geom");
+    if (g.size() != 11) throw ValueError("primitive '" + name + "': malformed attribute 'geom'");
+    auto kind = name == "max_pool2d" ? Pool2d::Max : name == "avg_pool2d" ? Pool2d::Avg : Pool2d::AdaptiveAvg;
+    return std::make_shared<Pool2d>(kind, g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9],
+                                    r.b("count_include_pad"), g[10]);
+  }
+  if (name == "conv2d_backward_input" || name == "conv2d_backward_weight") {
+    auto g = r.ints("geom");
+    if (g.size() != 7) throw ValueError("primitive '" + name + "': malformed attribute 'geom'");
+    ConvParams p{g[0], g[1], g[2], g[3], g[4], g[5], g[6]};
+    if (name == "conv2d_backward_input") return std::make_shared<Conv2dBackwardInput>(p, r.shape("shape"));
+    return std::make_shared<Conv2dBackwardWeight>(p, r.shape("shape"));
+  }
+  if (name == "avg_pool2d_backward" || name == "adaptive_avg_pool2d_backward") {
+    auto g = r.ints("geom");
+    if (g.size() != 7) throw ValueError("primitive '" + name + "': malformed attribute 'geom'");
+    return std::make_shared<AvgPoolBackward>(name == "adaptive_avg_pool2d_backward", g[0], g[1], g[2], g[3], g[4], g[5],
+                                             r.b("count_include_pad"), g[6], r.shape("shape"));
+  }
+  if (name == "max_pool2d_backward") return std::make_shared<MaxPoolBackward>(r.shape("shape"));
+  return nullptr;
+}
+
+}  // namespace tt

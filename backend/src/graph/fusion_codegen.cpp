@@ -1,0 +1,425 @@
+// Code generation for fused elementwise groups: the C++ source of the CPU kernel (compiled by the
+// system compiler) and the CUDA source (compiled by NVRTC), over one shared math prelude.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "fusion.h"
+#include "typedtensor/ops.h"
+
+namespace tt::graph {
+namespace {
+
+std::string lit(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string s = buf;
+  if (s == "inf") return "TT_INF";
+  if (s == "-inf") return "(-TT_INF)";
+  if (s == "nan" || s == "-nan") return "TT_NAN";
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return "T(" + s + ")";
+}
+
+}  // namespace
+
+// C++ expression of a fusible node over operand names a, b; empty when the node is not fusible.
+std::string expr(const Node& n, const std::string& a, const std::string& b, const std::string& c) {
+  static const std::map<std::string, std::string> compare = {
+      {"gt", "(A > B)"}, {"lt", "(A < B)"}, {"ge", "(A >= B)"}, {"le", "(A <= B)"}, {"eq", "(A == B)"}, {"ne", "(A != B)"}};
+  if (n.op == "where" && n.inputs.size() == 3) return "(" + a + " ? " + b + " : " + c + ")";
+  static const std::map<std::string, std::string> binary = {
+      {"add", "(A + B)"}, {"sub", "(A - B)"}, {"mul", "(A * B)"}, {"div", "(A / B)"},
+      {"maximum", "tt_max(A, B)"}, {"minimum", "tt_min(A, B)"}, {"pow", "pow(A, B)"}};
+  static const std::map<std::string, std::string> unary = {
+      {"neg", "(-A)"}, {"abs", "fabs(A)"}, {"exp", "tt_exp(A)"}, {"log", "tt_log(A)"},
+      {"sqrt", "sqrt(A)"}, {"rsqrt", "(T(1) / sqrt(A))"}, {"tanh", "tt_tanh(A)"},
+      {"sigmoid", "tt_sigmoid(A)"}, {"relu", "tt_relu(A)"}, {"square", "(A * A)"},
+      {"reciprocal", "(T(1) / A)"}, {"sin", "sin(A)"}, {"cos", "cos(A)"},
+      {"silu", "(A * tt_sigmoid(A))"}, {"log1p", "log1p(A)"}, {"expm1", "expm1(A)"},
+      {"erf", "tt_erf(A)"}, {"erfc", "erfc(A)"}, {"exp2", "exp2(A)"}, {"log2", "log2(A)"},
+      {"log10", "log10(A)"},
+      {"gelu", "tt_gelu(A)"}};
+  auto subst = [&](std::string t) {
+    std::string out;
+    for (char ch : t) {
+      if (ch == 'A') out += a;
+      else if (ch == 'B') out += b;
+      else out += ch;
+    }
+    return out;
+  };
+  if (n.inputs.size() == 2) {
+    auto it = binary.find(n.op);
+    if (it != binary.end()) return subst(it->second);
+    auto ct = compare.find(n.op);
+    return ct == compare.end() ? "" : subst(ct->second);
+  }
+  if (n.inputs.size() != 1) return "";
+  auto it = unary.find(n.op);
+  if (it != unary.end()) return subst(it->second);
+  if (n.op == "clamp") {
+    std::string e = a;
+    if (auto lo = attr<double>(n, "lo")) e = "tt_clamp_lo(" + e + ", " + lit(*lo) + ")";
+    if (auto hi = attr<double>(n, "hi")) e = "tt_clamp_hi(" + e + ", " + lit(*hi) + ")";
+    return e;
+  }
+  if (n.op == "leaky_relu") {
+    if (auto s = attr<double>(n, "slope")) return "(" + a + " > T(0) ? " + a + " : " + a + " * " + lit(*s) + ")";
+  }
+  if (n.op == "elu") {
+    if (auto s = attr<double>(n, "slope")) return "(" + a + " > T(0) ? " + a + " : " + lit(*s) + " * expm1(" + a + "))";
+  }
+  return "";
+}
+
+namespace {
+
+// The fused kernels' math, shared by the C++ (CPU) and the CUDA source: written once over a few
+// macros that each prelude defines (TT_FN, tt_f2i / tt_i2f bit casts, TT_INF / TT_NAN) and calls
+// the math library unqualified (the host prelude brings std::'s float overloads into scope; CUDA
+// has them built in). Float exp/tanh/erf/log are inline polynomials (vectorised on the CPU),
+// double calls the library.
+const char* kMath = R"(TT_FN float tt_exp(float x) {
+  float xc = x < -104.0f ? -104.0f : x;
+  xc = xc > 89.0f ? 89.0f : xc;
+  float n = nearbyint(xc * 1.44269504088896341f);
+  float r = fma(n, -0.693359375f, xc);
+  r = fma(n, 2.12194440e-4f, r);
+  float p = 1.9875691500E-4f;
+  p = fma(p, r, 1.3981999507E-3f);
+  p = fma(p, r, 8.3334519073E-3f);
+  p = fma(p, r, 4.1665795894E-2f);
+  p = fma(p, r, 1.6666665459E-1f);
+  p = fma(p, r, 5.0000001201E-1f);
+  float y = fma(p * r, r, r) + 1.0f;
+  tt_i32 ni = static_cast<tt_i32>(n);
+  tt_i32 n1 = ni / 2, n2 = ni - n1;
+  float s1 = tt_i2f((n1 + 127) << 23), s2 = tt_i2f((n2 + 127) << 23);
+  float res = y * s1 * s2;
+  return x != x ? x : res;
+}
+TT_FN double tt_exp(double x) { return exp(x); }
+// tanh: the odd rational minimax fit x P(x^2) / Q(x^2) of degrees 13/6 that Eigen and XLA use,
+// clamped at +-7.9053 (where float tanh rounds to +-1); |x| < 4e-4 returns x (tanh(x) = x to float
+// precision there, and the fit's x * alpha1 / beta0 is 1.3e-7 off). <= 5 ulp against double tanh
+// over every float; one division, no exp, no branches; NaN passes the clamps (they compare false).
+TT_FN float tt_tanh(float x) {
+  float xc = x < -7.90531110763549805f ? -7.90531110763549805f : x;
+  xc = xc > 7.90531110763549805f ? 7.90531110763549805f : xc;
+  float x2 = xc * xc;
+  float p = -2.76076847742355e-16f;
+  p = fma(p, x2, 2.00018790482477e-13f);
+  p = fma(p, x2, -8.60467152213735e-11f);
+  p = fma(p, x2, 5.12229709037114e-08f);
+  p = fma(p, x2, 1.48572235717979e-05f);
+  p = fma(p, x2, 6.37261928875436e-04f);
+  p = fma(p, x2, 4.89352455891786e-03f);
+  float q = 1.19825839466702e-06f;
+  q = fma(q, x2, 1.18534705686654e-04f);
+  q = fma(q, x2, 2.26843463243900e-03f);
+  q = fma(q, x2, 4.89352518554385e-03f);
+  float r = xc * p / q;
+  return fabs(x) < 4e-4f ? x : r;
+}
+TT_FN double tt_tanh(double x) { return tanh(x); }
+// erf: eager mode's verf (backend/src/cpu/vmath.h), a rational fit x P(x^2) / Q(x^2) on [-4, 4].
+TT_FN float tt_erf(float x) {
+  x = x < -4.0f ? -4.0f : x;
+  x = x > 4.0f ? 4.0f : x;
+  float x2 = x * x;
+  float p = -2.72614225801306e-10f;
+  p = fma(p, x2, 2.77068142495902e-08f);
+  p = fma(p, x2, -2.10102402082508e-06f);
+  p = fma(p, x2, -5.69250639462346e-05f);
+  p = fma(p, x2, -7.34990630326855e-04f);
+  p = fma(p, x2, -2.95459980854025e-03f);
+  p = fma(p, x2, -1.60960333262415e-02f);
+  float q = -1.45660718464996e-05f;
+  q = fma(q, x2, -2.13374055278905e-04f);
+  q = fma(q, x2, -1.68282697438203e-03f);
+  q = fma(q, x2, -7.37332916720468e-03f);
+  q = fma(q, x2, -1.42647390514189e-02f);
+  return x * p / q;
+}
+TT_FN double tt_erf(double x) { return erf(x); }
+// log: Cephes logf (mantissa in [sqrt(1/2), sqrt 2), degree-8 polynomial, ln 2 split in two),
+// branch-free; subnormals are scaled by 2^23 first. <= 1 ulp against double log over every float;
+// log(0) = -inf, log(x < 0) = NaN, log(inf) = inf, NaN passes.
+TT_FN float tt_log(float x) {
+  const bool sub = x < 1.17549435e-38f;
+  float xs = sub ? x * 8388608.0f : x;
+  tt_i32 bits = tt_f2i(xs);
+  float fe = static_cast<float>(((bits >> 23) & 0xff) - 126) - (sub ? 23.0f : 0.0f);
+  float m = tt_i2f((bits & 0x007fffff) | 0x3f000000);
+  const bool lo = m < 0.707106781186547524f;
+  fe = lo ? fe - 1.0f : fe;
+  float t = lo ? m + m - 1.0f : m - 1.0f;
+  float z = t * t;
+  float y = 7.0376836292E-2f;
+  y = fma(y, t, -1.1514610310E-1f);
+  y = fma(y, t, 1.1676998740E-1f);
+  y = fma(y, t, -1.2420140846E-1f);
+  y = fma(y, t, 1.4249322787E-1f);
+  y = fma(y, t, -1.6668057665E-1f);
+  y = fma(y, t, 2.0000714765E-1f);
+  y = fma(y, t, -2.4999993993E-1f);
+  y = fma(y, t, 3.3333331174E-1f);
+  y = y * t * z;
+  y = fma(fe, -2.12194440e-4f, y);
+  y = fma(z, -0.5f, y);
+  float r = t + y;
+  r = fma(fe, 0.693359375f, r);
+  r = x > 0.0f ? r : (x == 0.0f ? -TT_INF : TT_NAN);
+  return x == TT_INF ? x : r;
+}
+TT_FN double tt_log(double x) { return log(x); }
+// as eager (vmath.h vsigmoid): e / (1 + e) with e = exp(x) below 0, so very negative x keeps its
+// subnormal result instead of exp(-x) clamping
+template <class T> TT_FN T tt_sigmoid(T x) {
+  T e = tt_exp(-fabs(x)), s = T(1) / (T(1) + e);
+  return x < T(0) ? e * s : s;
+}
+template <class T> TT_FN T tt_gelu(T x) { return T(0.5) * x * (T(1) + tt_erf(x * T(0.70710678118654752440))); }
+// max(0, x) in one vector max (the operand order keeps NaN); + 0 turns -0 into +0 like eager relu
+template <class T> TT_FN T tt_relu(T x) { return (x < T(0) ? T(0) : x) + T(0); }
+template <class T> TT_FN T tt_max(T x, T y) { return (x != x || x > y) ? x : y; }
+template <class T> TT_FN T tt_min(T x, T y) { return (x != x || x < y) ? x : y; }
+template <class T> TT_FN T tt_clamp_lo(T x, T lo) { return x < lo ? lo : x; }
+template <class T> TT_FN T tt_clamp_hi(T x, T hi) { return x > hi ? hi : x; }
+)";
+
+const char* kHostPrelude = R"(#include <cmath>
+#include <cstdint>
+#include <cstring>
+// generated by typedtensor graph mode: one fused elementwise kernel
+#define TT_FN static inline
+#define TT_INF INFINITY
+#define TT_NAN NAN
+using std::abs; using std::erf; using std::erfc; using std::exp; using std::exp2; using std::expm1; using std::fabs;
+using std::fma; using std::log; using std::log10; using std::log1p; using std::log2; using std::nearbyint;
+using std::pow; using std::sin; using std::cos; using std::sqrt; using std::tanh;
+typedef int32_t tt_i32;
+TT_FN float tt_i2f(tt_i32 i) { float f; std::memcpy(&f, &i, 4); return f; }
+TT_FN tt_i32 tt_f2i(float f) { tt_i32 i; std::memcpy(&i, &f, 4); return i; }
+)";
+
+// NVRTC has no standard headers: only the built-in CUDA math API and intrinsics.
+const char* kCudaPrelude = R"(// generated by typedtensor graph mode: one fused elementwise kernel (CUDA, NVRTC)
+#define TT_FN static __device__ __forceinline__
+#define TT_INF __int_as_float(0x7f800000)
+#define TT_NAN __int_as_float(0x7fffffff)
+typedef int tt_i32;
+TT_FN float tt_i2f(int i) { return __int_as_float(i); }
+TT_FN int tt_f2i(float f) { return __float_as_int(f); }
+)";
+
+const char* ctype(DType d) { return d == DType::Bool ? "bool" : "T"; }
+
+}  // namespace
+
+
+// Per input k, how the loop body reads it at flat element i (row o = i / INNER, column j0 + j):
+// full inputs index with i, broadcast ones with a base computed from the row o (plus the column
+// when they vary along the last dim). `idx` is the element index expression of the target.
+std::vector<FusedKernel::Load> FusedKernel::loads() const {
+  const size_t R = shape_.size();
+  std::vector<Load> out(in_ids_.size());
+  for (size_t k = 0; k < in_ids_.size(); ++k) {
+    if (!in_broadcast_[k]) continue;
+    const Shape& s = in_shapes_[k];
+    Shape ps(R, 1);
+    for (size_t d = 0; d < s.size(); ++d) ps[R - s.size() + d] = s[d];
+    Strides st = contiguous_strides(ps);
+    std::string base = "0";
+    int64_t P = 1;  // product of the outer dims after d (the row index o spans dims 0..R-2)
+    for (size_t d = R - 1; d-- > 0;) {
+      if (ps[d] == shape_[d] && shape_[d] != 1) {
+        std::string term = "o";
+        if (P != 1) term = "(" + term + " / " + std::to_string(P) + ")";
+        if (d != 0) term = "(" + term + " % " + std::to_string(shape_[d]) + ")";
+        base += " + " + term + " * " + std::to_string(st[d]);
+      }
+      P *= shape_[d];
+    }
+    out[k].broadcast = true;
+    out[k].base = base;
+    out[k].column = R > 0 && ps[R - 1] == shape_[R - 1] && shape_[R - 1] != 1;
+  }
+  return out;
+}
+
+// The loop body over already-loaded operands x0, x1, ...: one const temporary per node. Returns the
+// local holding each graph value (the outputs, or the reduction's operand).
+std::map<int, std::string> FusedKernel::emit_body(std::ostream& os, const std::string& indent) const {
+  const bool red = !reduce_.empty();
+  std::map<int, std::string> name;  // graph value id -> local
+  for (size_t k = 0; k < in_ids_.size(); ++k) name[in_ids_[k]] = "x" + std::to_string(k);
+  int tmp = 0;
+  for (size_t bi = 0; bi < body_.size(); ++bi) {
+    const Node& n = body_[bi];
+    if (red && bi + 1 == body_.size()) break;  // the reduction tail: the caller accumulates
+    if (n.op == "expand") {  // a broadcast load of its source
+      name[n.outputs[0]] = name.at(n.inputs[0]);
+      continue;
+    }
+    std::string a = name.at(n.inputs[0]);
+    std::string b = n.inputs.size() > 1 ? name.at(n.inputs[1]) : "";
+    std::string c = n.inputs.size() > 2 ? name.at(n.inputs[2]) : "";
+    std::string v = "t" + std::to_string(tmp++);
+    os << indent << "const auto " << v << " = " << expr(n, a, b, c) << ";\n";
+    name[n.outputs[0]] = v;
+  }
+  return name;
+}
+
+// The accumulation of the reduction tail's operand into `acc`.
+std::string FusedKernel::accumulate(const std::map<int, std::string>& name) const {
+  const std::string& v = name.at(body_.back().inputs[0]);
+  if (reduce_ == "amax") return "acc = tt_max(acc, " + v + ");";
+  if (reduce_ == "amin") return "acc = tt_min(acc, " + v + ");";
+  return "acc += " + v + ";";
+}
+
+std::string FusedKernel::generate() const {
+  const size_t R = shape_.size();
+  const int64_t N = shape_numel(shape_);
+  const bool red = !reduce_.empty();
+  bool any_bc = std::find(in_broadcast_.begin(), in_broadcast_.end(), true) != in_broadcast_.end();
+  const int64_t inner = R == 0 ? 1 : (any_bc ? shape_[R - 1] : N);
+  std::ostringstream os;
+  os << kHostPrelude << kMath << "#include <vector>\nusing T = " << (dtype_ == DType::Float64 ? "double" : "float") << ";\n";
+  os << "extern \"C\" void tt_kernel(void* const* args, int64_t nthreads) {\n";
+  // bool data is read and written as bytes: GCC does not vectorise a loop that loads `bool` next to
+  // floats ("no vectype"), and a fused relu backward (where(mask, g, 0)) ran 10x slower for it
+  auto mem = [](DType d) { return d == DType::Bool ? "unsigned char" : "T"; };
+  for (size_t k = 0; k < in_ids_.size(); ++k)
+    os << "  const " << mem(in_dtypes_[k]) << "* __restrict in" << k << " = static_cast<const " << mem(in_dtypes_[k])
+       << "*>(args[" << k << "]);\n";
+  for (size_t k = 0; k < out_ids_.size(); ++k)
+    os << "  " << mem(out_dtypes_[k]) << "* __restrict out" << k << " = static_cast<" << mem(out_dtypes_[k]) << "*>(args["
+       << in_ids_.size() + k << "]);\n";
+  os << "  constexpr int64_t N = " << N << ", INNER = " << std::max<int64_t>(inner, 1) << ";\n";
+  if (red) {
+    // rows of RLEN reduced elements, each split in chunks of at most CH: one task per (row, chunk),
+    // chunk results combined in double in a fixed order (deterministic for a thread count)
+    const int64_t rlen = std::max<int64_t>(reduce_len_, 1);
+    const int64_t ch = std::min<int64_t>(rlen, 16384);
+    os << "  constexpr int64_t RLEN = " << rlen << ", NOUT = N / RLEN, CH = " << ch << ";\n";
+    os << "  constexpr int64_t CPR = (RLEN + CH - 1) / CH, NTASK = NOUT * CPR;\n";
+    os << "  std::vector<double> part(NTASK);\n";
+    os << "#pragma omp parallel for num_threads(nthreads) schedule(static) if (NTASK > 1 && N > 32768)\n";
+    os << "  for (int64_t task = 0; task < NTASK; ++task) {\n";
+    os << "    const int64_t ro = task / CPR, rc = task - ro * CPR;\n";
+    os << "    int64_t i = ro * RLEN + rc * CH;\n";
+    os << "    const int64_t end = i + CH < (ro + 1) * RLEN ? i + CH : (ro + 1) * RLEN;\n";
+    bool is_max = reduce_ == "amax", is_min = reduce_ == "amin";
+    os << "    T acc = " << (is_max ? "-TT_INF" : is_min ? "TT_INF" : "T(0)") << ";\n";
+  } else {
+    os << "  constexpr int64_t BS = 8192;\n  const int64_t nblocks = (N + BS - 1) / BS;\n";
+    os << "#pragma omp parallel for num_threads(nthreads) schedule(static) if (nblocks > 1)\n";
+    os << "  for (int64_t blk = 0; blk < nblocks; ++blk) {\n";
+    os << "    int64_t i = blk * BS;\n    const int64_t end = i + BS < N ? i + BS : N;\n";
+  }
+  os << "    while (i < end) {\n";
+  os << "      const int64_t o = i / INNER, j0 = i - o * INNER;\n";
+  os << "      const int64_t len = (INNER - j0) < (end - i) ? (INNER - j0) : (end - i);\n";
+  os << "      (void)o;\n";
+  std::vector<Load> ld = loads();
+  std::vector<std::string> load(in_ids_.size());
+  for (size_t k = 0; k < in_ids_.size(); ++k) {
+    std::string ks = std::to_string(k);
+    if (!ld[k].broadcast) {
+      load[k] = "in" + ks + "[i + j]";
+      continue;
+    }
+    os << "      const int64_t b" << k << " = " << ld[k].base << ";\n";
+    load[k] = "in" + ks + "[b" + ks + (ld[k].column ? " + j0 + j]" : "]");
+  }
+  if (!red || reduce_ == "sum" || reduce_ == "mean") {
+    os << (red ? "#pragma omp simd reduction(+ : acc)\n" : "#pragma omp simd\n");
+  }
+  os << "      for (int64_t j = 0; j < len; ++j) {\n";
+  for (size_t k = 0; k < in_ids_.size(); ++k)
+    os << "        const " << ctype(in_dtypes_[k]) << " x" << k << " = " << load[k]
+       << (in_dtypes_[k] == DType::Bool ? " != 0" : "") << ";\n";
+  auto name = emit_body(os, "        ");
+  if (red) os << "        " << accumulate(name) << "\n";
+  else
+    for (size_t k = 0; k < out_ids_.size(); ++k)
+      os << "        out" << k << "[i + j] = " << (out_dtypes_[k] == DType::Bool ? "static_cast<unsigned char>(" : "(")
+         << name.at(out_ids_[k]) << ");\n";
+  os << "      }\n      i += len;\n    }\n";
+  if (red) {
+    os << "    part[task] = static_cast<double>(acc);\n  }\n";
+    os << "  for (int64_t ro = 0; ro < NOUT; ++ro) {\n    double r = part[ro * CPR];\n";
+    os << "    for (int64_t c = 1; c < CPR; ++c) r = ";
+    if (reduce_ == "amax") os << "tt_max(r, part[ro * CPR + c]);\n";
+    else if (reduce_ == "amin") os << "tt_min(r, part[ro * CPR + c]);\n";
+    else os << "r + part[ro * CPR + c];\n";
+    os << "    out0[ro] = static_cast<T>(" << (reduce_ == "mean" ? "r / double(RLEN)" : "r") << ");\n  }\n}\n";
+  } else {
+    os << "  }\n}\n";
+  }
+  return os.str();
+}
+
+// The same group as a CUDA kernel (compiled by NVRTC): `tt_kernel(in0, ..., out0, ...)`, the
+// operands as typed pointers. Elementwise: a grid-stride loop, one element per thread. With a
+// reduction tail: one block of kCudaBlock threads per output row (grid-stride over the rows), each
+// thread accumulating a strided slice of the row, then a tree in shared memory, in double.
+std::string FusedKernel::generate_cuda() const {
+  const size_t R = shape_.size();
+  const int64_t N = shape_numel(shape_);
+  const bool red = !reduce_.empty();
+  bool any_bc = std::find(in_broadcast_.begin(), in_broadcast_.end(), true) != in_broadcast_.end();
+  const int64_t inner = R == 0 ? 1 : (any_bc ? shape_[R - 1] : N);
+  std::ostringstream os;
+  os << kCudaPrelude << kMath << "typedef " << (dtype_ == DType::Float64 ? "double" : "float") << " T;\n";
+  os << "extern \"C\" __global__ void __launch_bounds__(" << kCudaBlock << ") tt_kernel(";
+  for (size_t k = 0; k < in_ids_.size(); ++k)
+    os << (k ? ", " : "") << "const " << ctype(in_dtypes_[k]) << "* __restrict__ in" << k;
+  for (size_t k = 0; k < out_ids_.size(); ++k)
+    os << (k + in_ids_.size() ? ", " : "") << ctype(out_dtypes_[k]) << "* __restrict__ out" << k;
+  os << ") {\n";
+  os << "  const long long N = " << N << "LL, INNER = " << std::max<int64_t>(inner, 1) << "LL;\n";
+  std::vector<Load> ld = loads();
+  auto emit_loads = [&](const std::string& ind) {
+    os << ind << "const long long o = i / INNER, j0 = i - o * INNER;\n" << ind << "(void)o; (void)j0;\n";
+    for (size_t k = 0; k < in_ids_.size(); ++k) {
+      std::string ks = std::to_string(k);
+      std::string at = !ld[k].broadcast ? "i" : "(" + ld[k].base + (ld[k].column ? ") + j0" : ")");
+      os << ind << "const " << ctype(in_dtypes_[k]) << " x" << k << " = in" << ks << "[" << at << "];\n";
+    }
+  };
+  if (!red) {
+    os << "  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < N;"
+          " i += (long long)gridDim.x * blockDim.x) {\n";
+    emit_loads("    ");
+    auto name = emit_body(os, "    ");
+    for (size_t k = 0; k < out_ids_.size(); ++k) os << "    out" << k << "[i] = " << name.at(out_ids_[k]) << ";\n";
+    os << "  }\n}\n";
+    return os.str();
+  }
+  const int64_t rlen = std::max<int64_t>(reduce_len_, 1);
+  bool is_max = reduce_ == "amax", is_min = reduce_ == "amin";
+  std::string combine = is_max ? "tt_max(a, b)" : is_min ? "tt_min(a, b)" : "a + b";
+  os << "  const long long RLEN = " << rlen << "LL, NOUT = N / RLEN;\n";
+  os << "  __shared__ double part[" << kCudaBlock << "];\n";
+  os << "  for (long long ro = blockIdx.x; ro < NOUT; ro += gridDim.x) {\n";
+  os << "    T acc = " << (is_max ? "-TT_INF" : is_min ? "TT_INF" : "T(0)") << ";\n";
+  os << "    for (long long i = ro * RLEN + threadIdx.x; i < (ro + 1) * RLEN; i += blockDim.x) {\n";
+  emit_loads("      ");
+  auto name = emit_body(os, "      ");
+  os << "      " << accumulate(name) << "\n    }\n";
+  os << "    part[threadIdx.x] = (double)acc;\n    __syncthreads();\n";
+  os << "    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {\n";
+  os << "      if (threadIdx.x < s) {\n        const double a = part[threadIdx.x], b = part[threadIdx.x + s];\n";
+  os << "        part[threadIdx.x] = " << combine << ";\n      }\n      __syncthreads();\n    }\n";
+  os << "    if (threadIdx.x == 0) out0[ro] = (T)(" << (reduce_ == "mean" ? "part[0] / (double)RLEN" : "part[0]") << ");\n";
+  os << "    __syncthreads();\n  }\n}\n";
+  return os.str();
+}
+
+}  // namespace tt::graph
