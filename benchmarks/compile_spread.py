@@ -67,7 +67,7 @@ def child(calls: int, threads: int, use_torch: bool) -> dict[str, Any]:
     wn = rng.standard_normal(1024, dtype=np.float32)
     bn = rng.standard_normal(1024, dtype=np.float32)
     x, w, b = tt.from_numpy(xn), tt.from_numpy(wn), tt.from_numpy(bn)
-    x * 2.0  # noqa: B018 -- starts typedtensor's OpenMP pool before the threads are listed
+    x * 2.0
     ours = _threads()
     torch_fn = None
     if use_torch:
