@@ -30,7 +30,7 @@ bool saveable(const std::string& op) {
       "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "max_pool2d_backward", "avg_pool2d_backward",
       "adaptive_avg_pool2d_backward", "index_select", "gather", "scatter", "scatter_add", "index_add",
       "masked_fill", "relu_backward", "cross_entropy", "cross_entropy_backward", "scaled_dot_product_attention",
-      "scaled_dot_product_attention_backward"};
+      "scaled_dot_product_attention_backward", "layer_norm_backward"};
   return is_elementwise(op) || s.count(op) > 0;
 }
 
