@@ -133,8 +133,8 @@ def main() -> None:
     print(f"# {cpu}, {os.cpu_count()} CPUs, {args.threads} threads, {args.processes} processes x {args.calls} calls, "
           f"load average {os.getloadavg()[0]:.1f}\n")
     print("| process | compiled (median) | torch eager (median) | faults / call | x on huge pages | output on huge pages "
-          "| other threads' CPU during the call | (out - x) mod 4096 |")
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+          "| other threads' CPU during the call | (out - x) mod 4096 | (w, b) mod 4096 |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     rows = []
     cmd = [sys.executable, os.path.abspath(__file__), "--child", "--calls", str(args.calls), "--threads", str(args.threads)]
     if args.no_torch:
@@ -153,6 +153,8 @@ def main() -> None:
     if t:
         print(f"torch eager: min {min(t):.2f} ms, median {statistics.median(t):.2f} ms, max {max(t):.2f} ms; "
               f"max / min = {max(t) / min(t):.2f}")
+        q = [r["compiled_ms"] / r["torch_ms"] for r in rows if r["torch_ms"]]
+        print(f"compiled / torch eager within each process: {min(q):.3f} to {max(q):.3f}")
 
 
 if __name__ == "__main__":
