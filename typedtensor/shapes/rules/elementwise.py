@@ -107,7 +107,7 @@ unary("bitwise_not", "BitNot", dtype="integral", gradient="integer op", operator
 unary("isnan", "IsNan", dtype="bool", gradient="boolean result")
 unary("isinf", "IsInf", dtype="bool", gradient="boolean result")
 unary("isfinite", "IsFinite", dtype="bool", gradient="boolean result")
-unary("softplus", "Softplus", fusion="tt_softplus(A)", dtype="float_only", expose="tt method inplace F", params="input:tensor, beta:float=1.0, threshold:float=20.0",
+unary("softplus", "Softplus", fusion="(A > T(20) ? A : log1p(tt_exp(A)))", dtype="float_only", expose="tt method inplace F", params="input:tensor, beta:float=1.0, threshold:float=20.0",
       function="input:tensor", method="", python="F", module=("Softplus", "beta:float=1.0, threshold:float=20.0"))
 unary("mish", "Mish", dtype="float_only", expose="tt method inplace F")
 unary("logsigmoid", "Logsigmoid", dtype="float_only", expose="tt method inplace F")
