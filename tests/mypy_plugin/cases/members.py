@@ -93,5 +93,5 @@ def final_sizes(img: Tensor[Batch, Literal[3], Literal[224], Literal[224]], s: T
 def data(x: Tensor[Batch, Model]) -> None:
     loader = DataLoader(TensorDataset(x), batch_size=8)
     reveal_type(loader)  # R: DataLoader[tuple[Tensor[*tuple[Any, ...]], ...]]
-    reveal_type(typedtensor.utils.data.dataloader.DataLoader)  # R: def [_T_co] (dataset: Dataset[_T_co] | Sequence[_T_co], batch_size: int | None =, shuffle: bool =, drop_last: bool =, collate_fn: (def (list[Any]) -> Any) | None =, seed: int | None =, *, num_workers: int =, generator: Any =) -> DataLoader[_T_co]
+    reveal_type(typedtensor.utils.data.dataloader.DataLoader)  # R: def [_T_co] (dataset: Dataset[_T_co] | Sequence[_T_co], batch_size: int | None =, shuffle: bool | None =, sampler: Sampler[Any] | Iterable[Any] | None =, batch_sampler: Sampler[list[Any]] | Iterable[list[Any]] | None =, num_workers: int =, collate_fn: (def (list[Any]) -> Any) | None =, pin_memory: bool =, drop_last: bool =, timeout: float =, worker_init_fn: (def (int) -> Any) | None =, multiprocessing_context: Any =, generator: Any =, *, prefetch_factor: int | None =, persistent_workers: bool =, pin_memory_device: str =, in_order: bool =, seed: int | None =) -> DataLoader[_T_co]
     default_collate([x])

@@ -285,7 +285,8 @@ def dropout2d(args: Args) -> Result:
 
 
 @op("scaled_dot_product_attention", "query:tensor, key:tensor, value:tensor, attn_mask:optional_tensor=None, "
-    "dropout_p:float=0.0, is_causal:bool=False, scale:float=None", expose="F", python="F", tags=("nn", "attention"))
+    "dropout_p:float=0.0, is_causal:bool=False, scale:float=None", expose="F", python="F", tags=("nn", "attention"),
+    prim="Other", prim_cuda="cpu", graph=True)  # the fused CPU kernel (backend/src/cpu/attention.cpp)
 def scaled_dot_product_attention(args: Args) -> Result:
     """``softmax(q @ k.mT) @ v``: q ``[*b, L, E]``, k ``[*b, S, E]``, v ``[*b, S, Ev]`` -> ``[*b, L, Ev]``."""
     from .linalg import matmul_shapes

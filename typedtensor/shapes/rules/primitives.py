@@ -26,3 +26,6 @@ for _name in ("slice", "as_strided"):
     primitive(_name, "StridedView")
 primitive("norm2", "Reduction")  # norm(p=2)
 op("cross_entropy_backward", "*inputs:tensors", tags=("internal",), prim="Other", prim_cuda="cpu", graph=True)(_opaque)
+# fused CPU kernels without a CUDA body (CUDA tensors take the composite forms)
+for _name in ("scaled_dot_product_attention_backward", "layer_norm_backward"):
+    op(_name, "*inputs:tensors", tags=("internal",), prim="Other", prim_cuda="cpu", graph=True)(_opaque)
