@@ -17,6 +17,7 @@ from mypy.nodes import Decorator, FuncDef, OverloadedFuncDef
 from mypy.plugin import ClassDefContext
 
 from .members import record_registrations
+from .names import PACKAGE
 
 UNTYPED_INIT = (
     '"{cls}.__init__" has no annotations: mypy skips its body, so every layer it sets is "Any" and '
@@ -27,6 +28,8 @@ UNTYPED_INIT = (
 def module_class_hook(ctx: ClassDefContext) -> None:
     """A Module subclass, while mypy analyses it: the names its methods register (NOTE [ Registered
     attributes ] in members.py), and the note of NOTE [ An untyped __init__ checks nothing ]."""
+    if ctx.cls.info.fullname.startswith(PACKAGE + "."):
+        return  # the stubs' own classes register nothing and are annotated
     record_registrations(ctx.cls.info)
     _untyped_init(ctx)
 

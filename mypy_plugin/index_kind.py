@@ -14,7 +14,6 @@ of indexing with it: never a guess.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
 
 from mypy.nodes import (
     CallExpr,
@@ -50,9 +49,12 @@ _ARITHMETIC = frozenset({"+", "-", "*", "//", "%"})
 _DEPTH = 8
 
 
-class _Context(NamedTuple):
-    api: CheckerPluginInterface
-    type_of: Callable[[Expression], Type]  # a sub-expression's inferred type
+class _Context:
+    __slots__ = ("api", "type_of")
+
+    def __init__(self, api: CheckerPluginInterface, type_of: Callable[[Expression], Type]) -> None:
+        self.api = api
+        self.type_of = type_of  # a sub-expression's inferred type
 
 
 def index_kind(api_: CheckerPluginInterface, expr: Expression, type_of: Callable[[Expression], Type]) -> str | None:

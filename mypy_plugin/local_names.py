@@ -15,8 +15,6 @@ in a branch or loop around the read, keep mypy's type.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from mypy.checker import TypeChecker
 from mypy.nodes import (
     AssignmentStmt,
@@ -43,12 +41,16 @@ from .walk import statements
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "reverse", "sort", "__setitem__"})
 
 
-class Bound(NamedTuple):
+class Bound:
     """A local's `name = value` statements (`position` is its place in a tuple target, or None) and
-    whether it is bound or changed any other way."""
+    whether it is bound or changed any other way. (A plain class: a NamedTuple costs the plugin's
+    import a fraction of a millisecond, paid by every mypy run.)"""
 
-    values: list[tuple[int | None, Expression]]
-    other: bool
+    __slots__ = ("other", "values")
+
+    def __init__(self, values: list[tuple[int | None, Expression]], other: bool) -> None:
+        self.values = values
+        self.other = other
 
 
 def current_function(api: CheckerPluginInterface) -> FuncItem | None:
@@ -106,9 +108,12 @@ def single_value(api: CheckerPluginInterface, e: Expression) -> Expression | Non
     return value if isinstance(value, Expression) else None
 
 
-class _Scanned(NamedTuple):
-    bound: dict[Var, Bound]
-    top: list[tuple[Statement, set[Var]]]  # the function's own statements, each with the names it binds
+class _Scanned:
+    __slots__ = ("bound", "top")
+
+    def __init__(self, bound: dict[Var, Bound], top: list[tuple[Statement, set[Var]]]) -> None:
+        self.bound = bound
+        self.top = top  # the function's own statements, each with the names it binds
 
 
 # per function being checked (by identity): its bindings

@@ -96,6 +96,7 @@ class TypedTensorPlugin(Plugin):
         self._sig_hooks: dict[str, Callable[[MethodSigContext], FunctionLike] | None] = {}
         self._call_hooks: dict[str, Callable[[MethodContext], Type] | None] = {}
         self._attr_hooks: dict[str, Callable[[AttributeContext], Type] | None] = {}
+        self._base_hooks: dict[str, Callable[[ClassDefContext], None] | None] = {}
 
     # ---- cache -----------------------------------------------------------------------------
     def report_config_data(self, ctx: ReportConfigContext) -> Any:
@@ -103,13 +104,21 @@ class TypedTensorPlugin(Plugin):
 
     # ---- classes -------------------------------------------------------------------------------
     def get_base_class_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
-        """A class deriving from `nn.Module` (directly or through the user's own base)."""
+        """A class deriving from `nn.Module` (directly or through the user's own base). Asked for
+        every base of every class mypy analyses, typeshed's too: an answer is kept once the base
+        is analysed (its MRO known), under the daemon only for names that never change."""
+        if fullname in self._base_hooks:
+            return self._base_hooks[fullname]
+        hook: Callable[[ClassDefContext], None] | None = None
+        info = None
         if fullname == MODULE:
-            return module_class_hook
-        if fullname.startswith(_STABLE_PREFIXES):
-            return None
-        info = self.lookup_class(fullname)
-        return module_class_hook if info is not None and info.has_base(MODULE) else None
+            hook = module_class_hook
+        elif not fullname.startswith(_STABLE_PREFIXES):
+            info = self.lookup_class(fullname)
+            hook = module_class_hook if info is not None and info.has_base(MODULE) else None
+        if (info is None or info.mro) and (not self._daemon or fullname.startswith(_STABLE_PREFIXES)):
+            self._base_hooks[fullname] = hook
+        return hook
 
     # ---- annotations ---------------------------------------------------------------------------
     def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
