@@ -18,13 +18,18 @@ from typing import IO, Any, Generic, TypeAlias, TypeVar, overload
 
 from typing_extensions import Self, TypeVarTuple, Unpack
 
+from . import accelerator as accelerator
 from . import autograd as autograd
+from . import backends as backends
 from . import cuda as cuda
 from . import data as data
+from . import distributed as distributed
 from . import jit as jit
+from . import multiprocessing as multiprocessing
 from . import nn as nn
 from . import onnx as onnx
 from . import optim as optim
+from . import serialization as serialization
 from . import utils as utils
 from .autograd import Node as _Node
 from .nn import functional as functional

@@ -339,3 +339,17 @@ def test_add_param_group_and_zero_grad_set_to_none_false() -> None:
     assert a.grad is not None and float(a.grad.abs().sum()) == 0.0
     with pytest.raises(NotImplementedError, match="differentiable"):
         tt.optim.Adam([a], differentiable=True)
+
+
+def test_a_plain_integer_step_counter_still_loads() -> None:
+    """State dicts written before step counters became 0-d tensors (as torch's) keep working."""
+    p = tt.nn.Parameter(tt.ones(2))
+    opt = tt.optim.Adam([p], lr=0.1)
+    p.grad = tt.ones(2)
+    opt.step()
+    sd = opt.state_dict()
+    sd["state"][0]["step"] = 1
+    fresh = tt.optim.Adam([p], lr=0.1)
+    fresh.load_state_dict(sd)
+    fresh.step()
+    assert float(fresh.state[p]["step"].item()) == 2.0

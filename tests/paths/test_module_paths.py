@@ -185,3 +185,19 @@ def test_multiprocessing_spawn_runs_and_reports_errors() -> None:
     with pytest.raises(ValueError, match="unknown sharing strategy"):
         mp.set_sharing_strategy("nope")
     assert pickle.loads(pickle.dumps(tt.ones(2))).tolist() == [1.0, 1.0]
+
+
+def test_stubs_of_nn_modules_list_what_the_runtime_exports() -> None:
+    """stubs/typedtensor/nn/modules/<file>.pyi re-export exactly the classes the runtime module has."""
+    import ast
+    from pathlib import Path
+
+    from typedtensor.nn.modules._paths import TORCH_FILES
+
+    stubs = Path(__file__).resolve().parents[2] / "stubs" / "typedtensor" / "nn" / "modules"
+    for file in TORCH_FILES:
+        tree = ast.parse((stubs / f"{file}.pyi").read_text())
+        names = {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}
+        names |= {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+        runtime = set(importlib.import_module(f"typedtensor.nn.modules.{file}").__all__)
+        assert names - {"Any"} == runtime, f"stubs/typedtensor/nn/modules/{file}.pyi: regenerate from _paths.TORCH_FILES"

@@ -16,7 +16,8 @@ points the imports back at torch; nothing else in the text changes. Around each 
   the program (``StopRun``) once the wanted number has been recorded.
 
 A third run, on torch again with every initial weight moved by one float32 ulp, measures how far
-float32 rounding alone moves the losses of that program: the comparison's yardstick.
+float32 rounding alone moves the losses of that program: the comparison's yardstick (``Comparison``
+says what is checked against it).
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ class Program:
     losses: int
     before: tuple[str, ...] = ()  # scripts run first in the same directory (e.g. a data generator)
     prepare: Callable[[Path], None] | None = None  # writes the synthetic data files into the run directory
+    per_step: int = 1  # losses computed per optimizer step (dcgan: D on real, D on fake, G)
+    env: tuple[tuple[str, str], ...] = ()  # environment variables set for the run
 
 
 @dataclass
@@ -346,9 +349,11 @@ def run_program(
     recorder = _Recorder(lib, program.losses, load, perturb)
     shared = SharedRandom(lib, seed)
     old_cwd, old_argv, old_path = os.getcwd(), sys.argv, list(sys.path)
+    old_env = {k: os.environ.get(k) for k, _ in program.env}
     before = set(sys.modules)
     stopped = False
     try:
+        os.environ.update(dict(program.env))
         os.chdir(workdir)
         sys.path.insert(0, str(workdir))
         for script in program.before:
@@ -361,6 +366,11 @@ def run_program(
             except StopRun:
                 stopped = True
     finally:
+        for k, v in old_env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
         os.chdir(old_cwd)
         sys.argv = old_argv
         sys.path[:] = old_path
@@ -375,25 +385,46 @@ def run_program(
 # ---------------------------------------------------------------- the comparison
 @dataclass
 class Comparison:
+    """The three runs' losses. What is checked, and against what:
+
+    - the first loss (the first forward, before any update): typedtensor against torch within ten
+      times torch's one-ulp spread there, and never closer than a few float32 ulps;
+    - the losses of the last step (20 optimizer steps in): within ten times the largest one-ulp
+      spread torch showed over the run.
+
+    The losses in between are reported, not checked: an adaptive optimizer turns float32 rounding
+    into full-size differences as soon as a gradient element that cancels to nearly zero changes
+    sign (Adam's first step moves every weight by about ``lr * sign(g)``), and which elements flip
+    depends on the order of summation, not on the weights; torch's own one-ulp run shows the same
+    jumps a few steps later (dcgan's discriminator: 4e-4 in one weight after one step, 1e-3 in the
+    losses by the fifth)."""
+
     torch: list[float]
     torch_perturbed: list[float]
     ours: list[float]
+    per_step: int = 1
 
     def noise(self, i: int) -> float:
         """How far one ulp of initial weights moved torch's own losses, up to loss ``i``."""
         return max(abs(a - b) for a, b in zip(self.torch[: i + 1], self.torch_perturbed[: i + 1], strict=True))
 
     def tolerance(self, i: int) -> float:
-        # ten times torch's own float32 spread, and never below a few float32 ulps of the loss
         return 10.0 * self.noise(i) + 4e-7 * max(1.0, abs(self.torch[i]))
+
+    def checked(self) -> list[int]:
+        last = len(self.torch)
+        return sorted({0, *range(max(0, last - self.per_step), last)})
 
     def failures(self) -> list[str]:
         out = []
-        for i, (ref, got) in enumerate(zip(self.torch, self.ours, strict=True)):
-            if not abs(got - ref) <= self.tolerance(i):
+        end = len(self.torch) - 1
+        for i in self.checked():
+            ref, got = self.torch[i], self.ours[i]
+            tol = self.tolerance(end if i > 0 else 0)
+            if not abs(got - ref) <= tol:
                 out.append(
-                    f"loss {i + 1}: typedtensor {got!r} vs torch {ref!r} (|diff| {abs(got - ref):.3g} > "
-                    f"tolerance {self.tolerance(i):.3g}; torch's one-ulp spread {self.noise(i):.3g})"
+                    f"loss {i + 1}: typedtensor {got!r} vs torch {ref!r} (|diff| {abs(got - ref):.3g} > tolerance {tol:.3g}; "
+                    f"torch's one-ulp spread {self.noise(end if i > 0 else 0):.3g})"
                 )
         return out
 
@@ -409,4 +440,4 @@ def compare(program: Program, tmp: Path) -> Comparison:
             f"{program.name}: typedtensor computed {len(ours.losses)} losses where torch computed {len(ref.losses)}"
         )
     pert = run_program(program, "torch", tmp / "torch-ulp", load=ref.initial_state, perturb=True)
-    return Comparison(ref.losses, pert.losses, ours.losses)
+    return Comparison(ref.losses, pert.losses, ours.losses, program.per_step)

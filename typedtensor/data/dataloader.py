@@ -21,6 +21,7 @@ import contextlib
 import itertools
 import math
 import multiprocessing
+import os
 import queue
 import time
 import warnings
@@ -243,8 +244,6 @@ class _MultiProcessIter:
         self._data_queue = ctx.Queue()
         self._done_event = ctx.Event()
         base_seed = int(_C.randint(0, 2**62, (1,)).item())
-        import os
-
         self._index_queues = []
         self._workers = []
         try:
@@ -420,4 +419,5 @@ class _MultiProcessIter:
 
     def __del__(self) -> None:
         if not getattr(self, "_shutdown", True):
-            self._shutdown_workers()
+            with contextlib.suppress(Exception):  # at interpreter exit the modules it needs may be gone
+                self._shutdown_workers()

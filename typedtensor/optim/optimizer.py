@@ -263,6 +263,8 @@ class Optimizer:
             return {k: cls._cast_state(param, k, v, True) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return type(value)(cls._cast_state(param, name, v, True) for v in value)
+        if name == "step" and isinstance(value, (int, float)) and not nested and cls._state_like_params:
+            return _C.tensor(float(value), dtype=_C.float32)  # an older state dict's plain counter
         if not _is_tensor(value):
             return copy.deepcopy(value)
         if name != "step" and value.is_floating_point():

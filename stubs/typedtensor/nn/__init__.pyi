@@ -15,6 +15,9 @@ from typedtensor import Tensor
 
 from . import functional as functional
 from . import init as init
+from . import modules as modules
+from . import parallel as parallel
+from . import utils as utils
 
 Shape = TypeVarTuple("Shape")
 _Bs = TypeVarTuple("_Bs")
