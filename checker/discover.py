@@ -77,11 +77,6 @@ def read_source(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
         os.close(fd)
 
 
-def collect(paths: Iterable[str], config: Config) -> list[str]:
-    """The ``.py`` files named or found under the directories named, sorted, without repeats."""
-    return [f.path for f in scan(paths, config)]
-
-
 class Found(NamedTuple):
     """A file to check, with the ``stat`` the walk took of it (one stat per file per run)."""
 
@@ -92,8 +87,8 @@ class Found(NamedTuple):
 
 
 def scan(paths: Iterable[str], config: Config, skipped: list[Skipped] | None = None) -> list[Found]:
-    """``collect`` with each file's absolute path, size and mtime, sorted by path. Files that are
-    not regular (a FIFO, a link to a device), too large, or oddly named are left out and listed in
+    """The ``.py`` files named or found under the directories named, sorted by path, without repeats,
+    each with its absolute path, size and mtime. Files that are not regular (a FIFO, a link to a device), too large, or oddly named are left out and listed in
     ``skipped``."""
     found: dict[str, Found] = {}
     root = os.path.abspath(config.root)

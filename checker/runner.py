@@ -48,7 +48,7 @@ class Options:
         self.jobs = jobs
         self.use_cache = use_cache
         self.cache_dir = cache_dir
-        self.infer_all = infer_all  # infer files that cannot reach typedtensor too (robustness testing)
+        self.infer_all = infer_all  # infer unannotated functions from their calls; check every file
         self.count_lines = count_lines  # fill RunResult.lines (reads every file, even cached ones)
 
 
@@ -94,7 +94,7 @@ def _project() -> Project:
         from .project import Project
 
         proj = Project(_STATE["modules"], _STATE["sources"], _STATE["packages"], _STATE["show_shapes"],
-                       _STATE["names"])
+                       _STATE["names"], infer_all=_STATE.get("infer_all", False))
         _STATE["project"] = proj
     return proj
 
@@ -312,6 +312,7 @@ def _check_changed(paths: list[str], keys: dict[str, str], shas: dict[str, str],
     if not stale:
         return stale, rule_failures, 0
     _STATE.update(modules=modules, sources=sources, packages=packages, show_shapes=options.show_shapes,
+                  infer_all=options.infer_all,
                   names=names)
     _STATE.pop("project", None)
     items = [(p, relevant[p]) for p in stale]

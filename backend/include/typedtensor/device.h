@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "typedtensor/kernel_list.h"
 #include "typedtensor/ops.h"
 
 namespace tt {
@@ -68,71 +69,11 @@ class DeviceKernels {
   virtual void memcpy_d2h(void* dst, const void* src, size_t nbytes);
   virtual void memcpy_d2d(void* dst, const void* src, size_t nbytes);
 
-  // elementwise
-  virtual void binary(BinaryOp, const Tensor&, const Tensor&, const Tensor&) { missing("binary"); }
-  virtual void unary(UnaryOp, const Tensor&, const Tensor&) { missing("unary"); }
-  virtual void leaky_relu(const Tensor&, const Tensor&, double) { missing("leaky_relu"); }
-  virtual void elu(const Tensor&, const Tensor&, double) { missing("elu"); }
-  virtual void copy(const Tensor&, const Tensor&) { missing("copy"); }
-  virtual void fill(const Tensor&, Scalar) { missing("fill"); }
-  virtual void where(const Tensor&, const Tensor&, const Tensor&, const Tensor&) { missing("where"); }
-  virtual void clamp(const Tensor&, const Tensor&, std::optional<double>, std::optional<double>) { missing("clamp"); }
-  virtual bool any_zero(const Tensor&) { missing("any_zero"); }
-  virtual bool any_nonfinite(const Tensor&) { missing("any_nonfinite"); }
-
-  // reductions and row-wise ops
-  virtual void reduce(ReduceOp, const Tensor&, const Tensor&, int64_t, int64_t, int64_t) { missing("reduce"); }
-  virtual void arg_reduce(bool, const Tensor&, const Tensor&, const Tensor&, int64_t, int64_t, int64_t) {
-    missing("arg_reduce");
-  }
-  virtual void cumulative(bool, const Tensor&, const Tensor&, int64_t, int64_t, int64_t) { missing("cumulative"); }
-  virtual void softmax(const Tensor&, const Tensor&, int64_t, int64_t, int64_t, bool) { missing("softmax"); }
-  virtual void logsumexp(const Tensor&, const Tensor&, int64_t, int64_t, int64_t) { missing("logsumexp"); }
-  virtual void layer_norm(const Tensor&, const Tensor&, const Tensor*, const Tensor*, int64_t, int64_t, double) {
-    missing("layer_norm");
-  }
-  virtual void variance(const Tensor&, const Tensor&, int64_t, int64_t, int64_t, double) { missing("variance"); }
-
-  // linear algebra and nn
-  virtual void gemm_batched(const Tensor&, const Tensor&, const Tensor&) { missing("gemm"); }
-  virtual void conv2d(const Tensor&, const Tensor&, const Tensor&, const Tensor*, int64_t, int64_t, int64_t, int64_t,
-                      int64_t, int64_t, int64_t) {
-    missing("conv2d");
-  }
-  virtual void max_pool2d(const Tensor&, const Tensor&, const Tensor&, int64_t, int64_t, int64_t, int64_t, int64_t,
-                          int64_t, int64_t, int64_t) {
-    missing("max_pool2d");
-  }
-  virtual void avg_pool2d(const Tensor&, const Tensor&, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool,
-                          int64_t) {
-    missing("avg_pool2d");
-  }
-  virtual void adaptive_avg_pool2d(const Tensor&, const Tensor&) { missing("adaptive_avg_pool2d"); }
-  virtual void conv2d_backward_input(const Tensor&, const Tensor&, const Tensor&, int64_t, int64_t, int64_t, int64_t,
-                                     int64_t, int64_t, int64_t) {
-    missing("conv2d_backward_input");
-  }
-  virtual void conv2d_backward_weight(const Tensor&, const Tensor&, const Tensor&, int64_t, int64_t, int64_t, int64_t,
-                                      int64_t, int64_t, int64_t) {
-    missing("conv2d_backward_weight");
-  }
-  virtual void avg_pool2d_backward(const Tensor&, const Tensor&, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                                   bool, int64_t) {
-    missing("avg_pool2d_backward");
-  }
-  virtual void adaptive_avg_pool2d_backward(const Tensor&, const Tensor&) { missing("adaptive_avg_pool2d_backward"); }
-  virtual void index_add(const Tensor&, int64_t, const Tensor&, const Tensor&) { missing("index_add"); }
-  virtual void max_pool2d_backward(const Tensor&, const Tensor&, const Tensor&) { missing("max_pool2d_backward"); }
-  virtual void activation_backward(UnaryOp, const Tensor&, const Tensor&, const Tensor&) {
-    missing("activation_backward");
-  }
-
-  // indexing
-  virtual void index_select(const Tensor&, const Tensor&, int64_t, const Tensor&) { missing("index_select"); }
-  virtual void gather(const Tensor&, const Tensor&, int64_t, const Tensor&) { missing("gather"); }
-  virtual void scatter(const Tensor&, int64_t, const Tensor&, const Tensor&, int) { missing("scatter"); }
-  virtual void masked_fill(const Tensor&, const Tensor&, const Tensor&) { missing("masked_fill"); }
-  virtual void tri(const Tensor&, const Tensor&, int64_t, bool) { missing("tri"); }
+  // the kernels of NOTE [ One kernel list ] (typedtensor/kernel_list.h)
+#define TT_DEVICE_KERNEL_DEFAULT(ret, name, params, args) \
+  virtual ret name params { missing(#name); }
+  TT_DEVICE_KERNELS(TT_DEVICE_KERNEL_DEFAULT)
+#undef TT_DEVICE_KERNEL_DEFAULT
 
   // graph mode (backend/src/graph): a generated kernel, CUDA C source with the entry point
   // `tt_kernel`, compiled at run time (NVRTC) and cached as PTX under cache_dir by source hash.
@@ -145,13 +86,8 @@ class DeviceKernels {
   // Launches a kernel from load_generated; args[i] points at the i-th kernel parameter.
   virtual void launch_generated(void*, std::vector<void*>&, int64_t, int) { missing("generated kernel"); }
 
-  // random (the device generator is seeded by manual_seed together with the CPU one)
+  // the device generator, seeded by manual_seed together with the CPU one
   virtual void seed(uint64_t) {}
-  virtual void rand_uniform(const Tensor&, double, double) { missing("rand"); }
-  virtual void rand_normal(const Tensor&, double, double) { missing("randn"); }
-  virtual void rand_int(const Tensor&, int64_t, int64_t) { missing("randint"); }
-  virtual void bernoulli(const Tensor&, const Tensor&) { missing("bernoulli"); }
-  virtual void bernoulli_scalar(const Tensor&, double) { missing("bernoulli"); }
 };
 
 // The CUDA table: the base class (every kernel missing) until a backend registers itself.

@@ -131,7 +131,6 @@ Tensor index(const Tensor& a, const TensorList& indices);
 Tensor& index_put_(Tensor& a, const TensorList& indices, const Tensor& values, bool accumulate);
 
 // ---------------- reductions ----------------
-enum class ReduceOp : uint8_t { Sum, Mean, Prod, Max, Min, All, Any, NanSum };
 Tensor reduce(ReduceOp op, const Tensor& a, const OptDims& dims, bool keepdim, std::optional<DType> dtype);
 std::pair<Tensor, Tensor> max_dim(const Tensor& a, int64_t dim, bool keepdim);
 std::pair<Tensor, Tensor> min_dim(const Tensor& a, int64_t dim, bool keepdim);

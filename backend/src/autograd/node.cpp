@@ -72,7 +72,6 @@ namespace {
 
 std::string camel(const char* s) {
   if (std::string(s) == "matmul") return "MatMul";
-  if (std::string(s) == "logsumexp") return "LogSumExp";
   std::string r;
   bool up = true;
   for (const char* p = s; *p; ++p) {

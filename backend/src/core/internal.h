@@ -117,6 +117,7 @@ class AttrReader {
   const Params& p_;
 };
 
+std::shared_ptr<Primitive> make_attention_primitive(const std::string& name, const Params& attrs);
 std::shared_ptr<Primitive> make_elementwise_primitive(const std::string& name, const Params& attrs);
 std::shared_ptr<Primitive> make_index_primitive(const std::string& name, const Params& attrs);
 std::shared_ptr<Primitive> make_linalg_primitive(const std::string& name, const Params& attrs);

@@ -7,28 +7,14 @@
 #include "internal.h"
 #include "typedtensor/autograd.h"
 #include "typedtensor/device.h"
+#include "typedtensor/op_info.h"
 
 namespace tt {
 using detail::cast;
 using detail::shape_error;
 
-const char* binary_name(BinaryOp op) {
-  static const char* n[] = {"add", "sub", "mul", "div", "floor_divide", "remainder", "pow", "maximum",
-                            "minimum", "atan2", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
-                            "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
-                            "fmod", "hypot", "copysign"};
-  return n[static_cast<int>(op)];
-}
-
-const char* unary_name(UnaryOp op) {
-  static const char* n[] = {"neg", "abs", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
-                            "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
-                            "asinh", "acosh", "atanh", "sigmoid", "relu", "gelu", "gelu_tanh", "silu", "erf",
-                            "erfc", "floor", "ceil", "round", "trunc", "frac", "sign", "reciprocal", "square",
-                            "logical_not", "bitwise_not", "isnan", "isinf", "isfinite", "softplus", "mish",
-                            "logsigmoid", "relu6", "hardsigmoid", "hardswish"};
-  return n[static_cast<int>(op)];
-}
+const char* binary_name(BinaryOp op) { return op_info(op).name; }
+const char* unary_name(UnaryOp op) { return op_info(op).name; }
 
 // ---------------- primitives ----------------
 namespace {
@@ -36,14 +22,12 @@ namespace {
 // The CPU kernels of Binary and Unary, also called directly (without the primitive) when
 // plain_cpu_call says apply() would add nothing.
 Tensor binary_on_cpu(BinaryOp op, const Tensor& a, const Tensor& b) {
-  bool cmp = (op >= BinaryOp::Eq && op <= BinaryOp::LogicalXor);
-  Tensor out = empty(a.shape(), cmp ? DType::Bool : a.dtype());
+  Tensor out = empty(a.shape(), bool_result(op_info(op).dtype) ? DType::Bool : a.dtype());
   cpu::binary(op, out, a, b);
   return out;
 }
 Tensor unary_on_cpu(UnaryOp op, const Tensor& a) {
-  bool pred = op == UnaryOp::LogicalNot || op == UnaryOp::IsNan || op == UnaryOp::IsInf || op == UnaryOp::IsFinite;
-  Tensor out = empty(a.shape(), pred ? DType::Bool : a.dtype());
+  Tensor out = empty(a.shape(), bool_result(op_info(op).dtype) ? DType::Bool : a.dtype());
   cpu::unary(op, out, a);
   return out;
 }
@@ -53,12 +37,7 @@ class Binary : public Primitive {
   explicit Binary(BinaryOp op) : op_(op) {}
   const char* name() const override { return binary_name(op_); }
   BinaryOp op() const { return op_; }
-  // floor_divide is piecewise constant: not differentiable, as the registry says. remainder and
-  // fmod are a - q * b with a piecewise constant q (torch's derivatives): gradient 1 and -q.
-  bool differentiable() const override {
-    return (op_ <= BinaryOp::Atan2 && op_ != BinaryOp::FloorDiv) || op_ == BinaryOp::Fmod ||
-           op_ == BinaryOp::Hypot || op_ == BinaryOp::Copysign;
-  }
+  bool differentiable() const override { return op_info(op_).differentiable; }
   bool vjp_needs_inputs() const override { return op_ != BinaryOp::Add && op_ != BinaryOp::Sub; }
   bool vjp_needs_outputs() const override { return op_ == BinaryOp::Hypot || op_ == BinaryOp::Copysign; }
   TensorList eval_cpu(const TensorList& in) override { return {binary_on_cpu(op_, in[0], in[1])}; }
@@ -76,11 +55,7 @@ class Unary : public Primitive {
   explicit Unary(UnaryOp op) : op_(op) {}
   const char* name() const override { return unary_name(op_); }
   UnaryOp op() const { return op_; }
-  bool differentiable() const override {
-    return !(op_ == UnaryOp::LogicalNot || op_ == UnaryOp::BitNot || op_ == UnaryOp::IsNan ||
-             op_ == UnaryOp::IsInf || op_ == UnaryOp::IsFinite || op_ == UnaryOp::Sign ||
-             op_ == UnaryOp::Floor || op_ == UnaryOp::Ceil || op_ == UnaryOp::Round || op_ == UnaryOp::Trunc);
-  }
+  bool differentiable() const override { return op_info(op_).differentiable; }
   bool vjp_needs_outputs() const override {
     switch (op_) {
       case UnaryOp::Exp: case UnaryOp::Exp2: case UnaryOp::Expm1: case UnaryOp::Sqrt: case UnaryOp::Rsqrt:
@@ -416,23 +391,18 @@ TensorList Unary::vjp(const TensorList& in, const TensorList& ct, const std::vec
   }
 }
 
-bool needs_float(BinaryOp op) {
-  return op == BinaryOp::Div || op == BinaryOp::Atan2 || op == BinaryOp::Hypot || op == BinaryOp::Copysign;
+bool needs_float(BinaryOp op) { return op_info(op).dtype == DTypeRule::Float; }
+bool is_compare(BinaryOp op) { return op_info(op).dtype == DTypeRule::Compare; }
+bool is_logical(BinaryOp op) { return op_info(op).dtype == DTypeRule::Logical; }
+bool is_bitwise(BinaryOp op) { return op_info(op).dtype == DTypeRule::Integral; }
+// add, sub, mul, div
+bool is_arith(BinaryOp op) {
+  return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div;
 }
-bool is_compare(BinaryOp op) { return op >= BinaryOp::Eq && op <= BinaryOp::Ge; }
-bool is_logical(BinaryOp op) { return op >= BinaryOp::LogicalAnd && op <= BinaryOp::LogicalXor; }
-bool is_bitwise(BinaryOp op) { return op >= BinaryOp::BitAnd && op <= BinaryOp::BitXor; }
 
 bool unary_needs_float(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::Neg: case UnaryOp::Abs: case UnaryOp::Relu: case UnaryOp::Sign: case UnaryOp::Square:
-    case UnaryOp::LogicalNot: case UnaryOp::BitNot: case UnaryOp::IsNan: case UnaryOp::IsInf:
-    case UnaryOp::IsFinite: case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round:
-    case UnaryOp::Trunc: case UnaryOp::Relu6:
-      return false;
-    default:
-      return true;
-  }
+  DTypeRule r = op_info(op).dtype;
+  return r == DTypeRule::Float || r == DTypeRule::FloatOnly;
 }
 
 // One-state result type as in PyTorch: tensors with dims > 0-dim tensors > wrapped Python numbers.
@@ -630,7 +600,7 @@ Tensor binary_impl(BinaryOp op, const Tensor& a0, const Tensor& b0) {
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   // fast path: same dtype (not half) and shape
   if (a.dtype() == b.dtype() && a.shape() == b.shape() && !is_half(a.dtype()) &&
-      (is_floating(a.dtype()) || !needs_float(op)) && (op <= BinaryOp::Div || op == BinaryOp::Maximum ||
+      (is_floating(a.dtype()) || !needs_float(op)) && (is_arith(op) || op == BinaryOp::Maximum ||
                                                       op == BinaryOp::Minimum || is_compare(op)) &&
       !(op == BinaryOp::Sub && a.dtype() == DType::Bool)) {
     if (plain_cpu_call(a, b)) return binary_on_cpu(op, a, b);
@@ -647,7 +617,7 @@ Tensor binary_with_number(BinaryOp op, const Tensor& t, Scalar s, bool number_fi
   DType d = t.dtype();
   bool keeps = (d == DType::Float32 || d == DType::Float64) ? s.kind != Scalar::Bool
                                                            : (d == DType::Int64 && s.kind == Scalar::Int);
-  bool fast_op = op <= BinaryOp::Mul || (op == BinaryOp::Div && is_floating(d)) || is_compare(op) ||
+  bool fast_op = (is_arith(op) && op != BinaryOp::Div) || (op == BinaryOp::Div && is_floating(d)) || is_compare(op) ||
                  op == BinaryOp::Maximum || op == BinaryOp::Minimum || (op == BinaryOp::Pow && !number_first);
   if (!keeps || t.dim() == 0 || !fast_op) return Tensor();
   Tensor sb = make_view(scalar_tensor(s, d), t.shape(), Strides(t.shape().size(), 0), 0);
@@ -658,15 +628,24 @@ Tensor binary_with_number(BinaryOp op, const Tensor& t, Scalar s, bool number_fi
 }
 }  // namespace
 
+namespace {
+// The wrapped tensor of a Python number next to tensor `t`: a float stays a double beside a float64
+// tensor (as torch's scalar does); else the default dtype, which promotion then resolves.
+Tensor wrapped_number(Scalar s, const Tensor& t) {
+  bool keep_double = t.dtype() == DType::Float64 && s.kind == Scalar::Float;
+  return scalar_tensor(s, keep_double ? std::optional<DType>(DType::Float64) : std::nullopt, /*wrapped=*/true);
+}
+}  // namespace
+
 Tensor binary(BinaryOp op, const Tensor& a, Scalar b) {
   if (op == BinaryOp::Pow && !is_floating(a.dtype()) && b.kind != Scalar::Float && b.i < 0)
     throw ValueError("[pow] integers to negative integer powers are not allowed");
   if (Tensor r = binary_with_number(op, a, b, /*number_first=*/false); r.defined()) return r;
-  return binary_impl(op, a, scalar_tensor(b, std::nullopt, /*wrapped=*/true));
+  return binary_impl(op, a, wrapped_number(b, a));
 }
 Tensor binary(BinaryOp op, Scalar a, const Tensor& b) {
   if (Tensor r = binary_with_number(op, b, a, /*number_first=*/true); r.defined()) return r;
-  return binary_impl(op, scalar_tensor(a, std::nullopt, /*wrapped=*/true), b);
+  return binary_impl(op, wrapped_number(a, b), b);
 }
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
@@ -748,18 +727,16 @@ Tensor& add_scaled_(Tensor& self, const Tensor& other, Scalar alpha) {
 }
 
 Tensor& binary_(BinaryOp op, Tensor& self, Scalar other) {
-  Tensor o = scalar_tensor(other, std::nullopt, true);
-  return binary_(op, self, o);
+  // wrapped_number: the default float32 wrapped number would round 0.9 before a float64 op
+  // (x.mul_(0.9) on 3.0 was off by 7e-8)
+  return binary_(op, self, wrapped_number(other, self));
 }
 
 // ---------------- unary ----------------
 Tensor unary(UnaryOp op, const Tensor& a0) {
   Tensor a = a0;
   DType d = a.dtype();
-  bool activation = op == UnaryOp::Gelu || op == UnaryOp::GeluTanh || op == UnaryOp::Silu || op == UnaryOp::Softplus ||
-                    op == UnaryOp::Mish || op == UnaryOp::Logsigmoid || op == UnaryOp::Hardsigmoid ||
-                    op == UnaryOp::Hardswish;
-  if (activation && !is_floating(d))  // like torch: activations take floating point input only
+  if (op_info(op).dtype == DTypeRule::FloatOnly && !is_floating(d))  // like torch: activations take floating point input only
     throw TypeError(std::string("[") + unary_name(op) + "] needs a floating point tensor, got " + dtype_name(d));
   if (unary_needs_float(op) && !is_floating(d)) a = to_dtype(a, kDefaultFloat);
   if (op == UnaryOp::Square && d == DType::Bool) a = to_dtype(a, DType::Int64);  // torch: x ** 2 promotes bool
@@ -926,10 +903,8 @@ Tensor& zero_(Tensor& dst) { return fill_(dst, Scalar::from_int(0)); }
 // ---------------- graph mode: rebuild a primitive from its name and attributes ----------------
 std::shared_ptr<Primitive> detail::make_elementwise_primitive(const std::string& name, const Params& attrs) {
   AttrReader r(name, attrs);
-  for (int i = 0; i <= static_cast<int>(BinaryOp::Copysign); ++i)
-    if (name == binary_name(static_cast<BinaryOp>(i))) return std::make_shared<Binary>(static_cast<BinaryOp>(i));
-  for (int i = 0; i <= static_cast<int>(UnaryOp::Hardswish); ++i)
-    if (name == unary_name(static_cast<UnaryOp>(i))) return std::make_shared<Unary>(static_cast<UnaryOp>(i));
+  if (auto op = binary_op_named(name)) return std::make_shared<Binary>(*op);
+  if (auto op = unary_op_named(name)) return std::make_shared<Unary>(*op);
   if (name == "to") {
     int64_t d = r.i("dtype");
     if (d < 0 || d >= kNumDTypes) throw ValueError("primitive 'to': dtype out of range");

@@ -6,6 +6,7 @@
 
 #include "../cpu/kernels.h"
 #include "internal.h"
+#include "typedtensor/op_info.h"
 #include "typedtensor/device.h"
 
 namespace tt {
@@ -14,10 +15,7 @@ using detail::shape_error;
 
 namespace {
 
-const char* reduce_name(ReduceOp op) {
-  static const char* n[] = {"sum", "mean", "prod", "amax", "amin", "all", "any", "nansum"};
-  return n[static_cast<int>(op)];
-}
+const char* reduce_name(ReduceOp op) { return op_info(op).name; }
 
 // Reduced dims as a sorted mask (empty/none = all dims).
 std::vector<bool> reduce_mask(const char* op, const Tensor& a, const OptDims& dims) {
@@ -101,7 +99,7 @@ class Reduce : public Primitive {
  public:
   Reduce(ReduceOp op, std::vector<bool> mask, bool keepdim) : op_(op), mask_(std::move(mask)), keepdim_(keepdim) {}
   const char* name() const override { return reduce_name(op_); }
-  bool differentiable() const override { return op_ != ReduceOp::All && op_ != ReduceOp::Any; }
+  bool differentiable() const override { return op_info(op_).differentiable; }
   bool vjp_needs_inputs() const override { return op_ != ReduceOp::Sum && op_ != ReduceOp::Mean; }
   bool vjp_needs_outputs() const override { return op_ == ReduceOp::Prod || op_ == ReduceOp::Max || op_ == ReduceOp::Min; }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList& out) override {
@@ -477,9 +475,7 @@ std::pair<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool lar
 // ---------------- graph mode: rebuild a primitive from its name and attributes ----------------
 std::shared_ptr<Primitive> detail::make_reduce_primitive(const std::string& name, const Params& attrs) {
   AttrReader r(name, attrs);
-  for (int i = 0; i <= static_cast<int>(ReduceOp::NanSum); ++i)
-    if (name == reduce_name(static_cast<ReduceOp>(i)))
-      return std::make_shared<Reduce>(static_cast<ReduceOp>(i), r.mask("mask"), r.b("keepdim"));
+  if (auto op = reduce_op_named(name)) return std::make_shared<Reduce>(*op, r.mask("mask"), r.b("keepdim"));
   if (name == "max" || name == "min" || name == "argmax" || name == "argmin")
     return std::make_shared<ArgReduce>(name == "max" || name == "argmax", r.i("dim"), r.b("keepdim"),
                                        name == "max" || name == "min");

@@ -290,11 +290,7 @@ void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const 
 }
 
 void variance(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner, double correction, bool sd) {
-  if (on_cuda(out)) {  // NOTE [ Device dispatch ]
-    cuda_kernels().variance(out, in, outer, r, inner, correction);
-    if (sd) unary(UnaryOp::Sqrt, out, out);
-    return;
-  }
+  if (on_cuda(out)) return cuda_kernels().variance(out, in, outer, r, inner, correction, sd);  // NOTE [ Device dispatch ]
   // the root is taken in double: a float32 std of 1e20-sized values is finite, its variance not
   auto fin = [sd](double v) { return sd ? std::sqrt(v) : v; };
   // Two passes (mean, then the sum of squared deviations, both in double): as accurate as

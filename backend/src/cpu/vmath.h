@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -24,24 +25,33 @@
 // the double versions (vexp, vexp2, vexpm1, vlog, vlog2, vlog10, vlog1p, vtanh, verf,
 // vsin/vcos_reduced)
 #include "vmath_f64.h"
+#include "vmath_poly.h"
 
 namespace tt::cpu {
 inline namespace TT_VMATH_ISA {
 
+// p = c[0], then p = p x + c[k] for each further coefficient (Horner, one fma each), unrolled at
+// compile time: the polynomials of vmath_poly.h.
+template <size_t N, size_t... K>
+TT_VMATH_INLINE float horner_of(float x, const float (&c)[N], std::index_sequence<K...>) {
+  float p = c[0];
+  ((p = std::fma(p, x, c[K + 1])), ...);
+  return p;
+}
+template <size_t N>
+TT_VMATH_INLINE float horner(float x, const float (&c)[N]) {
+  return horner_of(x, c, std::make_index_sequence<N - 1>{});
+}
+
 // exp(x) for float, ~1 ulp (Cephes polynomial, range reduction by ln 2, two-step scaling so
 // subnormal results and overflow to inf come out right).
 TT_VMATH_INLINE float vexp(float x) {
-  x = x < -104.0f ? -104.0f : x;
-  x = x > 89.0f ? 89.0f : x;
-  float n = std::nearbyint(x * 1.44269504088896341f);
-  float r = std::fma(n, -0.693359375f, x);
-  r = std::fma(n, 2.12194440e-4f, r);
-  float p = 1.9875691500E-4f;
-  p = std::fma(p, r, 1.3981999507E-3f);
-  p = std::fma(p, r, 8.3334519073E-3f);
-  p = std::fma(p, r, 4.1665795894E-2f);
-  p = std::fma(p, r, 1.6666665459E-1f);
-  p = std::fma(p, r, 5.0000001201E-1f);
+  x = x < poly::kExpLo ? poly::kExpLo : x;
+  x = x > poly::kExpHi ? poly::kExpHi : x;
+  float n = std::nearbyint(x * poly::kLog2e);
+  float r = std::fma(n, -poly::kLn2Hi, x);
+  r = std::fma(n, -poly::kLn2Lo, r);
+  float p = horner(r, poly::kExp);
   float y = std::fma(p * r, r, r) + 1.0f;
   int32_t ni = static_cast<int32_t>(n);
   int32_t n1 = ni / 2, n2 = ni - n1;
@@ -63,20 +73,32 @@ struct F8 {
 #endif
 };
 #if defined(__AVX2__) && defined(__FMA__)
+// horner() over eight lanes
+template <size_t N, size_t... K>
+TT_VMATH_INLINE __m256 horner8_of(__m256 x, const float (&c)[N], std::index_sequence<K...>) {
+  __m256 p = _mm256_set1_ps(c[0]);
+  ((p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(c[K + 1]))), ...);
+  return p;
+}
+template <size_t N>
+TT_VMATH_INLINE __m256 horner8(__m256 x, const float (&c)[N]) {
+  return horner8_of(x, c, std::make_index_sequence<N - 1>{});
+}
+
 TT_VMATH_INLINE __m256 vexp8_of(__m256 x) {
+  // lanes whose exp rounds to 0 (x < -150 ln 2, e.g. a masked -inf) are computed as exp(0) and
+  // zeroed at the end: the two-step scaling below would underflow them through subnormal
+  // products, a microcode assist each on Intel cores. Same results as before.
+  const __m256 zero = _mm256_cmp_ps(x, _mm256_set1_ps(-103.972084f), _CMP_LT_OQ);
+  x = _mm256_andnot_ps(zero, x);
   // max/min return their second operand when either is NaN: x goes second so NaN passes through
-  x = _mm256_max_ps(_mm256_set1_ps(-104.0f), x);
-  x = _mm256_min_ps(_mm256_set1_ps(89.0f), x);
-  __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+  x = _mm256_max_ps(_mm256_set1_ps(poly::kExpLo), x);
+  x = _mm256_min_ps(_mm256_set1_ps(poly::kExpHi), x);
+  __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(poly::kLog2e)),
                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(-0.693359375f), x);
-  r = _mm256_fmadd_ps(n, _mm256_set1_ps(2.12194440e-4f), r);
-  __m256 q = _mm256_set1_ps(1.9875691500E-4f);
-  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.3981999507E-3f));
-  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(8.3334519073E-3f));
-  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(4.1665795894E-2f));
-  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.6666665459E-1f));
-  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(5.0000001201E-1f));
+  __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(-poly::kLn2Hi), x);
+  r = _mm256_fmadd_ps(n, _mm256_set1_ps(-poly::kLn2Lo), r);
+  __m256 q = horner8(r, poly::kExp);
   __m256 y = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(q, r), r, r), _mm256_set1_ps(1.0f));
   __m256i ni = _mm256_cvttps_epi32(n);
   __m256i bias = _mm256_set1_epi32(127);
@@ -84,13 +106,13 @@ TT_VMATH_INLINE __m256 vexp8_of(__m256 x) {
                                      _mm256_cmp_ps(n, _mm256_set1_ps(127.0f), _CMP_GT_OQ));
   if (__builtin_expect(_mm256_movemask_ps(out_of_range) == 0, 1)) {
     // 2^n is a normal float: one scaling, the same rounding as the two-step product below
-    return _mm256_mul_ps(y, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(ni, bias), 23)));
+    return _mm256_andnot_ps(zero, _mm256_mul_ps(y, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(ni, bias), 23))));
   }
   __m256i n1 = _mm256_srai_epi32(_mm256_add_epi32(ni, _mm256_srli_epi32(ni, 31)), 1);  // ni / 2 toward 0
   __m256i n2 = _mm256_sub_epi32(ni, n1);
   __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
   __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
-  return _mm256_mul_ps(_mm256_mul_ps(y, s1), s2);
+  return _mm256_andnot_ps(zero, _mm256_mul_ps(_mm256_mul_ps(y, s1), s2));
 }
 #endif
 
@@ -118,21 +140,11 @@ TT_VMATH_INLINE F8 vexp8(const float* p, const float* shift) {
 // precision beyond), the approximation Eigen and XLA use; a few ulp, no branches, vectorises.
 // NaN passes through (the clamps compare false).
 TT_VMATH_INLINE float verf(float x) {
-  x = x < -4.0f ? -4.0f : x;
-  x = x > 4.0f ? 4.0f : x;
+  x = x < -poly::kErfMax ? -poly::kErfMax : x;
+  x = x > poly::kErfMax ? poly::kErfMax : x;
   float x2 = x * x;
-  float p = -2.72614225801306e-10f;
-  p = std::fma(p, x2, 2.77068142495902e-08f);
-  p = std::fma(p, x2, -2.10102402082508e-06f);
-  p = std::fma(p, x2, -5.69250639462346e-05f);
-  p = std::fma(p, x2, -7.34990630326855e-04f);
-  p = std::fma(p, x2, -2.95459980854025e-03f);
-  p = std::fma(p, x2, -1.60960333262415e-02f);
-  float q = -1.45660718464996e-05f;
-  q = std::fma(q, x2, -2.13374055278905e-04f);
-  q = std::fma(q, x2, -1.68282697438203e-03f);
-  q = std::fma(q, x2, -7.37332916720468e-03f);
-  q = std::fma(q, x2, -1.42647390514189e-02f);
+  float p = horner(x2, poly::kErfP);
+  float q = horner(x2, poly::kErfQ);
   return x * p / q;
 }
 
@@ -140,19 +152,11 @@ TT_VMATH_INLINE float verf(float x) {
 // ln 2 split in two so e ln 2 adds no rounding.
 TT_VMATH_INLINE float vlog_reduced(float e, float f) {
   float z = f * f;
-  float y = 7.0376836292E-2f;
-  y = std::fma(y, f, -1.1514610310E-1f);
-  y = std::fma(y, f, 1.1676998740E-1f);
-  y = std::fma(y, f, -1.2420140846E-1f);
-  y = std::fma(y, f, 1.4249322787E-1f);
-  y = std::fma(y, f, -1.6668057665E-1f);
-  y = std::fma(y, f, 2.0000714765E-1f);
-  y = std::fma(y, f, -2.4999993993E-1f);
-  y = std::fma(y, f, 3.3333331174E-1f);
+  float y = horner(f, poly::kLog);
   y = y * f * z;
-  y = std::fma(e, -2.12194440e-4f, y);
+  y = std::fma(e, poly::kLn2Lo, y);
   y = std::fma(z, -0.5f, y);
-  return std::fma(e, 0.693359375f, f + y);
+  return std::fma(e, poly::kLn2Hi, f + y);
 }
 
 // x = (1 + f) 2^e with f in [sqrt(1/2) - 1, sqrt(2) - 1) for finite x > 0 (subnormals scaled
@@ -205,11 +209,7 @@ TT_VMATH_INLINE float vlog1p(float x) {
 // tanh(x) for |x| < 0.625: Cephes' odd polynomial x + x^3 P(x^2), accurate to an ulp or two.
 TT_VMATH_INLINE float tanh_small(float x) {
   float z = x * x;
-  float p = -5.70498872745E-3f;
-  p = std::fma(p, z, 2.06390887954E-2f);
-  p = std::fma(p, z, -5.37397155531E-2f);
-  p = std::fma(p, z, 1.33314422036E-1f);
-  p = std::fma(p, z, -3.33332819422E-1f);
+  float p = horner(z, poly::kTanhSmall);
   float r = std::fma(p * z, x, x);
   return x == 0.0f ? x : r;  // the fma's exact zero product would turn -0 into +0
 }
@@ -231,7 +231,7 @@ TT_VMATH_INLINE float vtanh(float x) {
   float small = tanh_small(x);
   float big = 1.0f - 2.0f / (vexp(2.0f * ax) + 1.0f);
   big = std::copysign(big, x);
-  return ax < 0.625f ? small : big;
+  return ax < poly::kTanhSmallMax ? small : big;
 }
 
 // sin / cos for float with |x| < kTrigReduced: the quadrant by x * 2/pi rounded, reduced in double

@@ -21,9 +21,10 @@ inline namespace TT_VMATH_ISA {
 // exp(r) for |r| <= ln(2)/2: vexp's Cephes polynomial, 1 + r + r^2 P(r).
 TT_VMATH_INLINE float exp_poly(float r) {
   float r2 = r * r;
-  float a = std::fma(1.9875691500E-4f, r, 1.3981999507E-3f);
-  float b = std::fma(8.3334519073E-3f, r, 4.1665795894E-2f);
-  float c = std::fma(1.6666665459E-1f, r, 5.0000001201E-1f);
+  const float* k = poly::kExp;
+  float a = std::fma(k[0], r, k[1]);
+  float b = std::fma(k[2], r, k[3]);
+  float c = std::fma(k[4], r, k[5]);
   float p = std::fma(std::fma(a, r2, b), r2, c);
   return std::fma(p, r2, r) + 1.0f;
 }
@@ -31,21 +32,22 @@ TT_VMATH_INLINE float exp_poly(float r) {
 // log(1 + f) - f + f^2 / 2 = f^3 P(f) for f in [sqrt(1/2) - 1, sqrt(2) - 1]: vlog's Cephes P.
 TT_VMATH_INLINE float log_poly(float f) {
   float f2 = f * f, f4 = f2 * f2;
-  float p01 = std::fma(-2.4999993993E-1f, f, 3.3333331174E-1f);
-  float p23 = std::fma(-1.6668057665E-1f, f, 2.0000714765E-1f);
-  float p45 = std::fma(-1.2420140846E-1f, f, 1.4249322787E-1f);
-  float p67 = std::fma(-1.1514610310E-1f, f, 1.1676998740E-1f);
+  const float* k = poly::kLog;
+  float p01 = std::fma(k[7], f, k[8]);
+  float p23 = std::fma(k[5], f, k[6]);
+  float p45 = std::fma(k[3], f, k[4]);
+  float p67 = std::fma(k[1], f, k[2]);
   float lo = std::fma(p23, f2, p01);
-  float hi = std::fma(7.0376836292E-2f, f4, std::fma(p67, f2, p45));
+  float hi = std::fma(k[0], f4, std::fma(p67, f2, p45));
   return std::fma(hi, f4, lo) * (f2 * f);
 }
 
 // exp(x) = y * 2^n with y in [1/sqrt(2), sqrt(2)] (vexp's Cephes polynomial and reduction), for
 // callers that scale the result before it can overflow or round to a subnormal.
 TT_VMATH_INLINE float vexp_parts(float x, float& n) {
-  n = std::nearbyint(x * 1.44269504088896341f);
-  float r = std::fma(n, -0.693359375f, x);
-  r = std::fma(n, 2.12194440e-4f, r);
+  n = std::nearbyint(x * poly::kLog2e);
+  float r = std::fma(n, -poly::kLn2Hi, x);
+  r = std::fma(n, -poly::kLn2Lo, r);
   return exp_poly(r);
 }
 
@@ -137,7 +139,7 @@ template <bool Subnormals = true>
 TT_VMATH_INLINE float vlogf(float x) {
   float e, f;
   float y = vlog_parts<Subnormals>(x, e, f);
-  float r = std::fma(e, 0.693359375f, f + std::fma(e, -2.12194440e-4f, y));
+  float r = std::fma(e, poly::kLn2Hi, f + std::fma(e, poly::kLn2Lo, y));
   return vlog_edges(x, r);
 }
 

@@ -4,6 +4,7 @@
 // The numerics mirror src/cpu/elementwise.cpp (floor division, remainder sign, NaN-propagating
 // maximum/minimum, saturating casts).
 #include "elementwise.cuh"
+#include "typedtensor/op_info.h"
 
 namespace tt::cuda {
 namespace {
@@ -136,13 +137,13 @@ struct CompareF {
   }
 };
 
+// The compute dtypes the kernels take (the front end has promoted: a Float-rule op sees floats).
 bool valid_binary(BinaryOp op, DType d) {
   bool fp = is_floating(d);
-  switch (op) {
-    case BinaryOp::Div: case BinaryOp::Atan2: case BinaryOp::Hypot: case BinaryOp::Copysign: return fp;
-    case BinaryOp::BitAnd: case BinaryOp::BitOr: case BinaryOp::BitXor: return !fp;
-    case BinaryOp::Fmod: return d != DType::Bool;
-    default: return true;
+  switch (op_info(op).dtype) {
+    case DTypeRule::Float: return fp;
+    case DTypeRule::Integral: return !fp;
+    default: return op != BinaryOp::Fmod || d != DType::Bool;
   }
 }
 
@@ -256,18 +257,13 @@ struct PredicateF {
   }
 };
 
-bool is_predicate(UnaryOp op) {
-  return op == UnaryOp::LogicalNot || op == UnaryOp::IsNan || op == UnaryOp::IsInf || op == UnaryOp::IsFinite;
-}
+bool is_predicate(UnaryOp op) { return bool_result(op_info(op).dtype); }
+// Integer inputs: the ops whose dtype rule keeps them (and bitwise_not); neg refuses bool.
 bool valid_unary(UnaryOp op, DType d) {
-  if (is_floating(d) || is_predicate(op)) return op != UnaryOp::BitNot;
-  switch (op) {
-    case UnaryOp::Neg: return d != DType::Bool;
-    case UnaryOp::Abs: case UnaryOp::Relu: case UnaryOp::Relu6: case UnaryOp::Sign: case UnaryOp::Square:
-    case UnaryOp::BitNot: case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round: case UnaryOp::Trunc:
-      return true;
-    default: return false;
-  }
+  DTypeRule r = op_info(op).dtype;
+  if (is_floating(d) || is_predicate(op)) return r != DTypeRule::Integral;
+  if (op == UnaryOp::Neg) return d != DType::Bool;
+  return r == DTypeRule::Same || r == DTypeRule::Integral;
 }
 
 template <class T>
@@ -363,7 +359,7 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
     throw TypeError(std::string("[") + name + "] not supported for dtype " + dtype_name(a.dtype()));
   visit_compute(a.dtype(), name, [&](auto tag) {
     using T = decltype(tag);
-    if (out.dtype() == DType::Bool && (op >= BinaryOp::Eq && op <= BinaryOp::LogicalXor))
+    if (out.dtype() == DType::Bool && bool_result(op_info(op).dtype))
       launch2<bool, T, T>(out, a, b, CompareF<T>{op}, name);
     else
       launch2<T, T, T>(out, a, b, BinaryF<T>{op}, name);

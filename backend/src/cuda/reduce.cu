@@ -285,7 +285,8 @@ void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const 
   });
 }
 
-void variance(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner, double correction) {
+void variance(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner, double correction,
+              bool sd) {
   double denom = static_cast<double>(r) - correction;
   if (denom < 0) denom = 0;
   visit_float(in.dtype(), "var", [&](auto tag) {
@@ -296,6 +297,7 @@ void variance(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int
     else k_var_cols<T><<<grid_for(outer * inner), kThreads, 0, kStream>>>(x, o, outer, r, inner, denom);
     check_launch("var");
   });
+  if (sd) unary(UnaryOp::Sqrt, out, out);
 }
 
 void cumulative(bool prod, const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner) {

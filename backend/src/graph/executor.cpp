@@ -147,8 +147,8 @@ namespace {
 // the eager front end only (a host round trip per op), so a graph run checks it here: a compiled or
 // loaded CUDA graph fed out-of-range ids raises IndexError instead of reading outside the tensor.
 void check_device_index(const Node& n, TensorList& ins) {
-  static const std::set<std::string> ops = {"index_select", "gather", "scatter", "scatter_add", "index_add"};
-  if (!ops.count(n.op) || ins.size() < 2 || !ins[1].defined() || !on_cuda(ins[1]) || !n.attrs) return;
+  const OpInfo* info = primitive_info(n.op);
+  if (!info || info->kind != OpKind::Index || ins.size() < 2 || !ins[1].defined() || !on_cuda(ins[1]) || !n.attrs) return;
   int64_t dim = 0;
   for (const auto& [k, v] : *n.attrs)
     if (k == "dim" && std::holds_alternative<int64_t>(v)) dim = std::get<int64_t>(v);
@@ -234,7 +234,8 @@ TensorList Graph::run(const TensorList& in) {
       fk->run_into(ins, outs);
       for (size_t i = 0; i < outs.size(); ++i) env[n.outputs[i]] = outs[i];
     } else {
-      if (n.op == "slice" || n.op == "select" || n.op == "diagonal" || n.op == "as_strided") check_view_bounds(n, ins.at(0));
+      const OpInfo* info = primitive_info(n.op);
+      if (info && info->kind == OpKind::StridedView) check_view_bounds(n, ins.at(0));
       check_device_index(n, ins);
       TensorList outs = eval_primitive(n.prim, ins);
       if (outs.size() != n.outputs.size()) throw GraphError("graph: node " + n.op + " returned a wrong number of outputs");

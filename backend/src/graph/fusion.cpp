@@ -32,7 +32,8 @@ bool fusible(const Graph& g, const Node& n) {
 
 // A reduction the fuser can fold into a kernel: sum/mean/amax/amin over trailing dims.
 bool is_reduction_tail(const Node& n) {
-  if (n.op != "sum" && n.op != "mean" && n.op != "amax" && n.op != "amin") return false;
+  auto op = reduce_op_named(n.op);
+  if (!op || !*op_info(*op).fusion) return false;
   const auto* mask = attr<std::vector<int64_t>>(n, "mask");
   if (!mask || mask->empty() || n.inputs.size() != 1) return false;
   size_t first = 0;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "typedtensor/graph.h"
+#include "typedtensor/op_info.h"
 
 namespace tt::graph {
 

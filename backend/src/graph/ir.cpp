@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "internal.h"
+#include "typedtensor/op_info.h"
 #include "typedtensor/ops.h"
 
 namespace tt::graph {
@@ -44,21 +45,9 @@ std::string scalar_text(const Tensor& t) {
   return fmt_double(*c.data<double>());
 }
 
-const std::set<std::string>& elementwise_ops() {
-  static const std::set<std::string> s = [] {
-    std::set<std::string> r;
-    for (int i = 0; i <= static_cast<int>(BinaryOp::Copysign); ++i) r.insert(binary_name(static_cast<BinaryOp>(i)));
-    for (int i = 0; i <= static_cast<int>(UnaryOp::Hardswish); ++i) r.insert(unary_name(static_cast<UnaryOp>(i)));
-    for (const char* n : {"to", "contiguous", "where", "clamp", "leaky_relu", "elu"}) r.insert(n);
-    return r;
-  }();
-  return s;
-}
-
-bool is_predicate(const std::string& op) {
-  static const std::set<std::string> s = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
-                                          "logical_xor", "logical_not", "isnan", "isinf", "isfinite"};
-  return s.count(op) > 0;
+bool has_kind(const std::string& op, OpKind k) {
+  const OpInfo* info = primitive_info(op);
+  return info && info->kind == k;
 }
 
 [[noreturn]] void fail(const Node& n, const std::string& msg) {
@@ -423,7 +412,7 @@ void check_node(const Graph& g, const Node& n) {
   const std::string& op = n.op;
   if (op == "fused") return;  // its body was checked when it was built
   if (!n.attrs) return;       // opaque (a device transfer): never saved, so never loaded from a file
-  if (elementwise_ops().count(op)) {
+  if (is_elementwise(op)) {
     if (n.outputs.size() != 1) fail(n, "expected one output");
     const Value& o = out(0);
     for (size_t i = 0; i < n.inputs.size(); ++i)
@@ -437,11 +426,9 @@ void check_node(const Graph& g, const Node& n) {
       nin(1);
       if (static_cast<int64_t>(o.dtype) != need<int64_t>(n, "dtype")) fail(n, "output dtype differs from attribute");
     } else {
-      bool binary = false;
-      for (int i = 0; i <= static_cast<int>(BinaryOp::Copysign); ++i) binary = binary || op == binary_name(static_cast<BinaryOp>(i));
-      nin(binary ? 2 : 1);
+      nin(binary_op_named(op) ? 2 : 1);
       if (n.inputs.size() == 2 && in(0).dtype != in(1).dtype) fail(n, "input dtypes differ");
-      DType want = is_predicate(op) ? DType::Bool : in(0).dtype;
+      DType want = bool_result(primitive_info(op)->dtype) ? DType::Bool : in(0).dtype;
       if (o.dtype != want) fail(n, std::string("output dtype ") + dtype_name(o.dtype) + " != " + dtype_name(want));
     }
     return;
@@ -486,9 +473,7 @@ void check_node(const Graph& g, const Node& n) {
     if (in(0).dtype != out(0).dtype) fail(n, "dtype changed");
     return;  // bounds are checked against the storage at run time
   }
-  static const std::set<std::string> masked = {"sum", "mean", "prod", "amax", "amin", "all", "any", "nansum",
-                                               "var", "std", "logsumexp", "norm2"};
-  if (masked.count(op)) {
+  if (has_kind(op, OpKind::Reduction)) {  // a masked reduction
     nin(1);
     Shape s = reduced_shape(n, in(0).shape, need<std::vector<int64_t>>(n, "mask"), need<bool>(n, "keepdim"));
     if (s != out(0).shape) fail(n, "output shape " + shape_str(out(0).shape) + " != " + shape_str(s));
@@ -581,11 +566,8 @@ std::string value_type_str(const Value& v) {
   return s + "]";
 }
 
-bool is_elementwise(const std::string& op) { return elementwise_ops().count(op) > 0; }
-bool is_view(const std::string& op) {
-  static const std::set<std::string> s = {"reshape", "expand", "permute", "slice", "select", "diagonal", "as_strided"};
-  return s.count(op) > 0;
-}
+bool is_elementwise(const std::string& op) { return has_kind(op, OpKind::Elementwise); }
+bool is_view(const std::string& op) { return has_kind(op, OpKind::View) || has_kind(op, OpKind::StridedView); }
 
 TensorList eval_primitive(const std::shared_ptr<Primitive>& p, const TensorList& inputs) {
   bool cuda = false;

@@ -75,8 +75,8 @@ std::optional<bool> uniform_bool_const(const Graph& g, const std::vector<int>& p
     int p = prod[v];
     if (p < 0) return std::nullopt;
     const Node& n = g.nodes[p];
-    static const std::set<std::string> cmp = {"eq", "ne", "lt", "le", "gt", "ge"};
-    if (cmp.count(n.op) && n.inputs.size() == 2) {  // a comparison of constants, before `fold`
+    auto bop = binary_op_named(n.op);
+    if (bop && op_info(*bop).dtype == DTypeRule::Compare && n.inputs.size() == 2) {  // a comparison of constants, before `fold`
       auto a = scalar_const(g, prod, n.inputs[0]), b = scalar_const(g, prod, n.inputs[1]);
       if (!a || !b) return std::nullopt;
       const std::string& o = n.op;
