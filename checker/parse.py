@@ -17,15 +17,20 @@ process (SIGSEGV); 1,000 ``+`` terms take 1 s, 4,000 take 52 s, 10,000 crash; 30
 ``.relu()`` calls take 0.7 s, 1,000 take 13 s; 500 chained subscripts 1.6 s; 200 nested calls
 1.3 s (CPython itself refuses more than 200 nested brackets). Width is harmless: a 1,000,000-character
 line parses in 0.05 s, a 100,000-element list in 17 s (linear in the tokens). So before libcst sees
-a file, CPython's parser (C, about five times faster) checks that it is Python at all and the
-syntax tree's depth is measured: a file deeper than ``MAX_DEPTH`` levels or larger than
-``MAX_BYTES`` is refused with ``ParseLimitError`` (``could not parse ...``). CPython raises a clean
-``RecursionError`` or ``MemoryError`` on the deepest inputs; both are refusals too.
+a file that could hold a deep expression (a regular expression finds very long lines and long runs
+of continuation lines: ``_SUSPECT_PATTERN``), CPython's parser (C, about five times faster than
+libcst) parses it and the syntax tree's depth is measured: a file deeper than ``MAX_DEPTH`` levels
+is refused with ``ParseLimitError`` (``could not parse ...``), as is any file larger than
+``MAX_BYTES``. CPython raises a clean ``RecursionError`` or ``MemoryError`` on the deepest inputs;
+both are refusals too. Ordinary files skip the second parse (it would add about a fifth to the
+parse time).
 """
 
 from __future__ import annotations
 
 import ast
+import functools
+import re
 import threading
 import warnings
 from collections.abc import Iterator
@@ -80,6 +85,23 @@ def tree_depth(tree: ast.AST, limit: int) -> int:
     return depth
 
 
+#: Source that may hold a deep expression: a line of 1,000 characters or more, or 100 lines in a row
+#: that continue an expression (ending in an operator, an opening bracket, a comma or a backslash, or
+#: starting with an operator or a closing bracket). Ordinary code has neither, and only the files that
+#: do pay for CPython's parse and the depth measure (NOTE [ What libcst survives ]); whatever slips
+#: past is still contained by the worker isolation (NOTE [ Isolating files ] in runner.py).
+_SUSPECT_PATTERN = (
+    rb"(?m:^[^\n]{1000})"
+    rb"|(?m:^(?:[^\n]*[-+*/%@&|^~.=<>(\[{,\\][ \t]*\n){100})"
+    rb"|(?m:^(?:[ \t]*[-+*/%@&|^~.)\]}][^\n]*\n){100})"
+)
+
+
+@functools.cache
+def _suspect() -> re.Pattern[bytes]:
+    return re.compile(_SUSPECT_PATTERN)
+
+
 def check_limits(source: str | bytes) -> None:
     """Raise ``ParseLimitError`` when ``source`` must not reach libcst (NOTE [ What libcst
     survives ]). Source CPython does not accept is left to libcst, whose error the caller reports
@@ -88,6 +110,9 @@ def check_limits(source: str | bytes) -> None:
     if size > MAX_BYTES:
         raise ParseLimitError(f"the file is {size / 2**20:.1f} MiB; the checker parses at most "
                               f"{MAX_BYTES // 2**20} MiB")
+    raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
+    if not _suspect().search(raw):
+        return
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -187,7 +187,23 @@ def _graph_parts(blob: bytes) -> tuple[bytes, bytes, bytes]:
     return blob[:12], blob[20:20 + hlen], blob[20 + hlen:]
 
 
+def _with_crc(blob: bytes) -> bytes:
+    """A version-2 file (a CRC-32 trailer over everything before it) with its trailer recomputed, so
+    a mutation reaches the parser instead of stopping at the checksum."""
+    return blob + struct.pack("<I", zlib.crc32(blob))
+
+
 def mutate_graph_file(rng: random.Random, blob: bytes, ops: list[str]) -> bytes:
+    crc = struct.unpack_from("<I", blob, 8)[0] >= 2
+    if crc:
+        blob = blob[:-4]
+        if rng.random() < 0.05:  # a stale checksum: refused before parsing
+            return blob + b"\0\0\0\0"
+    mutated = _mutate_graph_payload(rng, blob, ops)
+    return _with_crc(mutated) if crc else mutated
+
+
+def _mutate_graph_payload(rng: random.Random, blob: bytes, ops: list[str]) -> bytes:
     head, header, rest = _graph_parts(blob)
     kind = rng.random()
     if kind < 0.8:  # header tokens: integers, op names, dtypes, attribute kinds

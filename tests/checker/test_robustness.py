@@ -61,6 +61,9 @@ def by_path(reports: list[dict[str, object]]) -> dict[object, list[tuple[object,
     ("10k chained calls", "x = a" + ".relu()" * 10_000 + "\n"),
     ("10k chained subscripts", "x = a" + "[0]" * 10_000 + "\n"),
     ("600 + terms", "x = " + " + ".join(["a"] * 600) + "\n"),
+    ("10k + terms, one a line", "x = (a\n" + "    + a\n" * 10_000 + ")\n"),
+    ("10k + terms, the operator last", "x = (a +\n" + "    a +\n" * 10_000 + "    a)\n"),
+    ("5k chained calls, one a line", "x = (a\n" + "    .relu()\n" * 5_000 + ")\n"),
 ])
 def test_pathological_source_is_refused_and_the_rest_checked(
         tree: Path, capsys: pytest.CaptureFixture[str], label: str, body: str) -> None:

@@ -578,9 +578,11 @@ Tensor binary_impl(BinaryOp op, const Tensor& a0, const Tensor& b0) {
     compute = DType::Float32;
   }
   // a half result: the operands are rounded to the half type first, then computed in float32, as
-  // torch does (bf16 x % 0.1 divides by 0.1 rounded to bf16)
+  // torch does (bf16 x % 0.1 divides by 0.1 rounded to bf16) -- except a 0-d second operand of
+  // + - * /, which torch's kernels take at float32 precision (x / 1e30 is not x / inf)
+  bool exact_scalar = b0.dim() == 0 && op <= BinaryOp::Div;
   Tensor a = half ? cast(cast(a0, out_half), compute) : cast(a0, compute);
-  Tensor b = half ? cast(cast(b0, out_half), compute) : cast(b0, compute);
+  Tensor b = half && !exact_scalar ? cast(cast(b0, out_half), compute) : cast(b0, compute);
   // An integer tensor exponent may be negative (torch: 0 unless the base is +-1, as ipow gives);
   // only a negative Python-number exponent is refused, in binary(Tensor, Scalar).
   if (a.shape() != b.shape()) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 
@@ -20,11 +21,22 @@ namespace {
 
 const char* kFlags = "-O3 -march=native -fopenmp -fno-math-errno -fno-trapping-math -std=c++17 -shared -fPIC";
 
+// A loaded kernel library: closed when the last kernel using it goes (a compiled function that
+// keeps meeting new shapes loads a library per shape; graphs dropped from its bounded cache must
+// take theirs along, or the process grows by one mapped library per shape).
+struct LoadedKernel {
+  void* handle = nullptr;
+  void* fn = nullptr;
+  ~LoadedKernel() {
+    if (handle) dlclose(handle);
+  }
+};
+
 struct CompilerState {
   std::mutex mu;
   bool probed = false;
   CompilerStatus status;
-  std::map<std::string, void*> loaded;  // hash -> symbol (libraries stay open for the process)
+  std::map<std::string, std::weak_ptr<LoadedKernel>> loaded;  // hash -> the library while in use
 };
 CompilerState& state() {
   static CompilerState s;
@@ -72,15 +84,19 @@ void probe(CompilerState& st) {
   if (!st.status.available) st.status.last_error = "compiler '" + st.status.compiler + "' not found or not runnable";
 }
 
-void* open_symbol(const std::string& so, std::string* err) {
-  void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
+std::shared_ptr<LoadedKernel> open_symbol(const std::string& so, std::string* err) {
+  auto lib = std::make_shared<LoadedKernel>();
+  lib->handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib->handle) {
     *err = std::string("dlopen failed: ") + dlerror();
     return nullptr;
   }
-  void* f = dlsym(h, "tt_kernel");
-  if (!f) *err = "generated library has no tt_kernel";
-  return f;
+  lib->fn = dlsym(lib->handle, "tt_kernel");
+  if (!lib->fn) {
+    *err = "generated library has no tt_kernel";
+    return nullptr;
+  }
+  return lib;
 }
 
 }  // namespace
@@ -108,7 +124,7 @@ void note_interpreted() {
   ++st.status.interpreted;
 }
 
-void* compile_kernel(const std::string& source) {
+std::shared_ptr<void> compile_kernel(const std::string& source) {
   auto& st = state();
   std::lock_guard<std::mutex> lock(st.mu);
   probe(st);
@@ -117,10 +133,17 @@ void* compile_kernel(const std::string& source) {
   std::snprintf(hex, sizeof hex, "%016llx",
                 static_cast<unsigned long long>(fnv1a(source + "\n// " + st.status.compiler + " " + kFlags)));
   std::string key = hex;
+  // the symbol, sharing ownership of its library (an aliasing pointer)
+  auto symbol = [](const std::shared_ptr<LoadedKernel>& lib) { return std::shared_ptr<void>(lib, lib->fn); };
   if (auto it = st.loaded.find(key); it != st.loaded.end()) {
-    ++st.status.cache_hits;
-    return it->second;
+    if (auto lib = it->second.lock()) {
+      ++st.status.cache_hits;
+      return symbol(lib);
+    }
+    st.loaded.erase(it);
   }
+  for (auto it = st.loaded.begin(); it != st.loaded.end();)  // forget closed libraries
+    it = it->second.expired() ? st.loaded.erase(it) : std::next(it);
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(st.status.cache_dir, ec);
@@ -131,10 +154,10 @@ void* compile_kernel(const std::string& source) {
   std::string base = st.status.cache_dir + "/tt_" + key;
   std::string so = base + ".so", err;
   if (fs::exists(so)) {
-    if (void* f = open_symbol(so, &err)) {
+    if (auto lib = open_symbol(so, &err)) {
       ++st.status.cache_hits;
-      st.loaded[key] = f;
-      return f;
+      st.loaded[key] = lib;
+      return symbol(lib);
     }
   }
   std::string tag = "." + std::to_string(getpid());
@@ -162,14 +185,14 @@ void* compile_kernel(const std::string& source) {
   if (ec) so = tmp;
   fs::remove(log, ec);
   fs::rename(src, base + ".cpp", ec);
-  void* f = open_symbol(so, &err);
-  if (!f) {
+  auto lib = open_symbol(so, &err);
+  if (!lib) {
     st.status.last_error = err;
     return nullptr;
   }
   ++st.status.compiled;
-  st.loaded[key] = f;
-  return f;
+  st.loaded[key] = lib;
+  return symbol(lib);
 }
 
 }  // namespace tt::graph

@@ -46,7 +46,8 @@ std::string FusedKernel::mode() const {
 
 void FusedKernel::ensure_compiled() {
   std::call_once(once_, [this] {
-    fn_ = reinterpret_cast<KernelFn>(compile_kernel(src_));
+    lib_ = compile_kernel(src_);
+    fn_ = reinterpret_cast<KernelFn>(lib_.get());
     tried_ = true;
   });
 }

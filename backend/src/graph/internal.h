@@ -82,6 +82,7 @@ class FusedKernel : public Primitive {
   std::string src_;
   using KernelFn = void (*)(void* const*, int64_t);
   KernelFn fn_ = nullptr;
+  std::shared_ptr<void> lib_;  // keeps fn_'s library loaded (compile_kernel)
   std::once_flag once_;
   bool tried_ = false;
   std::once_flag cuda_once_;
@@ -90,8 +91,9 @@ class FusedKernel : public Primitive {
 };
 
 // Compiles `source` (cached on disk by hash) and returns the symbol tt_kernel, or nullptr with the
-// reason in compiler_status().last_error.
-void* compile_kernel(const std::string& source);
+// reason in compiler_status().last_error. The pointer owns the library: it is closed when the last
+// one goes.
+std::shared_ptr<void> compile_kernel(const std::string& source);
 std::string kernel_cache_dir();  // where compiled kernels (and PTX) are cached
 void note_interpreted();
 
