@@ -289,3 +289,27 @@ def test_import_works_without_onnx_and_export_says_what_is_missing(tmp_path: Pat
 def test_unsupported_primitives_are_named() -> None:
     with pytest.raises(NotImplementedError, match="cumprod"):
         tt.onnx.export(lambda x: x.cumprod(1), [tt.randn(2, 3)])
+
+
+@pytest.mark.parametrize("mask", ["none", "causal", "bool", "float", "bool-empty-row"])
+def test_fused_attention_matches_eager_in_onnxruntime(mask: str) -> None:
+    """The fused scaled_dot_product_attention primitive, written out for ONNX under each of torch's mask
+    conventions; a row whose bool mask is all False gives 0, as eager does."""
+    q, k, v = tt.randn(2, 3, 5, 8), tt.randn(2, 3, 7, 8), tt.randn(2, 3, 7, 4)
+    extra: list[Any] = []
+    if mask.startswith("bool"):
+        m = tt.rand(5, 7) > 0.4
+        if mask == "bool-empty-row":
+            m[1] = False
+        extra = [m]
+    elif mask == "float":
+        extra = [tt.randn(5, 7)]
+
+    def f(q: Any, k: Any, v: Any, *m: Any) -> Any:
+        return tt.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m[0] if m else None,
+                                                             is_causal=mask == "causal")
+
+    inputs = [q, k, v, *extra]
+    proto = tt.onnx.export(f, inputs, dynamic=False)
+    assert any(node.op_type == "Softmax" for node in proto.graph.node)
+    close(run(proto, inputs), eager(f, inputs))

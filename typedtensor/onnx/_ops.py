@@ -394,6 +394,35 @@ def _matmul(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
     return [c.b.node("MatMul", x[:2])]
 
 
+@emits("scaled_dot_product_attention")
+def _attention(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
+    """The fused primitive written out as ONNX's attention pattern (MatMul, Softmax, MatMul), with torch's
+    conventions: a bool mask keeps the True places, a float mask is added, is_causal keeps the lower
+    triangle, and a row that may attend nothing gives 0 (its log-sum-exp -inf) rather than NaN."""
+    b, dt = c.b, _in_dtype(c, n)
+    q, k, v = x[0], x[1], x[2]
+    rank = len(c.values[n.inputs[1]].shape)
+    perm = [*range(rank - 2), rank - 1, rank - 2]
+    scores = b.node("Mul", [b.node("MatMul", [q, b.node("Transpose", [k], perm=perm)]),
+                            c.scalar(float(n.attrs["scale"]), dt)])
+    kind = int(n.attrs["mask"])
+    neg_inf = c.scalar(float("-inf"), dt)
+    if kind == 1:  # bool: True attends
+        scores = b.node("Where", [x[3], scores, neg_inf])
+    elif kind == 2:  # additive
+        scores = b.node("Add", [scores, x[3]])
+    if bool(n.attrs["causal"]):
+        square = b.node("Expand", [c.scalar(1.0, dt), b.node("Shape", [scores], start=-2)])
+        keep = b.node("Cast", [b.node("Trilu", [square], upper=0)], to=c.onnx_type("bool"))
+        scores = b.node("Where", [keep, scores, neg_inf])
+    weights = b.node("Softmax", [scores], axis=-1)
+    weights = b.node("Where", [b.node("IsNaN", [weights]), c.scalar(0.0, dt), weights])
+    outs = [b.node("MatMul", [weights, v])]
+    if len(n.outputs) > 1:
+        outs.append(b.node("ReduceLogSumExp", [scores, c.ints([-1])], keepdims=0))
+    return outs
+
+
 @emits("layer_norm")
 def _layer_norm(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
     shape = c.values[n.inputs[0]].shape
