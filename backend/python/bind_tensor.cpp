@@ -520,8 +520,8 @@ void bind_tensor(py::module_& m) {
     return tt::masked_fill(a, mask, scalar_arg(v, "masked_fill"));
   }, py::arg("mask"), py::arg("value"));
   cls.def("masked_fill_", [](Tensor& a, const Tensor& mask, py::handle v) -> Tensor& {
-    Tensor r = is_tensor(v) ? tt::masked_fill_t(a, mask, v.cast<const Tensor&>()) : tt::masked_fill(a, mask, scalar_arg(v, "masked_fill_"));
-    return tt::copy_(a, r);
+    Tensor value = is_tensor(v) ? v.cast<Tensor>() : tt::scalar_tensor(scalar_arg(v, "masked_fill_"), a.dtype());
+    return tt::masked_fill_(a, mask, value);
   }, py::arg("mask"), py::arg("value"), py::return_value_policy::reference_internal);
 
   // ---- reductions ----
