@@ -9,7 +9,9 @@
 //     a node (it refuses inputs and attributes the kernels cannot take: a loaded graph is
 //     untrusted);
 //   - eval_cpu: the CPU kernel;
-//   - eval_cuda: the CUDA kernel, or the default which throws "[op] no CUDA kernel";
+//   - eval_cuda: by default eval_cpu run under apply()'s DeviceScope, so its allocations land on
+//     the device and its kernel calls reach the CUDA table (a kernel the table lacks throws
+//     "[op] no CUDA kernel for op"); overridden where the device path differs;
 //   - vjp: the vector-Jacobian product, or the default which throws "[op] not differentiable".
 // Every front-end op ends in `apply(primitive, inputs)`: the single dispatch point. It picks the
 // device kernel and then calls the autograd recorder (if one is installed and an input requires
