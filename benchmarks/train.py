@@ -4,7 +4,9 @@
 
 Workloads (issue 6):
 - MLP 784-512-512-10, batch 256: forward + cross-entropy + backward + SGD step;
-- transformer block (batch 8, seq 128, d_model 256, 4 heads, MLP 1024): forward + backward;
+- transformer block (batch 8, seq 128, d_model 256, 4 heads, MLP 1024): forward + backward, with
+  nn.MultiheadAttention, and again with the attention written out (``softmax(q @ k.mT) @ v``) and
+  with ``F.scaled_dot_product_attention`` on a QKV projection;
 - small CNN (conv32-pool-conv64-pool-fc128-fc10 on 64 x 1 x 28 x 28): forward + backward + SGD step;
 - peak memory of the MLP benchmark: the resident-set high-water mark (``VmHWM``, reset through
   ``/proc/self/clear_refs`` after the imports and one step of a tiny model) of a child process per
@@ -78,6 +80,26 @@ def _block_forward(m: Any, F: Any, x: Any) -> Any:
     return x + m["fc2"](F.gelu(m["fc1"](m["ln2"](x))))
 
 
+def block_qkv(nn: Any) -> Any:
+    """The same pre-norm block with its attention written out (one QKV projection, then either
+    ``softmax(q @ k.mT * scale) @ v`` or ``F.scaled_dot_product_attention``)."""
+    return nn.ModuleDict({
+        "ln1": nn.LayerNorm(256), "qkv": nn.Linear(256, 768), "proj": nn.Linear(256, 256),
+        "ln2": nn.LayerNorm(256), "fc1": nn.Linear(256, 1024), "fc2": nn.Linear(1024, 256),
+    })
+
+
+def _block_qkv_forward(m: Any, F: Any, x: Any, sdpa: bool) -> Any:
+    b, s, d = x.shape
+    q, k, v = (t.reshape(b, s, 4, d // 4).transpose(1, 2) for t in m["qkv"](m["ln1"](x)).chunk(3, -1))
+    if sdpa:
+        a = F.scaled_dot_product_attention(q, k, v)
+    else:
+        a = F.softmax(q @ k.transpose(-2, -1) * (1.0 / (d // 4) ** 0.5), -1) @ v
+    x = x + m["proj"](a.transpose(1, 2).reshape(b, s, d))
+    return x + m["fc2"](F.gelu(m["fc1"](m["ln2"](x))))
+
+
 def _same_weights(ours: Any, ref: Any, tt: Any) -> None:
     ours.load_state_dict({k: tt.tensor(v.detach().numpy().copy()) for k, v in ref.state_dict().items()})
 
@@ -116,6 +138,23 @@ def bench_block(tt: Any, torch: Any, np: Any, repeats: int) -> tuple[float, floa
     def step_torch() -> None:
         ref.zero_grad()
         _block_forward(ref, torch.nn.functional, xr).mean().backward()
+
+    return compare_ms(step_tt, step_torch, repeats)
+
+
+def bench_block_qkv(tt: Any, torch: Any, np: Any, repeats: int, sdpa: bool) -> tuple[float, float]:
+    x = np.random.default_rng(0).standard_normal((8, 128, 256)).astype(np.float32)
+    ref, ours = block_qkv(torch.nn), block_qkv(tt.nn)
+    _same_weights(ours, ref, tt)
+    xt, xr = tt.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+
+    def step_tt() -> None:
+        ours.zero_grad()
+        _block_qkv_forward(ours, tt.nn.functional, xt, sdpa).mean().backward()
+
+    def step_torch() -> None:
+        ref.zero_grad()
+        _block_qkv_forward(ref, torch.nn.functional, xr, sdpa).mean().backward()
 
     return compare_ms(step_tt, step_torch, repeats)
 
@@ -208,7 +247,7 @@ def main() -> None:
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--cpu-time", action="store_true",
                     help="time with the process's CPU clock (with --threads 1: robust to other load on the machine)")
-    ap.add_argument("--only", choices=["mlp", "block", "cnn", "memory"], action="append")
+    ap.add_argument("--only", choices=["mlp", "block", "block-explicit", "block-sdpa", "cnn", "memory"], action="append")
     ap.add_argument("--memory-child", choices=["typedtensor", "torch"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
@@ -227,14 +266,20 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     tt.manual_seed(0)
     torch.manual_seed(0)
-    targets = {"mlp": 1.0, "block": 1.2, "cnn": 1.5}
+    targets = {"mlp": 1.0, "block": 1.2, "block-explicit": 0.9, "block-sdpa": 0.9, "cnn": 1.5}
     names = {
         "mlp": "MLP 784-512-512-10, batch 256 (fwd+bwd+SGD)",
         "block": "transformer block b8 s128 d256 h4 mlp1024 (fwd+bwd)",
+        "block-explicit": "same block, attention written out (fwd+bwd)",
+        "block-sdpa": "same block, F.scaled_dot_product_attention (fwd+bwd)",
         "cnn": "small CNN 64x1x28x28 (fwd+bwd+SGD)",
     }
     rows = []
-    for key, fn in (("mlp", bench_mlp), ("block", bench_block), ("cnn", bench_cnn)):
+    benches: tuple[tuple[str, Callable[..., tuple[float, float]]], ...] = (
+        ("mlp", bench_mlp), ("block", bench_block),
+        ("block-explicit", lambda *a: bench_block_qkv(*a, sdpa=False)),
+        ("block-sdpa", lambda *a: bench_block_qkv(*a, sdpa=True)), ("cnn", bench_cnn))
+    for key, fn in benches:
         if args.only and key not in args.only:
             continue
         ours, ref = fn(tt, torch, np, args.repeats)

@@ -1,15 +1,15 @@
-"""Annotations → what a checker value of that type looks like.
+"""Annotations → the checker value a name of that type holds (an annotation *is* a value).
 
 ``Tensor[Batch, In]`` → a tensor of that shape; ``Batch`` or a TypeVar → a size; ``Literal[3]`` →
 the size 3; ``Add[A, B]`` → the dim ``A + B``; ``tuple[...]``/``list[...]`` → tuples and sequences;
-a class → an instance. Everything else (``int``, ``Any``, unions) is unknown.
+a class → an instance; ``int``/``float`` → a number. Everything else (``Any``, unions) is
+``UNKNOWN``, which is also what an unannotated parameter holds.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Union
+from typing import TypeVar
 
 import libcst as cst
 
@@ -30,64 +30,24 @@ from typedtensor.shapes.unify import Bindings
 from . import names
 from .calculus import MODULES, module_ctor_from_type_args
 from .values import (
+    AliasV,
     ClassInfo,
     ClassV,
-    ConstV,
     DimClassV,
     InstanceV,
     LibModuleV,
     QualV,
     ScalarV,
     SeqV,
-    SizeV,
     TensorV,
     TupleV,
     TypeVarV,
     Value,
+    size_value,
 )
 
-
-@dataclass(frozen=True)
-class TensorAnn:
-    shape: ShapeLike
-
-
-@dataclass(frozen=True)
-class SizeAnn:
-    dim: DimExpr
-
-
-@dataclass(frozen=True)
-class TupleAnn:
-    items: tuple[Ann, ...]
-
-
-@dataclass(frozen=True)
-class SeqAnn:
-    elem: Ann
-
-
-@dataclass(frozen=True)
-class ValueAnn:
-    """An instance of a class (a user class or a registry module): the value stands for it."""
-
-    value: Value
-
-
-@dataclass(frozen=True)
-class ScalarAnn:
-    pass
-
-
-@dataclass(frozen=True)
-class AnyAnn:
-    pass
-
-
-ANY = AnyAnn()
-Ann = Union[TensorAnn, SizeAnn, TupleAnn, SeqAnn, ValueAnn, ScalarAnn, AnyAnn]
-
 Resolve = Callable[[cst.BaseExpression], Value]
+T = TypeVar("T")
 
 
 def _qual(v: Value) -> str | None:
@@ -99,46 +59,62 @@ def _typing(v: Value) -> str | None:
     return names.typing_name(q) if q else None
 
 
+CONTIGUOUS = "contiguous"  # NOTE [ Layout lints ]: what a parameter of an annotated type is assumed to be
+MAX_ALIAS_DEPTH = 20  # aliases of aliases; deeper (or circular: ``A = Add[A, 1]``) is unknown
+
+
 class AnnotationReader:
     """Reads annotation expressions with ``resolve`` (the inference's name lookup)."""
 
     def __init__(self, resolve: Resolve, new_instance: Callable[[ClassInfo, Bindings], InstanceV]):
         self.resolve = resolve
         self.new_instance = new_instance
+        self._aliases = 0  # alias expressions being read, nested
+
+    def _alias(self, v: Value, read: Callable[[cst.BaseExpression], T]) -> T | None:
+        """Read a type alias's expression where the alias is used; None when ``v`` is not one."""
+        if not isinstance(v, AliasV) or self._aliases >= MAX_ALIAS_DEPTH:
+            return None
+        self._aliases += 1
+        try:
+            return read(v.node)
+        finally:
+            self._aliases -= 1
 
     # -- whole annotations -------------------------------------------------------------------
 
-    def read(self, expr: cst.BaseExpression | None) -> Ann:
+    def read(self, expr: cst.BaseExpression | None) -> Value:
         if expr is None:
-            return ANY
+            return UNKNOWN
         if isinstance(expr, cst.SimpleString | cst.ConcatenatedString):
             parsed = _parse_string(expr)
-            return self.read(parsed) if parsed is not None else ANY
+            return self.read(parsed) if parsed is not None else UNKNOWN
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr):
             return self._union([expr.left, expr.right])
         if isinstance(expr, cst.Subscript):
             return self._subscript(expr)
         v = self.resolve(expr)
-        return self._plain(v)
+        aliased = self._alias(v, self.read)
+        return aliased if aliased is not None else self._plain(v)
 
-    def _plain(self, v: Value) -> Ann:
+    def _plain(self, v: Value) -> Value:
         q = _qual(v)
         if q in names.TENSOR:
-            return TensorAnn(UNKNOWN)
+            return TensorV(UNKNOWN, layout=CONTIGUOUS)
         if isinstance(v, DimClassV):
-            return SizeAnn(named_dim(v.qualname, v.display))
+            return size_value(named_dim(v.qualname, v.display))
         if isinstance(v, TypeVarV) and not v.is_tuple:
-            return SizeAnn(dim_var(v.name))
+            return size_value(dim_var(v.name))
         if isinstance(v, ClassV):
-            return ValueAnn(self.new_instance(v.info, Bindings()))
+            return self.new_instance(v.info, Bindings())
         if q is not None and q in MODULES:
             mdef = MODULES[q]
-            return ValueAnn(LibModuleV(mdef, module_ctor_from_type_args(mdef, ())))
+            return LibModuleV(mdef, module_ctor_from_type_args(mdef, ()))
         if q in ("builtins.float", "float", "builtins.int", "int"):
-            return ScalarAnn()
-        return ANY
+            return ScalarV()
+        return UNKNOWN
 
-    def _union(self, parts: list[cst.BaseExpression]) -> Ann:
+    def _union(self, parts: list[cst.BaseExpression]) -> Value:
         flat: list[cst.BaseExpression] = []
         todo = list(parts)
         while todo:
@@ -150,14 +126,14 @@ class AnnotationReader:
         real = [e for e in flat if not (isinstance(e, cst.Name) and e.value == "None")]
         if len(real) == 1:
             return self.read(real[0])
-        return ANY
+        return UNKNOWN
 
-    def _subscript(self, expr: cst.Subscript) -> Ann:
+    def _subscript(self, expr: cst.Subscript) -> Value:
         base = self.resolve(expr.value)
         elems = [el.slice for el in expr.slice]
         q = _qual(base)
         if q in names.TENSOR:
-            return TensorAnn(self.shape(elems))
+            return TensorV(self.shape(elems), layout=CONTIGUOUS)  # NOTE [ Layout lints ]: assumed
         tname = _typing(base)
         values = [e.value for e in elems if isinstance(e, cst.Index)]
         if tname in ("Optional",) and values:
@@ -168,20 +144,20 @@ class AnnotationReader:
             return self.read(values[0])
         if tname in ("tuple", "Tuple"):
             if len(values) == 2 and isinstance(values[1], cst.Ellipsis):
-                return SeqAnn(self.read(values[0]))
+                return SeqV(self.read(values[0]))
             if len(values) == 1 and isinstance(values[0], cst.Tuple) and not values[0].elements:
-                return TupleAnn(())
-            return TupleAnn(tuple(self.read(v) for v in values))
+                return TupleV(())
+            return TupleV(tuple(self.read(v) for v in values))
         if tname in ("list", "List", "Sequence", "Iterable", "Iterator", "MutableSequence"):
-            return SeqAnn(self.read(values[0])) if values else SeqAnn(ANY)
+            return SeqV(self.read(values[0])) if values else SeqV(UNKNOWN)
         if tname == "Literal":
             if len(values) == 1:
                 d = self.dim(values[0])
                 if isinstance(d, int):
-                    return SizeAnn(d)
-            return ANY
+                    return size_value(d)
+            return UNKNOWN
         if q in names.DIM_ARITH:
-            return SizeAnn(self.dim(expr))
+            return size_value(self.dim(expr))
         if isinstance(base, ClassV):
             info = base.info
             b = Bindings()
@@ -189,15 +165,15 @@ class AnnotationReader:
                 d = self.dim(v)
                 if d is not UNKNOWN:
                     b.dims[name] = d
-            return ValueAnn(self.new_instance(info, b))
+            return self.new_instance(info, b)
         if q is not None and q in MODULES:
             mdef = MODULES[q]
             kinds = {p.name: p.kind for p in mdef.ctor}
-            return ValueAnn(LibModuleV(mdef, module_ctor_from_type_args(mdef, [
+            return LibModuleV(mdef, module_ctor_from_type_args(mdef, [
                 self.dim(v) if kinds.get(name) in ("size", "sizes") else self.static(v)
                 for name, v in zip(mdef.type_params, values, strict=False)
-            ])))
-        return ANY
+            ]))
+        return UNKNOWN
 
     # -- shapes and dims ---------------------------------------------------------------------
 
@@ -264,7 +240,7 @@ class AnnotationReader:
 
     def dim(self, expr: cst.BaseExpression) -> DimExpr:
         if isinstance(expr, cst.Integer):
-            value = _int_literal(expr.value)
+            value = int_literal(expr.value)
             return UNKNOWN if value is None else value
         if isinstance(expr, cst.SimpleString):
             parsed = _parse_string(expr)
@@ -278,7 +254,7 @@ class AnnotationReader:
                 if negative and isinstance(literal, cst.UnaryOperation):
                     literal = literal.expression
                 if isinstance(literal, cst.Integer):
-                    value = _int_literal(literal.value)
+                    value = int_literal(literal.value)
                     if value is not None:
                         return -value if negative else value
                 return UNKNOWN
@@ -304,10 +280,11 @@ class AnnotationReader:
             return named_dim(v.qualname, v.display)
         if isinstance(v, TypeVarV) and not v.is_tuple:
             return dim_var(v.name)
-        return UNKNOWN
+        aliased = self._alias(v, self.dim)
+        return aliased if aliased is not None else UNKNOWN
 
 
-def _int_literal(text: str) -> int | None:
+def int_literal(text: str) -> int | None:
     """An int literal's value without ``ast.literal_eval`` (it compiles: slow in a hot path); None
     for one Python will not convert (over 4300 digits)."""
     text = text.replace("_", "")
@@ -330,24 +307,4 @@ def _parse_string(expr: cst.SimpleString | cst.ConcatenatedString) -> cst.BaseEx
         return None
 
 
-def value_of(ann: Ann) -> Value:
-    """The value a parameter or a call result of this type holds."""
-    if isinstance(ann, TensorAnn):
-        return TensorV(ann.shape)
-    if isinstance(ann, SizeAnn):
-        return SizeV(ann.dim) if ann.dim is not UNKNOWN else UNKNOWN
-    if isinstance(ann, TupleAnn):
-        return TupleV(tuple(value_of(a) for a in ann.items))
-    if isinstance(ann, SeqAnn):
-        return SeqV(value_of(ann.elem))
-    if isinstance(ann, ValueAnn):
-        return ann.value
-    if isinstance(ann, ScalarAnn):
-        return ScalarV()
-    return UNKNOWN
-
-
-__all__ = [
-    "ANY", "Ann", "AnnotationReader", "AnyAnn", "ConstV", "ScalarAnn", "SeqAnn", "SizeAnn",
-    "TensorAnn", "TupleAnn", "ValueAnn", "value_of",
-]
+__all__ = ["AnnotationReader", "Resolve", "int_literal"]

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 # message. A test checks that both agree wherever the fast one answers.
 #: (flags, action, metavar, help); action is "flag", "value", "int", "path", "append" or "choice".
 OPTIONS: Final[tuple[tuple[tuple[str, ...], str, str | None, str | None], ...]] = (
-    (("--format",), "choice", None, "output format"),
+    (("--format", "--output-format"), "choice", None, "output format (--output-format: ruff's spelling)"),
     (("--show-shapes",), "flag", None, "print the inferred shape of every assignment"),
     (("--explain",), "value", "CODE", "explain an error code with an example, then exit"),
     (("--config",), "path", "FILE", "a pyproject.toml (default: the nearest one)"),
@@ -38,7 +38,8 @@ OPTIONS: Final[tuple[tuple[tuple[str, ...], str, str | None, str | None], ...]] 
     (("--exclude",), "append", "GLOB", "skip matching paths"),
     (("--output", "-o"), "value", "FILE", "write the report there instead of stdout"),
     (("--stats",), "flag", None, "print files, lines, time and crashes to stderr"),
-    (("--infer-all",), "flag", None, None),  # robustness testing; not in --help
+    (("--infer-all",), "flag", None, "also infer unannotated functions (a model's forward) from the shapes "
+                                       "they are called with, and check files that cannot reach typedtensor"),
 )
 DEFAULTS: Final[dict[str, Any]] = {"format": "text"}
 
@@ -183,6 +184,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"typedtensor check: {exc}", file=sys.stderr)
         return 2
+    for skipped in result.skipped:
+        print(f"typedtensor check: note: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
     reports = result.reports
     if args.format == "text":
         out = formats.text(reports, summary=True, files=result.files)

@@ -17,6 +17,7 @@ Only the ``[tool.typedtensor]`` table is read: a ``pyproject.toml`` whose text n
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +118,10 @@ def load(path: Path | None = None, start: Path | None = None) -> Config:
         raise ConfigError(f"{path}: {exc}") from exc
     if "typedtensor" not in text:
         return Config(root=path.parent, source=path)
-    import tomllib
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # the same parser, published as tomli before it joined the standard library
+        import tomli as tomllib
 
     try:
         data = tomllib.loads(text)

@@ -19,9 +19,62 @@ class UsageError(Exception):
     """A command-line problem (exit status 2)."""
 
 
-def collect(paths: Iterable[str], config: Config) -> list[str]:
-    """The ``.py`` files named or found under the directories named, sorted, without repeats."""
-    return [f.path for f in scan(paths, config)]
+#: A ``.py`` file larger than this is skipped with a note (no source file is; a generated data file
+#: can be, and reading it whole would cost its size in memory).
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
+class Skipped(NamedTuple):
+    """A path left out of the run, and why (printed as a note)."""
+
+    path: str  # printable: undecodable bytes and control characters escaped
+    reason: str
+
+
+def printable(path: str) -> str:
+    """``path`` with what a terminal or a ``path:line:col`` report cannot carry escaped."""
+    text = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
+                   for c in text)
+
+
+def odd_name(path: str) -> str | None:
+    """Why a path cannot be reported as it is (None: it can): bytes that are not UTF-8, or a
+    control character such as a newline, which would break the ``path:line:col`` output."""
+    if path.isprintable():  # the usual case, at C speed
+        return None
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return "its name is not valid UTF-8"
+    if any(ord(c) < 32 or ord(c) == 127 for c in path):
+        return "its name holds a control character"
+    return None
+
+
+def read_source(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """A regular file's bytes: raises ``OSError`` for anything else (a FIFO or a device such as a
+    link to /dev/zero is never read, even one swapped in after the walk) or above ``limit``."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{path}: not a regular file")
+        if st.st_size > limit:
+            raise OSError(f"{path}: larger than {limit // 2**20} MiB")
+        chunks: list[bytes] = []
+        total = 0
+        while total <= limit:  # to the end, even if it grew since the stat
+            part = os.read(fd, min(limit + 1 - total, 1 << 24))
+            if not part:
+                break
+            chunks.append(part)
+            total += len(part)
+        if total > limit:
+            raise OSError(f"{path}: larger than {limit // 2**20} MiB")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 class Found(NamedTuple):
@@ -33,28 +86,44 @@ class Found(NamedTuple):
     mtime_ns: int
 
 
-def scan(paths: Iterable[str], config: Config) -> list[Found]:
-    """``collect`` with each file's absolute path, size and mtime, sorted by path."""
+def scan(paths: Iterable[str], config: Config, skipped: list[Skipped] | None = None) -> list[Found]:
+    """The ``.py`` files named or found under the directories named, sorted by path, without repeats,
+    each with its absolute path, size and mtime. Files that are not regular (a FIFO, a link to a device), too large, or oddly named are left out and listed in
+    ``skipped``."""
     found: dict[str, Found] = {}
     root = os.path.abspath(config.root)
     check_excludes = bool(config.exclude)
+    notes: list[Skipped] = skipped if skipped is not None else []
     for raw in paths:
         try:
             st = os.stat(raw)
         except OSError:
-            raise UsageError(f"{raw}: no such file or directory") from None
+            raise UsageError(f"{printable(raw)}: no such file or directory") from None
         if stat.S_ISDIR(st.st_mode):
-            _walk(os.path.normpath(raw), os.path.abspath(raw), root, config if check_excludes else None, found)
-        elif not stat.S_ISREG(st.st_mode):
-            raise UsageError(f"{raw}: not a file or directory")
+            _walk(os.path.normpath(raw), os.path.abspath(raw), root, config if check_excludes else None, found,
+                  notes)
         else:
             full = os.path.abspath(raw)
-            if full not in found:
+            if full not in found and _admissible(raw, full, st, notes):
                 found[full] = Found(os.path.normpath(raw), full, st.st_size, st.st_mtime_ns)
     return sorted(found.values())
 
 
-def _walk(folder: str, full: str, root: str, config: Config | None, found: dict[str, Found]) -> None:
+def _admissible(path: str, full: str, st: os.stat_result, notes: list[Skipped]) -> bool:
+    """Whether a file the walk found can be checked; if not, the note saying why."""
+    why = odd_name(full)
+    if why is None and not stat.S_ISREG(st.st_mode):
+        why = "not a regular file"
+    if why is None and st.st_size > MAX_FILE_BYTES:
+        why = f"larger than {MAX_FILE_BYTES // 2**20} MiB"
+    if why is not None:
+        notes.append(Skipped(printable(path), why))
+        return False
+    return True
+
+
+def _walk(folder: str, full: str, root: str, config: Config | None, found: dict[str, Found],
+          notes: list[Skipped]) -> None:
     """``os.walk`` without following links to folders, with its stats kept: ``DirEntry`` knows a
     name's type without a system call, so each ``.py`` costs one ``stat`` and nothing else."""
     try:
@@ -80,7 +149,8 @@ def _walk(folder: str, full: str, root: str, config: Config | None, found: dict[
             fp_full = full_prefix + name
             if fp_full in found or (config is not None and config.is_excluded_rel(_rel(fp_full, root), False)):
                 continue
-            found[fp_full] = Found(prefix + name, fp_full, st.st_size, st.st_mtime_ns)
+            if _admissible(prefix + name, fp_full, st, notes):
+                found[fp_full] = Found(prefix + name, fp_full, st.st_size, st.st_mtime_ns)
             continue
         try:
             if e.is_dir():
@@ -96,7 +166,7 @@ def _walk(folder: str, full: str, root: str, config: Config | None, found: dict[
             continue
         if e.is_symlink():
             continue
-        _walk(prefix + name, sub_full, root, config, found)
+        _walk(prefix + name, sub_full, root, config, found, notes)
 
 
 def _rel(full: str, root: str) -> str:

@@ -94,6 +94,23 @@ def explanations() -> dict[str, Explanation]:
             "def f(:\n    pass\n",
             "def f():\n    pass\n",
         ),
+        "view-noncontiguous": Explanation(
+            "view on a tensor that is not contiguous in memory (torch raises at run time)",
+            "After transpose, permute, .T, .mT, t() or expand a tensor's dims are no longer laid out one "
+            "after another, and view cannot merge or split dims across such a break. Call .contiguous() "
+            "first, or use reshape (which copies when it must). A lint beyond shape equality: its own "
+            "code, so `disable = [\"view-noncontiguous\"]` (or --disable view-noncontiguous) turns it off.",
+            _HEAD + "def merge(y: Tensor[Batch, In, Out]) -> None:\n    y.transpose(1, 2).view(y.shape[0], -1)\n",
+            _HEAD + "def merge(y: Tensor[Batch, In, Out]) -> None:\n    y.transpose(1, 2).contiguous().view(y.shape[0], -1)\n",
+        ),
+        "squeeze-no-dim": Explanation(
+            "squeeze() without a dim on a tensor with a symbolic dim that may be 1 (a warning)",
+            "squeeze() drops every dim of size 1, so a batch of one loses its batch dim too and the "
+            "next op sees another rank. Name the dim to squeeze. A lint beyond shape equality: "
+            "`disable = [\"squeeze-no-dim\"]` (or --disable squeeze-no-dim) turns it off.",
+            _HEAD + "def pooled(x: Tensor[Batch, In]) -> None:\n    y = x.unsqueeze(-1).squeeze()\n",
+            _HEAD + "def pooled(x: Tensor[Batch, In]) -> None:\n    y = x.unsqueeze(-1).squeeze(-1)\n",
+        ),
         "internal-error": Explanation(
             "the checker failed on this file (a bug in the checker: please report it)",
             "The checker never crashes the run: it reports the file with this code, checks the rest, "

@@ -16,7 +16,10 @@ if TYPE_CHECKING:
 
 TOOL_NAME: Final = "typedtensor-check"
 SARIF_SCHEMA: Final = "https://json.schemastore.org/sarif-2.1.0.json"
-DOCS_URL: Final = "docs/checker.md"
+#: The repository's home; pyproject.toml's [project.urls] names the same one (a test keeps them equal).
+REPOSITORY_URL: Final = "https://github.com/typedtensor/typedtensor"
+#: Each rule's ``helpUri`` is this page with the code as its anchor (SARIF wants an absolute URI).
+DOCS_URL: Final = f"{REPOSITORY_URL}/blob/main/docs/checker.md"
 
 
 def text(reports: Sequence[Report], summary: bool = True, files: int = 0) -> str:

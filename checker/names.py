@@ -11,6 +11,13 @@ DIM: Final = frozenset({"typedtensor.Dim"})
 MODULE_BASE: Final = frozenset({"typedtensor.nn.Module"})
 SEQUENTIAL: Final = frozenset({"typedtensor.nn.Sequential"})
 MODULE_LIST: Final = frozenset({"typedtensor.nn.ModuleList"})
+MODULE_DICT: Final = frozenset({"typedtensor.nn.ModuleDict"})
+#: A parameter or buffer is the tensor it wraps.
+PARAMETER: Final = frozenset({"typedtensor.nn.Parameter", "typedtensor.nn.parameter.Parameter", "typedtensor.nn.Buffer"})
+TENSOR_DATASET: Final = frozenset({"typedtensor.data.TensorDataset", "typedtensor.utils.data.TensorDataset"})
+DATA_LOADER: Final = frozenset({"typedtensor.data.DataLoader", "typedtensor.utils.data.DataLoader"})
+#: ``nn.Module`` methods that add an attribute by name (``self.register_buffer("pe", pe)``).
+REGISTER_METHODS: Final = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
 DIM_ARITH: Final = {
     "typedtensor.Add": "add", "typedtensor.Sub": "sub", "typedtensor.Mul": "mul",
     "typedtensor.Div": "div",
@@ -38,12 +45,26 @@ def typing_name(qual: str) -> str | None:
     return None
 
 
+#: Subscripted, these make a type, not a value (``Side = Literal[8]`` is a type alias).
+_TYPE_FORMS: Final = frozenset({
+    "Literal", "Optional", "Union", "Annotated", "Tuple", "List", "Sequence", "Unpack", "tuple", "list",
+})
+
+
+def is_type_form(qual: str) -> bool:
+    """Whether ``qual[...]`` is a type expression (an alias when assigned to a name)."""
+    if qual in TENSOR or qual in DIM_ARITH:
+        return True
+    name = typing_name(qual)
+    return name is not None and name in _TYPE_FORMS
+
+
 _TYPING_NAMES: Final = (
     "Any", "Annotated", "Generic", "Literal", "Optional", "Sequence", "Tuple", "List", "TypeVar",
     "TypeVarTuple", "Union", "Unpack", "cast", "Iterable", "Iterator",
 )
 _PACKAGE_NAMES: Final = (
-    *TENSOR, *DIM, *DIM_ARITH, *MODULE_BASE, *SEQUENTIAL, *MODULE_LIST, "typedtensor.reveal_shape",
+    *TENSOR, *DIM, *DIM_ARITH, *MODULE_BASE, *SEQUENTIAL, *MODULE_LIST, *MODULE_DICT, "typedtensor.reveal_shape",
     "typedtensor.nn", "typedtensor.nn.functional",
 )
 

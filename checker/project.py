@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Final
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from .context import ModuleCtx, Pending
 from .parse import parse_module
 from .report import INTERNAL, SYNTAX, Report
 
 if TYPE_CHECKING:
-    from .infer import Inferrer, ModuleCtx, Pending
+    from .infer import Inferrer
     from .values import Value
 
 _EXTERNAL_TOPS: Final = frozenset(sys.stdlib_module_names) | {
@@ -109,7 +110,7 @@ def _first_line(exc: Exception) -> str:
 
 class Project:
     def __init__(self, modules: dict[str, str], sources: dict[str, bytes], packages: set[str],
-                 show_shapes: bool = False, names: dict[str, str] | None = None):
+                 show_shapes: bool = False, names: dict[str, str] | None = None, infer_all: bool = False):
         self.modules = modules  # module name -> path (the first file of that name)
         self.paths = dict(names) if names else {}  # path -> module name, for every file
         for m, p in modules.items():
@@ -117,8 +118,8 @@ class Project:
         self.sources = sources  # path -> bytes (read lazily when absent)
         self.packages = packages  # module names that are packages (__init__.py)
         self.show_shapes = show_shapes
+        self.infer_all = infer_all  # NOTE [ Inferring unannotated code from its calls ]
         self.ctxs: dict[str, ModuleCtx] = {}
-        self.inferrers: dict[int, Inferrer] = {}
         self.failed: dict[str, Exception] = {}  # module -> parse error
         self.rule_failures: list[str] = []
 
@@ -145,13 +146,12 @@ class Project:
         self.rule_failures.append(f"{op}: {text}")
 
     def inferrer_for(self, ctx: ModuleCtx) -> Inferrer:
-        from .infer import Inferrer
+        # Imported here, not at the top: a run over files that cannot hold a tensor (NOTE [ Files
+        # that cannot hold a tensor ] in runner.py) never loads the inference or the calculus.
+        # The inference does not import this module (it sees the project as context.ProjectAPI).
+        from .infer import inferrer_for
 
-        inf = self.inferrers.get(id(ctx))
-        if inf is None:
-            inf = Inferrer(ctx)
-            self.inferrers[id(ctx)] = inf
-        return inf
+        return inferrer_for(ctx)
 
     def parse(self, path: str) -> cst.Module | None:
         try:
@@ -161,8 +161,6 @@ class Project:
             return None
 
     def _new_ctx(self, name: str, path: str) -> ModuleCtx | None:
-        from .infer import ModuleCtx
-
         tree = self.parse(path)
         if tree is None:
             return None

@@ -1,16 +1,24 @@
-"""The abstract values the inference computes: what a name or an expression may hold.
+"""The abstract values the inference computes: what a name or an expression may hold, and what an
+annotation declares (a parameter ``x: Tensor[Batch, In]`` holds the value its annotation reads as,
+so annotations and values are one family).
 
 Anything the checker cannot follow is ``UNKNOWN`` (the calculus's own singleton): it is compatible
 with everything, so unknown code is never reported.
+
+NOTE [ Flow ] (the join)
+Branches are joined value by value: a name that holds the same value on every live path keeps it,
+any disagreement gives ``UNKNOWN`` (never an error); two tensors of different shapes join to a
+tensor of unknown shape, two numbers to a number.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
-from typedtensor.shapes.dims import UNKNOWN, DimExpr, Unknown
-from typedtensor.shapes.shape import Shape, ShapeLike
+from typedtensor.shapes.dims import UNKNOWN, DimExpr, Poly, Unknown, fmt_dim
+from typedtensor.shapes.shape import Shape, ShapeLike, fmt_shape
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -18,13 +26,15 @@ if TYPE_CHECKING:
     from typedtensor.shapes.registry import ModuleDef, Outputs
     from typedtensor.shapes.unify import Bindings
 
-    from .infer import ModuleCtx
+    from .context import ModuleCtx, Scope, Signature
 
 
 @dataclass(frozen=True)
 class TensorV:
     shape: ShapeLike
     is_bool: bool = False
+    #: NOTE [ Layout lints ]: "contiguous", the strides (one per dim), or None (not known).
+    layout: str | tuple[DimExpr, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -105,15 +115,23 @@ class TypeVarV:
     is_tuple: bool = False
 
 
+@dataclass(frozen=True, eq=False)
+class AliasV:
+    """A type expression bound to a name (``Side = Literal[8]``, ``Image = Tensor[Batch, C, H, W]``):
+    an annotation that mentions the name reads the expression."""
+
+    node: cst.BaseExpression
+
+
 @dataclass(eq=False)
 class FuncInfo:
     node: cst.FunctionDef
     ctx: ModuleCtx
     qualname: str
     cls: ClassInfo | None = None
-    closure: Any = None  # the Scope a nested function (or method) closes over
+    closure: Scope | None = None  # the scope a nested function (or method) closes over
     kind: str = "function"  # function | staticmethod | classmethod | property
-    signature: Any = None  # filled lazily by infer.signature_of
+    signature: Signature | None = None  # filled lazily by the inference (``signature_of``)
     checked: bool = False
     top: int = -1  # index of the module-level statement that defines it
     inlinable: bool | None = None  # small enough to inline a call (infer.inline); None: not yet known
@@ -134,7 +152,7 @@ class ClassInfo:
     bases: list[Value] = field(default_factory=list)
     typevars: list[str] = field(default_factory=list)
     namespace: dict[str, Value] = field(default_factory=dict)
-    declared: dict[str, Any] = field(default_factory=dict)  # annotated attributes: name -> Ann
+    declared: dict[str, Value] = field(default_factory=dict)  # annotated attributes: name -> declared value
     is_module: bool = False
     self_view: InstanceV | None = None
 
@@ -149,7 +167,7 @@ class ClassInfo:
                     return found
         return None
 
-    def lookup_declared(self, name: str) -> Any:
+    def lookup_declared(self, name: str) -> Value | None:
         if name in self.declared:
             return self.declared[name]
         for base in self.bases:
@@ -188,6 +206,19 @@ class SequentialV:
 
 
 @dataclass(frozen=True)
+class DictV:
+    """A dict with string keys (``dict(wte=..., h=...)``, ``{"a": x}``); a ``nn.ModuleDict`` of one
+    (``modules``) also answers attribute access: ``self.transformer.wte``."""
+
+    keys: tuple[str, ...]
+    values: tuple[Value, ...]
+    modules: bool = False
+
+    def get(self, key: str) -> Value | None:
+        return self.values[self.keys.index(key)] if key in self.keys else None
+
+
+@dataclass(frozen=True)
 class SuperV:
     cls: ClassInfo
     instance: Value
@@ -195,11 +226,131 @@ class SuperV:
 
 Value = Union[
     TensorV, SizeV, ScalarV, BoundV, ConstV, ShapeV, TupleV, SeqV, OutputsV, QualV, ModuleRefV, DimClassV,
-    TypeVarV, FuncV, ClassV, InstanceV, LibModuleV, SequentialV, SuperV, Unknown,
+    TypeVarV, FuncV, ClassV, InstanceV, LibModuleV, SequentialV, SuperV, AliasV, DictV, Unknown,
 ]
 
+
+def size_value(dim: DimExpr) -> Value:
+    """A size of dim ``dim``; an unknown size is just ``UNKNOWN``."""
+    return UNKNOWN if isinstance(dim, Unknown) else SizeV(dim)
+
+
+def join(a: Value, b: Value) -> Value:
+    """NOTE [ Flow ] (the join)."""
+    if a is b or a == b:
+        return a
+    if isinstance(a, TensorV) and isinstance(b, TensorV):
+        shape = a.shape if a.shape == b.shape else UNKNOWN
+        return TensorV(shape, a.is_bool and b.is_bool, a.layout if a.layout == b.layout else None)
+    if isinstance(a, TupleV) and isinstance(b, TupleV) and len(a.items) == len(b.items):
+        return TupleV(tuple(join(x, y) for x, y in zip(a.items, b.items, strict=False)), a.is_list)
+    if isinstance(a, SeqV) and isinstance(b, SeqV):
+        return SeqV(join(a.elem, b.elem))
+    if isinstance(a, (SeqV, TupleV)) and isinstance(b, (SeqV, TupleV)) and (_is_list(a) or _is_list(b)):
+        if isinstance(a, TupleV) and not a.items:
+            return SeqV(_elements(b))  # an empty list that a loop appended to
+        if isinstance(b, TupleV) and not b.items:
+            return SeqV(_elements(a))
+        return SeqV(join(_elements(a), _elements(b)))
+    if isinstance(a, (ScalarV, ConstV, SizeV)) and isinstance(b, (ScalarV, ConstV, SizeV)):
+        if isinstance(a, ConstV) and not isinstance(a.value, (int, float)):
+            return UNKNOWN
+        if isinstance(b, ConstV) and not isinstance(b.value, (int, float)):
+            return UNKNOWN
+        return ScalarV()
+    return UNKNOWN
+
+
+def _is_list(v: Value) -> bool:
+    return isinstance(v, SeqV) or (isinstance(v, TupleV) and v.is_list)
+
+
+def _elements(v: SeqV | TupleV) -> Value:
+    return v.elem if isinstance(v, SeqV) else join_all(v.items)
+
+
+def join_all(values: Sequence[Value]) -> Value:
+    if not values:
+        return UNKNOWN
+    out = values[0]
+    for v in values[1:]:
+        out = join(out, v)
+    return out
+
+
+def join_vars(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = join(out[k], v) if k in out else v
+    return out
+
+
+def widen_seq(seq: Value, added: Value) -> Value:
+    """A list after a mutation that added ``added``: a sequence of the joined elements."""
+    if isinstance(seq, SeqV):
+        elem = seq.elem
+    elif isinstance(seq, TupleV) and seq.items:
+        elem = join_all(seq.items)
+    else:
+        elem = added
+    return SeqV(join(elem, added) if not isinstance(added, Unknown) else UNKNOWN)
+
+
+def informative(v: Value) -> bool:
+    """Whether a value says more than its declared type could (a tensor of known shape, ...)."""
+    if isinstance(v, TensorV):
+        return not isinstance(v.shape, Unknown)
+    return not isinstance(v, Unknown)
+
+
+def describe(v: Value) -> str:
+    """A value as ``reveal_shape`` and ``--show-shapes`` print it."""
+    if isinstance(v, TensorV):
+        return f"Tensor{fmt_shape(v.shape)}" if not isinstance(v.shape, Unknown) else "Tensor[?]"
+    if isinstance(v, SizeV):
+        return f"size {fmt_dim(v.dim)}"
+    if isinstance(v, ConstV):
+        return repr(v.value) if isinstance(v.value, (int, float, bool)) or v.value is None else type(v.value).__name__
+    if isinstance(v, TupleV):
+        inner = ", ".join(describe(i) for i in v.items)
+        return f"[{inner}]" if v.is_list else f"({inner}{',' if len(v.items) == 1 else ''})"
+    if isinstance(v, SeqV):
+        return f"sequence of {describe(v.elem)}"
+    if isinstance(v, ShapeV):
+        return f"shape {fmt_shape(v.shape)}"
+    if isinstance(v, OutputsV):
+        shapes = v.outputs.shapes
+        if isinstance(shapes, Unknown):
+            return f"tensors of Tensor{fmt_shape(v.outputs.element)}"
+        return "(" + ", ".join(f"Tensor{fmt_shape(s)}" for s in shapes) + ")"
+    if isinstance(v, LibModuleV):
+        args = ", ".join(f"{k}={_fmt_ctor_arg(v.ctor[k])}" for k in v.mdef.type_params if k in v.ctor)
+        return f"{v.mdef.name.rsplit('.', 1)[-1]}({args})"
+    if isinstance(v, InstanceV):
+        args = ", ".join(fmt_dim(v.bindings.dims.get(t, UNKNOWN)) for t in v.cls.typevars)
+        return f"{v.cls.qualname.rsplit('.', 1)[-1]}" + (f"[{args}]" if args else "")
+    if isinstance(v, ScalarV):
+        return "number"
+    if isinstance(v, SequentialV):
+        return "Sequential(" + ", ".join(describe(layer) for layer in v.layers) + ")"
+    return "?"
+
+
+def _fmt_ctor_arg(v: object) -> str:
+    """A module's constructor argument in ``reveal_shape``: a size as a dim, a tuple item by item,
+    a flag or string (``padding='same'``) as written."""
+    if isinstance(v, tuple):
+        return "(" + ", ".join(_fmt_ctor_arg(i) for i in v) + ("," if len(v) == 1 else "") + ")"
+    if isinstance(v, (bool, str)) or v is None:
+        return repr(v)
+    if isinstance(v, (int, Poly, Unknown)):
+        return fmt_dim(v)
+    return "?"
+
+
 __all__ = [
-    "UNKNOWN", "BoundV", "ClassInfo", "ClassV", "ConstV", "DimClassV", "FuncInfo", "FuncV", "InstanceV",
+    "UNKNOWN", "AliasV", "BoundV", "ClassInfo", "ClassV", "ConstV", "DictV", "DimClassV", "FuncInfo", "FuncV", "InstanceV",
     "LibModuleV", "ModuleRefV", "OutputsV", "QualV", "ScalarV", "SeqV", "SequentialV", "ShapeV", "SizeV", "SuperV",
-    "TensorV", "TupleV", "TypeVarV", "Value",
+    "TensorV", "TupleV", "TypeVarV", "Value", "describe", "informative", "join", "join_all", "join_vars",
+    "size_value", "widen_seq",
 ]

@@ -81,27 +81,31 @@ class CharLM(nn.Module):
         self.head = nn.Linear(model, vocab)
 
     def forward(self, ids: Tensor[Batch, Seq]) -> Tensor[Batch, Seq, Vocab]:
-        x: Tensor[Batch, Seq, Model] = self.tokens(ids) + self.positions(tt.arange(ids.shape[1]))
+        x: Tensor[Batch, Seq, Model] = self.tokens(ids) + self.positions(tt.arange(ids.shape[1], device=ids.device))
         for block in self.blocks:
             x = block(x)
         return self.head(self.ln(x))
 
 
-def batch(data: np.ndarray, size: int, context: int, rng: np.random.Generator) -> tuple[Tensor[Batch, Seq], Tensor[Batch, Seq]]:
+def batch(
+    data: np.ndarray, size: int, context: int, rng: np.random.Generator, device: str = "cpu"
+) -> tuple[Tensor[Batch, Seq], Tensor[Batch, Seq]]:
     """Random windows of the corpus; the targets are the inputs shifted by one character."""
     starts = rng.integers(0, len(data) - context - 1, size)
     window = np.stack([data[s : s + context + 1] for s in starts])
-    return tt.tensor(window[:, :-1]), tt.tensor(window[:, 1:])
+    return tt.tensor(window[:, :-1]).to(device), tt.tensor(window[:, 1:]).to(device)
 
 
 @tt.no_grad()
-def sample(model: CharLM, prompt: list[int], length: int, rng: np.random.Generator, temperature: float = 0.8) -> list[int]:
+def sample(
+    model: CharLM, prompt: list[int], length: int, rng: np.random.Generator, temperature: float = 0.8, device: str = "cpu"
+) -> list[int]:
     model.eval()
     out = list(prompt)
     for _ in range(length):
-        ids: Tensor[Batch, Seq] = tt.tensor(np.array(out[-model.context :])[None, :])
+        ids: Tensor[Batch, Seq] = tt.tensor(np.array(out[-model.context :])[None, :]).to(device)
         logits = model(ids)[0, -1] / temperature
-        probs = nn.functional.softmax(logits, -1).double().numpy()
+        probs = nn.functional.softmax(logits, -1).double().cpu().numpy()
         out.append(int(rng.choice(len(probs), p=probs / probs.sum())))
     model.train()
     return out
@@ -112,6 +116,7 @@ def main() -> None:
     parser.add_argument("--short", action="store_true", help="a few steps only (CI)")
     parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="cpu", help="cpu or cuda")
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     tt.set_num_threads(args.threads)
@@ -123,7 +128,7 @@ def main() -> None:
     data = np.array([index[c] for c in text], dtype=np.int64)
     steps = 12 if args.short else args.steps
     context = 64
-    model = CharLM(Vocab(len(chars)), Model(64), Hidden(256), Seq(context), layers=2, heads=4)
+    model = CharLM(Vocab(len(chars)), Model(64), Hidden(256), Seq(context), layers=2, heads=4).to(args.device)
     opt = tt.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=0.01)
     sched = tt.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
     print(f"char_transformer: {len(text)} characters, vocabulary {len(chars)}, "
@@ -132,7 +137,7 @@ def main() -> None:
     start = time.perf_counter()
     loss = float("nan")
     for step in range(steps):
-        x, y = batch(data, 32, context, rng)
+        x, y = batch(data, 32, context, rng, args.device)
         opt.zero_grad()
         logits = model(x)
         out = nn.functional.cross_entropy(logits.flatten(0, 1), y.flatten())
@@ -142,8 +147,8 @@ def main() -> None:
         loss = 0.9 * loss + 0.1 * out.item() if step else out.item()
         if step % 10 == 9 or step == steps - 1:
             bar.update(step + 1, f"loss {loss:.3f}")
-    print(f"char_transformer: final loss {loss:.3f} after {steps} steps in {time.perf_counter() - start:.1f}s")
-    text_out = "".join(chars[i] for i in sample(model, [index[c] for c in "def "], 240, rng))
+    print(f"char_transformer: final loss {loss:.3f} on {args.device} after {steps} steps in {time.perf_counter() - start:.1f}s")
+    text_out = "".join(chars[i] for i in sample(model, [index[c] for c in "def "], 240, rng, device=args.device))
     print("---- sample ----")
     print(text_out)
 

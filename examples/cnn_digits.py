@@ -92,24 +92,26 @@ def main() -> None:
     parser.add_argument("--short", action="store_true", help="a few epochs only (CI)")
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="cpu", help="cpu or cuda")
     parser.add_argument("--threads", type=int, default=1, help="a model this small gains little from more")
     args = parser.parse_args()
     tt.set_num_threads(args.threads)
     tt.manual_seed(args.seed)
     epochs = 1 if args.short else args.epochs
     x_train, y_train, x_test, y_test = load(args.seed)
-    model = DigitCNN(Classes(10))
+    x_test, y_test = x_test.to(args.device), y_test.to(args.device)
+    model = DigitCNN(Classes(10)).to(args.device)
     opt = tt.optim.Adam(model.parameters(), lr=3e-3)
     sched = tt.optim.lr_scheduler.StepLR(opt, step_size=max(epochs // 3, 1), gamma=0.3)
     loader = DataLoader(TensorDataset(x_train, y_train), batch_size=64, shuffle=True, seed=args.seed)
     start = time.perf_counter()
     bar = ProgressBar(epochs, "cnn_digits")
     for epoch in range(epochs):
-        losses = [train_step(model, opt, xb, yb) for xb, yb in loader]
+        losses = [train_step(model, opt, xb.to(args.device), yb.to(args.device)) for xb, yb in loader]
         sched.step()
         bar.update(epoch + 1, f"loss {np.mean(losses):.4f} test acc {accuracy(model, x_test, y_test):.4f}")
     acc = accuracy(model, x_test, y_test)
-    print(f"cnn_digits: test accuracy {acc:.4f} after {epochs} epochs in {time.perf_counter() - start:.1f}s")
+    print(f"cnn_digits: test accuracy {acc:.4f} on {args.device} after {epochs} epochs in {time.perf_counter() - start:.1f}s")
 
 
 if __name__ == "__main__":

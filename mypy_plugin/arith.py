@@ -6,13 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mypy.copytype import copy_type
+from mypy.nodes import Expression, OpExpr
 from mypy.plugin import AnalyzeTypeContext, MethodContext
-from mypy.types import Instance, PlaceholderType, Type, get_proper_type
+from mypy.plugins.default import int_pow_callback
+from mypy.types import Instance, LiteralType, PlaceholderType, Type, get_proper_type
 
-from typedtensor.shapes.dims import Unknown
+from typedtensor.shapes.dims import DimExpr, Unknown, d_mul
 
 from .names import ARITH_TYPES, DIV, INT, SIZE_OPERATORS
 from .translate import Translator, combine, is_dim_class, literal_value
+from .values import with_known_value
 
 
 def arith_type_hook(fullname: str) -> Callable[[AnalyzeTypeContext], Type]:
@@ -80,17 +83,20 @@ def size_operator_hook(method: str) -> Callable[[MethodContext], Type]:
     def hook(ctx: MethodContext) -> Type:
         if len(ctx.arg_types) != 1 or len(ctx.arg_types[0]) != 1:
             return ctx.default_return_type
-        key = (method, ctx.type, ctx.arg_types[0][0])
+        receiver, operand = _operand_exprs(ctx, reflected)
+        left = with_known_value(ctx.api, ctx.type, receiver)  # NOTE [ Final sizes ], [ Names bound once ]
+        right = with_known_value(ctx.api, ctx.arg_types[0][0], operand)
+        key = (method, left, right)
         try:
             if key in _SIZE_TYPES:
                 known = _SIZE_TYPES[key]
                 return ctx.default_return_type if known is None else known
         except TypeError:  # a type mypy does not hash
-            known = _size_type(ctx, arith, reflected)
+            known = _size_type(ctx, left, right, arith, reflected)
             return ctx.default_return_type if known is None else known
         if len(_SIZE_TYPES) >= 4096:
             _SIZE_TYPES.clear()
-        known = _SIZE_TYPES[key] = _size_type(ctx, arith, reflected)
+        known = _SIZE_TYPES[key] = _size_type(ctx, left, right, arith, reflected)
         return ctx.default_return_type if known is None else known
 
     return hook
@@ -101,9 +107,16 @@ def size_operator_hook(method: str) -> Callable[[MethodContext], Type]:
 _SIZE_TYPES: dict[tuple[str, Type, Type], Type | None] = {}
 
 
-def _size_type(ctx: MethodContext, arith: str, reflected: bool) -> Type | None:
-    left: Type = ctx.type
-    right: Type = ctx.arg_types[0][0]
+def _operand_exprs(ctx: MethodContext, reflected: bool) -> tuple[Expression | None, Expression | None]:
+    """The written receiver and operand of `a // b` (for a reflected operator mypy calls `b`'s
+    method with `a` as its argument)."""
+    op = ctx.context
+    if not isinstance(op, OpExpr):
+        return None, None
+    return (op.right, op.left) if reflected else (op.left, op.right)
+
+
+def _size_type(ctx: MethodContext, left: Type, right: Type, arith: str, reflected: bool) -> Type | None:
     if not (_int_like(left) and _int_like(right)):
         return None
     if not (is_size(left) or is_size(right)) and not _foldable(arith, left, right):
@@ -117,6 +130,8 @@ def _size_type(ctx: MethodContext, arith: str, reflected: bool) -> Type | None:
 
 def _int_like(t: Type) -> bool:
     p = get_proper_type(t)
+    if isinstance(p, LiteralType):  # `x.shape[2]` of a `Tensor[..., Literal[224], ...]`
+        return isinstance(p.value, int) and not isinstance(p.value, bool)
     if not isinstance(p, Instance):
         return False
     if is_size(p):
@@ -131,3 +146,25 @@ def _foldable(arith: str, left: Type, right: Type) -> bool:
     if not (isinstance(a, int) and isinstance(b, int)) or isinstance(a, bool) or isinstance(b, bool):
         return False
     return not (arith == DIV and b == 0)
+
+
+def pow_hook(ctx: MethodContext) -> Type:
+    """`n ** 2` on a size or an int literal, for a literal exponent from 0 to 8: the product
+    (`(224 // PATCH) ** 2` is `Literal[196]?`, `h ** 2` is `Mul[H, H]`); otherwise mypy's own
+    answer (its default plugin's, which this hook replaces for `int.__pow__`)."""
+    fallback = int_pow_callback(ctx)
+    if len(ctx.arg_types) != 2 or len(ctx.arg_types[0]) != 1 or ctx.arg_types[1]:
+        return fallback
+    receiver, operand = _operand_exprs(ctx, reflected=False)
+    base = with_known_value(ctx.api, ctx.type, receiver)
+    exponent = literal_value(with_known_value(ctx.api, ctx.arg_types[0][0], operand))
+    if not isinstance(exponent, int) or isinstance(exponent, bool) or not 0 <= exponent <= 8 or not _int_like(base):
+        return fallback
+    if not is_size(base) and not isinstance(literal_value(base), int):
+        return fallback
+    tr = Translator(ctx.api.named_generic_type)
+    d = tr.dim(base)
+    result: DimExpr = 1
+    for _ in range(exponent):
+        result = d_mul(result, d)
+    return fallback if isinstance(result, Unknown) else tr.size_type(result, fallback)

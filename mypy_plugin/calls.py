@@ -1,5 +1,6 @@
-"""Calls whose shapes the plugin unifies itself: the user's annotated functions and methods,
-`Module.__call__` (which runs `forward`), the registry's `nn` modules and `nn.Sequential`.
+"""Calls whose shapes the plugin unifies itself: the user's annotated functions and methods and
+`Module.__call__` (which runs `forward`); it dispatches a call of a registry `nn` module to
+`modules.py` and of an `nn.Sequential` to `sequential.py`.
 
 NOTE [ Loosened signatures ]
 mypy compares variadic type arguments covariantly and joins TypeVars: `square(a)` with
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from mypy.nodes import ARG_POS, Context, Decorator, FuncDef, SliceExpr, TypeInfo
+from mypy.nodes import Context, Decorator, FuncDef, TypeInfo
 from mypy.plugin import (
     CheckerPluginInterface,
     FunctionContext,
@@ -30,42 +31,44 @@ from mypy.types import (
     CallableType,
     FunctionLike,
     Instance,
-    LiteralType,
-    NoneType,
     TupleType,
     Type,
     TypeOfAny,
     TypeVarType,
     UnionType,
-    UnpackType,
     get_proper_type,
 )
 
-from typedtensor.shapes import UNKNOWN, Bindings, Issue, ModuleDef, Poly, Unknown, fmt_dim, unify
-from typedtensor.shapes.registry import REQUIRED
+from typedtensor.shapes import UNKNOWN, Bindings, Issue, Poly, Unknown, fmt_dim, unify
 from typedtensor.shapes.shape import Shape, ShapeLike, fmt_shape
 from typedtensor.shapes.unify import substitute, substitute_dim
 
 from .errors import report
 from .loosen import loosen_signature
-from .names import BOOL, DIM, INT, MODULE, PACKAGE, SEQUENTIAL, STR, TUPLE
-from .ops import GAVE_UP, after_issue, memo_key, result_type, run_memoised
-from .translate import MakeInstance, Translator, is_dim_class, literal_value, tensor_instance
-from .values import Converter, GiveUp, actuals_of, bind_values, expr_type
+from .modules import module_call, module_forward
+from .names import DIM, INT, MODULE, PACKAGE, SEQUENTIAL
+from .ops import after_issue
+from .sequential import chain, sequential_call, sequential_item
+from .translate import MakeInstance, Translator, is_dim_class, tensor_instance
 
 if TYPE_CHECKING:
     from .plugin import TypedTensorPlugin
 
 
 def tensor_in(t: Type) -> Instance | None:
-    """The tensor in `t`, also through `Optional[...]`."""
+    """The tensor in `t`, also through `Optional[...]`. A union of several tensor types (a name
+    re-bound in one branch of an `if` under `allow_redefinition`) has no one shape: None, as the
+    checker joins two shapes into an unknown one."""
     p = get_proper_type(t)
     if isinstance(p, UnionType):
+        found: Instance | None = None
         for item in p.items:
-            found = tensor_instance(item)
-            if found is not None:
-                return found
-        return None
+            inst = tensor_instance(item)
+            if inst is not None:
+                if found is not None and inst != found:
+                    return None
+                found = inst
+        return found
     return tensor_instance(p)
 
 
@@ -257,7 +260,7 @@ class CallChecker:
             if kind[0] == "module":
                 return module_call(ctx, kind[1])
             if kind[0] == "sequential":
-                return self.sequential_call(ctx)
+                return sequential_call(ctx, lambda layer, x: self.call_layer(ctx, layer, x))
             if kind[0] == "sequential_item":
                 return sequential_item(ctx)
             sig = self.pending.get(ctx.context)
@@ -267,31 +270,7 @@ class CallChecker:
 
         return hook
 
-
-    # ---- nn.Sequential ---------------------------------------------------------------------------
-    def sequential_call(self, ctx: MethodContext) -> Type:
-        """NOTE [ Sequential chains its layers ]
-        `nn.Sequential(a, b, c)` is typed `Sequential[A, B, C]` by its constructor hook, and
-        calling it is `c(b(a(x)))`: each layer's forward as if called on the previous result
-        (the registry's rule for a library module, unification for the user's), reported at the
-        call, as the checker does. A layer the plugin cannot call (a plain `Module`, an unknown
-        count of layers) makes the result the stub's unknown tensor."""
-        if len(ctx.arg_types) != 1 or len(ctx.arg_types[0]) != 1 or ctx.arg_kinds[0][0] != ARG_POS:
-            return ctx.default_return_type
-        result = self.chain(ctx, ctx.type, ctx.arg_types[0][0])
-        return ctx.default_return_type if result is None else result
-
-    def chain(self, ctx: MethodContext, seq: Type, current: Type) -> Type | None:
-        layers = sequential_layers(seq)
-        if not layers:
-            return None
-        for layer in layers:
-            nxt = self.call_layer(ctx, layer, current)
-            if nxt is None:
-                return None
-            current = nxt
-        return current
-
+    # ---- one layer of a Sequential -----------------------------------------------------------------
     def call_layer(self, ctx: MethodContext, layer: Type, x: Type) -> Type | None:
         """`layer(x)` for one layer of a Sequential; None when its forward is not known."""
         p = get_proper_type(layer)
@@ -303,74 +282,11 @@ class CallChecker:
         if kind[0] == "module":
             return module_forward(ctx.api, kind[1], p, x, ctx.context)
         if kind[0] == "sequential":
-            return self.chain(ctx, p, x)
+            return chain(p, x, lambda layer, value: self.call_layer(ctx, layer, value))
         sig = _bound_forward(p)
         if kind[0] != "forward" or sig is None:
             return None
         return check_call(ctx.api, sig, [[x]], ctx.context, AnyType(TypeOfAny.special_form), f"{p.type.name}.forward")
-
-
-def sequential_layers(t: Type) -> list[Type] | None:
-    """The layer types a `Sequential[...]` carries; None when their number is not known."""
-    p = get_proper_type(t)
-    if not isinstance(p, Instance):
-        return None
-    inst = p
-    if p.type.fullname != SEQUENTIAL:
-        from mypy.maptype import map_instance_to_supertype
-
-        base = next((b for b in p.type.mro if b.fullname == SEQUENTIAL), None)
-        if base is None:
-            return None
-        inst = map_instance_to_supertype(p, base)
-    layers: list[Type] = []
-    for arg in inst.args:
-        if isinstance(arg, UnpackType):
-            inner = get_proper_type(arg.type)
-            if not isinstance(inner, TupleType):
-                return None
-            layers.extend(inner.items)
-        else:
-            layers.append(arg)
-    return layers
-
-
-def sequential_item(ctx: MethodContext) -> Type:
-    """`seq[1]` is the layer's type and `seq[1:]` a Sequential of those layers, for literal
-    indices (as the checker indexes its layers); anything else keeps the stub's `Module`."""
-    layers = sequential_layers(ctx.type)
-    if not layers or len(ctx.args) != 1 or len(ctx.args[0]) != 1:
-        return ctx.default_return_type
-    expr = ctx.args[0][0]
-    if isinstance(expr, SliceExpr):
-        bounds: list[int | None] = []
-        for e in (expr.begin_index, expr.end_index, expr.stride):
-            value = None if e is None else literal_value(expr_type(ctx.api, e))
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
-                return ctx.default_return_type
-            bounds.append(value)
-        if bounds[2] == 0:
-            return ctx.default_return_type
-        picked = layers[bounds[0]:bounds[1]:bounds[2]]
-        default = get_proper_type(ctx.default_return_type)
-        if not picked or not isinstance(default, Instance):
-            return ctx.default_return_type
-        return default.copy_modified(args=picked)
-    index = literal_value(ctx.arg_types[0][0])
-    if isinstance(index, int) and not isinstance(index, bool) and -len(layers) <= index < len(layers):
-        return layers[index]
-    return ctx.default_return_type
-
-
-def sequential_constructor_hook(ctx: FunctionContext) -> Type:
-    """`nn.Sequential(a, b, c)` is `Sequential[A, B, C]` (NOTE [ Sequential chains its layers ]).
-    No layers (one built by `append`) or `*layers` leave it unknown."""
-    default = get_proper_type(ctx.default_return_type)
-    types = [t for group in ctx.arg_types for t in group]
-    kinds = [k for group in ctx.arg_kinds for k in group]
-    if not isinstance(default, Instance) or not types or any(k != ARG_POS for k in kinds):
-        return ctx.default_return_type
-    return default.copy_modified(args=types)
 
 
 def _bound_forward(receiver: Type) -> CallableType | None:
@@ -491,151 +407,4 @@ def _substitute_type(t: Type, declared: Translator, emitter: Translator, b: Bind
     return None
 
 
-# ---- nn modules from the registry -----------------------------------------------------------------
-def _module_instance(t: Type, md: ModuleDef) -> Instance | None:
-    p = get_proper_type(t)
-    if not isinstance(p, Instance):
-        return None
-    for base in p.type.mro:
-        if base.fullname == md.name:
-            from mypy.maptype import map_instance_to_supertype
-
-            return map_instance_to_supertype(p, base)
-    return None
-
-
-def _is_size_kind(kind: str | None) -> bool:
-    return kind in ("size", "sizes")
-
-
-def static_type(tr: Translator, value: Any) -> Type:
-    """A constructor argument that is not a size (a kernel, a stride, `padding="same"`, a flag) as
-    a type argument: its static value (NOTE [ Static values ] in the registry) as a literal type,
-    a tuple of them, `None`; anything not known statically is `Any`."""
-    if value is None:
-        return NoneType()
-    if isinstance(value, bool):
-        return LiteralType(value, fallback=tr.make(BOOL, []))
-    if isinstance(value, int):
-        return tr.literal(value)
-    if isinstance(value, str):
-        return LiteralType(value, fallback=tr.make(STR, []))
-    if isinstance(value, tuple):
-        return TupleType([static_type(tr, v) for v in value], tr.make(TUPLE, [tr.make(INT, [])]))
-    if isinstance(value, Poly):
-        return tr.dim_type(value)
-    return AnyType(TypeOfAny.special_form)
-
-
-def static_value(tr: Translator, t: Type) -> Any:
-    """A type argument made by `static_type`, back to the registry's static value."""
-    p = get_proper_type(t)
-    if isinstance(p, NoneType):
-        return None
-    if isinstance(p, TupleType):
-        return tuple(static_value(tr, i) for i in p.items)
-    value = literal_value(p)
-    return value if not isinstance(value, Unknown) else tr.dim(p)
-
-
-def ctor_values(tr: Translator, md: ModuleDef, inst: Instance) -> dict[str, Any]:
-    """The constructor arguments a module's type carries (its type arguments); the rest unknown."""
-    values: dict[str, Any] = {p.name: UNKNOWN for p in md.ctor}
-    kinds = {p.name: p.kind for p in md.ctor}
-    for name, arg in zip(md.type_params, inst.args, strict=False):
-        if kinds.get(name) == "sizes":
-            p = get_proper_type(arg)
-            if isinstance(p, TupleType):
-                values[name] = tuple(tr.dim(i) for i in p.items)
-            else:
-                d = tr.dim(arg)
-                values[name] = UNKNOWN if isinstance(d, Unknown) else (d,)
-        elif _is_size_kind(kinds.get(name)):
-            values[name] = tr.dim(arg)
-        else:
-            values[name] = static_value(tr, arg)
-    return values
-
-
-def module_call(ctx: MethodContext, md: ModuleDef) -> Type:
-    """`fc(x)` / `fc.forward(x)` on a registry module: its forward rule over the constructor
-    arguments its type carries."""
-    tr = Translator(ctx.api.named_generic_type)
-    inst = _module_instance(ctx.type, md)
-    if inst is None:
-        return ctx.default_return_type
-    module = inst
-    actuals = actuals_of(ctx.context, ctx.args, ctx.arg_types, ctx.arg_kinds, ctx.arg_names)
-
-    def compute() -> Any:
-        try:
-            positional, keywords = bind_values(Converter(tr, ctx.api), md.forward_params, actuals)
-        except GiveUp:
-            return GAVE_UP
-        return md.call(ctor_values(tr, md, module), positional, keywords)
-
-    # the same module types are called on the same shapes throughout a model: one computation
-    # per module type and arguments (NOTE [ One computation per call site ] in ops.py)
-    key = memo_key(("module", md.name), inst, actuals)
-    return run_memoised(ctx.api, key, compute, ctx.context, ctx.default_return_type, tr)
-
-
-def module_forward(api: CheckerPluginInterface, md: ModuleDef, layer: Instance, x: Type, context: Context) -> Type | None:
-    """A registry module called on one input of type `x` (a layer of a Sequential)."""
-    tr = Translator(api.named_generic_type)
-    inst = _module_instance(layer, md)
-    if inst is None:
-        return None
-    value = Converter(tr, api).tensor_or_scalar(x)
-    return _apply_module(api, tr, md, inst, [value], {}, context, tr.unknown_tensor())
-
-
-def _apply_module(api: CheckerPluginInterface, tr: Translator, md: ModuleDef, inst: Instance, positional: list[Any],
-                  keywords: dict[str, Any], context: Context, default: Type) -> Type:
-    result = md.call(ctor_values(tr, md, inst), positional, keywords)
-    if isinstance(result, Issue):
-        report(api, result, context)
-        return after_issue(tr, default)
-    return result_type(tr, result, default)
-
-
-def module_constructor_hook(md: ModuleDef) -> Callable[[FunctionContext], Type]:
-    """`nn.Linear(In(784), 10)` is `Linear[In, Literal[10]]`; a plain `int` size is `Any`.
-    `nn.Conv2d(3, 16, 3, stride=2)` is `Conv2d[Literal[3], Literal[16], Literal[3], Literal[2],
-    Literal[0], Literal[1]]`: an omitted argument is its default, one not known statically `Any`."""
-    params = {p.name: p for p in md.ctor}
-
-    def hook(ctx: FunctionContext) -> Type:
-        default = get_proper_type(ctx.default_return_type)
-        if not isinstance(default, Instance) or len(default.args) != len(md.type_params):
-            return ctx.default_return_type
-        tr = Translator(ctx.api.named_generic_type)
-        args: list[Type] = []
-        for name in md.type_params:
-            index = ctx.callee_arg_names.index(name) if name in ctx.callee_arg_names else -1
-            group = ctx.arg_types[index] if index >= 0 else []
-            param = params.get(name)
-            kind = param.kind if param is not None else None
-            if not group:
-                omitted = param.default if param is not None and not _is_size_kind(kind) else UNKNOWN
-                args.append(static_type(tr, UNKNOWN if omitted is REQUIRED else omitted))
-                continue
-            actual = group[0]
-            p = get_proper_type(actual)
-            if not _is_size_kind(kind):
-                value = Converter(tr, ctx.api).static(ctx.args[index][0], actual)
-                if isinstance(value, Unknown):
-                    value = tr.dim(actual)  # a named size as a kernel
-                args.append(static_type(tr, value))
-            elif kind == "sizes" and isinstance(p, TupleType):
-                args.append(p.copy_modified(items=[tr.dim_type(tr.dim(i)) for i in p.items]))
-            elif kind == "sizes" and isinstance(p, Instance) and p.args:
-                args.append(AnyType(TypeOfAny.special_form))  # a list: its length is not known
-            else:
-                args.append(tr.dim_type(tr.dim(actual)))
-        return default.copy_modified(args=args)
-
-    return hook
-
-
-__all__ = ["CallChecker", "TypeInfo", "module_constructor_hook", "sequential_constructor_hook"]
+__all__ = ["CallChecker", "check_call", "has_shaped_params", "tensor_in"]

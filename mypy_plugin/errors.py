@@ -20,6 +20,18 @@ CODE_BY_NAME: Final[dict[str, ErrorCode]] = {
 }
 
 
+# The lints beyond shape equality (NOTE [ Layout lints ] in typedtensor/shapes/layout.py), with the
+# checker's codes; not sub-codes of `shape` (they are not shape mismatches), each its own switch.
+LINT_CODES: Final[dict[str, ErrorCode]] = {
+    "view-noncontiguous": ErrorCode(
+        "view-noncontiguous", "view on a tensor whose layout cannot take the new shape (typedtensor)", "typedtensor"
+    ),
+    "squeeze-no-dim": ErrorCode(
+        "squeeze-no-dim", "squeeze() without a dim on a tensor with a size that may be 1 (typedtensor)", "typedtensor"
+    ),
+}
+
+
 def code_of(issue: Issue) -> ErrorCode:
     return CODE_BY_NAME.get(issue.code, SHAPE)
 
@@ -73,3 +85,10 @@ def _source_lines(api: CheckerPluginInterface) -> list[str] | None:
     if tree is not None:
         _SOURCE[:] = [(tree, lines)]
     return lines
+
+
+def report_lint(api: CheckerPluginInterface, code: str, message: str, context: Context) -> None:
+    """Report a lint (`LINT_CODES`), unless its line's `# typedtensor: ignore[...]` says not to."""
+    error_code = LINT_CODES[code]
+    if not _suppressed(api, code, context.line):
+        api.fail(message, context, code=error_code)

@@ -13,7 +13,9 @@ from mypy.nodes import (
     Context,
     Expression,
     FloatExpr,
+    GeneratorExpr,
     IntExpr,
+    ListComprehension,
     ListExpr,
     NameExpr,
     SliceExpr,
@@ -41,14 +43,15 @@ from mypy.types import (
     get_proper_type,
 )
 
-from typedtensor.shapes import UNKNOWN, Issue, Outputs, Param, Unknown, api, apply, get_op
+from typedtensor.shapes import UNKNOWN, Issue, Outputs, Param, Unknown, all_ops, api, apply, get_op
 from typedtensor.shapes.shape import Shape
 
 from .errors import report
+from .lints import lint_op
 from .loosen import loosen_signature
 from .names import MAXMIN, TUPLE
-from .translate import MakeInstance, Translator, tensor_instance
-from .values import Actual, Converter, GiveUp, actuals_of, bind_values, expr_type
+from .translate import MakeInstance, Translator, literal_value, tensor_instance
+from .values import Actual, Converter, GiveUp, Repeated, actuals_of, bind_values, expr_type
 
 
 def _returns_tensors(t: Type) -> bool:
@@ -141,10 +144,15 @@ class _Memo:
         would be hashed through every dim of it at each lookup). An argument kind enters as its
         value (an Enum member hashes in Python code)."""
         parts = []
+        index = op == _INDEX
         for a in actuals:
             expr = a.expr
             if isinstance(expr, _STRUCTURED):
                 return None
+            if index and tensor_instance(a.type) is not None:
+                return None  # an index tensor's meaning depends on how it was made (NOTE [ Index tensors ])
+            if isinstance(expr, NameExpr) and _is_list(a.type):
+                return None  # its items are the value it was bound to (NOTE [ Names bound once ])
             parts.append((a.kind._value_, a.name, a.type, type(expr), expr.value if isinstance(expr, _LITERALS) else None))
         return (op, bound, tuple(parts))
 
@@ -165,8 +173,16 @@ class _Memo:
         return entry
 
 
+def _is_list(t: Type) -> bool:
+    p = get_proper_type(t)
+    return isinstance(p, Instance) and p.type.fullname == "builtins.list"
+
+
 _LITERALS = (IntExpr, FloatExpr, StrExpr, ComplexExpr)
-_STRUCTURED = (ListExpr, TupleExpr, SliceExpr)
+_INDEX = api.OPERATORS["__getitem__"][0]
+_LINTED = frozenset({"squeeze", "view"})  # NOTE [ Layout lints ]: lints.py
+_ELEMENTWISE = frozenset(name for name in all_ops() if "elementwise" in get_op(name).tags)
+_STRUCTURED = (ListExpr, TupleExpr, SliceExpr, ListComprehension, GeneratorExpr)
 
 
 class _Entry:
@@ -204,12 +220,35 @@ def run_op(
             leading.append(tr.shape(self_type))
             params = params[1:]
         try:
-            positional, keywords = bind_values(Converter(tr, api), params, actuals)
+            positional, keywords = bind_values(Converter(tr, api, operands=op_name in _ELEMENTWISE), params, actuals)
         except GiveUp:
             return GAVE_UP
+        if any(isinstance(v, Repeated) for v in positional):
+            return _apply_repeated(op_name, [*leading, *positional], keywords)
         return apply(op_name, [*leading, *positional], keywords)
 
-    return run_memoised(api, _MEMO.key(op_name, self_type, actuals), compute, context, default, tr)
+    made = run_memoised(api, _MEMO.key(op_name, self_type, actuals), compute, context, default, tr)
+    if op_name in _LINTED:
+        lint_op(api, op_name, actuals, context, tr, self_type, made)
+    return made
+
+
+def _apply_repeated(op_name: str, positional: list[Any], keywords: dict[str, Any]) -> Any:
+    """NOTE [ Sequences of unknown length ]
+    `tt.cat([f(x) for x in xs], dim=1)`: the list's element type is known, its length is not. The
+    rule runs on two copies of the element and on three (as the checker does); an Issue of the first
+    is the call's, a dim that comes out the same both ways is known, the others (the joined one) are
+    unknown."""
+    def copies(n: int) -> list[Any]:
+        return [tuple([v.shape] * n) if isinstance(v, Repeated) else v for v in positional]
+
+    two = apply(op_name, copies(2), keywords)
+    if not isinstance(two, Shape) or not two.is_fixed:
+        return two if isinstance(two, Issue) else UNKNOWN
+    three = apply(op_name, copies(3), keywords)
+    if not isinstance(three, Shape) or not three.is_fixed or len(three.dims) != len(two.dims):
+        return UNKNOWN
+    return Shape(tuple(a if a == b else UNKNOWN for a, b in zip(two.dims, three.dims, strict=False)))
 
 
 def run_memoised(
@@ -394,7 +433,7 @@ def function_call_hook(op_name: str) -> Callable[[FunctionContext], Type]:
 
     def hook(ctx: FunctionContext) -> Type:
         tr = Translator(ctx.api.named_generic_type)
-        actuals = actuals_of(ctx.context, ctx.args, ctx.arg_types, ctx.arg_kinds, ctx.arg_names)
+        actuals = actuals_of(ctx.api, ctx.context, ctx.args, ctx.arg_types, ctx.arg_kinds, ctx.arg_names)
         return run_op(ctx.api, op_name, actuals, ctx.context, ctx.default_return_type, tr)
 
     return hook
@@ -408,7 +447,7 @@ def method_call_hook(op_name: str, binds_self: bool = True) -> Callable[[MethodC
         if tensor_instance(self_type) is None:
             return ctx.default_return_type
         tr = Translator(ctx.api.named_generic_type)
-        actuals = actuals_of(ctx.context, ctx.args, ctx.arg_types, ctx.arg_kinds, ctx.arg_names)
+        actuals = actuals_of(ctx.api, ctx.context, ctx.args, ctx.arg_types, ctx.arg_kinds, ctx.arg_names)
         bound = self_type if binds_self else None
         return run_op(ctx.api, op_name, actuals, ctx.context, ctx.default_return_type, tr, bound)
 
@@ -428,6 +467,22 @@ def iter_hook(ctx: MethodContext) -> Type:
     if not isinstance(result, (Shape, Unknown)):
         return ctx.default_return_type
     return default.copy_modified(args=[tr.tensor_type(result)])
+
+
+def size_hook(ctx: MethodContext) -> Type:
+    """`x.size(1)` is the size `x.shape[1]` is (`In`, `Literal[3]`), for a literal dim; the stub's
+    plain `int` otherwise (`x.size()` is the stub's `tuple[*Shape]` already)."""
+    if len(ctx.args) != 1 or len(ctx.args[0]) != 1:
+        return ctx.default_return_type
+    index = literal_value(ctx.arg_types[0][0])
+    tr = Translator(ctx.api.named_generic_type)
+    shape = tr.shape(ctx.type)
+    if not isinstance(index, int) or isinstance(index, bool) or not isinstance(shape, Shape) or not shape.is_fixed:
+        return ctx.default_return_type
+    dims = shape.dims
+    if not -len(dims) <= index < len(dims):
+        return ctx.default_return_type  # out of range: the runtime's error, as `x.shape[9]` is mypy's
+    return tr.size_type(dims[index], ctx.default_return_type)
 
 
 def property_op_hook(op_name: str) -> Callable[[AttributeContext], Type]:
@@ -451,5 +506,5 @@ def property_op_hook(op_name: str) -> Callable[[AttributeContext], Type]:
 
 __all__ = [
     "function_call_hook", "function_op_hook", "iter_hook", "loosen_hook", "method_call_hook", "method_op_hook",
-    "property_op_hook", "run_memoised", "run_op",
+    "property_op_hook", "run_memoised", "run_op", "size_hook",
 ]

@@ -12,6 +12,7 @@ from mypy.nodes import OverloadedFuncDef, TypeInfo
 from mypy.plugin import (
     AnalyzeTypeContext,
     AttributeContext,
+    ClassDefContext,
     FunctionContext,
     FunctionSigContext,
     MethodContext,
@@ -25,9 +26,18 @@ import typedtensor.shapes
 from typedtensor.shapes import api
 
 from . import calls
-from .arith import arith_type_hook, size_operator_hook
-from .errors import CODE_BY_NAME
-from .names import ARITH_TYPES, DIM, INT, MODULE, PACKAGE, SEQUENTIAL, SIZE_OPERATORS, TENSOR
+from .arith import arith_type_hook, pow_hook, size_operator_hook
+from .classes import module_class_hook
+from .errors import CODE_BY_NAME, LINT_CODES
+from .members import (
+    class_default,
+    config_default_hook,
+    module_dict_constructor_hook,
+    module_dict_item,
+    module_getattr_hook,
+)
+from .modules import module_constructor_hook
+from .names import ARITH_TYPES, DIM, INT, MODULE, MODULE_DICT, PACKAGE, SEQUENTIAL, SIZE_OPERATORS, TENSOR
 from .ops import (
     function_call_hook,
     function_op_hook,
@@ -36,7 +46,9 @@ from .ops import (
     method_call_hook,
     method_op_hook,
     property_op_hook,
+    size_hook,
 )
+from .sequential import sequential_constructor_hook
 
 _H = TypeVar("_H")
 
@@ -84,10 +96,29 @@ class TypedTensorPlugin(Plugin):
         self._sig_hooks: dict[str, Callable[[MethodSigContext], FunctionLike] | None] = {}
         self._call_hooks: dict[str, Callable[[MethodContext], Type] | None] = {}
         self._attr_hooks: dict[str, Callable[[AttributeContext], Type] | None] = {}
+        self._base_hooks: dict[str, Callable[[ClassDefContext], None] | None] = {}
 
     # ---- cache -----------------------------------------------------------------------------
     def report_config_data(self, ctx: ReportConfigContext) -> Any:
-        return {"typedtensor-mypy-plugin": sources_digest(), "codes": sorted(CODE_BY_NAME)}
+        return {"typedtensor-mypy-plugin": sources_digest(), "codes": sorted(CODE_BY_NAME), "lints": sorted(LINT_CODES)}
+
+    # ---- classes -------------------------------------------------------------------------------
+    def get_base_class_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
+        """A class deriving from `nn.Module` (directly or through the user's own base). Asked for
+        every base of every class mypy analyses, typeshed's too: an answer is kept once the base
+        is analysed (its MRO known), under the daemon only for names that never change."""
+        if fullname in self._base_hooks:
+            return self._base_hooks[fullname]
+        hook: Callable[[ClassDefContext], None] | None = None
+        info = None
+        if fullname == MODULE:
+            hook = module_class_hook
+        elif not fullname.startswith(_STABLE_PREFIXES):
+            info = self.lookup_class(fullname)
+            hook = module_class_hook if info is not None and info.has_base(MODULE) else None
+        if (info is None or info.mro) and (not self._daemon or fullname.startswith(_STABLE_PREFIXES)):
+            self._base_hooks[fullname] = hook
+        return hook
 
     # ---- annotations ---------------------------------------------------------------------------
     def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
@@ -124,9 +155,11 @@ class TypedTensorPlugin(Plugin):
         if fullname in api.FUNCTIONS:
             return None if self._overloaded(fullname) else function_call_hook(api.FUNCTIONS[fullname])
         if fullname in api.MODULES:
-            return calls.module_constructor_hook(api.MODULES[fullname])
+            return module_constructor_hook(api.MODULES[fullname])
         if fullname == SEQUENTIAL:
-            return calls.sequential_constructor_hook
+            return sequential_constructor_hook
+        if fullname == MODULE_DICT:
+            return module_dict_constructor_hook
         return self.calls.function_hook(fullname)
 
     # ---- methods ---------------------------------------------------------------------------------
@@ -166,14 +199,20 @@ class TypedTensorPlugin(Plugin):
         cls, _, method = fullname.rpartition(".")
         if method in SIZE_OPERATORS and (cls in (INT, DIM) or self._is_size_class(cls)):
             return size_operator_hook(method)
+        if method == "__pow__" and (cls in (INT, DIM) or self._is_size_class(cls)):
+            return pow_hook
         if cls.startswith(_SKIP_PREFIXES):
             return None
         if method == "__iter__" and (cls == TENSOR or self._is_tensor_class(cls)):
             return iter_hook
+        if method == "size" and (cls == TENSOR or self._is_tensor_class(cls)):
+            return size_hook
         if cls == TENSOR or ((method in api.METHODS or method in api.OPERATORS) and self._is_tensor_class(cls)):
             if self._computes_in_call_hook(fullname):
                 return method_call_hook(api.METHODS[method], binds_self=method not in api.METHODS_WITHOUT_SELF)
             return None
+        if fullname == MODULE_DICT + ".__getitem__":
+            return module_dict_item
         return self.calls.method_hook(fullname)
 
     def _computes_in_call_hook(self, fullname: str) -> bool:
@@ -220,6 +259,15 @@ class TypedTensorPlugin(Plugin):
         cls, _, attr = fullname.rpartition(".")
         if attr in api.PROPERTIES and (cls == TENSOR or self._is_tensor_class(cls)):
             return property_op_hook(api.PROPERTIES[attr])
+        if cls == MODULE:
+            return module_getattr_hook(attr)  # NOTE [ Registered attributes ]
+        if cls.startswith(_STABLE_PREFIXES):
+            return None
+        info = self.lookup_class(cls)
+        if info is not None and not info.has_base(TENSOR):
+            value = class_default(info, attr)
+            if value is not None:
+                return config_default_hook(value)  # NOTE [ Configuration defaults ]
         return None
 
     # ---- helpers -----------------------------------------------------------------------------------

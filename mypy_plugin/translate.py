@@ -22,12 +22,11 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from mypy.maptype import map_instance_to_supertype
-from mypy.nodes import TypeInfo
+from mypy.nodes import MemberExpr, NameExpr, TypeInfo, Var
 from mypy.types import (
     AnyType,
     Instance,
     LiteralType,
-    ProperType,
     TupleType,
     Type,
     TypeOfAny,
@@ -124,6 +123,24 @@ def literal_value(t: Type) -> object:
     if isinstance(p, Instance) and p.type.fullname == "builtins.NoneType":
         return None
     return UNKNOWN
+
+
+def with_final_value(t: Type, expr: object) -> Type:
+    """NOTE [ Final sizes ]
+    `PATCH: Final = 16` is typed `Literal[16]?`, but `PATCH: Final[int] = 16` is plain `int`: mypy
+    keeps the value on the name (`Var.final_value`), not in its type. A size written as such a
+    constant (`x.reshape(b, PATCH, -1)`, `h // PATCH`) is its value, as the literal itself is."""
+    if not isinstance(expr, (NameExpr, MemberExpr)):  # the common case first: hooks call this per argument
+        return t
+    node = expr.node
+    if not (isinstance(node, Var) and node.is_final):
+        return t
+    value = node.final_value
+    p = get_proper_type(t)
+    if isinstance(value, int) and not isinstance(value, bool) and isinstance(p, Instance) and p.type.fullname == INT \
+            and p.last_known_value is None:
+        return p.copy_modified(last_known_value=LiteralType(value, fallback=p))
+    return t
 
 
 def combine(fullname: str, left: DimExpr, right: DimExpr) -> DimExpr:
@@ -338,6 +355,3 @@ class Translator:
             _UNKNOWN_TENSOR[id(owner)] = (owner, t)
         return t
 
-
-def proper(t: Type) -> ProperType:
-    return get_proper_type(t)

@@ -14,25 +14,41 @@ from mypy.nodes import (
     ARG_STAR,
     ArgKind,
     CallExpr,
-    ComparisonExpr,
     Context,
     EllipsisExpr,
     Expression,
     FloatExpr,
+    GeneratorExpr,
     IntExpr,
+    ListComprehension,
     ListExpr,
+    MemberExpr,
     NameExpr,
     SliceExpr,
     StrExpr,
     TupleExpr,
     UnaryExpr,
+    Var,
 )
 from mypy.plugin import CheckerPluginInterface
 from mypy.types import Instance, NoneType, TupleType, Type, get_proper_type
 
 from typedtensor.shapes import SCALAR, UNKNOWN, Param, SliceIndex, TensorIndex, Unknown
+from typedtensor.shapes.shape import Shape
 
-from .translate import Translator, literal_value
+from .index_kind import BOOL, index_kind
+from .local_names import single_value
+from .translate import Translator, literal_value, with_final_value
+
+
+class Repeated(NamedTuple):
+    """Tensors of one shape, how many not known (a `tensors` argument: `tt.cat(parts)` of a
+    comprehension's list)."""
+
+    shape: Any
+
+
+_SEQUENCES = frozenset({"builtins.list", "builtins.tuple", "typing.Sequence", "collections.abc.Sequence"})
 
 
 class GiveUp(Exception):
@@ -50,6 +66,7 @@ class Actual(NamedTuple):
 
 
 def actuals_of(
+    api: CheckerPluginInterface,
     context: Context,
     args: list[list[Expression]],
     arg_types: list[list[Type]],
@@ -58,7 +75,7 @@ def actuals_of(
 ) -> list[Actual]:
     """The arguments in the order they are written (mypy groups them by formal parameter)."""
     flat = [
-        Actual(kind, name, expr, typ)
+        Actual(kind, name, expr, with_known_value(api, typ, expr))
         for exprs, types, kinds, names in zip(args, arg_types, arg_kinds, arg_names, strict=False)
         for expr, typ, kind, name in zip(exprs, types, kinds, names, strict=False)
     ]
@@ -71,12 +88,35 @@ def actuals_of(
 
 
 def expr_type(api: CheckerPluginInterface, expr: Expression) -> Type:
-    """The type mypy already inferred for a sub-expression (looked up, not re-checked)."""
-    if isinstance(api, TypeChecker):
-        known = api.lookup_type_or_none(expr)  # one pass over the type maps, not two
-        if known is not None:
-            return known
-    return api.get_expression_type(expr)
+    """The type mypy already inferred for a sub-expression (looked up, not re-checked), with the
+    value a `Final` or once-bound name holds."""
+    known = api.lookup_type_or_none(expr) if isinstance(api, TypeChecker) else None  # one pass over the type maps
+    if known is None:
+        known = api.get_expression_type(expr)
+    return with_known_value(api, known, expr)
+
+
+def with_known_value(api: CheckerPluginInterface, t: Type, expr: Expression | None) -> Type:
+    """`t`, or for a plain `int` name the literal it provably holds: a `Final` constant's value
+    (NOTE [ Final sizes ] in translate.py) or the value of a local bound once (NOTE [ Names bound
+    once ] in local_names.py)."""
+    if not isinstance(expr, (NameExpr, MemberExpr)):  # the common case first: hooks call this per argument
+        return t
+    node = expr.node
+    if not isinstance(node, Var):
+        return t
+    if node.is_final:
+        return with_final_value(t, expr)
+    if not (node.is_inferred and isinstance(expr, NameExpr)):
+        return t  # not a local: a parameter, a global, an attribute
+    p = get_proper_type(t)
+    if not (isinstance(p, Instance) and p.type.fullname == "builtins.int" and p.last_known_value is None):
+        return t
+    value = single_value(api, expr)
+    if value is None or not isinstance(api, TypeChecker):
+        return t
+    assigned = api.lookup_type_or_none(value)
+    return assigned if assigned is not None and isinstance(literal_value(assigned), int) else t
 
 
 def is_number(t: Type) -> bool:
@@ -89,12 +129,19 @@ def is_number(t: Type) -> bool:
     )
 
 
+def _is_int_valued(t: Type) -> bool:
+    """An `int`, `bool` or size (`Batch`) value: a number wherever an op takes a tensor or scalar."""
+    p = get_proper_type(t)
+    return isinstance(p, Instance) and p.type.has_base("builtins.int")
+
+
 class Converter:
     """Turns actual arguments into registry values for a given parameter kind."""
 
-    def __init__(self, tr: Translator, api: CheckerPluginInterface) -> None:
+    def __init__(self, tr: Translator, api: CheckerPluginInterface, operands: bool = False) -> None:
         self.tr = tr
         self.api = api
+        self.operands = operands  # an elementwise op: its `any` parameters take tensors or numbers
 
     def value(self, param: Param, actual: Actual) -> Any:
         kind = param.kind
@@ -109,7 +156,10 @@ class Converter:
             return self.sizes(actual)
         if kind == "index":
             return self.index(actual)
-        return self.static(actual.expr, t)
+        value = self.static(actual.expr, t)
+        if self.operands and kind == "any" and value is UNKNOWN and _is_int_valued(t):
+            return SCALAR  # `x + n`, `ids < limit` with `n: int`: a number of unknown value
+        return value
 
     def tensor_or_scalar(self, t: Type) -> Any:
         shape = self.tr.shape(t)
@@ -124,13 +174,32 @@ class Converter:
 
     def tensors(self, actual: Actual) -> Any:
         items = self.items(actual)
-        if items is None:
-            return UNKNOWN
-        return tuple(self.tensor_or_scalar(t) for _, t in items)
+        if items is not None:
+            return tuple(self.tensor_or_scalar(t) for _, t in items)
+        expr = actual.expr
+        if isinstance(expr, (ListComprehension, GeneratorExpr)):  # typed in the loosened parameter's context
+            generator = expr.generator if isinstance(expr, ListComprehension) else expr
+            element = self.tr.shape(expr_type(self.api, generator.left_expr))
+            return Repeated(element) if element is not None and not isinstance(element, Unknown) else UNKNOWN
+        return self.repeated(actual.type)
+
+    def repeated(self, t: Type) -> Any:
+        """A list or `tuple[T, ...]` of tensors whose length is not known (a comprehension, a list
+        built by appends): `Repeated(shape of T)`, for `run_op` to join (NOTE [ Sequences of
+        unknown length ] in ops.py); else UNKNOWN."""
+        p = get_proper_type(t)
+        if isinstance(p, Instance) and p.type.fullname in _SEQUENCES and len(p.args) == 1:
+            shape = self.tr.shape(p.args[0])
+            if shape is not None and not isinstance(shape, Unknown):
+                return Repeated(shape)
+        return UNKNOWN
 
     def items(self, actual: Actual) -> list[tuple[Expression | None, Type]] | None:
         """The elements of a tuple or list argument, each with its own type."""
         expr = actual.expr
+        once = single_value(self.api, expr) if isinstance(expr, NameExpr) else None
+        if isinstance(once, (ListExpr, TupleExpr)):
+            expr = once  # `feats = [a, b]; tt.stack(feats)` (NOTE [ Names bound once ])
         if isinstance(expr, (ListExpr, TupleExpr)):
             return [(e, expr_type(self.api, e)) for e in expr.items]
         p = get_proper_type(actual.type)
@@ -176,6 +245,8 @@ class Converter:
         return (self.index_item(expr),)
 
     def index_item(self, expr: Expression) -> Any:
+        if isinstance(expr, ListExpr) and expr.items and all(isinstance(i, IntExpr) for i in expr.items):
+            return TensorIndex(Shape.of(len(expr.items)), False)  # `x[[0, 2]]`
         if isinstance(expr, SliceExpr):
             return SliceIndex(self.bound(expr.begin_index), self.bound(expr.end_index), self.bound(expr.stride))
         if isinstance(expr, EllipsisExpr):
@@ -185,9 +256,10 @@ class Converter:
         t = expr_type(self.api, expr)
         shape = self.tr.shape(t)
         if shape is not None:
-            if isinstance(expr, ComparisonExpr):
-                return TensorIndex(shape, True)
-            raise GiveUp  # integer or boolean tensor: the dtype is not in the type
+            kind = index_kind(self.api, expr, lambda e: expr_type(self.api, e))  # NOTE [ Index tensors ]
+            if kind is None:
+                raise GiveUp  # integer or boolean tensor: the dtype is not in the type
+            return TensorIndex(shape, kind == BOOL)
         p = get_proper_type(t)
         if isinstance(p, Instance) and p.type.fullname == "builtins.bool":
             raise GiveUp

@@ -1,5 +1,6 @@
-"""``tt.save`` / ``tt.load``: round trips of every dtype and container, and refusal of any
-truncated or corrupted file (hypothesis flips and cuts bytes anywhere)."""
+"""The older typedtensor file format (``\\x89TTSAVE``), which ``tt.load`` still reads: round trips of
+every dtype and container, and refusal of any truncated or corrupted file (hypothesis flips and cuts
+bytes anywhere). ``tt.save`` now writes safetensors (tests/test_safetensors.py)."""
 
 from __future__ import annotations
 
@@ -180,4 +181,4 @@ def test_file_objects_and_trailing_bytes() -> None:
     buf.seek(0)
     _eq([tt.ones(1)], tt.load(buf))
     with pytest.raises(ValueError, match="trailing bytes"):
-        loads(buf.getvalue() + b"\0")
+        loads(dumps([tt.ones(1)]) + b"\0")

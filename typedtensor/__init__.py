@@ -17,7 +17,10 @@ from ._errors import ShapeError
 
 __version__ = "0.1.0"
 
-_SUBMODULES = frozenset({"nn", "optim", "data", "utils", "cuda", "autograd", "jit", "shapes", "testing"})
+_SUBMODULES = frozenset({
+    "nn", "optim", "data", "utils", "cuda", "autograd", "jit", "onnx", "shapes", "accelerator", "backends",
+    "distributed", "multiprocessing", "serialization",
+})
 
 
 def _load_runtime() -> Any:

@@ -1,5 +1,7 @@
 // Module-level functions of typedtensor._C: creation, random, joining, nn ops, threads, interop.
 #include "convert.h"
+#include "typedtensor/attention.h"
+#include "typedtensor/blas.h"
 #include "typedtensor/cpu_capability.h"
 
 namespace ttpy {
@@ -49,6 +51,31 @@ void bind_functions(py::module_& m) {
     return from_numpy(py::reinterpret_borrow<py::array>(a));
   }, py::arg("ndarray"));
   m.def("from_dlpack", &from_dlpack, py::arg("ext_tensor"));
+  // A tensor over `nbytes` of a Python buffer (an mmap of a safetensors file), sharing its memory. The
+  // buffer stays exported (an mmap cannot be closed) while any tensor over it lives.
+  m.def("_frombuffer", [](py::buffer b, py::handle dtype, const std::vector<int64_t>& shape, int64_t offset) {
+    DType d = *dtype_from(dtype);
+    Shape s(shape);
+    int64_t numel = tt::shape_numel(s);
+    auto isz = static_cast<int64_t>(tt::itemsize(d));
+    // the export is released (under the GIL) when the storage dies
+    std::shared_ptr<py::buffer_info> info(new py::buffer_info(b.request()), [](py::buffer_info* p) {
+      py::gil_scoped_acquire g;
+      delete p;
+    });
+    if (info->ndim != 1 || info->strides[0] != info->itemsize)
+      throw tt::ValueError("_frombuffer: expected a contiguous one-dimensional buffer");
+    int64_t nbytes = 0, end = 0;
+    if (__builtin_mul_overflow(numel, isz, &nbytes) || offset < 0 || __builtin_add_overflow(offset, nbytes, &end) ||
+        end > static_cast<int64_t>(info->size * info->itemsize))
+      throw tt::ValueError("_frombuffer: the tensor's bytes lie outside the buffer");
+    auto* data = static_cast<char*>(info->ptr) + offset;
+    if (reinterpret_cast<uintptr_t>(data) % static_cast<uintptr_t>(isz) != 0)
+      throw tt::ValueError("_frombuffer: the tensor's bytes are not aligned to its element size");
+    bool writable = !info->readonly;
+    return tt::from_blob(data, s, tt::contiguous_strides(s), d, std::move(info), writable);
+  }, py::arg("buffer"), py::arg("dtype"), py::arg("shape"), py::arg("offset"));
+
   m.def("to_dlpack", &to_dlpack, py::arg("tensor"));
   m.def("is_tensor", [](py::handle h) { return is_tensor(h); }, py::arg("obj"));
 
@@ -118,6 +145,12 @@ void bind_functions(py::module_& m) {
   });
   m.def("_cpu_capability", [] { return tt::cpu_capability(); });
   m.def("_cpu_set_capability", [](const std::string& name) { tt::set_cpu_capability(name); });
+  m.def("_fused_attention", &tt::fused_attention, py::arg("query"), py::arg("key"), py::arg("value"),
+        py::arg("attn_mask") = py::none(), py::arg("is_causal") = false, py::arg("scale") = 1.0);
+  m.def("_cpu_blas", [] { return tt::blas_library(); });
+  m.def("_cpu_blas_available", [] { return tt::blas_available(); });
+  m.def("_cpu_set_blas", [](const std::string& name) { tt::set_blas(name); });
+  m.def("_cpu_set_blas_mkl_path", [](const std::string& path) { tt::set_blas_mkl_path(path); });
   m.def("_cpu_cache_empty", [] { tt::cpu_cache_empty(); });
   m.def("_cpu_cache_set_limit", [](size_t bytes) { tt::cpu_cache_set_limit(bytes); });
   m.def("manual_seed", [](py::int_ seed) {

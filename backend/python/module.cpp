@@ -1,6 +1,7 @@
 // typedtensor._C: the pybind11 bindings of the C++ core (bindings only; no op logic here).
 #include "convert.h"
 #include "typedtensor/build_info.h"
+#include "typedtensor/gil.h"
 #include "typedtensor/op_info.h"
 
 namespace ttpy {
@@ -16,6 +17,9 @@ PYBIND11_MODULE(_C, m) {
     d["blas"] = tt::blas_name();
     return d;
   });
+  // long CPU kernels let other Python threads run (NOTE [ The GIL ] in typedtensor/gil.h)
+  tt::set_gil_hooks({[]() -> void* { return PyGILState_Check() ? static_cast<void*>(PyEval_SaveThread()) : nullptr; },
+                     [](void* token) { PyEval_RestoreThread(static_cast<PyThreadState*>(token)); }});
   // The backend's op lists (generated/ops.inc), for the tests that hold them to the op table.
   m.def("_backend_ops", [] {
     static const char* kinds[] = {"elementwise", "view", "strided_view", "reduction", "index", "other"};

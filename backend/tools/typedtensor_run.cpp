@@ -2,6 +2,7 @@
 // Runs a graph saved by tt.jit.save without Python: reads the inputs from an uncompressed
 // np.savez file (in the order they were stored), re-applies the saved pass pipeline, runs the graph
 // and writes the outputs as out_0, out_1, ... to an .npz (-o) or prints them.
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "typedtensor/checked.h"
 #include "typedtensor/graph.h"
 #include "typedtensor/ops.h"
 
@@ -33,8 +35,16 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-uint64_t le(const std::string& s, size_t pos, int n) {
-  if (pos + n > s.size()) throw Error("npz: truncated zip structure");
+// Every offset and length below comes from the file: sums are taken with typedtensor/checked.h
+// (at()), and every read checks its range first, so no field can send a read outside the buffer.
+uint64_t at(uint64_t a, uint64_t b) {
+  uint64_t r;
+  if (!tt::checked::add(a, b, &r)) throw Error("npz: offset out of range");
+  return r;
+}
+
+uint64_t le(const std::string& s, uint64_t pos, int n) {
+  if (!tt::checked::range_in(pos, static_cast<uint64_t>(n), s.size())) throw Error("npz: truncated zip structure");
   uint64_t v = 0;
   for (int i = 0; i < n; ++i) v |= static_cast<uint64_t>(static_cast<unsigned char>(s[pos + i])) << (8 * i);
   return v;
@@ -70,7 +80,7 @@ Tensor parse_npy(const std::string& b, const std::string& name) {
   } else {
     throw Error("npy " + name + ": unsupported version");
   }
-  if (hpos + hlen > b.size()) throw Error("npy " + name + ": truncated header");
+  if (!tt::checked::range_in(hpos, hlen, b.size())) throw Error("npy " + name + ": truncated header");
   std::string h = b.substr(hpos, hlen);
   std::string d = field(h, "descr");
   size_t q1 = d.find('\''), q2 = q1 == std::string::npos ? q1 : d.find('\'', q1 + 1);
@@ -96,14 +106,23 @@ Tensor parse_npy(const std::string& b, const std::string& name) {
     if (a == std::string::npos) continue;
     tok = tok.substr(a, z - a + 1);
     char* end = nullptr;
+    errno = 0;
     long long v = std::strtoll(tok.c_str(), &end, 10);
-    if (*end || v < 0) throw Error("npy " + name + ": bad dim '" + tok + "'");
+    if (*end || errno || v < 0) throw Error("npy " + name + ": bad dim '" + tok + "'");
+    if (shape.size() >= 64) throw Error("npy " + name + ": more than 64 dims");
     shape.push_back(v);
   }
+  // the data must be exactly what the shape says, checked before anything is allocated
+  int64_t numel;
+  size_t nbytes;
+  if (!tt::checked::numel(shape.data(), shape.size(), &numel) ||
+      !tt::checked::nbytes(numel, tt::itemsize(code->dtype), &nbytes) || b.size() - (hpos + hlen) != nbytes)
+    throw Error("npy " + name + ": data size does not match the shape");
   Tensor t = tt::empty(shape, code->dtype);
-  size_t nbytes = static_cast<size_t>(t.numel()) * t.itemsize();
-  if (hpos + hlen + nbytes != b.size()) throw Error("npy " + name + ": data size does not match the shape");
   if (nbytes) std::memcpy(t.raw(), b.data() + hpos + hlen, nbytes);
+  if (code->dtype == DType::Bool)  // a bool is one byte 0 or 1; anything else is not a bool
+    for (size_t i = 0; i < nbytes; ++i)
+      if (static_cast<unsigned char>(b[hpos + hlen + i]) > 1) throw Error("npy " + name + ": a bool holds a byte other than 0 or 1");
   return t;
 }
 
@@ -148,34 +167,35 @@ std::vector<std::pair<std::string, Tensor>> read_npz(const std::string& path) {
     if (eocd < 20 || le(z, eocd - 20, 4) != 0x07064b50) throw Error(path + ": bad zip64 locator");
     uint64_t z64 = le(z, eocd - 20 + 8, 8);
     if (le(z, z64, 4) != 0x06064b50) throw Error(path + ": bad zip64 record");
-    count = le(z, z64 + 32, 8);
-    cd = le(z, z64 + 48, 8);
+    count = le(z, at(z64, 32), 8);
+    cd = le(z, at(z64, 48), 8);
   }
   std::vector<std::pair<std::string, Tensor>> out;
-  size_t p = cd;
+  uint64_t p = cd;
   for (uint64_t e = 0; e < count; ++e) {
     if (le(z, p, 4) != 0x02014b50) throw Error(path + ": bad central directory");
-    uint64_t method = le(z, p + 10, 2), csize = le(z, p + 20, 4), usize = le(z, p + 24, 4);
-    uint64_t nlen = le(z, p + 28, 2), xlen = le(z, p + 30, 2), clen = le(z, p + 32, 2), off = le(z, p + 42, 4);
-    if (p + 46 + nlen + xlen > z.size()) throw Error(path + ": truncated central directory");
-    std::string name = z.substr(p + 46, nlen);
-    for (size_t x = p + 46 + nlen; x + 4 <= p + 46 + nlen + xlen;) {  // zip64 extra field
+    uint64_t method = le(z, at(p, 10), 2), csize = le(z, at(p, 20), 4), usize = le(z, at(p, 24), 4);
+    uint64_t nlen = le(z, at(p, 28), 2), xlen = le(z, at(p, 30), 2), clen = le(z, at(p, 32), 2), off = le(z, at(p, 42), 4);
+    uint64_t name_at = at(p, 46), extra_at = at(name_at, nlen), extra_end = at(extra_at, xlen);
+    if (extra_end > z.size()) throw Error(path + ": truncated central directory");
+    std::string name = z.substr(name_at, nlen);
+    for (uint64_t x = extra_at; x + 4 <= extra_end;) {  // zip64 extra field (x + 4 cannot wrap: x <= size)
       uint64_t id = le(z, x, 2), sz = le(z, x + 2, 2);
       if (id == 1) {
-        size_t q = x + 4;
-        if (usize == 0xffffffffu) usize = le(z, q, 8), q += 8;
-        if (csize == 0xffffffffu) csize = le(z, q, 8), q += 8;
+        uint64_t q = x + 4;
+        if (usize == 0xffffffffu) usize = le(z, q, 8), q = at(q, 8);
+        if (csize == 0xffffffffu) csize = le(z, q, 8), q = at(q, 8);
         if (off == 0xffffffffu) off = le(z, q, 8);
       }
-      x += 4 + sz;
+      x = at(x, 4 + sz);
     }
     if (method != 0) throw Error(path + ": entry " + name + " is compressed; write inputs with np.savez, not savez_compressed");
     if (le(z, off, 4) != 0x04034b50) throw Error(path + ": bad local header for " + name);
-    uint64_t data = off + 30 + le(z, off + 26, 2) + le(z, off + 28, 2);
-    if (data > z.size() || csize > z.size() - data) throw Error(path + ": truncated entry " + name);
+    uint64_t data = at(at(at(off, 30), le(z, at(off, 26), 2)), le(z, at(off, 28), 2));
+    if (!tt::checked::range_in(data, csize, z.size())) throw Error(path + ": truncated entry " + name);
     if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0) name = name.substr(0, name.size() - 4);
     out.emplace_back(name, parse_npy(z.substr(data, csize), name));
-    p += 46 + nlen + xlen + clen;
+    p = at(extra_end, clen);
   }
   return out;
 }

@@ -40,6 +40,12 @@ def compare_case(name: str, dev: str, rtol: float = 1e-4, atol: float = 1e-5) ->
             assert g.min() >= 0 and g.max() < 10
         elif name == "alpha_dropout":
             assert len(np.unique(g)) == 2 and len(np.unique(r)) == 2
+        elif name == "bernoulli":
+            assert set(np.unique(g).tolist()) <= {0.0, 1.0}
+        elif name == "randint_like":
+            assert g.min() >= 0 and g.max() < 5
+        elif name == "randperm":
+            np.testing.assert_array_equal(g, np.arange(50))
         else:  # dropout: kept values scaled by 1 / (1 - p) = 2
             assert set(np.unique(g).tolist()) <= {0.0, 2.0} and 0.3 < (g == 0).mean() < 0.7
         return

@@ -91,3 +91,49 @@ def test_inplace_variants_and_view_changes() -> None:
     with pytest.raises(ValueError, match="t_"):
         tt.zeros(2, 2, 2).t_()
     assert tt.positive(x) is x
+
+
+@SETTINGS
+@given(shape=shapes(), seed=st.integers(0, 2**16), data=st.data())
+def test_logaddexp_matches_torch(shape: tuple[int, ...], seed: int, data: Any) -> None:
+    rng = np.random.default_rng(seed)
+    other = data.draw(st.sampled_from([shape, shape[-1:], (1,)]))
+    a, b = rng.standard_normal(shape) * 30, rng.standard_normal(other) * 30  # big enough that exp overflows
+    special = np.array([np.inf, -np.inf, 0.0])
+    a.flat[: min(a.size, 3)] = special[: min(a.size, 3)]
+    (x, tx), (y, ty) = both(a), both(b)
+    close(tt.logaddexp(x, y), torch.logaddexp(tx, ty))
+    close(x.logaddexp(y), tx.logaddexp(ty))
+
+
+def test_logaddexp_gradient_matches_torch() -> None:
+    a, b = np.array([0.5, -3.0, 40.0]), np.array([1.0, 2.0, -40.0])
+    x, y = tt.tensor(a, requires_grad=True), tt.tensor(b, requires_grad=True)
+    tx, ty = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    (tt.logaddexp(x, y) * tt.tensor([1.0, 2.0, 3.0])).sum().backward()
+    (torch.logaddexp(tx, ty) * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    close(x.grad, tx.grad)
+    close(y.grad, ty.grad)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**16), p=st.sampled_from([2.0, 1.0, 0.0, 3.0, float("inf")]),
+       batch=st.sampled_from([(), (2,), (3, 1)]), rows=st.integers(1, 4), cols=st.integers(1, 4),
+       feats=st.integers(0, 3))
+def test_cdist_matches_torch(seed: int, p: float, batch: tuple[int, ...], rows: int, cols: int, feats: int) -> None:
+    rng = np.random.default_rng(seed)
+    a, b = rng.standard_normal((*batch, rows, feats)), rng.standard_normal((cols, feats))
+    (x, tx), (y, ty) = both(a), both(b)
+    close(tt.cdist(x, y, p), torch.cdist(tx, ty, p))
+
+
+def test_cdist_gradient_and_errors() -> None:
+    a, b = np.array([[0.0, 1.0], [2.0, -1.0]]), np.array([[1.0, 1.0], [0.5, 3.0], [-2.0, 0.0]])
+    x, tx = tt.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    tt.cdist(x, tt.tensor(b)).sum().backward()
+    torch.cdist(tx, torch.tensor(b)).sum().backward()
+    close(x.grad, tx.grad)
+    with pytest.raises(tt.ShapeError, match="cdist: x1 and x2 must have the same number of features"):
+        tt.cdist(tt.zeros(2, 3), tt.zeros(4, 2))
+    with pytest.raises(ValueError, match="non-negative"):
+        tt.cdist(tt.zeros(2, 3), tt.zeros(4, 3), -1.0)

@@ -231,3 +231,29 @@ def test_empty_and_out_of_range_indexing_matches_torch(label: str, build: Callab
             build(tt)
         return
     assert_close(build(tt), ref)
+
+
+# -- every public op: tests/backend/fuzz_ops.py ---------------------------------------------------
+
+PUBLIC_ITERATIONS = int(os.environ.get("TT_FUZZ_ITERATIONS", "1500"))
+PUBLIC_SEEDS = [int(s) for s in os.environ.get("TT_FUZZ_SEEDS", "7").split(",")]
+
+
+@pytest.mark.parametrize("seed", PUBLIC_SEEDS)
+def test_fuzz_public_ops(seed: int) -> None:
+    """Every public op on 0-d / 0-size shapes, every dtype, strided / transposed / offset / expanded
+    layouts and extreme values: torch's answer, or a clean exception where torch raises."""
+    from tests.backend import fuzz_ops
+
+    rng = random.Random(seed)
+    outcomes: dict[str, int] = {}
+    for i in range(PUBLIC_ITERATIONS):
+        state = rng.getstate()
+        try:
+            r = fuzz_ops.run_case(torch, rng)
+        except AssertionError as e:
+            rng.setstate(state)
+            raise AssertionError(f"seed {seed} iteration {i}: {e}") from e
+        outcomes[r] = outcomes.get(r, 0) + 1
+    print(f"public-op fuzz, seed {seed}: {PUBLIC_ITERATIONS} calls, outcomes {outcomes}")
+    assert outcomes.get("match", 0) > PUBLIC_ITERATIONS // 4, outcomes

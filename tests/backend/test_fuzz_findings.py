@@ -3,6 +3,8 @@ and more empty shapes: each case against torch's answer."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -51,3 +53,81 @@ def test_index_into_a_size_zero_dim(shape: tuple[int, ...], key: tuple[object, .
             tt.zeros(*shape)[key]
         with pytest.raises(IndexError):
             torch.zeros(*shape)[key]
+
+
+# -- found by the public-op fuzz (tests/backend/fuzz_ops.py) -------------------------------------
+
+def test_float64_subnormal_is_true_as_bool() -> None:
+    """The cast to bool went through float32, where 5e-324 is 0."""
+    x = [5e-324, -5e-324, 0.0, -0.0, 1e-310]
+    assert tt.tensor(x, dtype=tt.float64).bool().tolist() == torch.tensor(x, dtype=torch.float64).bool().tolist()
+    assert tt.masked_select(tt.tensor([1.0, 2.0]), tt.tensor([5e-324, 0.0], dtype=tt.float64).bool()).tolist() == [1.0]
+
+
+def test_all_and_any_of_uint8_keep_uint8() -> None:
+    x = [[0, 3], [1, 1]]
+    for red in ("all", "any"):
+        for kw in ({}, {"dim": 1}, {"dim": 0, "keepdim": True}):
+            ours = getattr(tt.tensor(x, dtype=tt.uint8), red)(**kw)
+            ref = getattr(torch.tensor(x, dtype=torch.uint8), red)(**kw)
+            assert str(ours.dtype).rsplit(".")[-1] == "uint8" == str(ref.dtype).rsplit(".")[-1]
+            assert ours.tolist() == ref.tolist()
+    assert str(tt.tensor([1, 0]).any().dtype).rsplit(".")[-1] == "bool"
+
+
+def test_xlogy_result_type_and_numbers() -> None:
+    """xlogy(bfloat16, bool) gave float32; xlogy(int tensor, 1.5) computed log(1)."""
+    cases = [(lambda m: m.xlogy(m.tensor([1.5, 2.0]).to(m.bfloat16), m.tensor([True, False]))),
+             (lambda m: m.xlogy(m.tensor([2, 3]), 1.5)), (lambda m: m.xlogy(3, m.tensor([0.5, 2.0]))),
+             (lambda m: m.xlogy(m.tensor([2, 0]), m.tensor([4, 0])))]
+    for case in cases:
+        ours, ref = case(tt), case(torch)
+        assert str(ours.dtype).rsplit(".")[-1] == str(ref.dtype).rsplit(".")[-1]
+        np.testing.assert_allclose(ours.float().numpy(), ref.float().numpy(), rtol=1e-2)
+
+
+def test_addcmul_promotes_before_multiplying() -> None:
+    """int32 * int64 wrapped around before meeting the float32 input."""
+    a, b, c = [0.5, 1.0], [2**31 - 1, 3], [2**31 - 1, 4]
+    ours = tt.addcmul(tt.tensor(a), tt.tensor(b, dtype=tt.int32), tt.tensor(c), value=-2)
+    ref = torch.addcmul(torch.tensor(a), torch.tensor(b, dtype=torch.int32), torch.tensor(c), value=-2)
+    np.testing.assert_allclose(ours.numpy(), ref.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_lerp_is_computed_in_float32(dtype: str) -> None:
+    """(end - start) overflowed float16 before the weight was applied: -inf where torch has finite values."""
+    a, b = [-60000.0, 1.0], [60000.0, 3.0]
+    ours = tt.lerp(tt.tensor(a).to(getattr(tt, dtype)), tt.tensor(b).to(getattr(tt, dtype)), 0.25)
+    ref = torch.lerp(torch.tensor(a).to(getattr(torch, dtype)), torch.tensor(b).to(getattr(torch, dtype)), 0.25)
+    np.testing.assert_allclose(ours.float().numpy(), ref.float().numpy(), rtol=1e-2)
+
+
+@pytest.mark.parametrize("loss", ["mse_loss", "huber_loss", "smooth_l1_loss"])
+def test_pointwise_losses_take_a_bool_target(loss: str) -> None:
+    x, t = [0.25, 0.75, 2.0], [True, False, True]
+    ours = getattr(tt.nn.functional, loss)(tt.tensor(x, dtype=tt.float64), tt.tensor(t))
+    ref = getattr(torch.nn.functional, loss)(torch.tensor(x, dtype=torch.float64), torch.tensor(t))
+    np.testing.assert_allclose(ours.item(), ref.item(), rtol=1e-12)
+
+
+def test_median_of_an_empty_float_tensor_is_nan() -> None:
+    for dtype in ("float16", "float32", "float64"):
+        ours, ref = tt.zeros(0, dtype=getattr(tt, dtype)).median(), torch.zeros(0, dtype=getattr(torch, dtype)).median()
+        assert math.isnan(ours.item()) and math.isnan(ref.item())
+        assert str(ours.dtype).rsplit(".")[-1] == dtype
+
+
+def test_a_python_float_does_not_make_inplace_ops_traced_copies() -> None:
+    """x.mul_(0.9) on float32 took the out-of-place path once Python floats became float64: a
+    compiled training step with batch norm (running stats updated in place) was refused."""
+    x = tt.ones(3)
+    v = x._version if hasattr(x, "_version") else None
+    x.mul_(0.5).add_(0.25)
+    assert x.tolist() == [0.75, 0.75, 0.75]
+    if v is not None:
+        assert x._version == v + 2
+    bn = tt.nn.BatchNorm1d(3)
+    step = tt.compile(lambda t: bn(t).sum())
+    step(tt.randn(4, 3))
+    assert bn.running_mean.abs().sum().item() > 0

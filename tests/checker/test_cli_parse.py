@@ -19,6 +19,7 @@ TOKENS = [
     "-j", "-j2", "2", "0", "x", "--show-shapes", "--show-shapes=1", "--no-cache", "--stats", "--infer-all",
     "--disable", "shape", "--exclude", "build/*", "-o", "--output", "out.txt", "--output=", "--cache-dir", "c",
     "--config", "pyproject.toml", "--explain", "shape-matmul", "-h", "--help", "--unknown", "-x", "-j=3",
+    "--output-format", "--output-format=github", "--out",
 ]
 
 
@@ -45,6 +46,7 @@ def test_fast_parser_agrees_with_argparse(argv: list[str]) -> None:
     ["src", "--format=sarif", "-o", "out.sarif"], ["--disable", "shape", "--disable", "x", "--exclude", "build/*"],
     ["--config", "pyproject.toml", "--no-cache", "--stats", "--show-shapes", "--infer-all", "a.py"],
     ["-j", "1", "--explain", "shape-matmul"],
+    ["--output-format", "github", "src"], ["--output-format=sarif", "--output", "out.sarif"],
 ])
 def test_fast_parser_reads_plain_command_lines(argv: list[str]) -> None:
     """The command lines CI jobs and hooks write never reach argparse."""
@@ -64,3 +66,10 @@ def test_fast_parser_leaves_the_rest_to_argparse(argv: list[str]) -> None:
 def test_config_option_is_a_path() -> None:
     fast = cli._fast_parse(["--config", "pyproject.toml"])
     assert fast is not None and fast.config == Path("pyproject.toml")
+
+
+@pytest.mark.parametrize("argv", [["--output-format", "json"], ["--output-format=json"], ["--format", "json"]])
+def test_output_format_is_ruffs_spelling_of_format(argv: list[str]) -> None:
+    fast = cli._fast_parse(argv)
+    assert fast is not None and fast.format == "json"
+    assert argparse_result(argv) == vars(fast)

@@ -112,8 +112,12 @@ def test_argument_errors() -> None:
         DataLoader(ds, batch_size=None, drop_last=True)
     with pytest.raises(ValueError, match="Size mismatch"):
         TensorDataset(tt.zeros(3), tt.zeros(4))
-    with pytest.raises(NotImplementedError, match="num_workers"):
-        DataLoader(ds, num_workers=2)
+    with pytest.raises(ValueError, match="num_workers option should be non-negative"):
+        DataLoader(ds, num_workers=-1)
+    with pytest.raises(ValueError, match="persistent_workers option needs num_workers > 0"):
+        DataLoader(ds, persistent_workers=True)
+    with pytest.raises(ValueError, match="prefetch_factor option could only be specified in multiprocessing"):
+        DataLoader(ds, prefetch_factor=2)
 
 
 def test_utils_data_alias() -> None:

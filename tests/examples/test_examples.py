@@ -57,3 +57,34 @@ def test_mypy_with_the_plugin_finds_the_examples_clean(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Success" in proc.stdout
+
+
+_EMULATED_RUN = """
+import runpy, sys
+import typedtensor as tt
+tt._C._testing_emulate_cuda(True)
+sys.path.insert(0, sys.argv[1])
+script = sys.argv[2]
+sys.argv = [script, "--short", "--device", "cuda"]
+runpy.run_path(script, run_name="__main__")
+"""
+
+
+def _summary(stdout: str, device: str) -> str:
+    """The example's result line with its device and timing cut off: what must agree across devices."""
+    line = next(x for x in stdout.splitlines() if f" on {device} after " in x)
+    return line.split(f" on {device} after ")[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", ["mlp_digits.py", "cnn_digits.py", "char_transformer.py"])
+def test_example_trains_the_same_on_the_emulated_cuda_device(script: str, tmp_path: Path) -> None:
+    """`--device cuda` moves the model and every batch: on the host-emulated device (the CUDA dispatch
+    path with CPU kernels) the example must reach exactly the CPU's result, and a tensor left on the CPU
+    (a mixed-device op) fails the run, as it would on a GPU."""
+    pytest.importorskip("typedtensor._C")
+    cpu = _run([sys.executable, str(EXAMPLES / script), "--short", "--device", "cpu"], cwd=tmp_path)
+    assert cpu.returncode == 0, cpu.stderr[-3000:]
+    cuda = _run([sys.executable, "-c", _EMULATED_RUN, str(EXAMPLES), str(EXAMPLES / script)], cwd=tmp_path)
+    assert cuda.returncode == 0, cuda.stderr[-3000:]
+    assert _summary(cuda.stdout, "cuda") == _summary(cpu.stdout, "cpu")

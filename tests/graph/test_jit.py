@@ -7,6 +7,7 @@ import shutil
 import struct
 import subprocess
 import sysconfig
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -65,13 +66,25 @@ def test_load_is_not_pickle_and_executes_nothing(tmp_path: Path) -> None:
     assert b"pickle" not in data and b"\x80\x04" not in data[:16]
 
 
+def unseal(data: bytes) -> bytes:
+    """A saved graph without its CRC-32 trailer (what the parser reads)."""
+    assert struct.unpack("<I", data[8:12])[0] == 2 and struct.unpack("<I", data[-4:])[0] == zlib.crc32(data[:-4])
+    return data[:-4]
+
+
+def seal(body: bytes) -> bytes:
+    """A (possibly edited) body with a valid trailer again, so that the parser's own checks are reached."""
+    return body + struct.pack("<I", zlib.crc32(body))
+
+
 def _edit_header(data: bytes, old: bytes, new: bytes) -> bytes:
-    """Replaces text in the header and fixes its length field."""
+    """Replaces text in the header and fixes its length field and the file's checksum."""
+    data = unseal(data)
     hlen = struct.unpack("<Q", data[12:20])[0]
     header = data[20 : 20 + hlen]
     assert old in header
     header = header.replace(old, new, 1)
-    return data[:12] + struct.pack("<Q", len(header)) + header + data[20 + hlen :]
+    return seal(data[:12] + struct.pack("<Q", len(header)) + header + data[20 + hlen :])
 
 
 def _corrupt(tmp_path: Path, data: bytes, name: str = "bad.ttg") -> Path:
@@ -87,9 +100,10 @@ def _corrupt(tmp_path: Path, data: bytes, name: str = "bad.ttg") -> Path:
         (lambda d: d[:8] + struct.pack("<I", 99) + d[12:], "version 99"),
         (lambda d: d[:30], "truncated"),
         (lambda d: d[:-3], "truncated"),
-        (lambda d: d + b"junk", "data block"),
+        (lambda d: seal(unseal(d) + b"junk"), "data block"),
+        (lambda d: d[:-12] + bytes([d[-12] ^ 1]) + d[-11:], "checksum mismatch"),
         (lambda d: _edit_header(d, b"typedtensor-graph 1", b"typedtensor-graph 1 extra"), "expected 'passes'"),
-        (lambda d: d[:12] + struct.pack("<Q", 10**12) + d[20:], "truncated header"),
+        (lambda d: seal(d[:12] + struct.pack("<Q", 10**12) + unseal(d)[20:]), "truncated header"),
         (lambda d: _edit_header(d, b"values ", b"valuez "), "expected 'values'"),
         (lambda d: _edit_header(d, b"node tanh", b"node system"), "not allowed"),
         (lambda d: _edit_header(d, b"float32 2 6 4", b"float32 2 6 -4"), "bad integer"),
@@ -104,6 +118,15 @@ def test_malformed_files_are_refused(tmp_path: Path, mutate: Any, message: str) 
     assert bad != data or message == "magic"
     with pytest.raises(jit.GraphError, match=message):
         jit.load(_corrupt(tmp_path, bad))
+
+
+def test_files_carry_a_checksum_and_version_1_files_still_load(tmp_path: Path) -> None:
+    path, x = _saved(tmp_path)
+    data = path.read_bytes()
+    body = unseal(data)  # version 2: a CRC-32 of every byte before the trailer
+    old = tmp_path / "v1.ttg"
+    old.write_bytes(body[:8] + struct.pack("<I", 1) + body[12:])  # what version 1 wrote
+    close(jit.load(old)(*x)[0], jit.load(path)(*x)[0])
 
 
 def test_out_of_range_value_ids_are_refused(tmp_path: Path) -> None:

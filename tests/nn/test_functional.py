@@ -121,6 +121,7 @@ ACTS: list[tuple[str, Callable[..., Any]]] = [
     ("leaky", lambda F, x: F.leaky_relu(x, 0.3)),
     ("elu", lambda F, x: F.elu(x, 0.5)),
     ("silu", lambda F, x: F.silu(x)),
+    ("softsign", lambda F, x: F.softsign(x)),
     ("group-norm", lambda F, x: F.group_norm(x.reshape(2, 6, 5), 3)),
     ("normalize", lambda F, x: F.normalize(x, dim=1)),
     ("pad", lambda F, x: F.pad(x, (1, 2, 0, 1), value=0.5)),
@@ -168,3 +169,57 @@ def test_alpha_dropout_keeps_moments() -> None:
     y = F.alpha_dropout(x, 0.2, training=True).numpy()
     assert abs(y.mean()) < 0.02 and abs(y.std() - 1.0) < 0.02
     assert F.alpha_dropout(x, 0.2, training=False) is x
+
+
+def _registry_message(op: str, **args: Any) -> str:
+    from typedtensor.shapes import Issue, apply, concrete
+
+    static = {k: concrete(v) if isinstance(v, tuple) else v for k, v in args.items()}
+    result = apply(op, [], static)
+    assert isinstance(result, Issue), f"{op}: the rule accepts {args}"
+    return result.message
+
+
+# (op, the call, the registry arguments of the same call: shapes as tuples, sequences as lists)
+COMPOSITE_ERRORS: list[tuple[str, Callable[[], Any], dict[str, Any]]] = [
+    ("mse_loss", lambda: F.mse_loss(tt.zeros(4, 1), tt.zeros(4)), {"input": (4, 1), "target": (4,)}),
+    ("group_norm", lambda: F.group_norm(tt.zeros(2, 5, 3), 2), {"input": (2, 5, 3), "num_groups": 2}),
+    ("batch_norm", lambda: F.batch_norm(tt.zeros(2, 3, 4), tt.zeros(4), tt.ones(3)),
+     {"input": (2, 3, 4), "running_mean": (4,), "running_var": (3,)}),
+    ("scaled_dot_product_attention", lambda: F.scaled_dot_product_attention(tt.zeros(4), tt.zeros(2, 4), tt.zeros(2, 4)),
+     {"query": (4,), "key": (2, 4), "value": (2, 4)}),
+    ("nll_loss", lambda: F.nll_loss(tt.zeros(4, 3), tt.zeros(5, dtype=tt.int64)), {"input": (4, 3), "target": (5,)}),
+    ("pad", lambda: F.pad(tt.zeros(3), (1, 1, 1, 1)), {"input": (3,), "pad": [1, 1, 1, 1]}),
+    ("addcmul", lambda: tt.addcmul(tt.zeros(3), tt.zeros(4), tt.zeros(3)),
+     {"input": (3,), "tensor1": (4,), "tensor2": (3,)}),
+    ("mv", lambda: tt.mv(tt.zeros(3, 4), tt.zeros(3)), {"input": (3, 4), "vec": (3,)}),
+    ("logcumsumexp", lambda: tt.logcumsumexp(tt.zeros(3, 4), 2), {"input": (3, 4), "dim": 2}),
+]
+
+
+@pytest.mark.parametrize(("op", "call", "args"), COMPOSITE_ERRORS, ids=[c[0] for c in COMPOSITE_ERRORS])
+def test_python_composites_raise_the_registrys_message(op: str, call: Callable[[], Any], args: dict[str, Any]) -> None:
+    with pytest.raises(tt.ShapeError) as info:
+        call()
+    assert str(info.value) == _registry_message(op, **args)
+    assert info.value.op == op  # type: ignore[attr-defined]
+
+
+def test_rule_checks_of_a_repeated_call_are_remembered() -> None:
+    from typedtensor._runtime import errors
+
+    x, y = tt.zeros(7, 2), tt.zeros(7, 2)
+    errors._ACCEPTED.clear()
+    F.mse_loss(x, y)
+    assert ("mse_loss", ("input", (7, 2)), ("target", (7, 2))) in errors._ACCEPTED
+    with pytest.raises(tt.ShapeError):  # another shape is checked, and rejected, by the rule
+        F.mse_loss(x, tt.zeros(2, 7))
+
+
+def test_nll_loss_takes_a_one_element_target_for_an_unbatched_input_like_torch() -> None:
+    x, t = RNG.standard_normal(5).astype(np.float32), np.array([3])
+    for reduction in ("mean", "sum", "none"):
+        got = F.nll_loss(tt.tensor(x), tt.tensor(t), reduction=reduction)
+        want = TF.nll_loss(torch.tensor(x), torch.tensor(t), reduction=reduction)
+        assert tuple(got.shape) == tuple(want.shape)
+        close(got, want)

@@ -44,6 +44,7 @@ CASES: list[tuple[str, Callable[[Any], Any], tuple[int, ...]]] = [
     ("LeakyReLU", lambda nn: nn.LeakyReLU(0.2), (3, 4)),
     ("Softplus", lambda nn: nn.Softplus(), (3, 4)),
     ("Softplus-beta", lambda nn: nn.Softplus(beta=2.0, threshold=1.0), (3, 4)),
+    ("Softsign", lambda nn: nn.Softsign(), (3, 4)),
     ("Softmax", lambda nn: nn.Softmax(dim=-1), (3, 4)),
     ("LogSoftmax", lambda nn: nn.LogSoftmax(dim=1), (3, 4, 2)),
     ("Flatten", lambda nn: nn.Flatten(), (2, 3, 4, 5)),

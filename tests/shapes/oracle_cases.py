@@ -85,6 +85,8 @@ SKIP: dict[str, str] = {
     "UNKNOWN by design (checked below to never give an Issue)",
     "from_dlpack": "as from_numpy: an external buffer, rule UNKNOWN by design",
     "cuda": "needs a CUDA device; the rule is the identity, like `cpu`, which is oracle-tested",
+    **{name: "an internal primitive of the backend (a backward kernel, a strided view, a fused kernel): no "
+       "public call makes it, and its rule is UNKNOWN" for name, op in all_ops().items() if "internal" in op.tags},
 }
 
 CASES: dict[str, Callable[[Draw], Case]] = {}
@@ -233,20 +235,22 @@ def check(c: Case) -> str | None:
 # ------------------------------------------------------------------------------------------------
 # elementwise
 
-_F_FIRST = {"gelu", "silu", "softplus", "elu", "leaky_relu", "relu6", "hardtanh", "mish"}
+_F_FIRST = {"gelu", "silu", "softplus", "elu", "leaky_relu", "relu6", "hardtanh", "mish", "logsigmoid", "hardsigmoid",
+            "hardswish", "softsign"}
+_TORCH_UNARY: dict[str, Callable[[Any], Any]] = {"gelu_tanh": lambda x: F.gelu(x, approximate="tanh")}
 
 
 def _unary(name: str) -> Callable[[Draw], Case]:
     def gen(draw: Draw) -> Case:
         s = shape(draw)
-        fn = getattr(F, name) if name in _F_FIRST else getattr(torch, name)
+        fn = _TORCH_UNARY.get(name) or (getattr(F, name) if name in _F_FIRST else getattr(torch, name))
         kind = "l" if name == "bitwise_not" else "f"
         return Case(name, (S(s),), {}, lambda: fn(T(s, kind)))
 
     return gen
 
 
-for _u in UNARY:
+for _u in (*UNARY, "absolute", "negative"):
     CASES[_u] = _unary(_u)
 
 _CAST_CALLS: dict[str, Callable[[Any], Any]] = {
@@ -264,7 +268,7 @@ def _method(name: str) -> Callable[[Draw], Case]:
     return gen
 
 
-for _m in (*CASTS, *IDENTITY_LIKE, "to"):
+for _m in (*CASTS, *IDENTITY_LIKE, "to", "type"):
     CASES[_m] = _method(_m)
 
 
@@ -622,7 +626,7 @@ def _permute(draw: Draw) -> Case:
     return Case("", pos, {}, lambda: T(s).permute(perm))
 
 
-@case("movedim")
+@case("movedim", "moveaxis")
 def _movedim(draw: Draw) -> Case:
     s = shape(draw)
     if draw(st.booleans()):
@@ -847,6 +851,27 @@ def _scatter(draw: Draw) -> Case:
     c = Case("", (S(s), d, S(idx), S(src)), {}, lambda: None)
     c.torch_fn = lambda: getattr(torch, c.op)(T(s), d, T(idx, "l"), T(src))
     return c
+
+
+@case("index_add")
+def _index_add(draw: Draw) -> Case:
+    s = shape(draw, lo=1, sizes=POS_SIZE)
+    d = axis(draw, len(s))
+    n = draw(st.integers(0, 3))
+    idx = draw(st.sampled_from([(n,), (n,), ()]))
+    src = list(s)
+    if -len(s) <= d < len(s):
+        src[d] = draw(st.sampled_from([n, n, n + 1])) if idx else 1
+    src_t = tuple(src)
+    return Case("", (S(s), d, S(idx), S(src_t)), {},
+                lambda: torch.index_add(T(s), d, torch.zeros(idx, dtype=torch.long), T(src_t)))
+
+
+@case("select")
+def _select(draw: Draw) -> Case:
+    s = shape(draw)
+    d, i = axis(draw, len(s)), draw(st.integers(-3, 3))
+    return Case("", (S(s), d, i), {}, lambda: torch.select(T(s), d, i))
 
 
 @case("index_select")
@@ -1369,23 +1394,40 @@ def _m_flatten(draw: Draw) -> Case:
 
 
 def _m_mha(draw: Draw) -> Case:
+    """Inputs in both layouts, batched or not; the key's batch and the two masks sometimes wrong."""
     heads = draw(st.integers(1, 3))
     e = heads * draw(st.integers(1, 2)) if draw(st.integers(0, 5)) else draw(POS_SIZE)
     bf = draw(st.booleans())
     batched = draw(st.integers(0, 3)) > 0
     n, L, Sn = draw(POS_SIZE), draw(POS_SIZE), draw(POS_SIZE)
+    nk = n if draw(st.integers(0, 5)) else draw(POS_SIZE)
 
-    def seq(length: int, emb: int) -> Dims:
+    def seq(length: int, emb: int, batch: int) -> Dims:
         if not batched:
             return (length, emb)
-        return (n, length, emb) if bf else (length, n, emb)
+        return (batch, length, emb) if bf else (length, batch, emb)
 
-    q = seq(L, e if draw(st.integers(0, 6)) else draw(POS_SIZE))
-    k = seq(Sn, e)
-    v = seq(Sn if draw(st.integers(0, 6)) else draw(POS_SIZE), e)
-    c = _mod("MultiheadAttention", ((e, heads), {"batch_first": bf}),
-             lambda: nn.MultiheadAttention(e, heads, batch_first=bf), q, (S(k), S(v)), ())
-    c.torch_fn = lambda: nn.MultiheadAttention(e, heads, batch_first=bf).eval()(T(q), T(k), T(v))
+    q = seq(L, e if draw(st.integers(0, 6)) else draw(POS_SIZE), n)
+    k = seq(Sn, e, nk)
+    v = seq(Sn if draw(st.integers(0, 6)) else draw(POS_SIZE), e, nk)
+    padding: Dims | None = None
+    attn: Dims | None = None
+    choice = draw(st.integers(0, 5))
+    if choice == 1:
+        padding = (n, Sn) if batched else (Sn,)
+    elif choice == 2:
+        padding = (Sn, n)
+    elif choice == 3:
+        attn = (L, Sn) if draw(st.booleans()) or not batched else (n * heads, L, Sn)
+    elif choice == 4:
+        attn = (n, L, Sn) if batched else (L, Sn + 1)
+    elif choice == 5:
+        attn = (draw(POS_SIZE), draw(POS_SIZE))
+    kw = {name: S(dims) for name, dims in (("key_padding_mask", padding), ("attn_mask", attn)) if dims is not None}
+    tkw = {name: T(dims, "b") for name, dims in (("key_padding_mask", padding), ("attn_mask", attn)) if dims is not None}
+    c = Case("MultiheadAttention", (S(q), S(k), S(v)), kw, lambda: None, module="typedtensor.nn.MultiheadAttention",
+             ctor=((e, heads), {"batch_first": bf}))
+    c.torch_fn = lambda: nn.MultiheadAttention(e, heads, batch_first=bf).eval()(T(q), T(k), T(v), **tkw)
     return c
 
 
@@ -1411,12 +1453,130 @@ MODULE_CASES.update({
     "typedtensor.nn.Softmax": _m_softmax("Softmax"), "typedtensor.nn.LogSoftmax": _m_softmax("LogSoftmax"),
     "typedtensor.nn.Flatten": _m_flatten, "typedtensor.nn.MultiheadAttention": _m_mha,
     **{f"typedtensor.nn.{n}": _m_same(n) for n in (
-        "ReLU", "GELU", "Tanh", "Sigmoid", "SiLU", "Identity", "Dropout", "Dropout2d", "LeakyReLU", "Softplus")},
+        "ReLU", "GELU", "Tanh", "Sigmoid", "SiLU", "Identity", "Dropout", "Dropout2d", "LeakyReLU", "Softplus",
+        "Softsign")},
     **{f"typedtensor.nn.{n}": _m_loss(n, o) for n, o in (
         ("CrossEntropyLoss", "cross_entropy"), ("NLLLoss", "nll_loss"), ("MSELoss", "mse_loss"),
         ("L1Loss", "l1_loss"), ("BCELoss", "binary_cross_entropy"),
         ("BCEWithLogitsLoss", "binary_cross_entropy_with_logits"))},
 })
+
+
+@case("cdist")
+def _cdist(draw: Draw) -> Case:
+    a = shape(draw, lo=1, hi=4)
+    batch = partner(draw, a[:-2], hi=2) if len(a) > 2 else ()
+    b = (*batch, draw(SIZE), a[-1] if draw(st.integers(0, 4)) else draw(SIZE)) if a else (draw(SIZE),)
+    if draw(st.integers(0, 5)) == 0:
+        b = b[-1:]
+    return Case("", (S(a), S(b)), {}, lambda: torch.cdist(T(a), T(b)))
+
+
+@case("sort", "argsort")
+def _sort(draw: Draw) -> Case:
+    s = shape(draw)
+    d = axis(draw, len(s))
+    c = Case("", (S(s), d), {}, lambda: None)
+    c.torch_fn = lambda: getattr(torch, c.op)(T(s), d)
+    return c
+
+
+@case("topk")
+def _topk(draw: Draw) -> Case:
+    s = shape(draw)
+    d, k = axis(draw, len(s)), draw(st.integers(0, 4))
+    return Case("", (S(s), k, d), {}, lambda: torch.topk(T(s), k, d))
+
+
+@case("hstack", "vstack")
+def _hvstack(draw: Draw) -> Case:
+    shapes = [shape(draw, lo=1, hi=3) for _ in range(draw(st.integers(1, 3)))]
+    if draw(st.booleans()):
+        shapes = [shapes[0]] * len(shapes)
+    c = Case("", ([S(x) for x in shapes],), {}, lambda: None)
+    c.torch_fn = lambda: getattr(torch, c.op)([T(x) for x in shapes])
+    return c
+
+
+@case("broadcast_tensors")
+def _broadcast_tensors(draw: Draw) -> Case:
+    a = shape(draw)
+    others = [partner(draw, a) for _ in range(draw(st.integers(0, 2)))]
+    shapes = [a, *others]
+    return Case("", tuple(S(x) for x in shapes), {}, lambda: torch.broadcast_tensors(*[T(x) for x in shapes]))
+
+
+@case("isclose")
+def _isclose(draw: Draw) -> Case:
+    a = shape(draw)
+    b = partner(draw, a)
+    return Case("", (S(a), S(b)), {}, lambda: torch.isclose(T(a), T(b)))
+
+
+@case("copy")
+def _copy(draw: Draw) -> Case:
+    a = shape(draw)
+    b = partner(draw, a)
+    return Case("", (S(a), S(b)), {}, lambda: T(a).copy_(T(b)))
+
+
+@case("nan_to_num", "bernoulli")
+def _same_p(draw: Draw) -> Case:
+    s = shape(draw)
+    c = Case("", (S(s),), {}, lambda: None)
+    c.torch_fn = lambda: getattr(torch, c.op)(T(s, "p"))
+    return c
+
+
+@case("type_as")
+def _type_as(draw: Draw) -> Case:
+    a, b = shape(draw), shape(draw)
+    return Case("", (S(a), S(b)), {}, lambda: T(a).type_as(T(b, "l")))
+
+
+@case("new_zeros", "new_ones", "new_empty")
+def _new_factory(draw: Draw) -> Case:
+    sizes = _sizes(draw)
+    c = Case("", sizes, {}, lambda: None)
+    c.torch_fn = lambda: getattr(T((2,)), c.op)(sizes)
+    return c
+
+
+@case("new_full")
+def _new_full(draw: Draw) -> Case:
+    sizes = _sizes(draw)
+    return Case("", (sizes, 1.5), {}, lambda: T((2,)).new_full(sizes, 1.5))
+
+
+@case("new_tensor")
+def _new_tensor(draw: Draw) -> Case:
+    s = shape(draw)
+    return Case("", (S(s),), {}, lambda: T((2,)).new_tensor(T(s)))
+
+
+@case("normal")
+def _normal(draw: Draw) -> Case:
+    sizes = _sizes(draw)
+    return Case("", (0.0, 1.0, sizes), {}, lambda: torch.normal(0.0, 1.0, sizes))
+
+
+@case("randperm")
+def _randperm(draw: Draw) -> Case:
+    n = draw(st.integers(0, 5))
+    return Case("", (n,), {}, lambda: torch.randperm(n))
+
+
+@case("randint_like")
+def _randint_like(draw: Draw) -> Case:
+    s = shape(draw)
+    return Case("", (S(s), 5), {}, lambda: torch.randint_like(T(s), 5))
+
+
+@case("normalize")
+def _normalize(draw: Draw) -> Case:
+    s = shape(draw)
+    d = axis(draw, len(s))
+    return Case("", (S(s),), {"dim": d}, lambda: F.normalize(T(s), dim=d))
 
 
 def draw_any(name: str, draw: Draw) -> Case:

@@ -9,6 +9,9 @@ re-mapping (and page-faulting) a big result every call: ``cache_info()``, ``empt
 ``get_cpu_capability()`` says which build of the unary math kernels runs: ``"avx512"`` on CPUs
 that have it (twice the lanes of the ``"avx2"`` baseline), switched with
 ``set_cpu_capability(name)`` or, before import, ``TYPEDTENSOR_CPU_CAPABILITY=avx2``.
+``get_blas()`` says which BLAS runs float matrix products: ``"openblas"`` (always there) or
+``"mkl"`` (on Intel CPUs where the ``mkl`` wheel is installed: ``pip install typedtensor[mkl]``);
+``set_blas(name)`` or, before import, ``TYPEDTENSOR_BLAS=openblas|mkl|auto`` overrides the choice.
 """
 
 from __future__ import annotations
@@ -62,6 +65,19 @@ class _Cpu:
         """Runs the unary kernels built for ``"avx2"`` or ``"avx512"`` (results agree to an ulp
         or two; the switch exists to compare them and to rule the wide kernels out)."""
         _C._cpu_set_capability(str(name))
+
+    def get_blas(self) -> str:
+        """``"openblas"`` or ``"mkl"`` (NOTE [ BLAS by CPU ] in backend/src/cpu/blas_select.cpp)."""
+        return str(_C._cpu_blas())
+
+    def blas_available(self) -> list[str]:
+        """The BLAS libraries this machine can run: ``"openblas"``, and ``"mkl"`` where installed."""
+        return [str(n) for n in _C._cpu_blas_available()]
+
+    def set_blas(self, name: str) -> None:
+        """``"openblas"``, ``"mkl"`` (an error where it cannot be loaded) or ``"auto"`` (MKL on
+        Intel CPUs where it is installed, else OpenBLAS)."""
+        _C._cpu_set_blas(str(name))
 
     def cache_info(self) -> dict[str, int]:
         """Bytes and buffers held, hits and misses since start, and the limit in bytes."""

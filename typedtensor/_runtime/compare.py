@@ -19,7 +19,8 @@ def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan:
     b = b if isinstance(b, _C.Tensor) else _C.tensor(b)
     wide = _C.promote_types(a.dtype, b.dtype) == _C.float64
     fa, fb = a.to(_C.float64 if wide else _C.float32), b.to(_C.float64 if wide else _C.float32)
-    close = (fa - fb).abs() <= atol + rtol * fb.abs()
+    # as torch: the tolerance applies to finite pairs only (|1 - inf| <= rtol * inf would hold)
+    close = ((fa - fb).abs() <= atol + rtol * fb.abs()).logical_and(fa.isfinite()).logical_and(fb.isfinite())
     close = close.logical_or(fa == fb)
     if equal_nan:
         close = close.logical_or(fa.isnan().logical_and(fb.isnan()))

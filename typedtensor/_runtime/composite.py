@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any
 
-from typedtensor._runtime import _loader
-from typedtensor._runtime.errors import shape_error
+from typedtensor._runtime import _exports, _loader
+from typedtensor._runtime.errors import check
 
 _C = _loader.load_core()
 
@@ -20,58 +20,93 @@ values_indices = namedtuple("values_indices", ["values", "indices"])
 values_indices.__module__ = "typedtensor.return_types"
 
 
-def _as_tensor(x: Any, like: Any) -> Any:
-    return x if isinstance(x, _C.Tensor) else _C.tensor(x, dtype=like.dtype)
-
-
-def _require(op: str, tensors: list[Any], params: dict[str, object] | None = None) -> None:
-    """Raise the registry's ShapeError when ``op``'s rule rejects these concrete shapes."""
-    from typedtensor.shapes.runtime import explain
-
-    shapes = [tuple(t.shape) for t in tensors]
-    if explain(op, shapes, params or {}) is not None:
-        raise shape_error(op, shapes, dict(params or {}), "shapes do not fit")
+def _common_type(*tensors: Any) -> Any:
+    """The type torch computes a multi-operand op in: the promotion of all its tensors (a 0-d one
+    counts less than one with dims, as in ``result_type``)."""
+    acc, ndim = tensors[0].dtype, tensors[0].ndim
+    for t in tensors[1:]:
+        acc = _C.result_type(_C.zeros([1] * ndim if ndim else [], dtype=acc), t)
+        ndim = max(ndim, t.ndim)
+    return acc
 
 
 def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: float = 1) -> Any:
-    """``input + value * tensor1 * tensor2`` (torch's order of evaluation)."""
-    _require("addcmul", [input, tensor1, tensor2])
-    return input + (tensor1 * tensor2) * value
+    """``input + value * tensor1 * tensor2`` (torch's order of evaluation), every operand first
+    converted to the common type (int32 * int64 products must not wrap under a float input), half
+    types computed in float32."""
+    check("addcmul", input=input, tensor1=tensor1, tensor2=tensor2)
+    common = _common_type(input, tensor1, tensor2)
+    work = _C.float32 if common in (_C.float16, _C.bfloat16) else common  # torch rounds a half result once
+    out = input.to(work) + (tensor1.to(work) * tensor2.to(work)) * value
+    return out.to(common)
 
 
 def lerp(input: Any, end: Any, weight: Any) -> Any:
     """``input + weight * (end - input)``; ``weight`` is a number or a broadcastable tensor."""
     number = isinstance(weight, (int, float)) and not isinstance(weight, bool)
     if number and isinstance(input, _C.Tensor) and isinstance(end, _C.Tensor):
-        if input.shape != end.shape:  # equal shapes fit: skip the (slow) rule check on the hot path
-            _require("lerp", [input, end])
+        check("lerp", input=input, end=end, weight=0.5)  # any number: the rule needs only that it is one
         return _C._lerp_scalar(input, end, float(weight))  # one fused pass where it can be
-    tensors = [input, end] + ([weight] if isinstance(weight, _C.Tensor) else [])
-    _require("lerp", tensors)
+    check("lerp", input=input, end=end, weight=weight)
     return input + (end - input) * weight
 
 
 def logit(input: Any, eps: float | None = None) -> Any:
     """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
-    p = input if eps is None else input.clamp(eps, 1 - eps)
+    x = input if input.is_floating_point() else input.float()  # 1 - p must not wrap (uint8)
+    p = x if eps is None else x.clamp(eps, 1 - eps)
     return (p / (1 - p)).log()
 
 
 def xlogy(input: Any, other: Any) -> Any:
     """``input * log(other)``, defined as 0 where ``input == 0`` unless ``other`` is NaN."""
-    x = input if isinstance(input, _C.Tensor) else _as_tensor(input, other)
-    y = other if isinstance(other, _C.Tensor) else _as_tensor(other, x)
-    _require("xlogy", [x, y])
-    if not x.is_floating_point() and not y.is_floating_point():
-        x = x.float()
+    # torch's result type: the operands' promoted type (a Python number as a wrapped scalar), the
+    # default float for integers; a number becomes a tensor of that type (never of the other
+    # operand's type: xlogy(int_tensor, 1.5) is not log(1))
+    common = _C.result_type(input, other)
+    if not _C.tensor([], dtype=common).is_floating_point():
+        common = _C.float32
+    x = input.to(common) if isinstance(input, _C.Tensor) else _C.tensor(input, dtype=common)
+    y = other.to(common) if isinstance(other, _C.Tensor) else _C.tensor(other, dtype=common)
+    check("xlogy", input=x, other=y)
     product = x * y.log()
     zero = (x == 0).logical_and(y.isnan().logical_not())
     return _C.where(zero, _C.zeros_like(product), product)
 
 
+def logaddexp(input: Any, other: Any) -> Any:
+    """``log(exp(input) + exp(other))`` without overflow: the larger plus ``log1p(exp(-|difference|))``
+    (equal operands, infinite ones included, give the larger plus ``log(2)``)."""
+    check("logaddexp", input=input, other=other)
+    x = input if isinstance(input, _C.Tensor) else _as_tensor(input, other)
+    y = other if isinstance(other, _C.Tensor) else _as_tensor(other, x)
+    if not x.is_floating_point() or not y.is_floating_point():
+        raise TypeError(f"logaddexp: expected floating point tensors, got {x.dtype} and {y.dtype}")
+    hi, lo = _C.maximum(x, y), _C.minimum(x, y)
+    gap = _C.where(hi == lo, _C.zeros_like(hi), lo - hi)
+    return hi + gap.exp().log1p()
+
+
+def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Any:
+    """The ``p``-norm distance between each row of ``x1`` ``[*b, P, M]`` and each row of ``x2``
+    ``[*b, R, M]``: ``[*b, P, R]``. ``compute_mode`` is accepted for torch's sake: the distances are
+    always the direct differences' norms (torch's matmul shortcut trades accuracy for speed)."""
+    check("cdist", x1=x1, x2=x2, p=p)
+    if p < 0:
+        raise ValueError(f"cdist only supports non-negative p values, got {p}")
+    if not x1.is_floating_point() or not x2.is_floating_point():
+        raise TypeError(f"cdist only supports floating-point dtypes, got {x1.dtype} and {x2.dtype}")
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # [*b, P, R, M]
+    if p == 0:
+        return (diff != 0).to(diff.dtype).sum(-1)
+    if p == float("inf"):
+        return diff.abs().amax(-1) if diff.shape[-1] else diff.sum(-1)
+    return diff.norm(p, -1)
+
+
 def mv(input: Any, vec: Any) -> Any:
     """Matrix-vector product: exactly a 2-d matrix and a 1-d vector (no broadcasting)."""
-    _require("mv", [input, vec])
+    check("mv", input=input, vec=vec)
     return _C.matmul(input, vec)
 
 
@@ -84,7 +119,7 @@ def positive(input: Any) -> Any:
 
 def count_nonzero(input: Any, dim: Any = None) -> Any:
     """How many entries are not zero, over all or the given dims (int64, never keepdim)."""
-    _require("count_nonzero", [input], {"dim": dim})
+    check("count_nonzero", input=input, dim=dim)
     nonzero = (input != 0).long()
     return nonzero.sum() if dim is None else nonzero.sum(dim)
 
@@ -93,12 +128,13 @@ def nanmean(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     """Mean over the entries that are not NaN (NaN where a slice has none, like torch)."""
     if not input.is_floating_point():
         raise TypeError(f"nanmean(): expected a floating point input, got {input.dtype}")
-    _require("nanmean", [input], {"dim": dim, "keepdim": keepdim})
+    check("nanmean", input=input, dim=dim, keepdim=keepdim)
     x = input if dtype is None else input.to(dtype)
     present = x.isnan().logical_not()
     total = _C.nansum(x) if dim is None else _C.nansum(x, dim, keepdim)
     count = present.sum() if dim is None else present.sum(dim, keepdim)
-    return total / count.to(total.dtype)
+    mean = total / count.to(total.dtype)
+    return mean.reshape([1] * x.ndim) if dim is None and keepdim else mean
 
 
 def logcumsumexp(input: Any, dim: int) -> Any:
@@ -107,7 +143,7 @@ def logcumsumexp(input: Any, dim: int) -> Any:
     Each step is ``logaddexp(previous, x_i)`` along ``dim``: exact for any range of values (a
     global shift by the row maximum would underflow the small early terms to ``-inf``).
     """
-    _require("logcumsumexp", [input], {"dim": dim})
+    check("logcumsumexp", input=input, dim=dim)
     if not input.is_floating_point():
         raise TypeError(f"logcumsumexp(): expected a floating point input, got {input.dtype}")
     if input.ndim == 0:
@@ -126,7 +162,7 @@ def logcumsumexp(input: Any, dim: int) -> Any:
 
 
 def _reduce_dim(op: str, input: Any, dim: int, keepdim: bool) -> tuple[int, Any]:
-    _require(op, [input], {"dim": dim, "keepdim": keepdim})
+    check(op, input=input, dim=dim, keepdim=keepdim)
     if input.ndim == 0:
         return 0, input.reshape([1])
     return dim % input.ndim, input
@@ -138,21 +174,33 @@ def median(input: Any, dim: Any = None, keepdim: bool = False) -> Any:
     The values are gathered from the input by the indices, so they are differentiable.
     """
     if dim is None:
-        _require("median", [input], {"dim": None, "keepdim": False})
+        check("median", input=input)
         flat = input.reshape([-1])
         if flat.shape[0] == 0:
+            if input.is_floating_point():  # torch: NaN (for integers it returns an arbitrary value)
+                return _C.full([], float("nan"), dtype=input.dtype)
             raise IndexError("median() of an empty tensor")
         order = _C.argsort(flat, 0)
-        return flat.index_select(0, order.narrow(0, (flat.shape[0] - 1) // 2, 1)).reshape([])
+        pick = _nan_first(flat, 0, order.narrow(0, (flat.shape[0] - 1) // 2, 1))
+        return flat.index_select(0, pick).reshape([])
     d, x = _reduce_dim("median", input, dim, keepdim)
     order = _C.argsort(x, d)
-    pick = order.narrow(d, (x.shape[d] - 1) // 2, 1)
+    pick = _nan_first(x, d, order.narrow(d, (x.shape[d] - 1) // 2, 1))
     values = x.gather(d, pick)
     if input.ndim == 0:
         return values_indices(values.reshape([]), pick.reshape([]))
     if not keepdim:
         values, pick = values.squeeze(d), pick.squeeze(d)
     return values_indices(values, pick)
+
+
+def _nan_first(x: Any, d: int, pick: Any) -> Any:
+    """``pick`` (the median's index along ``d``, kept) where the slice has no NaN, else the index
+    of its first NaN: torch's median propagates NaN."""
+    if not x.is_floating_point() or x.shape[d] == 0:
+        return pick
+    nan = x.isnan()
+    return _C.where(nan.any(d, keepdim=True), nan.long().argmax(d, keepdim=True), pick)
 
 
 def mode(input: Any, dim: int = -1, keepdim: bool = False) -> Any:
@@ -195,18 +243,15 @@ def _inplace(name: str) -> Any:
     return method
 
 
-FUNCTIONS = ("addcmul", "lerp", "logit", "xlogy", "mv", "positive", "count_nonzero", "nanmean",
-             "logcumsumexp", "median", "mode")
+FUNCTIONS = tuple(n for n in _exports.FUNCTIONS_IN_PYTHON if n in globals())
 
 
 def install(tensor_cls: Any) -> None:
-    """Attach the composites as tensor methods (``x.lerp(...)``, ``x.addcmul_(...)``...)."""
-    for name in FUNCTIONS:
-        if not hasattr(tensor_cls, name):
-            setattr(tensor_cls, name, globals()[name])
-    for name in ("addcmul", "lerp", "tril", "triu", "round"):
-        if not hasattr(tensor_cls, f"{name}_"):
-            setattr(tensor_cls, f"{name}_", _inplace(name))
+    """Attach the Python-written methods of the op table (``x.lerp_(...)``, ``x.median(...)``...)."""
+    for name in _exports.METHODS_IN_PYTHON:
+        setattr(tensor_cls, name, globals()[name])
+    for name in _exports.INPLACE_IN_PYTHON:
+        setattr(tensor_cls, f"{name}_", _inplace(name))
 
 
 __all__ = [*FUNCTIONS, "install", "values_indices"]

@@ -1,29 +1,91 @@
-"""The runtime's ShapeError: the lead's ``typedtensor._errors.ShapeError`` when present."""
+"""The run-time ShapeError and the one place its message is made (NOTE [ Run-time shape errors ] in
+shapes/runtime.py).
+
+``shape_error`` words every run-time ShapeError: the Python composites raise through it (by way of
+``check``) and so do the C++ ops (the bindings, backend/python/convert.cpp, call it with the op,
+the input shapes, the scalar arguments and the core's own text). Its signature stays as it is.
+"""
 
 from __future__ import annotations
 
-try:
-    from typedtensor._errors import ShapeError
-except ImportError:  # the package front is not there yet: keep the runtime usable
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-    class ShapeError(ValueError):  # type: ignore[no-redef]
-        """A tensor shape does not satisfy an op's shape rule."""
+from typedtensor._errors import ShapeError
+from typedtensor._runtime import _loader
+
+__all__ = ["ShapeError", "check", "shape_error"]
+
+_Tensor: Any = _loader.load_core().Tensor
 
 
-__all__ = ["ShapeError", "shape_error"]
-
-
-def shape_error(op: str, shapes: list[tuple[int, ...]], params: dict[str, object], fallback: str) -> ShapeError:
-    """A ShapeError worded by the op registry (``typedtensor.shapes.runtime.explain``) when it can."""
-    message = f"[{op}] {fallback}"
+def shape_error(op: str, shapes: Sequence[Sequence[int]], params: Mapping[str, object], fallback: str) -> ShapeError:
+    """A ShapeError worded by the op registry (``typedtensor.shapes.runtime.explain``) when its rule
+    finds the problem in this concrete call, else ``[op] fallback``; ``op``, ``shapes`` and
+    ``params`` ride along as attributes."""
+    message = fallback if fallback.startswith(f"[{op}]") else f"[{op}] {fallback}"
     try:
         from typedtensor.shapes.runtime import explain
 
         text = explain(op, shapes, params)
         if text:
             message = str(text)
-    except Exception:  # no registry, or it failed: keep the fallback text
+    except Exception:  # the registry failed: keep the fallback text rather than mask the error
         pass
     err = ShapeError(message)
-    err.op, err.shapes, err.params = op, shapes, params  # type: ignore[attr-defined]
+    err.op, err.shapes, err.params = op, [tuple(s) for s in shapes], dict(params)  # type: ignore[attr-defined]
     return err
+
+
+# Calls whose arguments a rule has accepted, by op, tensor shapes and argument values: a training
+# loop checks the same shapes at every step, and a rule costs tens of microseconds.
+_ACCEPTED: set[tuple[Any, ...]] = set()
+_ACCEPTED_LIMIT = 4096
+
+
+def _key(op: str, args: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    key: list[Any] = [op]
+    for name, value in args.items():
+        if isinstance(value, _Tensor):
+            key.append((name, tuple(value.shape)))
+        elif isinstance(value, (list, tuple)) and value and all(isinstance(v, _Tensor) for v in value):
+            key.append((name, tuple(tuple(v.shape) for v in value)))
+        else:
+            try:
+                hash(value)
+            except TypeError:
+                return None
+            key.append((name, type(value), value))
+    return tuple(key)
+
+
+def _static(value: Any) -> Any:
+    from typedtensor.shapes import concrete
+
+    if isinstance(value, _Tensor):
+        return concrete(tuple(value.shape))
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, _Tensor) for v in value):
+        return [concrete(tuple(v.shape)) for v in value]
+    return value
+
+
+def check(op: str, /, **args: Any) -> None:
+    """Raise the registry's ShapeError when ``op``'s rule rejects this call: the arguments by their
+    parameter names, tensors as they are (the rule sees their shapes), everything else by value."""
+    key = _key(op, args)
+    if key is not None and key in _ACCEPTED:
+        return
+    from typedtensor.shapes import Issue
+    from typedtensor.shapes.runtime import check as run_rule
+
+    result = run_rule(op, (), {name: _static(v) for name, v in args.items()})
+    if isinstance(result, Issue):
+        shapes = [tuple(v.shape) for v in args.values() if isinstance(v, _Tensor)]
+        params = {k: v for k, v in args.items() if not isinstance(v, _Tensor)}
+        err = ShapeError(result.message)
+        err.op, err.shapes, err.params = op, shapes, params  # type: ignore[attr-defined]
+        raise err
+    if key is not None:
+        if len(_ACCEPTED) >= _ACCEPTED_LIMIT:
+            _ACCEPTED.clear()
+        _ACCEPTED.add(key)

@@ -1,40 +1,46 @@
 """``nn.functional``: the kernels bound from C++ plus composites (losses, batch_norm, ...).
 
 Composites are written with differentiable primitives only, so they get gradients for free once
-the autograd engine records nodes."""
+the autograd engine records nodes. Each checks its arguments' shapes with the op's registry rule
+first (``errors.check``), so a bad call raises the registry's ``ShapeError`` text, not the one of
+a primitive it happens to use inside; what a rule cannot see (dtypes, values) is checked here."""
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable
 from typing import Any
 
-from typedtensor._runtime import _loader
-from typedtensor._runtime.errors import shape_error
+from typedtensor._runtime import _exports, _loader
+from typedtensor._runtime.errors import check
 
 _C = _loader.load_core()
 Tensor = _C.Tensor
 
-linear = _C.linear
-conv2d = _C.conv2d
-max_pool2d = _C.max_pool2d
-avg_pool2d = _C.avg_pool2d
-adaptive_avg_pool2d = _C.adaptive_avg_pool2d
-layer_norm = _C.layer_norm
-softmax = _C.softmax
-log_softmax = _C.log_softmax
-gelu = _C.gelu
-sigmoid = _C.sigmoid
-tanh = _C.tanh
-mish = _C.mish
-logsigmoid = _C.logsigmoid
-relu6 = _C.relu6
-hardsigmoid = _C.hardsigmoid
-hardswish = _C.hardswish
+for _name in _exports.FUNCTIONAL_FROM_C:  # the F ops bound in C++ as they are (the op table)
+    globals()[_name] = getattr(_C, _name)
+del _name
+
+
+def __getattr__(name: str) -> Any:  # the names bound above, as mypy sees them
+    raise AttributeError(f"module 'typedtensor.nn.functional' has no attribute {name!r}")
+
 
 _REDUCTIONS = ("none", "mean", "sum")
 
 
-def _inplace(input: Any, out: Any, inplace: bool) -> Any:
-    return input.copy_(out) if inplace else out
+def _inplace(input: Any, fn: Callable[[Any], Any], inplace: bool) -> Any:
+    """``fn(input)``, or with ``inplace`` that result written into ``input``.
+
+    When autograd records the op, ``fn`` runs on a copy of ``input``: its backward keeps what it
+    saved (the input) intact while ``input`` is overwritten, where running on ``input`` itself made
+    every in-place activation's backward fail ("modified by an inplace operation"). torch keeps the
+    original input for such in-place ops the same way."""
+    if not inplace:
+        return fn(input)
+    src = input.clone() if input.requires_grad and _C.is_grad_enabled() else input
+    out = fn(src)
+    return input if out is src else input.copy_(out)  # an identity (p=0, eval) leaves input as it is
 
 
 def relu(input: Any, inplace: bool = False) -> Any:
@@ -42,21 +48,26 @@ def relu(input: Any, inplace: bool = False) -> Any:
 
 
 def silu(input: Any, inplace: bool = False) -> Any:
-    return _inplace(input, _C.silu(input), inplace)
+    return _inplace(input, _C.silu, inplace)
 
 
 def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:
-    return _inplace(input, _C.elu(input, alpha), inplace)
+    return _inplace(input, lambda x: _C.elu(x, alpha), inplace)
 
 
 def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) -> Any:
-    return _inplace(input, _C.leaky_relu(input, negative_slope), inplace)
+    return _inplace(input, lambda x: _C.leaky_relu(x, negative_slope), inplace)
 
 
 def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Any:
     if min_val > max_val:
         raise ValueError("hardtanh: min_val cannot be greater than max_val")
-    return _inplace(input, input.clamp(min_val, max_val), inplace)
+    return _inplace(input, lambda x: x.clamp(min_val, max_val), inplace)
+
+
+def softsign(input: Any) -> Any:
+    """``input / (1 + |input|)``."""
+    return input / (input.abs() + 1)
 
 
 def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
@@ -93,13 +104,43 @@ def _embedding_renorm_(weight: Any, input: Any, max_norm: float, norm_type: floa
 
 
 def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:
-    out = _C.dropout(input, p, training)
-    return input.copy_(out) if inplace and out is not input else out
+    return _inplace(input, lambda x: _C.dropout(x, p, training), inplace)
+
+
+def _feature_dropout(input: Any, p: float, training: bool) -> Any:
+    """One keep-or-drop draw per (sample, channel) of ``[N, C, *]``, as torch's feature dropout."""
+    if not training or p == 0.0:
+        return input
+    shape = (input.shape[0], input.shape[1]) + (1,) * (input.ndim - 2)
+    mask = _C.dropout(_C.ones(*shape, dtype=input.dtype, device=input.device), p, True)  # 0 or 1/(1-p)
+    return input * mask
 
 
 def dropout2d(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:
-    out = _C.dropout2d(input, p, training)
-    return input.copy_(out) if inplace and out is not input else out
+    """Zero whole channels of ``[N, C, H, W]``. Other ranks are deprecated in torch, which warns and
+    still drops per (sample, channel): a 3-D input is read as ``[N, C, L]`` (not as an unbatched
+    ``[C, H, W]``), a 2-D one element by element; typedtensor does the same, with torch's warnings."""
+    if input.ndim not in (3, 4) and input.ndim >= 2:
+        warnings.warn(
+            f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and will result in an "
+            "error in a future release. To retain the behavior and silence this warning, please use dropout "
+            "instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 spatial "
+            "dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
+            stacklevel=2,
+        )
+    if input.ndim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is "
+            "desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will "
+            "change in a future release to interpret the input as one without a batch dimension, i.e. shape "
+            "(C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2,
+        )
+    if input.ndim == 4 or input.ndim < 2:  # the kernel's own path (and its error for fewer than 2 dims)
+        return _inplace(input, lambda x: _C.dropout2d(x, p, training), inplace)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return _inplace(input, lambda x: _feature_dropout(x, p, training), inplace)
 
 
 _SELU_ALPHA_SCALE = 1.7580993408473766  # selu's alpha * scale: the value alpha dropout drops to
@@ -112,27 +153,24 @@ def alpha_dropout(input: Any, p: float = 0.5, training: bool = False, inplace: b
     if not training or p == 0.0:
         return input
     if p == 1.0:
-        return _inplace(input, input * 0.0, inplace)
+        return _inplace(input, lambda x: x * 0.0, inplace)
     keep = (_C.rand(*input.shape, device=input.device) >= p).to(input.dtype)
     a = 1.0 / ((_SELU_ALPHA_SCALE**2 * p + 1) * (1 - p)) ** 0.5
     b = (keep - 1) * (_SELU_ALPHA_SCALE * a) + _SELU_ALPHA_SCALE * a * p
-    return _inplace(input, input * (keep * a) + b, inplace)
+    return _inplace(input, lambda x: x * (keep * a) + b, inplace)
 
 
 def group_norm(input: Any, num_groups: int, weight: Any | None = None, bias: Any | None = None, eps: float = 1e-5) -> Any:
     """Normalise each group of ``C // num_groups`` channels over its channels and spatial dims."""
-    if input.ndim < 2:
-        raise shape_error("group_norm", [tuple(input.shape)], {}, f"expected at least 2-D input, got {list(input.shape)}")
+    check("group_norm", input=input, num_groups=num_groups, weight=weight, bias=bias)
     n, c = input.shape[0], input.shape[1]
-    if num_groups <= 0 or c % num_groups:
-        raise shape_error(
-            "group_norm", [tuple(input.shape)], {"num_groups": num_groups},
-            f"expected the number of channels {c} to be divisible by num_groups={num_groups}",
-        )
     grouped = input.reshape(n, num_groups, -1)
-    mean = grouped.mean(-1, keepdim=True)
-    var = grouped.var(-1, keepdim=True, correction=0)
-    out = ((grouped - mean) * (var + eps).rsqrt()).reshape(input.shape)
+    # statistics in float64 for narrower floats, as torch's CPU kernel accumulates: the variance of
+    # values near 1e30 is 1e60, past float32's range
+    wide = grouped.double() if grouped.dtype in (_C.float32, _C.float16, _C.bfloat16) else grouped
+    mean = wide.mean(-1, keepdim=True)
+    rstd = (wide.var(-1, keepdim=True, correction=0) + eps).rsqrt()
+    out = ((grouped - mean.to(grouped.dtype)) * rstd.to(grouped.dtype)).reshape(input.shape)
     view = [1, c] + [1] * (input.ndim - 2)
     if weight is not None:
         out = out * weight.reshape(view)
@@ -146,16 +184,13 @@ def scaled_dot_product_attention(
     is_causal: bool = False, scale: float | None = None,
 ) -> Any:
     """``softmax(q @ k.mT * scale + mask) @ v``; a bool mask marks the positions that MAY attend."""
-    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
-        raise shape_error(
-            "scaled_dot_product_attention", [tuple(query.shape), tuple(key.shape), tuple(value.shape)], {},
-            "query, key and value need at least 2 dims",
-        )
+    check("scaled_dot_product_attention", query=query, key=key, value=value, attn_mask=attn_mask)
     if is_causal and attn_mask is not None:
         raise ValueError("scaled_dot_product_attention: pass either attn_mask or is_causal=True, not both")
-    _sdpa_check(query, key, value, attn_mask)
     e = query.shape[-1]
     s = (1.0 / e**0.5 if e else 1.0) if scale is None else scale
+    if _fused_attention_applies(query, key, value, attn_mask, dropout_p):
+        return _C._fused_attention(query, key, value, attn_mask, is_causal, float(s))
     scores = query @ key.transpose(-2, -1)
     scores = scores * s
     if is_causal:
@@ -167,32 +202,28 @@ def scaled_dot_product_attention(
             scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
         else:
             scores = scores + attn_mask
-    attn = softmax(scores, -1)
+    attn = _C.softmax(scores, -1)
     if dropout_p > 0.0:
         attn = _C.dropout(attn, dropout_p, True)
     return attn @ value
 
 
-def _sdpa_check(query: Any, key: Any, value: Any, attn_mask: Any | None) -> None:
-    """Report a mismatch as the registry words it, before the matmuls would (with their own op name)."""
-    shapes = [tuple(query.shape), tuple(key.shape), tuple(value.shape)]
-    ok = query.shape[-1] == key.shape[-1] and key.shape[-2] == value.shape[-2]
-    if ok:
-        try:
-            _C.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
-            if attn_mask is not None:
-                lq, lk = query.shape[-2], key.shape[-2]
-                _C.broadcast_shapes(attn_mask.shape, (*_C.broadcast_shapes(query.shape[:-2], key.shape[:-2]), lq, lk))
-        except Exception:
-            ok = False
-    if not ok:
-        if attn_mask is not None:
-            shapes.append(tuple(attn_mask.shape))
-        raise shape_error(
-            "scaled_dot_product_attention", shapes, {},
-            f"query {list(query.shape)}, key {list(key.shape)}, value {list(value.shape)}"
-            + (f", attn_mask {list(attn_mask.shape)}" if attn_mask is not None else "") + " do not line up",
-        )
+def _fused_attention_applies(query: Any, key: Any, value: Any, attn_mask: Any | None, dropout_p: float) -> bool:
+    """The fused CPU kernel (NOTE [ Fused attention ] in backend/src/cpu/attention.cpp) runs float32 /
+    float64 CPU attention without dropout; a float mask that needs a gradient, CUDA tensors and empty
+    sequences take the composite below."""
+    if dropout_p > 0.0 or query.is_cuda or key.is_cuda or value.is_cuda:
+        return False
+    if not (query.dtype == key.dtype == value.dtype and query.dtype in (_C.float32, _C.float64)):
+        return False
+    if 0 in (query.shape[-2], key.shape[-2], query.shape[-1], value.shape[-1]):
+        return False
+    if attn_mask is not None:
+        if attn_mask.is_cuda:
+            return False
+        if attn_mask.dtype != _C.bool and (not attn_mask.is_floating_point() or attn_mask.requires_grad):
+            return False
+    return True
 
 
 def _check_reduction(reduction: str) -> None:
@@ -227,15 +258,8 @@ def batch_norm(
     momentum: float = 0.1,
     eps: float = 1e-5,
 ) -> Any:
-    if input.ndim < 2:
-        raise shape_error("batch_norm", [tuple(input.shape)], {}, f"expected at least 2-D input, got {list(input.shape)}")
+    check("batch_norm", input=input, running_mean=running_mean, running_var=running_var, weight=weight, bias=bias)
     c = input.shape[1]
-    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
-        if t is not None and tuple(t.shape) != (c,):
-            raise shape_error(
-                "batch_norm", [tuple(input.shape), tuple(t.shape)], {},
-                f"{name} should have shape ({c},), got {tuple(t.shape)}",
-            )
     view = [1, c] + [1] * (input.ndim - 2)
     dims = [0, *range(2, input.ndim)]
     if training:
@@ -260,17 +284,6 @@ def batch_norm(
     return out
 
 
-def _class_dim_checks(op: str, input: Any, target: Any, weight: Any | None, params: dict[str, object]) -> None:
-    if input.ndim == 0:
-        raise shape_error(op, [tuple(input.shape), tuple(target.shape)], params, "input must have at least 1 dimension")
-    c = input.shape[1] if input.ndim > 1 else input.shape[0]
-    if weight is not None and tuple(weight.shape) != (c,):
-        raise shape_error(
-            op, [tuple(input.shape), tuple(target.shape), tuple(weight.shape)], params,
-            f"weight should have {c} elements (one per class), got shape {tuple(weight.shape)}",
-        )
-
-
 def nll_loss(
     input: Any,
     target: Any,
@@ -282,16 +295,11 @@ def nll_loss(
 ) -> Any:
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    params: dict[str, object] = {"reduction": reduction, "ignore_index": ignore_index}
-    _class_dim_checks("nll_loss", input, target, weight, params)
+    check("nll_loss", input=input, target=target, weight=weight, reduction=reduction)
     if target.is_floating_point():
         raise TypeError(f"nll_loss: expected an integer class-index target, got {target.dtype}")
-    want = (tuple(input.shape[:1]) + tuple(input.shape[2:])) if input.ndim > 1 else ()
-    if tuple(target.shape) != want:
-        raise shape_error(
-            "nll_loss", [tuple(input.shape), tuple(target.shape)], params,
-            f"expected target of shape {list(want)} for input of shape {list(input.shape)}, got {list(target.shape)}",
-        )
+    if input.ndim == 1 and target.ndim == 1:  # torch takes a [1] target for an unbatched [C] input
+        target = target.reshape([])
     cdim = 1 if input.ndim > 1 else 0
     c = input.shape[cdim]
     tgt = target.long()
@@ -334,23 +342,20 @@ def cross_entropy(
 ) -> Any:
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    params: dict[str, object] = {"reduction": reduction, "label_smoothing": label_smoothing}
-    _class_dim_checks("cross_entropy", input, target, weight, params)
+    check("cross_entropy", input=input, target=target, weight=weight, reduction=reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
     if _fused_cross_entropy_applies(input, target, weight, reduction, label_smoothing):
         return _C._cross_entropy_indices(input, target, ignore_index, reduction == "mean")
     cdim = 1 if input.ndim > 1 else 0
     c = input.shape[cdim]
-    logp = log_softmax(input, cdim)
+    logp = _C.log_softmax(input, cdim)
     wview = [1] * input.ndim
     wview[cdim] = c
     if target.is_floating_point():  # class probabilities
-        if tuple(target.shape) != tuple(input.shape):
-            raise shape_error(
-                "cross_entropy", [tuple(input.shape), tuple(target.shape)], params,
-                f"probability targets must have the input's shape {list(input.shape)}, got {list(target.shape)}",
-            )
+        if tuple(target.shape) != tuple(input.shape):  # the rule took it for class indices: a dtype error
+            raise TypeError(f"cross_entropy: class-index targets must be integers, got {target.dtype} "
+                            f"(a floating target holds probabilities, of the input's shape {list(input.shape)})")
         tgt = target
         if label_smoothing > 0:
             tgt = tgt * (1 - label_smoothing) + label_smoothing / c
@@ -380,19 +385,20 @@ def cross_entropy(
     return nll * (1 - label_smoothing) + smooth_r * (label_smoothing / c)
 
 
-def _same_shape(op: str, input: Any, target: Any) -> None:
-    if tuple(input.shape) != tuple(target.shape):
-        raise shape_error(
-            op, [tuple(input.shape), tuple(target.shape)], {},
-            f"input and target must have the same shape, got {list(input.shape)} and {list(target.shape)}",
-        )
-
-
 def mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Any:
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    _same_shape("mse_loss", input, target)
-    return _reduce((input - target).square(), reduction)
+    check("mse_loss", input=input, target=target)
+    return _reduce(_difference(input, target).square(), reduction)
+
+
+def _difference(input: Any, target: Any) -> Any:
+    """``input - target`` for the pointwise losses, which torch computes in one kernel over the
+    promoted type: a bool operand is a number there (``-`` alone refuses bool tensors)."""
+    if input.dtype == _C.bool or target.dtype == _C.bool:
+        common = _C.promote_types(input.dtype, target.dtype)
+        return input.to(common) - target.to(common)
+    return input - target
 
 
 def smooth_l1_loss(
@@ -400,10 +406,10 @@ def smooth_l1_loss(
 ) -> Any:
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    _same_shape("smooth_l1_loss", input, target)
+    check("smooth_l1_loss", input=input, target=target)
     if beta < 0:
         raise ValueError("smooth_l1_loss does not support negative values for beta.")
-    d = (input - target).abs()
+    d = _difference(input, target).abs()
     if beta == 0.0:
         return _reduce(d, reduction)
     return _reduce(_C.where(d < beta, d.square() * (0.5 / beta), d - 0.5 * beta), reduction)
@@ -411,17 +417,17 @@ def smooth_l1_loss(
 
 def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 1.0) -> Any:
     _check_reduction(reduction)
-    _same_shape("huber_loss", input, target)
+    check("huber_loss", input=input, target=target)
     if delta <= 0:
         raise ValueError("huber_loss does not support non-positive values for delta.")
-    d = (input - target).abs()
+    d = _difference(input, target).abs()
     return _reduce(_C.where(d <= delta, d.square() * 0.5, (d - 0.5 * delta) * delta), reduction)
 
 
 def l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Any:
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    _same_shape("l1_loss", input, target)
+    check("l1_loss", input=input, target=target)
     return _reduce((input - target).abs(), reduction)
 
 
@@ -431,7 +437,7 @@ def binary_cross_entropy(
 ) -> Any:
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    _same_shape("binary_cross_entropy", input, target)
+    check("binary_cross_entropy", input=input, target=target, weight=weight)
     if bool(((input < 0) | (input > 1)).any()):
         raise ValueError("binary_cross_entropy: all elements of input should be between 0 and 1")
     log_x = input.log().clamp(min=-100)
@@ -448,7 +454,7 @@ def binary_cross_entropy_with_logits(
 ) -> Any:
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    _same_shape("binary_cross_entropy_with_logits", input, target)
+    check("binary_cross_entropy_with_logits", input=input, target=target, weight=weight, pos_weight=pos_weight)
     softplus_neg = (-input.abs()).exp().log1p() + (-input).clamp(min=0)  # log(1 + exp(-x)), stable
     if pos_weight is not None:
         coef = 1 + (pos_weight - 1) * target
@@ -463,6 +469,14 @@ def binary_cross_entropy_with_logits(
 def one_hot(tensor: Any, num_classes: int = -1) -> Any:
     if tensor.is_floating_point():
         raise TypeError("one_hot is only applicable to index tensors")
+    if tensor.numel() == 0:
+        if num_classes < 0:
+            raise ValueError("one_hot: can not infer the number of classes from an empty tensor")
+    else:  # as torch: a class outside [0, num_classes) is an error, never a wrapped index
+        if int(tensor.min().item()) < 0:
+            raise ValueError("one_hot: class values must be non-negative")
+        if num_classes >= 0 and int(tensor.max().item()) >= num_classes:
+            raise ValueError("one_hot: class values must be smaller than num_classes")
     n = int(tensor.max().item()) + 1 if num_classes < 0 else num_classes
     out = _C.zeros(*tensor.shape, n, dtype=_C.int64, device=tensor.device)
     return out.scatter(-1, tensor.long().unsqueeze(-1), 1)
@@ -475,20 +489,17 @@ def normalize(input: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> A
 def pad(input: Any, pad: tuple[int, ...], mode: str = "constant", value: float | None = None) -> Any:
     """torch's ``F.pad``: ``pad`` lists (left, right) pairs from the last dim backwards."""
     pad = tuple(int(p) for p in pad)
-    if len(pad) % 2:
-        raise ValueError("pad: padding length must be divisible by 2")
+    if mode not in ("constant", *_PAD_SOURCES):
+        raise NotImplementedError(f"pad: unrecognised padding mode '{mode}'")
+    check("pad", input=input, pad=pad, mode=mode)
     if mode == "constant":
         return _pad_constant(input, pad, 0.0 if value is None else value)
-    if mode not in _PAD_SOURCES:
-        raise NotImplementedError(f"pad: unrecognised padding mode '{mode}'")
     if value is not None:
         raise ValueError(f"pad: padding mode '{mode}' doesn't take a value argument")
     return _pad_indexed(input, pad, mode)
 
 
 def _pad_constant(input: Any, pad: tuple[int, ...], value: float) -> Any:
-    if len(pad) // 2 > input.ndim:
-        raise ValueError("pad: padding length must be even and at most twice the number of dims")
     shape = list(input.shape)
     slices: list[slice] = [slice(None)] * input.ndim
     src = input
@@ -534,11 +545,6 @@ def _pad_indexed(input: Any, pad: tuple[int, ...], mode: str) -> Any:
     the map from output to input positions is separable, so one ``index_select`` per dim gives
     the values, and its VJP (``index_add``) sums each output's gradient back into its source."""
     k, shape = len(pad) // 2, tuple(input.shape)
-    params: dict[str, object] = {"pad": pad, "mode": mode}
-    from typedtensor.shapes.runtime import explain
-
-    if explain("pad", [shape], params) is not None:  # the registry's rule decides, and words it
-        raise shape_error("pad", [shape], params, f"bad {mode} padding {pad} for shape {list(shape)}")
     result = input
     for i in range(k):
         d = input.ndim - 1 - i
@@ -547,11 +553,4 @@ def _pad_indexed(input: Any, pad: tuple[int, ...], mode: str) -> Any:
         result = result.index_select(d, _C.tensor(src, dtype=_C.int64, device=input.device))
     return result
 
-__all__ = [
-    "linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm", "layer_norm",
-    "group_norm", "softmax", "log_softmax", "relu", "gelu", "sigmoid", "tanh", "silu", "softplus", "mish",
-    "logsigmoid", "relu6", "hardtanh", "hardsigmoid", "hardswish", "elu", "leaky_relu", "embedding", "dropout",
-    "dropout2d", "alpha_dropout", "scaled_dot_product_attention", "cross_entropy", "nll_loss", "mse_loss",
-    "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-    "one_hot", "normalize", "pad",
-]
+__all__ = [*_exports.FUNCTIONAL_FROM_C, *_exports.FUNCTIONAL_IN_PYTHON]

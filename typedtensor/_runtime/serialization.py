@@ -153,7 +153,7 @@ class _Decoder:
         if not isinstance(e, dict):
             raise self.bad(f"tensor entry {i} is not an object")
         dtype, shape, offset, nbytes = e.get("dtype"), e.get("shape"), e.get("offset"), e.get("nbytes")
-        if dtype not in _NP_DTYPES:
+        if not isinstance(dtype, str) or dtype not in _NP_DTYPES:
             raise self.bad(f"tensor {i} has unknown dtype {dtype!r}")
         if not isinstance(shape, list) or not all(_is_int(s) and s >= 0 for s in shape) or len(shape) > 64:
             raise self.bad(f"tensor {i} has invalid shape {shape!r}")
@@ -164,6 +164,8 @@ class _Decoder:
         if not _is_int(offset) or offset < 0 or offset + nbytes > len(self.data):
             raise self.bad(f"tensor {i} at offset {offset!r} (+{nbytes} bytes) lies outside the data section")
         arr = np.frombuffer(self.data, dtype=np_dtype, count=count, offset=offset).reshape(shape)
+        if dtype == "bool" and count and np.frombuffer(self.data, np.uint8, count, offset).max() > 1:
+            raise self.bad(f"bool tensor {i} holds a byte other than 0 or 1")
         if dtype == "bfloat16":
             as_f32 = (arr.astype(np.uint32) << 16).view(np.float32)
             t = _C.tensor(as_f32).to(_C.bfloat16)
@@ -192,7 +194,7 @@ class _Decoder:
             if kind == "float":
                 try:
                     return float.fromhex(str(v))
-                except ValueError:
+                except (ValueError, OverflowError):  # "0x1p99999" overflows
                     raise self.bad(f"float node holds {v!r}") from None
             return v
         if kind not in ("list", "tuple", "dict"):

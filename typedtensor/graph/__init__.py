@@ -2,7 +2,8 @@
 named pipeline of passes (simplify, fold, cse, dce, fuse, memplan) and executes it; ``tt.jit``
 saves and loads graphs. See docs/graph-mode.md."""
 
-from typedtensor.graph.compiled import CompiledFunction, compile
+from typedtensor.graph.compiled import DEFAULT_CACHE_LIMIT, CompiledFunction, RecompileWarning, compile
 from typedtensor.graph.ir import PASSES, Graph, NodeInfo, ValueInfo
 
-__all__ = ["PASSES", "CompiledFunction", "Graph", "NodeInfo", "ValueInfo", "compile"]
+__all__ = ["DEFAULT_CACHE_LIMIT", "PASSES", "CompiledFunction", "Graph", "NodeInfo", "RecompileWarning", "ValueInfo",
+           "compile"]

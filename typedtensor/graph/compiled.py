@@ -6,10 +6,23 @@ therefore resolved at trace time: the graph holds the branch the example inputs 
 (shapes, dtypes, devices, requires_grad of the tensor arguments, the values of every non-tensor
 argument, grad mode and a Module's ``training`` flag) re-traces when any of these change, which is
 what keeps a resolved branch valid for the inputs it is reused for. Tensors the function closes
-over (a Module's parameters) are captured by reference: in-place updates are seen on the next call."""
+over (a Module's parameters) are captured by reference: in-place updates are seen on the next call.
+
+NOTE [ The compile cache ]
+Each new signature traces a new graph, and a graph holds its buffers. So a compiled function keeps at
+most ``cache_limit`` graphs (default 8), the least recently used dropped first: memory stays bounded
+however many shapes it sees (unbounded, 3,000 shapes cost +455 MB). A function that traces more
+signatures than that is re-compiling on every new shape (a "recompile storm": a data loader with
+ragged batches, a Python number that changes each call): it warns once with ``RecompileWarning``,
+which says how to avoid it. torch.compile stops re-compiling after 8 signatures (its
+``recompile_limit``) and runs the function eagerly from then on; here the function goes on being
+compiled and the cache keeps the recent graphs, so a workload that cycles through a few shapes
+stays compiled."""
 
 from __future__ import annotations
 
+import warnings
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +33,14 @@ from typedtensor.graph import _pytree, shapecheck
 from typedtensor.graph.ir import PASSES, Graph
 
 _C = _loader.load_core()
+
+
+#: Graphs a compiled function keeps by default (NOTE [ The compile cache ]).
+DEFAULT_CACHE_LIMIT = 8
+
+
+class RecompileWarning(UserWarning):
+    """A compiled function keeps tracing new input signatures (NOTE [ The compile cache ])."""
 
 
 def _is_tensor(x: Any) -> bool:
@@ -46,18 +67,23 @@ class CompiledFunction:
         check_shapes: bool,
         log_ir: bool,
         params: Sequence[Any] | None = None,
+        cache_limit: int = DEFAULT_CACHE_LIMIT,
     ) -> None:
         for p in passes if passes is not None else ():
             if p not in PASSES:
                 raise ValueError(f"tt.compile: unknown pass {p!r} (known: {', '.join(PASSES)})")
+        if isinstance(cache_limit, bool) or not isinstance(cache_limit, int) or cache_limit < 1:
+            raise ValueError(f"tt.compile: cache_limit must be a positive int, got {cache_limit!r}")
         self.fn = fn
         self.passes: tuple[str, ...] = tuple(PASSES if passes is None else passes)
         self.freeze = freeze
         self.check_shapes = check_shapes
         self.log_ir = log_ir
         self._params = list(params) if params is not None else None
-        self._cache: dict[Any, _Entry] = {}
+        self.cache_limit = cache_limit
+        self._cache: OrderedDict[Any, _Entry] = OrderedDict()  # least recently used first
         self.traces = 0
+        self._warned = False
         self.__wrapped__ = fn
         self.__doc__ = getattr(fn, "__doc__", None)
 
@@ -96,10 +122,29 @@ class CompiledFunction:
         structure = _pytree.flatten((args, kwargs), _is_tensor, tensors)
         key = self._signature(structure, tensors)
         entry = self._cache.get(key)
-        if entry is None:
-            entry = self._trace(structure, tensors, args, kwargs)
-            self._cache[key] = entry
+        if entry is not None:
+            self._cache.move_to_end(key)
+            return entry, tensors
+        entry = self._trace(structure, tensors, args, kwargs)
+        self._cache[key] = entry
+        if len(self._cache) > self.cache_limit:
+            self._cache.popitem(last=False)
+            self._storm()
         return entry, tensors
+
+    def _storm(self) -> None:
+        """Warn once that this function keeps re-compiling (NOTE [ The compile cache ])."""
+        if self._warned:
+            return
+        self._warned = True
+        name = getattr(self.fn, "__qualname__", None) or type(self.fn).__name__
+        warnings.warn(
+            f"tt.compile: {name} has been traced for {self.traces} different input signatures (shapes, dtypes, "
+            f"devices, requires_grad or non-tensor arguments); only the {self.cache_limit} most recently used graphs "
+            "are kept (cache_limit=). Each new signature traces and optimises the function again: pad inputs to a "
+            "few fixed shapes, pass changing numbers as tensors, or leave this function uncompiled.",
+            RecompileWarning, stacklevel=4,
+        )
 
     def _trace(self, structure: Any, tensors: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Entry:
         self.traces += 1
@@ -171,6 +216,7 @@ def compile(
     check_shapes: bool = True,
     log_ir: bool = False,
     params: Sequence[Any] | None = None,
+    cache_limit: int = DEFAULT_CACHE_LIMIT,
 ) -> Any:
     """Compile ``fn`` (a function or Module) into optimised graphs.
 
@@ -181,7 +227,11 @@ def compile(
     A training step: when ``fn`` calls ``loss.backward()``, the backward pass is traced into the same
     graph; the gradients of ``params`` (default: a Module's parameters) become extra outputs that are
     accumulated into each parameter's ``.grad`` after every call, as eager mode would. Usable as ``@tt.compile`` or
-    ``@tt.compile(passes=[...])``."""
+    ``@tt.compile(passes=[...])``.
+
+    ``cache_limit`` bounds the graphs kept, one per input signature, least recently used dropped
+    first; tracing more signatures than that warns once (``RecompileWarning``; NOTE [ The compile
+    cache ])."""
     if fn is None:
-        return lambda f: CompiledFunction(f, passes, freeze, check_shapes, log_ir, params)
-    return CompiledFunction(fn, passes, freeze, check_shapes, log_ir, params)
+        return lambda f: CompiledFunction(f, passes, freeze, check_shapes, log_ir, params, cache_limit)
+    return CompiledFunction(fn, passes, freeze, check_shapes, log_ir, params, cache_limit)

@@ -23,7 +23,24 @@ from typedtensor.shapes import registry as reg
 from typedtensor.shapes.dims import Poly, Sym, named_dim, substitute_syms
 
 _GraphError: type[Exception] = _loader.load_core().GraphError
-_MASKED = {"sum", "mean", "prod", "amax", "amin", "all", "any", "nansum", "logsumexp"}
+
+
+def _ir_families() -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]:
+    """How each IR node's attributes bind its op's parameters, from the op table: masked
+    reductions (a ``mask`` attribute for ``dim``, and ``keepdim``), reductions along one ``dim``
+    (with ``keepdim``), ops along one ``dim``, and one-operand elementwise ops that keep the shape."""
+    ops = reg.all_ops()
+    masked = {n for n, o in ops.items() if (o.cpp or "").startswith("ReduceOp::")}
+    masked |= {n for n, o in ops.items() if o.prim == "Reduction" and "internal" not in o.tags}
+    names = {n: {p.name for p in o.params} for n, o in ops.items()}
+    along = {n for n, o in ops.items() if o.prim == "Other" and {"dim", "keepdim"} <= names[n]}
+    scans = {n for n, o in ops.items() if o.prim == "Other" and o.preserves_shape and "dim" in names[n]}
+    same = {n for n, o in ops.items()
+            if o.prim == "Elementwise" and o.preserves_shape and sum(p.kind == "tensor" for p in o.params) == 1}
+    return frozenset(masked), frozenset(along), frozenset(scans), frozenset(same)
+
+
+_MASKED, _ALONG_DIM, _SCANS, _SAME_SHAPE = _ir_families()
 
 
 def _display(sym: Sym) -> DimExpr:
@@ -88,15 +105,15 @@ def _call(node: NodeInfo, shapes: list[Shape], concrete: list[tuple[int, ...]], 
     if op in _MASKED:
         dims = tuple(i for i, m in enumerate(a["mask"]) if m)
         return reg.apply(op, [shapes[0]], {"dim": dims, "keepdim": a["keepdim"]})
-    if op in ("max", "min", "argmax", "argmin"):
+    if op in _ALONG_DIM:
         return reg.apply(op, [shapes[0]], {"dim": a["dim"], "keepdim": a["keepdim"]})
-    if op in ("softmax", "log_softmax", "cumsum", "cumprod"):
+    if op in _SCANS:
         return reg.apply(op, [shapes[0]], {"dim": a["dim"]})
     if op == "matmul":
         return reg.apply("matmul", shapes[:2])
     if op == "cat":
         return reg.apply("cat", [list(shapes)], {"dim": a["dim"]})
-    if op in ("to", "contiguous", "clamp", "leaky_relu", "elu"):
+    if op in _SAME_SHAPE:
         return shapes[0]
     if opdef is not None and "elementwise" in opdef.tags and len(shapes) == len(node.inputs):
         return reg.apply(op, list(shapes))

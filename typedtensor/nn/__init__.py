@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typedtensor._runtime import functional as functional
 from typedtensor.nn import init as init
+from typedtensor.nn.activation import MODULES as _ACTIVATIONS
 from typedtensor.nn.attention import MultiheadAttention as MultiheadAttention
 from typedtensor.nn.containers import ModuleDict as ModuleDict
 from typedtensor.nn.containers import ModuleList as ModuleList
 from typedtensor.nn.containers import Sequential as Sequential
-from typedtensor.nn.layers import GELU as GELU
 from typedtensor.nn.layers import AdaptiveAvgPool2d as AdaptiveAvgPool2d
 from typedtensor.nn.layers import AvgPool2d as AvgPool2d
 from typedtensor.nn.layers import BatchNorm1d as BatchNorm1d
@@ -23,16 +23,10 @@ from typedtensor.nn.layers import Embedding as Embedding
 from typedtensor.nn.layers import Flatten as Flatten
 from typedtensor.nn.layers import Identity as Identity
 from typedtensor.nn.layers import LayerNorm as LayerNorm
-from typedtensor.nn.layers import LeakyReLU as LeakyReLU
 from typedtensor.nn.layers import Linear as Linear
 from typedtensor.nn.layers import LogSoftmax as LogSoftmax
 from typedtensor.nn.layers import MaxPool2d as MaxPool2d
-from typedtensor.nn.layers import ReLU as ReLU
-from typedtensor.nn.layers import Sigmoid as Sigmoid
-from typedtensor.nn.layers import SiLU as SiLU
 from typedtensor.nn.layers import Softmax as Softmax
-from typedtensor.nn.layers import Softplus as Softplus
-from typedtensor.nn.layers import Tanh as Tanh
 from typedtensor.nn.loss import BCELoss as BCELoss
 from typedtensor.nn.loss import BCEWithLogitsLoss as BCEWithLogitsLoss
 from typedtensor.nn.loss import CrossEntropyLoss as CrossEntropyLoss
@@ -42,10 +36,18 @@ from typedtensor.nn.loss import NLLLoss as NLLLoss
 from typedtensor.nn.module import Module as Module
 from typedtensor.nn.parameter import Parameter as Parameter
 
+globals().update(_ACTIVATIONS)  # ReLU, GELU, SiLU ...: one class per op entry with a module
+
 __all__ = [
     "AdaptiveAvgPool2d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "Conv2d",
-    "CrossEntropyLoss", "Dropout", "Dropout2d", "Embedding", "Flatten", "GELU", "Identity", "L1Loss", "LayerNorm",
-    "LeakyReLU", "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module", "ModuleDict", "ModuleList",
-    "MultiheadAttention", "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid", "Softmax", "Softplus",
-    "Tanh", "functional", "init",
+    "CrossEntropyLoss", "Dropout", "Dropout2d", "Embedding", "Flatten", "Identity", "L1Loss", "LayerNorm",
+    "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module", "ModuleDict", "ModuleList",
+    "MultiheadAttention", "NLLLoss", "Parameter", "Sequential", "Softmax", "functional", "init", "modules", "parallel",
+    "utils",
+    *_ACTIVATIONS,
 ]
+
+# torch's import paths, built on the classes above: they read typedtensor.nn, so they come after it
+from typedtensor.nn import modules as modules
+from typedtensor.nn import parallel as parallel
+from typedtensor.nn import utils as utils

@@ -12,7 +12,7 @@ from typedtensor._runtime import _C
 from typedtensor._runtime import functional as F
 from typedtensor._runtime.errors import shape_error
 from typedtensor.nn import init
-from typedtensor.nn.layers import Linear
+from typedtensor.nn.layers import NonDynamicallyQuantizableLinear
 from typedtensor.nn.module import Module
 from typedtensor.nn.parameter import Parameter
 
@@ -76,7 +76,7 @@ class MultiheadAttention(Module):
             self.in_proj_bias = Parameter(_empty(3 * embed_dim, device=device, dtype=dtype))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, device=device, dtype=dtype)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, device=device, dtype=dtype)
         if add_bias_kv:
             self.bias_k = Parameter(_empty(1, 1, embed_dim, device=device, dtype=dtype))
             self.bias_v = Parameter(_empty(1, 1, embed_dim, device=device, dtype=dtype))
@@ -175,6 +175,7 @@ class MultiheadAttention(Module):
             )
         h, hd = self.num_heads, self.head_dim
         q, k, v = self._project(query, key, value)
+        only_causal = is_causal and attn_mask is None  # then the fused kernel skips the masked blocks
         if is_causal and attn_mask is None:
             attn_mask = _C.ones(lq, k.shape[1], dtype=_C.bool, device=q.device).triu(1)
         s0 = k.shape[1]
@@ -204,6 +205,7 @@ class MultiheadAttention(Module):
             mask = F.pad(mask, (0, 1)) if mask is not None else None
             kpm = F.pad(kpm, (0, 1)) if kpm is not None else None
         s = k.shape[1]
+        only_causal = only_causal and kpm is None and s == s0
         if kpm is not None:
             kpm = kpm.reshape(n, 1, 1, s)
             mask = kpm if mask is None else mask + kpm
@@ -211,6 +213,13 @@ class MultiheadAttention(Module):
         q = q.reshape(n, lq, h, hd).transpose(1, 2)
         k = k.reshape(n, s, h, hd).transpose(1, 2)
         v = v.reshape(n, s, h, hd).transpose(1, 2)
+        if not need_weights and not (self.dropout > 0.0 and self.training):
+            # no weights to return: F.scaled_dot_product_attention, fused on the CPU
+            if only_causal:
+                att = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            else:
+                att = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+            return self.out_proj(att.transpose(1, 2).reshape(n, lq, e)), None
         scores = (q @ k.transpose(-2, -1)) * (1.0 / hd**0.5)
         if mask is not None:
             scores = scores + mask
@@ -223,5 +232,3 @@ class MultiheadAttention(Module):
             return out, None
         return out, (attn.mean(1) if average_attn_weights else attn)
 
-    def extra_repr(self) -> str:
-        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, batch_first={self.batch_first}"

@@ -64,6 +64,11 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """``MultiheadAttention.out_proj``'s class in torch (a Linear that torch's quantizer leaves alone);
+    the same name here so that reprs and ``safe_globals`` lists name it as torch does."""
+
+
 class Conv2d(Module):
     """2-d convolution over ``[N, C, H, W]`` (or unbatched ``[C, H, W]``); zero padding only."""
 
@@ -200,7 +205,7 @@ class _BatchNorm(Module):
 
     def __init__(
         self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-        track_running_stats: bool = True, *, device: Any = None, dtype: Any = None,
+        track_running_stats: bool = True, device: Any = None, dtype: Any = None, *, bias: bool = True,
     ) -> None:
         super().__init__()
         self.num_features = _size(num_features, f"{type(self).__name__}: num_features")
@@ -210,7 +215,10 @@ class _BatchNorm(Module):
         self.track_running_stats = track_running_stats
         if affine:
             self.weight = Parameter(_empty(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(_empty(num_features, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(_empty(num_features, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -236,7 +244,8 @@ class _BatchNorm(Module):
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         if input.ndim not in self._ranks:
@@ -257,7 +266,7 @@ class _BatchNorm(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -303,7 +312,8 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")
 
 
 # ---------------------------------------------------------------- embedding and dropout
@@ -327,6 +337,8 @@ class Embedding(Module):
         self.padding_idx = padding_idx
         self.max_norm = max_norm
         self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        self.sparse = sparse
         if _weight is None:
             self.weight = Parameter(_empty(num_embeddings, embedding_dim, device=device, dtype=dtype), not _freeze)
             self.reset_parameters()
@@ -357,6 +369,10 @@ class Embedding(Module):
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
         return s
 
 
@@ -384,69 +400,8 @@ class Dropout2d(_DropoutNd):
         return F.dropout2d(input, self.p, self.training, self.inplace)
 
 
-# ---------------------------------------------------------------- activations and reshaping
-class ReLU(Module):
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.relu(input, self.inplace)
-
-
-class GELU(Module):
-    def __init__(self, approximate: str = "none") -> None:
-        super().__init__()
-        if approximate not in ("none", "tanh"):
-            raise ValueError(f"GELU: approximate must be 'none' or 'tanh', got {approximate!r}")
-        self.approximate = approximate
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.gelu(input, approximate=self.approximate)
-
-    def extra_repr(self) -> str:
-        return f"approximate={self.approximate!r}"
-
-
-class Tanh(Module):
-    def forward(self, input: Tensor) -> Tensor:
-        return F.tanh(input)
-
-
-class Sigmoid(Module):
-    def forward(self, input: Tensor) -> Tensor:
-        return F.sigmoid(input)
-
-
-class SiLU(Module):
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.silu(input, self.inplace)
-
-
-class LeakyReLU(Module):
-    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
-        super().__init__()
-        self.negative_slope = negative_slope
-        self.inplace = inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.leaky_relu(input, self.negative_slope, self.inplace)
-
-
-class Softplus(Module):
-    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
-        super().__init__()
-        self.beta = beta
-        self.threshold = threshold
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.softplus(input, self.beta, self.threshold)
-
-
+# ---------------------------------------------------------------- softmax and reshaping
+# (the modules that wrap one elementwise op, ReLU, GELU, SiLU ..., are made from the op table: nn/activation.py)
 def _legacy_softmax_dim(ndim: int) -> int:
     """torch's choice when ``dim`` is omitted (deprecated there, kept for compatibility)."""
     return 0 if ndim in (0, 1, 3) else 1

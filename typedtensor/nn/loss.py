@@ -19,9 +19,6 @@ class _Loss(Module):
             raise ValueError(f"{reduction} is not a valid value for reduction")
         self.reduction = reduction
 
-    def extra_repr(self) -> str:
-        return "" if self.reduction == "mean" else f"reduction={self.reduction!r}"
-
 
 class _WeightedLoss(_Loss):
     def __init__(self, weight: Tensor | None = None, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> None:

@@ -3,11 +3,11 @@ trajectories agree with torch's to rounding (bias corrections are folded the way
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from typing import Any
 
 from typedtensor._runtime import _C
+from typedtensor.optim._pointwise import addcdiv_, addcmul_, bump, lerp_, maximum_, step_counter, torch_flags
 from typedtensor.optim.optimizer import Optimizer, Tensor
 
 
@@ -25,8 +25,6 @@ def _check(lr: float, betas: tuple[float, float], eps: float, weight_decay: floa
 
 
 class Adam(Optimizer):
-    _decoupled = False  # AdamW: decay the weights directly instead of adding to the gradient
-
     def __init__(
         self,
         params: Iterable[Tensor] | Iterable[dict[str, Any]],
@@ -36,12 +34,19 @@ class Adam(Optimizer):
         weight_decay: float = 0.0,
         amsgrad: bool = False,
         *,
+        foreach: bool | None = None,
         maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+        decoupled_weight_decay: bool = False,
     ) -> None:
         _check(lr, betas, eps, weight_decay)
         defaults = {
             "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
             "maximize": maximize,
+            **torch_flags(type(self).__name__, foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused),
+            "decoupled_weight_decay": decoupled_weight_decay,
         }
         super().__init__(params, defaults)
 
@@ -51,37 +56,32 @@ class Adam(Optimizer):
         if group["maximize"]:
             grad = -grad
         if not state:
-            state["step"] = 0
+            state["step"] = step_counter()
             state["exp_avg"] = _C.zeros_like(param)
             state["exp_avg_sq"] = _C.zeros_like(param)
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = _C.zeros_like(param)
-        state["step"] += 1
-        step = state["step"]
+        step = bump(state["step"])
         if wd != 0:
-            if self._decoupled:
+            if group.get("decoupled_weight_decay", False):
                 param.mul_(1 - lr * wd)
             else:
-                grad = grad + param * wd
+                grad = grad.add(param, alpha=wd)
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-        exp_avg.add_((grad - exp_avg) * (1 - beta1))  # torch's lerp_(grad, 1 - beta1)
-        exp_avg_sq.mul_(beta2)
-        exp_avg_sq.add_(grad * grad * (1 - beta2))
+        lerp_(exp_avg, grad, 1 - beta1)
+        addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
         step_size = lr / (1 - beta1**step)
-        bias_correction2_sqrt = math.sqrt(1 - beta2**step)
+        bias_correction2_sqrt = (1 - beta2**step) ** 0.5
         if group["amsgrad"]:
-            max_sq = state["max_exp_avg_sq"]
-            max_sq.copy_(_C.maximum(max_sq, exp_avg_sq))
-            denom = max_sq.sqrt() / bias_correction2_sqrt + eps
+            max_sq = maximum_(state["max_exp_avg_sq"], exp_avg_sq)
+            denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
         else:
-            denom = exp_avg_sq.sqrt() / bias_correction2_sqrt + eps
-        param.sub_(exp_avg / denom * step_size)
+            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+        addcdiv_(param, exp_avg, denom, -step_size)
 
 
 class AdamW(Adam):
     """Adam with decoupled weight decay (``param *= 1 - lr * weight_decay`` before the step)."""
-
-    _decoupled = True
 
     def __init__(
         self,
@@ -93,5 +93,12 @@ class AdamW(Adam):
         amsgrad: bool = False,
         *,
         maximize: bool = False,
+        foreach: bool | None = None,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
     ) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+        super().__init__(
+            params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize, capturable=capturable,
+            differentiable=differentiable, fused=fused, decoupled_weight_decay=True,
+        )

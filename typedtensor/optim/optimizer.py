@@ -2,17 +2,27 @@
 
 Subclasses write ``_update(group, param, grad, state)``; ``step`` walks the groups under
 ``no_grad`` and calls it for every parameter that has a gradient, so updates are in-place tensor
-ops that the autograd engine never records."""
+ops that the autograd engine never records. An optimizer whose step is not per-parameter (LBFGS)
+overrides ``step`` itself. Every ``step`` a subclass defines runs the step hooks (global and per
+optimizer) and records that it ran, which the learning-rate schedulers check (torch's warning when
+``scheduler.step()`` comes first).
+
+``state`` is a ``defaultdict(dict)`` keyed by parameter, as in torch, so a hand-written optimizer
+may write ``self.state[p]["buf"]`` without first creating the entry.
+"""
 
 from __future__ import annotations
 
 import copy
+import functools
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from typedtensor._runtime import _C, no_grad
 
 Tensor = Any
+StepHook = Callable[..., Any]
 
 
 class _RequiredParameter:
@@ -24,20 +34,86 @@ class _RequiredParameter:
 
 required: Any = _RequiredParameter()
 
+_GLOBAL_PRE_HOOKS: OrderedDict[int, StepHook] = OrderedDict()
+_GLOBAL_POST_HOOKS: OrderedDict[int, StepHook] = OrderedDict()
+
+
+class RemovableHandle:
+    """What the ``register_*_hook`` calls return: ``remove()`` takes the hook out again."""
+
+    _next_id = 0
+
+    def __init__(self, hooks: OrderedDict[int, Any]) -> None:
+        self._hooks = hooks
+        self.id = RemovableHandle._next_id
+        RemovableHandle._next_id += 1
+
+    def remove(self) -> None:
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+def register_optimizer_step_pre_hook(hook: StepHook) -> RemovableHandle:
+    """Run ``hook(optimizer, args, kwargs)`` before every optimizer's ``step`` (torch's global hook)."""
+    handle = RemovableHandle(_GLOBAL_PRE_HOOKS)
+    _GLOBAL_PRE_HOOKS[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook: StepHook) -> RemovableHandle:
+    """Run ``hook(optimizer, args, kwargs)`` after every optimizer's ``step``."""
+    handle = RemovableHandle(_GLOBAL_POST_HOOKS)
+    _GLOBAL_POST_HOOKS[handle.id] = hook
+    return handle
+
 
 def _is_tensor(x: object) -> bool:
     return isinstance(x, _C.Tensor)
 
 
+def _step_with_hooks(step: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(step)
+    def wrapper(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
+        for hook in (*_GLOBAL_PRE_HOOKS.values(), *self._step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(f"{hook} must return None or a tuple of (new_args, new_kwargs), but got {result}.")
+                args, kwargs = result
+        out = step(self, *args, **kwargs)
+        self._opt_called = True
+        for hook in (*self._step_post_hooks.values(), *_GLOBAL_POST_HOOKS.values()):
+            hook(self, args, kwargs)
+        return out
+
+    wrapper._hooked = True  # type: ignore[attr-defined]
+    return wrapper
+
+
 class Optimizer:
     defaults: dict[str, Any]
     param_groups: list[dict[str, Any]]
-    state: dict[Tensor, dict[str, Any]]
+    state: defaultdict[Tensor, dict[str, Any]]
+    _state_like_params = True  # each state tensor has its parameter's shape (not so for LBFGS)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "_hooked", False):
+            cls.step = _step_with_hooks(step)  # type: ignore[method-assign]
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]], defaults: dict[str, Any]) -> None:
         self.defaults = defaults
-        self.state = {}
+        self.state = defaultdict(dict)
         self.param_groups = []
+        self._step_pre_hooks: OrderedDict[int, StepHook] = OrderedDict()
+        self._step_post_hooks: OrderedDict[int, StepHook] = OrderedDict()
+        self._opt_called = False
         if _is_tensor(params):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, but got a Tensor")
         if isinstance(params, (set, frozenset)):
@@ -51,6 +127,7 @@ class Optimizer:
             self.add_param_group(g)
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group (``{"params": [...], "lr": ...}``); unspecified options take the defaults."""
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, got {type(param_group).__name__}")
         params = param_group["params"]
@@ -79,6 +156,7 @@ class Optimizer:
         self.param_groups.append(group)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
+        """Drop every gradient (``set_to_none``, torch's default) or zero it in place."""
         for group in self.param_groups:
             for p in group["params"]:
                 g = p.grad
@@ -89,6 +167,18 @@ class Optimizer:
                 else:
                     with no_grad():
                         g.zero_()
+
+    def register_step_pre_hook(self, hook: StepHook) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` before this optimizer's steps; it may return new (args, kwargs)."""
+        handle = RemovableHandle(self._step_pre_hooks)
+        self._step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook: StepHook) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` after this optimizer's steps."""
+        handle = RemovableHandle(self._step_post_hooks)
+        self._step_post_hooks[handle.id] = hook
+        return handle
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         loss = None
@@ -104,7 +194,14 @@ class Optimizer:
                     grad = p.grad
                     if grad is None:
                         continue
-                    self._update(group, p, grad, self.state.setdefault(p, {}))
+                    state = self.state.get(p)
+                    if state is None:  # an entry appears only once the update keeps something (torch's layout)
+                        state = {}
+                        self._update(group, p, grad, state)
+                        if state:
+                            self.state[p] = state
+                    else:
+                        self._update(group, p, grad, state)
         return loss
 
     def _prepare_group(self, group: dict[str, Any]) -> None:
@@ -115,6 +212,7 @@ class Optimizer:
 
     # ---- state dicts (torch's layout: params by index across groups) ----
     def state_dict(self) -> dict[str, Any]:
+        """``{"state": {index: {...}}, "param_groups": [{..., "params": [index, ...]}]}``, as torch writes it."""
         index: dict[int, int] = {}
         groups = []
         for group in self.param_groups:
@@ -129,6 +227,7 @@ class Optimizer:
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Load a state dict of this layout (ours or torch's, with its tensors converted)."""
         if not isinstance(state_dict, dict) or "state" not in state_dict or "param_groups" not in state_dict:
             raise ValueError("optimizer state_dict must be a dict with 'state' and 'param_groups'")
         saved = state_dict["param_groups"]
@@ -143,7 +242,7 @@ class Optimizer:
         by_index = {
             idx: p for mine, theirs in zip(self.param_groups, saved, strict=False) for idx, p in zip(theirs["params"], mine["params"], strict=False)
         }
-        new_state: dict[Tensor, dict[str, Any]] = {}
+        new_state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         for key, value in state_dict["state"].items():
             k = int(key)
             if k not in by_index:
@@ -156,13 +255,20 @@ class Optimizer:
                     mine[name] = copy.deepcopy(v)
         self.state = new_state
 
-    @staticmethod
-    def _cast_state(param: Tensor, name: str, value: Any) -> Any:
-        """State tensors follow the parameter's dtype (torch's rule; ``step`` counters stay as they are)."""
+    @classmethod
+    def _cast_state(cls, param: Tensor, name: str, value: Any, nested: bool = False) -> Any:
+        """State tensors follow the parameter's dtype (torch's rule; ``step`` counters stay as they
+        are); lists and dicts of tensors (LBFGS's history) are cast element by element."""
+        if isinstance(value, dict):
+            return {k: cls._cast_state(param, k, v, True) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(cls._cast_state(param, name, v, True) for v in value)
+        if name == "step" and isinstance(value, (int, float)) and not nested and cls._state_like_params:
+            return _C.tensor(float(value), dtype=_C.float32)  # an older state dict's plain counter
         if not _is_tensor(value):
             return copy.deepcopy(value)
         if name != "step" and value.is_floating_point():
-            if [int(s) for s in value.shape] != [int(s) for s in param.shape]:
+            if cls._state_like_params and not nested and value.ndim > 0 and [int(s) for s in value.shape] != [int(s) for s in param.shape]:
                 raise ValueError(
                     f"optimizer state '{name}' has shape {list(value.shape)}, but its parameter has {list(param.shape)}"
                 )
@@ -176,3 +282,6 @@ class Optimizer:
             lines.extend(f"    {k}: {group[k]}" for k in sorted(group) if k != "params")
         lines.append(")")
         return "\n".join(lines)
+
+
+Optimizer.step = _step_with_hooks(Optimizer.step)  # type: ignore[method-assign]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from typedtensor.optim._pointwise import torch_flags
 from typedtensor.optim.optimizer import Optimizer, Tensor, required
 
 
@@ -19,6 +20,9 @@ class SGD(Optimizer):
         nesterov: bool = False,
         *,
         maximize: bool = False,
+        foreach: bool | None = None,
+        differentiable: bool = False,
+        fused: bool | None = None,
     ) -> None:
         if lr is not required and lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
@@ -28,9 +32,11 @@ class SGD(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        flags = torch_flags("SGD", foreach=foreach, differentiable=differentiable, fused=fused)
+        del flags["capturable"]  # torch's SGD has no such option
         defaults = {
             "lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
-            "nesterov": nesterov, "maximize": maximize,
+            "nesterov": nesterov, "maximize": maximize, **flags,
         }
         super().__init__(params, defaults)
 
@@ -39,13 +45,13 @@ class SGD(Optimizer):
         wd, momentum = group["weight_decay"], group["momentum"]
         d_p = -grad if group["maximize"] else grad
         if wd != 0:
-            d_p = d_p + param * wd
+            d_p = d_p.add(param, alpha=wd)
         if momentum != 0:
             buf = state.get("momentum_buffer")
             if buf is None:
-                buf = d_p.clone()
+                buf = d_p.clone().detach()
                 state["momentum_buffer"] = buf
             else:
                 buf.mul_(momentum).add_(d_p, alpha=1 - group["dampening"])
-            d_p = d_p + buf * momentum if group["nesterov"] else buf
+            d_p = d_p.add(buf, alpha=momentum) if group["nesterov"] else buf
         param.add_(d_p, alpha=-group["lr"])

@@ -43,6 +43,7 @@ class Param:
     default: Any = REQUIRED
     variadic: bool = False  # ``*size``: the remaining positional arguments bind here as a tuple
     keyword_only: bool = False
+    positional_only: bool = False  # before a ``/`` in the spec: no keyword reaches it
 
 
 @dataclass(frozen=True)
@@ -80,23 +81,105 @@ Args = dict[str, Any]
 Rule = Callable[[Args], Result]
 
 
+# NOTE [ One op table ]
+# An op is declared once, by one ``op(...)`` entry next to its shape rule (``rules/*.py``; a family
+# of ops that share a rule is a table of rows there). The entry holds everything every other layer
+# needs: the parameters with their defaults, how the op is exposed (``tt.X``, ``Tensor.X``,
+# ``Tensor.X_``, ``nn.functional.X``, a property, operator dunders), which of those forms Python
+# implements, the dtype rule, the gradient status, the CUDA support, the fusion expression, whether
+# graph files hold it, the C++ primitive it maps to and the ``nn`` module that wraps it. Every list
+# of ops elsewhere is derived: at import time (``shapes/api.py``, the runtime's exports, the CUDA
+# sets, the graph shape check) or by ``scripts/gen_ops.py`` (the stubs, the C++ X-macro header).
+# PyTorch's ``native_functions.yaml`` (one schema per op, bindings generated from it) is the model.
+
+# NOTE [ Dtype rules ]
+# ``dtype_rule`` names the result's dtype. The values the C++ backend shares (generated/ops.inc,
+# tt::DTypeRule): ``same`` (the promoted input dtype), ``float`` (integers computed in the default
+# float), ``float_only`` (floating inputs only), ``accumulate`` (integers accumulate in int64),
+# ``integral`` (integer and bool inputs only) and ``bool`` (a bool result: tt::DTypeRule::Compare,
+# or Logical when the op is tagged ``logical``, taking its operands' truthiness). Ops outside the C++
+# enum families also use ``factory`` (the dtype= argument or the default), ``cast``, ``int64``,
+# ``infer`` (from the data) and ``promote``.
+
+Form = Literal["function", "method", "inplace", "functional", "property"]
+FORMS: Final[tuple[Form, ...]] = ("function", "method", "inplace", "functional", "property")
+_FORM_WORDS: Final[dict[str, Form]] = {
+    "tt": "function", "function": "function", "method": "method", "inplace": "inplace", "_": "inplace",
+    "F": "functional", "functional": "functional", "property": "property",
+}
+CudaSupport = Literal["kernel", "host", "cpu"]
+"""``kernel``: runs on a CUDA tensor on the device (its own kernels, or primitives that have them);
+``host``: accepts a CUDA tensor but computes on the host (a copy there and back); ``cpu``: CPU only."""
+
+
+def parse_forms(text: str) -> frozenset[Form]:
+    """``"tt method inplace F"`` as the set of forms (``tt`` = ``typedtensor.X``, ``F`` =
+    ``typedtensor.nn.functional.X``, ``inplace`` = ``Tensor.X_``)."""
+    return frozenset(_FORM_WORDS[w] for w in text.split())
+
+
+@dataclass(frozen=True)
+class ModuleSpec:
+    """The ``nn`` module that wraps an op elementwise (``nn.LeakyReLU`` over ``F.leaky_relu``): its
+    class name and constructor parameters, passed to the op by name (``training`` comes from the
+    module). Its class, its ``ModuleDef`` and its stub are all derived from this."""
+
+    name: str
+    ctor: tuple[Param, ...] = ()
+
+
 @dataclass(frozen=True)
 class OpDef:
-    """Everything the four consumers need to know about one op (DESIGN §3)."""
+    """Everything the four consumers need to know about one op (DESIGN §3; NOTE [ One op table ])."""
 
     name: str
     params: tuple[Param, ...]
     rule: Rule
     differentiable: bool = True
     tags: frozenset[str] = frozenset()
-    cuda: bool = True
-    dtype_rule: str = "promote"
+    cuda: CudaSupport = "kernel"
+    dtype_rule: str = "promote"  # NOTE [ Dtype rules ]
     signature: str | None = None
     doc: str = ""
     gradient: str = ""  # "" when differentiable by a registered VJP; else why not
+    aliases: tuple[str, ...] = ()
+    alias_of: str | None = None  # set on the entries registered for an alias
+    expose: frozenset[Form] = frozenset()
+    # A form whose parameters differ from ``params`` (``params`` is the union the rule binds; a
+    # method's list leaves out ``self``): ``F.relu(input, inplace)`` but ``tt.relu(input)``.
+    forms: Mapping[str, tuple[Param, ...]] = field(default_factory=dict, compare=False)
+    python: frozenset[Form] = frozenset()  # forms implemented in Python (the rest are ``_C``'s)
+    operators: tuple[str, ...] = ()  # ``__add__``, ``__radd__`` ...: reflected when ``__r...__``
+    fusion: str | None = None  # C++ expression over operands A, B, C for the fused kernels
+    graph: bool = False  # graph files can hold it (the IR has a node for it)
+    cpp: str | None = None  # its value in a C++ op enum, e.g. ``UnaryOp::Exp``
+    # A primitive of its own name in the C++ backend, outside the enum families: its kind
+    # (tt::OpKind: Elementwise, View, StridedView, Reduction, Index, Other) and, where the
+    # primitive is narrower than the op (a fused CPU kernel the op falls back from), its device.
+    prim: str | None = None
+    prim_cuda: CudaSupport | None = None
+    module: ModuleSpec | None = None
+    returns: str | None = None  # the stubs' result type; None: derived from the signature
+    overloads: tuple[str, ...] = ()  # typed stub signatures of the function form, tried in order
+    method_overloads: tuple[str, ...] = ()  # the method form's, where not the above with ``self``
+    method_self: bool = True  # False: the method does not bind ``self`` to the first parameter
 
     def positional(self) -> list[Param]:
         return [p for p in self.params if not p.keyword_only]
+
+    def form_params(self, form: Form) -> tuple[Param, ...]:
+        """The parameters of one form (a method's and a property's without ``self``)."""
+        if form in self.forms:
+            return self.forms[form]
+        if form in ("method", "inplace", "property"):
+            if "method" in self.forms:
+                return self.forms["method"]
+            return self.params[1:] if self.method_self else self.params
+        return self.params
+
+    @property
+    def preserves_shape(self) -> bool:
+        return self.signature == "(*s) -> (*s)"
 
 
 REGISTRY: dict[str, OpDef] = {}
@@ -176,28 +259,66 @@ def op(
     name: str,
     params: str | tuple[Param, ...],
     *,
+    expose: str = "",
     differentiable: bool = True,
+    gradient: str = "",
     tags: tuple[str, ...] = (),
-    cuda: bool = True,
+    cuda: CudaSupport = "kernel",
     dtype_rule: str = "promote",
     signature: str | None = None,
-    gradient: str = "",
     aliases: tuple[str, ...] = (),
+    function: str | None = None,
+    method: str | None = None,
+    inplace: str | None = None,
+    functional: str | None = None,
+    python: str = "",
+    operators: tuple[str, ...] = (),
+    fusion: str | None = None,
+    graph: bool = False,
+    cpp: str | None = None,
+    prim: str | None = None,
+    prim_cuda: CudaSupport | None = None,
+    module: tuple[str, str] | None = None,
+    returns: str | None = None,
+    overloads: tuple[str, ...] = (),
+    method_overloads: tuple[str, ...] = (),
+    method_self: bool = True,
+    alias_expose: Mapping[str, str] | None = None,
 ) -> Callable[[Rule], Rule]:
-    """Register ``fn`` as the rule of op ``name`` (and of each alias, which shares the rule).
+    """Register ``fn`` as the rule of op ``name``: the op's one entry (NOTE [ One op table ]).
 
     ``params`` is a compact spec, e.g. ``"input:tensor, dim:int=None, keepdim:bool=False"``;
-    ``*size:sizes`` is a vararg; names after a lone ``*`` are keyword-only.
+    ``*size:sizes`` is a vararg; names after a lone ``*`` are keyword-only. ``expose`` names the
+    forms (``"tt method inplace F property"``); ``function`` / ``method`` / ``functional`` give a
+    form's own parameter spec where it differs (a method's without ``self``); ``python`` names the
+    forms implemented in Python; ``module`` is ``(class name, constructor spec)`` of the ``nn``
+    module that wraps the op. Each alias gets an entry of its own that shares everything else
+    but its operators and module (and its forms, where ``alias_expose`` names them).
     """
     parsed = parse_params(params) if isinstance(params, str) else params
+    forms = {
+        form: parse_params(spec)
+        for form, spec in (
+            ("function", function), ("method", method), ("inplace", inplace), ("functional", functional)
+        )
+        if spec is not None
+    }
+    spec = ModuleSpec(module[0], parse_params(module[1])) if module else None
+    assert differentiable or gradient, f"op {name!r}: not differentiable, but no reason given"
 
     def deco(fn: Rule) -> Rule:
         for n in (name, *aliases):
             register(
                 OpDef(
-                    name=n, params=parsed, rule=fn, differentiable=differentiable,
-                    tags=frozenset(tags), cuda=cuda, dtype_rule=dtype_rule, signature=signature,
-                    doc=(fn.__doc__ or "").strip(), gradient=gradient,
+                    name=n, params=parsed, rule=fn, differentiable=differentiable, tags=frozenset(tags),
+                    cuda=cuda, dtype_rule=dtype_rule, signature=signature, doc=(fn.__doc__ or "").strip(),
+                    gradient=gradient, aliases=aliases if n == name else (), alias_of=None if n == name else name,
+                    expose=parse_forms((alias_expose or {}).get(n, expose)), forms=forms, python=parse_forms(python),
+                    operators=operators if n == name else (), fusion=fusion, graph=graph, cpp=cpp if n == name else None,
+                    prim=prim if n == name else None, prim_cuda=prim_cuda,
+                    module=spec if n == name else None, returns=returns, overloads=overloads,
+                    method_overloads=method_overloads,
+                    method_self=method_self,
                 )
             )
         return fn
@@ -231,6 +352,9 @@ def parse_params(spec: str) -> tuple[Param, ...]:
             continue
         if raw == "*":
             keyword_only = True
+            continue
+        if raw == "/":
+            out = [Param(p.name, p.kind, p.default, p.variadic, p.keyword_only, True) for p in out]
             continue
         variadic = raw.startswith("*")
         raw = raw.lstrip("*")
@@ -277,15 +401,19 @@ class ModuleDef:
 MODULE_REGISTRY: dict[str, ModuleDef] = {}
 
 
+def register_module(md: ModuleDef) -> ModuleDef:
+    assert md.name not in MODULE_REGISTRY, md.name
+    MODULE_REGISTRY[md.name] = md
+    return md
+
+
 def module(
     name: str, ctor: str, type_params: tuple[str, ...], forward_params: str, ops: tuple[str, ...] = ()
 ) -> Callable[[Callable[[Args, Args], Result]], Callable[[Args, Args], Result]]:
     def deco(fn: Callable[[Args, Args], Result]) -> Callable[[Args, Args], Result]:
-        assert name not in MODULE_REGISTRY, name
-        MODULE_REGISTRY[name] = ModuleDef(
-            name, parse_params(ctor), type_params, parse_params(forward_params), fn,
-            (fn.__doc__ or "").strip(), ops,
-        )
+        register_module(ModuleDef(
+            name, parse_params(ctor), type_params, parse_params(forward_params), fn, (fn.__doc__ or "").strip(), ops,
+        ))
         return fn
 
     return deco

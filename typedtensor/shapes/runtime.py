@@ -1,10 +1,12 @@
 """The registry seen from run time: messages for concrete failing calls.
 
 NOTE [ Run-time shape errors ]
-The C++ backend computes output shapes itself for speed (broadcasting, matmul) and, when a call
-fails, asks ``explain`` for the registry's message, so ``tt.ShapeError`` reads exactly like the
-static checkers' report. ``check`` runs a rule on concrete shapes for ops the Python front end
-validates before dispatch.
+Every run-time ``tt.ShapeError`` reads exactly like the static checkers' report, because one
+function words them all: ``typedtensor._runtime.errors.shape_error``. The C++ backend computes
+output shapes itself for speed and, when a call fails, the bindings pass the op, the input shapes
+and the scalar arguments to it; it asks ``explain`` here for the registry's message (the core's own
+text is the fallback). The Python composites (``_runtime/functional.py``, ``composite.py``) check
+their arguments first with ``errors.check``, which runs the op's rule through ``check`` here.
 """
 
 from __future__ import annotations

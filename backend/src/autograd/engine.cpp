@@ -3,6 +3,7 @@
 #include <unordered_set>
 
 #include "typedtensor/autograd.h"
+#include "typedtensor/gil.h"
 #include "typedtensor/device.h"
 #include "typedtensor/ops.h"
 
@@ -141,6 +142,7 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
         if (auto impl = wt.lock(); impl && nr < buf.size() && buf[nr].defined()) {
           Tensor t(impl);
           AutogradMeta& m = t.autograd_meta();
+          GilKeep keep;  // as AccumulateGrad::apply
           Tensor g = create_graph ? buf[nr] : clone(buf[nr]);
           m.grad = m.grad ? binary(BinaryOp::Add, Tensor(m.grad), g).impl_ptr() : g.impl_ptr();
         }

@@ -3,6 +3,7 @@
 
 #include "typedtensor/autograd.h"
 #include "typedtensor/device.h"
+#include "typedtensor/gil.h"
 #include "typedtensor/ops.h"
 #include "../cpu/kernels.h"
 
@@ -49,6 +50,9 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   if (!g.defined()) return {};
   AutogradMeta& m = Tensor(leaf_).autograd_meta();
   if (g.dtype() != leaf_->dtype) g = to_dtype(g, leaf_->dtype);
+  // read-add-write of .grad, atomic for other Python threads: two backward passes into one leaf
+  // must not lose an addition (NOTE [ The GIL ] in typedtensor/gil.h)
+  GilKeep keep;
   if (grad_mode_enabled()) {  // create_graph: keep the gradient's own history
     if (!m.grad) m.grad = (g.impl_ptr().use_count() == 1 ? g : clone(g)).impl_ptr();
     else m.grad = binary(BinaryOp::Add, Tensor(m.grad), g).impl_ptr();

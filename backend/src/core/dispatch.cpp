@@ -1,6 +1,7 @@
 #include <atomic>
 #include <stdexcept>
 
+#include "../cpu/kernels.h"
 #include "internal.h"
 #include "typedtensor/device.h"
 #include "typedtensor/primitive.h"
@@ -81,6 +82,13 @@ Tensor upload_scalar(const Tensor& t, Device dev) {
 }  // namespace
 
 namespace detail {
+Tensor convert_wrapped(const Tensor& t, DType d) {
+  Tensor out = empty(Shape{}, d, Device{});
+  cpu::copy(out, t);  // the conversion every cast kernel makes (wrapping, as torch, for integers)
+  out.impl()->wrapped_number = true;
+  return out;
+}
+
 Tensor match_device(const Tensor& t, Device d, const char* op) {
   if (!t.defined() || t.device() == d) return t;
   if (d.type == DeviceType::CUDA && t.device().type == DeviceType::CPU && cpu_scalar(t)) return upload_scalar(t, d);
@@ -182,7 +190,7 @@ std::shared_ptr<Primitive> make_primitive(const std::string& name, const Params&
   static const Factory kFactories[] = {detail::make_elementwise_primitive, detail::make_shape_primitive,
                                        detail::make_reduce_primitive, detail::make_linalg_primitive,
                                        detail::make_norm_loss_primitive, detail::make_conv_pool_primitive,
-                                       detail::make_index_primitive};
+                                       detail::make_index_primitive, detail::make_attention_primitive};
   for (Factory f : kFactories)
     if (auto p = f(name, attrs)) return p;
   return nullptr;

@@ -11,7 +11,9 @@ namespace tt {
 // An index tensor checked against a dimension of `size` (IndexError naming op, the index and the
 // dim) with negative entries wrapped, as int64; a CUDA index is checked on the host (one copy).
 // Defined in ops_index.cpp; the graph executor checks CUDA indices with it at every run.
-Tensor checked_index(const char* op, const Tensor& idx, int64_t size, int64_t dim);
+// allow_negative: -size <= i < 0 counts from the end (indexing); false: only 0 <= i < size, as torch's
+// index_select / index_add / gather / scatter accept.
+Tensor checked_index(const char* op, const Tensor& idx, int64_t size, int64_t dim, bool allow_negative = true);
 }  // namespace tt
 
 namespace tt::detail {
@@ -37,7 +39,14 @@ inline int64_t dim_arg(const char* op, const Tensor& t, int64_t d, int64_t extra
 // tensor, a CPU scalar uploaded to the device, or the "expected all tensors on the same device" error.
 Tensor match_device(const Tensor& t, Device d, const char* op);  // dispatch.cpp
 
-inline Tensor cast(const Tensor& t, DType d) { return t.dtype() == d ? t : to_dtype(t, d); }
+// A Python number (a wrapped 0-d CPU tensor, float64 for a float) converted to the type an op
+// computes in: a fresh wrapped scalar, not a cast primitive (no graph node, no autograd).
+Tensor convert_wrapped(const Tensor& t, DType d);  // dispatch.cpp
+inline Tensor cast(const Tensor& t, DType d) {
+  if (t.dtype() == d) return t;
+  if (t.impl()->wrapped_number && t.dim() == 0 && t.device().type == DeviceType::CPU) return convert_wrapped(t, d);
+  return to_dtype(t, d);
+}
 
 inline void check_same_float(const char* op, const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype())
@@ -177,6 +186,7 @@ class AttrReader {
   const Params& p_;
 };
 
+std::shared_ptr<Primitive> make_attention_primitive(const std::string& name, const Params& attrs);
 std::shared_ptr<Primitive> make_elementwise_primitive(const std::string& name, const Params& attrs);
 std::shared_ptr<Primitive> make_index_primitive(const std::string& name, const Params& attrs);
 std::shared_ptr<Primitive> make_linalg_primitive(const std::string& name, const Params& attrs);

@@ -352,6 +352,12 @@ TensorList Binary::vjp(const TensorList& x, const TensorList& ct, const std::vec
         d = i == 0 ? div(mul(g, b), den) : neg(div(mul(g, a), den));
         break;
       }
+      case BinaryOp::Remainder:  // a - floor(a / b) * b
+        d = i == 0 ? g : neg(mul(g, binary(BinaryOp::FloorDiv, a, b)));
+        break;
+      case BinaryOp::Fmod:  // a - trunc(a / b) * b
+        d = i == 0 ? g : neg(mul(g, un(UnaryOp::Trunc, div(a, b))));
+        break;
       case BinaryOp::Hypot: d = div(mul(g, i == 0 ? a : b), out[0]); break;
       case BinaryOp::Copysign:
         if (i == 0) d = keep(cmp(BinaryOp::Ne, a, 0.0), mul(g, div(out[0], a)));
@@ -450,8 +456,9 @@ struct Promo {
   DType dim = DType::Bool, zero = DType::Bool, wrapped = DType::Bool;
   bool has_dim = false, has_zero = false, has_wrapped = false;
   void add(const Tensor& t) {
-    if (t.impl()->wrapped_number) {
-      wrapped = has_wrapped ? promote_types(wrapped, t.dtype()) : t.dtype();
+    if (t.impl()->wrapped_number) {  // a Python float (held as float64) counts as the default float, like torch
+      DType d = is_floating(t.dtype()) ? kDefaultFloat : t.dtype();
+      wrapped = has_wrapped ? promote_types(wrapped, d) : d;
       has_wrapped = true;
     } else if (t.dim() == 0) {
       zero = has_zero ? promote_types(zero, t.dtype()) : t.dtype();
@@ -517,7 +524,10 @@ Tensor zeros(const Shape& shape, DType dtype) {
 Tensor ones(const Shape& shape, DType dtype) { return full(shape, Scalar::from_int(1), dtype); }
 
 Tensor scalar_tensor(Scalar s, std::optional<DType> dtype, bool wrapped) {
-  DType d = dtype ? *dtype : s.dtype();
+  // A wrapped Python float keeps all its bits (float64), as torch's wrapped numbers do: promotion
+  // still counts it as the default float (Promo), and the op casts it once, to the type it computes
+  // in -- so 0.1 ** x64 sees 0.1, not 0.1 rounded to float32 first.
+  DType d = dtype ? *dtype : wrapped && s.kind == Scalar::Float ? DType::Float64 : s.dtype();
   Tensor t = empty(Shape{}, d, Device{});  // host: apply() uploads CPU scalars next to CUDA tensors
   switch (d) {  // fast paths of cpu::fill for the common scalar dtypes
     case DType::Float32: *t.data<float>() = static_cast<float>(s.to_double()); break;
@@ -566,10 +576,19 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype)
 
 Tensor linspace(double start, double end, int64_t steps, DType dtype) {
   if (steps < 0) throw ValueError("[linspace] number of steps must be non-negative");
+  int64_t half = steps == 1 ? 1 : steps / 2;  // from both ends, as torch; one step is `start`
+  if (dtype == DType::Float32) {  // torch computes a float32 linspace in float32: the same roundings
+    Tensor t = empty(Shape{steps}, DType::Float32, Device{});
+    float* p = t.data<float>();
+    float a = static_cast<float>(start), b = static_cast<float>(end);
+    float step = steps > 1 ? (b - a) / static_cast<float>(steps - 1) : 0.0f;
+    for (int64_t i = 0; i < steps; ++i)
+      p[i] = i < half ? a + step * static_cast<float>(i) : b - step * static_cast<float>(steps - 1 - i);
+    return t;
+  }
   Tensor t = empty(Shape{steps}, DType::Float64, Device{});
   double* p = t.data<double>();
   double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0;
-  int64_t half = steps / 2;
   for (int64_t i = 0; i < steps; ++i) p[i] = i < half ? start + step * i : end - step * (steps - 1 - i);
   return dtype == DType::Float64 ? t : to_dtype(t, dtype);
 }
@@ -604,7 +623,10 @@ Tensor binary_impl(BinaryOp op, const Tensor& a0, const Tensor& b0) {
     out_half = compute;
     compute = DType::Float32;
   }
-  Tensor a = cast(a0, compute), b = cast(b0, compute);
+  // a half result: the operands are rounded to the half type first, then computed in float32, as
+  // torch does (bf16 x % 0.1 divides by 0.1 rounded to bf16)
+  Tensor a = half ? cast(cast(a0, out_half), compute) : cast(a0, compute);
+  Tensor b = half ? cast(cast(b0, out_half), compute) : cast(b0, compute);
   // An integer tensor exponent may be negative (torch: 0 unless the base is +-1, as ipow gives);
   // only a negative Python-number exponent is refused, in binary(Tensor, Scalar).
   if (a.shape() != b.shape()) {
@@ -612,10 +634,7 @@ Tensor binary_impl(BinaryOp op, const Tensor& a0, const Tensor& b0) {
     if (a.shape() != s) a = expand(a, s);
     if (b.shape() != s) b = expand(b, s);
   }
-  // after broadcasting: an empty result divides nothing (torch returns it), whatever b holds
-  if (!is_floating(compute) && (op == BinaryOp::FloorDiv || op == BinaryOp::Remainder || op == BinaryOp::Fmod) &&
-      a.numel() > 0 && cpu::any_zero(b))
-    throw ValueError(std::string("[") + name + "] integer division by zero");
+  // an integer division by zero is refused by the kernel (cpu::binary), on every path
   Tensor out = apply1(std::make_shared<Binary>(op), {a, b});
   if (half && !is_compare(op) && !is_logical(op)) out = to_dtype(out, out_half);
   return out;
@@ -653,15 +672,24 @@ Tensor binary_with_number(BinaryOp op, const Tensor& t, Scalar s, bool number_fi
 }
 }  // namespace
 
+namespace {
+// The wrapped tensor of a Python number next to tensor `t`: a float stays a double beside a float64
+// tensor (as torch's scalar does); else the default dtype, which promotion then resolves.
+Tensor wrapped_number(Scalar s, const Tensor& t) {
+  bool keep_double = t.dtype() == DType::Float64 && s.kind == Scalar::Float;
+  return scalar_tensor(s, keep_double ? std::optional<DType>(DType::Float64) : std::nullopt, /*wrapped=*/true);
+}
+}  // namespace
+
 Tensor binary(BinaryOp op, const Tensor& a, Scalar b) {
   if (op == BinaryOp::Pow && !is_floating(a.dtype()) && b.kind != Scalar::Float && b.i < 0)
     throw ValueError("[pow] integers to negative integer powers are not allowed");
   if (Tensor r = binary_with_number(op, a, b, /*number_first=*/false); r.defined()) return r;
-  return binary_impl(op, a, scalar_tensor(b, std::nullopt, /*wrapped=*/true));
+  return binary_impl(op, a, wrapped_number(b, a));
 }
 Tensor binary(BinaryOp op, Scalar a, const Tensor& b) {
   if (Tensor r = binary_with_number(op, b, a, /*number_first=*/true); r.defined()) return r;
-  return binary_impl(op, scalar_tensor(a, std::nullopt, /*wrapped=*/true), b);
+  return binary_impl(op, wrapped_number(a, b), b);
 }
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
@@ -678,12 +706,28 @@ void check_writable(const Tensor& t, const char* op) {
   if (!t.storage()->writable)
     throw ValueError(std::string("[") + op + "] the tensor is read-only (it shares memory with a read-only array)");
 }
+// An op that reads each element before writing it must not write an expanded tensor (a dim of size
+// > 1 with stride 0): every alias would apply the op again. torch's has_internal_overlap == YES
+// check; fill_ and masked_fill_ write a value that does not depend on the old one and skip it.
+void check_no_internal_overlap(const Tensor& t, const char* op) {
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.shape()[d] > 1 && t.strides()[d] == 0)
+      throw ValueError(std::string("[") + op + "] unsupported operation: more than one element of the written-to "
+                       "tensor refers to a single memory location; clone() the tensor first");
+}
+void check_writable_once(const Tensor& t, const char* op) {
+  check_writable(t, op);
+  check_no_internal_overlap(t, op);
+}
 }  // namespace
 
-Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other) {
+Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other0) {
   std::string name = std::string(binary_name(op)) + "_";
-  check_writable(self, name.c_str());
-  DType rt = result_type(self, other);
+  check_writable_once(self, name.c_str());
+  DType rt = result_type(self, other0);
+  // a Python number (float64 when a float) in self's type when the op computes in that type
+  // (x.mul_(0.9) on float32): the fast path below then writes in place, with no traced op
+  const Tensor& other = other0.impl()->wrapped_number && rt == self.dtype() ? detail::cast(other0, rt) : other0;
   if (needs_float(op) && !is_floating(rt)) rt = kDefaultFloat;
   if (is_compare(op) || is_logical(op)) rt = DType::Bool;
   if (!detail::can_cast(rt, self.dtype()))
@@ -706,8 +750,6 @@ Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other) {
       !is_compare(op) && !is_logical(op) && !(op == BinaryOp::Sub && self.dtype() == DType::Bool) &&
       !(is_bitwise(op) && is_floating(self.dtype()))) {
     Tensor b = detail::match_device(other.shape() == s ? other : expand(other, s), self.device(), name.c_str());
-    if (!is_floating(self.dtype()) && (op == BinaryOp::FloorDiv || op == BinaryOp::Remainder) && cpu::any_zero(b))
-      throw ValueError("[" + name + "] integer division by zero");
     cpu::binary(op, self, self, b);
   } else {
     Tensor r = binary(op, self, other);
@@ -722,15 +764,16 @@ Tensor& add_scaled_(Tensor& self, const Tensor& other, Scalar alpha) {
                self.shape() == other.shape() && self.is_contiguous() && other.is_contiguous() && !on_cuda(self) &&
                !on_cuda(other) && !autograd::inplace_needs_graph(self, &other) && !overlaps(self, other);
   if (!fused) return binary_(BinaryOp::Add, self, binary(BinaryOp::Mul, other, alpha));
-  check_writable(self, "add_");
+  check_writable_once(self, "add_");
   cpu::axpy(self, other, alpha.to_double());
   self.bump_version();
   return self;
 }
 
 Tensor& binary_(BinaryOp op, Tensor& self, Scalar other) {
-  Tensor o = scalar_tensor(other, std::nullopt, true);
-  return binary_(op, self, o);
+  // wrapped_number: the default float32 wrapped number would round 0.9 before a float64 op
+  // (x.mul_(0.9) on 3.0 was off by 7e-8)
+  return binary_(op, self, wrapped_number(other, self));
 }
 
 // ---------------- unary ----------------
@@ -752,7 +795,7 @@ Tensor unary(UnaryOp op, const Tensor& a0) {
 }
 
 Tensor& unary_(UnaryOp op, Tensor& a) {
-  check_writable(a, unary_name(op));
+  check_writable_once(a, (std::string(unary_name(op)) + "_").c_str());
   bool graph = autograd::inplace_needs_graph(a, nullptr);
   if (graph) autograd::check_inplace(a, unary_name(op));
   Tensor r = unary(op, graph ? clone(autograd::alias_for_inplace(a)) : a);  // clone: see binary_
@@ -813,7 +856,7 @@ Tensor clamp_t(const Tensor& a, const Tensor* lo, const Tensor* hi) {
 }
 
 Tensor& clamp_(Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
-  check_writable(a, "clamp_");
+  check_writable_once(a, "clamp_");
   bool graph = autograd::inplace_needs_graph(a, nullptr);
   if (graph) autograd::check_inplace(a, "clamp_");
   Tensor r = clamp(graph ? clone(autograd::alias_for_inplace(a)) : a, lo, hi);  // clone: see binary_
@@ -831,6 +874,9 @@ Tensor lerp(const Tensor& a, const Tensor& b, const Tensor& w) {
 }
 
 Tensor lerp_scalar(const Tensor& a0, const Tensor& b0, double w) {
+  // float16 / bfloat16: computed in float32 and rounded once, as torch does (b - a alone can overflow)
+  if (a0.dtype() == b0.dtype() && is_half(a0.dtype()))
+    return to_dtype(lerp_scalar(to_dtype(a0, DType::Float32), to_dtype(b0, DType::Float32), w), a0.dtype());
   bool fused = a0.dtype() == b0.dtype() && (a0.dtype() == DType::Float32 || a0.dtype() == DType::Float64) &&
                !on_cuda(a0) && !on_cuda(b0) && current_tracer() == nullptr;
   if (!fused) return binary(BinaryOp::Add, a0, binary(BinaryOp::Mul, binary(BinaryOp::Sub, b0, a0), Scalar::from_double(w)));
@@ -869,7 +915,7 @@ Tensor contiguous(const Tensor& a) {
 Tensor clone(const Tensor& a) { return apply1(std::make_shared<Contiguous>(), {a}); }
 
 Tensor& copy_(Tensor& dst, const Tensor& src) {
-  check_writable(dst, "copy_");
+  check_writable_once(dst, "copy_");
   Shape s = broadcast_shapes(dst.shape(), src.shape(), "copy_");
   if (s != dst.shape())
     shape_error("copy_", {dst.shape(), src.shape()}, {},

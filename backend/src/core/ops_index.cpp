@@ -24,19 +24,20 @@ Tensor as_index(const char* op, const Tensor& idx) {
 
 // Wraps negative indices (copying if needed) and checks bounds. A CUDA index is checked on the host
 // (one device-to-host copy; torch asserts on the device instead) and stays on its device.
-Tensor checked_index(const char* op, const Tensor& idx0, int64_t size, int64_t dim) {
+Tensor checked_index(const char* op, const Tensor& idx0, int64_t size, int64_t dim, bool allow_negative) {
   if (on_cuda(idx0)) {
     Tensor d = as_index(op, idx0);
     Tensor hd = host(d);
-    Tensor h = checked_index(op, hd, size, dim);
+    Tensor h = checked_index(op, hd, size, dim, allow_negative);
     return h.is_same(hd) ? d : to_device(h, d.device());
   }
   Tensor idx = as_index(op, idx0);
   const int64_t* p = idx.data<int64_t>();
   int64_t n = idx.numel();
   bool neg = false;
+  const int64_t lo = allow_negative ? -size : 0;
   for (int64_t i = 0; i < n; ++i) {
-    if (p[i] < -size || p[i] >= size)
+    if (p[i] < lo || p[i] >= size)
       throw IndexError("index " + std::to_string(p[i]) + " is out of bounds for dimension " + std::to_string(dim) +
                        " with size " + std::to_string(size));
     if (p[i] < 0) neg = true;
@@ -50,22 +51,20 @@ Tensor checked_index(const char* op, const Tensor& idx0, int64_t size, int64_t d
 
 namespace {
 
-// The index a primitive's kernel reads: on the CPU checked and wrapped here, at every run (a traced
+// The index a primitive's kernel reads: on the CPU checked here, at every run (a traced
 // or loaded graph hands it new index tensors); a CUDA index was checked by the front end (a host
 // round trip each time would cost a synchronisation per op).
 Tensor run_index(const char* op, const Tensor& idx, int64_t size, int64_t dim) {
-  return on_cuda(idx) ? idx : checked_index(op, idx, size, dim);
+  return on_cuda(idx) ? idx : checked_index(op, idx, size, dim, /*allow_negative=*/false);
 }
 
-// The index a front end hands its primitive: the caller's (as int64) on the CPU, so a traced graph
-// reads the caller's tensor and the primitive wraps negatives; on CUDA the checked, wrapped copy.
+// The index a front end hands its primitive: checked at once (a clear error; negative indices are
+// refused, as torch does for these ops), and the caller's tensor itself (as int64), so a traced
+// graph reads the caller's tensor.
 Tensor front_index(const char* op, const Tensor& idx, int64_t size, int64_t dim) {
   Tensor d = as_index(op, idx);
-  Tensor checked = checked_index(op, d, size, dim);  // early, clear error
-  if (!on_cuda(idx)) return d;
-  // a wrapped CUDA copy is a fresh tensor a trace would freeze: refuse to trace it
-  if (!checked.is_same(d)) check_not_tracing("negative CUDA indices");
-  return checked;
+  checked_index(op, d, size, dim, /*allow_negative=*/false);
+  return d;
 }
 
 // The index operand of a primitive: int64 (its values are checked against the dim per run).
@@ -101,7 +100,7 @@ class IndexAdd : public Primitive {
   }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor out = detail::alloc_output(*this, in);
-    Tensor idx = run_index("index_add", in[1], in[0].size(dim_), dim_);  // a graph's index is checked per run
+    Tensor idx = run_index("index_add", in[1], in[0].dim() ? in[0].size(dim_) : 1, dim_);  // a graph's index is checked per run
     cpu::copy(out, in[0]);
     if (in[2].numel() > 0) cpu::index_add(out, dim_, idx, contiguous(in[2]));
     return {out};

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "../cpu/kernels.h"
+#include "../cpu/layer_norm_backward.h"
 #include "internal.h"
 #include "typedtensor/device.h"
 
@@ -47,6 +48,54 @@ class Softmax : public Primitive {
   std::optional<Params> attrs() const override { return Params{{"dim", dim_}}; }
 };
 
+// (x, [w], g) -> (dx, [dw], [db]) in one pass over the rows (cpu/layer_norm_backward.cpp). CPU only;
+// not differentiable itself (a double backward takes LayerNorm's composite VJP instead).
+class LayerNormBackward : public Primitive {
+ public:
+  LayerNormBackward(int64_t cols, double eps, bool w, bool b) : cols_(cols), eps_(eps), w_(w), b_(b) {}
+  const char* name() const override { return "layer_norm_backward"; }
+  bool differentiable() const override { return false; }
+  TypeList output_types(const TypeList& in) const override {  // (x, [w], g) -> (dx, [dw], [db])
+    detail::TypeCheck c(name(), in);
+    c.count(w_ ? 3 : 2);
+    c.real(0);
+    const Shape& x = in[0].shape;
+    if (cols_ <= 0 || x.empty() || shape_numel(x) % cols_ != 0) c.fail("geometry");
+    if (x.back() <= 0 || x.back() > cols_ || cols_ % x.back() != 0) c.fail("normalized shape");
+    c.shape(w_ ? 2 : 1, x, "gradient");
+    c.same_dtype(0, w_ ? 2 : 1);
+    TypeList out{in[0]};
+    if (w_) {
+      if (shape_numel(in[1].shape) != cols_) c.fail("weight");
+      c.same_dtype(0, 1);
+      out.push_back({Shape{cols_}, in[0].dtype});
+    }
+    if (b_) out.push_back({Shape{cols_}, in[0].dtype});
+    return out;
+  }
+  TensorList eval_cpu(const TensorList& in) override {
+    for (const auto& t : in)
+      if (on_cuda(t)) throw NotImplementedError("[layer_norm_backward] has no CUDA implementation");
+    Tensor x = contiguous(in[0]), g = contiguous(in[w_ ? 2 : 1]);
+    Tensor w = w_ ? contiguous(in[1]) : Tensor();
+    TensorList out = detail::alloc_outputs(*this, in);
+    Tensor dx = out[0], dw = w_ ? out[1] : Tensor(), db = b_ ? out.back() : Tensor();
+    int64_t rows = cols_ ? x.numel() / cols_ : 0;
+    if (rows == 0) {
+      for (auto& t : out) cpu::fill(t, Scalar::from_int(0));
+      return out;
+    }
+    cpu::layer_norm_backward(dx, w_ ? &dw : nullptr, b_ ? &db : nullptr, x, w_ ? &w : nullptr, g, rows, cols_, eps_);
+    return out;
+  }
+  std::optional<Params> attrs() const override { return Params{{"cols", cols_}, {"eps", eps_}, {"weight", w_}, {"bias", b_}}; }
+
+ private:
+  int64_t cols_;
+  double eps_;
+  bool w_, b_;
+};
+
 class LayerNorm : public Primitive {
  public:
   LayerNorm(int64_t cols, double eps, bool w, bool b) : cols_(cols), eps_(eps), w_(w), b_(b) {}
@@ -67,9 +116,23 @@ class LayerNorm : public Primitive {
     return {in[0]};
   }
   TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
-    // recomputes the row statistics; written with front-end ops so it is differentiable again
-    using namespace vjp;
     const Tensor& x = in[0];
+    if (!grad_mode_enabled() && !on_cuda(x) && (x.dtype() == DType::Float32 || x.dtype() == DType::Float64)) {
+      // the fused kernel; its outputs are dx, then dw and db where the primitive has them
+      TensorList args{x};
+      if (w_) args.push_back(in[1]);
+      args.push_back(ct[0]);
+      TensorList g = tt::apply(std::make_shared<LayerNormBackward>(cols_, eps_, w_, b_), args);
+      TensorList r;
+      for (int i : argnums) {
+        if (i == 0) r.push_back(g[0]);
+        else if (i == 1 && w_) r.push_back(reshape(g[1], in[1].shape()));
+        else r.push_back(reshape(g[w_ ? 2 : 1], in[i].shape()));
+      }
+      return r;
+    }
+    // create_graph (or CUDA): recomputes the row statistics with front-end ops, differentiable again
+    using namespace vjp;
     int64_t rows = cols_ ? x.numel() / cols_ : 0;
     Shape s2{rows, cols_};
     Tensor x2 = reshape(x, s2), g2 = reshape(ct[0], s2);
@@ -276,6 +339,8 @@ std::shared_ptr<Primitive> detail::make_norm_loss_primitive(const std::string& n
   AttrReader r(name, attrs);
   if (name == "softmax" || name == "log_softmax") return std::make_shared<Softmax>(r.i("dim"), name == "log_softmax");
   if (name == "layer_norm") return std::make_shared<LayerNorm>(r.i("cols"), r.f("eps"), r.b("weight"), r.b("bias"));
+  if (name == "layer_norm_backward")
+    return std::make_shared<LayerNormBackward>(r.i("cols"), r.f("eps"), r.b("weight"), r.b("bias"));
   if (name == "cross_entropy") return std::make_shared<CrossEntropy>(r.i("ignore_index"), r.b("mean"));
   if (name == "cross_entropy_backward") return std::make_shared<CrossEntropyBackward>(r.i("ignore_index"), r.b("mean"));
   return nullptr;

@@ -364,7 +364,8 @@ Tensor reduce(ReduceOp op, const Tensor& a, const OptDims& dims, bool keepdim, s
       break;
     case ReduceOp::All:
     case ReduceOp::Any:
-      compute = result = DType::Bool;
+      compute = DType::Bool;
+      result = in == DType::UInt8 ? DType::UInt8 : DType::Bool;  // torch keeps uint8 (its pre-bool form)
       break;
     default:
       break;

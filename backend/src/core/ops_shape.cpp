@@ -7,12 +7,16 @@
 
 #include "../cpu/kernels.h"
 #include "internal.h"
+#include "typedtensor/checked.h"
 
 namespace tt {
 using detail::dim_arg;
 using detail::shape_error;
 
 namespace {
+
+// Elements of `t`'s dtype that fit in its storage (the bound a strided view must stay under).
+int64_t storage_elements(const Tensor& t) { return static_cast<int64_t>(t.storage()->nbytes / t.itemsize()); }
 
 // Strides for viewing (shape, strides) as new_shape without a copy, or false (torch's computeStride).
 bool compute_view_strides(const Shape& old_shape, const Strides& old_strides, const Shape& new_shape, Strides* out) {
@@ -257,7 +261,12 @@ class StridedView : public Primitive {
   bool is_view() const override { return true; }
   bool vjp_needs_inputs() const override { return false; }
   TensorList eval_cpu(const TensorList& in) override {
-    return {make_view(in[0], shape_, strides_, in[0].offset() + offset_)};
+    // the geometry may come from a loaded graph file: every element must lie in the input's storage
+    int64_t start;
+    if (!checked::add(in[0].offset(), offset_, &start) ||
+        !checked::view_in_bounds(shape_.data(), strides_.data(), shape_.size(), start, storage_elements(in[0])))
+      throw ValueError(std::string("[") + name_ + "] the view reaches outside its input's storage");
+    return {make_view(in[0], shape_, strides_, start)};
   }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
     if (std::string(name_) == "as_strided" && x[0].strides() != contiguous_strides(x[0].shape()))
@@ -304,7 +313,8 @@ class Flip : public Primitive {
     Strides st = a.strides();
     int64_t off = a.offset();
     for (auto d : dims_) {
-      if (d >= a.dim()) continue;  // 0-d
+      if (a.dim() == 0 && d == 0) continue;  // 0-d: nothing to flip
+      if (d < 0 || d >= a.dim()) throw ValueError("[flip] dim " + std::to_string(d) + " out of range");  // a loaded graph
       if (a.shape()[d] > 0) off += (a.shape()[d] - 1) * st[d];
       st[d] = -st[d];
     }
@@ -689,13 +699,9 @@ Tensor diagonal(const Tensor& a, int64_t offset, int64_t d0, int64_t d1) {
 
 Tensor as_strided(const Tensor& a, const Shape& shape, const Strides& strides, int64_t offset) {
   if (shape.size() != strides.size()) throw ValueError("[as_strided] shape and strides must have the same length");
-  int64_t hi = offset;
-  for (size_t i = 0; i < shape.size(); ++i) {
+  for (size_t i = 0; i < shape.size(); ++i)
     if (shape[i] < 0 || strides[i] < 0) throw ValueError("[as_strided] negative sizes and strides are not supported");
-    if (shape[i] == 0) { hi = -1; break; }
-    hi += (shape[i] - 1) * strides[i];
-  }
-  if (offset < 0 || (hi >= 0 && static_cast<size_t>(hi + 1) * a.itemsize() > a.storage()->nbytes))
+  if (!checked::view_in_bounds(shape.data(), strides.data(), shape.size(), offset, storage_elements(a)))
     throw ValueError("[as_strided] the view reaches outside the storage");
   int64_t rel = offset - a.offset();
   Reapply f = [shape, strides, rel](const Tensor& t) { return as_strided(t, shape, strides, t.offset() + rel); };

@@ -65,8 +65,15 @@ void throw_host_access() {
                            "] host code read a CUDA tensor's memory (no CPU path for this op on CUDA tensors)");
 }
 
-int64_t Tensor::size(int64_t d) const { return impl_->shape[wrap_dim(d, dim(), "size")]; }
-int64_t Tensor::stride(int64_t d) const { return impl_->strides[wrap_dim(d, dim(), "stride")]; }
+// A 0-d tensor has no dim to ask about (wrap_dim accepts 0 and -1 there, for the ops that do).
+int64_t Tensor::size(int64_t d) const {
+  if (dim() == 0) throw IndexError("[size] dimension specified as " + std::to_string(d) + " but tensor has no dimensions");
+  return impl_->shape[wrap_dim(d, dim(), "size")];
+}
+int64_t Tensor::stride(int64_t d) const {
+  if (dim() == 0) throw IndexError("[stride] dimension specified as " + std::to_string(d) + " but tensor has no dimensions");
+  return impl_->strides[wrap_dim(d, dim(), "stride")];
+}
 
 int64_t Tensor::numel() const {
   int64_t n = 1;

@@ -12,7 +12,9 @@ namespace tt::cpu {
 template <class To, class From>
 inline To cast_value(From v) {
   if constexpr (std::is_same_v<To, bool>) {
-    return static_cast<float>(v) != 0.0f;
+    // compared in the source type (a float64 subnormal rounds to 0.0f but is not zero)
+    if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) return static_cast<float>(v) != 0.0f;
+    else return v != From(0);
   } else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) {
     return static_cast<To>(static_cast<float>(v));
   } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) {

@@ -22,12 +22,20 @@ template <class T>
 constexpr bool is_fp = std::is_floating_point_v<T>;
 
 // ---- binary functors ----
-// integer forms; the float ones are floordiv_span / remainder_span in binary_span.h
+// integer forms; the float ones are floordiv_span / remainder_span in binary_span.h. The callers
+// refuse a zero divisor; a divisor of -1 is answered without dividing, since MIN / -1 traps
+// (SIGFPE) on x86: the quotient wraps to MIN and the remainder is 0, as torch gives.
+template <class T>
+T negate_wrapping(T a) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(U(0) - static_cast<U>(a));
+}
 template <class T>
 T floordiv(T a, T b) {
   if constexpr (std::is_same_v<T, bool>) {
     return a;
   } else {
+    if (std::is_signed_v<T> && b == T(-1)) return negate_wrapping(a);
     T q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
     return q;
@@ -38,10 +46,16 @@ T remainder(T a, T b) {
   if constexpr (std::is_same_v<T, bool>) {
     return false;
   } else {
+    if (std::is_signed_v<T> && b == T(-1)) return T(0);
     T r = a % b;
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
   }
+}
+template <class T>
+T truncmod(T a, T b) {  // fmod of integers
+  if (std::is_signed_v<T> && b == T(-1)) return T(0);
+  return T(a % b);
 }
 template <class T>
 T ipow(T a, T b) {
@@ -238,7 +252,7 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
       else break;
     case BinaryOp::Fmod:
       if constexpr (is_fp<T>) return run_binary_span<T>(op, out, a, b);
-      else if constexpr (!std::is_same_v<T, bool>) return run_binary<T, T>(out, a, b, [](T x, T y) { return T(x % y); });
+      else if constexpr (!std::is_same_v<T, bool>) return run_binary<T, T>(out, a, b, [](T x, T y) { return truncmod(x, y); });
       else break;
     case BinaryOp::Hypot:
       if constexpr (is_fp<T>) return run_binary_span<T>(op, out, a, b);
@@ -388,6 +402,11 @@ decltype(auto) visit_compute(DType d, F&& f) {
 }  // namespace
 
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  // every path reaches this (eager, in-place, a compiled or loaded graph's node): an integer
+  // division by zero raises here instead of trapping (SIGFPE); an empty result divides nothing
+  if ((op == BinaryOp::FloorDiv || op == BinaryOp::Remainder || op == BinaryOp::Fmod) && !is_floating(b.dtype()) &&
+      b.dtype() != DType::Bool && out.numel() > 0 && any_zero(b))
+    throw ValueError(std::string("[") + binary_name(op) + "] integer division by zero");
   if (on_cuda(out)) return cuda_kernels().binary(op, out, a, b);  // NOTE [ Device dispatch ]
   visit_compute(a.dtype(), [&](auto tag) { binary_typed<decltype(tag)>(op, out, a, b); });
 }
@@ -432,7 +451,34 @@ void copy(const Tensor& dst, const Tensor& src) {
   copy_host(dst, src);
 }
 
+namespace {
+// torch's checked conversion of a fill value (c10::checked_convert): an integer type takes the
+// value only if it is in range (an unsigned one also wraps a negative value down to -max, as torch
+// does: full(-1, uint8) is 255), never a NaN; a float type takes any finite value in its range,
+// inf and NaN; bool takes anything.
+bool fill_value_fits(Scalar v, DType d) {
+  auto in_range = [&](double lo, double hi) {
+    double x = v.kind == Scalar::Float ? v.d : static_cast<double>(v.i);
+    return x == x && x >= lo && x <= hi;
+  };
+  switch (d) {
+    case DType::UInt8: return in_range(-255.0, 255.0);
+    case DType::Int32: return in_range(-2147483648.0, 2147483647.0);
+    case DType::Int64: return v.kind != Scalar::Float || (v.d == v.d && v.d >= -9223372036854775808.0 && v.d < 9223372036854775808.0);
+    case DType::Float32:
+      return v.kind != Scalar::Float || !std::isfinite(v.d) || std::fabs(v.d) <= std::numeric_limits<float>::max();
+    case DType::Float16: return v.kind != Scalar::Float || !std::isfinite(v.d) || std::fabs(v.d) <= 65504.0;
+    case DType::BFloat16: return v.kind != Scalar::Float || !std::isfinite(v.d) || std::fabs(v.d) <= 3.3895313892515355e38;
+    default: return true;
+  }
+}
+}  // namespace
+
 void fill(const Tensor& dst, Scalar v) {
+  // (torch fills a one-element half tensor without the check: an overflow becomes inf there)
+  bool half_one = (dst.dtype() == DType::Float16 || dst.dtype() == DType::BFloat16) && dst.numel() == 1;
+  if (!half_one && !fill_value_fits(v, dst.dtype()))
+    throw ValueError(std::string("value cannot be converted to type ") + dtype_name(dst.dtype()) + " without overflow");
   if (on_cuda(dst)) return cuda_kernels().fill(dst, v);  // NOTE [ Device dispatch ]
   visit_dtype(dst.dtype(), [&](auto tag) {
     using T = decltype(tag);

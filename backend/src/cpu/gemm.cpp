@@ -1,6 +1,7 @@
-// Matrix products: float32/float64 through OpenBLAS (scipy-openblas32, `scipy_` prefix); integer
-// types through a plain loop (BLAS has none).
-#include <cblas.h>
+// Matrix products: float32/float64 through the BLAS chosen at run time (NOTE [ BLAS by CPU ] in
+// blas_select.cpp: OpenBLAS, or MKL on Intel CPUs where it is installed); integer types through a
+// plain loop (BLAS has none).
+#include "blas_select.h"
 
 #include <type_traits>
 
@@ -27,11 +28,12 @@ template <class T>
 void blas_call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
                T beta, T* c, int64_t ldc) {
   auto A = ta ? CblasTrans : CblasNoTrans, B = tb ? CblasTrans : CblasNoTrans;
+  const GemmFns& f = gemm_fns();
   if constexpr (std::is_same_v<T, float>)
-    scipy_cblas_sgemm(CblasRowMajor, A, B, (blasint)m, (blasint)n, (blasint)k, 1.0f, a, (blasint)lda, b, (blasint)ldb,
+    f.sgemm(CblasRowMajor, A, B, (blasint)m, (blasint)n, (blasint)k, 1.0f, a, (blasint)lda, b, (blasint)ldb,
                       beta, c, (blasint)ldc);
   else
-    scipy_cblas_dgemm(CblasRowMajor, A, B, (blasint)m, (blasint)n, (blasint)k, 1.0, a, (blasint)lda, b, (blasint)ldb,
+    f.dgemm(CblasRowMajor, A, B, (blasint)m, (blasint)n, (blasint)k, 1.0, a, (blasint)lda, b, (blasint)ldb,
                       beta, c, (blasint)ldc);
 }
 
@@ -43,6 +45,8 @@ void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, in
   int nt = num_threads();
   constexpr int64_t kMinFlopsPerThread = int64_t(1) << 20;
   int64_t work = m * n * k;
+  std::optional<GilRelease> no_gil;  // a large product lets other Python threads run (NOTE [ The GIL ])
+  if (work >= kMinFlopsPerThread) no_gil.emplace();
   int parts = static_cast<int>(std::min<int64_t>(nt, work / kMinFlopsPerThread));
 #ifdef _OPENMP
   bool nested = omp_in_parallel();

@@ -34,7 +34,7 @@ void rows_fwd(const Tensor& loss, const Tensor& x, const Tensor& t, int64_t igno
       T m = row_max(row, c);
       T s = T(0);
       for (int64_t j = 0; j < c; ++j) s += vexp(row[j] - m);
-      pl[i] = m + std::log(s) - row[pt[i]];
+      pl[i] = (m - row[pt[i]]) + std::log(s);  // not m + log(s) - x: m + log(s) rounds log(s) away for huge logits
     }
   });
 }

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <optional>
+
+#include "typedtensor/gil.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -18,6 +21,9 @@ template <class F>
 void parallel_for(int64_t begin, int64_t end, int64_t grain, F&& f) {
   int64_t n = end - begin;
   if (n <= 0) return;
+  // more than one grain of work: other Python threads run meanwhile (NOTE [ The GIL ])
+  std::optional<GilRelease> no_gil;
+  if (n > grain) no_gil.emplace();
 #ifdef _OPENMP
   int nt = num_threads();
   if (nt > 1 && n > grain && !omp_in_parallel()) {

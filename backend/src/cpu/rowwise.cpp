@@ -101,7 +101,7 @@ inline T softmax_shift(T m) {
 
 // Softmax over the middle axis of [outer, r, inner], as ATen does it: per row, the max, then one
 // fused pass that stores exp(x - max) and sums it, then a scale (log_softmax: the max, a fused
-// exp-sum that stores nothing, then x - logsumexp). inner > 1 works on blocks of up to 256 lanes
+// exp-sum that stores nothing, then (x - max) - log(sum)). inner > 1 works on blocks of up to 256 lanes
 // so both the outer rows and the lanes are spread over threads.
 template <class T>
 static void softmax_typed(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner, bool log) {
@@ -114,9 +114,9 @@ static void softmax_typed(const Tensor& out, const Tensor& in, int64_t outer, in
         T* dst = o + oi * r;
         T m = softmax_shift(contiguous_extreme<T, true>(row, r));
         if (log) {
-          Acc<T> sum = row_exp_sum(row, dst, r, m);
-          T lse = m + static_cast<T>(std::log(sum));
-          for (int64_t j = 0; j < r; ++j) dst[j] = row[j] - lse;
+          // (x - m) - log(sum), as torch: x - (m + log(sum)) rounds log(sum) away when |m| is large
+          T ls = static_cast<T>(std::log(row_exp_sum(row, dst, r, m)));
+          for (int64_t j = 0; j < r; ++j) dst[j] = (row[j] - m) - ls;
         } else {
           T inv = static_cast<T>(1.0 / row_exp_sum(row, dst, r, m));
           for (int64_t j = 0; j < r; ++j) dst[j] *= inv;
@@ -153,10 +153,10 @@ static void softmax_typed(const Tensor& out, const Tensor& in, int64_t outer, in
         }
         for (int64_t i = 0; i < w; ++i) sm[i] += part[i];
       }
-      if (log) {
-        for (int64_t i = 0; i < w; ++i) mx[i] += static_cast<T>(std::log(sm[i]));
+      if (log) {  // (x - m) - log(sum), as the rows above
+        for (int64_t i = 0; i < w; ++i) part[i] = static_cast<T>(std::log(sm[i]));
         for (int64_t j = 0; j < r; ++j)
-          for (int64_t i = 0; i < w; ++i) dst[j * inner + i] = base[j * inner + i] - mx[i];
+          for (int64_t i = 0; i < w; ++i) dst[j * inner + i] = (base[j * inner + i] - mx[i]) - part[i];
       } else {
         for (int64_t i = 0; i < w; ++i) mx[i] = static_cast<T>(1.0 / sm[i]);
         for (int64_t j = 0; j < r; ++j)

@@ -90,6 +90,11 @@ TT_VMATH_INLINE __m512 horner16(__m512 x, const float (&c)[N]) {
 // scaling by 2^n is one vscalefps, which rounds subnormal results once (the scalar form's
 // two-step product can round twice there) and overflows to inf past the clamp.
 TT_VMATH_INLINE __m512 vexp16_of(__m512 x) {
+  // exp(x) < 2^-150 rounds to 0: such lanes (a masked -inf score, say) are computed as exp(0) and
+  // set to 0 at the end, since letting vscalefps underflow them costs a microcode assist per
+  // element on Intel cores (exp of -inf ran 12x slower than of 0). Same results as before.
+  const __mmask16 zero = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-103.972084f), _CMP_LT_OQ);
+  x = _mm512_mask_mov_ps(x, zero, _mm512_setzero_ps());
   x = _mm512_max_ps(_mm512_set1_ps(poly::kExpLo), x);  // NaN (second operand) passes through
   x = _mm512_min_ps(_mm512_set1_ps(poly::kExpHi), x);
   __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(poly::kLog2e)),
@@ -98,7 +103,7 @@ TT_VMATH_INLINE __m512 vexp16_of(__m512 x) {
   r = _mm512_fmadd_ps(n, _mm512_set1_ps(-poly::kLn2Lo), r);
   __m512 q = horner16(r, poly::kExp);
   __m512 y = _mm512_add_ps(_mm512_fmadd_ps(_mm512_mul_ps(q, r), r, r), _mm512_set1_ps(1.0f));
-  return _mm512_scalef_ps(y, n);
+  return _mm512_mask_mov_ps(_mm512_scalef_ps(y, n), zero, _mm512_setzero_ps());
 }
 
 // 1 / (1 + e) with e = exp(-|x|), times e where x < 0: no overflow, subnormal results kept.

@@ -86,6 +86,11 @@ TT_VMATH_INLINE __m256 horner8(__m256 x, const float (&c)[N]) {
 }
 
 TT_VMATH_INLINE __m256 vexp8_of(__m256 x) {
+  // lanes whose exp rounds to 0 (x < -150 ln 2, e.g. a masked -inf) are computed as exp(0) and
+  // zeroed at the end: the two-step scaling below would underflow them through subnormal
+  // products, a microcode assist each on Intel cores. Same results as before.
+  const __m256 zero = _mm256_cmp_ps(x, _mm256_set1_ps(-103.972084f), _CMP_LT_OQ);
+  x = _mm256_andnot_ps(zero, x);
   // max/min return their second operand when either is NaN: x goes second so NaN passes through
   x = _mm256_max_ps(_mm256_set1_ps(poly::kExpLo), x);
   x = _mm256_min_ps(_mm256_set1_ps(poly::kExpHi), x);
@@ -101,13 +106,13 @@ TT_VMATH_INLINE __m256 vexp8_of(__m256 x) {
                                      _mm256_cmp_ps(n, _mm256_set1_ps(127.0f), _CMP_GT_OQ));
   if (__builtin_expect(_mm256_movemask_ps(out_of_range) == 0, 1)) {
     // 2^n is a normal float: one scaling, the same rounding as the two-step product below
-    return _mm256_mul_ps(y, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(ni, bias), 23)));
+    return _mm256_andnot_ps(zero, _mm256_mul_ps(y, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(ni, bias), 23))));
   }
   __m256i n1 = _mm256_srai_epi32(_mm256_add_epi32(ni, _mm256_srli_epi32(ni, 31)), 1);  // ni / 2 toward 0
   __m256i n2 = _mm256_sub_epi32(ni, n1);
   __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
   __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
-  return _mm256_mul_ps(_mm256_mul_ps(y, s1), s2);
+  return _mm256_andnot_ps(zero, _mm256_mul_ps(_mm256_mul_ps(y, s1), s2));
 }
 #endif
 

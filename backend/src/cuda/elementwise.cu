@@ -24,7 +24,9 @@ __device__ __forceinline__ T floordiv(T a, T b) {
   } else if constexpr (std::is_unsigned_v<T>) {
     return b == 0 ? T(0) : T(a / b);
   } else {
-    if (b == 0) return T(0);  // the front-end rejects integer division by zero before launching
+    if (b == 0) return T(0);  // cpu::binary rejects integer division by zero before launching
+    using U = std::make_unsigned_t<T>;
+    if (b == T(-1)) return static_cast<T>(U(0) - static_cast<U>(a));  // MIN / -1 overflows: MIN, as torch gives
     T q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
     return q;
@@ -41,7 +43,7 @@ __device__ __forceinline__ T remainder(T a, T b) {
   } else if constexpr (std::is_unsigned_v<T>) {
     return b == 0 ? T(0) : T(a % b);
   } else {
-    if (b == 0) return T(0);
+    if (b == 0 || b == T(-1)) return T(0);  // MIN % -1 overflows; the remainder is 0
     T r = a % b;
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -104,6 +106,7 @@ struct BinaryF {
       case BinaryOp::Fmod:
         if constexpr (is_fp_v<T>) return fmod(x, y);
         else if constexpr (std::is_same_v<T, bool>) return T(0);
+        else if constexpr (std::is_signed_v<T>) return y == 0 || y == T(-1) ? T(0) : T(x % y);  // MIN % -1 overflows
         else return y == 0 ? T(0) : T(x % y);
       case BinaryOp::Hypot:
         if constexpr (is_fp_v<T>) return hypot(x, y);

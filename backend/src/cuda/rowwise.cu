@@ -75,8 +75,8 @@ __global__ void k_softmax_rows(const T* x, T* o, int64_t rows, int64_t r, int mo
     }
     T* q = o + row * r;
     if (mode == 1) {
-      T lse = st.m + log(st.s);
-      for (int64_t j = t; j < r; j += G) q[j] = p[j] - lse;
+      T ls = log(st.s);  // (x - m) - log(sum): m + log(sum) would round log(sum) away for large m
+      for (int64_t j = t; j < r; j += G) q[j] = (p[j] - st.m) - ls;
     } else {
       T inv = T(1) / st.s;
       for (int64_t j = t; j < r; j += G) q[j] = exp(p[j] - st.m) * inv;
@@ -98,8 +98,8 @@ __global__ void k_softmax_cols(const T* x, T* o, int64_t outer, int64_t r, int64
     }
     T* q = o + oi * r * inner + ii;
     if (mode == 1) {
-      T lse = st.m + log(st.s);
-      for (int64_t j = 0; j < r; ++j) q[j * inner] = p[j * inner] - lse;
+      T ls = log(st.s);
+      for (int64_t j = 0; j < r; ++j) q[j * inner] = (p[j * inner] - st.m) - ls;
     } else {
       T inv = T(1) / st.s;
       for (int64_t j = 0; j < r; ++j) q[j * inner] = exp(p[j * inner] - st.m) * inv;

@@ -9,7 +9,9 @@
 
 #include "../core/internal.h"  // checked_index
 #include "internal.h"
+#include "typedtensor/checked.h"
 #include "typedtensor/device.h"
+#include "typedtensor/gil.h"
 #include "typedtensor/ops.h"
 
 namespace tt::graph {
@@ -42,19 +44,18 @@ std::vector<int> last_uses(const Graph& g) {
   return last;
 }
 
-// Storage bounds of a strided view (a loaded graph is untrusted).
+// Storage bounds of a strided view (a loaded graph is untrusted): every element it can read,
+// computed without wrapping (typedtensor/checked.h), lies inside its input's storage.
 void check_view_bounds(const Node& n, const Tensor& in) {
   const auto* shape = attr<std::vector<int64_t>>(n, "shape");
   const auto* strides = attr<std::vector<int64_t>>(n, "strides");
   const auto* off = attr<int64_t>(n, "offset");
   if (!shape || !strides || !off || shape->size() != strides->size()) throw GraphError("graph: malformed view " + n.op);
-  int64_t hi = in.offset() + *off;
-  for (size_t i = 0; i < shape->size(); ++i) {
-    if ((*shape)[i] == 0) return;
-    hi += ((*shape)[i] - 1) * (*strides)[i];
-  }
+  int64_t start;
   int64_t cap = static_cast<int64_t>(in.storage()->nbytes / in.itemsize());
-  if (*off < 0 || hi >= cap) throw GraphError("graph: view " + n.op + " reads outside its input's storage");
+  if (!checked::add(in.offset(), *off, &start) ||
+      !checked::view_in_bounds(shape->data(), strides->data(), shape->size(), start, cap))
+    throw GraphError("graph: view " + n.op + " reads outside its input's storage");
 }
 
 }  // namespace
@@ -153,7 +154,7 @@ void check_device_index(const Node& n, TensorList& ins) {
     if (k == "dim" && std::holds_alternative<int64_t>(v)) dim = std::get<int64_t>(v);
   const Tensor& a = ins[0];
   int64_t size = a.dim() ? a.size(dim) : 1;
-  ins[1] = checked_index(n.op.c_str(), ins[1], size, dim);
+  ins[1] = checked_index(n.op.c_str(), ins[1], size, dim, /*allow_negative=*/false);
 }
 }  // namespace
 
@@ -166,7 +167,7 @@ struct Graph::RunState {
 };
 
 TensorList Graph::run(const TensorList& in) {
-  std::lock_guard<std::mutex> lock(run_mutex_);
+  auto lock = lock_releasing_gil(run_mutex_);  // its kernels release the GIL: NOTE [ The GIL ]
   if (in.size() != inputs.size())
     throw ValueError("compiled graph: expected " + std::to_string(inputs.size()) + " inputs, got " + std::to_string(in.size()));
   if (!state_) state_ = std::make_shared<RunState>();

@@ -1,10 +1,13 @@
 // Save / load: a versioned binary container, nothing executed on load.
-//   "TTGRAPH\0" | u32 version | u64 header length | header (text tokens) | u64 data length | data
+//   "TTGRAPH\0" | u32 version | u64 header length | header (text tokens) | u64 data length | data | u32 crc
+// The CRC-32 (zlib's) covers every byte before it; version 1 files, written before it existed, have
+// none and still load.
 // The header lists the values (type; constants point into the data block), inputs, nodes (op name,
 // operand ids, typed attributes), outputs and the pass pipeline to re-apply after loading. Fused
 // nodes are saved un-fused (fusion and memory planning are re-run on load). Every count, id, size
 // and offset is range-checked, every op must be one the verifier can check, and the graph is
 // verified before it is returned: a malformed file raises GraphError, never reads out of bounds.
+#include <array>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -12,6 +15,7 @@
 #include <sstream>
 
 #include "internal.h"
+#include "typedtensor/checked.h"
 #include "typedtensor/ops.h"
 #include "typedtensor/op_info.h"
 
@@ -19,7 +23,23 @@ namespace tt::graph {
 namespace {
 
 constexpr char kMagic[8] = {'T', 'T', 'G', 'R', 'A', 'P', 'H', '\0'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;       // with the CRC-32 trailer
+constexpr uint32_t kVersionNoCrc = 1;  // read, never written
+
+uint32_t crc32(const char* p, size_t n) {
+  static const auto table = [] {
+    std::array<uint32_t, 256> t{};
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      t[i] = c;
+    }
+    return t;
+  }();
+  uint32_t c = 0xFFFFFFFFu;
+  for (size_t i = 0; i < n; ++i) c = table[(c ^ static_cast<unsigned char>(p[i])) & 0xFF] ^ (c >> 8);
+  return c ^ 0xFFFFFFFFu;
+}
 
 bool saveable(const std::string& op) {
   const OpInfo* info = primitive_info(op);
@@ -45,6 +65,8 @@ class Reader {
   std::string word() {
     std::string w;
     if (!(is_ >> w)) bad(what_, "header ends early");
+    for (char c : w)  // names reach Python as str: printable ASCII only
+      if (c < 0x21 || c > 0x7e) bad(what_, "a header word holds a byte that is not printable ASCII");
     return w;
   }
   void expect(const char* w) {
@@ -160,13 +182,32 @@ void save(const Graph& g0, const std::string& path) {
   file += header;
   put_u64(file, data.size());
   file += data;
+  put_u32(file, crc32(file.data(), file.size()));
   std::ofstream f(path, std::ios::binary);
   if (!f) throw ValueError("tt.jit.save: cannot open " + path + " for writing");
   f.write(file.data(), static_cast<std::streamsize>(file.size()));
   if (!f) throw ValueError("tt.jit.save: write to " + path + " failed");
 }
 
+namespace {
+std::shared_ptr<Graph> load_payload(const std::string& bytes, const std::string& what);
+}
+
 std::shared_ptr<Graph> load_bytes(const std::string& bytes, const std::string& what) {
+  if (bytes.size() >= 12 && std::memcmp(bytes.data(), kMagic, 8) == 0 &&
+      static_cast<unsigned char>(bytes[8]) == kVersion && !bytes[9] && !bytes[10] && !bytes[11]) {
+    if (bytes.size() < 24) bad(what, "truncated");
+    uint32_t want = 0;
+    for (int i = 0; i < 4; ++i) want |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[bytes.size() - 4 + i])) << (8 * i);
+    if (crc32(bytes.data(), bytes.size() - 4) != want) bad(what, "checksum mismatch: the file is corrupted or truncated");
+    return load_payload(bytes.substr(0, bytes.size() - 4), what);
+  }
+  return load_payload(bytes, what);
+}
+
+namespace {
+// The container without its CRC trailer (version 1 files have none).
+std::shared_ptr<Graph> load_payload(const std::string& bytes, const std::string& what) {
   auto u64_at = [&](size_t pos) {
     uint64_t v = 0;
     for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[pos + i])) << (8 * i);
@@ -175,12 +216,13 @@ std::shared_ptr<Graph> load_bytes(const std::string& bytes, const std::string& w
   if (bytes.size() < 20 || std::memcmp(bytes.data(), kMagic, 8) != 0) bad(what, "missing magic (not a tt.jit.save file)");
   uint32_t version = 0;
   for (int i = 0; i < 4; ++i) version |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
-  if (version != kVersion)
-    bad(what, "format version " + std::to_string(version) + " is not supported (this build reads version " + std::to_string(kVersion) + ")");
+  if (version != kVersion && version != kVersionNoCrc)
+    bad(what, "format version " + std::to_string(version) + " is not supported (this build reads versions 1 and " + std::to_string(kVersion) + ")");
+  // every bound below is computed with typedtensor/checked.h: no count or offset can wrap
   uint64_t hlen = u64_at(12);
-  if (hlen > bytes.size() - 20) bad(what, "truncated header");
+  if (!checked::range_in(20, hlen, bytes.size())) bad(what, "truncated header");
   size_t dpos = 20 + hlen;
-  if (bytes.size() - dpos < 8) bad(what, "truncated (no data block)");
+  if (!checked::range_in(dpos, 8, bytes.size())) bad(what, "truncated (no data block)");
   uint64_t dlen = u64_at(dpos);
   if (dlen != bytes.size() - dpos - 8) bad(what, "truncated or oversized data block");
   const char* data = bytes.data() + dpos + 8;
@@ -204,19 +246,17 @@ std::shared_ptr<Graph> load_bytes(const std::string& bytes, const std::string& w
     Shape s;
     for (int64_t k = 0; k < rank; ++k) s.push_back(r.integer(0, std::numeric_limits<int64_t>::max()));
     int64_t numel;
-    try {
-      numel = shape_numel(s);
-    } catch (const std::exception&) {
+    size_t value_bytes;
+    if (!checked::numel(s.data(), s.size(), &numel) || !checked::nbytes(numel, itemsize(dt), &value_bytes))
       bad(what, "value " + std::to_string(i) + " has an impossible shape");
-    }
     if (kind == "input" || kind == "node") {
       g->add_value(kind == "input" ? ValueKind::Input : ValueKind::Node, s, dt);
     } else if (kind == "const") {
       int64_t off = r.integer(0, std::numeric_limits<int64_t>::max());
       int64_t nbytes = r.integer(0, std::numeric_limits<int64_t>::max());
-      if (numel > std::numeric_limits<int64_t>::max() / 8 || nbytes != numel * static_cast<int64_t>(itemsize(dt)))
+      if (static_cast<uint64_t>(nbytes) != value_bytes)
         bad(what, "constant " + std::to_string(i) + " size does not match its type");
-      if (static_cast<uint64_t>(off) > dlen || static_cast<uint64_t>(nbytes) > dlen - static_cast<uint64_t>(off))
+      if (!checked::range_in(static_cast<uint64_t>(off), static_cast<uint64_t>(nbytes), dlen))
         bad(what, "constant " + std::to_string(i) + " lies outside the data block");
       Tensor t = empty(s, dt);
       if (nbytes) std::memcpy(t.raw(), data + off, static_cast<size_t>(nbytes));
@@ -285,6 +325,8 @@ std::shared_ptr<Graph> load_bytes(const std::string& bytes, const std::string& w
   }
   return g;
 }
+
+}  // namespace
 
 std::shared_ptr<Graph> load(const std::string& path) {
   std::ifstream f(path, std::ios::binary);

@@ -145,5 +145,5 @@ def tuple_unpack(x: Tensor[Batch, In], y: Tensor[Batch, Out]) -> Tensor[Batch, O
 
 
 def swap_unpack(x: Tensor[Batch, In], y: Tensor[Batch, Out]) -> Tensor[Batch, Out]:
-    x, y = y, x  # E: shape-assign shape-assign
-    return x  # E: shape-return
+    x, y = y, x  # ok (a parameter's annotation describes the argument; NOTE [ Re-binding ])
+    return x  # ok (x holds y's [Batch, Out] here)

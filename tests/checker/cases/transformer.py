@@ -95,7 +95,7 @@ def generate(model: LM[Model, Vocab], idx: Tensor[Batch, Seq], steps: int) -> Te
         logits = model(idx)[:, -1, :]
         probs = F.softmax(logits, dim=-1)  # ok
         nxt = tt.argmax(probs, dim=-1, keepdim=True)  # ok
-        idx = tt.cat([idx, nxt], dim=1)  # E: shape-assign
+        idx = tt.cat([idx, nxt], dim=1)  # ok (re-binding a parameter is not an error)
     return idx
 
 

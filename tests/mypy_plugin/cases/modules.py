@@ -30,7 +30,7 @@ def constructors(n: int) -> None:
     reveal_type(nn.LayerNorm(Model(64)))  # R: LayerNorm[Model]
     reveal_type(nn.Conv2d(3, 16, 3))  # R: Conv2d[Literal[3], Literal[16], Literal[3], Literal[1], Literal[0], Literal[1]]
     reveal_type(nn.BatchNorm2d(C(16)))  # R: BatchNorm2d[C]
-    reveal_type(nn.MultiheadAttention(Model(64), 8))  # R: MultiheadAttention[Model]
+    reveal_type(nn.MultiheadAttention(Model(64), 8))  # R: MultiheadAttention[Model, Literal[8], Literal[False]]
 
 
 def linear(x: Tensor[Batch, In], s: Tensor[Batch, Seq, In], h: Tensor[Batch, Hidden]) -> None:

@@ -6,7 +6,7 @@ from typing import Any, Final
 
 from ..dims import UNKNOWN, DimExpr, Poly, Unknown, as_int, fmt_dim
 from ..issue import Issue
-from ..shape import Shape, ShapeLike, Star, fmt_shape
+from ..shape import Shape, ShapeLike, fmt_shape
 
 
 class Scalar:
@@ -122,16 +122,6 @@ def dims_of(value: Any, n: int) -> tuple[DimExpr, ...] | None:
 
 def _dim_or_unknown(v: Any) -> DimExpr:
     return v if isinstance(v, (Poly, Unknown)) or (isinstance(v, int) and not isinstance(v, bool)) else UNKNOWN
-
-
-def unknown_like_rank(n: int | None) -> ShapeLike:
-    if n is None:
-        return UNKNOWN
-    return Shape((UNKNOWN,) * n)
-
-
-def variadic_unknown(suffix: tuple[DimExpr, ...] = ()) -> Shape:
-    return Shape((), Star(None), suffix)
 
 
 def pair(shapes: tuple[ShapeLike, ...], symbol: str = ",") -> str:

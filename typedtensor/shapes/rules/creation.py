@@ -25,7 +25,15 @@ def sizes_shape(name: str, size: Any) -> Result:
     return Shape(tuple(d if not isinstance(d, bool) else UNKNOWN for d in dims))
 
 
-_FACTORY_KW = "*, dtype:any=None, device:any=None, requires_grad:bool=False, generator:any=None, layout:any=None"
+_FACTORY_KW = "*, dtype:dtype=None, device:any=None, requires_grad:bool=False"
+_LEAF = "creates a leaf"
+_SIZES_OVERLOADS = (
+    "(size: tuple[Unpack[Shape]], /, *, dtype: _DType | None = None, device: Any = None, requires_grad: _bool = False)"
+    " -> Tensor[Unpack[Shape]]",
+    "(*size: Unpack[Shape], dtype: _DType | None = None, device: Any = None, requires_grad: _bool = False)"
+    " -> Tensor[Unpack[Shape]]",
+)
+
 
 def _factory_rule(name: str) -> Rule:
     def rule(args: Args) -> Result:
@@ -35,28 +43,66 @@ def _factory_rule(name: str) -> Rule:
 
 
 for _name in ("zeros", "ones", "empty", "rand", "randn"):
-    op(_name, f"*size:sizes, {_FACTORY_KW}", tags=("creation",) + (("random",) if _name.startswith("rand") else ()),
-       differentiable=False, gradient="creates a leaf", dtype_rule="factory")(_factory_rule(_name))
+    op(_name, f"*size:sizes, {_FACTORY_KW}", expose="tt", overloads=_SIZES_OVERLOADS,
+       tags=("creation",) + (("random",) if _name.startswith("rand") else ()),
+       differentiable=False, gradient=_LEAF, dtype_rule="factory")(_factory_rule(_name))
 
-for _name in ("zeros_like", "ones_like", "empty_like", "rand_like", "randn_like"):
-    op(_name, f"input:tensor, {_FACTORY_KW}", tags=("creation",), differentiable=False,
-       gradient="creates a leaf", dtype_rule="factory")(lambda args: args["input"])
+for _name in ("zeros_like", "ones_like", "empty_like"):
+    op(_name, f"input:tensor, {_FACTORY_KW}", expose="tt", tags=("creation",), differentiable=False,
+       gradient=_LEAF, dtype_rule="factory", signature="(*s) -> (*s)")(lambda args: args["input"])
+for _name in ("rand_like", "randn_like"):
+    op(_name, "input:tensor, *, dtype:dtype=None", expose="tt", tags=("creation", "random"), differentiable=False,
+       gradient=_LEAF, dtype_rule="factory", signature="(*s) -> (*s)")(lambda args: args["input"])
+
+op("randint_like", "input:tensor, low:int, high:int=None, *, dtype:dtype=None", expose="tt",
+   tags=("creation", "random"), differentiable=False, gradient="integer result", dtype_rule="factory",
+   signature="(*s) -> (*s)")(lambda args: args["input"])
+op("bernoulli", "input:tensor, p:float=None", expose="tt", tags=("creation", "random"), differentiable=False,
+   gradient="a random draw", dtype_rule="same", signature="(*s) -> (*s)")(lambda args: args["input"])
 
 
-@op("full", f"size:sizes, fill_value:any, {_FACTORY_KW}", tags=("creation",), differentiable=False,
-    gradient="creates a leaf", dtype_rule="factory")
+# The ``new_*`` methods and ``normal`` build on the CPU whatever the device (the bindings take no
+# device yet): ``cuda="cpu"`` until they do.
+for _name in ("new_zeros", "new_ones", "new_empty"):
+    op(_name, f"*size:sizes, {_FACTORY_KW}", expose="method", method_self=False, tags=("creation",),
+       differentiable=False, gradient=_LEAF, dtype_rule="factory", cuda="cpu")(_factory_rule(_name))
+
+
+@op("full", f"size:sizes, fill_value:any, {_FACTORY_KW}", expose="tt", tags=("creation",), differentiable=False,
+    gradient=_LEAF, dtype_rule="factory")
 def full(args: Args) -> Result:
     return sizes_shape("full", args["size"])
 
 
-@op("full_like", f"input:tensor, fill_value:any, {_FACTORY_KW}", tags=("creation",), differentiable=False,
-    gradient="creates a leaf", dtype_rule="factory")
+@op("new_full", "size:sizes, fill_value:any, *, dtype:dtype=None", expose="method", method_self=False,
+    tags=("creation",), differentiable=False, gradient=_LEAF, dtype_rule="factory", cuda="cpu")
+def new_full(args: Args) -> Result:
+    return sizes_shape("new_full", args["size"])
+
+
+@op("full_like", f"input:tensor, fill_value:any, {_FACTORY_KW}", expose="tt", tags=("creation",),
+    differentiable=False, gradient=_LEAF, dtype_rule="factory", signature="(*s) -> (*s)")
 def full_like(args: Args) -> Result:
     return args["input"]  # type: ignore[no-any-return]
 
 
-@op("randint", f"low:any, high:any=None, size:sizes=None, {_FACTORY_KW}", tags=("creation", "random"),
-    differentiable=False, gradient="integer result", dtype_rule="int64")
+@op("normal", "mean:float, std:float, size:sizes, *, dtype:dtype=None", expose="tt", tags=("creation", "random"),
+    differentiable=False, gradient=_LEAF, dtype_rule="factory", cuda="cpu")
+def normal(args: Args) -> Result:
+    return sizes_shape("normal", args["size"])
+
+
+@op("randperm", "n:size, *, dtype:dtype=None, device:any=None", expose="tt", tags=("creation", "random"),
+    differentiable=False, gradient="integer result", dtype_rule="int64", cuda="host")
+def randperm(args: Args) -> Result:
+    n = args["n"]
+    if as_int(n) is not None and as_int(n) < 0:  # type: ignore[operator]
+        return Issue("shape-arg", f"randperm: n must be non-negative, got {n}")
+    return Shape((n,))
+
+
+@op("randint", "low:any, high:any=None, /, size:sizes=None, *, dtype:dtype=None, device:any=None", expose="tt",
+    tags=("creation", "random"), differentiable=False, gradient="integer result", dtype_rule="int64")
 def randint(args: Args) -> Result:
     """``randint(high, size)`` or ``randint(low, high, size)``."""
     size = args["size"]
@@ -67,11 +113,13 @@ def randint(args: Args) -> Result:
     return sizes_shape("randint", size)
 
 
-@op("arange", f"start:any, end:any=None, step:any=1, {_FACTORY_KW}", tags=("creation",),
+@op("arange", f"start:any, end:any=None, step:any=None, {_FACTORY_KW}", expose="tt", tags=("creation",),
     differentiable=False, gradient="creates a leaf", dtype_rule="factory")
 def arange(args: Args) -> Result:
     """``ceil((end - start) / step)`` elements; ``arange(n)`` of a size ``n`` has dim ``n``."""
     start, end, step = args["start"], args["end"], args["step"]
+    if step is None:
+        step = 1
     if end is None:
         start, end = 0, start
     if any(isinstance(v, Unknown) for v in (start, end, step)):
@@ -99,7 +147,7 @@ def arange(args: Args) -> Result:
     return Shape((length,))
 
 
-@op("linspace", f"start:any, end:any, steps:size, {_FACTORY_KW}", tags=("creation",),
+@op("linspace", f"start:float, end:float, steps:size, {_FACTORY_KW}", expose="tt", tags=("creation",),
     differentiable=False, gradient="creates a leaf", dtype_rule="factory")
 def linspace(args: Args) -> Result:
     steps = as_int(args["steps"])
@@ -108,7 +156,7 @@ def linspace(args: Args) -> Result:
     return Shape((args["steps"],))
 
 
-@op("eye", f"n:size, m:size=None, {_FACTORY_KW}", tags=("creation",), differentiable=False,
+@op("eye", f"n:size, m:size=None, {_FACTORY_KW}", expose="tt", tags=("creation",), differentiable=False,
     gradient="creates a leaf", dtype_rule="factory")
 def eye(args: Args) -> Result:
     n, m = args["n"], args["m"]
@@ -118,27 +166,34 @@ def eye(args: Args) -> Result:
     return Shape((n, n if m is None else m))
 
 
-@op("tensor", f"data:any, {_FACTORY_KW}", tags=("creation",), differentiable=False,
-    gradient="creates a leaf", dtype_rule="infer", aliases=("as_tensor",))
+@op("tensor", f"data:any, {_FACTORY_KW}", expose="tt", tags=("creation",), differentiable=False,
+    gradient=_LEAF, dtype_rule="infer")
 def tensor(args: Args) -> Result:
     """The nested-list structure of ``data`` when the caller knows it (a Shape), else unknown."""
     data = args["data"]
     return data if isinstance(data, Shape) else UNKNOWN
 
 
-@op("from_numpy", "ndarray:any", tags=("creation",), differentiable=False, gradient="creates a leaf",
-    dtype_rule="infer")
+op("as_tensor", "data:any, *, dtype:dtype=None, device:any=None", expose="tt", tags=("creation",),
+   differentiable=False, gradient="a leaf, or the tensor itself", dtype_rule="infer")(tensor)
+op("new_tensor", "data:any, *, dtype:dtype=None", expose="method", method_self=False, tags=("creation",),
+   differentiable=False, gradient=_LEAF, dtype_rule="infer", cuda="cpu")(tensor)
+
+
+@op("from_numpy", "ndarray:any", expose="tt", tags=("creation",), differentiable=False, gradient=_LEAF,
+    dtype_rule="infer", cuda="cpu")
 def from_numpy(args: Args) -> Result:
     return UNKNOWN
 
 
-@op("from_dlpack", "ext_tensor:any", tags=("creation",), differentiable=False, gradient="creates a leaf",
-    dtype_rule="infer")
+@op("from_dlpack", "ext_tensor:any", expose="tt", tags=("creation",), differentiable=False, gradient=_LEAF,
+    dtype_rule="infer", cuda="cpu")
 def from_dlpack(args: Args) -> Result:
     return UNKNOWN
 
 
-@op("item", "input:tensor", tags=("scalar",), differentiable=False, gradient="returns a Python number")
+@op("item", "input:tensor", expose="method", tags=("scalar",), differentiable=False,
+    gradient="returns a Python number", returns="_float")
 def item(args: Args) -> Result:
     """Only a one-element tensor converts to a number."""
     x: ShapeLike = args["input"]

@@ -1,42 +1,22 @@
-"""Elementwise ops: unary math, binary arithmetic with broadcasting and scalars, where, clamp."""
+"""Elementwise ops: unary math, binary arithmetic with broadcasting and scalars, where, clamp.
+
+The unary and binary families are tables: one row per op (NOTE [ One op table ] in registry.py),
+all sharing the family's shape rule, in the order of their C++ enums (UnaryOp, BinaryOp; the
+enums are generated from these rows). ``fusion`` is the op's expression in the fused kernels over
+operands ``A`` and ``B`` (``T`` is the element type, ``@attr`` a node attribute); ``dtype`` the
+dtype rule (NOTE [ Dtype rules ] in registry.py).
+"""
 
 from __future__ import annotations
 
 from typing import Final
 
-from ..broadcast import broadcast_all, broadcast_shapes
+from ..broadcast import broadcast_all, broadcast_into, broadcast_shapes
 from ..dims import UNKNOWN, Unknown
 from ..issue import Issue
 from ..registry import Args, Result, op
 from ..shape import Shape, ShapeLike
 from ._common import is_scalar
-
-UNARY: Final = (
-    "abs", "neg", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt",
-    "square", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid",
-    "relu", "gelu", "silu", "softplus", "elu", "leaky_relu", "erf", "reciprocal", "sign",
-    "floor", "ceil", "round", "trunc", "frac", "logical_not", "isnan", "isinf", "isfinite",
-    "positive", "relu6", "hardtanh", "mish", "logit", "bitwise_not",
-)
-NON_DIFFERENTIABLE_UNARY: Final = frozenset(
-    {"sign", "floor", "ceil", "round", "trunc", "logical_not", "isnan", "isinf", "isfinite", "bitwise_not"}
-)
-CASTS: Final = ("float", "double", "half", "bfloat16", "long", "int", "bool", "type")
-IDENTITY_LIKE: Final = ("clone", "contiguous", "detach", "cpu")
-
-BINARY_SYMBOLS: Final = {
-    "add": "+", "sub": "-", "mul": "*", "div": "/", "true_divide": "/", "floor_divide": "//",
-    "remainder": "%", "fmod": "%", "pow": "**", "maximum": ",", "minimum": ",", "atan2": ",",
-    "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
-    "logical_and": "&", "logical_or": "|", "logical_xor": "^",
-    "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^", "copysign": ",", "hypot": ",",
-    "xlogy": ",",
-}
-NON_DIFFERENTIABLE_BINARY: Final = frozenset(
-    {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "floor_divide",
-     "bitwise_and", "bitwise_or", "bitwise_xor", "remainder", "fmod"}
-)
-COMPARISONS: Final = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
 
 
 def _same_shape(args: Args) -> Result:
@@ -44,34 +24,157 @@ def _same_shape(args: Args) -> Result:
     return x if isinstance(x, (Shape, Unknown)) else UNKNOWN
 
 
-def _register_unary() -> None:
-    for name in UNARY:
-        op(
-            name, "input:tensor", tags=("elementwise", "unary"),
-            differentiable=name not in NON_DIFFERENTIABLE_UNARY,
-            dtype_rule="bool" if name in ("logical_not", "isnan", "isinf", "isfinite") else "float",
-            signature="(*s) -> (*s)",
-            gradient="" if name not in NON_DIFFERENTIABLE_UNARY else "piecewise constant",
-        )(_same_shape)
-    for name in CASTS:
-        op(name, "input:tensor, dtype:any=None", tags=("elementwise", "cast"), dtype_rule="cast",
-           signature="(*s) -> (*s)")(_same_shape)
-    for name in IDENTITY_LIKE:
-        op(name, "input:tensor", tags=("identity",), signature="(*s) -> (*s)",
-           differentiable=name != "detach", gradient="" if name != "detach" else "stops gradients",
-           cuda=True)(_same_shape)
-    # PyTorch's own parameters, so ``x.to(device="cuda")``, ``x.to("cuda", non_blocking=True)`` and
-    # ``x.cuda(0)`` bind; ``to``'s first positional may be a dtype, a device or a tensor.
-    op("to", "input:tensor, dtype:any=None, non_blocking:bool=False, copy:bool=False, *, device:any=None, "
-       "memory_format:any=None", tags=("elementwise", "cast"), dtype_rule="cast", signature="(*s) -> (*s)")(_same_shape)
-    op("cuda", "input:tensor, device:any=None, non_blocking:bool=False, *, memory_format:any=None",
-       tags=("identity",), signature="(*s) -> (*s)", cuda=True)(_same_shape)
-    op("dropout", "input:tensor, p:float=0.5, training:bool=True", tags=("elementwise", "random"))(_same_shape)
-    op("alpha_dropout", "input:tensor, p:float=0.5, training:bool=True", tags=("elementwise", "random"))(_same_shape)
-    op("fill", "input:tensor, value:any", tags=("elementwise",), differentiable=False,
-       gradient="overwrites its input")(_same_shape)
-    op("zero", "input:tensor", tags=("elementwise",), differentiable=False,
-       gradient="overwrites its input")(_same_shape)
+_SAME: Final = "(*s) -> (*s)"
+_STEP: Final = "piecewise constant"
+UNARY: list[str] = []
+
+
+def unary(
+    name: str,
+    cpp: str | None,
+    *,
+    fusion: str | None = None,
+    expose: str = "tt method inplace",
+    params: str = "input:tensor",
+    dtype: str = "float",
+    gradient: str = "",
+    aliases: tuple[str, ...] = (),
+    operators: tuple[str, ...] = (),
+    function: str | None = None,
+    method: str | None = None,
+    functional: str | None = None,
+    python: str = "",
+    module: tuple[str, str] | None = None,
+    prim: str | None = None,
+    tags: tuple[str, ...] = (),
+) -> None:
+    """One unary elementwise op: the shape is the input's. ``cpp`` is its ``UnaryOp`` value
+    (None: no value of its own; ``prim`` then names its primitive's kind, if any)."""
+    UNARY.append(name)
+    op(
+        name, params, expose=expose, tags=("elementwise", "unary", *tags), differentiable=not gradient,
+        gradient=gradient, dtype_rule=dtype, signature=_SAME, aliases=aliases, operators=operators,
+        function=function, method=method, functional=functional, python=python, fusion=fusion,
+        graph=cpp is not None or prim is not None, module=module, cpp=f"UnaryOp::{cpp}" if cpp else None, prim=prim,
+    )(_same_shape)
+
+
+_INPLACE_F: Final = "input:tensor, inplace:bool=False"
+
+unary("neg", "Neg", fusion="(-A)", dtype="same", aliases=("negative",), operators=("__neg__",))
+unary("abs", "Abs", fusion="fabs(A)", dtype="same", aliases=("absolute",), operators=("__abs__",))
+unary("exp", "Exp", fusion="tt_exp(A)")
+unary("exp2", "Exp2", fusion="exp2(A)")
+unary("expm1", "Expm1", fusion="expm1(A)")
+unary("log", "Log", fusion="tt_log(A)")
+unary("log2", "Log2", fusion="log2(A)")
+unary("log10", "Log10", fusion="log10(A)")
+unary("log1p", "Log1p", fusion="log1p(A)")
+unary("sqrt", "Sqrt", fusion="sqrt(A)")
+unary("rsqrt", "Rsqrt", fusion="(T(1) / sqrt(A))")
+unary("sin", "Sin", fusion="sin(A)")
+unary("cos", "Cos", fusion="cos(A)")
+unary("tan", "Tan")
+unary("asin", "Asin")
+unary("acos", "Acos")
+unary("atan", "Atan")
+unary("sinh", "Sinh")
+unary("cosh", "Cosh")
+unary("tanh", "Tanh", fusion="tt_tanh(A)", expose="tt method inplace F", module=("Tanh", ""))
+unary("asinh", "Asinh")
+unary("acosh", "Acosh")
+unary("atanh", "Atanh")
+unary("sigmoid", "Sigmoid", fusion="tt_sigmoid(A)", expose="tt method inplace F", module=("Sigmoid", ""))
+unary("relu", "Relu", fusion="tt_relu(A)", dtype="same", expose="tt method inplace F", params=_INPLACE_F, function="input:tensor",
+      method="", python="F", module=("ReLU", "inplace:bool=False"))
+unary("gelu", "Gelu", fusion="tt_gelu(A)", dtype="float_only", expose="tt method F", params="input:tensor, *, approximate:str='none'",
+      module=("GELU", "approximate:str='none'"))
+unary("gelu_tanh", "GeluTanh", dtype="float_only", expose="")  # gelu(approximate='tanh'): a primitive of its own
+unary("silu", "Silu", fusion="(A * tt_sigmoid(A))", dtype="float_only", expose="tt method inplace F", params=_INPLACE_F,
+      function="input:tensor", method="", python="F", module=("SiLU", "inplace:bool=False"))
+unary("erf", "Erf", fusion="tt_erf(A)")
+unary("erfc", "Erfc", fusion="erfc(A)")
+unary("floor", "Floor", dtype="same", gradient=_STEP)
+unary("ceil", "Ceil", dtype="same", gradient=_STEP)
+unary("round", "Round", dtype="same", gradient=_STEP, params="input:tensor, *, decimals:int=0", python="inplace")
+unary("trunc", "Trunc", dtype="same", gradient=_STEP)
+unary("frac", "Frac")
+unary("sign", "Sign", dtype="same", gradient=_STEP)
+unary("reciprocal", "Reciprocal", fusion="(T(1) / A)")
+unary("square", "Square", fusion="(A * A)", dtype="same")
+unary("logical_not", "LogicalNot", dtype="bool", gradient="boolean result", tags=("logical",))
+unary("bitwise_not", "BitNot", dtype="integral", gradient="integer op", operators=("__invert__",))
+unary("isnan", "IsNan", dtype="bool", gradient="boolean result")
+unary("isinf", "IsInf", dtype="bool", gradient="boolean result")
+unary("isfinite", "IsFinite", dtype="bool", gradient="boolean result")
+unary("softplus", "Softplus", fusion="(A > T(20) ? A : log1p(tt_exp(A)))", dtype="float_only", expose="tt method inplace F", params="input:tensor, beta:float=1.0, threshold:float=20.0",
+      function="input:tensor", method="", python="F", module=("Softplus", "beta:float=1.0, threshold:float=20.0"))
+unary("mish", "Mish", dtype="float_only", expose="tt method inplace F")
+unary("logsigmoid", "Logsigmoid", dtype="float_only", expose="tt method inplace F")
+unary("relu6", "Relu6", dtype="same", expose="tt method inplace F")
+unary("hardsigmoid", "Hardsigmoid", dtype="float_only", expose="tt method inplace F")
+unary("hardswish", "Hardswish", dtype="float_only", expose="tt method inplace F")
+unary("elu", None, prim="Elementwise", fusion="(A > T(0) ? A : @slope * expm1(A))", expose="tt F", params="input:tensor, alpha:float=1.0, inplace:bool=False",
+      function="input:tensor, alpha:float=1.0", python="F")
+unary("leaky_relu", None, prim="Elementwise", fusion="(A > T(0) ? A : A * @slope)", expose="tt method F",
+      params="input:tensor, negative_slope:float=0.01, inplace:bool=False",
+      function="input:tensor, negative_slope:float=0.01", method="negative_slope:float=0.01", python="F",
+      module=("LeakyReLU", "negative_slope:float=0.01, inplace:bool=False"))
+unary("hardtanh", None, expose="F", params="input:tensor, min_val:float=-1.0, max_val:float=1.0, inplace:bool=False",
+      python="F")
+unary("softsign", None, expose="F", python="F", module=("Softsign", ""))
+unary("positive", None, dtype="same", expose="tt method", python="tt method", operators=("__pos__",))
+unary("logit", None, expose="tt method", params="input:tensor, eps:float=None", python="tt method")
+
+CASTS: Final = ("float", "double", "half", "bfloat16", "long", "int", "bool", "byte")
+for _name in CASTS:
+    op(_name, "input:tensor", expose="method", tags=("elementwise", "cast"), dtype_rule="cast", signature=_SAME,
+       graph=True)(_same_shape)
+op("type", "input:tensor, dtype:dtype=None", expose="method", tags=("elementwise", "cast"), dtype_rule="cast",
+   signature=_SAME, overloads=("(input: Tensor[Unpack[Shape]]) -> str",
+                               "(input: Tensor[Unpack[Shape]], dtype: _DType) -> Tensor[Unpack[Shape]]"))(_same_shape)
+op("type_as", "input:tensor, other:tensor, /", expose="method", tags=("elementwise", "cast"), dtype_rule="cast",
+   signature=_SAME)(_same_shape)
+# PyTorch's own parameters, so ``x.to(device="cuda")``, ``x.to("cuda", non_blocking=True)`` and
+# ``x.cuda(0)`` bind; ``to``'s first positional may be a dtype, a device or a tensor.
+op("to", "input:tensor, dtype:any=None, non_blocking:bool=False, copy:bool=False, *, device:any=None, "
+   "memory_format:any=None", expose="method", tags=("elementwise", "cast"), dtype_rule="cast",
+   signature=_SAME, graph=True, prim="Elementwise")(_same_shape)
+
+IDENTITY_LIKE: Final = ("clone", "contiguous", "detach", "cpu")
+op("clone", "input:tensor, *, memory_format:any=None", expose="tt method", function="input:tensor",
+   python="tt", tags=("identity",), signature=_SAME)(_same_shape)
+op("contiguous", "input:tensor, memory_format:any=None", expose="method", method="*, memory_format:any=None",
+   tags=("identity",), signature=_SAME, graph=True, prim="Elementwise")(_same_shape)
+op("detach", "input:tensor", expose="tt method", python="tt", tags=("identity",), signature=_SAME,
+   differentiable=False, gradient="stops gradients")(_same_shape)
+op("cpu", "input:tensor", expose="method", tags=("identity",), signature=_SAME)(_same_shape)
+op("cuda", "input:tensor, device:any=None, non_blocking:bool=False, *, memory_format:any=None", expose="method",
+   tags=("identity",), signature=_SAME)(_same_shape)
+op("dropout", "input:tensor, p:float=0.5, training:bool=True, inplace:bool=False", expose="tt F",
+   function="input:tensor, p:float=0.5, training:bool=True", python="F", tags=("elementwise", "random"),
+   signature=_SAME, gradient="", graph=True)(_same_shape)
+op("alpha_dropout", "input:tensor, p:float=0.5, training:bool=False, inplace:bool=False", expose="tt F",
+   python="tt F", tags=("elementwise", "random"), signature=_SAME)(_same_shape)
+op("fill", "input:tensor, value:any", expose="inplace", tags=("elementwise",), differentiable=False,
+   gradient="overwrites its input", signature=_SAME)(_same_shape)
+op("zero", "input:tensor", expose="inplace", tags=("elementwise",), differentiable=False,
+   gradient="overwrites its input", signature=_SAME)(_same_shape)
+
+
+@op("copy", "input:tensor, src:any, non_blocking:bool=False", expose="inplace", tags=("elementwise",),
+    signature=_SAME)
+def copy(args: Args) -> Result:
+    """``x.copy_(src)``: ``src`` broadcasts to ``x``'s shape, which stays."""
+    x, src = args["input"], args["src"]
+    if isinstance(x, Shape) and isinstance(src, Shape):
+        issue = broadcast_into(x, src, "copy_")
+        if issue:
+            return issue
+    return x if isinstance(x, (Shape, Unknown)) else UNKNOWN
+
+
+BINARY_SYMBOLS: dict[str, str] = {}
 
 
 def binary_result(name: str, a: object, b: object, reflected: bool = False) -> Result:
@@ -87,31 +190,107 @@ def binary_result(name: str, a: object, b: object, reflected: bool = False) -> R
     return broadcast_shapes(left, right, name, symbol)
 
 
-def _register_binary() -> None:
-    for name in BINARY_SYMBOLS:
-        def rule(args: Args, name: str = name) -> Result:
-            return binary_result(name, args["input"], args["other"])
+def binary(
+    name: str,
+    cpp: str | None,
+    symbol: str = ",",
+    *,
+    fusion: str | None = None,
+    expose: str = "tt method inplace",
+    params: str = "input:tensor, other:any",
+    dtype: str = "same",
+    gradient: str = "",
+    aliases: tuple[str, ...] = (),
+    operators: tuple[str, ...] = (),
+    function: str | None = None,
+    method: str | None = None,
+    inplace: str | None = None,
+    python: str = "",
+    alias_expose: dict[str, str] | None = None,
+    tags: tuple[str, ...] = (),
+) -> None:
+    """One binary elementwise op: the operands broadcast; either may be a Python number. ``cpp``
+    is its ``BinaryOp`` value (an op that runs as another's, ``true_divide`` as ``div``, names none)."""
+    for n in (name, *aliases):
+        BINARY_SYMBOLS[n] = symbol
 
-        op(
-            name, "input:tensor, other:any, *, alpha:any=1", tags=("elementwise", "binary"),
-            differentiable=name not in NON_DIFFERENTIABLE_BINARY,
-            dtype_rule="bool" if name in COMPARISONS or name.startswith("logical") else "promote",
-            signature="(*a), (*b) -> (*broadcast(a, b))",
-            gradient="" if name not in NON_DIFFERENTIABLE_BINARY else "piecewise constant",
-        )(rule)
+    def rule(args: Args) -> Result:
+        return binary_result(name, args["input"], args["other"])
+
+    op(
+        name, params, expose=expose, tags=("elementwise", "binary", *tags), differentiable=not gradient,
+        gradient=gradient,
+        dtype_rule=dtype, signature="(*a), (*b) -> (*broadcast(a, b))", aliases=aliases, operators=operators,
+        function=function, method=method, inplace=inplace, python=python, fusion=fusion, graph=True,
+        cpp=f"BinaryOp::{cpp}" if cpp else None, alias_expose=alias_expose,
+    )(rule)
 
 
-@op("where", "condition:tensor, input:any, other:any", tags=("elementwise", "ternary"),
-    signature="(*c), (*a), (*b) -> (*broadcast(c, a, b))")
+def _ops(*names: str) -> tuple[str, ...]:
+    """``_ops("add")`` -> ``("__add__", "__radd__", "__iadd__")``; ``"!"`` marks no reflected form."""
+    out: list[str] = []
+    for n in names:
+        base = n.rstrip("!")
+        out += [f"__{base}__", f"__i{base}__"] if n.endswith("!") else [f"__{base}__", f"__r{base}__", f"__i{base}__"]
+    return tuple(out)
+
+
+_ALPHA: Final = "input:tensor, other:any, *, alpha:any=None"
+binary("add", "Add", "+", fusion="(A + B)", params=_ALPHA, operators=_ops("add"))
+binary("sub", "Sub", "-", fusion="(A - B)", params=_ALPHA, function="input:tensor, other:any", method="other:any",
+       inplace="other:any, *, alpha:any=None", operators=_ops("sub"))
+binary("mul", "Mul", "*", fusion="(A * B)", aliases=("multiply",), operators=_ops("mul"))
+binary("div", "Div", "/", fusion="(A / B)", dtype="float", params="input:tensor, other:any, *, rounding_mode:str=None",
+       aliases=("divide",), alias_expose={"divide": "tt method"}, operators=_ops("truediv"))
+binary("floor_divide", "FloorDiv", "//", gradient=_STEP, operators=_ops("floordiv"))
+binary("remainder", "Remainder", "%", operators=_ops("mod"))
+binary("pow", "Pow", "**", fusion="pow(A, B)", operators=_ops("pow"))
+binary("maximum", "Maximum", fusion="tt_max(A, B)")
+binary("minimum", "Minimum", fusion="tt_min(A, B)")
+binary("atan2", "Atan2", dtype="float")
+for _name, _cpp, _sym, _alias in (
+    ("eq", "Eq", "==", ()), ("ne", "Ne", "!=", ("not_equal",)), ("lt", "Lt", "<", ("less",)),
+    ("le", "Le", "<=", ("less_equal",)), ("gt", "Gt", ">", ("greater",)), ("ge", "Ge", ">=", ("greater_equal",)),
+):
+    binary(_name, _cpp, _sym, fusion=f"(A {_sym} B)", dtype="bool", gradient="boolean result", aliases=_alias,
+           operators=(f"__{_name}__",))
+binary("logical_and", "LogicalAnd", "&", dtype="bool", gradient="boolean result", operators=_ops("and"),
+       tags=("logical",))
+binary("logical_or", "LogicalOr", "|", dtype="bool", gradient="boolean result", operators=_ops("or"), tags=("logical",))
+binary("logical_xor", "LogicalXor", "^", dtype="bool", gradient="boolean result", operators=_ops("xor"),
+       tags=("logical",))
+binary("bitwise_and", "BitAnd", "&", dtype="integral", gradient="integer op")
+binary("bitwise_or", "BitOr", "|", dtype="integral", gradient="integer op")
+binary("bitwise_xor", "BitXor", "^", dtype="integral", gradient="integer op")
+binary("fmod", "Fmod", "%")
+binary("hypot", "Hypot", dtype="float")
+binary("copysign", "Copysign", dtype="float")
+# ops that run as another's BinaryOp value
+binary("subtract", None, "-")  # sub, but its in-place form takes no alpha
+binary("true_divide", None, "/", dtype="float")
+binary("xlogy", None, dtype="float", expose="tt method", python="tt method")
+binary("logaddexp", None, dtype="float_only", expose="tt method", python="tt method")
+COMPARISONS: Final = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
+NON_DIFFERENTIABLE_BINARY: Final = frozenset(
+    {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "floor_divide",
+     "bitwise_and", "bitwise_or", "bitwise_xor"}
+)
+
+
+@op("where", "condition:tensor, input:any=None, other:any=None", expose="tt method", method="condition:any, other:any",
+    tags=("elementwise", "ternary"), signature="(*c), (*a), (*b) -> (*broadcast(c, a, b))",
+    fusion="(A ? B : C)", graph=True, prim="Elementwise", method_overloads=("(self, condition: Any, other: Any) -> _AnyTensor",),
+    overloads=("(condition: _AnyTensor) -> tuple[_AnyTensor, ...]",
+               "(condition: _AnyTensor, input: Any, other: Any) -> _AnyTensor"))
 def where(args: Args) -> Result:
     """Broadcast of condition, input and other (scalars allowed)."""
     parts = [args["condition"], args["input"], args["other"]]
-    shapes = [p for p in parts if not is_scalar(p)]
+    shapes = [p for p in parts if not is_scalar(p) and p is not None]
     return broadcast_all(shapes, "where")
 
 
-@op("clamp", "input:tensor, min:any=None, max:any=None", tags=("elementwise",),
-    aliases=("clip",), signature="(*s) -> (*s)")
+@op("clamp", "input:tensor, min:any=None, max:any=None", expose="tt method inplace", tags=("elementwise",),
+    aliases=("clip",), signature=_SAME, graph=True, prim="Elementwise", fusion="tt_clamp(A, @lo, @hi)")
 def clamp(args: Args) -> Result:
     """Same shape; tensor bounds must broadcast to the input."""
     out = args["input"]
@@ -124,8 +303,8 @@ def clamp(args: Args) -> Result:
     return out if isinstance(out, (Shape, Unknown)) else UNKNOWN
 
 
-@op("masked_fill", "input:tensor, mask:tensor, value:any", tags=("elementwise",),
-    signature="(*s), (*m) -> (*s)")
+@op("masked_fill", "input:tensor, mask:tensor, value:any", expose="tt method inplace", tags=("elementwise",),
+    signature="(*s), (*m) -> (*s)", graph=True, prim="Other")
 def masked_fill(args: Args) -> Result:
     """Input and mask broadcast together (torch's out-of-place masked_fill grows the input)."""
     x, mask = args["input"], args["mask"]
@@ -134,16 +313,28 @@ def masked_fill(args: Args) -> Result:
     return x if isinstance(x, (Shape, Unknown)) else UNKNOWN
 
 
-@op("lerp", "input:tensor, end:tensor, weight:any", tags=("elementwise",))
+@op("lerp", "input:tensor, end:tensor, weight:any", expose="tt method inplace", python="tt inplace",
+    tags=("elementwise",), prim="Elementwise", prim_cuda="cpu")  # the primitive: the fused CPU kernel
 def lerp(args: Args) -> Result:
     parts = [args["input"], args["end"], args["weight"]]
     return broadcast_all([p for p in parts if not is_scalar(p)], "lerp")
 
 
-@op("addcmul", "input:tensor, tensor1:tensor, tensor2:tensor, *, value:any=1", tags=("elementwise",))
+@op("addcmul", "input:tensor, tensor1:tensor, tensor2:tensor, *, value:any=1", expose="tt method inplace",
+    python="tt method inplace", tags=("elementwise",))
 def addcmul(args: Args) -> Result:
     return broadcast_all([args["input"], args["tensor1"], args["tensor2"]], "addcmul")
 
 
-_register_unary()
-_register_binary()
+@op("nan_to_num", "input:tensor, nan:float=0.0, posinf:float=None, neginf:float=None", expose="method",
+    tags=("elementwise",), signature=_SAME)
+def nan_to_num(args: Args) -> Result:
+    return _same_shape(args)
+
+
+@op("isclose", "input:tensor, other:tensor, rtol:float=1e-05, atol:float=1e-08, equal_nan:bool=False", expose="tt",
+    function="a:tensor, b:tensor, rtol:float=1e-05, atol:float=1e-08, equal_nan:bool=False", python="tt",
+    tags=("elementwise",), dtype_rule="bool", differentiable=False, gradient="boolean result")
+def isclose(args: Args) -> Result:
+    return broadcast_shapes(args["input"], args["other"], "isclose") if all(
+        isinstance(args[k], Shape) for k in ("input", "other")) else UNKNOWN

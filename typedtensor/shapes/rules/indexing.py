@@ -9,6 +9,7 @@ from ..dims import UNKNOWN, DimExpr, Unknown, as_int, d_add, d_ceildiv, d_sub, d
 from ..issue import Issue
 from ..registry import Args, Result, SliceIndex, TensorIndex, op
 from ..shape import Shape, ShapeLike, Star, fmt_shape
+from ._provable import clamp_min, nonnegative
 
 
 def slice_length(size: DimExpr, s: SliceIndex) -> DimExpr:
@@ -23,23 +24,29 @@ def slice_length(size: DimExpr, s: SliceIndex) -> DimExpr:
         if a is None or b is None:
             return UNKNOWN
         return len(range(n)[slice(a, b, step)])
-    # Symbolic size: assume non-negative bounds fit (the typed answer a user means by x[:, 2:6]).
-    a_i = as_int(start) if start is not None else 0
-    b_i = as_int(stop) if stop is not None else None
-    if start is not None and a_i is None:
-        begin: DimExpr = start if not isinstance(start, Unknown) else UNKNOWN
-    else:
-        begin = a_i if a_i is not None and a_i >= 0 else d_add(size, a_i or 0)
-    if stop is None:
-        end: DimExpr = size
-    elif b_i is None:
-        end = stop
-    else:
-        end = b_i if b_i >= 0 else d_add(size, b_i)
+    # Symbolic size: Python's clamping, kept only where provable (NOTE [ Provable facts ]).
+    begin = _bound(start, 0, size)
+    end = _bound(stop, size, size)
+    if isinstance(begin, Unknown) or isinstance(end, Unknown):
+        return UNKNOWN
     length = d_sub(end, begin)
-    if is_literal(length) and int(length) < 0:
-        return 0
+    if not nonnegative(length):
+        return 0 if is_literal(length) else UNKNOWN
     return length if step == 1 else d_ceildiv(length, step)
+
+
+def _bound(b: DimExpr | None, default: DimExpr, size: DimExpr) -> DimExpr:
+    """A slice bound clamped into ``[0, size]`` as Python does, or UNKNOWN when that clamp is not
+    provable (``:64`` on a symbolic ``Seq`` is ``min(Seq, 64)``)."""
+    if b is None:
+        return default
+    if isinstance(b, Unknown):
+        return UNKNOWN
+    k = as_int(b)
+    if k is not None and k < 0:
+        from_end = d_add(size, k)
+        return from_end if nonnegative(from_end) else UNKNOWN  # max(size + k, 0)
+    return clamp_min(b, size)
 
 
 def index_shape(x: ShapeLike, key: Any) -> Result:
@@ -165,13 +172,15 @@ def _index_variadic(x: Shape, items: list[Any]) -> Result:
     return Shape(pre, x.star, suf)
 
 
-@op("index", "input:tensor, key:index", tags=("indexing", "view"))
+@op("index", "input:tensor, key:index", operators=("__getitem__",), tags=("indexing", "view"))
 def index(args: Args) -> Result:
     """``x[key]``."""
     return index_shape(args["input"], args["key"])
 
 
-@op("index_put", "input:tensor, key:index, value:any", tags=("indexing",))
+@op("index_put", "input:tensor, key:index, value:any", expose="inplace",
+    inplace="indices:any, values:tensor, accumulate:bool=False", operators=("__setitem__",), tags=("indexing",),
+    cuda="host")
 def index_put(args: Args) -> Result:
     """``x[key] = value``: the value must broadcast to the indexed region; the result is ``x``."""
     x: ShapeLike = args["input"]

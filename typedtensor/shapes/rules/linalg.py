@@ -56,30 +56,37 @@ def matmul_shapes(a: ShapeLike, b: ShapeLike, name: str = "matmul", code: str = 
     return batch.with_tail((*batch.tail, a.tail[-2], b.tail[-1]))
 
 
-@op("matmul", "input:tensor, other:tensor", tags=("linalg", "matmul"),
-    signature="(*b, m, k), (*b, k, n) -> (*b, m, n)")
+@op("matmul", "input:tensor, other:tensor", expose="tt method", tags=("linalg", "matmul"),
+    signature="(*b, m, k), (*b, k, n) -> (*b, m, n)", operators=("__matmul__", "__rmatmul__"), graph=True, prim="Other",
+    overloads=("(input: Tensor[_M, _K], other: Tensor[_K, _N]) -> Tensor[_M, _N]",
+               "(input: _AnyTensor, other: _AnyTensor) -> _AnyTensor"))
 def matmul(args: Args) -> Result:
     """PyTorch matmul semantics, including 1-d operands and batch broadcasting."""
     return matmul_shapes(args["input"], args["other"])
 
 
-def _sig_op(name: str, sig: str, code: str = "shape-matmul", symbol: str = "@") -> None:
+def _sig_op(name: str, sig: str, other: str, code: str = "shape-matmul", symbol: str = "@",
+            python: str = "", overloads: tuple[str, ...] = ()) -> None:
     rule = signature_rule(sig, name, code, symbol)
 
     def apply(args: Args) -> Result:
-        return rule((args["input"], args["other"] if "other" in args else args["mat2"]))
+        return rule((args["input"], args[other]))
 
-    op(name, "input:tensor, other:tensor", tags=("linalg",), signature=sig)(apply)
-
-
-_sig_op("mm", "(m, k), (k, n) -> (m, n)")
-_sig_op("bmm", "(b, m, k), (b, k, n) -> (b, m, n)")
-_sig_op("mv", "(m, k), (k) -> (m)")
-_sig_op("dot", "(k), (k) -> ()")
-_sig_op("outer", "(m), (n) -> (m, n)", symbol=",")
+    op(name, f"input:tensor, {other}:tensor", expose="tt method", tags=("linalg",), signature=sig, python=python,
+       overloads=overloads)(apply)
 
 
-@op("t", "input:tensor", tags=("view", "movement"), signature="(m, n) -> (n, m)")
+_sig_op("mm", "(m, k), (k, n) -> (m, n)", "mat2",
+        overloads=("(input: Tensor[_M, _K], mat2: Tensor[_K, _N]) -> Tensor[_M, _N]",
+                   "(input: _AnyTensor, mat2: _AnyTensor) -> _AnyTensor"))
+_sig_op("bmm", "(b, m, k), (b, k, n) -> (b, m, n)", "mat2")
+_sig_op("mv", "(m, k), (k) -> (m)", "vec", python="tt method")
+_sig_op("dot", "(k), (k) -> ()", "other")
+_sig_op("outer", "(m), (n) -> (m, n)", "vec2", symbol=",")
+
+
+@op("t", "input:tensor", expose="tt method inplace", tags=("view", "movement"), signature="(m, n) -> (n, m)",
+    overloads=("(input: Tensor[_M, _N]) -> Tensor[_N, _M]", "(input: _AnyTensor) -> _AnyTensor"))
 def t(args: Args) -> Result:
     """Transpose of a tensor with at most 2 dims."""
     x: ShapeLike = args["input"]
@@ -92,7 +99,7 @@ def t(args: Args) -> Result:
     return Shape(tuple(reversed(x.dims)))
 
 
-@op("linear", "input:tensor, weight:tensor, bias:optional_tensor=None", tags=("linalg", "nn"),
+@op("linear", "input:tensor, weight:tensor, bias:optional_tensor=None", expose="tt F", graph=True, tags=("linalg", "nn"),
     signature="(*b, i), (o, i), (o) -> (*b, o)")
 def linear(args: Args) -> Result:
     """``input @ weight.T + bias`` with ``weight`` of shape ``[out, in]``."""
@@ -112,7 +119,30 @@ def linear(args: Args) -> Result:
     return out
 
 
-@op("tensordot", "a:tensor, b:tensor, dims:any=2", tags=("linalg",))
+@op("cdist", "x1:tensor, x2:tensor, p:float=2.0, compute_mode:str='use_mm_for_euclid_dist_if_necessary'",
+    expose="tt", python="tt", tags=("linalg",), dtype_rule="float_only", signature="(*b, p, m), (*b, r, m) -> (*b, p, r)")
+def cdist(args: Args) -> Result:
+    """The ``p``-norm distance of every row of ``x1`` ``[*b, P, M]`` to every row of ``x2``
+    ``[*b, R, M]``: ``[*b, P, R]``, the batch dims broadcast."""
+    x1, x2 = args["x1"], args["x2"]
+    if isinstance(x1, Unknown) or isinstance(x2, Unknown):
+        return UNKNOWN
+    for what, x in (("x1", x1), ("x2", x2)):
+        if x.is_fixed and len(x.dims) < 2:
+            return Issue("shape-rank", f"cdist: {what} needs at least 2 dims ([..., rows, features]), got "
+                         f"{len(x.dims)}; shape {fmt_shape(x)}")
+    if len(x1.tail) < 2 or len(x2.tail) < 2:
+        return UNKNOWN
+    if differs(x1.tail[-1], x2.tail[-1]):
+        return Issue("shape-arg", f"cdist: x1 and x2 must have the same number of features (last dim): "
+                     f"{fmt_dim(x1.tail[-1])} vs {fmt_dim(x2.tail[-1])}; shapes {fmt_shape(x1)}, {fmt_shape(x2)}")
+    batch = broadcast_shapes(x1.with_tail(x1.tail[:-2]), x2.with_tail(x2.tail[:-2]), "cdist")
+    if not isinstance(batch, Shape):
+        return batch
+    return batch.with_tail((*batch.tail, x1.tail[-2], x2.tail[-2]))
+
+
+@op("tensordot", "a:tensor, b:tensor, dims:any=2", expose="tt", tags=("linalg",))
 def tensordot(args: Args) -> Result:
     """Contract the last ``dims`` of ``a`` with the first of ``b`` (or explicit dim lists)."""
     a, b, dims = args["a"], args["b"], args["dims"]
@@ -157,7 +187,7 @@ def tensordot(args: Args) -> Result:
     return Shape(keep_a + keep_b)
 
 
-@op("einsum", "equation:str, *operands:tensors", tags=("linalg",))
+@op("einsum", "equation:str, *operands:tensors", expose="tt", tags=("linalg",))
 def einsum(args: Args) -> Result:
     """Subscript letters bind dims consistently (``...`` broadcasts); the output follows the
     explicit ``->`` part or, implicitly, the letters used once in alphabetical order."""

@@ -11,9 +11,10 @@ from typing import Any
 
 from ..dims import UNKNOWN, DimExpr, Unknown, as_int, d_mul
 from ..issue import Issue
-from ..registry import Args, Result, get_op, module
+from ..registry import REGISTRY, Args, ModuleDef, Result, get_op, module, parse_params, register_module
 from ..shape import Shape, Star
 from ..unify import rigid, unify
+from . import elementwise  # noqa: F401  (its op entries declare the activation modules)
 from ._common import dims_of
 from .nn import conv2d
 from .reduce import reduce_shape
@@ -134,7 +135,8 @@ def layernorm_module(ctor: Args, args: Args) -> Result:
 
 
 @module("typedtensor.nn.Embedding", "num_embeddings:size, embedding_dim:size, padding_idx:any=None, "
-        "max_norm:any=None, *, device:any=None, dtype:any=None", ("num_embeddings", "embedding_dim"), "input:tensor",
+        "max_norm:any=None, norm_type:float=2.0, scale_grad_by_freq:bool=False, sparse:bool=False, _weight:any=None, "
+        "_freeze:bool=False, *, device:any=None, dtype:any=None", ("num_embeddings", "embedding_dim"), "input:tensor",
         ops=("embedding",))
 def embedding_module(ctor: Args, args: Args) -> Result:
     """Indices ``[*idx]`` -> ``[*idx, Dim]``."""
@@ -152,14 +154,18 @@ def _same(op_name: str | None) -> Any:
 
 
 for _name, _op, _ctor in (
-    ("ReLU", "relu", "inplace:bool=False"), ("GELU", "gelu", "approximate:str='none'"),
-    ("Tanh", "tanh", ""), ("Sigmoid", "sigmoid", ""), ("SiLU", "silu", "inplace:bool=False"),
     ("Identity", None, ""), ("Dropout", "dropout", "p:float=0.5, inplace:bool=False"),
     ("Dropout2d", "dropout2d", "p:float=0.5, inplace:bool=False"),
-    ("LeakyReLU", "leaky_relu", "negative_slope:float=0.01, inplace:bool=False"),
-    ("Softplus", "softplus", "beta:float=1.0, threshold:float=20.0"),
 ):
     module(f"typedtensor.nn.{_name}", _ctor, (), "input:tensor", ops=(_op,) if _op else ())(_same(_op))
+
+# The modules that wrap one elementwise op come from the op's entry (its ``module=``).
+for _opdef in list(REGISTRY.values()):
+    if _opdef.module is not None:
+        register_module(ModuleDef(
+            f"typedtensor.nn.{_opdef.module.name}", _opdef.module.ctor, (), parse_params("input:tensor"),
+            _same(_opdef.name), f"``{_opdef.name}`` elementwise, as a module.", (_opdef.name,),
+        ))
 
 
 def _dim_module(op_name: str) -> Any:
@@ -182,7 +188,7 @@ def flatten_module(ctor: Args, args: Args) -> Result:
 
 @module("typedtensor.nn.MultiheadAttention", "embed_dim:size, num_heads:int, dropout:float=0.0, bias:bool=True, "
         "add_bias_kv:bool=False, add_zero_attn:bool=False, kdim:any=None, vdim:any=None, batch_first:bool=False, "
-        "*, device:any=None, dtype:any=None", ("embed_dim",),
+        "*, device:any=None, dtype:any=None", ("embed_dim", "num_heads", "batch_first"),
         "query:tensor, key:tensor, value:tensor, key_padding_mask:optional_tensor=None, need_weights:bool=True, "
         "attn_mask:optional_tensor=None, average_attn_weights:bool=True, is_causal:bool=False",
         ops=("linear", "scaled_dot_product_attention"))
@@ -219,6 +225,16 @@ def mha_module(ctor: Args, args: Args) -> Result:
         sv = v.dims[-3 + (1 if batch_first else 0)] if len(v.dims) == 3 else v.dims[0]
         if differs(sk, sv):
             return Issue("shape-arg", f"MultiheadAttention.forward: key and value lengths differ: {fmt_dim(sk)} vs {fmt_dim(sv)}")
+    layout_known = isinstance(ctor["batch_first"], bool)  # an annotation `nn.MultiheadAttention` leaves it open
+    if layout_known and isinstance(k, Shape) and q.is_fixed and k.is_fixed and len(q.dims) == len(k.dims) == 3:
+        nq, nk = (q.dims[0], k.dims[0]) if batch_first else (q.dims[1], k.dims[1])
+        if differs(nq, nk):
+            layout = "(batch, seq, embed)" if batch_first else "(seq, batch, embed)"
+            return Issue("shape-arg", f"MultiheadAttention.forward: query and key batch sizes differ: {fmt_dim(nq)} vs "
+                                      f"{fmt_dim(nk)} (inputs are {layout}); shapes {fmt_shape(q)}, {fmt_shape(k)}")
+    masks = _mha_masks(q, k, batch_first, heads, args["key_padding_mask"], args["attn_mask"]) if layout_known else None
+    if masks is not None:
+        return masks
     weights: Any = UNKNOWN
     if isinstance(k, Shape) and q.is_fixed and k.is_fixed and len(q.dims) == len(k.dims):
         if len(q.dims) == 2:
@@ -228,6 +244,37 @@ def mha_module(ctor: Args, args: Args) -> Result:
         else:
             weights = Shape((q.dims[1], q.dims[0], k.dims[0]))
     return Outputs((q, weights), ("output", "weights"))
+
+
+def _mha_masks(q: Any, k: Any, batch_first: bool, heads: int | None, key_padding_mask: Any, attn_mask: Any) -> Issue | None:
+    """``key_padding_mask`` is ``(N, S)`` (``(S,)`` unbatched); ``attn_mask`` is ``(L, S)`` or ``(N *
+    num_heads, L, S)``, whatever the inputs' layout (torch's ``MultiheadAttention.forward``)."""
+    from ..dims import differs
+    from ..shape import fmt_shape
+
+    if not (isinstance(q, Shape) and isinstance(k, Shape) and q.is_fixed and k.is_fixed and len(q.dims) == len(k.dims)):
+        return None
+    if len(q.dims) == 3:
+        n, tgt, src = (q.dims[0], q.dims[1], k.dims[1]) if batch_first else (q.dims[1], q.dims[0], k.dims[0])
+        padding: tuple[Any, ...] = (n, src)
+    else:
+        n, tgt, src = None, q.dims[0], k.dims[0]
+        padding = (src,)
+    if isinstance(key_padding_mask, Shape) and key_padding_mask.is_fixed:
+        got = key_padding_mask.dims
+        if len(got) != len(padding) or any(differs(g, e) for g, e in zip(got, padding, strict=False)):
+            return Issue("shape-arg", f"MultiheadAttention.forward: key_padding_mask must be {fmt_shape(Shape(padding))} "
+                                      f"(batch, source length), got {fmt_shape(key_padding_mask)}")
+    if isinstance(attn_mask, Shape) and attn_mask.is_fixed:
+        got = attn_mask.dims
+        expected: list[tuple[Any, ...]] = [(tgt, src)]
+        if n is not None:
+            expected.append((d_mul(n, heads) if heads is not None else UNKNOWN, tgt, src))
+        if not any(len(got) == len(e) and not any(differs(g, x) for g, x in zip(got, e, strict=False)) for e in expected):
+            shown = " or ".join(fmt_shape(Shape(e)) for e in expected)
+            return Issue("shape-arg", f"MultiheadAttention.forward: attn_mask must be {shown} (a 3-d mask has one "
+                                      f"slice per example and head), got {fmt_shape(attn_mask)}")
+    return None
 
 
 def _loss_module(op_name: str, ctor_spec: str) -> None:

@@ -25,6 +25,7 @@ from ..issue import Issue
 from ..registry import Args, Outputs, Result, Rule, op
 from ..shape import Shape, ShapeLike, Star, fmt_shape
 from ._common import dim_at, dim_position, fmt_dims, insert, need_rank, norm_axis, replace
+from ._provable import counts_differ, sizes_differ, solve_hole
 
 
 def _sizes(value: Any) -> tuple[Any, ...] | Unknown:
@@ -58,15 +59,13 @@ def reshape_shape(name: str, x: ShapeLike, sizes: Any) -> Result:
         return f"shape {fmt_shape(x)} ({fmt_dim(old_count)} elements) -> {fmt_dims(new)}"
 
     if holes:
-        inferred = d_exact_div(old_count, known)
+        inferred = solve_hole(old_count, known)  # NOTE [ Provable facts ]
         if inferred is None:
-            if is_literal(old_count) and is_literal(known):
-                return Issue("shape-reshape", f"{name}: {fmt_dim(old_count)} elements are not divisible by {fmt_dim(known)}; {shown()}")
-            inferred = UNKNOWN
+            return Issue("shape-reshape", f"{name}: {fmt_dim(old_count)} elements are not divisible by {fmt_dim(known)}; {shown()}")
         out = list(new)
         out[holes[0]] = inferred
         return Shape(tuple(out))
-    if differs(old_count, known):
+    if counts_differ(old_count, known):  # NOTE [ Provable facts ]
         return Issue("shape-reshape", f"{name}: the number of elements changes from {fmt_dim(old_count)} to {fmt_dim(known)}; {shown()}")
     return Shape(tuple(new))
 
@@ -79,10 +78,16 @@ def _reshape_rule(name: str) -> Rule:
 
 
 for _name in ("reshape", "view"):
-    op(_name, "input:tensor, *shape:sizes", tags=("view", "movement"), signature=None)(_reshape_rule(_name))
+    op(_name, "input:tensor, *shape:sizes", expose="tt method" if _name == "reshape" else "method",
+       function="input:tensor, shape:sizes", tags=("view", "movement"), graph=_name == "reshape",
+       prim="View" if _name == "reshape" else None,
+       overloads=("(input: _AnyTensor, shape: tuple[Unpack[_Bs]]) -> Tensor[Unpack[_Bs]]",
+                  "(input: _AnyTensor, shape: Sequence[_int]) -> _AnyTensor"),
+       method_overloads=("(self, shape: tuple[Unpack[_Bs]], /) -> Tensor[Unpack[_Bs]]",
+                         "(self, *shape: Unpack[_Bs]) -> Tensor[Unpack[_Bs]]"))(_reshape_rule(_name))
 
 
-@op("reshape_as", "input:tensor, other:tensor", tags=("view", "movement"), aliases=("view_as",))
+@op("reshape_as", "input:tensor, other:tensor, /", expose="method", tags=("view", "movement"), aliases=("view_as",))
 def reshape_as(args: Args) -> Result:
     other = args["other"]
     if isinstance(other, Unknown) or not other.is_fixed:
@@ -90,7 +95,7 @@ def reshape_as(args: Args) -> Result:
     return reshape_shape("reshape_as", args["input"], other.dims)
 
 
-@op("flatten", "input:tensor, start_dim:int=0, end_dim:int=-1", tags=("view", "movement"))
+@op("flatten", "input:tensor, start_dim:int=0, end_dim:int=-1", expose="tt method", tags=("view", "movement"))
 def flatten(args: Args) -> Result:
     """Merge dims ``start_dim..end_dim`` into their product."""
     x: ShapeLike = args["input"]
@@ -111,7 +116,7 @@ def flatten(args: Args) -> Result:
     return Shape((*x.dims[:s], d_prod(x.dims[s:e + 1]), *x.dims[e + 1:]))
 
 
-@op("unflatten", "input:tensor, dim:int, sizes:sizes", tags=("view", "movement"))
+@op("unflatten", "input:tensor, dim:int, sizes:sizes", expose="tt method", tags=("view", "movement"))
 def unflatten(args: Args) -> Result:
     x: ShapeLike = args["input"]
     sizes = _sizes(args["sizes"])
@@ -128,7 +133,8 @@ def unflatten(args: Args) -> Result:
     return replace(x, p, piece.dims)
 
 
-@op("transpose", "input:tensor, dim0:int, dim1:int", tags=("view", "movement"), aliases=("swapaxes", "swapdims"))
+@op("transpose", "input:tensor, dim0:int, dim1:int", expose="tt method inplace", tags=("view", "movement"),
+    aliases=("swapaxes", "swapdims"), alias_expose={"swapaxes": "tt method", "swapdims": "tt method"})
 def transpose(args: Args) -> Result:
     """Swap two dims."""
     x: ShapeLike = args["input"]
@@ -148,7 +154,8 @@ def transpose(args: Args) -> Result:
     return replace(replace(x, a, (db,)), b, (da,))
 
 
-@op("permute", "input:tensor, *dims:ints", tags=("view", "movement"))
+@op("permute", "input:tensor, *dims:ints", expose="tt method", function="input:tensor, dims:ints",
+    tags=("view", "movement"), graph=True, prim="View")
 def permute(args: Args) -> Result:
     """Reorder all dims; ``dims`` must be a permutation of ``range(rank)``."""
     x: ShapeLike = args["input"]
@@ -170,7 +177,8 @@ def permute(args: Args) -> Result:
     return Shape(tuple(x.dims[p] for p in pos))
 
 
-@op("movedim", "input:tensor, source:any, destination:any", tags=("view", "movement"))
+@op("movedim", "input:tensor, source:any, destination:any", expose="tt method", tags=("view", "movement"),
+    aliases=("moveaxis",))
 def movedim(args: Args) -> Result:
     x: ShapeLike = args["input"]
     if isinstance(x, Unknown) or not x.is_fixed:
@@ -219,11 +227,11 @@ def _transpose_last(name: str) -> Any:
     return rule
 
 
-op("T", "input:tensor", tags=("view", "movement"))(_transpose_last("T"))
-op("mT", "input:tensor", tags=("view", "movement"))(_transpose_last("mT"))
+op("T", "input:tensor", expose="property", tags=("view", "movement"))(_transpose_last("T"))
+op("mT", "input:tensor", expose="property", tags=("view", "movement"))(_transpose_last("mT"))
 
 
-@op("unsqueeze", "input:tensor, dim:int", tags=("view", "movement"))
+@op("unsqueeze", "input:tensor, dim:int", expose="tt method inplace", tags=("view", "movement"))
 def unsqueeze(args: Args) -> Result:
     """Insert a dim of size 1; ``dim`` ranges over ``rank + 1`` positions."""
     x: ShapeLike = args["input"]
@@ -237,7 +245,7 @@ def unsqueeze(args: Args) -> Result:
     return insert(x, p, (1,))
 
 
-@op("squeeze", "input:tensor, dim:any=None", tags=("view", "movement"))
+@op("squeeze", "input:tensor, dim:any=None", expose="tt method inplace", tags=("view", "movement"))
 def squeeze(args: Args) -> Result:
     """Drop size-1 dims (all, or the given ones when they are 1)."""
     x: ShapeLike = args["input"]
@@ -271,7 +279,9 @@ def squeeze(args: Args) -> Result:
     return Shape(tuple(d for i, d in enumerate(x.dims) if i not in drop))
 
 
-@op("expand", "input:tensor, *size:sizes", tags=("view", "movement"))
+@op("expand", "input:tensor, *size:sizes", expose="method", tags=("view", "movement"), graph=True, prim="View",
+    method_overloads=("(self, size: tuple[Unpack[_Bs]], /) -> Tensor[Unpack[_Bs]]",
+                      "(self, *size: Unpack[_Bs]) -> Tensor[Unpack[_Bs]]"))
 def expand(args: Args) -> Result:
     """Broadcast to ``size``; ``-1`` keeps a dim; only size-1 dims may grow."""
     x: ShapeLike = args["input"]
@@ -295,6 +305,9 @@ def expand(args: Args) -> Result:
         if d == 1 or not differs(d, want):
             out.append(want)
             continue
+        if not sizes_differ(d, want):
+            out.append(d)  # a literal size against a named one: the tensor's own (NOTE [ Provable facts ])
+            continue
         return Issue(
             "shape-broadcast",
             f"expand: dim {i} is {fmt_dim(d)} and cannot expand to {fmt_dim(want)}; shape {fmt_shape(x)} -> {fmt_dims(size)}",
@@ -302,7 +315,7 @@ def expand(args: Args) -> Result:
     return Shape(tuple(out))
 
 
-@op("expand_as", "input:tensor, other:tensor", tags=("view", "movement"))
+@op("expand_as", "input:tensor, other:tensor, /", expose="method", tags=("view", "movement"))
 def expand_as(args: Args) -> Result:
     other = args["other"]
     if isinstance(other, Unknown) or not other.is_fixed:
@@ -310,12 +323,12 @@ def expand_as(args: Args) -> Result:
     return expand({"input": args["input"], "size": other.dims})
 
 
-@op("broadcast_to", "input:tensor, size:sizes", tags=("view", "movement"))
+@op("broadcast_to", "input:tensor, size:sizes", expose="tt method", tags=("view", "movement"))
 def broadcast_to(args: Args) -> Result:
     return expand({"input": args["input"], "size": args["size"]})
 
 
-@op("repeat", "input:tensor, *repeats:sizes", tags=("movement",))
+@op("repeat", "input:tensor, *repeats:sizes", expose="method", tags=("movement",), graph=True, prim="Other")
 def repeat(args: Args) -> Result:
     """Tile; ``repeats`` may be longer than the rank (new leading dims)."""
     x: ShapeLike = args["input"]
@@ -336,7 +349,8 @@ def _tensors(value: Any) -> list[ShapeLike] | Unknown:
     return list(value) if isinstance(value, (tuple, list)) else UNKNOWN
 
 
-@op("cat", "tensors:tensors, dim:int=0", tags=("movement", "join"), aliases=("concat", "concatenate"))
+@op("cat", "tensors:tensors, dim:int=0", expose="tt", tags=("movement", "join"), aliases=("concat", "concatenate"),
+    graph=True, prim="Other")
 def cat(args: Args) -> Result:
     """Join along ``dim``: ranks equal, other dims equal; the joined dim is the sum."""
     shapes = _tensors(args["tensors"])
@@ -376,7 +390,7 @@ def cat(args: Args) -> Result:
     return Shape((*merged[:p], total, *merged[p + 1:]))
 
 
-@op("stack", "tensors:tensors, dim:int=0", tags=("movement", "join"))
+@op("stack", "tensors:tensors, dim:int=0", expose="tt", tags=("movement", "join"))
 def stack(args: Args) -> Result:
     """Join along a new dim: all shapes equal."""
     shapes = _tensors(args["tensors"])
@@ -404,7 +418,49 @@ def stack(args: Args) -> Result:
     return insert(first, p, (len(known),))
 
 
-@op("split", "input:tensor, split_size_or_sections:any, dim:int=0", tags=("view", "movement"))
+def _promote_1d(shapes: list[ShapeLike], rank: int) -> list[ShapeLike]:
+    return [Shape((1, *sh.dims)) if isinstance(sh, Shape) and sh.is_fixed and len(sh.dims) < rank else sh
+            for sh in shapes]
+
+
+@op("hstack", "tensors:tensors", expose="tt", tags=("movement", "join"))
+def hstack(args: Args) -> Result:
+    """``cat`` along dim 1, or dim 0 when the tensors are 1-d."""
+    tensors = args["tensors"]
+    if not isinstance(tensors, (tuple, list)) or not tensors:
+        return UNKNOWN
+    first = tensors[0]
+    if not isinstance(first, Shape) or not first.is_fixed:
+        return UNKNOWN
+    return cat({"tensors": tensors, "dim": 0 if len(first.dims) == 1 else 1})
+
+
+@op("vstack", "tensors:tensors", expose="tt", tags=("movement", "join"))
+def vstack(args: Args) -> Result:
+    """``cat`` along dim 0 after 1-d tensors become rows ``[1, n]``."""
+    tensors = args["tensors"]
+    if not isinstance(tensors, (tuple, list)):
+        return UNKNOWN
+    return cat({"tensors": _promote_1d(list(tensors), 2), "dim": 0})
+
+
+@op("broadcast_tensors", "*tensors:tensors", expose="tt", tags=("movement", "view"), returns="tuple[_AnyTensor, ...]")
+def broadcast_tensors(args: Args) -> Result:
+    """Every tensor expanded to the shape they broadcast to."""
+    from ..broadcast import broadcast_all
+
+    tensors = args["tensors"]
+    if not isinstance(tensors, (tuple, list)):
+        return UNKNOWN
+    shape = broadcast_all(list(tensors), "broadcast_tensors")
+    if isinstance(shape, Issue):
+        return shape
+    return Outputs(tuple(shape for _ in tensors))
+
+
+@op("split", "input:tensor, split_size_or_sections:any, dim:int=0", expose="tt method",
+    function="tensor:tensor, split_size_or_sections:any, dim:int=0", method="split_size:any, dim:int=0",
+    tags=("view", "movement"), returns="tuple[_AnyTensor, ...]")
 def split(args: Args) -> Result:
     """Pieces of ``split_size`` (the last may be smaller) or of the given section sizes."""
     x: ShapeLike = args["input"]
@@ -424,7 +480,7 @@ def split(args: Args) -> Result:
         total: DimExpr = 0
         for s in sizes:
             total = d_add(total, s)
-        if differs(total, length):
+        if sizes_differ(total, length):
             return Issue("shape-reshape", f"split: sections {fmt_dims(tuple(sizes))} sum to {fmt_dim(total)}, not {fmt_dim(length)}; shape {fmt_shape(x)}")
         return Outputs(tuple(replace(x, p, (s,)) for s in sizes))
     n = as_int(sizes)
@@ -441,7 +497,8 @@ def split(args: Args) -> Result:
     return Outputs(UNKNOWN, element=replace(x, p, (UNKNOWN,)))
 
 
-@op("chunk", "input:tensor, chunks:int, dim:int=0", tags=("view", "movement"))
+@op("chunk", "input:tensor, chunks:int, dim:int=0", expose="tt method", tags=("view", "movement"),
+    returns="tuple[_AnyTensor, ...]")
 def chunk(args: Args) -> Result:
     """``chunks`` pieces of ceil(n / chunks) (PyTorch may return fewer)."""
     x: ShapeLike = args["input"]
@@ -471,7 +528,7 @@ def chunk(args: Args) -> Result:
     return Outputs(UNKNOWN, element=replace(x, p, (d_ceildiv(length, chunks),)))
 
 
-@op("unbind", "input:tensor, dim:int=0", tags=("view", "movement"))
+@op("unbind", "input:tensor, dim:int=0", expose="tt method", tags=("view", "movement"), returns="tuple[_AnyTensor, ...]")
 def unbind(args: Args) -> Result:
     x: ShapeLike = args["input"]
     if isinstance(x, Unknown):
@@ -486,7 +543,8 @@ def unbind(args: Args) -> Result:
     return Outputs(tuple(piece for _ in range(n))) if n is not None else Outputs(UNKNOWN, element=piece)
 
 
-@op("flip", "input:tensor, dims:ints", tags=("movement",))
+@op("flip", "input:tensor, *dims:ints", expose="tt method", function="input:tensor, dims:ints", tags=("movement",),
+    signature="(*s) -> (*s)", graph=True, prim="Other")
 def flip(args: Args) -> Result:
     x: ShapeLike = args["input"]
     if isinstance(x, Unknown):
@@ -506,7 +564,8 @@ def flip(args: Args) -> Result:
     return x
 
 
-@op("roll", "input:tensor, shifts:any, dims:any=None", tags=("movement",))
+@op("roll", "input:tensor, shifts:any, dims:any=None", expose="tt method", tags=("movement",),
+    signature="(*s) -> (*s)")
 def roll(args: Args) -> Result:
     x: ShapeLike = args["input"]
     dims = _sizes(args["dims"]) if args["dims"] is not None else UNKNOWN
@@ -521,7 +580,7 @@ def roll(args: Args) -> Result:
     return x
 
 
-@op("narrow", "input:tensor, dim:int, start:any, length:size", tags=("view", "movement"))
+@op("narrow", "input:tensor, dim:int, start:any, length:size", expose="tt method", tags=("view", "movement"))
 def narrow(args: Args) -> Result:
     x: ShapeLike = args["input"]
     if isinstance(x, Unknown):
@@ -549,10 +608,12 @@ for _name in ("tril", "triu"):
             return Issue("shape-rank", f"{_n}: needs at least 2 dims, got {len(x.dims)}; shape {fmt_shape(x)}")
         return x
 
-    op(_name, "input:tensor, diagonal:int=0", tags=("elementwise",), signature="(*b, m, n) -> (*b, m, n)")(_tri)
+    op(_name, "input:tensor, diagonal:int=0", expose="tt method inplace", python="inplace", tags=("elementwise",),
+       signature="(*s) -> (*s)", graph=True, prim="Other")(_tri)
 
 
-@op("diagonal", "input:tensor, offset:int=0, dim1:int=0, dim2:int=1", tags=("view", "movement"))
+@op("diagonal", "input:tensor, offset:int=0, dim1:int=0, dim2:int=1", expose="tt method", tags=("view", "movement"),
+    graph=True, prim="StridedView")
 def diagonal(args: Args) -> Result:
     x: ShapeLike = args["input"]
     if isinstance(x, Unknown) or not x.is_fixed:
@@ -599,7 +660,7 @@ def _index_fits(name: str, x: Shape, idx: Shape, p: int | None, src: Shape | Non
     return None
 
 
-@op("gather", "input:tensor, dim:int, index:tensor", tags=("indexing",))
+@op("gather", "input:tensor, dim:int, index:tensor", expose="tt method", tags=("indexing",), graph=True, prim="Index")
 def gather(args: Args) -> Result:
     """Result has the index's shape; ranks must agree."""
     x: ShapeLike = args["input"]
@@ -614,7 +675,7 @@ def gather(args: Args) -> Result:
 
 
 @op("scatter", "input:tensor, dim:int, index:tensor, src:any=None, *, value:any=None, reduce:any=None",
-    tags=("indexing",), aliases=("scatter_add",))
+    expose="tt method inplace", tags=("indexing",), graph=True, prim="Index")
 def scatter(args: Args) -> Result:
     x: ShapeLike = args["input"]
     idx: ShapeLike = args["index"]
@@ -631,7 +692,58 @@ def scatter(args: Args) -> Result:
     return x
 
 
-@op("index_select", "input:tensor, dim:int, index:tensor", tags=("indexing",))
+op("scatter_add", "input:tensor, dim:int, index:tensor, src:tensor", expose="tt method inplace", tags=("indexing",),
+   graph=True, prim="Index")(scatter)
+
+
+@op("index_add", "input:tensor, dim:int, index:tensor, source:tensor, *, alpha:any=None", expose="tt method inplace",
+    tags=("indexing",), graph=True, prim="Index")
+def index_add(args: Args) -> Result:
+    """``source`` is ``input`` with ``dim`` replaced by the length of the 1-d ``index``."""
+    x: ShapeLike = args["input"]
+    idx: ShapeLike = args["index"]
+    src: ShapeLike = args["source"]
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    p = norm_axis("index_add", x, args["dim"])
+    if isinstance(p, Issue):
+        return p
+    if isinstance(idx, Shape):
+        r = need_rank("index_add", idx, (0, 1), "index")
+        if r:
+            return r
+    if p is not None and isinstance(idx, Shape) and isinstance(src, Shape) and x.is_fixed and src.is_fixed:
+        n = idx.dims[0] if idx.dims else 1
+        want = replace(x, p, (n,)) if x.dims else x
+        if len(src.dims or (1,)) != len(want.dims or (1,)) or any(
+            differs(a, b) for a, b in zip(src.dims, want.dims, strict=False)
+        ):
+            return Issue("shape-arg", f"index_add: source must have shape {fmt_shape(want)} (the input's with dim "
+                         f"{args['dim']} the index's length), got {fmt_shape(src)}")
+    return x
+
+
+@op("select", "input:tensor, dim:int, index:int", expose="tt method", tags=("view", "movement"), graph=True,
+    prim="StridedView")
+def select(args: Args) -> Result:
+    """Drop ``dim``; the index must lie inside it (negative counts from the end)."""
+    x: ShapeLike = args["input"]
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    p = dim_position("select", x, args["dim"])
+    if isinstance(p, Issue):
+        return p
+    if p is None:
+        return UNKNOWN
+    size, i = as_int(dim_at(x, p)), as_int(args["index"])
+    if size is not None and i is not None and not -size <= i < size:
+        return Issue("shape-axis", f"select: index {i} is out of range for dim {args['dim']} of size {size}; "
+                     f"shape {fmt_shape(x)}")
+    return replace(x, p, ())
+
+
+@op("index_select", "input:tensor, dim:int, index:tensor", expose="tt method", tags=("indexing",), graph=True,
+    prim="Index")
 def index_select(args: Args) -> Result:
     """Replace ``dim`` by the length of a 1-d index."""
     x: ShapeLike = args["input"]
@@ -656,7 +768,7 @@ def index_select(args: Args) -> Result:
     return replace(x, p, (n,))
 
 
-@op("masked_select", "input:tensor, mask:tensor", tags=("indexing",))
+@op("masked_select", "input:tensor, mask:tensor", expose="tt method", tags=("indexing",), cuda="host")
 def masked_select(args: Args) -> Result:
     x: ShapeLike = args["input"]
     mask: ShapeLike = args["mask"]
@@ -669,13 +781,15 @@ def masked_select(args: Args) -> Result:
     return Shape((UNKNOWN,))
 
 
-@op("nonzero", "input:tensor", tags=("indexing",), differentiable=False, gradient="integer result")
+@op("nonzero", "input:tensor, *, as_tuple:bool=False", expose="tt method", tags=("indexing",), differentiable=False,
+    gradient="integer result", cuda="host")
 def nonzero(args: Args) -> Result:
     x: ShapeLike = args["input"]
     return Shape((UNKNOWN, len(x.dims))) if isinstance(x, Shape) and x.is_fixed else Shape((UNKNOWN, UNKNOWN))
 
 
-@op("one_hot", "input:tensor, num_classes:size=-1", tags=("nn",), differentiable=False, gradient="integer input")
+@op("one_hot", "input:tensor, num_classes:size=-1", expose="F", functional="tensor:tensor, num_classes:size=-1",
+    python="F", tags=("nn",), differentiable=False, gradient="integer input")
 def one_hot(args: Args) -> Result:
     x: ShapeLike = args["input"]
     n = args["num_classes"]
@@ -687,7 +801,7 @@ def one_hot(args: Args) -> Result:
     return x.with_tail((*x.tail, k))
 
 
-@op("pad", "input:tensor, pad:ints, mode:str='constant', value:any=None", tags=("movement",))
+@op("pad", "input:tensor, pad:ints, mode:str='constant', value:float=None", expose="F", python="F", tags=("movement",))
 def pad(args: Args) -> Result:
     """``pad`` lists (left, right) pairs starting from the last dim."""
     x: ShapeLike = args["input"]

@@ -23,7 +23,7 @@ from ..dims import (
 from ..issue import Issue
 from ..registry import Args, Result, Rule, op
 from ..shape import Shape, ShapeLike, fmt_shape
-from ._common import dims_of, ints_of, need_rank
+from ._common import dims_of, ints_of, need_rank, norm_axis
 
 
 def conv_out(size: DimExpr, k: DimExpr, s: int, p: int, d: int, ceil_mode: bool = False) -> DimExpr:
@@ -63,7 +63,7 @@ def _spatial(op_name: str, x: Shape, kernel: tuple[DimExpr, ...], stride: tuple[
 
 
 @op("conv2d", "input:tensor, weight:tensor, bias:optional_tensor=None, stride:ints=1, padding:any=0, "
-    "dilation:ints=1, groups:int=1", tags=("nn", "conv"))
+    "dilation:ints=1, groups:int=1", expose="tt F", tags=("nn", "conv"), graph=True, prim="Other")
 def conv2d(args: Args) -> Result:
     """Input ``[N, C, H, W]`` or unbatched ``[C, H, W]``; weight ``[O, C/groups, kH, kW]``."""
     x, w, b = args["input"], args["weight"], args["bias"]
@@ -142,19 +142,22 @@ def _pool(name: str, args: Args, with_dilation: bool) -> Result:
 
 
 @op("max_pool2d", "input:tensor, kernel_size:any, stride:any=None, padding:any=0, dilation:any=1, "
-    "ceil_mode:bool=False, return_indices:bool=False", tags=("nn", "pool"))
+    "ceil_mode:bool=False, return_indices:bool=False", expose="tt F", tags=("nn", "pool"), returns="Any", graph=True,
+    prim="Other")
 def max_pool2d(args: Args) -> Result:
     """Output size from kernel, stride (defaults to kernel), padding (<= kernel/2), dilation."""
     return _pool("max_pool2d", args, True)
 
 
 @op("avg_pool2d", "input:tensor, kernel_size:any, stride:any=None, padding:any=0, ceil_mode:bool=False, "
-    "count_include_pad:bool=True, divisor_override:any=None", tags=("nn", "pool"))
+    "count_include_pad:bool=True, divisor_override:any=None", expose="tt F", tags=("nn", "pool"), graph=True,
+    prim="Other")
 def avg_pool2d(args: Args) -> Result:
     return _pool("avg_pool2d", {**args, "dilation": 1}, False)
 
 
-@op("adaptive_avg_pool2d", "input:tensor, output_size:any", tags=("nn", "pool"))
+@op("adaptive_avg_pool2d", "input:tensor, output_size:any", expose="tt F", tags=("nn", "pool"), graph=True,
+    prim="Other")
 def adaptive_avg_pool2d(args: Args) -> Result:
     """The last two dims become ``output_size`` (None keeps a dim)."""
     x: ShapeLike = args["input"]
@@ -186,7 +189,7 @@ def _channel_check(name: str, x: Shape, what: str, v: Any, channels: DimExpr) ->
 
 @op("batch_norm", "input:tensor, running_mean:optional_tensor, running_var:optional_tensor, "
     "weight:optional_tensor=None, bias:optional_tensor=None, training:bool=False, momentum:float=0.1, "
-    "eps:float=1e-05", tags=("nn", "normalization"))
+    "eps:float=1e-05", expose="tt F", python="tt F", tags=("nn", "normalization"), signature="(*s) -> (*s)")
 def batch_norm(args: Args) -> Result:
     """Statistics per channel (dim 1); the parameters are ``[C]``."""
     x: ShapeLike = args["input"]
@@ -205,7 +208,8 @@ def batch_norm(args: Args) -> Result:
 
 
 @op("layer_norm", "input:tensor, normalized_shape:sizes, weight:optional_tensor=None, "
-    "bias:optional_tensor=None, eps:float=1e-05", tags=("nn", "normalization"))
+    "bias:optional_tensor=None, eps:float=1e-05", expose="tt F", tags=("nn", "normalization"),
+    signature="(*s) -> (*s)", graph=True, prim="Other")
 def layer_norm(args: Args) -> Result:
     """The trailing dims must equal ``normalized_shape``; weight and bias have that shape."""
     x: ShapeLike = args["input"]
@@ -235,7 +239,7 @@ def layer_norm(args: Args) -> Result:
 
 
 @op("group_norm", "input:tensor, num_groups:int, weight:optional_tensor=None, bias:optional_tensor=None, "
-    "eps:float=1e-05", tags=("nn", "normalization"))
+    "eps:float=1e-05", expose="tt F", python="tt F", tags=("nn", "normalization"), signature="(*s) -> (*s)")
 def group_norm(args: Args) -> Result:
     x: ShapeLike = args["input"]
     if isinstance(x, Shape) and x.is_fixed and len(x.dims) < 2:
@@ -251,7 +255,9 @@ def group_norm(args: Args) -> Result:
     return x
 
 
-@op("embedding", "input:tensor, weight:tensor, padding_idx:any=None, max_norm:any=None", tags=("nn", "indexing"))
+@op("embedding", "input:tensor, weight:tensor, padding_idx:int=None, max_norm:float=None, norm_type:float=2.0, "
+    "scale_grad_by_freq:bool=False, sparse:bool=False", expose="tt F",
+    function="input:tensor, weight:tensor, padding_idx:int=None", python="F", tags=("nn", "indexing"), graph=True)
 def embedding(args: Args) -> Result:
     """Indices of any shape gain the embedding dim: ``[*idx, D]`` for a ``[V, D]`` table."""
     idx: ShapeLike = args["input"]
@@ -266,7 +272,9 @@ def embedding(args: Args) -> Result:
     return idx.with_tail((*idx.tail, w.dims[1]))
 
 
-@op("dropout2d", "input:tensor, p:float=0.5, training:bool=True", tags=("nn", "random"))
+@op("dropout2d", "input:tensor, p:float=0.5, training:bool=True, inplace:bool=False", expose="tt F",
+    function="input:tensor, p:float=0.5, training:bool=True", python="F", tags=("nn", "random"),
+    signature="(*s) -> (*s)", graph=True)
 def dropout2d(args: Args) -> Result:
     """Zeroes whole channels: needs ``[N, C, H, W]`` or ``[C, H, W]``."""
     x: ShapeLike = args["input"]
@@ -277,12 +285,17 @@ def dropout2d(args: Args) -> Result:
 
 
 @op("scaled_dot_product_attention", "query:tensor, key:tensor, value:tensor, attn_mask:optional_tensor=None, "
-    "dropout_p:float=0.0, is_causal:bool=False, scale:any=None", tags=("nn", "attention"))
+    "dropout_p:float=0.0, is_causal:bool=False, scale:float=None", expose="F", python="F", tags=("nn", "attention"),
+    prim="Other", prim_cuda="cpu", graph=True)  # the fused CPU kernel (backend/src/cpu/attention.cpp)
 def scaled_dot_product_attention(args: Args) -> Result:
     """``softmax(q @ k.mT) @ v``: q ``[*b, L, E]``, k ``[*b, S, E]``, v ``[*b, S, Ev]`` -> ``[*b, L, Ev]``."""
     from .linalg import matmul_shapes
 
     q, k, v = args["query"], args["key"], args["value"]
+    for what, t in (("query", q), ("key", k), ("value", v)):
+        if isinstance(t, Shape) and t.is_fixed and len(t.dims) < 2:
+            return Issue("shape-rank", f"scaled_dot_product_attention: {what} needs at least 2 dims "
+                         f"([..., L, E]), got {len(t.dims)}; shape {fmt_shape(t)}")
     if isinstance(q, Unknown) or isinstance(k, Unknown) or isinstance(v, Unknown):
         return UNKNOWN
     if len(k.tail) < 2:
@@ -356,14 +369,15 @@ def _class_loss(name: str, args: Args, allow_probs: bool) -> Result:
 
 
 @op("cross_entropy", "input:tensor, target:tensor, weight:optional_tensor=None, size_average:any=None, "
-    "ignore_index:int=-100, reduce:any=None, reduction:str='mean', label_smoothing:float=0.0", tags=("nn", "loss"))
+    "ignore_index:int=-100, reduce:any=None, reduction:str='mean', label_smoothing:float=0.0", expose="F", python="F",
+    tags=("nn", "loss"), graph=True, prim="Other", prim_cuda="cpu")  # the primitive: the fused CPU kernel
 def cross_entropy(args: Args) -> Result:
     """Logits ``[N, C, *d]`` (or ``[C]``) with class-index targets ``[N, *d]`` or probabilities ``[N, C, *d]``."""
     return _class_loss("cross_entropy", args, True)
 
 
 @op("nll_loss", "input:tensor, target:tensor, weight:optional_tensor=None, size_average:any=None, "
-    "ignore_index:int=-100, reduce:any=None, reduction:str='mean'", tags=("nn", "loss"))
+    "ignore_index:int=-100, reduce:any=None, reduction:str='mean'", expose="F", python="F", tags=("nn", "loss"))
 def nll_loss(args: Args) -> Result:
     """Log-probabilities ``[N, C, *d]`` with class-index targets ``[N, *d]``."""
     return _class_loss("nll_loss", args, False)
@@ -398,13 +412,18 @@ def _equal_shapes_rule(name: str) -> Rule:
     return rule
 
 
-for _name in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"):
-    op(_name, "input:tensor, target:tensor, size_average:any=None, reduce:any=None, reduction:str='mean'",
+_LEGACY = "size_average:any=None, reduce:any=None"
+for _name, _extra in (
+    ("mse_loss", f"{_LEGACY}, reduction:str='mean'"), ("l1_loss", f"{_LEGACY}, reduction:str='mean'"),
+    ("smooth_l1_loss", f"{_LEGACY}, reduction:str='mean', beta:float=1.0"),
+    ("huber_loss", "reduction:str='mean', delta:float=1.0"),
+):
+    op(_name, f"input:tensor, target:tensor, {_extra}", expose="F", python="F",
        tags=("nn", "loss"))(_equal_shapes_rule(_name))
 
 
 @op("binary_cross_entropy", "input:tensor, target:tensor, weight:optional_tensor=None, size_average:any=None, "
-    "reduce:any=None, reduction:str='mean'", tags=("nn", "loss"))
+    "reduce:any=None, reduction:str='mean'", expose="F", python="F", tags=("nn", "loss"))
 def binary_cross_entropy(args: Args) -> Result:
     """Probabilities and targets of the same shape."""
     return _equal_shapes("binary_cross_entropy", args)
@@ -412,10 +431,21 @@ def binary_cross_entropy(args: Args) -> Result:
 
 @op("binary_cross_entropy_with_logits", "input:tensor, target:tensor, weight:optional_tensor=None, "
     "size_average:any=None, reduce:any=None, reduction:str='mean', pos_weight:optional_tensor=None",
-    tags=("nn", "loss"))
+    expose="F", python="F", tags=("nn", "loss"))
 def binary_cross_entropy_with_logits(args: Args) -> Result:
     """Logits and targets of the same shape; ``pos_weight`` broadcasts over the class dim."""
     return _equal_shapes("binary_cross_entropy_with_logits", args)
 
 
 _ = (ShapeLike,)
+
+
+@op("normalize", "input:tensor, p:float=2.0, dim:int=1, eps:float=1e-12", expose="F", python="F", tags=("nn",),
+    signature="(*s) -> (*s)")
+def normalize(args: Args) -> Result:
+    """``input / norm(input, p, dim)``: the shape stays; ``dim`` must be one of its dims."""
+    x: ShapeLike = args["input"]
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    p = norm_axis("normalize", x, args["dim"])
+    return p if isinstance(p, Issue) else x

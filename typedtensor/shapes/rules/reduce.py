@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..dims import UNKNOWN, Unknown
+from ..dims import UNKNOWN, Unknown, as_int
 from ..issue import Issue
 from ..registry import Args, Outputs, Result, op
 from ..shape import Shape, ShapeLike, fmt_shape
@@ -59,29 +59,46 @@ def reduce_shape(name: str, x: Any, dim: Any, keepdim: Any) -> Result:
     return out
 
 
+_VI = "_MaxMin[Unpack[tuple[Any, ...]]]"
+_CPP = {"sum": "Sum", "mean": "Mean", "prod": "Prod", "amax": "Max", "amin": "Min", "all": "All", "any": "Any",
+        "nansum": "NanSum"}  # ReduceOp, in enum order
+_DTYPE = {"mean": "float_only", "nanmean": "float_only", "amax": "same", "amin": "same", "all": "bool", "any": "bool"}
+# how a fused kernel combines two partial results of the reduction
+_COMBINE = {"sum": "(A + B)", "mean": "(A + B)", "amax": "tt_max(A, B)", "amin": "tt_min(A, B)"}
+
+
 def _register() -> None:
     for name in REDUCTIONS:
         def rule(args: Args, name: str = name) -> Result:
-            return reduce_shape(name, args["input"], args["dim"], args["keepdim"])
+            return reduce_shape(name, args["input"], args["dim"], args.get("keepdim", False))
 
-        op(name, "input:tensor, dim:any=None, keepdim:bool=False, *, dtype:any=None",
-           tags=("reduction",), differentiable=name not in ("all", "any", "count_nonzero"),
+        params = "input:tensor, dim:any=None, keepdim:bool=False"
+        if name in ("sum", "nansum", "mean", "prod", "nanmean"):
+            params += ", *, dtype:dtype=None"
+        function = method = None
+        if name == "count_nonzero":  # torch's count_nonzero has no keepdim
+            params, function, method = "input:tensor, dim:any=None", None, None
+        python = {"nanmean": "tt method", "count_nonzero": "tt"}.get(name, "")
+        op(name, params, expose="tt method", function=function, method=method, python=python,
+           tags=("reduction", "logical") if name in ("all", "any") else ("reduction",),
+           differentiable=name not in ("all", "any", "count_nonzero"),
            gradient="" if name not in ("all", "any", "count_nonzero") else "boolean result",
-           dtype_rule="bool" if name in ("all", "any") else "reduce")(rule)
+           dtype_rule=_DTYPE.get(name, "accumulate"), graph=name in _CPP, fusion=_COMBINE.get(name),
+           cpp=f"ReduceOp::{_CPP[name]}" if name in _CPP else None)(rule)
 
     for name in ("var", "std"):
         def vrule(args: Args, name: str = name) -> Result:
             return reduce_shape(name, args["input"], args["dim"], args["keepdim"])
 
         op(name, "input:tensor, dim:any=None, unbiased:any=None, keepdim:bool=False, *, correction:any=None",
-           tags=("reduction",), dtype_rule="float")(vrule)
+           expose="tt method", tags=("reduction",), dtype_rule="float", graph=True, prim="Reduction")(vrule)
 
     for name in ("argmax", "argmin"):
         def arule(args: Args, name: str = name) -> Result:
             return reduce_shape(name, args["input"], args["dim"], args["keepdim"])
 
-        op(name, "input:tensor, dim:any=None, keepdim:bool=False", tags=("reduction",),
-           differentiable=False, gradient="integer result", dtype_rule="int64")(arule)
+        op(name, "input:tensor, dim:any=None, keepdim:bool=False", expose="tt method", tags=("reduction",),
+           differentiable=False, gradient="integer result", dtype_rule="int64", graph=True, prim="Other")(arule)
 
     for name in ("max", "min", "median", "mode"):
         def mrule(args: Args, name: str = name) -> Result:
@@ -102,16 +119,22 @@ def _register() -> None:
                 return UNKNOWN
             return Outputs((values, values), ("values", "indices"))
 
-        op(name, "input:tensor, dim:any=None, keepdim:bool=False", tags=("reduction",),
-           dtype_rule="same")(mrule)
+        picks = name in ("max", "min")
+        op(name, f"input:tensor, dim:any={-1 if name == 'mode' else None}, keepdim:bool=False", expose="tt method",
+           python="" if picks else "tt method", tags=("reduction",), dtype_rule="same", graph=picks,
+           prim="Other" if picks else None,
+           returns=None if picks else "Any",
+           overloads=("(input: _AnyTensor) -> Tensor[()]",
+                      f"(input: _AnyTensor, dim: Any, keepdim: _bool = False) -> {_VI}") if picks else ())(mrule)
 
-    @op("logsumexp", "input:tensor, dim:any, keepdim:bool=False", tags=("reduction",), dtype_rule="float")
+    @op("logsumexp", "input:tensor, dim:any, keepdim:bool=False", expose="tt method", tags=("reduction",),
+        dtype_rule="float", graph=True, prim="Reduction")
     def logsumexp(args: Args) -> Result:
         """A stable log(sum(exp(x))) over ``dim``."""
         return reduce_shape("logsumexp", args["input"], args["dim"], args["keepdim"])
 
-    @op("norm", "input:tensor, p:any='fro', dim:any=None, keepdim:bool=False, *, dtype:any=None",
-        tags=("reduction",), dtype_rule="float")
+    @op("norm", "input:tensor, p:any='fro', dim:any=None, keepdim:bool=False, dtype:dtype=None", expose="tt method",
+        tags=("reduction",), dtype_rule="float", graph=True)  # runs as norm2 (p=2) or other ops
     def norm(args: Args) -> Result:
         """A vector or matrix norm over ``dim`` (all dims by default)."""
         dim = args["dim"]
@@ -132,8 +155,52 @@ def _register() -> None:
                 return p
             return x
 
-        op(name, "input:tensor, dim:any=None, *, dtype:any=None", tags=("normalization",) if "soft" in name else ("scan",),
-           dtype_rule="float", signature="(*s) -> (*s)")(srule)
+        soft = "soft" in name
+        params = "input:tensor, dim:int, dtype:dtype=None" if soft else "input:tensor, dim:int, *, dtype:dtype=None"
+        if name == "logcumsumexp":
+            params = "input:tensor, dim:int"
+        op(name, params, expose="tt method F" if soft else "tt method", tags=("normalization",) if soft else ("scan",),
+           python="tt method" if name == "logcumsumexp" else "", dtype_rule="float", signature="(*s) -> (*s)",
+           graph=name != "logcumsumexp", prim=None if name == "logcumsumexp" else "Other")(srule)
+
+    for name in ("sort", "argsort"):
+        def sort_rule(args: Args, name: str = name) -> Result:
+            x: ShapeLike = args["input"]
+            if isinstance(x, Unknown):
+                return UNKNOWN
+            p = norm_axis(name, x, args["dim"])
+            if isinstance(p, Issue):
+                return p
+            return x if name == "argsort" else Outputs((x, x), ("values", "indices"))
+
+        op(name, "input:tensor, dim:int=-1, descending:bool=False, *, stable:bool=False", expose="tt method",
+           tags=("sort",), cuda="host", differentiable=name == "sort", gradient="" if name == "sort" else "integer result",
+           dtype_rule="same" if name == "sort" else "int64", returns=_VI if name == "sort" else None,
+           signature=None if name == "sort" else "(*s) -> (*s)")(sort_rule)
+
+    @op("topk", "input:tensor, k:size, dim:int=-1, largest:bool=True, sorted:bool=True", expose="tt method",
+        tags=("sort",), cuda="host", dtype_rule="same", returns=_VI)
+    def topk(args: Args) -> Result:
+        """The ``k`` largest (or smallest) along ``dim``: values and their indices."""
+        x: ShapeLike = args["input"]
+        if isinstance(x, Unknown):
+            return UNKNOWN
+        p = norm_axis("topk", x, args["dim"])
+        if isinstance(p, Issue):
+            return p
+        if p is None:
+            return UNKNOWN
+        k = args["k"]
+        if x.is_fixed and not x.dims:  # a 0-d input has one element along its dim
+            if as_int(k) is not None and as_int(k) not in (0, 1):
+                return Issue("shape-arg", f"topk: k={as_int(k)} is out of range for a 0-d tensor")
+            return Outputs((x, x), ("values", "indices"))
+        size = x.dim(p) if x.is_fixed or p >= 0 else None
+        if as_int(k) is not None and size is not None and as_int(size) is not None and not 0 <= as_int(k) <= as_int(size):  # type: ignore[operator]
+            return Issue("shape-arg", f"topk: k={as_int(k)} is out of range for dim {args['dim']} of size {size}; "
+                         f"shape {fmt_shape(x)}")
+        out = replace(x, p, (k if not isinstance(k, bool) else UNKNOWN,))
+        return Outputs((out, out), ("values", "indices"))
 
 
 _register()

@@ -1,0 +1,20 @@
+#pragma once
+// Which BLAS runs float32/float64 matrix products on the CPU (NOTE [ BLAS by CPU ] in
+// backend/src/cpu/blas_select.cpp): "openblas" (linked, always there) or "mkl" (Intel's, loaded at
+// run time where the CPU is Intel's and the library is installed).
+#include <string>
+#include <vector>
+
+namespace tt {
+
+// The library in use ("openblas" or "mkl"); the choice is made on the first call.
+std::string blas_library();
+// Libraries that could be chosen on this machine, the linked OpenBLAS first.
+std::vector<std::string> blas_available();
+// "openblas", "mkl" or "auto" (the default choice); throws std::invalid_argument for other names
+// and std::runtime_error when MKL is asked for but cannot be loaded.
+void set_blas(const std::string& name);
+// Where the Python side found libmkl_rt (tried before the loader's own search path).
+void set_blas_mkl_path(const std::string& path);
+
+}  // namespace tt

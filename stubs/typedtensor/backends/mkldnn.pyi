@@ -1,0 +1,3 @@
+enabled: bool
+
+def is_available() -> bool: ...

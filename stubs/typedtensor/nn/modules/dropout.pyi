@@ -1,0 +1,3 @@
+# torch.nn.modules.dropout's classes that typedtensor has (typedtensor/nn/modules/_paths.py)
+from typedtensor.nn import Dropout as Dropout
+from typedtensor.nn import Dropout2d as Dropout2d

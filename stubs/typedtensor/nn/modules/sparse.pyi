@@ -1,0 +1,2 @@
+# torch.nn.modules.sparse's classes that typedtensor has (typedtensor/nn/modules/_paths.py)
+from typedtensor.nn import Embedding as Embedding

@@ -1,0 +1,38 @@
+"""A CNN whose classifier is sized for the wrong flattened feature count.
+
+The fixed twin of ../bugs/b01_flatten_linear_in_features.py.
+Source: https://androidkt.com/fix-runtimeerror-mat1-and-mat2-shapes-cannot-be-multiplied/
+Two conv blocks (padding 2, each followed by a 2x2 max-pool) turn a 1x28x28 digit into 32x7x7 =
+1568 features, but the output layer was declared ``nn.Linear(1050, 10)``: "mat1 and mat2 shapes
+cannot be multiplied (2x1568 and 1050x10)". The fix sizes the layer ``32 * 7 * 7``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import typedtensor as tt
+from typedtensor import Dim, Tensor, nn
+
+
+class Batch(Dim):
+    "images in one minibatch"
+
+
+class CNN(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = nn.Sequential(nn.Conv2d(1, 16, 5, 1, 2), nn.ReLU(), nn.MaxPool2d(2))
+        self.conv2 = nn.Sequential(nn.Conv2d(16, 32, 5, 1, 2), nn.ReLU(), nn.MaxPool2d(2))
+        self.out = nn.Linear(32 * 7 * 7, 10)
+
+    def forward(self, x: Tensor[Batch, Literal[1], Literal[28], Literal[28]]) -> Tensor[Batch, Literal[10]]:
+        x = self.conv1(x)
+        x = self.conv2(x)
+        x = x.view(x.size(0), -1)
+        return self.out(x)
+
+
+def main() -> None:
+    model = CNN()
+    model(tt.randn(Batch(2), 1, 28, 28))

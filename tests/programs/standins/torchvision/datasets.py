@@ -1,0 +1,77 @@
+"""Synthetic ``MNIST`` and ``FakeData`` with torchvision's constructor signatures.
+
+Each sample is drawn from ``numpy.random.default_rng`` seeded by the dataset and the index, so every
+run (and every DataLoader worker) sees the same images; an MNIST image is noise plus a bright square
+whose place depends on the label, so the programs' models have something to learn."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+Transform = Callable[[Any], Any] | None
+
+
+class MNIST:
+    """28x28 uint8 images (torchvision gives PIL images; ``transforms.ToTensor`` takes either)."""
+
+    train_size = 256
+    test_size = 64
+
+    def __init__(
+        self, root: str, train: bool = True, transform: Transform = None, target_transform: Transform = None,
+        download: bool = False,
+    ) -> None:
+        self.root = root
+        self.train = train
+        self.transform = transform
+        self.target_transform = target_transform
+        self._seed = 1 if train else 2
+
+    def __len__(self) -> int:
+        return self.train_size if self.train else self.test_size
+
+    def __getitem__(self, index: int) -> tuple[Any, Any]:
+        if not 0 <= index < len(self):
+            raise IndexError(f"MNIST index {index} out of range")
+        rng = np.random.default_rng((self._seed, index))
+        target = int(rng.integers(10))
+        img = rng.integers(0, 96, (28, 28), dtype=np.uint8)
+        row, col = 4 + 7 * (target // 4), 4 + 6 * (target % 4)
+        img[row : row + 6, col : col + 6] = 255
+        sample: Any = self.transform(img) if self.transform is not None else img
+        if self.target_transform is not None:
+            return sample, self.target_transform(target)
+        return sample, target
+
+
+class FakeData:
+    """Random ``image_size`` images (C, H, W) as uint8 H x W x C arrays, and random labels."""
+
+    def __init__(
+        self, size: int = 1000, image_size: tuple[int, int, int] = (3, 224, 224), num_classes: int = 10,
+        transform: Transform = None, target_transform: Transform = None, random_offset: int = 0,
+    ) -> None:
+        self.size = size
+        self.image_size = image_size
+        self.num_classes = num_classes
+        self.transform = transform
+        self.target_transform = target_transform
+        self.random_offset = random_offset
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, index: int) -> tuple[Any, Any]:
+        if not 0 <= index < len(self):
+            raise IndexError(f"{type(self).__name__} index {index} is out of bounds")
+        rng = np.random.default_rng(index + self.random_offset)
+        c, h, w = self.image_size
+        img = rng.integers(0, 256, (h, w, c), dtype=np.uint8)
+        target = int(rng.integers(self.num_classes))
+        sample: Any = self.transform(img) if self.transform is not None else img
+        if self.target_transform is not None:
+            return sample, self.target_transform(target)
+        return sample, target

@@ -1,0 +1,7 @@
+"""``torch.nn.modules.linear_cross_entropy_options``'s classes that typedtensor has (see ``_paths``)."""
+
+from __future__ import annotations
+
+from typedtensor.nn.modules._paths import export
+
+__all__ = export(__name__)

@@ -1,0 +1,66 @@
+"""The fused pointwise updates torch's optimizers call, written with the ops typedtensor has.
+
+Each reproduces torch's CPU kernel's order of operations (``self + value * t1 * t2`` for
+``addcmul_``, ``self + value * t1 / t2`` for ``addcdiv_``, the two-branch ``lerp``), so a float32
+trajectory rounds as torch's does step by step; ``value`` is rounded to the tensor's dtype by the
+multiplication, as torch's kernel rounds its scalar. (``Tensor.addcmul_``/``addcdiv_`` themselves are
+op-table entries still to come; these helpers are the optimizers' private spelling until then.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from typedtensor._runtime import _C
+
+Tensor = Any
+
+
+def addcmul_(x: Tensor, t1: Tensor, t2: Tensor, value: float = 1.0) -> Tensor:
+    """``x += value * t1 * t2`` in place."""
+    return x.add_(t1 * t2 if value == 1 else (t1 * value) * t2)
+
+
+def addcdiv_(x: Tensor, t1: Tensor, t2: Tensor, value: float = 1.0) -> Tensor:
+    """``x += value * t1 / t2`` in place."""
+    return x.add_(t1 / t2 if value == 1 else (t1 * value) / t2)
+
+
+def lerp_(x: Tensor, end: Tensor, weight: float) -> Tensor:
+    """``x += weight * (end - x)`` in place, with torch's second form for ``weight >= 0.5``."""
+    if abs(weight) < 0.5:
+        return x.add_((end - x) * weight)
+    return x.copy_(end - (end - x) * (1 - weight))
+
+
+def maximum_(x: Tensor, other: Tensor) -> Tensor:
+    """``x = max(x, other)`` in place."""
+    return x.copy_(_C.maximum(x, other))
+
+
+def step_counter() -> Tensor:
+    """torch keeps ``state["step"]`` as a float32 0-d tensor; so does typedtensor (state dicts interchange)."""
+    return _C.tensor(0.0, dtype=_C.float32)
+
+
+def bump(step: Tensor) -> float:
+    """Advance a step counter and return the new count."""
+    step.add_(1)
+    return float(step.item())
+
+
+def torch_flags(
+    name: str, *, foreach: bool | None = None, capturable: bool = False, differentiable: bool = False,
+    fused: bool | None = None,
+) -> dict[str, Any]:
+    """torch's implementation switches, kept in the groups (so state dicts carry the same keys).
+
+    ``foreach``, ``fused`` and ``capturable`` choose how torch schedules the same arithmetic; here
+    every step runs the per-tensor update, so they are accepted and change nothing.
+    ``differentiable=True`` (autograd through the step) is refused: steps run outside autograd.
+    """
+    if differentiable:
+        raise NotImplementedError(f"{name}: differentiable=True is not supported (optimizer steps run outside autograd)")
+    if fused and foreach:
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+    return {"foreach": foreach, "capturable": capturable, "differentiable": differentiable, "fused": fused}

@@ -1,0 +1,56 @@
+"""Public names that are not ops, each with the reason: the other half of the completeness walk.
+
+Every public name of ``typedtensor``, ``Tensor``, ``nn``, ``nn.functional``, ``optim`` and ``data``
+is an op of the table (NOTE [ One op table ] in registry.py), an ``nn`` module of the registry, or
+listed here (tests/shapes/test_table_complete.py). Each still has a stub.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+
+def _all(reason: str, *names: str) -> dict[str, str]:
+    return dict.fromkeys(names, reason)
+
+
+NOT_OPS: Final[dict[str, str]] = {
+    **_all("a dimension type of the annotation language (DESIGN §1)",
+           "typedtensor.Dim", "typedtensor.Add", "typedtensor.Sub", "typedtensor.Mul", "typedtensor.Div"),
+    **_all("a class", "typedtensor.Tensor", "typedtensor.dtype", "typedtensor.device", "typedtensor.ShapeError"),
+    **_all("a dtype", *(f"typedtensor.{d}" for d in (
+        "bool", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64", "half", "float", "double",
+        "long", "int"))),
+    **_all("a submodule", *(f"typedtensor.{m}" for m in (
+        "autograd", "backends", "cuda", "data", "functional", "jit", "nn", "optim", "shapes", "utils"))),
+    **_all("a decorator or compiler of functions", "typedtensor.checked", "typedtensor.compile"),
+    **_all("grad mode", "typedtensor.no_grad", "typedtensor.enable_grad", "typedtensor.set_grad_enabled",
+           "typedtensor.inference_mode", "typedtensor.is_grad_enabled"),
+    **_all("random state", "typedtensor.manual_seed", "typedtensor.initial_seed"),
+    **_all("thread settings", "typedtensor.set_num_threads", "typedtensor.get_num_threads"),
+    **_all("answers with a Python bool, not a tensor", "typedtensor.allclose", "typedtensor.equal",
+           "typedtensor.is_tensor", "typedtensor.is_floating_point"),
+    **_all("answers with a Python int", "typedtensor.numel"),
+    **_all("a dtype query", "typedtensor.result_type", "typedtensor.promote_types", "typedtensor.can_cast"),
+    **_all("computes a shape (a tuple of ints), no tensor", "typedtensor.broadcast_shapes"),
+    **_all("interop: exports a DLPack capsule", "typedtensor.to_dlpack"),
+    **_all("serialization", "typedtensor.save", "typedtensor.load"),
+    **_all("metadata", *(f"Tensor.{m}" for m in (
+        "shape", "ndim", "dtype", "device", "is_cuda", "is_cpu", "itemsize", "nbytes", "size", "stride", "dim",
+        "ndimension", "numel", "nelement", "element_size", "is_contiguous", "is_floating_point", "is_set_to",
+        "storage_offset", "data_ptr", "untyped_storage_ptr"))),
+    **_all("autograd state", *(f"Tensor.{m}" for m in (
+        "backward", "grad", "grad_fn", "is_leaf", "requires_grad", "requires_grad_", "retain_grad", "retains_grad",
+        "detach_", "data"))),
+    **_all("conversion to Python or numpy values", "Tensor.tolist", "Tensor.numpy"),
+    **_all("Python's object protocol", *(f"Tensor.__{m}__" for m in (
+        "len", "iter", "bool", "float", "int", "index", "array", "dlpack", "dlpack_device"))),
+    **_all("a module container or the base class", "typedtensor.nn.Module", "typedtensor.nn.Sequential",
+           "typedtensor.nn.ModuleList", "typedtensor.nn.ModuleDict"),
+    **_all("a tensor subclass", "typedtensor.nn.Parameter"),
+    **_all("a submodule", "typedtensor.nn.functional", "typedtensor.nn.init", "typedtensor.optim.lr_scheduler"),
+    **_all("an optimizer: updates parameters in place, no op of its own",
+           "typedtensor.optim.Optimizer", "typedtensor.optim.SGD", "typedtensor.optim.Adam", "typedtensor.optim.AdamW"),
+    **_all("data loading", "typedtensor.data.Dataset", "typedtensor.data.TensorDataset", "typedtensor.data.Subset",
+           "typedtensor.data.DataLoader", "typedtensor.data.default_collate", "typedtensor.data.random_split"),
+}
