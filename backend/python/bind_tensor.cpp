@@ -449,8 +449,8 @@ void bind_tensor(py::module_& m) {
     return tt::lerp(a, b, tensor_from(w));
   }, py::arg("end"), py::arg("weight"));
   m.def("_lerp_scalar", &tt::lerp_scalar, py::arg("input"), py::arg("end"), py::arg("weight"));
-  cls.def("nan_to_num", [](const Tensor& a, double nan, std::optional<double> p, std::optional<double> n) { return tt::nan_to_num(a, nan, p, n); },
-          py::arg("nan") = 0.0, py::arg("posinf") = py::none(), py::arg("neginf") = py::none());
+  def_op(cls, m, "nan_to_num", [](const Tensor& a, double nan, std::optional<double> p, std::optional<double> n) { return tt::nan_to_num(a, nan, p, n); },
+         py::arg("nan") = 0.0, py::arg("posinf") = py::none(), py::arg("neginf") = py::none());
   cls.def("where", [](const Tensor& a, py::handle cond, py::handle other) { return tt::where(tensor_from(cond), a, tensor_from(other)); },
           py::arg("condition"), py::arg("other"));
   def_op(cls, m, "masked_fill", [](const Tensor& a, const Tensor& mask, py::handle v) {
