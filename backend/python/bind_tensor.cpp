@@ -47,25 +47,28 @@ py::object rbinop(const Tensor& a, py::handle b) {
   return py::reinterpret_borrow<py::object>(Py_NotImplemented);
 }
 
-template <BinaryOp OP>
-Tensor& ibinop(Tensor& a, py::handle b) {
-  if (const Tensor* t = as_tensor_ptr(b)) return tt::binary_(OP, a, *t);
+Tensor& ibinary(BinaryOp op, Tensor& a, py::handle b) {
+  if (const Tensor* t = as_tensor_ptr(b)) return tt::binary_(op, a, *t);
   Scalar s;
-  if (scalar_from(b, &s)) return tt::binary_(OP, a, s);
-  return tt::binary_(OP, a, tensor_data(b, std::nullopt));
+  if (scalar_from(b, &s)) return tt::binary_(op, a, s);
+  return tt::binary_(op, a, tensor_data(b, std::nullopt));
 }
 
 template <BinaryOp OP>
-Tensor fn_binary(py::handle a, py::handle b) {
+Tensor& ibinop(Tensor& a, py::handle b) {
+  return ibinary(OP, a, b);
+}
+
+Tensor fn_binary(BinaryOp op, py::handle a, py::handle b) {
   if (is_tensor(a)) {
     const Tensor& ta = a.cast<const Tensor&>();
     Scalar s;
-    if (!is_tensor(b) && scalar_from(b, &s)) return tt::binary(OP, ta, s);
-    return tt::binary(OP, ta, tensor_from(b));
+    if (!is_tensor(b) && scalar_from(b, &s)) return tt::binary(op, ta, s);
+    return tt::binary(op, ta, tensor_from(b));
   }
   Scalar s;
-  if (scalar_from(a, &s) && is_tensor(b)) return tt::binary(OP, s, b.cast<const Tensor&>());
-  return tt::binary(OP, tensor_from(a), tensor_from(b));
+  if (scalar_from(a, &s) && is_tensor(b)) return tt::binary(op, s, b.cast<const Tensor&>());
+  return tt::binary(op, tensor_from(a), tensor_from(b));
 }
 
 Tensor div_mode(const Tensor& a, py::handle b, py::object mode) {
@@ -171,19 +174,25 @@ void install_number_slots(py::handle cls) {
 
 }  // namespace
 
-#define TT_UNARY(NAME, OP)                                                              \
-  cls.def(NAME, [](const Tensor& a) { return tt::unary(UnaryOp::OP, a); });             \
-  cls.def(NAME "_", [](Tensor& a) -> Tensor& { return tt::unary_(UnaryOp::OP, a); }, \
-          py::return_value_policy::reference_internal);                                \
-  m.def(NAME, [](const Tensor& a) { return tt::unary(UnaryOp::OP, a); }, py::arg("input"));
+// Binds `name` once in both of torch's forms: the Tensor method (the tensor as self) and the function
+// (the tensor as `input`), with the same callable and the same further arguments.
+template <class F, class... Extra>
+void def_op(py::class_<Tensor>& cls, py::module_& m, const char* name, F&& f, const Extra&... extra) {
+  cls.def(name, f, extra...);
+  m.def(name, std::forward<F>(f), py::arg("input"), extra...);
+}
 
-#define TT_BINARY_METHOD(NAME, OP)                                                                         \
-  cls.def(NAME, [](const Tensor& a, py::handle b) { return fn_binary<BinaryOp::OP>(py::cast(a), b); },     \
-          py::arg("other"));                                                                               \
-  cls.def(NAME "_", [](Tensor& a, py::handle b) -> Tensor& { return ibinop<BinaryOp::OP>(a, b); },        \
-          py::arg("other"), py::return_value_policy::reference_internal);                                  \
-  m.def(NAME, [](py::handle a, py::handle b) { return fn_binary<BinaryOp::OP>(a, b); }, py::arg("input"), \
-        py::arg("other"));
+// An elementwise op of the op table's lists: x.op(), tt.op(x) and the in-place x.op_().
+void def_unary(py::class_<Tensor>& cls, py::module_& m, const char* name, UnaryOp op) {
+  def_op(cls, m, name, [op](const Tensor& a) { return tt::unary(op, a); });
+  cls.def((std::string(name) + "_").c_str(), [op](Tensor& a) -> Tensor& { return tt::unary_(op, a); },
+          py::return_value_policy::reference_internal);
+}
+void def_binary(py::class_<Tensor>& cls, py::module_& m, const char* name, BinaryOp op) {
+  def_op(cls, m, name, [op](py::handle a, py::handle b) { return fn_binary(op, a, b); }, py::arg("other"));
+  cls.def((std::string(name) + "_").c_str(), [op](Tensor& a, py::handle b) -> Tensor& { return ibinary(op, a, b); },
+          py::arg("other"), py::return_value_policy::reference_internal);
+}
 
 void bind_tensor(py::module_& m) {
   py::class_<Tensor> cls(m, "Tensor", py::buffer_protocol());
@@ -343,46 +352,32 @@ void bind_tensor(py::module_& m) {
   install_number_slots(cls);
 
   // ---- elementwise methods + functions ----
-  TT_BINARY_METHOD("sub", Sub)
-  TT_BINARY_METHOD("subtract", Sub)
-  TT_BINARY_METHOD("mul", Mul)
-  TT_BINARY_METHOD("multiply", Mul)
-  TT_BINARY_METHOD("true_divide", Div)
-  TT_BINARY_METHOD("floor_divide", FloorDiv)
-  TT_BINARY_METHOD("remainder", Remainder)
-  TT_BINARY_METHOD("fmod", Fmod)
-  TT_BINARY_METHOD("pow", Pow)
-  TT_BINARY_METHOD("maximum", Maximum)
-  TT_BINARY_METHOD("minimum", Minimum)
-  TT_BINARY_METHOD("atan2", Atan2)
-  TT_BINARY_METHOD("hypot", Hypot)
-  TT_BINARY_METHOD("copysign", Copysign)
-  TT_BINARY_METHOD("eq", Eq)
-  TT_BINARY_METHOD("ne", Ne)
-  TT_BINARY_METHOD("lt", Lt)
-  TT_BINARY_METHOD("le", Le)
-  TT_BINARY_METHOD("gt", Gt)
-  TT_BINARY_METHOD("ge", Ge)
-  TT_BINARY_METHOD("greater", Gt)
-  TT_BINARY_METHOD("less", Lt)
-  TT_BINARY_METHOD("greater_equal", Ge)
-  TT_BINARY_METHOD("less_equal", Le)
-  TT_BINARY_METHOD("not_equal", Ne)
-  TT_BINARY_METHOD("logical_and", LogicalAnd)
-  TT_BINARY_METHOD("logical_or", LogicalOr)
-  TT_BINARY_METHOD("logical_xor", LogicalXor)
-  TT_BINARY_METHOD("bitwise_and", BitAnd)
-  TT_BINARY_METHOD("bitwise_or", BitOr)
-  TT_BINARY_METHOD("bitwise_xor", BitXor)
+  // every op of the op table's elementwise lists, under its registry name (the ones whose signature
+  // has more, like add's alpha, gelu's approximate or round's decimals, are bound below)
+#define TT_BIND_BINARY(E, name, ...) \
+  if (BinaryOp::E != BinaryOp::Add && BinaryOp::E != BinaryOp::Div) def_binary(cls, m, name, BinaryOp::E);
+  TT_BINARY_OPS(TT_BIND_BINARY)
+#undef TT_BIND_BINARY
+#define TT_BIND_UNARY(E, name, ...) \
+  if (UnaryOp::E != UnaryOp::Round && UnaryOp::E != UnaryOp::Gelu && UnaryOp::E != UnaryOp::GeluTanh) \
+    def_unary(cls, m, name, UnaryOp::E);
+  TT_UNARY_OPS(TT_BIND_UNARY)
+#undef TT_BIND_UNARY
+  // torch's other names for some of them
+  const std::pair<const char*, BinaryOp> aliases[] = {
+      {"subtract", BinaryOp::Sub}, {"multiply", BinaryOp::Mul}, {"true_divide", BinaryOp::Div},
+      {"greater", BinaryOp::Gt},   {"less", BinaryOp::Lt},      {"greater_equal", BinaryOp::Ge},
+      {"less_equal", BinaryOp::Le}, {"not_equal", BinaryOp::Ne}};
+  for (const auto& [alias, op] : aliases) def_binary(cls, m, alias, op);
+  def_unary(cls, m, "negative", UnaryOp::Neg);
+  def_unary(cls, m, "absolute", UnaryOp::Abs);
 
   auto add_fn = [](py::handle a, py::handle b, py::handle alpha) {
     Scalar al = alpha.is_none() ? Scalar::from_int(1) : scalar_arg(alpha, "alpha");
-    if (al.kind != Scalar::Float && al.i == 1) return fn_binary<BinaryOp::Add>(a, b);
+    if (al.kind != Scalar::Float && al.i == 1) return fn_binary(BinaryOp::Add, a, b);
     return tt::binary(BinaryOp::Add, tensor_from(a), tt::binary(BinaryOp::Mul, tensor_from(b), al));
   };
-  cls.def("add", [add_fn](const Tensor& a, py::handle b, py::handle alpha) { return add_fn(py::cast(a), b, alpha); },
-          py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
-  m.def("add", add_fn, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
+  def_op(cls, m, "add", add_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
   cls.def("add_", [](Tensor& a, py::handle b, py::handle alpha) -> Tensor& {
     if (alpha.is_none()) return ibinop<BinaryOp::Add>(a, b);
     return tt::add_scaled_(a, tensor_from(b), scalar_arg(alpha, "alpha"));
@@ -394,85 +389,29 @@ void bind_tensor(py::module_& m) {
       return tt::binary_(BinaryOp::Sub, a, tt::binary(BinaryOp::Mul, tensor_from(b), al));
     return tt::add_scaled_(a, tensor_from(b), al.kind == Scalar::Float ? Scalar::from_double(-al.d) : Scalar::from_int(-al.i));
   }, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(), py::return_value_policy::reference_internal);
-  cls.def("div", [](const Tensor& a, py::handle b, py::object mode) { return div_mode(a, b, mode); },
-          py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
-  cls.def("divide", [](const Tensor& a, py::handle b, py::object mode) { return div_mode(a, b, mode); },
-          py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
-  m.def("div", [](py::handle a, py::handle b, py::object mode) { return div_mode(tensor_from(a), b, mode); },
-        py::arg("input"), py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
-  m.def("divide", [](py::handle a, py::handle b, py::object mode) { return div_mode(tensor_from(a), b, mode); },
-        py::arg("input"), py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+  for (const char* n : {"div", "divide"})
+    def_op(cls, m, n, [](py::handle a, py::handle b, py::object mode) { return div_mode(tensor_from(a), b, mode); },
+           py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
   cls.def("div_", [](Tensor& a, py::handle b, py::object mode) -> Tensor& {
     if (mode.is_none()) return ibinop<BinaryOp::Div>(a, b);
     Tensor r = div_mode(a, b, mode);
     return tt::copy_(a, r);
   }, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none(), py::return_value_policy::reference_internal);
 
-  TT_UNARY("neg", Neg)
-  TT_UNARY("negative", Neg)
-  TT_UNARY("abs", Abs)
-  TT_UNARY("absolute", Abs)
-  TT_UNARY("exp", Exp)
-  TT_UNARY("exp2", Exp2)
-  TT_UNARY("expm1", Expm1)
-  TT_UNARY("log", Log)
-  TT_UNARY("log2", Log2)
-  TT_UNARY("log10", Log10)
-  TT_UNARY("log1p", Log1p)
-  TT_UNARY("sqrt", Sqrt)
-  TT_UNARY("rsqrt", Rsqrt)
-  TT_UNARY("sin", Sin)
-  TT_UNARY("cos", Cos)
-  TT_UNARY("tan", Tan)
-  TT_UNARY("asin", Asin)
-  TT_UNARY("acos", Acos)
-  TT_UNARY("atan", Atan)
-  TT_UNARY("sinh", Sinh)
-  TT_UNARY("cosh", Cosh)
-  TT_UNARY("tanh", Tanh)
-  TT_UNARY("asinh", Asinh)
-  TT_UNARY("acosh", Acosh)
-  TT_UNARY("atanh", Atanh)
-  TT_UNARY("sigmoid", Sigmoid)
-  TT_UNARY("relu", Relu)
-  TT_UNARY("silu", Silu)
-  TT_UNARY("erf", Erf)
-  TT_UNARY("erfc", Erfc)
-  TT_UNARY("floor", Floor)
-  TT_UNARY("ceil", Ceil)
-  TT_UNARY("trunc", Trunc)
-  TT_UNARY("frac", Frac)
-  TT_UNARY("sign", Sign)
-  TT_UNARY("reciprocal", Reciprocal)
-  TT_UNARY("square", Square)
-  TT_UNARY("logical_not", LogicalNot)
-  TT_UNARY("bitwise_not", BitNot)
-  TT_UNARY("isnan", IsNan)
-  TT_UNARY("isinf", IsInf)
-  TT_UNARY("isfinite", IsFinite)
-  TT_UNARY("softplus", Softplus)
-  TT_UNARY("mish", Mish)
-  TT_UNARY("logsigmoid", Logsigmoid)
-  TT_UNARY("relu6", Relu6)
-  TT_UNARY("hardsigmoid", Hardsigmoid)
-  TT_UNARY("hardswish", Hardswish)
 
   auto round_fn = [](const Tensor& a, int64_t decimals) {
     if (decimals == 0) return tt::unary(UnaryOp::Round, a);
     double s = std::pow(10.0, static_cast<double>(decimals));
     return tt::binary(BinaryOp::Div, tt::unary(UnaryOp::Round, tt::binary(BinaryOp::Mul, a, Scalar::from_double(s))), Scalar::from_double(s));
   };
-  cls.def("round", round_fn, py::kw_only(), py::arg("decimals") = 0);
-  m.def("round", round_fn, py::arg("input"), py::kw_only(), py::arg("decimals") = 0);
+  def_op(cls, m, "round", round_fn, py::kw_only(), py::arg("decimals") = 0);
   auto gelu_fn = [](const Tensor& a, const std::string& approx) {
     if (approx == "none") return tt::unary(UnaryOp::Gelu, a);
     if (approx == "tanh") return tt::unary(UnaryOp::GeluTanh, a);
     throw tt::ValueError("gelu: approximate must be 'none' or 'tanh', got '" + approx + "'");
   };
-  cls.def("gelu", gelu_fn, py::kw_only(), py::arg("approximate") = "none");
-  m.def("gelu", gelu_fn, py::arg("input"), py::kw_only(), py::arg("approximate") = "none");
-  cls.def("leaky_relu", &tt::leaky_relu, py::arg("negative_slope") = 0.01);
-  m.def("leaky_relu", &tt::leaky_relu, py::arg("input"), py::arg("negative_slope") = 0.01);
+  def_op(cls, m, "gelu", gelu_fn, py::kw_only(), py::arg("approximate") = "none");
+  def_op(cls, m, "leaky_relu", &tt::leaky_relu, py::arg("negative_slope") = 0.01);
   m.def("elu", &tt::elu, py::arg("input"), py::arg("alpha") = 1.0);
 
   auto clamp_fn = [](const Tensor& a, py::object lo, py::object hi) {
@@ -488,8 +427,7 @@ void bind_tensor(py::module_& m) {
     return tt::clamp(a, l, h);
   };
   for (const char* n : {"clamp", "clip"}) {
-    cls.def(n, clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
-    m.def(n, clamp_fn, py::arg("input"), py::arg("min") = py::none(), py::arg("max") = py::none());
+    def_op(cls, m, n, clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
   }
   auto clamp_inplace = [](Tensor& a, py::object lo, py::object hi) -> Tensor& {
     std::optional<Scalar> l, h;
@@ -511,17 +449,17 @@ void bind_tensor(py::module_& m) {
     return tt::lerp(a, b, tensor_from(w));
   }, py::arg("end"), py::arg("weight"));
   m.def("_lerp_scalar", &tt::lerp_scalar, py::arg("input"), py::arg("end"), py::arg("weight"));
-  cls.def("nan_to_num", [](const Tensor& a, double nan, std::optional<double> p, std::optional<double> n) { return tt::nan_to_num(a, nan, p, n); },
-          py::arg("nan") = 0.0, py::arg("posinf") = py::none(), py::arg("neginf") = py::none());
+  def_op(cls, m, "nan_to_num", [](const Tensor& a, double nan, std::optional<double> p, std::optional<double> n) { return tt::nan_to_num(a, nan, p, n); },
+         py::arg("nan") = 0.0, py::arg("posinf") = py::none(), py::arg("neginf") = py::none());
   cls.def("where", [](const Tensor& a, py::handle cond, py::handle other) { return tt::where(tensor_from(cond), a, tensor_from(other)); },
           py::arg("condition"), py::arg("other"));
-  cls.def("masked_fill", [](const Tensor& a, const Tensor& mask, py::handle v) {
+  def_op(cls, m, "masked_fill", [](const Tensor& a, const Tensor& mask, py::handle v) {
     if (is_tensor(v)) return tt::masked_fill_t(a, mask, v.cast<const Tensor&>());
     return tt::masked_fill(a, mask, scalar_arg(v, "masked_fill"));
   }, py::arg("mask"), py::arg("value"));
   cls.def("masked_fill_", [](Tensor& a, const Tensor& mask, py::handle v) -> Tensor& {
-    Tensor r = is_tensor(v) ? tt::masked_fill_t(a, mask, v.cast<const Tensor&>()) : tt::masked_fill(a, mask, scalar_arg(v, "masked_fill_"));
-    return tt::copy_(a, r);
+    Tensor value = is_tensor(v) ? v.cast<Tensor>() : tt::scalar_tensor(scalar_arg(v, "masked_fill_"), a.dtype());
+    return tt::masked_fill_(a, mask, value);
   }, py::arg("mask"), py::arg("value"), py::return_value_policy::reference_internal);
 
   // ---- reductions ----
@@ -548,17 +486,14 @@ void bind_tensor(py::module_& m) {
   auto prod_fn = [](const Tensor& a, py::object dim, bool keepdim, py::object dtype) {
     return tt::reduce(ReduceOp::Prod, a, dims_from(dim), keepdim, dtype_from(dtype));
   };
-  cls.def("prod", prod_fn, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
-  m.def("prod", prod_fn, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+  def_op(cls, m, "prod", prod_fn, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
   for (bool is_max : {true, false}) {
     auto f = [is_max](const Tensor& a, py::object dim, py::object keepdim) { return max_min(is_max, a, dim, keepdim); };
-    cls.def(is_max ? "max" : "min", f, py::arg("dim") = py::none(), py::arg("keepdim") = py::none());
-    m.def(is_max ? "max" : "min", f, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = py::none());
+    def_op(cls, m, is_max ? "max" : "min", f, py::arg("dim") = py::none(), py::arg("keepdim") = py::none());
     auto g = [is_max](const Tensor& a, py::object dim, bool keepdim) {
       return is_max ? tt::argmax(a, opt_int(dim), keepdim) : tt::argmin(a, opt_int(dim), keepdim);
     };
-    cls.def(is_max ? "argmax" : "argmin", g, py::arg("dim") = py::none(), py::arg("keepdim") = false);
-    m.def(is_max ? "argmax" : "argmin", g, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+    def_op(cls, m, is_max ? "argmax" : "argmin", g, py::arg("dim") = py::none(), py::arg("keepdim") = false);
   }
   for (bool sd : {false, true}) {
     auto f = [sd](const Tensor& a, py::object dim, py::object unbiased, bool keepdim, py::object correction) {
@@ -569,17 +504,14 @@ void bind_tensor(py::module_& m) {
       double c = correction_of(unbiased, correction);
       return sd ? tt::std_(a, dims_from(dim), c, keepdim) : tt::var(a, dims_from(dim), c, keepdim);
     };
-    cls.def(sd ? "std" : "var", f, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false,
-            py::kw_only(), py::arg("correction") = py::none());
-    m.def(sd ? "std" : "var", f, py::arg("input"), py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
-          py::arg("keepdim") = false, py::kw_only(), py::arg("correction") = py::none());
+    def_op(cls, m, sd ? "std" : "var", f, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
+           py::arg("keepdim") = false, py::kw_only(), py::arg("correction") = py::none());
   }
   auto lse = [](const Tensor& a, py::object dim, bool keepdim) {
     auto d = dims_from(dim);
     return tt::logsumexp(a, d ? *d : tt::Dims{}, keepdim);
   };
-  cls.def("logsumexp", lse, py::arg("dim"), py::arg("keepdim") = false);
-  m.def("logsumexp", lse, py::arg("input"), py::arg("dim"), py::arg("keepdim") = false);
+  def_op(cls, m, "logsumexp", lse, py::arg("dim"), py::arg("keepdim") = false);
   auto norm_fn = [](const Tensor& a, py::object p, py::object dim, bool keepdim, py::object dtype) {
     double pv = 2;
     if (!p.is_none()) {
@@ -593,26 +525,21 @@ void bind_tensor(py::module_& m) {
     Tensor x = dtype.is_none() ? a : tt::to_dtype(a, *dtype_from(dtype));
     return tt::norm(x, pv, dims_from(dim), keepdim);
   };
-  cls.def("norm", norm_fn, py::arg("p") = py::none(), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::arg("dtype") = py::none());
-  m.def("norm", norm_fn, py::arg("input"), py::arg("p") = py::none(), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::arg("dtype") = py::none());
+  def_op(cls, m, "norm", norm_fn, py::arg("p") = py::none(), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::arg("dtype") = py::none());
   for (bool prod : {false, true}) {
     auto f = [prod](const Tensor& a, int64_t dim, py::object dtype) {
       return prod ? tt::cumprod(a, dim, dtype_from(dtype)) : tt::cumsum(a, dim, dtype_from(dtype));
     };
-    cls.def(prod ? "cumprod" : "cumsum", f, py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
-    m.def(prod ? "cumprod" : "cumsum", f, py::arg("input"), py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
+    def_op(cls, m, prod ? "cumprod" : "cumsum", f, py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
   }
   auto sort_fn = [](const Tensor& a, int64_t dim, bool desc, bool) { return values_indices(tt::sort(a, dim, desc)); };
-  cls.def("sort", sort_fn, py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(), py::arg("stable") = false);
-  m.def("sort", sort_fn, py::arg("input"), py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(), py::arg("stable") = false);
+  def_op(cls, m, "sort", sort_fn, py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(), py::arg("stable") = false);
   auto argsort_fn = [](const Tensor& a, int64_t dim, bool desc, bool) { return tt::sort(a, dim, desc).second; };
-  cls.def("argsort", argsort_fn, py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(), py::arg("stable") = false);
-  m.def("argsort", argsort_fn, py::arg("input"), py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(), py::arg("stable") = false);
+  def_op(cls, m, "argsort", argsort_fn, py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(), py::arg("stable") = false);
   auto topk_fn = [](const Tensor& a, int64_t k, int64_t dim, bool largest, bool sorted) {
     return values_indices(tt::topk(a, k, dim, largest, sorted));
   };
-  cls.def("topk", topk_fn, py::arg("k"), py::arg("dim") = -1, py::arg("largest") = true, py::arg("sorted") = true);
-  m.def("topk", topk_fn, py::arg("input"), py::arg("k"), py::arg("dim") = -1, py::arg("largest") = true, py::arg("sorted") = true);
+  def_op(cls, m, "topk", topk_fn, py::arg("k"), py::arg("dim") = -1, py::arg("largest") = true, py::arg("sorted") = true);
 
   // ---- shape / views ----
   cls.def("view", [](const Tensor& a, py::args args) -> Tensor {
@@ -691,14 +618,11 @@ void bind_tensor(py::module_& m) {
       }, py::arg("data"), py::kw_only(), py::arg("dtype") = py::none());
 
   auto flatten_fn = [](const Tensor& a, int64_t s, int64_t e) { return tt::flatten(a, s, e); };
-  cls.def("flatten", flatten_fn, py::arg("start_dim") = 0, py::arg("end_dim") = -1);
-  m.def("flatten", flatten_fn, py::arg("input"), py::arg("start_dim") = 0, py::arg("end_dim") = -1);
+  def_op(cls, m, "flatten", flatten_fn, py::arg("start_dim") = 0, py::arg("end_dim") = -1);
   auto unflatten_fn = [](const Tensor& a, int64_t d, py::handle s) { return tt::unflatten(a, d, shape_from(s, "unflatten")); };
-  cls.def("unflatten", unflatten_fn, py::arg("dim"), py::arg("sizes"));
-  m.def("unflatten", unflatten_fn, py::arg("input"), py::arg("dim"), py::arg("sizes"));
+  def_op(cls, m, "unflatten", unflatten_fn, py::arg("dim"), py::arg("sizes"));
   for (const char* n : {"transpose", "swapaxes", "swapdims"}) {
-    cls.def(n, &tt::transpose, py::arg("dim0"), py::arg("dim1"));
-    m.def(n, &tt::transpose, py::arg("input"), py::arg("dim0"), py::arg("dim1"));
+    def_op(cls, m, n, &tt::transpose, py::arg("dim0"), py::arg("dim1"));
   }
   m.def("t", [](const Tensor& a) {
     if (a.dim() > 2) throw tt::ValueError("t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(a.dim()) + "D");
@@ -708,10 +632,8 @@ void bind_tensor(py::module_& m) {
   m.def("reshape", [](const Tensor& a, py::handle s) { return tt::reshape(a, shape_from(s, "reshape")); }, py::arg("input"), py::arg("shape"));
   m.def("broadcast_to", [](const Tensor& a, py::handle s) { return tt::expand(a, shape_from(s, "broadcast_to")); }, py::arg("input"), py::arg("size"));
   auto squeeze_fn = [](const Tensor& a, py::object dim) { return tt::squeeze(a, dims_from(dim)); };
-  cls.def("squeeze", squeeze_fn, py::arg("dim") = py::none());
-  m.def("squeeze", squeeze_fn, py::arg("input"), py::arg("dim") = py::none());
-  cls.def("unsqueeze", &tt::unsqueeze, py::arg("dim"));
-  m.def("unsqueeze", &tt::unsqueeze, py::arg("input"), py::arg("dim"));
+  def_op(cls, m, "squeeze", squeeze_fn, py::arg("dim") = py::none());
+  def_op(cls, m, "unsqueeze", &tt::unsqueeze, py::arg("dim"));
   cls.def("squeeze_", [](Tensor& a, py::object dim) -> Tensor& {
     Tensor r = tt::squeeze(a, dims_from(dim));
     a = r;
@@ -738,17 +660,13 @@ void bind_tensor(py::module_& m) {
     return a;
   }, py::return_value_policy::reference_internal);
   auto narrow_fn = [](const Tensor& a, int64_t d, int64_t s, int64_t l) { return tt::narrow(a, d, s, l); };
-  cls.def("narrow", narrow_fn, py::arg("dim"), py::arg("start"), py::arg("length"));
-  m.def("narrow", narrow_fn, py::arg("input"), py::arg("dim"), py::arg("start"), py::arg("length"));
-  cls.def("select", &tt::select, py::arg("dim"), py::arg("index"));
-  m.def("select", &tt::select, py::arg("input"), py::arg("dim"), py::arg("index"));
+  def_op(cls, m, "narrow", narrow_fn, py::arg("dim"), py::arg("start"), py::arg("length"));
+  def_op(cls, m, "select", &tt::select, py::arg("dim"), py::arg("index"));
   auto diag_fn = [](const Tensor& a, int64_t off, int64_t d0, int64_t d1) { return tt::diagonal(a, off, d0, d1); };
-  cls.def("diagonal", diag_fn, py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1);
-  m.def("diagonal", diag_fn, py::arg("input"), py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1);
+  def_op(cls, m, "diagonal", diag_fn, py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1);
   auto movedim_fn = [](const Tensor& a, py::handle s, py::handle d) { return tt::movedim(a, *dims_from(s), *dims_from(d)); };
   for (const char* n : {"movedim", "moveaxis"}) {
-    cls.def(n, movedim_fn, py::arg("source"), py::arg("destination"));
-    m.def(n, movedim_fn, py::arg("input"), py::arg("source"), py::arg("destination"));
+    def_op(cls, m, n, movedim_fn, py::arg("source"), py::arg("destination"));
   }
   auto flip_fn = [](const Tensor& a, py::handle dims) { return tt::flip(a, *dims_from(dims)); };
   cls.def("flip", [flip_fn](const Tensor& a, py::args dims) {
@@ -759,28 +677,21 @@ void bind_tensor(py::module_& m) {
   auto roll_fn = [](const Tensor& a, py::handle shifts, py::object dims) {
     return tt::roll(a, *dims_from(shifts), dims.is_none() ? tt::Dims{} : *dims_from(dims));
   };
-  cls.def("roll", roll_fn, py::arg("shifts"), py::arg("dims") = py::none());
-  m.def("roll", roll_fn, py::arg("input"), py::arg("shifts"), py::arg("dims") = py::none());
-  cls.def("tril", &tt::tril, py::arg("diagonal") = 0);
-  m.def("tril", &tt::tril, py::arg("input"), py::arg("diagonal") = 0);
-  cls.def("triu", &tt::triu, py::arg("diagonal") = 0);
-  m.def("triu", &tt::triu, py::arg("input"), py::arg("diagonal") = 0);
+  def_op(cls, m, "roll", roll_fn, py::arg("shifts"), py::arg("dims") = py::none());
+  def_op(cls, m, "tril", &tt::tril, py::arg("diagonal") = 0);
+  def_op(cls, m, "triu", &tt::triu, py::arg("diagonal") = 0);
   auto split_fn = [](const Tensor& a, py::handle s, int64_t dim) {
     if (PySequence_Check(s.ptr())) return tt::split(a, shape_from(s, "split").vec(), dim);
     return tt::split_size(a, s.cast<int64_t>(), dim);
   };
   cls.def("split", split_fn, py::arg("split_size"), py::arg("dim") = 0);
   m.def("split", split_fn, py::arg("tensor"), py::arg("split_size_or_sections"), py::arg("dim") = 0);
-  cls.def("chunk", &tt::chunk, py::arg("chunks"), py::arg("dim") = 0);
-  m.def("chunk", &tt::chunk, py::arg("input"), py::arg("chunks"), py::arg("dim") = 0);
-  cls.def("unbind", &tt::unbind, py::arg("dim") = 0);
-  m.def("unbind", &tt::unbind, py::arg("input"), py::arg("dim") = 0);
+  def_op(cls, m, "chunk", &tt::chunk, py::arg("chunks"), py::arg("dim") = 0);
+  def_op(cls, m, "unbind", &tt::unbind, py::arg("dim") = 0);
 
   // ---- indexing ops ----
-  cls.def("index_select", &tt::index_select, py::arg("dim"), py::arg("index"));
-  m.def("index_select", &tt::index_select, py::arg("input"), py::arg("dim"), py::arg("index"));
-  cls.def("gather", &tt::gather, py::arg("dim"), py::arg("index"));
-  m.def("gather", &tt::gather, py::arg("input"), py::arg("dim"), py::arg("index"));
+  def_op(cls, m, "index_select", &tt::index_select, py::arg("dim"), py::arg("index"));
+  def_op(cls, m, "gather", &tt::gather, py::arg("dim"), py::arg("index"));
   auto scatter_fn = [](const Tensor& a, int64_t dim, const Tensor& index, py::handle src, py::object value, py::object reduce) {
     std::string r = reduce.is_none() ? "" : std::string(py::str(reduce));
     py::handle s = src.is_none() ? py::handle(value) : src;
@@ -791,26 +702,22 @@ void bind_tensor(py::module_& m) {
     }
     return tt::scatter_scalar(a, dim, index, scalar_arg(s, "scatter"));
   };
-  cls.def("scatter", scatter_fn, py::arg("dim"), py::arg("index"), py::arg("src") = py::none(), py::kw_only(),
-          py::arg("value") = py::none(), py::arg("reduce") = py::none());
-  m.def("scatter", scatter_fn, py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src") = py::none(),
-        py::kw_only(), py::arg("value") = py::none(), py::arg("reduce") = py::none());
+  def_op(cls, m, "scatter", scatter_fn, py::arg("dim"), py::arg("index"), py::arg("src") = py::none(), py::kw_only(),
+         py::arg("value") = py::none(), py::arg("reduce") = py::none());
   cls.def("scatter_", [scatter_fn](Tensor& a, int64_t dim, const Tensor& index, py::handle src, py::object value, py::object reduce) -> Tensor& {
     Tensor r = scatter_fn(a, dim, index, src, value, reduce);
     return tt::copy_(a, r);
   }, py::arg("dim"), py::arg("index"), py::arg("src") = py::none(), py::kw_only(), py::arg("value") = py::none(),
      py::arg("reduce") = py::none(), py::return_value_policy::reference_internal);
   auto scatter_add_fn = [](const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) { return tt::scatter(a, dim, index, src, "add"); };
-  cls.def("scatter_add", scatter_add_fn, py::arg("dim"), py::arg("index"), py::arg("src"));
-  m.def("scatter_add", scatter_add_fn, py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"));
+  def_op(cls, m, "scatter_add", scatter_add_fn, py::arg("dim"), py::arg("index"), py::arg("src"));
   cls.def("scatter_add_", [](Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) -> Tensor& {
     return tt::copy_(a, tt::scatter(a, dim, index, src, "add"));
   }, py::arg("dim"), py::arg("index"), py::arg("src"), py::return_value_policy::reference_internal);
   auto index_add_fn = [](const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src, py::handle alpha) {
     return tt::index_add(a, dim, index, src, alpha.is_none() ? Scalar::from_int(1) : scalar_arg(alpha, "alpha"));
   };
-  cls.def("index_add", index_add_fn, py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = py::none());
-  m.def("index_add", index_add_fn, py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = py::none());
+  def_op(cls, m, "index_add", index_add_fn, py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = py::none());
   cls.def("index_add_", [index_add_fn](Tensor& a, int64_t dim, const Tensor& index, const Tensor& src, py::handle alpha) -> Tensor& {
     return tt::copy_(a, index_add_fn(a, dim, index, src, alpha));
   }, py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = py::none(), py::return_value_policy::reference_internal);
@@ -819,12 +726,7 @@ void bind_tensor(py::module_& m) {
     for (auto x : py::reinterpret_borrow<py::iterable>(indices)) idx.push_back(x.is_none() ? Tensor() : tensor_from(x, false));
     return tt::index_put_(a, idx, values, acc);
   }, py::arg("indices"), py::arg("values"), py::arg("accumulate") = false, py::return_value_policy::reference_internal);
-  m.def("masked_fill", [](const Tensor& a, const Tensor& mask, py::handle v) {
-    if (is_tensor(v)) return tt::masked_fill_t(a, mask, v.cast<const Tensor&>());
-    return tt::masked_fill(a, mask, scalar_arg(v, "masked_fill"));
-  }, py::arg("input"), py::arg("mask"), py::arg("value"));
-  cls.def("masked_select", &tt::masked_select, py::arg("mask"));
-  m.def("masked_select", &tt::masked_select, py::arg("input"), py::arg("mask"));
+  def_op(cls, m, "masked_select", &tt::masked_select, py::arg("mask"));
   auto nonzero_fn = [](const Tensor& a, bool as_tuple) -> py::object {
     Tensor nz = tt::nonzero(a);
     if (!as_tuple) return py::cast(nz);
@@ -833,38 +735,30 @@ void bind_tensor(py::module_& m) {
       t[i] = py::cast(a.dim() == 0 ? tt::zeros(Shape{nz.size(0)}, DType::Int64) : tt::contiguous(tt::select(nz, 1, i)));
     return std::move(t);
   };
-  cls.def("nonzero", nonzero_fn, py::kw_only(), py::arg("as_tuple") = false);
-  m.def("nonzero", nonzero_fn, py::arg("input"), py::kw_only(), py::arg("as_tuple") = false);
+  def_op(cls, m, "nonzero", nonzero_fn, py::kw_only(), py::arg("as_tuple") = false);
   cls.def("count_nonzero", [](const Tensor& a, py::object dim) {
     return tt::reduce(ReduceOp::Sum, tt::binary(BinaryOp::Ne, a, Scalar::from_int(0)), dims_from(dim), false, std::nullopt);
   }, py::arg("dim") = py::none());
 
   // ---- linear algebra ----
-  cls.def("matmul", &tt::matmul, py::arg("other"));
-  m.def("matmul", &tt::matmul, py::arg("input"), py::arg("other"));
-  cls.def("mm", &tt::mm, py::arg("mat2"));
-  m.def("mm", &tt::mm, py::arg("input"), py::arg("mat2"));
-  cls.def("bmm", &tt::bmm, py::arg("mat2"));
-  m.def("bmm", &tt::bmm, py::arg("input"), py::arg("mat2"));
+  def_op(cls, m, "matmul", &tt::matmul, py::arg("other"));
+  def_op(cls, m, "mm", &tt::mm, py::arg("mat2"));
+  def_op(cls, m, "bmm", &tt::bmm, py::arg("mat2"));
   auto dot_fn = [](const Tensor& a, const Tensor& b) {
     if (a.dim() != 1 || b.dim() != 1)
       throw tt::ShapeError("dot", {a.shape(), b.shape()}, {}, "1D tensors expected, but got " + std::to_string(a.dim()) + "D and " + std::to_string(b.dim()) + "D tensors");
     return tt::matmul(a, b);
   };
-  cls.def("dot", dot_fn, py::arg("other"));
-  m.def("dot", dot_fn, py::arg("input"), py::arg("other"));
+  def_op(cls, m, "dot", dot_fn, py::arg("other"));
   auto outer_fn = [](const Tensor& a, const Tensor& b) { return tt::binary(BinaryOp::Mul, tt::unsqueeze(a, 1), b); };
-  cls.def("outer", outer_fn, py::arg("vec2"));
-  m.def("outer", outer_fn, py::arg("input"), py::arg("vec2"));
+  def_op(cls, m, "outer", outer_fn, py::arg("vec2"));
   auto sm = [](bool log) {
     return [log](const Tensor& a, int64_t dim, py::object dtype) {
       return log ? tt::log_softmax(a, dim, dtype_from(dtype)) : tt::softmax(a, dim, dtype_from(dtype));
     };
   };
-  cls.def("softmax", sm(false), py::arg("dim"), py::arg("dtype") = py::none());
-  cls.def("log_softmax", sm(true), py::arg("dim"), py::arg("dtype") = py::none());
-  m.def("softmax", sm(false), py::arg("input"), py::arg("dim"), py::arg("dtype") = py::none());
-  m.def("log_softmax", sm(true), py::arg("input"), py::arg("dim"), py::arg("dtype") = py::none());
+  def_op(cls, m, "softmax", sm(false), py::arg("dim"), py::arg("dtype") = py::none());
+  def_op(cls, m, "log_softmax", sm(true), py::arg("dim"), py::arg("dtype") = py::none());
 }
 
 }  // namespace ttpy

@@ -23,36 +23,19 @@ py::object params_dict(const tt::Params& ps) {
   return std::move(d);
 }
 
+// Every run-time ShapeError is worded in one place, typedtensor._runtime.errors.shape_error (the
+// registry's message for this call when its rule finds the problem, else the core's own text): the
+// core's structured error (op, input shapes, scalar arguments, text) goes there, and what it returns
+// is raised.
 void raise_shape_error(const tt::ShapeError& e) {
-  std::string msg = e.what();
-  py::list shapes;
-  for (const auto& s : e.shapes()) shapes.append(shape_tuple(s));
-  py::object params = params_dict(e.params());
   try {
-    py::object explain = py::module_::import("typedtensor.shapes.runtime").attr("explain");
-    py::object text = explain(e.op(), shapes, params);
-    if (!text.is_none()) msg = py::str(text);
-  } catch (py::error_already_set&) {
-    // no registry (or it failed): keep the core's own message
-  }
-  py::object cls;
-  try {
-    cls = py::module_::import("typedtensor._runtime.errors").attr("ShapeError");
-  } catch (py::error_already_set&) {
-    PyErr_SetString(PyExc_ValueError, msg.c_str());
-    return;
-  }
-  try {
-    py::object exc = cls(msg);
-    try {
-      exc.attr("op") = e.op();
-      exc.attr("shapes") = shapes;
-      exc.attr("params") = params;
-    } catch (py::error_already_set&) {
-    }
-    PyErr_SetObject(cls.ptr(), exc.ptr());
-  } catch (py::error_already_set&) {
-    PyErr_SetString(PyExc_ValueError, msg.c_str());
+    py::list shapes;
+    for (const auto& s : e.shapes()) shapes.append(shape_tuple(s));
+    py::object shape_error = py::module_::import("typedtensor._runtime.errors").attr("shape_error");
+    py::object exc = shape_error(e.op(), shapes, params_dict(e.params()), e.what());
+    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
+  } catch (py::error_already_set& err) {
+    err.restore();  // the formatter itself failed: raise its error
   }
 }
 }  // namespace

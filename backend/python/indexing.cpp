@@ -71,7 +71,9 @@ Parsed parse(const Tensor& self, py::handle key) {
       if (p == Py_False) v = tt::slice(v, cur, 0, 0, 1);
       ++cur;
     } else if (is_int_like(it)) {
-      int64_t i = py::reinterpret_steal<py::object>(PyNumber_Index(p)).cast<int64_t>();
+      PyObject* index = PyNumber_Index(p);  // NULL with the object's error set (e.g. a foreign many-element tensor)
+      if (!index) throw py::error_already_set();
+      int64_t i = py::reinterpret_steal<py::object>(index).cast<int64_t>();
       if (cur >= v.dim()) throw tt::IndexError("too many indices for tensor of dimension " + std::to_string(self.dim()));
       int64_t n = v.shape()[cur];
       if (i < -n || i >= n)
@@ -151,8 +153,14 @@ void setitem(Tensor& t, py::handle key, py::handle value) {
   }
   Parsed P = parse(t, key);
   if (!P.advanced) {
-    if (scalar) tt::fill_(P.view, s);
-    else tt::copy_(P.view, tensor_from(value, false));
+    if (scalar) {
+      tt::fill_(P.view, s);
+    } else {
+      // as torch: the value's leading size-1 dims beyond the target's rank are dropped (x[0] = v[None])
+      Tensor v = tensor_from(value, false);
+      while (v.dim() > P.view.dim() && v.shape()[0] == 1) v = tt::squeeze(v, tt::Dims{0});
+      tt::copy_(P.view, v);
+    }
     return;
   }
   Tensor vals = scalar ? tt::scalar_tensor(s, t.dtype()) : tensor_from(value, false);

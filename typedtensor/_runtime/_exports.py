@@ -126,6 +126,7 @@ FUNCTIONS_FROM_C: Final[tuple[str, ...]] = (
     "movedim",
     "mul",
     "multiply",
+    "nan_to_num",
     "nansum",
     "narrow",
     "ne",

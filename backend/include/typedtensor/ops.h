@@ -123,6 +123,8 @@ Tensor scatter_scalar(const Tensor& a, int64_t dim, const Tensor& index, Scalar 
 Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src, Scalar alpha);
 Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar v);
 Tensor masked_fill_t(const Tensor& a, const Tensor& mask, const Tensor& v);
+// In place: the mask must broadcast to a's shape (v a number or a 0-d tensor).
+Tensor& masked_fill_(Tensor& a, const Tensor& mask, const Tensor& v);
 Tensor masked_select(const Tensor& a, const Tensor& mask);
 Tensor nonzero(const Tensor& a);
 // Advanced indexing: `indices[i]` (undefined = full slice) indexes dim i of a (after bool masks

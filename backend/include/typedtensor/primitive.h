@@ -1,11 +1,17 @@
 #pragma once
 // NOTE [ Primitives and dispatch ]
 // Every op is a Primitive with the same slots (MLX's habit), so a declaration reads as a checklist:
-//   - shape/dtype resolution: done by the front-end function in ops.h *before* the primitive is
-//     built (promotion, broadcasting made explicit, ShapeError on mismatch), so kernels and VJPs
-//     see inputs of matching shape and dtype;
+//   - argument checks, promotion and broadcasting: done by the front-end function in ops.h *before*
+//     the primitive is built (ShapeError on mismatch, worded for the caller's arguments), so
+//     kernels and VJPs see inputs of matching shape and dtype;
+//   - output_types: the outputs' shapes and dtypes from the inputs' -- the op's one shape
+//     computation in C++, used by eval to allocate its outputs and by the graph verifier to check
+//     a node (it refuses inputs and attributes the kernels cannot take: a loaded graph is
+//     untrusted);
 //   - eval_cpu: the CPU kernel;
-//   - eval_cuda: the CUDA kernel, or the default which throws "[op] no CUDA kernel";
+//   - eval_cuda: by default eval_cpu run under apply()'s DeviceScope, so its allocations land on
+//     the device and its kernel calls reach the CUDA table (a kernel the table lacks throws
+//     "[op] no CUDA kernel for op"); overridden where the device path differs;
 //   - vjp: the vector-Jacobian product, or the default which throws "[op] not differentiable".
 // Every front-end op ends in `apply(primitive, inputs)`: the single dispatch point. It picks the
 // device kernel and then calls the autograd recorder (if one is installed and an input requires
@@ -22,10 +28,22 @@ namespace tt {
 
 using TensorList = std::vector<Tensor>;
 
+// A tensor's type, without its data: what output_types computes.
+struct TensorType {
+  Shape shape;
+  DType dtype = DType::Float32;
+  bool defined = true;  // false for an absent optional operand
+};
+using TypeList = std::vector<TensorType>;
+TypeList types_of(const TensorList& ts);
+
 class Primitive {
  public:
   virtual ~Primitive() = default;
   virtual const char* name() const = 0;
+  // The outputs' types for inputs of these types; throws ValueError (TypeError, ShapeError) naming
+  // the op for inputs or attributes its kernels cannot take.
+  virtual TypeList output_types(const TypeList& inputs) const = 0;
   virtual TensorList eval_cpu(const TensorList& inputs) = 0;
   virtual TensorList eval_cuda(const TensorList& inputs);
   // Cotangents of the inputs listed in argnums, given the outputs' cotangents. Default: throws.
@@ -69,6 +87,9 @@ void check_not_tracing(const char* op);
 std::shared_ptr<Primitive> make_primitive(const std::string& name, const Params& attrs);
 
 TensorList apply(const std::shared_ptr<Primitive>& p, const TensorList& inputs);
+// Tests: apply() then holds every eval's outputs to the primitive's output_types (std::logic_error
+// naming the op when they differ).
+void set_check_output_types(bool on);
 Tensor apply1(const std::shared_ptr<Primitive>& p, const TensorList& inputs);
 // True when apply() on these CPU inputs would do nothing but run the primitive's eval_cpu: every
 // input on the CPU and the default device the CPU, no tracer installed, and nothing for autograd

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "internal.h"
+
 namespace tt {
 namespace {
 thread_local Device t_default_device{};
@@ -62,6 +64,10 @@ class ToDevice : public Primitive {
  public:
   explicit ToDevice(Device d) : dst_(d) {}
   const char* name() const override { return "to"; }
+  TypeList output_types(const TypeList& in) const override {  // the same type on another device
+    detail::TypeCheck(name(), in).count(1);
+    return {in[0]};
+  }
   TensorList eval_cpu(const TensorList& in) override { return {move(in[0])}; }
   TensorList eval_cuda(const TensorList& in) override { return {move(in[0])}; }
   TensorList vjp(const TensorList& primals, const TensorList& cotangents, const std::vector<int>&,
@@ -73,7 +79,8 @@ class ToDevice : public Primitive {
   Tensor move(const Tensor& a) const {
     Device src = a.device();
     Tensor c = contiguous(a);  // on the source device
-    Tensor out = empty(a.shape(), a.dtype(), dst_);
+    const TensorType type = output_types(types_of({a}))[0];
+    Tensor out = empty(type.shape, type.dtype, dst_);
     size_t nbytes = static_cast<size_t>(a.numel()) * a.itemsize();
     if (nbytes == 0) return out;
     DeviceKernels& k = cuda_kernels();

@@ -106,6 +106,26 @@ void set_autograd_recorder(RecordFn fn) { g_recorder.store(fn); }
 bool grad_mode_enabled() { return t_grad_enabled; }
 void set_grad_mode(bool enabled) { t_grad_enabled = enabled; }
 
+namespace {
+std::atomic<bool> g_check_output_types{false};
+
+// Outputs of an eval that differ from what the primitive's output_types says: a bug in one of the two.
+void check_output_types(const Primitive& p, const TensorList& inputs, const TensorList& out) {
+  TypeList want = p.output_types(types_of(inputs));
+  bool same = want.size() == out.size();
+  for (size_t i = 0; same && i < out.size(); ++i)
+    same = out[i].defined() && out[i].shape() == want[i].shape && out[i].dtype() == want[i].dtype;
+  if (same) return;
+  std::string msg = std::string("[") + p.name() + "] eval returned";
+  for (const Tensor& t : out) msg += " " + (t.defined() ? dtype_name(t.dtype()) + shape_str(t.shape()) : std::string("none"));
+  msg += " but output_types says";
+  for (const TensorType& t : want) msg += std::string(" ") + dtype_name(t.dtype) + shape_str(t.shape);
+  throw std::logic_error(msg);
+}
+}  // namespace
+
+void set_check_output_types(bool on) { g_check_output_types.store(on); }
+
 TensorList apply(const std::shared_ptr<Primitive>& p, const TensorList& inputs) {
   Device dev = inputs.empty() ? Device{} : dispatch_device(p->name(), inputs);
   bool cuda = dev.type == DeviceType::CUDA;
@@ -138,6 +158,7 @@ TensorList apply(const std::shared_ptr<Primitive>& p, const TensorList& inputs) 
       out = p->eval_cpu(inputs);
     }
   }
+  if (g_check_output_types.load(std::memory_order_relaxed)) check_output_types(*p, inputs, out);
   RecordFn rec = g_recorder.load(std::memory_order_relaxed);
   if (rec && t_grad_enabled) {
     for (const auto& t : inputs) {
@@ -156,6 +177,13 @@ bool plain_cpu_call(const Tensor& a) {
   return !t_grad_enabled || !g_recorder.load(std::memory_order_relaxed) || !a.requires_grad();
 }
 bool plain_cpu_call(const Tensor& a, const Tensor& b) { return plain_cpu_call(a) && plain_cpu_call(b); }
+
+TypeList types_of(const TensorList& ts) {
+  TypeList r;
+  r.reserve(ts.size());
+  for (const Tensor& t : ts) r.push_back(t.defined() ? TensorType{t.shape(), t.dtype()} : TensorType{Shape{}, DType::Float32, false});
+  return r;
+}
 
 std::shared_ptr<Primitive> make_primitive(const std::string& name, const Params& attrs) {
   using Factory = std::shared_ptr<Primitive> (*)(const std::string&, const Params&);

@@ -1,7 +1,9 @@
 #pragma once
 // Helpers shared by the front-end ops (not installed; not part of the public C++ API).
+#include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "typedtensor/ops.h"
 
@@ -65,6 +67,73 @@ inline void split_at(const Shape& s, int64_t d, int64_t* outer, int64_t* r, int6
   for (int64_t i = 0; i < d; ++i) *outer *= s[i];
   *r = s.empty() ? 1 : s[d];
   for (size_t i = d + 1; i < s.size(); ++i) *inner *= s[i];
+}
+
+// ---- output types (Primitive::output_types) ----
+// The checks a primitive makes of its input types before computing its outputs': each failure is a
+// ValueError "[op] ..." (the graph verifier reports it for the node).
+class TypeCheck {
+ public:
+  TypeCheck(const char* op, const TypeList& in) : op_(op), in_(in) {}
+  [[noreturn]] void fail(const std::string& msg) const { throw ValueError(std::string("[") + op_ + "] " + msg); }
+  // input i, which must be there
+  const TensorType& operator[](size_t i) const {
+    if (i >= in_.size() || !in_[i].defined) fail("missing input " + std::to_string(i));
+    return in_[i];
+  }
+  size_t size() const { return in_.size(); }
+  // exactly n inputs
+  const TypeCheck& count(size_t n) const {
+    if (in_.size() != n) fail("expected " + std::to_string(n) + " inputs, got " + std::to_string(in_.size()));
+    for (size_t i = 0; i < n; ++i) (*this)[i];
+    return *this;
+  }
+  void shape(size_t i, const Shape& want, const char* what) const {
+    if ((*this)[i].shape != want) fail(std::string(what) + " shape " + shape_str(in_[i].shape) + " != " + shape_str(want));
+  }
+  void dtype(size_t i, DType want, const char* what) const {
+    if ((*this)[i].dtype != want)
+      fail(std::string(what) + " must be " + dtype_name(want) + ", got " + dtype_name(in_[i].dtype));
+  }
+  void same_dtype(size_t i, size_t j) const {
+    if ((*this)[i].dtype != (*this)[j].dtype)
+      fail("dtypes differ: " + std::string(dtype_name(in_[i].dtype)) + " and " + dtype_name(in_[j].dtype));
+  }
+  // float32 or float64 (the conv, pool and norm kernels)
+  void real(size_t i) const {
+    DType d = (*this)[i].dtype;
+    if (d != DType::Float32 && d != DType::Float64) fail(std::string("needs float32 or float64, got ") + dtype_name(d));
+  }
+  void rank(size_t i, size_t r, const char* what) const {
+    if ((*this)[i].shape.size() != r) fail(std::string(what) + " must have rank " + std::to_string(r) + ", got " + shape_str(in_[i].shape));
+  }
+  // a dim of a tensor of this rank (0-d tensors take dim 0)
+  void dim(int64_t d, size_t rank) const {
+    if (d < 0 || d >= std::max<int64_t>(static_cast<int64_t>(rank), 1)) fail("dim " + std::to_string(d) + " out of range");
+  }
+
+ private:
+  const char* op_;
+  const TypeList& in_;
+};
+
+// Empty outputs of the types p.output_types gives for these inputs (on the current device): how an
+// eval sizes its outputs.
+inline TensorList alloc_outputs(const Primitive& p, const TensorList& in) {
+  TensorList r;
+  for (const TensorType& t : p.output_types(types_of(in))) r.push_back(empty(t.shape, t.dtype));
+  return r;
+}
+inline Tensor alloc_output(const Primitive& p, const TensorList& in) { return alloc_outputs(p, in)[0]; }
+
+// The shape of a reduction over the dims `mask` marks (kept as size 1 with keepdim).
+inline Shape reduced_shape(const Shape& in, const std::vector<bool>& mask, bool keepdim) {
+  Shape out;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (!mask[i]) out.push_back(in[i]);
+    else if (keepdim) out.push_back(1);
+  }
+  return out;
 }
 
 // ---- graph mode: primitive attributes (Primitive::attrs) and the per-file factories behind

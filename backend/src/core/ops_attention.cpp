@@ -22,17 +22,50 @@ void check_cpu(const TensorList& in) {
     if (on_cuda(t)) throw NotImplementedError(std::string("[") + kOp + "] the fused kernel has no CUDA implementation");
 }
 
+// (q [*b, L, E], k [*b, S, E], v [*b, S, Ev][, mask [*b, L, S]]): one float dtype (the mask bool or
+// that dtype), the batch dims expanded to one shape by the front end.
+void check_attention_types(const detail::TypeCheck& c, size_t n, AttentionMask kind, size_t mask_at) {
+  c.count(n);
+  c.real(0);
+  for (size_t i = 1; i < 3; ++i) c.same_dtype(0, i);
+  const Shape &q = c[0].shape, &k = c[1].shape, &v = c[2].shape;
+  size_t r = q.size();
+  if (r < 2 || k.size() != r || v.size() != r) c.fail("query, key and value need one rank of at least 2");
+  for (size_t i = 0; i + 2 < r; ++i)
+    if (k[i] != q[i] || v[i] != q[i]) c.fail("batch dims differ");
+  if (q[r - 1] != k[r - 1] || k[r - 2] != v[r - 2]) c.fail("query, key and value do not line up");
+  if (kind == AttentionMask::None) return;
+  Shape m(q.begin(), q.end() - 1);
+  m.push_back(k[r - 2]);
+  c.shape(mask_at, m, "mask");
+  if (kind == AttentionMask::Bool) c.dtype(mask_at, DType::Bool, "mask");
+  else c.same_dtype(0, mask_at);
+}
+
 class AttentionBackward : public Primitive {
  public:
   AttentionBackward(AttentionMask kind, bool causal, double scale) : kind_(kind), causal_(causal), scale_(scale) {}
   const char* name() const override { return "scaled_dot_product_attention_backward"; }
+  TypeList output_types(const TypeList& in) const override {  // (q, k, v, out, lse, dout[, mask]) -> (dq, dk, dv)
+    detail::TypeCheck c(name(), in);
+    check_attention_types(c, kind_ == AttentionMask::None ? 6 : 7, kind_, 6);
+    const Shape& q = in[0].shape;
+    Shape out(q.begin(), q.end() - 1), lse(q.begin(), q.end() - 1);
+    out.push_back(in[2].shape.back());
+    c.shape(3, out, "output");
+    c.shape(4, lse, "logsumexp");
+    c.shape(5, out, "gradient");
+    for (size_t i = 3; i < 6; ++i) c.same_dtype(0, i);
+    return {in[0], in[1], in[2]};
+  }
   TensorList eval_cpu(const TensorList& in) override {  // (q, k, v, out, lse, dout[, mask]) -> (dq, dk, dv)
     check_cpu(in);
     const Tensor q = unit_last(in[0]), k = unit_last(in[1]), v = unit_last(in[2]), dout = unit_last(in[5]);
     const Tensor out = contiguous(in[3]), lse = contiguous(in[4]);
     std::optional<Tensor> mask;
     if (kind_ != AttentionMask::None) mask = unit_last(in[6]);
-    Tensor dq = empty(q.shape(), q.dtype()), dk = empty(k.shape(), k.dtype()), dv = empty(v.shape(), v.dtype());
+    TensorList grads = detail::alloc_outputs(*this, in);
+    Tensor dq = grads[0], dk = grads[1], dv = grads[2];
     cpu::attention_backward(dq, dk, dv, q, k, v, mask ? &*mask : nullptr, kind_, causal_, scale_, out, lse, dout);
     return {dq, dk, dv};
   }
@@ -50,15 +83,21 @@ class Attention : public Primitive {
  public:
   Attention(AttentionMask kind, bool causal, double scale) : kind_(kind), causal_(causal), scale_(scale) {}
   const char* name() const override { return kOp; }
+  TypeList output_types(const TypeList& in) const override {  // (q, k, v[, mask]) -> (out [*b, L, Ev], lse [*b, L])
+    detail::TypeCheck c(name(), in);
+    check_attention_types(c, kind_ == AttentionMask::None ? 3 : 4, kind_, 3);
+    const Shape& q = in[0].shape;
+    Shape out(q.begin(), q.end() - 1), lse(q.begin(), q.end() - 1);
+    out.push_back(in[2].shape.back());
+    return {{out, in[0].dtype}, {lse, in[0].dtype}};
+  }
   TensorList eval_cpu(const TensorList& in) override {  // (q, k, v[, mask]) -> (out, lse)
     check_cpu(in);
     const Tensor q = unit_last(in[0]), k = unit_last(in[1]), v = unit_last(in[2]);
     std::optional<Tensor> mask;
     if (kind_ != AttentionMask::None) mask = unit_last(in[3]);
-    Shape os = q.shape(), ls = q.shape();
-    os[os.size() - 1] = v.size(-1);
-    ls.pop_back();
-    Tensor out = empty(os, q.dtype()), lse = empty(ls, q.dtype());
+    TensorList outs = detail::alloc_outputs(*this, in);
+    Tensor out = outs[0], lse = outs[1];
     cpu::attention_forward(out, lse, q, k, v, mask ? &*mask : nullptr, kind_, causal_, scale_);
     return {out, lse};
   }

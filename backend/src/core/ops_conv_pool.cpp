@@ -1,6 +1,7 @@
 // Convolution and pooling: conv2d (and padding='same'), max / avg / adaptive-avg pooling, and
 // their VJP primitives.
 #include <algorithm>
+#include <initializer_list>
 
 #include "../cpu/kernels.h"
 #include "internal.h"
@@ -16,6 +17,51 @@ namespace {
 struct ConvParams {
   int64_t sh, sw, ph, pw, dh, dw, g;
 };
+
+// The output size of a window sliding over `in` (padded by p each side; kernel k dilated by d,
+// stride s): conv2d's formula, and pooling's with ceil_mode (torch: the last window must start
+// inside the input or the left padding). The front ends and output_types both size with these.
+int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) { return (in + 2 * p - (d * (k - 1) + 1)) / s + 1; }
+int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+  int64_t num = in + 2 * p - (d * (k - 1) + 1) + (ceil_mode ? s - 1 : 0);
+  int64_t out = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;  // rounded down, as torch
+  if (ceil_mode && (out - 1) * s >= in + p) --out;
+  return out;
+}
+
+constexpr int64_t kMaxGeom = int64_t{1} << 31;  // window parameters beyond this are not real (a loaded file)
+
+bool in_range(std::initializer_list<int64_t> v, int64_t lo) {
+  for (int64_t x : v)
+    if (x < lo || x > kMaxGeom) return false;
+  return true;
+}
+
+// conv2d and its two VJP pieces: x [N, C, H, W], w [O, C/g, kh, kw] -> y [N, O, oh, ow].
+Shape conv_output_shape(const detail::TypeCheck& c, const ConvParams& p, const Shape& x, const Shape& w) {
+  if (!in_range({p.sh, p.sw, p.dh, p.dw, p.g}, 1) || !in_range({p.ph, p.pw}, 0))
+    c.fail("stride/padding/dilation/groups out of range");
+  if (x.size() != 4 || w.size() != 4) c.fail("operands must be 4-D");
+  if (x[1] != w[1] * p.g || w[0] % p.g != 0) c.fail("channels / groups do not match");
+  if (w[2] < 1 || w[3] < 1 || w[2] > kMaxGeom || w[3] > kMaxGeom || x[2] + 2 * p.ph < p.dh * (w[2] - 1) + 1 ||
+      x[3] + 2 * p.pw < p.dw * (w[3] - 1) + 1)
+    c.fail("kernel larger than the padded input");
+  return Shape{x[0], w[0], conv_out(x[2], w[2], p.sh, p.ph, p.dh), conv_out(x[3], w[3], p.sw, p.pw, p.dw)};
+}
+
+// max/avg pooling windows k = {kh, kw, sh, sw, ph, pw}: y's spatial sizes are the floor or the
+// ceil_mode size of the formula.
+void check_pool_window(const detail::TypeCheck& c, const int64_t* k, int64_t dh, int64_t dw, const Shape& x,
+                       const Shape& y) {
+  int64_t kh = k[0], kw = k[1], sh = k[2], sw = k[3], ph = k[4], pw = k[5];
+  if (!in_range({kh, kw, sh, sw, dh, dw}, 1) || !in_range({ph, pw}, 0) || ph > kh / 2 || pw > kw / 2)
+    c.fail("window parameters out of range");
+  if (x.size() != 4 || y.size() != 4 || x[0] != y[0] || x[1] != y[1]) c.fail("operands must be 4-D with equal N, C");
+  for (int a = 0; a < 2; ++a) {
+    int64_t i = x[2 + a], o = y[2 + a], kk = a ? kw : kh, ss = a ? sw : sh, pp = a ? pw : ph, dd = a ? dw : dh;
+    if ((o != pool_out(i, kk, ss, pp, dd, false) && o != pool_out(i, kk, ss, pp, dd, true)) || o < 1) c.fail("output size");
+  }
+}
 
 Tensor conv_of(const Tensor& x, const Tensor& w, const ConvParams& p) {
   return conv2d(x, w, nullptr, {p.sh, p.sw}, {p.ph, p.pw}, {p.dh, p.dw}, p.g);
@@ -34,10 +80,18 @@ class Conv2dBackwardInput : public Primitive {
  public:
   Conv2dBackwardInput(ConvParams p, Shape xs) : p_(p), xs_(std::move(xs)) {}
   const char* name() const override { return "conv2d_backward_input"; }
+  TypeList output_types(const TypeList& in) const override {  // (gy, w) -> dx
+    detail::TypeCheck c(name(), in);
+    c.count(2);
+    c.real(0);
+    c.same_dtype(0, 1);
+    if (conv_output_shape(c, p_, xs_, in[1].shape) != in[0].shape) c.fail("gradient shape");
+    return {{xs_, in[0].dtype}};
+  }
   TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override;
   TensorList eval_cpu(const TensorList& in) override {
     Tensor g = contiguous(in[0]), w = contiguous(in[1]);
-    Tensor dx = empty(xs_, g.dtype());
+    Tensor dx = detail::alloc_output(*this, in);
     cpu::conv2d_backward_input(dx, g, w, p_.sh, p_.sw, p_.ph, p_.pw, p_.dh, p_.dw, p_.g);
     return {dx};
   }
@@ -53,6 +107,14 @@ class Conv2dBackwardWeight : public Primitive {
  public:
   Conv2dBackwardWeight(ConvParams p, Shape ws) : p_(p), ws_(std::move(ws)) {}
   const char* name() const override { return "conv2d_backward_weight"; }
+  TypeList output_types(const TypeList& in) const override {  // (gy, x) -> dw
+    detail::TypeCheck c(name(), in);
+    c.count(2);
+    c.real(0);
+    c.same_dtype(0, 1);
+    if (conv_output_shape(c, p_, in[1].shape, ws_) != in[0].shape) c.fail("gradient shape");
+    return {{ws_, in[0].dtype}};
+  }
   TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
     // dw = W(g, x): <c, W(g, x)> = <conv(x, c), g> = <x, I(g, c)>
     TensorList r;
@@ -63,7 +125,7 @@ class Conv2dBackwardWeight : public Primitive {
   }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor g = contiguous(in[0]), x = contiguous(in[1]);
-    Tensor dw = empty(ws_, g.dtype());
+    Tensor dw = detail::alloc_output(*this, in);
     cpu::conv2d_backward_weight(dw, g, x, p_.sh, p_.sw, p_.ph, p_.pw, p_.dh, p_.dw, p_.g);
     return {dw};
   }
@@ -100,10 +162,22 @@ class Conv2d : public Primitive {
   Conv2d(int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t g, int64_t oh, int64_t ow, bool bias)
       : sh_(sh), sw_(sw), ph_(ph), pw_(pw), dh_(dh), dw_(dw), g_(g), oh_(oh), ow_(ow), bias_(bias) {}
   const char* name() const override { return "conv2d"; }
+  TypeList output_types(const TypeList& in) const override {  // (x, w[, bias]) -> y
+    detail::TypeCheck c(name(), in);
+    c.count(bias_ ? 3 : 2);
+    for (size_t i = 0; i < in.size(); ++i) {
+      c.real(i);
+      c.same_dtype(0, i);
+    }
+    Shape y = conv_output_shape(c, ConvParams{sh_, sw_, ph_, pw_, dh_, dw_, g_}, in[0].shape, in[1].shape);
+    if (y[2] != oh_ || y[3] != ow_) c.fail("output size differs from attribute");
+    if (bias_) c.shape(2, Shape{in[1].shape[0]}, "bias");
+    return {{y, in[0].dtype}};
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor x = contiguous(in[0]), w = contiguous(in[1]);
     Tensor b = bias_ ? contiguous(in[2]) : Tensor();
-    Tensor out = empty(Shape{x.size(0), w.size(0), oh_, ow_}, x.dtype());
+    Tensor out = detail::alloc_output(*this, in);
     cpu::conv2d(out, x, w, bias_ ? &b : nullptr, sh_, sw_, ph_, pw_, dh_, dw_, g_);
     return {out};
   }
@@ -122,10 +196,25 @@ class AvgPoolBackward : public Primitive {
                   int64_t div, Shape xs)
       : adaptive_(adaptive), kh_(kh), kw_(kw), sh_(sh), sw_(sw), ph_(ph), pw_(pw), cip_(cip), div_(div), xs_(std::move(xs)) {}
   const char* name() const override { return adaptive_ ? "adaptive_avg_pool2d_backward" : "avg_pool2d_backward"; }
+  TypeList output_types(const TypeList& in) const override {  // gy -> dx of the input's shape
+    detail::TypeCheck c(name(), in);
+    c.count(1);
+    c.real(0);
+    c.rank(0, 4, "gradient");
+    const Shape& gy = in[0].shape;
+    if (xs_.size() != 4 || xs_[0] != gy[0] || xs_[1] != gy[1]) c.fail("input shape attribute");
+    if (adaptive_) {
+      if (xs_[2] < 1 || xs_[3] < 1) c.fail("sizes");
+    } else {
+      const int64_t k[] = {kh_, kw_, sh_, sw_, ph_, pw_};
+      check_pool_window(c, k, 1, 1, xs_, gy);
+    }
+    return {{xs_, in[0].dtype}};
+  }
   bool vjp_needs_inputs() const override { return false; }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor g = contiguous(in[0]);
-    Tensor dx = empty(xs_, g.dtype());
+    Tensor dx = detail::alloc_output(*this, in);
     if (dx.numel() == 0) return {dx};
     if (adaptive_) cpu::adaptive_avg_pool2d_backward(dx, g);
     else cpu::avg_pool2d_backward(dx, g, kh_, kw_, sh_, sw_, ph_, pw_, cip_, div_);
@@ -163,10 +252,21 @@ class MaxPoolBackward : public Primitive {
  public:
   explicit MaxPoolBackward(Shape xs) : xs_(std::move(xs)) {}
   const char* name() const override { return "max_pool2d_backward"; }
+  TypeList output_types(const TypeList& in) const override {  // (gy, argmax indices) -> dx
+    detail::TypeCheck c(name(), in);
+    c.count(2);
+    c.real(0);
+    c.rank(0, 4, "gradient");
+    const Shape& gy = in[0].shape;
+    if (xs_.size() != 4 || xs_[0] != gy[0] || xs_[1] != gy[1]) c.fail("input shape attribute");
+    c.dtype(1, DType::Int64, "indices");
+    c.shape(1, gy, "indices");  // their values are checked per run
+    return {{xs_, in[0].dtype}};
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor g = contiguous(in[0]), idx = contiguous(in[1]);
     if (!on_cuda(idx)) check_plane_index(idx, xs_[2] * xs_[3]);  // a loaded graph may wire any int64 tensor here
-    Tensor dx = empty(xs_, g.dtype());
+    Tensor dx = detail::alloc_output(*this, in);
     if (dx.numel() > 0) cpu::max_pool2d_backward(dx, g, idx);
     return {dx};
   }
@@ -209,15 +309,31 @@ class Pool2d : public Primitive {
   const char* name() const override {
     return kind_ == Max ? "max_pool2d" : kind_ == Avg ? "avg_pool2d" : "adaptive_avg_pool2d";
   }
+  TypeList output_types(const TypeList& in) const override {  // x -> y (max: and its argmax indices)
+    detail::TypeCheck c(name(), in);
+    c.count(1);
+    const TensorType& x = in[0];
+    if (kind_ == Max ? x.dtype == DType::Bool : (x.dtype != DType::Float32 && x.dtype != DType::Float64))
+      c.fail(std::string("dtype ") + dtype_name(x.dtype) + " not supported");
+    c.rank(0, 4, "input");
+    Shape y{x.shape[0], x.shape[1], oh_, ow_};
+    if (kind_ == AdaptiveAvg) {
+      if (oh_ < 0 || ow_ < 0 || x.shape[2] < 1 || x.shape[3] < 1) c.fail("sizes");
+    } else {
+      const int64_t k[] = {kh_, kw_, sh_, sw_, ph_, pw_};
+      check_pool_window(c, k, dh_, dw_, x.shape, y);
+    }
+    if (kind_ == Max) return {{y, x.dtype}, {y, DType::Int64}};
+    return {{y, x.dtype}};
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor x = contiguous(in[0]);
-    Shape os{x.size(0), x.size(1), oh_, ow_};
-    Tensor out = empty(os, x.dtype());
-    if (out.numel() == 0) return kind_ == Max ? TensorList{out, empty(os, DType::Int64)} : TensorList{out};
+    TensorList outs = detail::alloc_outputs(*this, in);
+    Tensor out = outs[0];
+    if (out.numel() == 0) return outs;
     if (kind_ == Max) {
-      Tensor idx = empty(os, DType::Int64);
-      cpu::max_pool2d(out, idx, x, kh_, kw_, sh_, sw_, ph_, pw_, dh_, dw_);
-      return {out, idx};
+      cpu::max_pool2d(out, outs[1], x, kh_, kw_, sh_, sw_, ph_, pw_, dh_, dw_);
+      return outs;
     }
     if (kind_ == Avg) cpu::avg_pool2d(out, x, kh_, kw_, sh_, sw_, ph_, pw_, cip_, div_);
     else cpu::adaptive_avg_pool2d(out, x);
@@ -249,6 +365,8 @@ Tensor conv2d(const Tensor& x0, const Tensor& w, const Tensor* b, std::pair<int6
   if (dilation.first <= 0 || dilation.second <= 0) throw ValueError("[conv2d] dilation must be positive");
   if (padding.first < 0 || padding.second < 0) throw ValueError("[conv2d] padding must be non-negative");
   if (groups <= 0) throw ValueError("[conv2d] groups must be positive");
+  if (x0.size(-1) == 0 || x0.size(-2) == 0)
+    shape_error("conv2d", shapes, params, "empty spatial dims are not supported (only an empty batch or channel dim)");
   bool unbatched = x0.dim() == 3;
   Tensor x = unbatched ? unsqueeze(x0, 0) : x0;
   int64_t c = x.size(1), o = w.size(0);
@@ -260,8 +378,8 @@ Tensor conv2d(const Tensor& x0, const Tensor& w, const Tensor* b, std::pair<int6
   if (b && (b->dim() != 1 || b->size(0) != o))
     shape_error("conv2d", shapes, params, "bias must have shape [" + std::to_string(o) + "], got " + shape_str(b->shape()));
   int64_t eh = dilation.first * (w.size(2) - 1) + 1, ew = dilation.second * (w.size(3) - 1) + 1;
-  int64_t oh = (x.size(2) + 2 * padding.first - eh) / stride.first + 1;
-  int64_t ow = (x.size(3) + 2 * padding.second - ew) / stride.second + 1;
+  int64_t oh = conv_out(x.size(2), w.size(2), stride.first, padding.first, dilation.first);
+  int64_t ow = conv_out(x.size(3), w.size(3), stride.second, padding.second, dilation.second);
   if (x.size(2) + 2 * padding.first < eh || x.size(3) + 2 * padding.second < ew || oh < 1 || ow < 1)
     shape_error("conv2d", shapes, params,
                 "calculated output size (" + std::to_string(oh) + " x " + std::to_string(ow) + ") is too small");
@@ -291,14 +409,6 @@ Tensor conv2d_same(const Tensor& x, const Tensor& w, const Tensor* b, std::pair<
   return y;
 }
 
-static int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
-  int64_t eff = d * (k - 1) + 1;
-  int64_t num = in + 2 * p - eff;
-  int64_t out = (num < 0 ? -((-num + s - 1) / s) : (ceil_mode ? (num + s - 1) / s : num / s)) + 1;
-  if (ceil_mode && (out - 1) * s >= in + p) --out;
-  return out;
-}
-
 static void pool_checks(const char* op, const Tensor& x, Params params, std::pair<int64_t, int64_t> k,
                         std::pair<int64_t, int64_t> s, std::pair<int64_t, int64_t> p, std::pair<int64_t, int64_t> d,
                         bool ceil_mode, int64_t* oh, int64_t* ow) {
@@ -308,6 +418,8 @@ static void pool_checks(const char* op, const Tensor& x, Params params, std::pai
   if (s.first <= 0 || s.second <= 0) throw ValueError(std::string("[") + op + "] stride must be positive");
   if (d.first <= 0 || d.second <= 0) throw ValueError(std::string("[") + op + "] dilation must be positive");
   if (p.first < 0 || p.second < 0) throw ValueError(std::string("[") + op + "] padding must be non-negative");
+  for (int64_t i = x.dim() == 4 ? 1 : 0; i < x.dim(); ++i)  // only a batched input's batch may be empty
+    if (x.size(i) == 0) shape_error(op, {x.shape()}, params, "the channel and spatial dims must be non-empty");
   if (p.first > k.first / 2 || p.second > k.second / 2)
     shape_error(op, {x.shape()}, params, "pad should be at most half of effective kernel size");
   int64_t h = x.size(-2), w = x.size(-1);

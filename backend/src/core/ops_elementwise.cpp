@@ -19,23 +19,45 @@ const char* unary_name(UnaryOp op) { return op_info(op).name; }
 // ---------------- primitives ----------------
 namespace {
 
+// The output dtype of an elementwise op on operands of dtype d: bool for comparisons and tests.
+template <class Op>
+DType out_dtype(Op op, DType d) {
+  return bool_result(op_info(op).dtype) ? DType::Bool : d;
+}
+
 // The CPU kernels of Binary and Unary, also called directly (without the primitive) when
 // plain_cpu_call says apply() would add nothing.
 Tensor binary_on_cpu(BinaryOp op, const Tensor& a, const Tensor& b) {
-  Tensor out = empty(a.shape(), bool_result(op_info(op).dtype) ? DType::Bool : a.dtype());
+  Tensor out = empty(a.shape(), out_dtype(op, a.dtype()));
   cpu::binary(op, out, a, b);
   return out;
 }
 Tensor unary_on_cpu(UnaryOp op, const Tensor& a) {
-  Tensor out = empty(a.shape(), bool_result(op_info(op).dtype) ? DType::Bool : a.dtype());
+  Tensor out = empty(a.shape(), out_dtype(op, a.dtype()));
   cpu::unary(op, out, a);
   return out;
+}
+
+// Operands of one shape and dtype (the front end promoted and broadcast them): out is that shape.
+TypeList same_shape_types(const char* op, const TypeList& in, size_t n) {
+  detail::TypeCheck c(op, in);
+  c.count(n);
+  for (size_t i = 1; i < n; ++i) {
+    c.shape(i, in[0].shape, "operand");
+    c.same_dtype(0, i);
+  }
+  return {in[0]};
 }
 
 class Binary : public Primitive {
  public:
   explicit Binary(BinaryOp op) : op_(op) {}
   const char* name() const override { return binary_name(op_); }
+  TypeList output_types(const TypeList& in) const override {
+    TypeList out = same_shape_types(name(), in, 2);
+    out[0].dtype = out_dtype(op_, out[0].dtype);
+    return out;
+  }
   BinaryOp op() const { return op_; }
   bool differentiable() const override { return op_info(op_).differentiable; }
   bool vjp_needs_inputs() const override { return op_ != BinaryOp::Add && op_ != BinaryOp::Sub; }
@@ -54,6 +76,11 @@ class Unary : public Primitive {
  public:
   explicit Unary(UnaryOp op) : op_(op) {}
   const char* name() const override { return unary_name(op_); }
+  TypeList output_types(const TypeList& in) const override {
+    TypeList out = same_shape_types(name(), in, 1);
+    out[0].dtype = out_dtype(op_, out[0].dtype);
+    return out;
+  }
   UnaryOp op() const { return op_; }
   bool differentiable() const override { return op_info(op_).differentiable; }
   bool vjp_needs_outputs() const override {
@@ -89,9 +116,13 @@ class ActBackward : public Primitive {
            : op_ == UnaryOp::Relu     ? "relu_backward"
                                       : "silu_backward";
   }
+  TypeList output_types(const TypeList& in) const override {  // (g, x) -> dx
+    detail::TypeCheck(name(), in).count(2).real(0);
+    return same_shape_types(name(), in, 2);
+  }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor g = contiguous(in[0]), x = contiguous(in[1]);
-    Tensor out = empty(x.shape(), x.dtype());
+    Tensor out = detail::alloc_output(*this, in);
     cpu::activation_backward(op_, out, g, x);
     return {out};
   }
@@ -138,12 +169,16 @@ class AsType : public Primitive {
  public:
   explicit AsType(DType d) : dtype_(d) {}
   const char* name() const override { return "to"; }
+  TypeList output_types(const TypeList& in) const override {
+    detail::TypeCheck(name(), in).count(1);
+    return {{in[0].shape, dtype_}};
+  }
   bool vjp_needs_inputs() const override { return false; }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
     return {to_dtype(ct[0], x[0].dtype())};
   }
   TensorList eval_cpu(const TensorList& in) override {
-    Tensor out = empty(in[0].shape(), dtype_);
+    Tensor out = detail::alloc_output(*this, in);
     cpu::copy(out, in[0]);
     return {out};
   }
@@ -157,12 +192,13 @@ class AsType : public Primitive {
 class Contiguous : public Primitive {
  public:
   const char* name() const override { return "contiguous"; }
+  TypeList output_types(const TypeList& in) const override { return same_shape_types(name(), in, 1); }
   bool vjp_needs_inputs() const override { return false; }
   TensorList vjp(const TensorList&, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
     return {ct[0]};
   }
   TensorList eval_cpu(const TensorList& in) override {
-    Tensor out = empty(in[0].shape(), in[0].dtype());
+    Tensor out = detail::alloc_output(*this, in);
     cpu::copy(out, in[0]);
     return {out};
   }
@@ -173,6 +209,13 @@ class Contiguous : public Primitive {
 class Where : public Primitive {
  public:
   const char* name() const override { return "where"; }
+  TypeList output_types(const TypeList& in) const override {  // (cond, a, b) of one shape
+    detail::TypeCheck c(name(), in);
+    c.count(3).dtype(0, DType::Bool, "condition");
+    for (size_t i = 1; i < 3; ++i) c.shape(i, in[0].shape, "operand");
+    c.same_dtype(1, 2);
+    return {{in[1].shape, in[1].dtype}};
+  }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
     TensorList r;
     for (int i : argnums) {
@@ -183,7 +226,7 @@ class Where : public Primitive {
     return r;
   }
   TensorList eval_cpu(const TensorList& in) override {
-    Tensor out = empty(in[1].shape(), in[1].dtype());
+    Tensor out = detail::alloc_output(*this, in);
     cpu::where(out, in[0], in[1], in[2]);
     return {out};
   }
@@ -195,6 +238,7 @@ class Clamp : public Primitive {
  public:
   Clamp(std::optional<double> lo, std::optional<double> hi) : lo_(lo), hi_(hi) {}
   const char* name() const override { return "clamp"; }
+  TypeList output_types(const TypeList& in) const override { return same_shape_types(name(), in, 1); }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
     // like torch: the gradient passes where lo <= x <= hi (boundaries included)
     Tensor m;
@@ -206,7 +250,7 @@ class Clamp : public Primitive {
     return {vjp::keep(m, ct[0])};
   }
   TensorList eval_cpu(const TensorList& in) override {
-    Tensor out = empty(in[0].shape(), in[0].dtype());
+    Tensor out = detail::alloc_output(*this, in);
     cpu::clamp(out, in[0], lo_, hi_);
     return {out};
   }
@@ -226,6 +270,7 @@ class LeakyRelu : public Primitive {
  public:
   explicit LeakyRelu(double s, bool elu) : slope_(s), elu_(elu) {}
   const char* name() const override { return elu_ ? "elu" : "leaky_relu"; }
+  TypeList output_types(const TypeList& in) const override { return same_shape_types(name(), in, 1); }
   bool vjp_needs_outputs() const override { return elu_; }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList& out) override {
     const Tensor& g = ct[0];
@@ -236,7 +281,7 @@ class LeakyRelu : public Primitive {
     return {where(vjp::cmp(BinaryOp::Gt, x[0], 0.0), g, vjp::mul(g, slope_))};
   }
   TensorList eval_cpu(const TensorList& in) override {
-    Tensor out = empty(in[0].shape(), in[0].dtype());
+    Tensor out = detail::alloc_output(*this, in);
     if (elu_) cpu::elu(out, in[0], slope_);
     else cpu::leaky_relu(out, in[0], slope_);
     return {out};
@@ -255,6 +300,7 @@ class LerpScalar : public Primitive {
  public:
   explicit LerpScalar(double w) : w_(w) {}
   const char* name() const override { return "lerp"; }
+  TypeList output_types(const TypeList& in) const override { return same_shape_types(name(), in, 2); }
   bool vjp_needs_inputs() const override { return false; }
   TensorList vjp(const TensorList&, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
     TensorList r;
@@ -262,7 +308,7 @@ class LerpScalar : public Primitive {
     return r;
   }
   TensorList eval_cpu(const TensorList& in) override {
-    Tensor out = empty(in[0].shape(), in[0].dtype());
+    Tensor out = detail::alloc_output(*this, in);
     cpu::lerp(out, in[0], in[1], w_);
     return {out};
   }

@@ -67,13 +67,39 @@ Tensor front_index(const char* op, const Tensor& idx, int64_t size, int64_t dim)
   return d;
 }
 
+// The index operand of a primitive: int64 (its values are checked against the dim per run).
+const TensorType& index_type(const detail::TypeCheck& c, size_t i) {
+  c.dtype(i, DType::Int64, "index");
+  return c[i];
+}
+
+// gather / scatter: the index has the input's rank and no larger size in any dim but `d`.
+void check_gather_types(const detail::TypeCheck& c, const Shape& a, const Shape& idx, int64_t d) {
+  if (idx.size() != a.size() && !(idx.size() <= 1 && a.size() <= 1)) c.fail("index rank differs from the input's");
+  for (size_t i = 0; i < idx.size(); ++i)
+    if (static_cast<int64_t>(i) != d && i < a.size() && idx[i] > a[i]) c.fail("index larger than the input");
+}
+
 // out = a with src's slices added at `index` along dim (index_add, and index_select's VJP).
 class IndexAdd : public Primitive {
  public:
   explicit IndexAdd(int64_t d) : dim_(d) {}
   const char* name() const override { return "index_add"; }
+  TypeList output_types(const TypeList& in) const override {  // (a, index [k], src) -> a
+    detail::TypeCheck c(name(), in);
+    c.count(3);
+    const Shape& a = in[0].shape;
+    if (a.empty()) c.fail("needs at least 1-D input");
+    c.dim(dim_, a.size());
+    c.rank(1, 1, "index");
+    Shape want = a;
+    want[dim_] = index_type(c, 1).shape[0];
+    c.shape(2, want, "source");
+    c.same_dtype(0, 2);
+    return {in[0]};
+  }
   TensorList eval_cpu(const TensorList& in) override {
-    Tensor out = empty(in[0].shape(), in[0].dtype());
+    Tensor out = detail::alloc_output(*this, in);
     Tensor idx = run_index("index_add", in[1], in[0].dim() ? in[0].size(dim_) : 1, dim_);  // a graph's index is checked per run
     cpu::copy(out, in[0]);
     if (in[2].numel() > 0) cpu::index_add(out, dim_, idx, contiguous(in[2]));
@@ -99,14 +125,22 @@ class IndexSelect : public Primitive {
  public:
   explicit IndexSelect(int64_t d) : dim_(d) {}
   const char* name() const override { return "index_select"; }
+  TypeList output_types(const TypeList& in) const override {  // (a, index [k] or []) -> a with k at dim
+    detail::TypeCheck c(name(), in);
+    c.count(2);
+    c.dim(dim_, in[0].shape.size());
+    const Shape& idx = index_type(c, 1).shape;
+    if (idx.size() > 1) c.fail("index must be 0-D or 1-D");
+    Shape want = in[0].shape;
+    if (!want.empty()) want[dim_] = shape_numel(idx);
+    return {{want, in[0].dtype}};
+  }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
     return {apply1(std::make_shared<IndexAdd>(dim_), {zeros(x[0].shape(), ct[0].dtype()), x[1], ct[0]})};
   }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor a = contiguous(in[0]);
-    Shape s = a.shape();
-    if (a.dim() > 0) s[dim_] = in[1].numel();
-    Tensor out = empty(s, a.dtype());
+    Tensor out = detail::alloc_output(*this, in);
     if (out.numel() > 0) cpu::index_select(out, a, dim_, run_index("index_select", in[1], a.dim() ? a.size(dim_) : 1, dim_));
     return {out};
   }
@@ -121,11 +155,18 @@ class Gather : public Primitive {
  public:
   explicit Gather(int64_t d) : dim_(d) {}
   const char* name() const override { return "gather"; }
+  TypeList output_types(const TypeList& in) const override {  // (a, index) -> the index's shape
+    detail::TypeCheck c(name(), in);
+    c.count(2);
+    c.dim(dim_, in[0].shape.size());
+    check_gather_types(c, in[0].shape, index_type(c, 1).shape, dim_);
+    return {{in[1].shape, in[0].dtype}};
+  }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
     return {scatter(zeros(x[0].shape(), ct[0].dtype()), dim_, x[1], ct[0], "add")};
   }
   TensorList eval_cpu(const TensorList& in) override {
-    Tensor out = empty(in[1].shape(), in[0].dtype());
+    Tensor out = detail::alloc_output(*this, in);
     if (out.numel() > 0) cpu::gather(out, in[0], dim_, run_index("gather", in[1], in[0].dim() ? in[0].size(dim_) : 1, dim_));
     return {out};
   }
@@ -140,6 +181,19 @@ class Scatter : public Primitive {
  public:
   Scatter(int64_t d, int reduce) : dim_(d), reduce_(reduce) {}
   const char* name() const override { return reduce_ == 1 ? "scatter_add" : "scatter"; }
+  TypeList output_types(const TypeList& in) const override {  // (a, index, src) -> a
+    detail::TypeCheck c(name(), in);
+    c.count(3);
+    if (reduce_ < 0 || reduce_ > 2) c.fail("reduce out of range");
+    c.dim(dim_, in[0].shape.size());
+    const Shape &idx = index_type(c, 1).shape, &src = in[2].shape;
+    check_gather_types(c, in[0].shape, idx, dim_);
+    if (src.size() != idx.size()) c.fail("source rank");
+    for (size_t i = 0; i < idx.size(); ++i)
+      if (idx[i] > src[i]) c.fail("index larger than the source");
+    c.same_dtype(0, 2);
+    return {in[0]};
+  }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
     if (reduce_ == 2) throw NotImplementedError("[scatter] reduce='multiply' has no VJP");
     const Tensor &g = ct[0], &idx = x[1], &src = x[2];
@@ -158,7 +212,7 @@ class Scatter : public Primitive {
     return r;
   }
   TensorList eval_cpu(const TensorList& in) override {
-    Tensor out = empty(in[0].shape(), in[0].dtype());
+    Tensor out = detail::alloc_output(*this, in);
     Tensor idx = run_index("scatter", in[1], in[0].dim() ? in[0].size(dim_) : 1, dim_);
     cpu::copy(out, in[0]);
     cpu::scatter(out, dim_, idx, in[2], reduce_);
@@ -175,6 +229,15 @@ class Scatter : public Primitive {
 class MaskedFill : public Primitive {
  public:
   const char* name() const override { return "masked_fill"; }
+  TypeList output_types(const TypeList& in) const override {  // (a, mask of a's shape, 0-d value) -> a
+    detail::TypeCheck c(name(), in);
+    c.count(3);
+    c.dtype(1, DType::Bool, "mask");
+    c.shape(1, in[0].shape, "mask");
+    c.shape(2, Shape{}, "value");
+    c.same_dtype(0, 2);
+    return {in[0]};
+  }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
     TensorList r;
     for (int i : argnums) {
@@ -185,7 +248,7 @@ class MaskedFill : public Primitive {
     return r;
   }
   TensorList eval_cpu(const TensorList& in) override {
-    Tensor out = empty(in[0].shape(), in[0].dtype());
+    Tensor out = detail::alloc_output(*this, in);
     cpu::copy(out, in[0]);
     cpu::masked_fill(out, in[1], in[2]);
     return {out};
@@ -281,13 +344,19 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar v) {
 Tensor masked_fill_t(const Tensor& a, const Tensor& mask, const Tensor& v) {
   if (mask.dtype() != DType::Bool) throw TypeError(std::string("[masked_fill] mask must be a bool tensor, got ") + dtype_name(mask.dtype()));
   if (v.dim() != 0) throw ValueError("[masked_fill] only supports a 0-dimensional value tensor, got shape " + shape_str(v.shape()));
+  // out of place, like torch: the result has the broadcast shape of the input and the mask
   Shape s = broadcast_shapes(a.shape(), mask.shape(), "masked_fill");
-  if (s != a.shape())
-    shape_error("masked_fill", {a.shape(), mask.shape()}, {}, "mask of shape " + shape_str(mask.shape()) + " does not broadcast to " + shape_str(a.shape()));
   if (is_floating(v.dtype()) && !is_floating(a.dtype()))
     throw TypeError(std::string("[masked_fill] value of type ") + dtype_name(v.dtype()) + " can't be cast to " + dtype_name(a.dtype()));
   Tensor val = contiguous(detail::cast(v, a.dtype()));
-  return apply1(std::make_shared<MaskedFill>(), {a, expand(mask, s), val});
+  return apply1(std::make_shared<MaskedFill>(), {a.shape() == s ? a : expand(a, s), expand(mask, s), val});
+}
+
+Tensor& masked_fill_(Tensor& a, const Tensor& mask, const Tensor& v) {
+  if (broadcast_shapes(a.shape(), mask.shape(), "masked_fill_") != a.shape())
+    shape_error("masked_fill_", {a.shape(), mask.shape()}, {},
+                "mask of shape " + shape_str(mask.shape()) + " does not broadcast to " + shape_str(a.shape()));
+  return copy_(a, masked_fill_t(a, mask, v));
 }
 
 Tensor nonzero(const Tensor& a0) {

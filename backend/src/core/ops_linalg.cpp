@@ -57,6 +57,20 @@ Tensor mT(const Tensor& t) { return transpose(t, -1, -2); }
 class MatMul : public Primitive {
  public:
   const char* name() const override { return "matmul"; }
+  TypeList output_types(const TypeList& in) const override {  // [*b, m, k] @ [*b, k, n] (batch dims expanded)
+    detail::TypeCheck c(name(), in);
+    c.count(2);
+    c.same_dtype(0, 1);
+    const Shape &a = in[0].shape, &b = in[1].shape;
+    size_t r = a.size();
+    if (r < 2 || b.size() != r) c.fail("operands must have one rank of at least 2");
+    for (size_t i = 0; i + 2 < r; ++i)
+      if (a[i] != b[i]) c.fail("batch dims differ");
+    if (a[r - 1] != b[r - 2]) c.fail("inner dims differ");
+    Shape s = a;
+    s[r - 1] = b[r - 1];
+    return {{s, in[0].dtype}};
+  }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
     const Tensor &a = x[0], &b = x[1], &g = ct[0];
     TensorList r;
@@ -69,9 +83,8 @@ class MatMul : public Primitive {
   TensorList eval_cpu(const TensorList& in) override {
     const Tensor &a = in[0], &b = in[1];
     int64_t nb = a.dim() - 2;
-    Shape os = a.shape();
-    os[nb + 1] = b.shape()[nb + 1];
-    Tensor out = empty(os, a.dtype());
+    Tensor out = detail::alloc_output(*this, in);
+    const Shape& os = out.shape();
     if (out.numel() == 0) return {out};
     Tensor o3 = make_view(out, Shape{out.numel() / std::max<int64_t>(os[nb] * os[nb + 1], 1), os[nb], os[nb + 1]},
                           Strides{os[nb] * os[nb + 1], os[nb + 1], 1}, 0);
@@ -242,18 +255,22 @@ Operand contract(const Operand& a0, const Operand& b0, const std::set<char>& kee
   Shape ls, rs;
   for (char c : left) { ls.push_back(size_of(a, c)); L *= size_of(a, c); }
   for (char c : right) { rs.push_back(size_of(b, c)); R *= size_of(b, c); }
-  for (char c : con) {
-    if (size_of(a, c) != size_of(b, c))
+  for (char c : con) {  // a size-1 subscript broadcasts against the other operand's, as in torch
+    int64_t sa = size_of(a, c), sb = size_of(b, c);
+    if (sa != sb && sa != 1 && sb != 1)
       shape_error("einsum", {a0.t.shape(), b0.t.shape()}, {},
-                  std::string("subscript ") + c + " has size " + std::to_string(size_of(a, c)) + " in one operand and " +
-                      std::to_string(size_of(b, c)) + " in another");
-    C *= size_of(a, c);
+                  std::string("subscript ") + c + " has size " + std::to_string(sa) + " in one operand and " +
+                      std::to_string(sb) + " in another");
+    C *= std::max(sa, sb);
   }
   Tensor ta = permute(a.t, perm_of(a, batch + left + con));
   Tensor tb = permute(b.t, perm_of(b, batch + con + right));
   Shape ea = bs, eb = bs;
   for (auto s : ls) ea.push_back(s);
-  for (char c : con) { ea.push_back(size_of(a, c)); eb.push_back(size_of(b, c)); }
+  for (char c : con) {
+    ea.push_back(std::max(size_of(a, c), size_of(b, c)));
+    eb.push_back(std::max(size_of(a, c), size_of(b, c)));
+  }
   for (auto s : rs) eb.push_back(s);
   ta = reshape(expand(ta, ea), Shape{B, L, C});
   tb = reshape(expand(tb, eb), Shape{B, C, R});

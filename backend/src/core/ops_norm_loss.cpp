@@ -17,6 +17,13 @@ class Softmax : public Primitive {
  public:
   Softmax(int64_t dim, bool log) : dim_(dim), log_(log) {}
   const char* name() const override { return log_ ? "log_softmax" : "softmax"; }
+  TypeList output_types(const TypeList& in) const override {
+    detail::TypeCheck c(name(), in);
+    c.count(1);
+    c.real(0);
+    c.dim(dim_, in[0].shape.size());
+    return {in[0]};
+  }
   bool vjp_needs_inputs() const override { return false; }
   bool vjp_needs_outputs() const override { return true; }
   TensorList vjp(const TensorList&, const TensorList& ct, const std::vector<int>&, const TensorList& out) override {
@@ -29,7 +36,7 @@ class Softmax : public Primitive {
     Tensor x = contiguous(in[0]);
     int64_t outer, r, inner;
     detail::split_at(x.shape(), dim_, &outer, &r, &inner);
-    Tensor out = empty(x.shape(), x.dtype());
+    Tensor out = detail::alloc_output(*this, in);
     if (out.numel() > 0) cpu::softmax(out, x, outer, r, inner, log_);
     return {out};
   }
@@ -48,16 +55,31 @@ class LayerNormBackward : public Primitive {
   LayerNormBackward(int64_t cols, double eps, bool w, bool b) : cols_(cols), eps_(eps), w_(w), b_(b) {}
   const char* name() const override { return "layer_norm_backward"; }
   bool differentiable() const override { return false; }
+  TypeList output_types(const TypeList& in) const override {  // (x, [w], g) -> (dx, [dw], [db])
+    detail::TypeCheck c(name(), in);
+    c.count(w_ ? 3 : 2);
+    c.real(0);
+    const Shape& x = in[0].shape;
+    if (cols_ <= 0 || x.empty() || shape_numel(x) % cols_ != 0) c.fail("geometry");
+    if (x.back() <= 0 || x.back() > cols_ || cols_ % x.back() != 0) c.fail("normalized shape");
+    c.shape(w_ ? 2 : 1, x, "gradient");
+    c.same_dtype(0, w_ ? 2 : 1);
+    TypeList out{in[0]};
+    if (w_) {
+      if (shape_numel(in[1].shape) != cols_) c.fail("weight");
+      c.same_dtype(0, 1);
+      out.push_back({Shape{cols_}, in[0].dtype});
+    }
+    if (b_) out.push_back({Shape{cols_}, in[0].dtype});
+    return out;
+  }
   TensorList eval_cpu(const TensorList& in) override {
     for (const auto& t : in)
       if (on_cuda(t)) throw NotImplementedError("[layer_norm_backward] has no CUDA implementation");
     Tensor x = contiguous(in[0]), g = contiguous(in[w_ ? 2 : 1]);
     Tensor w = w_ ? contiguous(in[1]) : Tensor();
-    Tensor dx = empty(x.shape(), x.dtype());
-    TensorList out{dx};
-    Tensor dw, db;
-    if (w_) out.push_back(dw = empty(Shape{cols_}, x.dtype()));
-    if (b_) out.push_back(db = empty(Shape{cols_}, x.dtype()));
+    TensorList out = detail::alloc_outputs(*this, in);
+    Tensor dx = out[0], dw = w_ ? out[1] : Tensor(), db = b_ ? out.back() : Tensor();
     int64_t rows = cols_ ? x.numel() / cols_ : 0;
     if (rows == 0) {
       for (auto& t : out) cpu::fill(t, Scalar::from_int(0));
@@ -78,6 +100,21 @@ class LayerNorm : public Primitive {
  public:
   LayerNorm(int64_t cols, double eps, bool w, bool b) : cols_(cols), eps_(eps), w_(w), b_(b) {}
   const char* name() const override { return "layer_norm"; }
+  // (x, weight?, bias?): x's rows of `cols` trailing elements; the affine parameters hold cols each
+  TypeList output_types(const TypeList& in) const override {
+    detail::TypeCheck c(name(), in);
+    size_t k = 1 + (w_ ? 1 : 0) + (b_ ? 1 : 0);
+    c.count(k);
+    c.real(0);
+    const Shape& x = in[0].shape;
+    if (cols_ <= 0 || x.empty() || shape_numel(x) % cols_ != 0) c.fail("geometry");
+    if (x.back() <= 0 || x.back() > cols_ || cols_ % x.back() != 0) c.fail("normalized shape");
+    for (size_t i = 1; i < k; ++i) {
+      if (shape_numel(in[i].shape) != cols_) c.fail("affine parameters");
+      c.same_dtype(0, i);
+    }
+    return {in[0]};
+  }
   TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
     const Tensor& x = in[0];
     if (!grad_mode_enabled() && !on_cuda(x) && (x.dtype() == DType::Float32 || x.dtype() == DType::Float64)) {
@@ -122,7 +159,7 @@ class LayerNorm : public Primitive {
     Tensor x = contiguous(in[0]);
     Tensor w = w_ ? contiguous(in[1]) : Tensor();
     Tensor b = b_ ? contiguous(in[w_ ? 2 : 1]) : Tensor();
-    Tensor out = empty(x.shape(), x.dtype());
+    Tensor out = detail::alloc_output(*this, in);
     int64_t rows = cols_ ? x.numel() / cols_ : 0;
     if (out.numel() > 0) cpu::layer_norm(out, x, w_ ? &w : nullptr, b_ ? &b : nullptr, rows, cols_, eps_);
     return {out};
@@ -156,16 +193,35 @@ void check_targets(const Tensor& x, const Tensor& t, int64_t ignore) {
       throw IndexError("Target " + std::to_string(p[i]) + " is out of bounds (number of classes: " + std::to_string(c) + ")");
 }
 
+// (logits [n, c] float, targets [n] int64[, a 0-d gradient]): the checks of the fused kernels (the
+// target values are checked where they run).
+void check_cross_entropy_types(const detail::TypeCheck& c, bool backward) {
+  c.count(backward ? 3 : 2);
+  c.real(0);
+  c.rank(0, 2, "logits");
+  c.rank(1, 1, "targets");
+  c.dtype(1, DType::Int64, "targets");
+  if (c[1].shape[0] != c[0].shape[0]) c.fail("targets must be int64 [n]");
+  if (backward) {
+    c.shape(2, Shape{}, "gradient");
+    c.same_dtype(0, 2);
+  }
+}
+
 class CrossEntropyBackward : public Primitive {
  public:
   CrossEntropyBackward(int64_t ignore, bool mean) : ignore_(ignore), mean_(mean) {}
   const char* name() const override { return "cross_entropy_backward"; }
+  TypeList output_types(const TypeList& in) const override {  // -> dlogits
+    check_cross_entropy_types(detail::TypeCheck(name(), in), true);
+    return {in[0]};
+  }
   TensorList eval_cpu(const TensorList& in) override {  // (logits, targets, g) -> dlogits
     Tensor x = contiguous(in[0]), t = contiguous(in[1]);
     check_targets(x, t, ignore_);
     double scale = host_scalar(in[2]);
     if (mean_) scale /= static_cast<double>(count_valid(t, ignore_));
-    Tensor dx = empty(x.shape(), x.dtype());
+    Tensor dx = detail::alloc_output(*this, in);
     cpu::cross_entropy_backward(dx, x, t, ignore_, scale);
     return {dx};
   }
@@ -200,6 +256,10 @@ class CrossEntropy : public Primitive {
  public:
   CrossEntropy(int64_t ignore, bool mean) : ignore_(ignore), mean_(mean) {}
   const char* name() const override { return "cross_entropy"; }
+  TypeList output_types(const TypeList& in) const override {  // -> the 0-d loss
+    check_cross_entropy_types(detail::TypeCheck(name(), in), false);
+    return {{Shape{}, in[0].dtype}};
+  }
   TensorList eval_cpu(const TensorList& in) override {  // (logits [n, c], targets [n]) -> scalar
     Tensor x = contiguous(in[0]), t = contiguous(in[1]);
     check_targets(x, t, ignore_);
@@ -207,7 +267,8 @@ class CrossEntropy : public Primitive {
     cpu::cross_entropy_rows(rows, x, t, ignore_);
     double total = host_scalar(reduce(ReduceOp::Sum, rows, std::nullopt, false, DType::Float64));
     if (mean_) total /= static_cast<double>(count_valid(t, ignore_));  // 0/0: nan, as in torch
-    return {full(Shape{}, Scalar::from_double(total), x.dtype())};
+    const TensorType out = output_types(types_of(in))[0];
+    return {full(out.shape, Scalar::from_double(total), out.dtype)};
   }
   TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
     TensorList r;

@@ -21,11 +21,12 @@ const char* reduce_name(ReduceOp op) { return op_info(op).name; }
 std::vector<bool> reduce_mask(const char* op, const Tensor& a, const OptDims& dims) {
   std::vector<bool> m(static_cast<size_t>(a.dim()), !dims.has_value() || dims->empty());
   if (dims && !dims->empty()) {
+    std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(a.dim(), 1)), false);  // a 0-d tensor takes dim 0
     for (auto d0 : *dims) {
       int64_t d = dim_arg(op, a, d0);
-      if (a.dim() == 0) continue;
-      if (m[d]) shape_error(op, {a.shape()}, {{"dim", *dims}}, "dim " + std::to_string(d) + " appears multiple times in the list of dims");
-      m[d] = true;
+      if (seen[d]) shape_error(op, {a.shape()}, {{"dim", *dims}}, "dim " + std::to_string(d) + " appears multiple times in the list of dims");
+      seen[d] = true;
+      if (a.dim() > 0) m[d] = true;
     }
   }
   return m;
@@ -35,16 +36,11 @@ std::vector<bool> reduce_mask(const char* op, const Tensor& a, const OptDims& di
 struct Layout {
   Tensor x;
   int64_t outer = 1, r = 1, inner = 1;
-  Shape keep_shape, drop_shape;
 };
 
 Layout layout_for(const Tensor& a, const std::vector<bool>& mask) {
   Layout L;
   int64_t nd = a.dim();
-  for (int64_t i = 0; i < nd; ++i) {
-    L.keep_shape.push_back(mask[i] ? 1 : a.shape()[i]);
-    if (!mask[i]) L.drop_shape.push_back(a.shape()[i]);
-  }
   int64_t first = -1, last = -1;
   for (int64_t i = 0; i < nd; ++i)
     if (mask[i]) {
@@ -88,6 +84,17 @@ Tensor unreduce(const Tensor& t, const std::vector<bool>& mask, const Shape& ful
   return expand(r, full);
 }
 
+// A masked reduction's output type: the input's dtype (the front end cast it to the compute dtype)
+// over the reduced shape.
+TypeList masked_reduction_types(const char* op, const TypeList& in, const std::vector<bool>& mask, bool keepdim,
+                                bool real) {
+  detail::TypeCheck c(op, in);
+  c.count(1);
+  if (mask.size() != in[0].shape.size()) c.fail("reduction mask does not match the input's rank");
+  if (real) c.real(0);
+  return {{detail::reduced_shape(in[0].shape, mask, keepdim), in[0].dtype}};
+}
+
 int64_t reduced_count(const std::vector<bool>& mask, const Shape& full) {
   int64_t n = 1;
   for (size_t i = 0; i < full.size(); ++i)
@@ -99,6 +106,13 @@ class Reduce : public Primitive {
  public:
   Reduce(ReduceOp op, std::vector<bool> mask, bool keepdim) : op_(op), mask_(std::move(mask)), keepdim_(keepdim) {}
   const char* name() const override { return reduce_name(op_); }
+  TypeList output_types(const TypeList& in) const override {
+    TypeList out = masked_reduction_types(name(), in, mask_, keepdim_, false);
+    if ((op_ == ReduceOp::Max || op_ == ReduceOp::Min) && shape_numel(out[0].shape) > 0 &&
+        reduced_count(mask_, in[0].shape) == 0)
+      throw ValueError(std::string("[") + name() + "] expected reduction dim to have non-zero size");
+    return out;
+  }
   bool differentiable() const override { return op_info(op_).differentiable; }
   bool vjp_needs_inputs() const override { return op_ != ReduceOp::Sum && op_ != ReduceOp::Mean; }
   bool vjp_needs_outputs() const override { return op_ == ReduceOp::Prod || op_ == ReduceOp::Max || op_ == ReduceOp::Min; }
@@ -126,10 +140,8 @@ class Reduce : public Primitive {
     }
   }
   TensorList eval_cpu(const TensorList& in) override {
+    Tensor out = detail::alloc_output(*this, in);
     Layout L = layout_for(in[0], mask_);
-    Tensor out = empty(keepdim_ ? L.keep_shape : L.drop_shape, in[0].dtype());
-    if ((op_ == ReduceOp::Max || op_ == ReduceOp::Min) && L.r == 0 && out.numel() > 0)
-      throw ValueError(std::string("[") + name() + "] expected reduction dim to have non-zero size");
     if (out.numel() > 0) cpu::reduce(op_, out, L.x, L.outer, L.r, L.inner);
     return {out};
   }
@@ -146,6 +158,19 @@ class ArgReduce : public Primitive {
  public:
   ArgReduce(bool is_max, int64_t dim, bool keepdim, bool values) : is_max_(is_max), dim_(dim), keepdim_(keepdim), values_(values) {}
   const char* name() const override { return is_max_ ? (values_ ? "max" : "argmax") : (values_ ? "min" : "argmin"); }
+  TypeList output_types(const TypeList& in) const override {  // (values,) indices
+    detail::TypeCheck c(name(), in);
+    c.count(1);
+    const Shape& a = in[0].shape;
+    c.dim(dim_, a.size());
+    if (!a.empty() && a[dim_] == 0)
+      throw ValueError(std::string("[") + name() + "] expected reduction dim " + std::to_string(dim_) + " to have non-zero size");
+    std::vector<bool> mask(a.size(), false);
+    if (!a.empty()) mask[dim_] = true;
+    Shape s = detail::reduced_shape(a, mask, keepdim_);
+    if (values_) return {{s, in[0].dtype}, {s, DType::Int64}};
+    return {{s, DType::Int64}};
+  }
   bool differentiable() const override { return values_; }
   bool vjp_needs_inputs() const override { return false; }
   bool vjp_needs_outputs() const override { return true; }
@@ -165,12 +190,10 @@ class ArgReduce : public Primitive {
     const Tensor& a = in[0];
     std::vector<bool> mask(static_cast<size_t>(a.dim()), false);
     if (a.dim() > 0) mask[dim_] = true;
+    TensorList outs = detail::alloc_outputs(*this, in);
     Layout L = layout_for(a, mask);
-    if (L.r == 0 && a.dim() > 0)
-      throw ValueError(std::string("[") + name() + "] expected reduction dim " + std::to_string(dim_) + " to have non-zero size");
-    const Shape& s = keepdim_ ? L.keep_shape : L.drop_shape;
-    Tensor idx = empty(s, DType::Int64);
-    Tensor val = values_ ? empty(s, a.dtype()) : Tensor();
+    Tensor idx = outs.back();
+    Tensor val = values_ ? outs[0] : Tensor();
     if (idx.numel() > 0) cpu::arg_reduce(is_max_, val, idx, L.x, L.outer, L.r, L.inner);
     if (values_) return {val, idx};
     return {idx};
@@ -188,6 +211,7 @@ class Variance : public Primitive {
  public:
   Variance(std::vector<bool> mask, double corr, bool keepdim, bool sd) : mask_(std::move(mask)), corr_(corr), keepdim_(keepdim), sd_(sd) {}
   const char* name() const override { return sd_ ? "std" : "var"; }
+  TypeList output_types(const TypeList& in) const override { return masked_reduction_types(name(), in, mask_, keepdim_, true); }
   bool vjp_needs_outputs() const override { return sd_; }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList& out) override {
     // var: g * 2 (x - mean) / (N - correction); std: that / (2 std)
@@ -204,11 +228,9 @@ class Variance : public Primitive {
     return {mul(g, d)};
   }
   TensorList eval_cpu(const TensorList& in) override {
+    Tensor out = detail::alloc_output(*this, in);
     Layout L = layout_for(in[0], mask_);
-    Tensor out = empty(keepdim_ ? L.keep_shape : L.drop_shape, in[0].dtype());
-    if (out.numel() > 0) {
-      cpu::variance(out, L.x, L.outer, L.r, L.inner, corr_, sd_);
-    }
+    if (out.numel() > 0) cpu::variance(out, L.x, L.outer, L.r, L.inner, corr_, sd_);
     return {out};
   }
 
@@ -226,6 +248,7 @@ class Norm2 : public Primitive {
  public:
   Norm2(std::vector<bool> mask, bool keepdim) : mask_(std::move(mask)), keepdim_(keepdim) {}
   const char* name() const override { return "norm2"; }
+  TypeList output_types(const TypeList& in) const override { return masked_reduction_types(name(), in, mask_, keepdim_, true); }
   bool vjp_needs_outputs() const override { return true; }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList& out) override {
     // g * x / |x|, and 0 where the norm is 0 (a subgradient, as torch picks)
@@ -236,8 +259,8 @@ class Norm2 : public Primitive {
     return {keep(cmp(BinaryOp::Ne, y, 0.0), div(mul(g, x[0]), y))};
   }
   TensorList eval_cpu(const TensorList& in) override {
+    Tensor out = detail::alloc_output(*this, in);
     Layout L = layout_for(in[0], mask_);
-    Tensor out = empty(keepdim_ ? L.keep_shape : L.drop_shape, in[0].dtype());
     if (out.numel() > 0) cpu::norm2(out, L.x, L.outer, L.r, L.inner);
     return {out};
   }
@@ -260,6 +283,7 @@ class LogSumExp : public Primitive {
  public:
   LogSumExp(std::vector<bool> mask, bool keepdim) : mask_(std::move(mask)), keepdim_(keepdim) {}
   const char* name() const override { return "logsumexp"; }
+  TypeList output_types(const TypeList& in) const override { return masked_reduction_types(name(), in, mask_, keepdim_, true); }
   bool vjp_needs_outputs() const override { return true; }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList& out) override {
     const Shape& full = x[0].shape();
@@ -267,8 +291,8 @@ class LogSumExp : public Primitive {
     return {vjp::mul(unreduce(ct[0], mask_, full, keepdim_), p)};
   }
   TensorList eval_cpu(const TensorList& in) override {
+    Tensor out = detail::alloc_output(*this, in);
     Layout L = layout_for(in[0], mask_);
-    Tensor out = empty(keepdim_ ? L.keep_shape : L.drop_shape, in[0].dtype());
     if (out.numel() > 0) cpu::logsumexp(out, L.x, L.outer, L.r, L.inner);
     return {out};
   }
@@ -284,6 +308,12 @@ class Scan : public Primitive {
  public:
   Scan(int64_t dim, bool prod) : dim_(dim), prod_(prod) {}
   const char* name() const override { return prod_ ? "cumprod" : "cumsum"; }
+  TypeList output_types(const TypeList& in) const override {
+    detail::TypeCheck c(name(), in);
+    c.count(1);
+    c.dim(dim_, in[0].shape.size());
+    return {in[0]};
+  }
   bool vjp_needs_inputs() const override { return prod_; }
   bool vjp_needs_outputs() const override { return prod_; }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList& out) override {
@@ -299,7 +329,7 @@ class Scan : public Primitive {
     Tensor x = contiguous(in[0]);
     int64_t outer, r, inner;
     detail::split_at(x.shape(), dim_, &outer, &r, &inner);
-    Tensor out = empty(x.shape(), x.dtype());
+    Tensor out = detail::alloc_output(*this, in);
     if (out.numel() > 0) cpu::cumulative(prod_, out, x, outer, r, inner);
     return {out};
   }

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <numeric>
 
 #include "../cpu/kernels.h"
@@ -83,6 +84,12 @@ class Reshape : public Primitive {
  public:
   explicit Reshape(Shape s) : shape_(std::move(s)) {}
   const char* name() const override { return "reshape"; }
+  TypeList output_types(const TypeList& in) const override {
+    detail::TypeCheck c(name(), in);
+    c.count(1);
+    if (shape_numel(shape_) != shape_numel(in[0].shape)) c.fail("reshape changes the number of elements");
+    return {{shape_, in[0].dtype}};
+  }
   const Shape& shape() const { return shape_; }
   bool is_view() const override { return true; }
   bool vjp_needs_inputs() const override { return false; }
@@ -108,6 +115,17 @@ class Expand : public Primitive {
  public:
   explicit Expand(Shape s) : shape_(std::move(s)) {}
   const char* name() const override { return "expand"; }
+  TypeList output_types(const TypeList& in) const override {
+    detail::TypeCheck c(name(), in);
+    c.count(1);
+    const Shape& a = in[0].shape;
+    shape_numel(shape_);  // no negative size
+    if (a.size() > shape_.size()) c.fail("more input dims than the shape has");
+    size_t k = shape_.size() - a.size();
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i] != shape_[k + i] && a[i] != 1) c.fail("input " + shape_str(a) + " does not broadcast to " + shape_str(shape_));
+    return {{shape_, in[0].dtype}};
+  }
   bool is_view() const override { return true; }
   bool vjp_needs_inputs() const override { return false; }
   // NOTE [ Sum back to shape ]: front-end ops broadcast only through Expand, so this is the one
@@ -143,6 +161,23 @@ class Permute : public Primitive {
  public:
   explicit Permute(Dims d) : dims_(std::move(d)) {}
   const char* name() const override { return "permute"; }
+  TypeList output_types(const TypeList& in) const override {
+    detail::TypeCheck c(name(), in);
+    c.count(1);
+    const Shape& a = in[0].shape;
+    if (dims_.size() != a.size()) c.fail("permutation rank");
+    std::vector<bool> seen(dims_.size(), false);
+    for (int64_t k : dims_) {
+      if (k < 0 || k >= static_cast<int64_t>(dims_.size()) || seen[k]) c.fail("not a permutation");
+      seen[k] = true;
+    }
+    return {{permuted(a), in[0].dtype}};
+  }
+  Shape permuted(const Shape& a) const {
+    Shape s(dims_.size());
+    for (size_t i = 0; i < dims_.size(); ++i) s[i] = a[dims_[i]];
+    return s;
+  }
   const Dims& dims() const { return dims_; }
   bool is_view() const override { return true; }
   bool vjp_needs_inputs() const override { return false; }
@@ -153,13 +188,9 @@ class Permute : public Primitive {
   }
   TensorList eval_cpu(const TensorList& in) override {
     const Tensor& a = in[0];
-    Shape sh(dims_.size());
     Strides st(dims_.size());
-    for (size_t i = 0; i < dims_.size(); ++i) {
-      sh[i] = a.shape()[dims_[i]];
-      st[i] = a.strides()[dims_[i]];
-    }
-    return {make_view(a, sh, st, a.offset())};
+    for (size_t i = 0; i < dims_.size(); ++i) st[i] = a.strides()[dims_[i]];
+    return {make_view(a, permuted(a.shape()), st, a.offset())};
   }
 
  private:
@@ -174,11 +205,21 @@ using Reapply = std::function<Tensor(const Tensor&)>;
 // Gradient of a strided view: zeros of the input's shape with the view's region set to g.
 class ViewScatter : public Primitive {
  public:
-  ViewScatter(const char* name, Reapply f, Shape s) : name_(name), reapply_(std::move(f)), shape_(std::move(s)) {}
+  // view: the view's shape, s: the input's
+  ViewScatter(const char* name, Reapply f, Shape view, Shape s)
+      : name_(name), reapply_(std::move(f)), view_(std::move(view)), shape_(std::move(s)) {}
   const char* name() const override { return name_; }
+  TypeList output_types(const TypeList& in) const override {  // the view's region is checked on the storage per run
+    detail::TypeCheck c(name(), in);
+    c.count(1);
+    c.shape(0, view_, "gradient");
+    shape_numel(shape_);
+    return {{shape_, in[0].dtype}};
+  }
   bool vjp_needs_inputs() const override { return false; }
   TensorList eval_cpu(const TensorList& in) override {
-    Tensor out = zeros(shape_, in[0].dtype());
+    const TensorType t = output_types(types_of(in))[0];
+    Tensor out = zeros(t.shape, t.dtype);
     Tensor v = reapply_(out);
     if (v.numel() > 0) cpu::copy(v, in[0]);
     return {out};
@@ -190,7 +231,7 @@ class ViewScatter : public Primitive {
  private:
   const char* name_;
   Reapply reapply_;
-  Shape shape_;
+  Shape view_, shape_;
  public:  // graph mode: the view's geometry on a contiguous tensor of the input's shape (a probe view)
   std::optional<Params> attrs() const override {
     struct NoTrace {  // the probe is not part of any traced program
@@ -208,6 +249,15 @@ class StridedView : public Primitive {
   StridedView(const char* name, Shape s, Strides st, int64_t extra_offset, Reapply f)
       : name_(name), shape_(std::move(s)), strides_(std::move(st)), offset_(extra_offset), reapply_(std::move(f)) {}
   const char* name() const override { return name_; }
+  TypeList output_types(const TypeList& in) const override {  // bounds are checked on the storage per run
+    detail::TypeCheck c(name(), in);
+    c.count(1);
+    shape_numel(shape_);
+    if (strides_.size() != shape_.size() || offset_ < 0) c.fail("view geometry");
+    for (int64_t x : strides_)
+      if (x < 0) c.fail("negative stride");
+    return {{shape_, in[0].dtype}};
+  }
   bool is_view() const override { return true; }
   bool vjp_needs_inputs() const override { return false; }
   TensorList eval_cpu(const TensorList& in) override {
@@ -221,7 +271,7 @@ class StridedView : public Primitive {
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
     if (std::string(name_) == "as_strided" && x[0].strides() != contiguous_strides(x[0].shape()))
       throw NotImplementedError("[as_strided] backward needs a contiguous input");
-    return {apply1(std::make_shared<ViewScatter>(backward_name(), reapply_, x[0].shape()), {ct[0]})};
+    return {apply1(std::make_shared<ViewScatter>(backward_name(), reapply_, shape_, x[0].shape()), {ct[0]})};
   }
 
  private:
@@ -243,10 +293,22 @@ class Flip : public Primitive {
  public:
   explicit Flip(Dims d) : dims_(std::move(d)) {}
   const char* name() const override { return "flip"; }
+  TypeList output_types(const TypeList& in) const override {
+    detail::TypeCheck c(name(), in);
+    c.count(1);
+    std::vector<bool> seen(std::max<size_t>(in[0].shape.size(), 1), false);
+    for (int64_t d : dims_) {
+      c.dim(d, in[0].shape.size());
+      if (seen[d]) c.fail("dims");
+      seen[d] = true;
+    }
+    return {in[0]};
+  }
   bool vjp_needs_inputs() const override { return false; }
   TensorList eval_cpu(const TensorList& in) override {
     const Tensor& a = in[0];
-    Tensor out = empty(a.shape(), a.dtype(), a.device());
+    const TensorType t = output_types(types_of(in))[0];
+    Tensor out = empty(t.shape, t.dtype, a.device());
     if (a.numel() == 0) return {out};
     Strides st = a.strides();
     int64_t off = a.offset();
@@ -273,6 +335,24 @@ class Cat : public Primitive {
  public:
   explicit Cat(int64_t d) : dim_(d) {}
   const char* name() const override { return "cat"; }
+  TypeList output_types(const TypeList& in) const override {
+    detail::TypeCheck c(name(), in);
+    if (in.empty()) c.fail("no inputs");
+    const Shape& a = c[0].shape;
+    if (dim_ < 0 || dim_ >= static_cast<int64_t>(a.size())) c.fail("dim out of range");
+    Shape want = a;
+    want[dim_] = 0;
+    for (size_t i = 0; i < in.size(); ++i) {
+      const Shape& s = c[i].shape;
+      if (s.size() != a.size()) c.fail("operands differ in rank");
+      c.same_dtype(0, i);
+      for (size_t k = 0; k < s.size(); ++k)
+        if (static_cast<int64_t>(k) != dim_ && s[k] != a[k]) c.fail("operands differ in dim " + std::to_string(k));
+      if (s[dim_] > std::numeric_limits<int64_t>::max() - want[dim_]) c.fail("too many elements");
+      want[dim_] += s[dim_];
+    }
+    return {{want, in[0].dtype}};
+  }
   bool vjp_needs_inputs() const override { return false; }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
     std::vector<int64_t> start(x.size() + 1, 0);
@@ -282,11 +362,7 @@ class Cat : public Primitive {
     return r;
   }
   TensorList eval_cpu(const TensorList& in) override {
-    Shape s = in[0].shape();
-    int64_t total = 0;
-    for (const auto& t : in) total += t.shape()[dim_];
-    s[dim_] = total;
-    Tensor out = empty(s, in[0].dtype());
+    Tensor out = detail::alloc_output(*this, in);
     int64_t off = 0;
     for (const auto& t : in) {
       int64_t len = t.shape()[dim_];
@@ -309,6 +385,21 @@ class Repeat : public Primitive {
  public:
   explicit Repeat(Shape r) : reps_(std::move(r)) {}
   const char* name() const override { return "repeat"; }
+  TypeList output_types(const TypeList& in) const override {
+    detail::TypeCheck c(name(), in);
+    c.count(1);
+    const Shape& a = in[0].shape;
+    if (reps_.size() < a.size()) c.fail("fewer repeats than dims");
+    Shape want;
+    size_t k = reps_.size() - a.size();
+    for (size_t i = 0; i < reps_.size(); ++i) {
+      int64_t s = i < k ? 1 : a[i - k];
+      if (reps_[i] < 0 || (s > 0 && reps_[i] > std::numeric_limits<int64_t>::max() / s)) c.fail("repeats");
+      want.push_back(reps_[i] * s);
+    }
+    shape_numel(want);
+    return {{want, in[0].dtype}};
+  }
   bool vjp_needs_inputs() const override { return false; }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
     // g viewed as [r0, s0, r1, s1, ...], summed over the r axes
@@ -327,17 +418,16 @@ class Repeat : public Primitive {
     // out viewed as [r0, s0, r1, s1, ...]; source broadcast along the r axes
     const Tensor& a = in[0];
     size_t n = reps_.size(), pad = n - a.shape().size();
-    Shape out_shape(n), big_shape, src_strides;
+    Shape big_shape, src_strides;
     for (size_t i = 0; i < n; ++i) {
       int64_t s = i < pad ? 1 : a.shape()[i - pad];
       int64_t st = i < pad ? 0 : a.strides()[i - pad];
-      out_shape[i] = s * reps_[i];
       big_shape.push_back(reps_[i]);
       big_shape.push_back(s);
       src_strides.push_back(0);
       src_strides.push_back(st);
     }
-    Tensor out = empty(out_shape, a.dtype());
+    Tensor out = detail::alloc_output(*this, in);
     Tensor dst = make_view(out, big_shape, contiguous_strides(big_shape), 0);
     Tensor src = make_view(a, big_shape, src_strides, a.offset());
     cpu::copy(dst, src);
@@ -354,13 +444,19 @@ class Tri : public Primitive {
  public:
   Tri(int64_t k, bool lower) : k_(k), lower_(lower) {}
   const char* name() const override { return lower_ ? "tril" : "triu"; }
+  TypeList output_types(const TypeList& in) const override {
+    detail::TypeCheck c(name(), in);
+    c.count(1);
+    if (in[0].shape.size() < 2) c.fail("needs at least 2-D input");
+    return {in[0]};
+  }
   bool vjp_needs_inputs() const override { return false; }
   TensorList vjp(const TensorList&, const TensorList& ct, const std::vector<int>&, const TensorList&) override {
     return {lower_ ? tril(ct[0], k_) : triu(ct[0], k_)};
   }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor a = contiguous(in[0]);
-    Tensor out = empty(a.shape(), a.dtype());
+    Tensor out = detail::alloc_output(*this, in);
     cpu::tri(out, a, k_, lower_);
     return {out};
   }
@@ -391,8 +487,8 @@ Tensor reshape(const Tensor& a, const Shape& shape0) {
 }
 
 Tensor flatten(const Tensor& a, int64_t start, int64_t end) {
-  if (a.dim() == 0) return reshape(a, Shape{1});
   int64_t s = dim_arg("flatten", a, start), e = dim_arg("flatten", a, end);
+  if (a.dim() == 0) return reshape(a, Shape{1});
   if (s > e) shape_error("flatten", {a.shape()}, {{"start_dim", start}, {"end_dim", end}}, "start_dim cannot come after end_dim");
   Shape ns;
   for (int64_t i = 0; i < s; ++i) ns.push_back(a.shape()[i]);
@@ -405,6 +501,7 @@ Tensor flatten(const Tensor& a, int64_t start, int64_t end) {
 
 Tensor unflatten(const Tensor& a, int64_t dim, const Shape& sizes) {
   int64_t d = dim_arg("unflatten", a, dim);
+  if (sizes.empty()) shape_error("unflatten", {a.shape()}, {{"dim", dim}, {"sizes", sizes.vec()}}, "sizes must be non-empty");
   Shape part = sizes;
   int64_t known = 1, inf = -1;
   for (size_t i = 0; i < part.size(); ++i) {
@@ -452,18 +549,18 @@ Tensor transpose(const Tensor& a, int64_t d0, int64_t d1) {
 Tensor movedim(const Tensor& a, const Dims& src, const Dims& dst) {
   if (src.size() != dst.size()) throw ValueError("[movedim] source and destination must have the same number of dims");
   int64_t n = a.dim();
-  if (n == 0) {  // a 0-d tensor accepts dims 0 and -1 and has nothing to move (torch: the tensor itself)
-    for (size_t i = 0; i < src.size(); ++i) dim_arg("movedim", a, src[i]), dim_arg("movedim", a, dst[i]);
-    if (src.size() > 1) shape_error("movedim", {a.shape()}, {{"source", src}}, "repeated dim in source");
-    return a;
-  }
-  Dims perm(static_cast<size_t>(n), -1);
-  std::vector<bool> used(static_cast<size_t>(n), false);
+  size_t slots = static_cast<size_t>(std::max<int64_t>(n, 1));  // a 0-d tensor takes dim 0
+  Dims perm(slots, -1);
+  std::vector<bool> used(slots, false);
   for (size_t i = 0; i < src.size(); ++i) {
     int64_t s = dim_arg("movedim", a, src[i]), d = dim_arg("movedim", a, dst[i]);
+    if (used[s] || perm[d] != -1)
+      shape_error("movedim", {a.shape()}, {{"source", src}, {"destination", dst}},
+                  std::string("repeated dim in ") + (used[s] ? "source" : "destination"));
     perm[d] = s;
     used[s] = true;
   }
+  if (n == 0) return a;
   int64_t k = 0;
   for (int64_t i = 0; i < n; ++i) {
     if (perm[i] != -1) continue;
@@ -506,10 +603,12 @@ Tensor squeeze(const Tensor& a, const OptDims& dims) {
   if (!dims) {
     for (int64_t i = 0; i < a.dim(); ++i) drop[i] = a.shape()[i] == 1;
   } else {
+    std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(a.dim(), 1)), false);  // a 0-d tensor takes dim 0
     for (auto d : *dims) {
-      if (a.dim() == 0) { dim_arg("squeeze", a, d); continue; }
       int64_t w = dim_arg("squeeze", a, d);
-      drop[w] = a.shape()[w] == 1;
+      if (seen[w]) shape_error("squeeze", {a.shape()}, {{"dim", *dims}}, "dim " + std::to_string(d) + " appears more than once");
+      seen[w] = true;
+      if (a.dim() > 0) drop[w] = a.shape()[w] == 1;
     }
   }
   for (int64_t i = 0; i < a.dim(); ++i)
@@ -620,7 +719,7 @@ Tensor repeat(const Tensor& a, const Shape& reps) {
 
 Tensor flip(const Tensor& a, const Dims& dims) {
   // a negative-stride view is not allowed (numpy interop and BLAS assume >= 0): copy
-  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(a.dim(), 1)), false);  // 0-d: dim 0 or -1
+  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(a.dim(), 1)), false);  // a 0-d tensor takes dim 0
   Dims wrapped;
   for (auto d0 : dims) {
     int64_t d = dim_arg("flip", a, d0);
@@ -632,6 +731,8 @@ Tensor flip(const Tensor& a, const Dims& dims) {
 }
 
 Tensor roll(const Tensor& a, const Dims& shifts, const Dims& dims) {
+  if (!dims.empty() && a.dim() == 0)
+    shape_error("roll", {a.shape()}, {{"shifts", shifts}, {"dims", dims}}, "a 0-d tensor has no dim to roll");
   if (dims.empty()) {
     Tensor f = flatten(contiguous(a), 0, -1);
     return reshape(roll(f, shifts, Dims{0}), a.shape());
@@ -715,7 +816,13 @@ Tensor stack(const TensorList& xs, int64_t dim) {
   return apply1(std::make_shared<Cat>(d), us);
 }
 
+// split / chunk / unbind take a dim of at least a 1-d tensor (a 0-d one has no dim to divide).
+void check_not_0d(const char* op, const Tensor& a, Params params) {
+  if (a.dim() == 0) shape_error(op, {a.shape()}, std::move(params), "expected a tensor with at least 1 dimension");
+}
+
 TensorList split(const Tensor& a, const Dims& sizes, int64_t dim) {
+  check_not_0d("split", a, {{"split_size_or_sections", sizes}, {"dim", dim}});
   int64_t d = dim_arg("split", a, dim);
   int64_t total = 0;
   for (auto s : sizes) {
@@ -737,6 +844,7 @@ TensorList split(const Tensor& a, const Dims& sizes, int64_t dim) {
 }
 
 TensorList split_size(const Tensor& a, int64_t size, int64_t dim) {
+  check_not_0d("split", a, {{"split_size_or_sections", size}, {"dim", dim}});
   int64_t d = dim_arg("split", a, dim);
   if (size <= 0 && !(size == 0 && a.shape()[d] == 0))
     throw ValueError("[split] split_size must be positive, got " + std::to_string(size));
@@ -749,6 +857,7 @@ TensorList split_size(const Tensor& a, int64_t size, int64_t dim) {
 
 TensorList chunk(const Tensor& a, int64_t chunks, int64_t dim) {
   if (chunks <= 0) throw ValueError("[chunk] chunks must be greater than 0, got " + std::to_string(chunks));
+  check_not_0d("chunk", a, {{"chunks", chunks}, {"dim", dim}});
   int64_t d = dim_arg("chunk", a, dim);
   int64_t n = a.shape()[d];
   int64_t size = (n + chunks - 1) / chunks;
@@ -762,6 +871,7 @@ TensorList chunk(const Tensor& a, int64_t chunks, int64_t dim) {
 }
 
 TensorList unbind(const Tensor& a, int64_t dim) {
+  check_not_0d("unbind", a, {{"dim", dim}});
   int64_t d = dim_arg("unbind", a, dim);
   TensorList out;
   for (int64_t i = 0; i < a.shape()[d]; ++i) out.push_back(select(a, d, i));
@@ -785,8 +895,11 @@ std::shared_ptr<Primitive> detail::make_shape_primitive(const std::string& name,
       Shape shape = r.shape("shape");
       Strides strides(st.begin(), st.end());
       int64_t off = r.i("offset");
+      if (strides.size() != shape.size() || off < 0) throw ValueError("primitive '" + name + "': view geometry");
+      for (int64_t x : strides)
+        if (x < 0) throw ValueError("primitive '" + name + "': negative stride");
       Reapply f = [shape, strides, off](const Tensor& t) { return as_strided(t, shape, strides, t.offset() + off); };
-      return std::make_shared<ViewScatter>(v, std::move(f), r.shape("in_shape"));
+      return std::make_shared<ViewScatter>(v, std::move(f), shape, r.shape("in_shape"));
     }
   static const char* const kViews[] = {"slice", "select", "diagonal", "as_strided"};
   for (const char* v : kViews)

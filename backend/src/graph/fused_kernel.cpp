@@ -39,6 +39,16 @@ FusedKernel::FusedKernel(std::vector<Node> body, std::vector<int> inputs, std::v
   src_ = generate();
 }
 
+TypeList FusedKernel::output_types(const TypeList& in) const {  // the group's, as it was built
+  if (in.size() != in_ids_.size()) throw ValueError("[fused] expected " + std::to_string(in_ids_.size()) + " inputs");
+  for (size_t k = 0; k < in.size(); ++k)
+    if (!in[k].defined || in[k].shape != in_shapes_[k] || in[k].dtype != in_dtypes_[k])
+      throw ValueError("[fused] input " + std::to_string(k) + " differs from the group's");
+  TypeList out;
+  for (size_t k = 0; k < out_ids_.size(); ++k) out.push_back({out_shapes_[k], out_dtypes_[k]});
+  return out;
+}
+
 std::string FusedKernel::mode() const {
   if (fn_ || cuda_fn_) return "compiled";
   return tried_ || cuda_tried_ ? "interpreted" : "pending";
@@ -124,14 +134,14 @@ TensorList FusedKernel::eval_cuda(const TensorList& in) {
   void* fn = ensure_cuda();
   if (!fn) return interpret(in);
   TensorList out;
-  for (size_t k = 0; k < out_ids_.size(); ++k) out.push_back(empty(out_shapes_[k], out_dtypes_[k], in.at(0).device()));
+  for (const TensorType& t : output_types(types_of(in))) out.push_back(empty(t.shape, t.dtype, in.at(0).device()));
   launch_cuda(fn, in, out);
   return out;
 }
 
 TensorList FusedKernel::eval_cpu(const TensorList& in) {
   TensorList out;
-  for (size_t k = 0; k < out_ids_.size(); ++k) out.push_back(empty(out_shapes_[k], out_dtypes_[k]));
+  for (const TensorType& t : output_types(types_of(in))) out.push_back(empty(t.shape, t.dtype));
   run_into(in, out);
   return out;
 }

@@ -33,6 +33,7 @@ class FusedKernel : public Primitive {
  public:
   FusedKernel(std::vector<Node> body, std::vector<int> inputs, std::vector<int> outputs, const Graph& g);
   const char* name() const override { return "fused"; }
+  TypeList output_types(const TypeList& in) const override;
   bool differentiable() const override { return false; }
   TensorList eval_cpu(const TensorList& in) override;
   // CUDA: the group's generated CUDA kernel (NVRTC, PTX cached on disk), else the ops one by one.

@@ -326,7 +326,7 @@ def addcmul(args: Args) -> Result:
     return broadcast_all([args["input"], args["tensor1"], args["tensor2"]], "addcmul")
 
 
-@op("nan_to_num", "input:tensor, nan:float=0.0, posinf:float=None, neginf:float=None", expose="method",
+@op("nan_to_num", "input:tensor, nan:float=0.0, posinf:float=None, neginf:float=None", expose="tt method",
     tags=("elementwise",), signature=_SAME)
 def nan_to_num(args: Args) -> Result:
     return _same_shape(args)
