@@ -394,8 +394,7 @@ def ops_md() -> str:
         "`python scripts/gen_ops.py`; [adding an op](adding-an-op.md) says how an entry is written.",
         "",
         "Names, parameters and semantics are PyTorch's. Where an op differs from torch, the notes column",
-        "says so; the shape rules that differ from torch on purpose, and the tests that hold every rule to",
-        "torch, are listed in [the oracle report](registry-oracle.md).",
+        "says so, and [differences from torch](#differences-from-torch) lists those that hold across ops.",
         "",
         "- **forms**: `tt.X` (a function of `typedtensor`), `Tensor.X` (a method), `Tensor.X_` (in place),",
         "  `F.X` (`typedtensor.nn.functional`), `nn.X` (a module that wraps the op), and the Python operators.",
@@ -417,6 +416,18 @@ def ops_md() -> str:
             f"{'yes' if op.graph else 'no'} | {_md(op.doc)} |"
         )
     lines += [
+        "",
+        "## Differences from torch",
+        "",
+        "- **Shapes**: where torch silently does what a user never means, the rule refuses it. `mse_loss`,",
+        "  `l1_loss`, `smooth_l1_loss` and `huber_loss` (and their modules) need equal input and target shapes",
+        "  (torch broadcasts `[B, 1]` against `[B]` into `[B, B]` with a warning); `dropout2d` and",
+        "  `adaptive_avg_pool2d` need a 3-d or 4-d input. [The oracle report](registry-oracle.md) lists every",
+        "  deliberate difference with the test that asserts it.",
+        "- **Dtypes**: float16 and bfloat16 are storage types (ops compute in float32 and cast back); `prod`",
+        "  accepts several dims; `softmax` of an empty integer tensor raises ([backend](backend.md#semantics)).",
+        "- **Graph mode**: `tt.compile` refuses random ops and in-place writes to captured tensors instead of",
+        "  freezing them into the graph ([graph mode](graph-mode.md#capture)).",
         "",
         "## Internal primitives",
         "",
