@@ -56,7 +56,14 @@ def _env() -> dict[str, str]:
     return env
 
 
-@pytest.mark.parametrize("page", [p for p, bs in PAGES.items() if db.runnable_python(bs)])
+# Pages whose blocks take more than a few seconds: nn.md imports torch to show that it reads the file.
+SLOW_PAGES = {"docs/nn.md"}
+
+
+@pytest.mark.parametrize("page", [
+    pytest.param(p, marks=[pytest.mark.slow] if p in SLOW_PAGES else []) for p, bs in PAGES.items()
+    if db.runnable_python(bs)
+])
 def test_python_blocks_run(page: str, tmp_path: Path) -> None:
     todo = [(b.page, b.line, b.text) for b in db.runnable_python(PAGES[page])]
     proc = subprocess.run(
