@@ -33,7 +33,9 @@ def _links(path: Path) -> list[str]:
 
 @pytest.mark.parametrize("page", db.pages(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_links_resolve_inside_the_repository(page: Path) -> None:
-    assert "../shared" not in page.read_text(), f"{page.name} points outside the repository"
+    text = page.read_text()
+    assert "../shared" not in text, f"{page.name} points outside the repository"
+    assert "/work/" not in text, f"{page.name} names a path of a development machine"
     for link in _links(page):
         if re.match(r"[a-z]+:", link):
             continue  # an absolute URL (a library's site), not a file of ours
