@@ -70,7 +70,7 @@ DELIBERATE: dict[str, str] = {
     "expand-leading-minus-one": "expand/broadcast_to with -1 for a new leading dim: typedtensor "
     "always reports it (as torch does) -- torch skips the check when another size is 0 and "
     "returns a shape holding -1.",
-    "pool-rank": "adaptive_avg_pool2d needs a 3-d or 4-d input (shape-rank, DESIGN §2); torch "
+    "pool-rank": "adaptive_avg_pool2d needs a 3-d or 4-d input (shape-rank); torch "
     "also accepts some other ranks (a 2-d input with output size 1, a 5-d one).",
     "circular-pad-wraps-cropped": "pad(mode='circular') with negative padding on one side: typedtensor "
     "reports a pad that wraps more than once around the part that is kept; torch only checks the "
