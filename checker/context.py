@@ -23,6 +23,7 @@ class ProjectAPI(Protocol):
 
     show_shapes: bool
     infer_all: bool
+    read_torch: bool
 
     def has_module(self, name: str) -> bool: ...
 
@@ -97,6 +98,7 @@ class ModuleCtx:
         self.missing: set[str] = set()  # absolute module names it imported that are not in the tree
         self.show_shapes = project.show_shapes
         self.infer_all = project.infer_all
+        self.read_torch = project.read_torch  # NOTE [ Reading torch programs ] in names
         self.init_runs = 0
         self.assigned: dict[int, frozenset[str]] = {}  # memo of syntax.assigned_names
         self.inferrer: object | None = None  # the inference that runs this module (one per module)

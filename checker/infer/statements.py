@@ -47,9 +47,9 @@ from ..values import (
     TypeVarV,
     Value,
     describe,
-    informative,
     join,
     join_vars,
+    refine,
     widen_seq,
 )
 from .calls import Calls
@@ -140,8 +140,11 @@ class Statements(Calls):
     # -- simple statements -------------------------------------------------------------------
 
     def s_annassign(self, s: cst.AnnAssign, scope: Scope) -> None:
-        ann = self.read_ann(s.annotation.annotation, scope)
         target = s.target
+        # NOTE [ jaxtyping annotations ]: axis names belong to a function's call, not to a module's
+        # globals or an instance's attributes
+        local = scope.func is not None and isinstance(target, cst.Name)
+        ann = self.read_ann(s.annotation.annotation, scope, axes=local)
         if isinstance(target, cst.Name):
             scope.declared[target.value] = ann
         elif isinstance(target, cst.Attribute) and self.is_self(target.value, scope):
@@ -152,7 +155,7 @@ class Statements(Calls):
             return
         value = self.eval(s.value, scope)
         if self.check_declared(ann, value, s.value, "shape-assign", f"assignment to '{target_text(target)}'"):
-            value = ann if not informative(value) else value
+            value = refine(ann, value)
         else:
             value = ann
         self.bind_target(target, value, scope, s.value)
@@ -474,8 +477,9 @@ class Statements(Calls):
                         if not k.startswith("_"):
                             scope.vars[k] = v
             elif isinstance(src, QualV):
-                for k in names.star_names(src.qual, (*calc.FUNCTIONS, *calc.MODULES)):
-                    scope.vars[k] = QualV(f"{src.qual}.{k}")
+                torch = src.qual == names.TORCH and self.ctx.read_torch  # ``from torch import *``
+                for k in names.star_names(names.PACKAGE if torch else src.qual, (*calc.FUNCTIONS, *calc.MODULES)):
+                    scope.vars[k] = QualV(self.external(f"{src.qual}.{k}"))
             return
         for alias in s.names:
             name = dotted(alias.name)
@@ -494,7 +498,12 @@ class Statements(Calls):
             return QualV(full)
         if not project.is_external(full):
             self.ctx.missing.add(full)
-        return QualV(full)
+        return QualV(self.external(full))
+
+    def external(self, full: str) -> str:
+        """The name a module outside the tree gives ``full``: torch's names are typedtensor's
+        (NOTE [ Reading torch programs ] in ``names``) unless that reading is switched off."""
+        return names.from_torch(full) if self.ctx.read_torch else full
 
     def import_from(self, module: str, name: str) -> Value:
         project = self.ctx.project
@@ -511,7 +520,7 @@ class Statements(Calls):
         if not project.is_external(module):
             self.ctx.missing.add(module)
             self.ctx.missing.add(sub)
-        return QualV(sub)
+        return QualV(self.external(sub))
 
     # -- assignment --------------------------------------------------------------------------
 
