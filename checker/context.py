@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     import libcst as cst
 
+    from typedtensor.shapes.dims import DimExpr
+
     from .report import Severity
     from .values import FuncInfo, Value
 
@@ -76,6 +78,7 @@ class Scope:
     self_name: str | None = None
     in_init: bool = False
     returns: list[Value] | None = None  # an inlined call's body collects its return values here
+    axes: dict[str, DimExpr] = field(default_factory=dict)  # NOTE [ Local axis names ] in infer/statements
 
 
 class ModuleCtx:

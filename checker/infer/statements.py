@@ -16,9 +16,9 @@ from typing import Any, Final
 
 import libcst as cst
 
-from typedtensor.shapes.dims import Unknown
-from typedtensor.shapes.shape import fmt_shape
-from typedtensor.shapes.unify import compatible
+from typedtensor.shapes.dims import Poly, Unknown, symbol
+from typedtensor.shapes.shape import Shape, fmt_shape
+from typedtensor.shapes.unify import compatible, rigid, substitute, unify
 
 from .. import calculus as calc
 from .. import names
@@ -154,11 +154,47 @@ class Statements(Calls):
         if s.value is None:
             return
         value = self.eval(s.value, scope)
+        if local and isinstance(ann, TensorV) and isinstance(target, cst.Name):
+            ann = self.local_axes(ann, value, scope)
+            scope.declared[target.value] = ann
         if self.check_declared(ann, value, s.value, "shape-assign", f"assignment to '{target_text(target)}'"):
             value = refine(ann, value)
         else:
             value = ann
         self.bind_target(target, value, scope, s.value)
+
+    def local_axes(self, ann: TensorV, value: Value, scope: Scope) -> TensorV:
+        """NOTE [ Local axis names ]
+        A jaxtyping annotation on a local variable (``scores: Float[Tensor, "b h q k"] = ...``)
+        is documentation jaxtyping never checks, in the names of the function's own axes. The
+        names the signature mentions are the function's variables (rigid in its body: NOTE [ Axis
+        names ] in typedtensor/shapes/dims.py); a name the signature does not mention is new, and
+        it names whatever the assigned value holds there (``q`` and ``k`` may both be the
+        signature's ``pos``): it is bound by its first annotation in the body, and later
+        annotations of the body see that binding. A new name the value does not know keeps its
+        name (``h`` where the heads came from an ``int``)."""
+        shape = ann.shape
+        if not isinstance(shape, Shape) or scope.func is None:
+            return ann
+        free = self.signature_of(scope.func).free
+        fresh = {s for d in (*shape.prefix, *shape.suffix) if isinstance(d, Poly)
+                 for s in d.all_symbols() if s.kind == "axis" and s.name not in free}
+        if not fresh:
+            return ann
+        b = rigid(shape)
+        for s in fresh:
+            b.dims.pop(s.name, None)
+            if s.name in scope.axes:
+                b.dims[s.name] = scope.axes[s.name]
+        bound = dict(b.dims)
+        if isinstance(value, TensorV) and unify(shape, value.shape, b, "") is not None:
+            b.dims = bound  # the value disagrees: the assignment's check reports it
+        for s in fresh:
+            got = b.dims.get(s.name)
+            if got is None or isinstance(got, Unknown):
+                got = b.dims[s.name] = symbol(s)
+            scope.axes.setdefault(s.name, got)
+        return TensorV(substitute(shape, b), ann.is_bool, ann.layout)
 
     def s_augassign(self, s: cst.AugAssign, scope: Scope) -> None:
         left = self.eval(s.target, scope)

@@ -100,3 +100,17 @@ def tokens(ids: Int[Tensor, "b t"], table: Float[Tensor, "v d"]) -> Float[Tensor
 
 def tokens_wrong(ids: Int[Tensor, "b t"], table: Float[Tensor, "v d"]) -> Float[Tensor, "b d"]:
     return table[ids]  # E: shape-return
+
+
+def local_names(resid: Float[Tensor, "batch pos d"], w: Float[Tensor, "h d e"]) -> Float[Tensor, "batch pos h e"]:
+    # NOTE [ Local axis names ]: a name the signature does not mention names what the value holds
+    q: Float[Tensor, "batch pos h e"] = torch.einsum("bpd,hde->bphe", resid, w)  # ok
+    scores: Float[Tensor, "batch h query_pos key_pos"] = torch.einsum("bqhe,bkhe->bhqk", q, q)  # ok: both are pos
+    reveal_shape(scores)  # N: Tensor[batch, h, pos, pos]
+    later: Float[Tensor, "batch query_pos"] = resid[..., 0]  # ok: query_pos is pos from here on
+    wrong: Float[Tensor, "batch query_pos"] = resid[:, 0, :]  # E: shape-assign
+    width: Float[Tensor, "batch n_out"] = resid.sum(1) @ torch.randn(resid.size(-1), 7)  # ok
+    reveal_shape(width)  # N: Tensor[batch, 7]
+    width + torch.zeros(1, 7)  # ok
+    flipped: Float[Tensor, "batch n_out"] = resid[..., 0].T  # E: shape-assign
+    return torch.einsum("bhqk,bkhe->bqhe", scores.softmax(-1), q)  # ok
