@@ -6,6 +6,7 @@ turns the reading off."""
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 import textwrap
 from collections import Counter
@@ -183,3 +184,43 @@ def test_switching_off_drops_cached_results(tmp_path: Path, capsys: pytest.Captu
     assert main(["check", *cache, "--no-torch", str(tmp_path)]) == 0
     assert main(["check", *cache, str(tmp_path)]) == 1
     capsys.readouterr()
+
+
+# -- torch programs as written read as their typedtensor ports ----------------------------------
+
+PROGRAMS = HERE.parent / "programs"
+PORTED = ["dcgan", "mingpt", "mnist", "mnist_rnn", "time_sequence_prediction", "vae", "word_language_model"]
+_BACK_TO_TORCH = [
+    (re.compile(r"^import typedtensor as torch$", re.M), "import torch"),
+    (re.compile(r"^(\s*)(import|from) typedtensor\b", re.M), r"\1\2 torch"),
+    (re.compile(r"\btypedtensor\."), "torch."),
+]
+
+
+def _shapes(root: Path) -> list[str]:
+    """Every report and ``--show-shapes`` note under ``root``."""
+    result = run(Options([str(root)], show_shapes=True, use_cache=False, jobs=1, infer_all=True), Config(root=root))
+    return sorted(f"{Path(r.path).relative_to(root)}:{r.line}: {r.severity} {r.code} {r.message}" for r in result.reports)
+
+
+@pytest.mark.slow
+def test_ported_programs_read_the_same_with_torch_imports(tmp_path: Path) -> None:
+    """tests/programs holds public torch programs whose only change is ``typedtensor`` in place of
+    ``torch`` in their imports. Put back as written, they must be read exactly as the ports are:
+    every module, every shape the inference finds, and no report."""
+    ported, original = tmp_path / "ported", tmp_path / "original"
+    for name in PORTED:
+        for src in (PROGRAMS / name).rglob("*.py"):
+            rel = src.relative_to(PROGRAMS)
+            text = src.read_text()
+            (ported / rel).parent.mkdir(parents=True, exist_ok=True)
+            (ported / rel).write_text(text)
+            for pattern, repl in _BACK_TO_TORCH:
+                text = pattern.sub(repl, text)
+            assert not re.search(r"^\s*(import|from)\s+typedtensor", text, re.M), rel
+            (original / rel).parent.mkdir(parents=True, exist_ok=True)
+            (original / rel).write_text(text)
+    got = _shapes(original)
+    assert got == _shapes(ported)
+    assert sum("Tensor[" in line for line in got) > 50  # the reading is not vacuous
+    assert [line for line in got if ": note " not in line] == []
