@@ -148,6 +148,30 @@ class Calls(Expressions):
         init = info.lookup("__init__")
         if isinstance(init, FuncV):
             self.run_init(init.func, inst, args, kwargs or {}, constructed)
+            return inst
+        # NOTE [ Synthesised constructors ]
+        # A class of the tree with no ``__init__`` that is called with arguments has one written
+        # for it (a dataclass, a NamedTuple, attrs): its fields, in order, take the arguments, so
+        # ``Config(n_head=8).n_head`` is 8, not the class's default. ``__post_init__`` then runs
+        # on the instance like an ``__init__`` (for the attributes it derives); a field that any
+        # ``__post_init__`` of the class or its bases assigns is unknown afterwards (its branches
+        # are not decided, and ``super().__post_init__()`` may not be followed), so a default it
+        # replaces (``n_heads: int = -1``, "set from d_model // d_head") is never taken for the
+        # instance's value.
+        if constructed:
+            fields = field_names(info)
+            for name, (value, _) in zip(fields, args, strict=False):
+                inst.attrs[name] = value
+            for name, (value, _) in (kwargs or {}).items():
+                if name in fields:
+                    inst.attrs[name] = value
+        post = info.lookup("__post_init__")
+        if isinstance(post, FuncV):
+            self.run_init(post.func, inst, (), {}, constructed)
+            field_set = set(field_names(info))
+            for name in post_init_assigned(info):
+                if name in field_set:
+                    inst.attrs[name] = UNKNOWN
         return inst
 
     def run_init(self, func: FuncInfo, inst: InstanceV, args: Sequence[Arg], kwargs: dict[str, Arg],
@@ -631,6 +655,70 @@ class Calls(Expressions):
 
     def external(self, full: str) -> str:
         raise NotImplementedError  # statements
+
+
+def field_names(info: ClassInfo, seen: frozenset[int] = frozenset()) -> list[str]:
+    """The annotated class attributes a synthesised ``__init__`` takes, in its order: the bases'
+    first (NOTE [ Synthesised constructors ]); ``ClassVar`` ones are not fields."""
+    out: list[str] = []
+    for base in reversed(info.bases):
+        if isinstance(base, ClassV) and id(base.info) not in seen:
+            out += [n for n in field_names(base.info, seen | {id(info)}) if n not in out]
+    body = info.node.body.body if isinstance(info.node.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) \
+                    and "ClassVar" not in cst.Module([]).code_for_node(small.annotation.annotation):
+                name = small.target.value
+                if name not in out:
+                    out.append(name)
+    return out
+
+
+def post_init_assigned(info: ClassInfo, seen: frozenset[int] = frozenset()) -> set[str]:
+    """The attributes ``self.X`` that the ``__post_init__`` of ``info`` or of its bases assigns."""
+    out: set[str] = set()
+    for base in info.bases:
+        if isinstance(base, ClassV) and id(base.info) not in seen:
+            out |= post_init_assigned(base.info, seen | {id(info)})
+    post = info.namespace.get("__post_init__")
+    if isinstance(post, FuncV):
+        params = post.func.node.params.params or post.func.node.params.posonly_params
+        if params:
+            out |= {t.attr.value for t in _assigned_targets(post.func.node.body)
+                    if isinstance(t.value, cst.Name) and t.value.value == params[0].name.value}
+    return out
+
+
+def _assigned_targets(body: cst.CSTNode) -> list[cst.Attribute]:
+    """Every attribute an assignment in ``body`` (nested blocks included) writes."""
+    found: list[cst.Attribute] = []
+
+    class _Visitor(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            found.extend(_attributes(node.target))
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            found.extend(_attributes(node.target))
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            found.extend(_attributes(node.target))
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False  # a nested function's ``self`` is its own
+
+    body.visit(_Visitor())
+    return found
+
+
+def _attributes(target: cst.BaseExpression) -> list[cst.Attribute]:
+    if isinstance(target, cst.Attribute):
+        return [target]
+    if isinstance(target, cst.Tuple | cst.List):
+        return [a for e in target.elements for a in _attributes(e.value)]
+    return []
 
 
 def inlinable(func: FuncInfo, budget: int | None = None) -> bool:

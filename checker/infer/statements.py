@@ -18,11 +18,11 @@ import libcst as cst
 
 from typedtensor.shapes.dims import Poly, Unknown, symbol
 from typedtensor.shapes.shape import Shape, fmt_shape
-from typedtensor.shapes.unify import compatible, rigid, substitute, unify
+from typedtensor.shapes.unify import Bindings, compatible, rigid, substitute, unify
 
 from .. import calculus as calc
 from .. import names
-from ..context import ModuleCtx, Scope
+from ..context import ModuleCtx, Scope, Signature
 from ..discover import resolve_relative
 from ..report import SHOW
 from ..values import (
@@ -52,7 +52,7 @@ from ..values import (
     refine,
     widen_seq,
 )
-from .calls import Calls
+from .calls import Calls, substitute_value, value_vars
 from .expressions import BINOPS
 from .syntax import assigned_names, dotted, pattern_names, target_names, target_text
 
@@ -167,8 +167,8 @@ class Statements(Calls):
         """NOTE [ Local axis names ]
         A jaxtyping annotation on a local variable (``scores: Float[Tensor, "b h q k"] = ...``)
         is documentation jaxtyping never checks, in the names of the function's own axes. The
-        names the signature mentions are the function's variables (rigid in its body: NOTE [ Axis
-        names ] in typedtensor/shapes/dims.py); a name the signature does not mention is new, and
+        names the parameters mention are the function's variables (rigid in its body: NOTE [ Axis
+        names ] in typedtensor/shapes/dims.py); a name they do not mention is new, and
         it names whatever the assigned value holds there (``q`` and ``k`` may both be the
         signature's ``pos``): it is bound by its first annotation in the body, and later
         annotations of the body see that binding. A new name the value does not know keeps its
@@ -176,7 +176,7 @@ class Statements(Calls):
         shape = ann.shape
         if not isinstance(shape, Shape) or scope.func is None:
             return ann
-        free = self.signature_of(scope.func).free
+        free = param_vars(self.signature_of(scope.func))
         fresh = {s for d in (*shape.prefix, *shape.suffix) if isinstance(d, Poly)
                  for s in d.all_symbols() if s.kind == "axis" and s.name not in free}
         if not fresh:
@@ -214,8 +214,21 @@ class Statements(Calls):
         func = scope.func
         if func is not None and s.value is not None:
             sig = self.signature_of(func)
-            self.check_declared(sig.returns, value, s.value, "shape-return", "return value")
+            self.check_declared(self.declared_return(sig, scope), value, s.value, "shape-return", "return value")
         scope.dead = True
+
+    def declared_return(self, sig: Signature, scope: Scope) -> Value:
+        """The return annotation as the body must meet it. jaxtyping binds a name that only the
+        return mentions (``-> Float[Tensor, "n *rest_out"]`` with no parameter naming
+        ``rest_out``) from the returned value, so such a name holds whatever the body returns
+        unless a local annotation bound it (NOTE [ Local axis names ])."""
+        returns = sig.returns
+        if not isinstance(returns, TensorV):
+            return returns
+        only = frozenset(value_vars(returns) - param_vars(sig))
+        if not only:
+            return returns
+        return substitute_value(returns, Bindings(dims=dict(scope.axes)), free=only)
 
     # -- flow --------------------------------------------------------------------------------
 
@@ -687,6 +700,14 @@ class Statements(Calls):
                     return False
             return True
         return True
+
+
+def param_vars(sig: Signature) -> set[str]:
+    """The variables the parameters' annotations mention (a call binds them before the body runs)."""
+    out: set[str] = set()
+    for p in sig.params:
+        out |= value_vars(p.ann)
+    return out
 
 
 _STATEMENTS: Final[dict[type[cst.CSTNode], Callable[[Statements, Any, Scope], None]]] = {

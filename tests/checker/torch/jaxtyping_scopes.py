@@ -76,7 +76,7 @@ class Block(nn.Module):
     def heads(self, x: Float[Tensor, "b t e"], n: int) -> Float[Tensor, "b h t e"]:
         return x.unsqueeze(1).expand(-1, n, -1, -1)  # ok
 
-    def heads_wrong(self, x: Float[Tensor, "b t e"], n: int) -> Float[Tensor, "b t h e"]:
+    def heads_wrong(self, x: Float[Tensor, "b t e"], n: int) -> Float[Tensor, "b h e t"]:
         return x.unsqueeze(1).expand(-1, n, -1, -1)  # E: shape-return
 
     def pool(self, x: Float[Tensor, "b t e"]) -> Float[Tensor, "b e"]:
@@ -114,3 +114,16 @@ def local_names(resid: Float[Tensor, "batch pos d"], w: Float[Tensor, "h d e"]) 
     width + torch.zeros(1, 7)  # ok
     flipped: Float[Tensor, "batch n_out"] = resid[..., 0].T  # E: shape-assign
     return torch.einsum("bhqk,bkhe->bqhe", scores.softmax(-1), q)  # ok
+
+
+def return_only(x: Float[Tensor, "n *rest"]) -> Float[Tensor, "n *rest_out m"]:
+    return x.flatten(1).unsqueeze(-1)  # ok: rest_out and m are bound by what is returned
+
+
+def return_only_wrong(x: Float[Tensor, "n d"]) -> Float[Tensor, "d k"]:
+    return x  # E: shape-return
+
+
+def return_only_local(x: Float[Tensor, "n d"]) -> Float[Tensor, "n k"]:
+    y: Float[Tensor, "n k"] = x * 2  # ok: k is d from here on
+    return y.T  # E: shape-return
