@@ -43,9 +43,9 @@ STDLIB = Path(sysconfig.get_paths()["stdlib"])
 def count_lines(tree: Path = STDLIB) -> tuple[int, int]:
     """The files the checker itself collects (it skips site-packages, venv, __pycache__ ...)."""
     from typedtensor.checker.config import Config
-    from typedtensor.checker.discover import collect
+    from typedtensor.checker.discover import scan
 
-    files = collect([str(tree)], Config(root=tree))
+    files = [f.path for f in scan([str(tree)], Config(root=tree))]
     return len(files), sum(Path(p).read_bytes().count(b"\n") for p in files)
 
 

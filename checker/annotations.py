@@ -16,11 +16,13 @@ import libcst as cst
 from typedtensor.shapes.dims import (
     UNKNOWN,
     DimExpr,
+    Unknown,
     d_add,
     d_exact_div,
     d_floordiv,
     d_mul,
     d_sub,
+    dim_axis,
     dim_var,
     named_dim,
 )
@@ -29,6 +31,7 @@ from typedtensor.shapes.unify import Bindings
 
 from . import names
 from .calculus import MODULES, module_ctor_from_type_args
+from .jaxtyping import parse_shape
 from .values import (
     AliasV,
     ClassInfo,
@@ -70,6 +73,9 @@ class AnnotationReader:
         self.resolve = resolve
         self.new_instance = new_instance
         self._aliases = 0  # alias expressions being read, nested
+        #: Whether jaxtyping axis names are variables here (a function's signature and body) or
+        #: unknown sizes (a module-level or attribute annotation: NOTE [ jaxtyping annotations ]).
+        self.axes = True
 
     def _alias(self, v: Value, read: Callable[[cst.BaseExpression], T]) -> T | None:
         """Read a type alias's expression where the alias is used; None when ``v`` is not one."""
@@ -136,6 +142,8 @@ class AnnotationReader:
             return TensorV(self.shape(elems), layout=CONTIGUOUS)  # NOTE [ Layout lints ]: assumed
         tname = _typing(base)
         values = [e.value for e in elems if isinstance(e, cst.Index)]
+        if q in names.JAXTYPING_DTYPES:
+            return self._jaxtyping(q, values)
         if tname in ("Optional",) and values:
             return self.read(values[0])
         if tname == "Union":
@@ -174,6 +182,33 @@ class AnnotationReader:
                 for name, v in zip(mdef.type_params, values, strict=False)
             ]))
         return UNKNOWN
+
+    def _jaxtyping(self, q: str, values: list[cst.BaseExpression]) -> Value:
+        """``Float[torch.Tensor, "batch dim"]`` (NOTE [ jaxtyping annotations ]); a jaxtyping type
+        in the array's place (``Float[Image, "batch"]``) adds its axes in front of that type's."""
+        if len(values) != 2 or not isinstance(values[1], cst.SimpleString | cst.ConcatenatedString):
+            return UNKNOWN
+        text = values[1].evaluated_value
+        if not isinstance(text, str):
+            return UNKNOWN
+        array = values[0]
+        bare = not isinstance(array, cst.Subscript) and _qual(self.resolve(array)) in names.TENSOR
+        inner = TensorV(Shape(())) if bare else self.read(array)
+        if not isinstance(inner, TensorV):
+            return UNKNOWN  # a numpy or JAX array, or an unknown type: not a tensor this checker follows
+        axis = dim_axis if self.axes else _unknown_axis
+        outer = parse_shape(text, axis, star_names=self.axes)
+        is_bool = q == names.JAXTYPING_BOOL or inner.is_bool
+        if isinstance(outer, Unknown) or isinstance(inner.shape, Unknown):
+            return TensorV(UNKNOWN, is_bool, layout=CONTIGUOUS)
+        within = inner.shape
+        if outer.star is not None and within.star is not None:
+            return TensorV(UNKNOWN, is_bool, layout=CONTIGUOUS)
+        if within.star is not None:
+            shape = Shape(outer.dims + within.prefix, within.star, within.suffix)
+        else:
+            shape = Shape(outer.prefix, outer.star, outer.suffix + within.prefix)
+        return TensorV(shape, is_bool, layout=CONTIGUOUS)
 
     # -- shapes and dims ---------------------------------------------------------------------
 
@@ -282,6 +317,10 @@ class AnnotationReader:
             return dim_var(v.name)
         aliased = self._alias(v, self.dim)
         return aliased if aliased is not None else UNKNOWN
+
+
+def _unknown_axis(name: str) -> DimExpr:
+    return UNKNOWN
 
 
 def int_literal(text: str) -> int | None:

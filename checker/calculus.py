@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from typedtensor.shapes import SCALAR, Issue, Scalar, Shape, SliceIndex, TensorIndex
 from typedtensor.shapes import api as _api
-from typedtensor.shapes.dims import UNKNOWN, DimExpr, Poly, Sym, Unknown
+from typedtensor.shapes.dims import UNKNOWN, VAR_KINDS, DimExpr, Poly, Sym, Unknown
 from typedtensor.shapes.registry import ModuleDef, OpDef, Param, Result, bind, get_op
 
 from .values import ConstV, OutputsV, ScalarV, ShapeV, SizeV, TensorV, TupleV, Value
@@ -222,7 +222,7 @@ def var_names(shape: Shape) -> set[str]:
     names: set[str] = set()
     for d in (*shape.prefix, *shape.suffix):
         if isinstance(d, Poly):
-            names.update(s.name for s in d.all_symbols() if s.kind == "var")
+            names.update(s.name for s in d.all_symbols() if s.kind in VAR_KINDS)
     if shape.star is not None and shape.star.name is not None:
         names.add(shape.star.name)
     return names

@@ -40,6 +40,8 @@ OPTIONS: Final[tuple[tuple[tuple[str, ...], str, str | None, str | None], ...]] 
     (("--stats",), "flag", None, "print files, lines, time and crashes to stderr"),
     (("--infer-all",), "flag", None, "also infer unannotated functions (a model's forward) from the shapes "
                                        "they are called with, and check files that cannot reach typedtensor"),
+    (("--no-torch",), "flag", None, "do not read torch programs (torch's names are then unknown, and files that "
+                                    "import torch but not typedtensor are not inferred)"),
 )
 DEFAULTS: Final[dict[str, Any]] = {"format": "text"}
 
@@ -174,6 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     config.exclude = [*config.exclude, *args.exclude]
     config.disable = config.disable | frozenset(args.disable)
+    config.read_torch = config.read_torch and not args.no_torch
 
     from .runner import Options, run
 

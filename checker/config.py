@@ -6,6 +6,7 @@
     disable = ["shape-broadcast"]        # codes never reported ("shape" disables every shape-* code)
     jobs = 2                             # worker processes (default: the CPU count)
     cache-dir = ".typedtensor_cache"     # "" disables the cache
+    torch = true                         # read torch programs (NOTE [ Reading torch programs ])
 
     [tool.typedtensor.per-file-ignores]
     "tests/*" = ["shape-arg"]            # codes ignored in matching files ("*" = all)
@@ -39,7 +40,7 @@ class Config:
     def __init__(self, root: Path | None = None, source: Path | None = None, paths: list[str] | None = None,
                  exclude: list[str] | None = None, disable: frozenset[str] = frozenset(),
                  per_file_ignores: dict[str, frozenset[str]] | None = None, jobs: int | None = None,
-                 cache_dir: str | None = ".typedtensor_cache"):
+                 cache_dir: str | None = ".typedtensor_cache", read_torch: bool = True):
         self.root = root if root is not None else Path.cwd()
         self.source = source
         self.paths = paths if paths is not None else []
@@ -48,6 +49,7 @@ class Config:
         self.per_file_ignores = per_file_ignores if per_file_ignores is not None else {}
         self.jobs = jobs
         self.cache_dir = cache_dir
+        self.read_torch = read_torch  # NOTE [ Reading torch programs ] in names.py
 
     def __repr__(self) -> str:
         return f"Config(root={self.root!r}, source={self.source!r})"
@@ -132,7 +134,7 @@ def load(path: Path | None = None, start: Path | None = None) -> Config:
         raise ConfigError(f"{path}: [tool.typedtensor] must be a table")
     table = {k.replace("_", "-"): v for k, v in table.items()}
     cfg = Config(root=path.parent, source=path)
-    known = {"paths", "exclude", "disable", "per-file-ignores", "jobs", "cache-dir", "mypy", "checker"}
+    known = {"paths", "exclude", "disable", "per-file-ignores", "jobs", "cache-dir", "mypy", "checker", "torch"}
     unknown = set(table) - known
     if unknown:
         raise ConfigError(f"{path}: [tool.typedtensor] unknown option(s): {', '.join(sorted(unknown))}")
@@ -151,4 +153,8 @@ def load(path: Path | None = None, start: Path | None = None) -> Config:
     if not isinstance(cache_dir, str):
         raise ConfigError(f"{path}: [tool.typedtensor] cache-dir must be a string")
     cfg.cache_dir = cache_dir or None
+    read_torch = table.get("torch", True)
+    if not isinstance(read_torch, bool):
+        raise ConfigError(f"{path}: [tool.typedtensor] torch must be true or false")
+    cfg.read_torch = read_torch
     return cfg

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     import libcst as cst
 
+    from typedtensor.shapes.dims import DimExpr
+
     from .report import Severity
     from .values import FuncInfo, Value
 
@@ -23,6 +25,7 @@ class ProjectAPI(Protocol):
 
     show_shapes: bool
     infer_all: bool
+    read_torch: bool
 
     def has_module(self, name: str) -> bool: ...
 
@@ -75,6 +78,7 @@ class Scope:
     self_name: str | None = None
     in_init: bool = False
     returns: list[Value] | None = None  # an inlined call's body collects its return values here
+    axes: dict[str, DimExpr] = field(default_factory=dict)  # NOTE [ Local axis names ] in infer/statements
 
 
 class ModuleCtx:
@@ -97,6 +101,7 @@ class ModuleCtx:
         self.missing: set[str] = set()  # absolute module names it imported that are not in the tree
         self.show_shapes = project.show_shapes
         self.infer_all = project.infer_all
+        self.read_torch = project.read_torch  # NOTE [ Reading torch programs ] in names
         self.init_runs = 0
         self.assigned: dict[int, frozenset[str]] = {}  # memo of syntax.assigned_names
         self.inferrer: object | None = None  # the inference that runs this module (one per module)

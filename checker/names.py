@@ -29,10 +29,56 @@ TRANSPARENT_DECORATORS: Final = frozenset({
     "functools.wraps", "functools.cache", "functools.lru_cache", "typing.final",
     "typing.override", "typing_extensions.override", "typing.no_type_check", "abc.abstractmethod",
     "staticmethod", "classmethod", "property", "functools.cached_property",
+    "jaxtyping.jaxtyped", "beartype.beartype", "typeguard.typechecked",
 })
 TYPING_MODULES: Final = ("typing", "typing_extensions")
 #: Calls into these give a number (``x / math.sqrt(d)`` keeps x's shape).
 SCALAR_MODULES: Final = ("math.", "random.random", "random.uniform", "random.gauss")
+
+
+#: jaxtyping's dtype wrappers: ``Float[torch.Tensor, "batch dim"]`` (NOTE [ jaxtyping annotations ]).
+JAXTYPING_DTYPES: Final = frozenset(f"jaxtyping.{n}" for n in (
+    "Shaped", "Bool", "Key", "Num", "Inexact", "Float", "BFloat16", "Float16", "Float32", "Float64",
+    "Float8e4m3b11fnuz", "Float8e4m3fn", "Float8e4m3fnuz", "Float8e5m2", "Float8e5m2fnuz", "Complex",
+    "Complex64", "Complex128", "Integer", "UInt", "UInt2", "UInt4", "UInt8", "UInt16", "UInt32", "UInt64",
+    "Int", "Int2", "Int4", "Int8", "Int16", "Int32", "Int64", "Real",
+))
+JAXTYPING_BOOL: Final = "jaxtyping.Bool"
+TORCH: Final = "torch"
+#: typedtensor's top-level names that torch's top level lacks (its annotation language, its tools,
+#: and functions torch keeps in ``torch.nn.functional`` only): ``torch.Dim`` and ``torch.gelu`` stay
+#: unknown rather than becoming ``typedtensor.Dim`` and ``typedtensor.gelu``. A test keeps this list
+#: complete for the registry's names.
+_TYPEDTENSOR_ONLY: Final = frozenset({
+    "Dim", "Add", "Sub", "Mul", "Div", "reveal_shape", "checked", "data",
+    "adaptive_avg_pool2d", "avg_pool2d", "dropout2d", "elu", "gelu", "hardsigmoid", "hardswish", "leaky_relu",
+    "linear", "logsigmoid", "mish", "relu6", "silu", "softplus",
+})
+
+
+def from_torch(full: str) -> str:
+    """NOTE [ Reading torch programs ]
+    typedtensor's surface is PyTorch's (DESIGN §3): the registry's every function, method and
+    module has torch's name and semantics (the torch-oracle tests check each rule against torch).
+    So a torch program is read by giving each ``torch`` name the meaning of the ``typedtensor`` name
+    spelt the same: ``torch.nn.functional.relu`` is ``typedtensor.nn.functional.relu``,
+    ``torch.Tensor`` is ``typedtensor.Tensor``, ``torch.nn.modules.linear.Linear`` is
+    ``typedtensor.nn.Linear``. ``torch`` itself stays ``torch`` (its attributes are mapped one at a
+    time, here), and the names of typedtensor's annotation language (``Dim``, ``Add``...), which
+    torch does not have, are not mapped: a torch name the registry does not know stays a name
+    nobody knows, whose calls are unknown (never an error)."""
+    if full == TORCH or not full.startswith("torch."):
+        return full
+    parts = full.split(".")[1:]
+    if parts[0] in _TYPEDTENSOR_ONLY:
+        return full
+    if parts[0] == "functional":  # torch.functional.split/einsum/... are torch.split/einsum/...
+        parts = parts[1:]
+    elif parts[:2] == ["nn", "modules"]:  # torch.nn.modules[.<file>].Linear is torch.nn.Linear
+        if not parts[-1][:1].isupper():
+            return full  # the package or one of its files: its classes are mapped when named
+        parts = ["nn", parts[-1]]
+    return ".".join((PACKAGE, *parts))
 
 
 def typing_name(qual: str) -> str | None:
@@ -53,7 +99,7 @@ _TYPE_FORMS: Final = frozenset({
 
 def is_type_form(qual: str) -> bool:
     """Whether ``qual[...]`` is a type expression (an alias when assigned to a name)."""
-    if qual in TENSOR or qual in DIM_ARITH:
+    if qual in TENSOR or qual in DIM_ARITH or qual in JAXTYPING_DTYPES:
         return True
     name = typing_name(qual)
     return name is not None and name in _TYPE_FORMS

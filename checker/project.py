@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 _EXTERNAL_TOPS: Final = frozenset(sys.stdlib_module_names) | {
     "typedtensor", "numpy", "torch", "typing_extensions", "libcst", "mypy", "pytest", "hypothesis",
-    "__future__",
+    "__future__", "jaxtyping", "beartype", "typeguard", "einops",
 }
 
 
@@ -110,7 +110,8 @@ def _first_line(exc: Exception) -> str:
 
 class Project:
     def __init__(self, modules: dict[str, str], sources: dict[str, bytes], packages: set[str],
-                 show_shapes: bool = False, names: dict[str, str] | None = None, infer_all: bool = False):
+                 show_shapes: bool = False, names: dict[str, str] | None = None, infer_all: bool = False,
+                 read_torch: bool = True):
         self.modules = modules  # module name -> path (the first file of that name)
         self.paths = dict(names) if names else {}  # path -> module name, for every file
         for m, p in modules.items():
@@ -119,6 +120,7 @@ class Project:
         self.packages = packages  # module names that are packages (__init__.py)
         self.show_shapes = show_shapes
         self.infer_all = infer_all  # NOTE [ Inferring unannotated code from its calls ]
+        self.read_torch = read_torch  # NOTE [ Reading torch programs ] in names.py
         self.ctxs: dict[str, ModuleCtx] = {}
         self.failed: dict[str, Exception] = {}  # module -> parse error
         self.rule_failures: list[str] = []

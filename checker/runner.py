@@ -94,7 +94,8 @@ def _project() -> Project:
         from .project import Project
 
         proj = Project(_STATE["modules"], _STATE["sources"], _STATE["packages"], _STATE["show_shapes"],
-                       _STATE["names"], infer_all=_STATE.get("infer_all", False))
+                       _STATE["names"], infer_all=_STATE.get("infer_all", False),
+                       read_torch=_STATE.get("read_torch", True))
         _STATE["project"] = proj
     return proj
 
@@ -121,8 +122,8 @@ def _check_file(path: str, relevant: bool) -> Checked:
             return _failed(path, SYNTAX, f"could not parse this file: {proj.failed[path]}; it was not checked", False)
         return Checked(res.path, res.reports, res.deps, res.missing, res.crashed)
     # NOTE [ Files that cannot hold a tensor ]
-    # A file that neither mentions typedtensor nor imports a checked module that does has no shape
-    # to check: only whether it parses, which CPython's own parser decides (ten times faster than
+    # A file that neither mentions typedtensor (nor torch: NOTE [ Reading torch programs ] in
+    # names.py) nor imports a checked module that does has no shape to check: only whether it parses, which CPython's own parser decides (ten times faster than
     # building a CST). ``--infer-all`` runs libcst and the inference on such files too.
     import ast
     import warnings
@@ -176,7 +177,8 @@ def run(options: Options, config: Config) -> RunResult:
         raw = options.cache_dir if options.cache_dir is not None else config.cache_dir
         if raw:
             cache_dir = Path(raw) if os.path.isabs(raw) else Path(config.root) / raw
-    cache = Cache(cache_dir, fingerprint({"show_shapes": options.show_shapes, "infer_all": options.infer_all})
+    cache = Cache(cache_dir, fingerprint({"show_shapes": options.show_shapes, "infer_all": options.infer_all,
+                                          "torch": config.read_torch})
                   if cache_dir is not None else "")
     cache.load()
 
@@ -301,7 +303,7 @@ def _check_changed(paths: list[str], keys: dict[str, str], shas: dict[str, str],
             imports[p], direct[p] = e.imports, e.direct
         else:
             src = sources[p]
-            direct[p] = b"typedtensor" in src
+            direct[p] = b"typedtensor" in src or (config.read_torch and b"torch" in src)
             imports[p] = sorted(discover.imported_modules(src, names[p], names[p] in packages)) if not direct[p] else []
     relevant_names = _relevant(modules, {names[p]: (direct[p], imports[p]) for p in paths if modules.get(names[p]) == p})
     relevant = {p: options.infer_all or names[p] in relevant_names for p in paths}
@@ -312,7 +314,7 @@ def _check_changed(paths: list[str], keys: dict[str, str], shas: dict[str, str],
     if not stale:
         return stale, rule_failures, 0
     _STATE.update(modules=modules, sources=sources, packages=packages, show_shapes=options.show_shapes,
-                  infer_all=options.infer_all,
+                  infer_all=options.infer_all, read_torch=config.read_torch,
                   names=names)
     _STATE.pop("project", None)
     items = [(p, relevant[p]) for p in stale]

@@ -303,6 +303,20 @@ def informative(v: Value) -> bool:
     return not isinstance(v, Unknown)
 
 
+def refine(declared: Value, value: Value) -> Value:
+    """What a name annotated ``declared`` and assigned ``value`` (already checked compatible) holds:
+    the value, with the dims it does not know taken from the annotation (``h: Float[Tensor, "b h t
+    t"] = q @ k.mT`` keeps ``h`` where the heads came from an ``int``)."""
+    if not informative(value):
+        return declared
+    if isinstance(declared, TensorV) and isinstance(value, TensorV) and isinstance(declared.shape, Shape) \
+            and isinstance(value.shape, Shape) and declared.shape.is_fixed and value.shape.is_fixed \
+            and len(declared.shape.dims) == len(value.shape.dims):
+        dims = tuple(d if isinstance(v, Unknown) else v for d, v in zip(declared.shape.dims, value.shape.dims, strict=True))
+        return TensorV(Shape(dims), value.is_bool or declared.is_bool, value.layout)
+    return value
+
+
 def describe(v: Value) -> str:
     """A value as ``reveal_shape`` and ``--show-shapes`` print it."""
     if isinstance(v, TensorV):
@@ -352,5 +366,5 @@ __all__ = [
     "UNKNOWN", "AliasV", "BoundV", "ClassInfo", "ClassV", "ConstV", "DictV", "DimClassV", "FuncInfo", "FuncV", "InstanceV",
     "LibModuleV", "ModuleRefV", "OutputsV", "QualV", "ScalarV", "SeqV", "SequentialV", "ShapeV", "SizeV", "SuperV",
     "TensorV", "TupleV", "TypeVarV", "Value", "describe", "informative", "join", "join_all", "join_vars",
-    "size_value", "widen_seq",
+    "refine", "size_value", "widen_seq",
 ]

@@ -10,7 +10,7 @@ from typing import Final
 import libcst as cst
 
 from typedtensor.shapes import Issue
-from typedtensor.shapes.dims import Unknown, dim_var, named_dim
+from typedtensor.shapes.dims import DimExpr, Poly, Unknown, dim_var, named_dim
 from typedtensor.shapes.shape import Shape
 from typedtensor.shapes.unify import Bindings, substitute, substitute_dim, unify
 
@@ -77,16 +77,19 @@ class Calls(Expressions):
 
     # -- annotations and signatures ----------------------------------------------------------
 
-    def read_ann(self, expr: cst.BaseExpression | None, scope: Scope) -> Value:
-        """The value an annotation declares, its names resolved in ``scope``."""
-        saved = self.reader_scope
+    def read_ann(self, expr: cst.BaseExpression | None, scope: Scope, axes: bool = True) -> Value:
+        """The value an annotation declares, its names resolved in ``scope``; ``axes``: whether
+        jaxtyping axis names are the function's variables (NOTE [ jaxtyping annotations ])."""
+        saved, saved_axes = self.reader_scope, self.reader.axes
         self.reader_scope = scope
+        self.reader.axes = axes
         self.quiet += 1
         try:
             return self.reader.read(expr)
         finally:
             self.quiet -= 1
             self.reader_scope = saved
+            self.reader.axes = saved_axes
 
     def _resolve_ann(self, expr: cst.BaseExpression) -> Value:
         return self.eval(expr, self.reader_scope)
@@ -145,6 +148,30 @@ class Calls(Expressions):
         init = info.lookup("__init__")
         if isinstance(init, FuncV):
             self.run_init(init.func, inst, args, kwargs or {}, constructed)
+            return inst
+        # NOTE [ Synthesised constructors ]
+        # A class of the tree with no ``__init__`` that is called with arguments has one written
+        # for it (a dataclass, a NamedTuple, attrs): its fields, in order, take the arguments, so
+        # ``Config(n_head=8).n_head`` is 8, not the class's default. ``__post_init__`` then runs
+        # on the instance like an ``__init__`` (for the attributes it derives); a field that any
+        # ``__post_init__`` of the class or its bases assigns is unknown afterwards (its branches
+        # are not decided, and ``super().__post_init__()`` may not be followed), so a default it
+        # replaces (``n_heads: int = -1``, "set from d_model // d_head") is never taken for the
+        # instance's value.
+        if constructed:
+            fields = field_names(info)
+            for name, (value, _) in zip(fields, args, strict=False):
+                inst.attrs[name] = value
+            for name, (value, _) in (kwargs or {}).items():
+                if name in fields:
+                    inst.attrs[name] = value
+        post = info.lookup("__post_init__")
+        if isinstance(post, FuncV):
+            self.run_init(post.func, inst, (), {}, constructed)
+            field_set = set(field_names(info))
+            for name in post_init_assigned(info):
+                if name in field_set:
+                    inst.attrs[name] = UNKNOWN
         return inst
 
     def run_init(self, func: FuncInfo, inst: InstanceV, args: Sequence[Arg], kwargs: dict[str, Arg],
@@ -165,7 +192,9 @@ class Calls(Expressions):
             scope.vars[scope.self_name] = inst
         for p in params:
             given = values.get(p.name)
-            declared = substitute_value(p.ann, inst.bindings)
+            # NOTE [ Axis names ]: __init__'s jaxtyping axes are its own call's; stored in attributes
+            # they would meet another method's axes of the same name, so they are unknown sizes there
+            declared = erase_axes(substitute_value(p.ann, inst.bindings))
             if given is not None and not isinstance(given[0], Unknown):
                 scope.vars[p.name] = given[0]
             elif p.kind == "vararg":
@@ -239,11 +268,13 @@ class Calls(Expressions):
         failed = self.check_args(func.qualname, params, args, kwargs, bindings)
         if failed or func.node.asynchronous is not None:  # a coroutine is not its result
             return UNKNOWN
-        if isinstance(sig.returns, Unknown) and bound is None and func.kind in ("function", "staticmethod"):
+        # --infer-all: a return annotated ``torch.Tensor`` (no shape) says no more than none
+        unannotated = isinstance(sig.returns, Unknown) or (self.ctx.infer_all and shapeless(sig.returns))
+        if unannotated and bound is None and func.kind in ("function", "staticmethod"):
             inlined = self.inline(func, params, args, kwargs)
             if inlined is not None:
                 return inlined
-        if self.ctx.infer_all and isinstance(sig.returns, Unknown) and isinstance(bound, InstanceV) \
+        if self.ctx.infer_all and unannotated and isinstance(bound, InstanceV) \
                 and func.kind == "function" and sig.params:
             inferred = self.inline(func, params, args, kwargs, self_param=sig.params[0].name, instance=bound)
             if inferred is not None:
@@ -266,7 +297,9 @@ class Calls(Expressions):
         script's ``model(x)`` with ``x = tt.randn(64, 1, 28, 28)``, or a batch from a DataLoader
         of known shapes, reaches ``forward``), for bodies up to ``MAX_INFER_STATEMENTS``
         statements, at most ``MAX_INFER_DEPTH`` calls deep; and the body *reports* what it finds
-        on those shapes (each node once), in the module that defines it."""
+        on those shapes (each node once), in the module that defines it. A function whose return
+        is annotated with a tensor of no shape (``-> torch.Tensor``, ``-> Tensor``) counts as
+        unannotated here: that annotation is how a torch program writes "a tensor"."""
         infer_all = self.ctx.infer_all
         if self.call_depth >= (MAX_INFER_DEPTH if infer_all else MAX_INLINE_DEPTH):
             return None
@@ -415,7 +448,7 @@ class Calls(Expressions):
             return LibModuleV(mdef, ctor) if ctor is not None else UNKNOWN
         if q in ("typing.cast", "typing_extensions.cast") and len(args) == 2 and isinstance(args[0][1], cst.BaseExpression):
             scope = self._current_scope or self.module_scope
-            return self.read_ann(args[0][1], scope)  # what the user asserts
+            return self.read_ann(args[0][1], scope, axes=scope.func is not None)  # what the user asserts
         if q in ("typing.TypeVar", "typing_extensions.TypeVar", "typing.TypeVarTuple", "typing_extensions.TypeVarTuple"):
             if args and isinstance(args[0][1], cst.SimpleString):
                 name = args[0][1].evaluated_value
@@ -567,7 +600,7 @@ class Calls(Expressions):
                 return UNKNOWN
             return BoundV(obj, attr)
         if isinstance(obj, QualV):
-            return QualV(f"{obj.qual}.{attr}")
+            return QualV(self.external(f"{obj.qual}.{attr}") if obj.qual.startswith(names.TORCH) else f"{obj.qual}.{attr}")
         if isinstance(obj, ModuleRefV):
             return self.import_from(obj.name, attr)
         if isinstance(obj, OutputsV):
@@ -619,6 +652,73 @@ class Calls(Expressions):
 
     def import_from(self, module: str, name: str) -> Value:
         raise NotImplementedError  # statements
+
+    def external(self, full: str) -> str:
+        raise NotImplementedError  # statements
+
+
+def field_names(info: ClassInfo, seen: frozenset[int] = frozenset()) -> list[str]:
+    """The annotated class attributes a synthesised ``__init__`` takes, in its order: the bases'
+    first (NOTE [ Synthesised constructors ]); ``ClassVar`` ones are not fields."""
+    out: list[str] = []
+    for base in reversed(info.bases):
+        if isinstance(base, ClassV) and id(base.info) not in seen:
+            out += [n for n in field_names(base.info, seen | {id(info)}) if n not in out]
+    body = info.node.body.body if isinstance(info.node.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) \
+                    and "ClassVar" not in cst.Module([]).code_for_node(small.annotation.annotation):
+                name = small.target.value
+                if name not in out:
+                    out.append(name)
+    return out
+
+
+def post_init_assigned(info: ClassInfo, seen: frozenset[int] = frozenset()) -> set[str]:
+    """The attributes ``self.X`` that the ``__post_init__`` of ``info`` or of its bases assigns."""
+    out: set[str] = set()
+    for base in info.bases:
+        if isinstance(base, ClassV) and id(base.info) not in seen:
+            out |= post_init_assigned(base.info, seen | {id(info)})
+    post = info.namespace.get("__post_init__")
+    if isinstance(post, FuncV):
+        params = post.func.node.params.params or post.func.node.params.posonly_params
+        if params:
+            out |= {t.attr.value for t in _assigned_targets(post.func.node.body)
+                    if isinstance(t.value, cst.Name) and t.value.value == params[0].name.value}
+    return out
+
+
+def _assigned_targets(body: cst.CSTNode) -> list[cst.Attribute]:
+    """Every attribute an assignment in ``body`` (nested blocks included) writes."""
+    found: list[cst.Attribute] = []
+
+    class _Visitor(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            found.extend(_attributes(node.target))
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            found.extend(_attributes(node.target))
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            found.extend(_attributes(node.target))
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False  # a nested function's ``self`` is its own
+
+    body.visit(_Visitor())
+    return found
+
+
+def _attributes(target: cst.BaseExpression) -> list[cst.Attribute]:
+    if isinstance(target, cst.Attribute):
+        return [target]
+    if isinstance(target, cst.Tuple | cst.List):
+        return [a for e in target.elements for a in _attributes(e.value)]
+    return []
 
 
 def inlinable(func: FuncInfo, budget: int | None = None) -> bool:
@@ -692,6 +792,33 @@ def substitute_value(ann: Value, bindings: Bindings, free: frozenset[str] | None
     if isinstance(ann, SeqV):
         return SeqV(substitute_value(ann.elem, bindings, free))
     return ann
+
+
+def shapeless(v: Value) -> bool:
+    """A declared value that says nothing of a shape: none, or a tensor of unknown shape."""
+    return isinstance(v, Unknown) or (isinstance(v, TensorV) and isinstance(v.shape, Unknown))
+
+
+def erase_axes(v: Value) -> Value:
+    """``v`` with every dim over a jaxtyping axis name unknown (NOTE [ Axis names ])."""
+    if isinstance(v, TensorV) and isinstance(v.shape, Shape):
+        s = v.shape
+        if not any(_has_axis(d) for d in (*s.prefix, *s.suffix)):
+            return v
+        erased = Shape(tuple(UNKNOWN if _has_axis(d) else d for d in s.prefix), s.star,
+                       tuple(UNKNOWN if _has_axis(d) else d for d in s.suffix))
+        return TensorV(erased, v.is_bool, v.layout)
+    if isinstance(v, SizeV) and _has_axis(v.dim):
+        return SizeV(UNKNOWN)
+    if isinstance(v, TupleV):
+        return TupleV(tuple(erase_axes(i) for i in v.items), v.is_list)
+    if isinstance(v, SeqV):
+        return SeqV(erase_axes(v.elem))
+    return v
+
+
+def _has_axis(d: DimExpr) -> bool:
+    return isinstance(d, Poly) and any(s.kind == "axis" for s in d.all_symbols())
 
 
 def value_vars(ann: Value) -> set[str]:

@@ -16,13 +16,13 @@ from typing import Any, Final
 
 import libcst as cst
 
-from typedtensor.shapes.dims import Unknown
-from typedtensor.shapes.shape import fmt_shape
-from typedtensor.shapes.unify import compatible
+from typedtensor.shapes.dims import Poly, Unknown, symbol
+from typedtensor.shapes.shape import Shape, fmt_shape
+from typedtensor.shapes.unify import Bindings, compatible, rigid, substitute, unify
 
 from .. import calculus as calc
 from .. import names
-from ..context import ModuleCtx, Scope
+from ..context import ModuleCtx, Scope, Signature
 from ..discover import resolve_relative
 from ..report import SHOW
 from ..values import (
@@ -47,12 +47,12 @@ from ..values import (
     TypeVarV,
     Value,
     describe,
-    informative,
     join,
     join_vars,
+    refine,
     widen_seq,
 )
-from .calls import Calls
+from .calls import Calls, substitute_value, value_vars
 from .expressions import BINOPS
 from .syntax import assigned_names, dotted, pattern_names, target_names, target_text
 
@@ -140,8 +140,11 @@ class Statements(Calls):
     # -- simple statements -------------------------------------------------------------------
 
     def s_annassign(self, s: cst.AnnAssign, scope: Scope) -> None:
-        ann = self.read_ann(s.annotation.annotation, scope)
         target = s.target
+        # NOTE [ jaxtyping annotations ]: axis names belong to a function's call, not to a module's
+        # globals or an instance's attributes
+        local = scope.func is not None and isinstance(target, cst.Name)
+        ann = self.read_ann(s.annotation.annotation, scope, axes=local)
         if isinstance(target, cst.Name):
             scope.declared[target.value] = ann
         elif isinstance(target, cst.Attribute) and self.is_self(target.value, scope):
@@ -151,11 +154,47 @@ class Statements(Calls):
         if s.value is None:
             return
         value = self.eval(s.value, scope)
+        if local and isinstance(ann, TensorV) and isinstance(target, cst.Name):
+            ann = self.local_axes(ann, value, scope)
+            scope.declared[target.value] = ann
         if self.check_declared(ann, value, s.value, "shape-assign", f"assignment to '{target_text(target)}'"):
-            value = ann if not informative(value) else value
+            value = refine(ann, value)
         else:
             value = ann
         self.bind_target(target, value, scope, s.value)
+
+    def local_axes(self, ann: TensorV, value: Value, scope: Scope) -> TensorV:
+        """NOTE [ Local axis names ]
+        A jaxtyping annotation on a local variable (``scores: Float[Tensor, "b h q k"] = ...``)
+        is documentation jaxtyping never checks, in the names of the function's own axes. The
+        names the parameters mention are the function's variables (rigid in its body: NOTE [ Axis
+        names ] in typedtensor/shapes/dims.py); a name they do not mention is new, and
+        it names whatever the assigned value holds there (``q`` and ``k`` may both be the
+        signature's ``pos``): it is bound by its first annotation in the body, and later
+        annotations of the body see that binding. A new name the value does not know keeps its
+        name (``h`` where the heads came from an ``int``)."""
+        shape = ann.shape
+        if not isinstance(shape, Shape) or scope.func is None:
+            return ann
+        free = param_vars(self.signature_of(scope.func))
+        fresh = {s for d in (*shape.prefix, *shape.suffix) if isinstance(d, Poly)
+                 for s in d.all_symbols() if s.kind == "axis" and s.name not in free}
+        if not fresh:
+            return ann
+        b = rigid(shape)
+        for s in fresh:
+            b.dims.pop(s.name, None)
+            if s.name in scope.axes:
+                b.dims[s.name] = scope.axes[s.name]
+        bound = dict(b.dims)
+        if isinstance(value, TensorV) and unify(shape, value.shape, b, "") is not None:
+            b.dims = bound  # the value disagrees: the assignment's check reports it
+        for s in fresh:
+            got = b.dims.get(s.name)
+            if got is None or isinstance(got, Unknown):
+                got = b.dims[s.name] = symbol(s)
+            scope.axes.setdefault(s.name, got)
+        return TensorV(substitute(shape, b), ann.is_bool, ann.layout)
 
     def s_augassign(self, s: cst.AugAssign, scope: Scope) -> None:
         left = self.eval(s.target, scope)
@@ -175,8 +214,21 @@ class Statements(Calls):
         func = scope.func
         if func is not None and s.value is not None:
             sig = self.signature_of(func)
-            self.check_declared(sig.returns, value, s.value, "shape-return", "return value")
+            self.check_declared(self.declared_return(sig, scope), value, s.value, "shape-return", "return value")
         scope.dead = True
+
+    def declared_return(self, sig: Signature, scope: Scope) -> Value:
+        """The return annotation as the body must meet it. jaxtyping binds a name that only the
+        return mentions (``-> Float[Tensor, "n *rest_out"]`` with no parameter naming
+        ``rest_out``) from the returned value, so such a name holds whatever the body returns
+        unless a local annotation bound it (NOTE [ Local axis names ])."""
+        returns = sig.returns
+        if not isinstance(returns, TensorV):
+            return returns
+        only = frozenset(value_vars(returns) - param_vars(sig))
+        if not only:
+            return returns
+        return substitute_value(returns, Bindings(dims=dict(scope.axes)), free=only)
 
     # -- flow --------------------------------------------------------------------------------
 
@@ -474,8 +526,9 @@ class Statements(Calls):
                         if not k.startswith("_"):
                             scope.vars[k] = v
             elif isinstance(src, QualV):
-                for k in names.star_names(src.qual, (*calc.FUNCTIONS, *calc.MODULES)):
-                    scope.vars[k] = QualV(f"{src.qual}.{k}")
+                torch = src.qual == names.TORCH and self.ctx.read_torch  # ``from torch import *``
+                for k in names.star_names(names.PACKAGE if torch else src.qual, (*calc.FUNCTIONS, *calc.MODULES)):
+                    scope.vars[k] = QualV(self.external(f"{src.qual}.{k}"))
             return
         for alias in s.names:
             name = dotted(alias.name)
@@ -494,7 +547,12 @@ class Statements(Calls):
             return QualV(full)
         if not project.is_external(full):
             self.ctx.missing.add(full)
-        return QualV(full)
+        return QualV(self.external(full))
+
+    def external(self, full: str) -> str:
+        """The name a module outside the tree gives ``full``: torch's names are typedtensor's
+        (NOTE [ Reading torch programs ] in ``names``) unless that reading is switched off."""
+        return names.from_torch(full) if self.ctx.read_torch else full
 
     def import_from(self, module: str, name: str) -> Value:
         project = self.ctx.project
@@ -511,7 +569,7 @@ class Statements(Calls):
         if not project.is_external(module):
             self.ctx.missing.add(module)
             self.ctx.missing.add(sub)
-        return QualV(sub)
+        return QualV(self.external(sub))
 
     # -- assignment --------------------------------------------------------------------------
 
@@ -642,6 +700,14 @@ class Statements(Calls):
                     return False
             return True
         return True
+
+
+def param_vars(sig: Signature) -> set[str]:
+    """The variables the parameters' annotations mention (a call binds them before the body runs)."""
+    out: set[str] = set()
+    for p in sig.params:
+        out |= value_vars(p.ann)
+    return out
 
 
 _STATEMENTS: Final[dict[type[cst.CSTNode], Callable[[Statements, Any, Scope], None]]] = {

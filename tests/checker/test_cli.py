@@ -466,7 +466,7 @@ def test_warm_run_after_touch(tree: Path) -> None:
 
     opts = runner.Options(["."], jobs=1, cache_dir=str(tree / ".cache"))
     first = runner.run(opts, Config(root=tree))
-    cache = Cache(tree / ".cache", fingerprint({"show_shapes": False, "infer_all": False}))
+    cache = Cache(tree / ".cache", fingerprint({"show_shapes": False, "infer_all": False, "torch": True}))
     cache.load()
     stats = cache.stats
     assert stats and set(cache.results) == {str(tree / "bad.py"), str(tree / "broad.py")}

@@ -21,6 +21,7 @@ from .dims import (
     d_prod,
     d_sub,
     differs,
+    dim_axis,
     dim_var,
     fmt_dim,
     is_literal,
@@ -58,7 +59,7 @@ __all__ = [
     "Outputs", "Param", "Poly", "Result", "Scalar", "Shape", "ShapeLike", "SliceIndex", "Star", "Sym",
     "TensorIndex", "Unknown", "all_modules", "all_ops", "apply", "as_int", "bind", "broadcast_all",
     "broadcast_dim", "broadcast_into", "broadcast_shapes", "compatible", "concrete", "d_add", "d_ceildiv", "d_exact_div",
-    "d_floordiv", "d_mul", "d_neg", "d_prod", "d_sub", "differs", "dim_var", "fmt_dim", "fmt_shape",
+    "d_floordiv", "d_mul", "d_neg", "d_prod", "d_sub", "differs", "dim_axis", "dim_var", "fmt_dim", "fmt_shape",
     "get_module", "get_op", "is_literal", "is_unknown", "named_dim", "opaque", "same", "substitute",
     "substitute_dim", "unify",
 ]

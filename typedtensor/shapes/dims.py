@@ -14,13 +14,16 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final, Literal, TypeGuard, Union
 
-SymKind = Literal["dim", "var", "opaque"]
-_KIND_ORDER: Final = {"dim": 0, "var": 1, "opaque": 2}
+SymKind = Literal["dim", "var", "axis", "opaque"]
+_KIND_ORDER: Final = {"dim": 0, "var": 1, "axis": 2, "opaque": 3}
+#: Symbols a call binds (NOTE [ Axis names ]): TypeVars and jaxtyping axis names.
+VAR_KINDS: Final = frozenset({"var", "axis"})
 
 
 @dataclass(frozen=True)
 class Sym:
-    """A symbol of the algebra: a named ``Dim`` class, a TypeVar, or an irreducible expression.
+    """A symbol of the algebra: a named ``Dim`` class, a TypeVar, a jaxtyping axis name (NOTE
+    [ Axis names ]), or an irreducible expression.
 
     An opaque symbol made by ``d_floordiv`` keeps its operands in ``args`` (numerator,
     denominator): consumers rebuild ``Div[num, den]`` from them, and substituting a variable
@@ -125,6 +128,12 @@ def named_dim(qualname: str, display: str | None = None) -> Poly:
 def dim_var(name: str) -> Poly:
     """A TypeVar used as a dim: rigid inside its generic body, bindable at a call."""
     return symbol(Sym("var", name))
+
+
+def dim_axis(name: str) -> Poly:
+    """A jaxtyping axis name (``"batch"`` in ``Float[Tensor, "batch dim"]``): a variable of its
+    function, like a TypeVar, whose size a literal may equal (NOTE [ Axis names ])."""
+    return symbol(Sym("axis", name))
 
 
 def opaque(text: str) -> Poly:
@@ -299,10 +308,32 @@ def same(a: DimExpr, b: DimExpr) -> bool:
 
 
 def differs(a: DimExpr, b: DimExpr) -> bool:
-    """Provably different. Distinct named dims and rigid variables never equal each other."""
+    """Provably different. Distinct named dims and rigid variables never equal each other; a
+    literal may equal an expression over a jaxtyping axis name (NOTE [ Axis names ])."""
     if isinstance(a, Unknown) or isinstance(b, Unknown):
         return False
-    return not same(a, b)
+    if same(a, b):
+        return False
+    if (isinstance(a, Poly) and _over_axis(a)) or (isinstance(b, Poly) and _over_axis(b)):
+        diff = d_sub(a, b)
+        return not (isinstance(diff, Poly) and _over_axis(diff) and any(not mono for mono, _ in diff.items))
+    return True
+
+
+@lru_cache(maxsize=4096)
+def _over_axis(d: Poly) -> bool:
+    """NOTE [ Axis names ]
+    A jaxtyping annotation (``Float[Tensor, "batch seq dim"]``) names its axes with strings that
+    jaxtyping binds per call of the annotated function: ``dim`` is whatever size the caller's
+    tensor has, the same wherever ``dim`` appears in that call. Such a name is a variable of its
+    function, bound at each call like a TypeVar (kind ``"axis"``), and two different names are
+    two different variables: a body that needs ``seq == dim`` is wrong for sizes its annotation
+    admits. Unlike a TypeVar, a name may equal a *literal*: a module built for 768 features
+    applied to ``[batch, seq, dim]`` is how such programs are written (the annotation leaves the
+    width to the caller, the constructor fixes it). So two dims whose difference is an axis
+    expression plus a non-zero constant (``dim`` vs ``768``, ``dim // 12`` vs ``64``) are not
+    provably different; ``dim`` vs ``seq``, ``dim + 1`` vs ``dim`` and ``2*dim`` vs ``dim`` are."""
+    return any(s.kind == "axis" for s in d.all_symbols())
 
 
 def as_int(d: object) -> int | None:

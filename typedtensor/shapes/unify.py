@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .dims import UNKNOWN, DimExpr, Poly, Sym, Unknown, differs, fmt_dim, substitute_syms, symbol
+from .dims import UNKNOWN, VAR_KINDS, DimExpr, Poly, Sym, Unknown, differs, fmt_dim, substitute_syms, symbol
 from .issue import Issue
 from .shape import Shape, ShapeLike, Star, fmt_shape
 
@@ -38,7 +38,7 @@ def _lone_var(d: DimExpr) -> str | None:
     """The variable's name when ``d`` is exactly one variable."""
     if isinstance(d, Poly) and len(d.items) == 1:
         (mono, coeff), = d.items
-        if coeff == 1 and len(mono) == 1 and mono[0][1] == 1 and mono[0][0].kind == "var":
+        if coeff == 1 and len(mono) == 1 and mono[0][1] == 1 and mono[0][0].kind in VAR_KINDS:
             return mono[0][0].name
     return None
 
@@ -54,7 +54,7 @@ def rigid(*values: object) -> Bindings:
         for d in _dims_in(v):
             if isinstance(d, Poly):
                 for s in d.all_symbols():
-                    if s.kind == "var":
+                    if s.kind in VAR_KINDS:
                         b.dims.setdefault(s.name, symbol(s))
     return b
 
@@ -77,11 +77,11 @@ def substitute_dim(d: DimExpr, bindings: Bindings, free: frozenset[str] | None =
         return d
     if free:
         for s in d.all_symbols():
-            if s.kind == "var" and s.name in free and s.name not in bindings.dims:
+            if s.kind in VAR_KINDS and s.name in free and s.name not in bindings.dims:
                 return UNKNOWN
     mapping: dict[Sym, DimExpr] = {}
     for s in d.all_symbols():
-        if s.kind == "var" and s.name in bindings.dims:
+        if s.kind in VAR_KINDS and s.name in bindings.dims:
             mapping[s] = bindings.dims[s.name]
     return substitute_syms(d, mapping) if mapping else d
 
@@ -115,13 +115,13 @@ def _unify_dim(
         b.dims[name] = actual
         b.origin[name] = f"{where}, dim {index}"
         return None
-    if bind and isinstance(param, Poly) and any(s.kind == "var" and s.name not in b.dims for s in param.all_symbols()):
+    if bind and isinstance(param, Poly) and any(s.kind in VAR_KINDS and s.name not in b.dims for s in param.all_symbols()):
         return None  # arithmetic over variables not yet bound: nothing provable here
     expected = substitute_dim(param, b)
     if differs(expected, actual):
         note = ""
         for s in (param.all_symbols() if isinstance(param, Poly) else set()):
-            if s.kind == "var" and s.name in b.origin:
+            if s.kind in VAR_KINDS and s.name in b.origin:
                 note = f"; {b.describe(s.name)}"
                 break
         return Issue(

@@ -1,0 +1,29 @@
+"""A CNN whose classifier is sized for the wrong flattened feature count.
+
+Source: https://androidkt.com/fix-runtimeerror-mat1-and-mat2-shapes-cannot-be-multiplied/
+Two conv blocks (padding 2, each followed by a 2x2 max-pool) turn a 1x28x28 digit into 32x7x7 =
+1568 features, but the output layer was declared ``nn.Linear(1050, 10)``: "mat1 and mat2 shapes
+cannot be multiplied (2x1568 and 1050x10)". The fix sizes the layer ``32 * 7 * 7``.
+"""
+
+import torch
+from jaxtyping import Float
+from torch import Tensor, nn
+
+
+class CNN(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = nn.Sequential(nn.Conv2d(1, 16, 5, 1, 2), nn.ReLU(), nn.MaxPool2d(2))
+        self.conv2 = nn.Sequential(nn.Conv2d(16, 32, 5, 1, 2), nn.ReLU(), nn.MaxPool2d(2))
+        self.out = nn.Linear(1050, 10)
+
+    def forward(self, x: Float[Tensor, "batch 1 28 28"]) -> Float[Tensor, "batch 10"]:
+        x = self.conv1(x)
+        x = self.conv2(x)
+        x = x.view(x.size(0), -1)
+        return self.out(x)  # E: shape-arg
+
+
+def main() -> None:
+    CNN()(torch.randn(2, 1, 28, 28))

@@ -1,0 +1,29 @@
+"""A click-through model that squeezes every size-1 axis of its logits.
+
+Source: https://github.com/shenweichen/DeepCTR-Torch/pull/291
+The output layer gives ``[batch, 1]`` and ``logit.squeeze()`` was meant to drop the last axis;
+with a final batch of one it also drops the batch axis, and the loss against ``[batch]`` labels
+fails ("Using a target size (torch.Size([1])) that is different to the input size
+(torch.Size([]))"). The fix squeezes the axis it means: ``squeeze(-1)``.
+"""
+
+import torch
+import torch.nn.functional as F
+from jaxtyping import Float
+from torch import Tensor, nn
+
+
+class LogisticRegression(nn.Module):
+    def __init__(self, features: int) -> None:
+        super().__init__()
+        self.linear = nn.Linear(features, 1)
+
+    def forward(self, x: Float[Tensor, "batch features"]) -> Float[Tensor, "batch"]:
+        logit = self.linear(x)
+        return torch.sigmoid(logit.squeeze())  # E: squeeze-no-dim
+
+
+def main() -> None:
+    model = LogisticRegression(8)
+    pred = model(torch.randn(1, 8))
+    F.binary_cross_entropy(pred, torch.ones(1))

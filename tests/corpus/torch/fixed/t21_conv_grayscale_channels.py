@@ -1,0 +1,24 @@
+"""A three-channel patch embedding fed grayscale images.
+
+Source: https://github.com/lucidrains/vit-pytorch/issues/54
+The ViT was built with its default ``channels = 3`` while the dataset's images are single-channel
+(MNIST-like ``[batch, 1, h, w]``): the patch convolution fails with "expected input to have 3
+channels, but got 1 channels instead". The fix builds the model with ``channels=1``.
+"""
+
+import torch
+from jaxtyping import Float
+from torch import Tensor, nn
+
+
+class PatchEmbed(nn.Module):
+    def __init__(self, patch_size: int = 7, dim: int = 64, channels: int = 3) -> None:
+        super().__init__()
+        self.proj = nn.Conv2d(channels, dim, kernel_size=patch_size, stride=patch_size)
+
+    def forward(self, img: Float[Tensor, "batch 1 height width"]) -> Float[Tensor, "batch patches dim"]:
+        return self.proj(img).flatten(2).transpose(1, 2)
+
+
+def main() -> None:
+    PatchEmbed(channels=1)(torch.randn(2, 1, 28, 28))
