@@ -1,0 +1,50 @@
+"""One rank of ``typedtensor.distributed.run``: sets torchrun's per-process variables from the rank
+MPI's launcher gave this process, then runs the training script as ``__main__``.
+
+    python -m typedtensor.distributed._rank_main [-m | --no-python] script [args...]
+"""
+
+from __future__ import annotations
+
+import os
+import runpy
+import sys
+
+__all__ = ["main", "mpi_rank_from_env"]
+
+
+def mpi_rank_from_env() -> int | None:
+    """The rank MPI's process manager put in the environment (MPICH's Hydra, Open MPI, PMIx)."""
+    for name in ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "MPI_LOCALRANKID"):
+        v = os.environ.get(name)
+        if v not in (None, ""):
+            return int(v)
+    return None
+
+
+def main(argv: list[str]) -> int:
+    mode = "path"
+    if argv and argv[0] in ("-m", "--no-python"):
+        mode = argv.pop(0)
+    if not argv:
+        sys.stderr.write("usage: python -m typedtensor.distributed._rank_main [-m | --no-python] script [args...]\n")
+        return 2
+    rank = mpi_rank_from_env()
+    if rank is None:
+        sys.stderr.write("typedtensor.distributed.run: this process was not started by MPI's launcher (no PMI_RANK)\n")
+        return 2
+    os.environ["RANK"] = os.environ["LOCAL_RANK"] = os.environ["ROLE_RANK"] = str(rank)
+    script, rest = argv[0], argv[1:]
+    if mode == "--no-python":
+        os.execvp(script, [script, *rest])
+    sys.argv = [script, *rest]
+    if mode == "-m":
+        runpy.run_module(script, run_name="__main__", alter_sys=True)
+    else:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+        runpy.run_path(script, run_name="__main__")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
