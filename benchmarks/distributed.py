@@ -10,9 +10,13 @@ Run on 2 processes with MPI's launcher (1 thread per process):
 - equivalence: the model of examples/mlp_digits.py (dropout off, so both runs see the same
   function) or examples/char_transformer.py trained with DDP, each rank on half of every batch,
   against the same model trained in one process on the full batch (computed on rank 0 alongside);
-  prints the largest relative difference of any parameter after the last step.
-- bandwidth: ``typedtensor.distributed.all_reduce`` (SUM, float32) against mpi4py's own
-  ``Allreduce`` on numpy buffers, 1 MB to 256 MB, interleaved; the medians' ratio.
+  prints the largest relative difference of any parameter after the last step, also against one
+  process that averages the shares' gradients (DDP's order of summation, no communication): in
+  float32 the first comparison shows the rounding of a different summation order, which Adam's
+  normalised step amplifies for tiny gradients; ``--dtype float64`` shows the algorithm's equality.
+- bandwidth: ``typedtensor.distributed.all_reduce`` (SUM, float32; with and without the shape
+  exchange) against mpi4py's own ``Allreduce`` on numpy buffers, 1 MB to 256 MB, interleaved; the
+  ratio of the best times (mpi4py's time / ours: 1.0 is as fast).
 - step: one DDP training step of the digits MLP (batch 64, 32 per rank) against torch's DDP over
   gloo in the same processes, interleaved; the medians' ratio.
 """
@@ -76,38 +80,62 @@ def _char() -> tuple[Any, Any, Any]:
     return model, (lambda m: tt.optim.AdamW(m.parameters(), lr=2e-3, weight_decay=0.01)), (batch, loss)
 
 
-def equivalence(model_name: str, steps: int) -> None:
+def equivalence(model_name: str, steps: int, dtype: str) -> None:
     rank, world = dist.get_rank(), dist.get_world_size()
     make = _mlp if model_name == "mlp" else _char
+    cast = (lambda m: m.double()) if dtype == "float64" else (lambda m: m)
+
+    def prepare(xb: Any) -> Any:
+        return xb.double() if dtype == "float64" and xb.is_floating_point() else xb
+
     tt.manual_seed(0)
     model, make_opt, (batch, loss) = make()
+    cast(model)
     ref_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
     ddp = DDP(model)
     opt = make_opt(ddp)
     for step in range(steps):
         xb, yb = batch(step)
+        xb = prepare(xb)
         n = xb.shape[0] // world
         opt.zero_grad()
         loss(ddp, xb[rank * n : (rank + 1) * n], yb[rank * n : (rank + 1) * n]).backward()
         opt.step()
     if rank != 0:
         return
-    tt.manual_seed(0)
-    ref, _, _ = make()
-    ref.load_state_dict(ref_state)
-    ropt = make_opt(ref)
-    for step in range(steps):
-        xb, yb = batch(step)
-        ropt.zero_grad()
-        loss(ref, xb, yb).backward()
-        ropt.step()
-    worst = max(
-        (_relative(p.detach().numpy(), q.detach().numpy()), name)
-        for (name, p), (_, q) in zip(model.named_parameters(), ref.named_parameters(), strict=True)
-    )
+
+    def reference(split: bool) -> Any:
+        """One process: the full batch, or (split) the mean of the W shares' gradients, DDP's sum
+        order without the communication."""
+        tt.manual_seed(0)
+        ref, _, _ = make()
+        cast(ref)
+        ref.load_state_dict(ref_state)
+        ropt = make_opt(ref)
+        for step in range(steps):
+            xb, yb = batch(step)
+            xb = prepare(xb)
+            ropt.zero_grad()
+            if split:
+                n = xb.shape[0] // world
+                for r in range(world):
+                    (loss(ref, xb[r * n : (r + 1) * n], yb[r * n : (r + 1) * n]) / world).backward()
+            else:
+                loss(ref, xb, yb).backward()
+            ropt.step()
+        return ref
+
+    def worst(ref: Any) -> tuple[float, str]:
+        return max(
+            (_relative(p.detach().numpy(), q.detach().numpy()), name)
+            for (name, p), (_, q) in zip(model.named_parameters(), ref.named_parameters(), strict=True)
+        )
+
+    full, split = worst(reference(False)), worst(reference(True))
     count = sum(p.numel() for p in model.parameters())
-    print(f"equivalence {model_name}: {count} parameters, {steps} steps, {world} ranks x batch/{world} vs 1 process: "
-          f"largest relative parameter difference {worst[0]:.3g} ({worst[1]})")
+    print(f"equivalence {model_name} ({dtype}): {count} parameters, {steps} steps, {world} ranks x batch/{world}; "
+          f"largest relative parameter difference vs 1 process on the full batch {full[0]:.3g} ({full[1]}), "
+          f"vs 1 process averaging the {world} shares' gradients {split[0]:.3g} ({split[1]})")
 
 
 def _median_time(fn: Any, reps: int) -> float:
@@ -121,24 +149,32 @@ def _median_time(fn: Any, reps: int) -> float:
 
 
 def bandwidth(reps: int) -> None:
+    """Best of ``reps`` interleaved calls (the minimum: the machine may be shared), per size."""
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
     rank = dist.get_rank()
+    group = dist.GroupMember.WORLD
+    assert group is not None
     if rank == 0:
-        print(f"{'MB':>5} {'typedtensor ms':>15} {'mpi4py ms':>10} {'ratio (mpi4py/ours)':>20}")
+        print(f"{'MB':>5} {'mpi4py ms':>10} {'ours ms':>8} {'ratio':>6} {'ours, no shape check ms':>24} {'ratio':>6}")
     for mb in (1, 4, 16, 64, 256):
         n = mb * 1024 * 1024 // 4
         ours = tt.ones(n)
         theirs = np.ones(n, dtype=np.float32)
+        t_mpi: list[float] = []
         t_ours: list[float] = []
-        t_theirs: list[float] = []
+        t_bare: list[float] = []
         for _ in range(reps):  # interleaved
+            t_mpi.append(_median_time(lambda: comm.Allreduce(MPI.IN_PLACE, theirs, MPI.SUM), 1))
+            group.check_shapes = True
             t_ours.append(_median_time(lambda: dist.all_reduce(ours), 1))
-            t_theirs.append(_median_time(lambda: comm.Allreduce(MPI.IN_PLACE, theirs, MPI.SUM), 1))
-        a, b = statistics.median(t_ours), statistics.median(t_theirs)
+            group.check_shapes = False
+            t_bare.append(_median_time(lambda: dist.all_reduce(ours), 1))
+            group.check_shapes = True
+        m, a, b = min(t_mpi), min(t_ours), min(t_bare)
         if rank == 0:
-            print(f"{mb:>5} {a * 1e3:>15.2f} {b * 1e3:>10.2f} {b / a:>20.3f}")
+            print(f"{mb:>5} {m * 1e3:>10.3f} {a * 1e3:>8.3f} {m / a:>6.2f} {b * 1e3:>24.3f} {m / b:>6.2f}")
 
 
 def step_time(reps: int) -> None:
@@ -176,18 +212,34 @@ def step_time(reps: int) -> None:
         torch.nn.functional.cross_entropy(theirs(tx), ty).backward()
         topt.step()
 
+    plain = ours.module
+    popt = tt.optim.AdamW(plain.parameters(), lr=3e-3)
+    tplain = tmodel
+    tpopt = torch.optim.AdamW(tplain.parameters(), lr=3e-3)
+
+    def ours_local() -> None:  # the same step without DDP: what the reduction adds
+        popt.zero_grad()
+        nn.functional.cross_entropy(plain(x), y).backward()
+        popt.step()
+
+    def torch_local() -> None:
+        tpopt.zero_grad()
+        torch.nn.functional.cross_entropy(tplain(tx), ty).backward()
+        tpopt.step()
+
+    steps = {"ours": ours_step, "torch": torch_step, "ours_local": ours_local, "torch_local": torch_local}
     for _ in range(5):
-        ours_step()
-        torch_step()
-    a: list[float] = []
-    b: list[float] = []
+        for f in steps.values():
+            f()
+    times: dict[str, list[float]] = {k: [] for k in steps}
     for _ in range(reps):
-        a.append(_median_time(ours_step, 10))
-        b.append(_median_time(torch_step, 10))
+        for k, f in steps.items():
+            times[k].append(_median_time(f, 10))
     if rank == 0:
-        ma, mb = statistics.median(a), statistics.median(b)
-        print(f"DDP step, digits MLP, {world} ranks x 32 rows, 1 thread each: typedtensor {ma * 1e3:.3f} ms, "
-              f"torch (gloo) {mb * 1e3:.3f} ms, ratio torch/ours {mb / ma:.3f}")
+        m = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+        print(f"DDP step, digits MLP, {world} ranks x 32 rows, 1 thread each: typedtensor {m['ours']:.3f} ms, "
+              f"torch (gloo) {m['torch']:.3f} ms, ratio torch/ours {m['torch'] / m['ours']:.3f}; "
+              f"the same step without DDP: typedtensor {m['ours_local']:.3f} ms, torch {m['torch_local']:.3f} ms")
     tdist.destroy_process_group()
 
 
@@ -196,12 +248,13 @@ def main() -> None:
     p.add_argument("what", choices=["equivalence", "bandwidth", "step"])
     p.add_argument("--model", choices=["mlp", "char"], default="mlp")
     p.add_argument("--steps", type=int, default=20)
-    p.add_argument("--reps", type=int, default=9)
+    p.add_argument("--reps", type=int, default=15)
+    p.add_argument("--dtype", choices=["float32", "float64"], default="float32")
     args = p.parse_args()
     tt.set_num_threads(1)
     dist.init_process_group("mpi")
     if args.what == "equivalence":
-        equivalence(args.model, args.steps)
+        equivalence(args.model, args.steps, args.dtype)
     elif args.what == "bandwidth":
         bandwidth(args.reps)
     else:

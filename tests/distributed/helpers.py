@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +35,13 @@ def child_env(**extra: str) -> dict[str, str]:
 
 
 def run(cmd: list[str], timeout: float = 120, **extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=child_env(**extra), cwd="/")
+    """Runs ``cmd``; the programs write their per-rank JSON into a fresh folder (TT_RESULTS_DIR), as
+    the launcher may interleave the ranks' stdout within a line."""
+    out = tempfile.mkdtemp(prefix="tt-dist-")
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=child_env(TT_RESULTS_DIR=out, **extra),
+                          cwd="/")
+    setattr(proc, "results_dir", out)  # noqa: B010
+    return proc
 
 
 def mpirun(n: int, program: str, *args: str, timeout: float = 120, **extra: str) -> subprocess.CompletedProcess[str]:
@@ -42,6 +50,8 @@ def mpirun(n: int, program: str, *args: str, timeout: float = 120, **extra: str)
 
 def per_rank(proc: subprocess.CompletedProcess[str], n: int) -> list[dict[str, Any]]:
     assert proc.returncode == 0, f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
-    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    assert sorted(d["rank"] for d in lines) == list(range(n)), proc.stdout + proc.stderr
-    return sorted(lines, key=lambda d: d["rank"])
+    folder = Path(getattr(proc, "results_dir"))  # noqa: B009
+    found = [json.loads(f.read_text()) for f in sorted(folder.glob("rank*.json"))]
+    shutil.rmtree(folder, ignore_errors=True)
+    assert sorted(d["rank"] for d in found) == list(range(n)), proc.stdout + proc.stderr
+    return sorted(found, key=lambda d: d["rank"])

@@ -4,6 +4,7 @@ rank; prints one JSON line per rank: {check name: "ok" or the failure}."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import traceback
 from collections.abc import Callable
@@ -12,6 +13,17 @@ import numpy as np
 
 import typedtensor as tt
 import typedtensor.distributed as dist
+
+
+def report(result: dict[str, object]) -> None:
+    """This rank's result as JSON: a file in TT_RESULTS_DIR (the tests), else a line on stdout."""
+    folder = os.environ.get("TT_RESULTS_DIR")
+    if folder:
+        with open(os.path.join(folder, f"rank{result['rank']}.json"), "w") as f:
+            json.dump(result, f)
+    else:
+        print(json.dumps(result), flush=True)
+
 
 dist.init_process_group("mpi")
 R, W = dist.get_rank(), dist.get_world_size()
@@ -229,6 +241,6 @@ for fn in checks:
     except Exception:
         results[fn.__name__] = traceback.format_exc()
 dist.barrier()
-print(json.dumps({"rank": R, "world": W, "results": results}), flush=True)
+report({"rank": R, "world": W, "results": results})
 dist.destroy_process_group()
 sys.exit(0)

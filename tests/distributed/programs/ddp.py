@@ -6,6 +6,7 @@ on W ranks, each with 1/W of the batch, must end with the same parameters."""
 from __future__ import annotations
 
 import json
+import os
 import traceback
 from collections.abc import Callable
 
@@ -16,6 +17,17 @@ import typedtensor.distributed as dist
 from typedtensor import nn
 from typedtensor.data import DistributedSampler
 from typedtensor.nn.parallel import DistributedDataParallel as DDP
+
+
+def report(result: dict[str, object]) -> None:
+    """This rank's result as JSON: a file in TT_RESULTS_DIR (the tests), else a line on stdout."""
+    folder = os.environ.get("TT_RESULTS_DIR")
+    if folder:
+        with open(os.path.join(folder, f"rank{result['rank']}.json"), "w") as f:
+            json.dump(result, f)
+    else:
+        print(json.dumps(result), flush=True)
+
 
 dist.init_process_group("mpi")
 R, W = dist.get_rank(), dist.get_world_size()
@@ -209,5 +221,5 @@ for fn in checks:
         results[fn.__name__] = "ok"
     except Exception:
         results[fn.__name__] = traceback.format_exc()
-print(json.dumps({"rank": R, "world": W, "results": results}), flush=True)
+report({"rank": R, "world": W, "results": results})
 dist.destroy_process_group()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import traceback
 
 import numpy as np
@@ -11,6 +12,17 @@ import typedtensor as tt
 import typedtensor.distributed as dist
 from typedtensor import nn
 from typedtensor.nn.parallel import DistributedDataParallel as DDP
+
+
+def report(result: dict[str, object]) -> None:
+    """This rank's result as JSON: a file in TT_RESULTS_DIR (the tests), else a line on stdout."""
+    folder = os.environ.get("TT_RESULTS_DIR")
+    if folder:
+        with open(os.path.join(folder, f"rank{result['rank']}.json"), "w") as f:
+            json.dump(result, f)
+    else:
+        print(json.dumps(result), flush=True)
+
 
 dist.init_process_group("nccl")
 R, W = dist.get_rank(), dist.get_world_size()
@@ -54,5 +66,5 @@ try:
     results["nccl"] = "ok"
 except Exception:
     results["nccl"] = traceback.format_exc()
-print(json.dumps({"rank": R, "world": W, "results": results}), flush=True)
+report({"rank": R, "world": W, "results": results})
 dist.destroy_process_group()
