@@ -53,3 +53,12 @@ def test_plain_mpirun_sets_the_variables_at_init() -> None:
     ranks = per_rank(mpirun(2, "env.py"), 2)
     assert [r["env"]["RANK"] for r in ranks] == ["0", "1"]
     assert all(r["env"]["WORLD_SIZE"] == "2" and not r["elastic"] for r in ranks)
+
+
+@pytest.mark.multiprocess
+def test_launcher_runs_modules_and_programs() -> None:
+    proc = launch("--nproc-per-node", "2", "--no-python", "sh", "-c", "echo rank=$RANK of $WORLD_SIZE")
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(proc.stdout.split("\n")[:2]) == ["rank=0 of 2", "rank=1 of 2"]
+    proc = launch("--nproc-per-node", "2", "-m", "platform")
+    assert proc.returncode == 0 and len(proc.stdout.strip().splitlines()) == 2, proc.stderr

@@ -109,6 +109,19 @@ def training_equals_single_process_full_batch() -> None:
 
 
 @check
+def buckets_start_while_the_backward_runs() -> None:
+    tt.manual_seed(0)
+    ddp = DDP(Net(), bucket_cap_mb=0.0002)
+    started: list[int] = []
+    # fc1.weight gets its gradient last; by then the buckets of the later layers are in flight
+    ddp.module.fc1.weight.register_hook(lambda g: started.append(ddp._next_bucket))
+    x, y = data(0)
+    nn.functional.cross_entropy(ddp(shard(x)), shard(y)).backward()
+    assert started and 0 < started[0] < len(ddp._buckets), (started, len(ddp._buckets))
+    assert ddp._buckets[0].work is not None and ddp._buckets[0].work.is_completed()
+
+
+@check
 def gradients_are_averaged_when_backward_returns() -> None:
     tt.manual_seed(0)
     ddp = DDP(Net())
