@@ -62,3 +62,11 @@ def test_launcher_runs_modules_and_programs() -> None:
     assert sorted(proc.stdout.split("\n")[:2]) == ["rank=0 of 2", "rank=1 of 2"]
     proc = launch("--nproc-per-node", "2", "-m", "platform")
     assert proc.returncode == 0 and len(proc.stdout.strip().splitlines()) == 2, proc.stderr
+
+
+@pytest.mark.multiprocess
+def test_a_rank_exiting_with_an_error_status_ends_the_job() -> None:
+    proc = launch("--nproc-per-node", "2", str(PROGRAMS / "rank_exits.py"), timeout=60)
+    assert proc.returncode != 0
+    assert "rank 1 exited with status 2; aborting the job" in proc.stderr, proc.stderr
+    assert "unreachable" not in proc.stdout

@@ -112,6 +112,17 @@ def _env_int(name: str) -> int | None:
     return None if v in (None, "") else int(v)
 
 
+def _abort_job(reason: str, code: int) -> None:
+    """Ends every rank of the job now (MPI_Abort) when this rank is leaving in a state the others
+    cannot finish from; nothing when there is no group or no other rank."""
+    world: MpiGroup | None = _state["world"]
+    if world is None or world.size() <= 1:
+        return
+    sys.stderr.write(f"typedtensor.distributed: rank {world.rank()} {reason}; aborting the job\n")
+    sys.stderr.flush()
+    world.comm.Abort(code)
+
+
 def _abort_on_uncaught(comm: Any) -> None:
     """An uncaught exception on one rank ends every rank at once (MPI_Abort) instead of leaving the
     others waiting in their next collective."""

@@ -38,11 +38,20 @@ def main(argv: list[str]) -> int:
     if mode == "--no-python":
         os.execvp(script, [script, *rest])
     sys.argv = [script, *rest]
-    if mode == "-m":
-        runpy.run_module(script, run_name="__main__", alter_sys=True)
-    else:
-        sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
-        runpy.run_path(script, run_name="__main__")
+    try:
+        if mode == "-m":
+            runpy.run_module(script, run_name="__main__", alter_sys=True)
+        else:
+            sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+            runpy.run_path(script, run_name="__main__")
+    except SystemExit as e:
+        # a rank leaving with an error while others may wait in a collective: end the job (an
+        # exception is handled by the excepthook init_process_group installs)
+        if e.code not in (None, 0):
+            from typedtensor import distributed
+
+            distributed._abort_job(f"exited with status {e.code}", e.code if isinstance(e.code, int) else 1)
+        raise
     return 0
 
 
