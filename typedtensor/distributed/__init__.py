@@ -180,7 +180,10 @@ def init_process_group(
         if asked is not None and asked >= 0 and asked != mpi_rank:
             raise RuntimeError(f"init_process_group: {what} is {asked} but this process is MPI rank {mpi_rank}")
     # torchrun's per-process variables, for programs that read them after init under plain mpirun
-    for var, value in (("RANK", mpi_rank), ("WORLD_SIZE", mpi_size), ("LOCAL_RANK", mpi_rank)):
+    from typedtensor.distributed._rank_main import local_rank_from_env
+
+    local = local_rank_from_env()
+    for var, value in (("RANK", mpi_rank), ("WORLD_SIZE", mpi_size), ("LOCAL_RANK", mpi_rank if local is None else local)):
         os.environ.setdefault(var, str(value))
     limit = (timeout or default_pg_timeout).total_seconds()
     world = MpiGroup(comm, limit, range(mpi_size))

@@ -10,12 +10,21 @@ import os
 import runpy
 import sys
 
-__all__ = ["main", "mpi_rank_from_env"]
+__all__ = ["local_rank_from_env", "main", "mpi_rank_from_env"]
 
 
 def mpi_rank_from_env() -> int | None:
     """The rank MPI's process manager put in the environment (MPICH's Hydra, Open MPI, PMIx)."""
-    for name in ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "MPI_LOCALRANKID"):
+    for name in ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"):
+        v = os.environ.get(name)
+        if v not in (None, ""):
+            return int(v)
+    return None
+
+
+def local_rank_from_env() -> int | None:
+    """The rank on this machine, where MPI's process manager says it (MPICH's Hydra, Open MPI)."""
+    for name in ("MPI_LOCALRANKID", "OMPI_COMM_WORLD_LOCAL_RANK"):
         v = os.environ.get(name)
         if v not in (None, ""):
             return int(v)
@@ -33,7 +42,9 @@ def main(argv: list[str]) -> int:
     if rank is None:
         sys.stderr.write("typedtensor.distributed.run: this process was not started by MPI's launcher (no PMI_RANK)\n")
         return 2
-    os.environ["RANK"] = os.environ["LOCAL_RANK"] = os.environ["ROLE_RANK"] = str(rank)
+    local = local_rank_from_env()
+    os.environ["RANK"] = os.environ["ROLE_RANK"] = str(rank)
+    os.environ["LOCAL_RANK"] = str(rank if local is None else local)
     script, rest = argv[0], argv[1:]
     if mode == "--no-python":
         os.execvp(script, [script, *rest])
