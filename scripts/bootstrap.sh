@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up (or refresh) the project's virtual environment from nothing but python3 and the package
 # registries: the package itself is built from source with its build requirements from pyproject.
-# Usage: source scripts/bootstrap.sh [test]   — "test" adds the test tools and the torch oracle.
+# Usage: source scripts/bootstrap.sh [test]   — "test" adds the test tools, the torch oracle and MPI
+# (the distributed extra: the multi-process tests run in CI).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${TYPEDTENSOR_VENV:-$ROOT/.venv}"
@@ -13,7 +14,7 @@ fi
 export PATH="$VENV/bin:$PATH"
 extras=""
 if [ "${1:-}" = "test" ]; then
-  extras="[test]"
+  extras="[test,distributed]"
   # The oracle for the tests: a local CPU build of exactly this version (never a newer one).
   python -m pip install -q "torch==2.13.0" || echo "bootstrap: torch 2.13.0 unavailable; oracle tests will skip" >&2
 fi

@@ -40,6 +40,56 @@ py::object grad_fn_of(const Tensor& t) {
   return py::cast(t.impl()->autograd->grad_fn);
 }
 
+// A Python callable held by a C++ hook: dropped with the GIL held, whichever thread frees the tensor.
+struct PyCallable {
+  py::object fn;
+  explicit PyCallable(py::object f) : fn(std::move(f)) {}
+  PyCallable(const PyCallable&) = delete;
+  PyCallable& operator=(const PyCallable&) = delete;
+  ~PyCallable() {
+    if (!Py_IsInitialized()) {
+      fn.release();  // interpreter gone: nothing left to decref into
+      return;
+    }
+    py::gil_scoped_acquire gil;
+    fn = py::object();
+  }
+};
+
+// torch.utils.hooks.RemovableHandle's shape for tensor hooks: remove() (idempotent), a context manager.
+struct HookHandle {
+  std::weak_ptr<tt::TensorImpl> tensor;
+  uint64_t id;
+  void remove() {
+    if (auto impl = tensor.lock()) tt::autograd::remove_hook(Tensor(impl), id);
+    tensor.reset();
+  }
+};
+
+tt::GradHook grad_hook(py::object fn) {
+  auto held = std::make_shared<PyCallable>(std::move(fn));
+  return [held](const Tensor& g) -> Tensor {
+    py::gil_scoped_acquire gil;
+    py::object r = held->fn(g);
+    if (r.is_none()) return Tensor();
+    if (!is_tensor(r)) throw tt::TypeError("a tensor hook must return a Tensor or None");
+    return r.cast<Tensor>();
+  };
+}
+
+tt::PostAccumulateHook post_accumulate_hook(py::object fn) {
+  auto held = std::make_shared<PyCallable>(std::move(fn));
+  return [held](const Tensor& leaf) {
+    py::gil_scoped_acquire gil;
+    py::object r = held->fn(leaf);
+    if (!r.is_none()) throw std::runtime_error("post accumulate grad hooks must return None");
+  };
+}
+
+void check_callable(const py::object& fn) {
+  if (!PyCallable_Check(fn.ptr())) throw tt::TypeError("hook must be callable");
+}
+
 }  // namespace
 
 void bind_autograd(py::module_& m) {
@@ -54,7 +104,22 @@ void bind_autograd(py::module_& m) {
           r.append(py::make_tuple(e.fn ? py::cast(e.fn) : py::none(), e.input_nr));
         return py::tuple(r);
       })
+      .def_property_readonly("variable", [](const tt::Node& n) -> py::object {
+        // torch's AccumulateGrad.variable: the leaf this node accumulates into
+        if (const auto* acc = dynamic_cast<const tt::AccumulateGrad*>(&n)) return py::cast(Tensor(acc->leaf()));
+        throw py::attribute_error("'" + n.name() + "' object has no attribute 'variable'");
+      })
       .def("__repr__", [](const tt::Node& n) { return "<" + n.name() + ">"; });
+
+  py::class_<HookHandle>(m, "RemovableHandle")
+      .def_readonly("id", &HookHandle::id)
+      .def("remove", &HookHandle::remove)
+      .def("__enter__", [](HookHandle& h) -> HookHandle& { return h; }, py::return_value_policy::reference)
+      .def("__exit__", [](HookHandle& h, py::args) { h.remove(); });
+
+  m.def("_autograd_reaches", [](py::handle roots, py::handle leaves) {
+    return tt::autograd::reaches_leaves(tensor_list(roots, "roots"), tensor_list(leaves, "leaves"));
+  }, py::arg("roots"), py::arg("leaves"));
 
   cls.def_property("requires_grad", &Tensor::requires_grad, &set_requires_grad)
       .def("requires_grad_", [](Tensor& t, bool v) -> Tensor& {
@@ -83,6 +148,14 @@ void bind_autograd(py::module_& m) {
       .def_property_readonly("grad_fn", &grad_fn_of)
       .def_property_readonly("retains_grad", [](const Tensor& t) { return t.impl()->autograd && t.impl()->autograd->retains_grad; })
       .def("retain_grad", [](const Tensor& t) { tt::autograd::retain_grad(t); })
+      .def("register_hook", [](const Tensor& t, py::object hook) {
+        check_callable(hook);
+        return HookHandle{t.impl_ptr(), tt::autograd::add_grad_hook(t, grad_hook(std::move(hook)))};
+      }, py::arg("hook"))
+      .def("register_post_accumulate_grad_hook", [](const Tensor& t, py::object hook) {
+        check_callable(hook);
+        return HookHandle{t.impl_ptr(), tt::autograd::add_post_accumulate_hook(t, post_accumulate_hook(std::move(hook)))};
+      }, py::arg("hook"))
       .def_property("data", &tt::autograd::detach, [](const Tensor& t, const Tensor& src) {
         // torch's `x.data = y`: x takes y's memory and geometry, keeping its own autograd identity
         tt::TensorImpl* d = t.impl();

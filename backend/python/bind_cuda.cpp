@@ -4,6 +4,7 @@
 
 #ifdef TYPEDTENSOR_WITH_CUDA
 #include "cuda/kernels.h"
+#include "cuda/nccl.h"
 #endif
 
 namespace ttpy {
@@ -32,6 +33,30 @@ void bind_cuda(py::module_& m) {
   m.def("_cuda_cublas_status", [] { return c::cublas_status(); });
   m.def("_cuda_set_cublas_search_path", [](const std::string& d) { c::set_cublas_search_path(d); });
   m.def("_cuda_nvrtc_status", [] { return c::nvrtc_status(); });
+  // NCCL for typedtensor.distributed's "nccl" backend (backend/src/cuda/nccl.h)
+  m.def("_nccl_available", [] { return c::nccl_available(); });
+  m.def("_nccl_status", [] { return c::nccl_status(); });
+  m.def("_nccl_set_search_path", [](const std::string& d) { c::set_nccl_search_path(d); });
+  m.def("_nccl_unique_id", [] { return py::bytes(c::nccl_unique_id()); });
+  auto release = py::call_guard<py::gil_scoped_release>();
+  py::class_<c::NcclComm>(m, "_NcclComm")
+      .def(py::init([](py::bytes id, int nranks, int rank, int device) {
+        std::string raw = id;
+        py::gil_scoped_release nogil;
+        return std::make_unique<c::NcclComm>(raw, nranks, rank, device);
+      }), py::arg("unique_id"), py::arg("nranks"), py::arg("rank"), py::arg("device"))
+      .def("rank", &c::NcclComm::rank)
+      .def("size", &c::NcclComm::size)
+      .def("all_reduce", [](c::NcclComm& k, const Tensor& t, int op) { k.all_reduce(t, static_cast<c::NcclOp>(op)); }, release)
+      .def("broadcast", &c::NcclComm::broadcast, release)
+      .def("all_gather", &c::NcclComm::all_gather, release)
+      .def("reduce_scatter", [](c::NcclComm& k, const Tensor& in, const Tensor& out, int op) {
+        k.reduce_scatter(in, out, static_cast<c::NcclOp>(op));
+      }, release)
+      .def("send", &c::NcclComm::send, release)
+      .def("recv", &c::NcclComm::recv, release)
+      .def("group_start", &c::NcclComm::group_start)
+      .def("group_end", &c::NcclComm::group_end);
 #else
   m.def("_cuda_compiled", [] { return false; });
   m.def("_cuda_device_count", [] { return 0; });
@@ -50,6 +75,9 @@ void bind_cuda(py::module_& m) {
   m.def("_cuda_cublas_status", [] { return std::string("typedtensor was built without CUDA"); });
   m.def("_cuda_set_cublas_search_path", [](const std::string&) {});
   m.def("_cuda_nvrtc_status", [] { return std::string("typedtensor was built without CUDA"); });
+  m.def("_nccl_available", [] { return false; });
+  m.def("_nccl_status", [] { return std::string("typedtensor was built without CUDA"); });
+  m.def("_nccl_set_search_path", [](const std::string&) {});
 #endif
   // Testing hook: swap the host-emulated CUDA device in (True) or the previous table back (False).
   m.def("_testing_emulate_cuda", [](bool on) {

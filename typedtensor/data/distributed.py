@@ -1,8 +1,11 @@
 """``DistributedSampler``: each of ``num_replicas`` processes reads its own share of the dataset.
 
-It works given ``num_replicas`` and ``rank``; without them it asks ``typedtensor.distributed`` for
-the process group, which is not implemented yet (that call raises ``NotImplementedError``).
-The shuffled order is seeded by ``seed + epoch`` (``set_epoch``), the same on every replica.
+Without ``num_replicas`` and ``rank`` it asks ``typedtensor.distributed`` for the process group's
+world size and rank (which raises, as torch's does, before ``init_process_group``). The shuffled
+order is seeded by ``seed + epoch`` (``set_epoch``), the same on every replica; it is numpy's
+permutation, so the order differs from torch's (which draws from torch's generator) while the
+partition rules (padding by repetition, or ``drop_last``; rank r takes every num_replicas-th index
+from r) are torch's.
 """
 
 from __future__ import annotations

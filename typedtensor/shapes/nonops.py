@@ -42,7 +42,7 @@ NOT_OPS: Final[dict[str, str]] = {
         "storage_offset", "data_ptr", "untyped_storage_ptr"))),
     **_all("autograd state", *(f"Tensor.{m}" for m in (
         "backward", "grad", "grad_fn", "is_leaf", "requires_grad", "requires_grad_", "retain_grad", "retains_grad",
-        "detach_", "data"))),
+        "detach_", "data", "register_hook", "register_post_accumulate_grad_hook"))),
     **_all("conversion to Python or numpy values", "Tensor.tolist", "Tensor.numpy"),
     **_all("Python's object protocol", *(f"Tensor.__{m}__" for m in (
         "len", "iter", "bool", "float", "int", "index", "array", "dlpack", "dlpack_device"))),

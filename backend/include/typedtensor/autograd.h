@@ -9,6 +9,7 @@
 // A node frees its saved tensors as soon as it has run (unless retain_graph). Destroying a long graph
 // is iterative too (see ~Node). VJPs are written with front-end ops, so with create_graph the sweep
 // simply leaves grad mode on and the gradients get graphs of their own.
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,23 @@
 namespace tt {
 
 class Node;
+
+// NOTE [ Tensor hooks ]
+// torch's Tensor.register_hook and register_post_accumulate_grad_hook. A gradient hook sees the
+// gradient flowing into a tensor and may return a replacement (an undefined Tensor keeps it): for a
+// non-leaf it runs in the sweep on the cotangent of its grad_fn's output, before the node runs (and
+// before autograd.grad captures it); for a leaf, in AccumulateGrad before the sum into .grad. A
+// post-accumulate hook runs after a leaf's .grad has been updated, once per backward however many
+// uses the leaf had (the sweep sums a node's cotangents first): the moment a data-parallel reducer
+// can start sending that gradient while the rest of the backward runs. Hooks are the one place the
+// sweep calls back into user code; the bindings wrap Python callables (taking the GIL).
+using GradHook = std::function<Tensor(const Tensor& grad)>;
+using PostAccumulateHook = std::function<void(const Tensor& leaf)>;
+
+struct LeafHooks {
+  std::vector<std::pair<uint64_t, GradHook>> grad;
+  std::vector<std::pair<uint64_t, PostAccumulateHook>> post_accumulate;
+};
 
 // An input of a node: the node producing that input's gradient, and which of its outputs it is.
 struct Edge {
@@ -47,6 +65,13 @@ class Node : public std::enable_shared_from_this<Node> {
   uint64_t seq = 0;  // creation order: later nodes run first when both are ready
   // Non-leaf tensors that asked for retain_grad(): (output index, tensor).
   std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>> retained;
+  // Gradient hooks of non-leaf outputs (NOTE [ Tensor hooks ]): (output index, id, hook).
+  struct PreHook {
+    uint32_t output_nr;
+    uint64_t id;
+    GradHook fn;
+  };
+  std::vector<PreHook> pre_hooks;
 
  protected:
   // Tensors whose destruction could free the rest of the graph: ~Node hands them to the
@@ -95,6 +120,18 @@ Tensor& assign_positions_(Tensor& self, const Tensor& positions, const Tensor& v
 
 Tensor detach(const Tensor& t);  // shares storage and version counter, no history
 void retain_grad(const Tensor& t);
+
+// NOTE [ Tensor hooks ]. Each returns an id for remove_hook; both raise for a tensor that does not
+// require grad, and the post-accumulate form for a non-leaf (as torch).
+uint64_t add_grad_hook(const Tensor& t, GradHook fn);
+uint64_t add_post_accumulate_hook(const Tensor& t, PostAccumulateHook fn);
+void remove_hook(const Tensor& t, uint64_t id);  // no-op when already gone
+// `g` passed through the hooks in registration order (each may replace it).
+Tensor run_grad_hooks(const std::vector<std::pair<uint64_t, GradHook>>& hooks, Tensor g);
+
+// Which of `leaves` the backward of `roots` would reach (their AccumulateGrad nodes are in the
+// graph): what a data-parallel reducer with find_unused_parameters asks after each forward.
+std::vector<bool> reaches_leaves(const TensorList& roots, const TensorList& leaves);
 
 }  // namespace autograd
 }  // namespace tt

@@ -33,6 +33,7 @@ struct Storage {
 };
 
 class Node;  // autograd graph node (backend/src/autograd)
+struct LeafHooks;  // a leaf's gradient hooks (typedtensor/autograd.h)
 
 // Autograd fields, allocated on first use so a plain tensor stays small.
 struct AutogradMeta {
@@ -42,6 +43,7 @@ struct AutogradMeta {
   std::shared_ptr<Node> grad_fn;  // the node that produced this tensor (null for leaves)
   uint32_t output_nr = 0;         // which output of grad_fn this tensor is
   std::weak_ptr<Node> grad_accumulator;  // a leaf's AccumulateGrad node, shared by all its uses
+  std::shared_ptr<LeafHooks> hooks;      // a leaf's register_hook / post-accumulate-grad hooks
 };
 
 struct TensorImpl {

@@ -134,7 +134,16 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
       buffers.erase(it);
     }
     if (buf.empty()) buf.resize(n->num_outputs());
+    if (!n->pre_hooks.empty()) {  // NOTE [ Tensor hooks ]: copies, a hook may remove hooks
+      std::vector<Node::PreHook> hooks = n->pre_hooks;
+      for (const auto& h : hooks)
+        if (h.output_nr < buf.size() && buf[h.output_nr].defined())
+          buf[h.output_nr] = run_grad_hooks({{h.id, h.fn}}, std::move(buf[h.output_nr]));
+    }
     if (capture_mode) {
+      if (auto* acc = dynamic_cast<AccumulateGrad*>(n); acc && acc->leaf()->autograd && acc->leaf()->autograd->hooks &&
+                                                        buf[0].defined() && captures.count(n))
+        buf[0] = run_grad_hooks(std::vector(acc->leaf()->autograd->hooks->grad), std::move(buf[0]));
       if (auto it = captures.find(n); it != captures.end())
         for (auto [nr, idx] : it->second) results[idx] = buf[nr];
     } else {

@@ -1,5 +1,8 @@
 // Graph nodes: the primitive node the recorder builds, AccumulateGrad, and the iterative deleter.
+#include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <unordered_set>
 
 #include "typedtensor/autograd.h"
 #include "typedtensor/device.h"
@@ -49,21 +52,28 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor g = std::move(grads[0]);
   if (!g.defined()) return {};
   AutogradMeta& m = Tensor(leaf_).autograd_meta();
+  // copies: a hook may add or remove hooks (NOTE [ Tensor hooks ])
+  std::shared_ptr<LeafHooks> hooks = m.hooks;
+  if (hooks && !hooks->grad.empty()) g = autograd::run_grad_hooks(std::vector(hooks->grad), std::move(g));
   if (g.dtype() != leaf_->dtype) g = to_dtype(g, leaf_->dtype);
-  // read-add-write of .grad, atomic for other Python threads: two backward passes into one leaf
-  // must not lose an addition (NOTE [ The GIL ] in typedtensor/gil.h)
-  GilKeep keep;
-  if (grad_mode_enabled()) {  // create_graph: keep the gradient's own history
-    if (!m.grad) m.grad = (g.impl_ptr().use_count() == 1 ? g : clone(g)).impl_ptr();
-    else m.grad = binary(BinaryOp::Add, Tensor(m.grad), g).impl_ptr();
-    return {};
+  {
+    // read-add-write of .grad, atomic for other Python threads: two backward passes into one leaf
+    // must not lose an addition (NOTE [ The GIL ] in typedtensor/gil.h)
+    GilKeep keep;
+    if (grad_mode_enabled()) {  // create_graph: keep the gradient's own history
+      if (!m.grad) m.grad = (g.impl_ptr().use_count() == 1 ? g : clone(g)).impl_ptr();
+      else m.grad = binary(BinaryOp::Add, Tensor(m.grad), g).impl_ptr();
+    } else if (!m.grad) {
+      m.grad = (dense_and_unique(g) ? g : clone(g)).impl_ptr();
+    } else {
+      Tensor acc(m.grad);
+      if (acc.requires_grad()) m.grad = binary(BinaryOp::Add, acc, g).impl_ptr();
+      else binary_(BinaryOp::Add, acc, g);  // in place, like torch: a held reference to .grad sees it
+    }
   }
-  if (!m.grad) {
-    m.grad = (dense_and_unique(g) ? g : clone(g)).impl_ptr();
-  } else {
-    Tensor acc(m.grad);
-    if (acc.requires_grad()) m.grad = binary(BinaryOp::Add, acc, g).impl_ptr();
-    else binary_(BinaryOp::Add, acc, g);  // in place, like torch: a held reference to .grad sees it
+  if (hooks && !hooks->post_accumulate.empty()) {
+    Tensor leaf(leaf_);
+    for (const auto& [id, fn] : std::vector(hooks->post_accumulate)) fn(leaf);
   }
   return {};
 }
@@ -249,6 +259,85 @@ Edge gradient_edge(const Tensor& t) {
 }
 
 Tensor detach(const Tensor& t) { return plain_alias(t); }
+
+namespace {
+std::atomic<uint64_t> g_hook_id{1};
+
+void require_grad_for_hook(const Tensor& t) {
+  if (!t.requires_grad())
+    throw std::runtime_error("cannot register a hook on a tensor that doesn't require gradient");
+}
+}  // namespace
+
+uint64_t add_grad_hook(const Tensor& t, GradHook fn) {
+  require_grad_for_hook(t);
+  uint64_t id = g_hook_id.fetch_add(1, std::memory_order_relaxed);
+  AutogradMeta& m = *t.impl()->autograd;
+  if (m.grad_fn) {
+    m.grad_fn->pre_hooks.push_back({m.output_nr, id, std::move(fn)});
+  } else {
+    if (!m.hooks) m.hooks = std::make_shared<LeafHooks>();
+    m.hooks->grad.emplace_back(id, std::move(fn));
+  }
+  return id;
+}
+
+uint64_t add_post_accumulate_hook(const Tensor& t, PostAccumulateHook fn) {
+  require_grad_for_hook(t);
+  AutogradMeta& m = *t.impl()->autograd;
+  if (m.grad_fn) throw std::runtime_error("post accumulate grad hooks cannot be registered on non-leaf tensors");
+  uint64_t id = g_hook_id.fetch_add(1, std::memory_order_relaxed);
+  if (!m.hooks) m.hooks = std::make_shared<LeafHooks>();
+  m.hooks->post_accumulate.emplace_back(id, std::move(fn));
+  return id;
+}
+
+void remove_hook(const Tensor& t, uint64_t id) {
+  if (!t.impl()->autograd) return;
+  AutogradMeta& m = *t.impl()->autograd;
+  auto drop = [id](auto& v) { v.erase(std::remove_if(v.begin(), v.end(), [id](const auto& h) { return h.first == id; }), v.end()); };
+  if (m.hooks) {
+    drop(m.hooks->grad);
+    drop(m.hooks->post_accumulate);
+  }
+  if (m.grad_fn) {
+    auto& pre = m.grad_fn->pre_hooks;
+    pre.erase(std::remove_if(pre.begin(), pre.end(), [id](const Node::PreHook& h) { return h.id == id; }), pre.end());
+  }
+}
+
+Tensor run_grad_hooks(const std::vector<std::pair<uint64_t, GradHook>>& hooks, Tensor g) {
+  for (const auto& [id, fn] : hooks) {
+    Tensor r = fn(g);
+    if (!r.defined()) continue;
+    if (r.shape() != g.shape())
+      throw std::runtime_error("hook returned a gradient of shape " + shape_str(r.shape()) + " for a gradient of shape " +
+                               shape_str(g.shape()));
+    g = std::move(r);
+  }
+  return g;
+}
+
+std::vector<bool> reaches_leaves(const TensorList& roots, const TensorList& leaves) {
+  std::unordered_set<const TensorImpl*> found;
+  std::unordered_set<Node*> seen;
+  std::vector<Node*> stack;
+  auto visit = [&](const Edge& e) {
+    if (e.fn && seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+  };
+  for (const Tensor& r : roots)
+    if (r.defined()) visit(gradient_edge(r));
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    if (auto* acc = dynamic_cast<AccumulateGrad*>(n)) found.insert(acc->leaf().get());
+    for (const Edge& e : n->next) visit(e);
+  }
+  std::vector<bool> out;
+  out.reserve(leaves.size());
+  for (const Tensor& l : leaves) out.push_back(l.defined() && found.count(l.impl()) > 0);
+  return out;
+}
 
 void retain_grad(const Tensor& t) {
   if (!t.requires_grad())

@@ -1,6 +1,6 @@
 """``typedtensor.nn.parallel``: ``DataParallel`` runs its module on the one device typedtensor drives
-(a pass-through with torch's ``module.`` state-dict prefix); ``DistributedDataParallel`` imports, and
-constructing it raises, since distributed training is not implemented yet."""
+(a pass-through with torch's ``module.`` state-dict prefix); ``DistributedDataParallel`` (in
+``distributed.py``) averages gradients across the processes of ``typedtensor.distributed``."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from typedtensor.nn.module import Module
+from typedtensor.nn.parallel.distributed import DistributedDataParallel
 
 __all__ = ["DataParallel", "DistributedDataParallel", "data_parallel"]
 
@@ -35,11 +36,3 @@ def data_parallel(
     """The functional form: ``module(*inputs, **module_kwargs)`` on the one device."""
     args = inputs if isinstance(inputs, tuple) else (inputs,)
     return module(*args, **(module_kwargs or {}))
-
-
-class DistributedDataParallel(Module):
-    def __init__(self, module: Module, *args: Any, **kwargs: Any) -> None:
-        raise NotImplementedError(
-            "DistributedDataParallel: distributed training is not implemented yet "
-            "(typedtensor.distributed.is_available() is False); use the module directly or DataParallel"
-        )

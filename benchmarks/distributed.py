@@ -1,0 +1,266 @@
+"""Distributed data-parallel training: equality with one process, all_reduce bandwidth, DDP step time.
+
+Run on 2 processes with MPI's launcher (1 thread per process):
+
+    mpiexec -n 2 python benchmarks/distributed.py equivalence --model mlp --steps 20
+    mpiexec -n 2 python benchmarks/distributed.py equivalence --model char --steps 20
+    mpiexec -n 2 python benchmarks/distributed.py bandwidth
+    mpiexec -n 2 python benchmarks/distributed.py step
+
+- equivalence: the model of examples/mlp_digits.py (dropout off, so both runs see the same
+  function) or examples/char_transformer.py trained with DDP, each rank on half of every batch,
+  against the same model trained in one process on the full batch (computed on rank 0 alongside);
+  prints the largest relative difference of any parameter after the last step, also against one
+  process that averages the shares' gradients (DDP's order of summation, no communication): in
+  float32 the first comparison shows the rounding of a different summation order, which Adam's
+  normalised step amplifies for tiny gradients; ``--dtype float64`` shows the algorithm's equality.
+- bandwidth: ``typedtensor.distributed.all_reduce`` (SUM, float32; with and without the shape
+  exchange) against mpi4py's own ``Allreduce`` on numpy buffers, 1 MB to 256 MB, interleaved; the
+  ratio of the best times (mpi4py's time / ours: 1.0 is as fast).
+- step: one DDP training step of the digits MLP (batch 64, 32 per rank) against torch's DDP over
+  gloo in the same processes, interleaved; the medians' ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import typedtensor as tt
+import typedtensor.distributed as dist
+from typedtensor import nn
+from typedtensor.nn.parallel import DistributedDataParallel as DDP
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+
+
+def _relative(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.abs(a - b).max() / max(float(np.abs(b).max()), 1e-12))
+
+
+def _mlp() -> tuple[Any, Any, Any]:
+    import mlp_digits as ex
+
+    model = ex.MLP(ex.Pixels(64), ex.Hidden(256), ex.Classes(10), dropout=0.0)
+    x, y, _, _ = ex.load(0)
+    order = np.random.default_rng(0).permutation(x.shape[0])
+
+    def batch(step: int) -> tuple[Any, Any]:
+        idx = tt.tensor(order[(step * 64) % (len(order) - 64) :][:64])
+        return x[idx], y[idx]
+
+    def loss(m: Any, xb: Any, yb: Any) -> Any:
+        return nn.functional.cross_entropy(m(xb), yb, label_smoothing=0.05)
+
+    return model, (lambda m: tt.optim.AdamW(m.parameters(), lr=3e-3, weight_decay=1e-4)), (batch, loss)
+
+
+def _char() -> tuple[Any, Any, Any]:
+    import char_transformer as ex
+
+    text = ex.corpus()
+    chars = sorted(set(text))
+    index = {c: i for i, c in enumerate(chars)}
+    data = np.array([index[c] for c in text], dtype=np.int64)
+    model = ex.CharLM(ex.Vocab(len(chars)), ex.Model(64), ex.Hidden(256), ex.Seq(64), layers=2, heads=4)
+
+    def batch(step: int) -> tuple[Any, Any]:
+        return ex.batch(data, 32, 64, np.random.default_rng(1000 + step))
+
+    def loss(m: Any, xb: Any, yb: Any) -> Any:
+        return nn.functional.cross_entropy(m(xb).flatten(0, 1), yb.flatten())
+
+    return model, (lambda m: tt.optim.AdamW(m.parameters(), lr=2e-3, weight_decay=0.01)), (batch, loss)
+
+
+def equivalence(model_name: str, steps: int, dtype: str) -> None:
+    rank, world = dist.get_rank(), dist.get_world_size()
+    make = _mlp if model_name == "mlp" else _char
+    cast = (lambda m: m.double()) if dtype == "float64" else (lambda m: m)
+
+    def prepare(xb: Any) -> Any:
+        return xb.double() if dtype == "float64" and xb.is_floating_point() else xb
+
+    tt.manual_seed(0)
+    model, make_opt, (batch, loss) = make()
+    cast(model)
+    ref_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    ddp = DDP(model)
+    opt = make_opt(ddp)
+    for step in range(steps):
+        xb, yb = batch(step)
+        xb = prepare(xb)
+        n = xb.shape[0] // world
+        opt.zero_grad()
+        loss(ddp, xb[rank * n : (rank + 1) * n], yb[rank * n : (rank + 1) * n]).backward()
+        opt.step()
+    if rank != 0:
+        return
+
+    def reference(split: bool) -> Any:
+        """One process: the full batch, or (split) the mean of the W shares' gradients, DDP's sum
+        order without the communication."""
+        tt.manual_seed(0)
+        ref, _, _ = make()
+        cast(ref)
+        ref.load_state_dict(ref_state)
+        ropt = make_opt(ref)
+        for step in range(steps):
+            xb, yb = batch(step)
+            xb = prepare(xb)
+            ropt.zero_grad()
+            if split:
+                n = xb.shape[0] // world
+                for r in range(world):
+                    (loss(ref, xb[r * n : (r + 1) * n], yb[r * n : (r + 1) * n]) / world).backward()
+            else:
+                loss(ref, xb, yb).backward()
+            ropt.step()
+        return ref
+
+    def worst(ref: Any) -> tuple[float, str]:
+        return max(
+            (_relative(p.detach().numpy(), q.detach().numpy()), name)
+            for (name, p), (_, q) in zip(model.named_parameters(), ref.named_parameters(), strict=True)
+        )
+
+    full, split = worst(reference(False)), worst(reference(True))
+    count = sum(p.numel() for p in model.parameters())
+    print(f"equivalence {model_name} ({dtype}): {count} parameters, {steps} steps, {world} ranks x batch/{world}; "
+          f"largest relative parameter difference vs 1 process on the full batch {full[0]:.3g} ({full[1]}), "
+          f"vs 1 process averaging the {world} shares' gradients {split[0]:.3g} ({split[1]})")
+
+
+def _median_time(fn: Any, reps: int) -> float:
+    times = []
+    for _ in range(reps):
+        dist.barrier()
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def bandwidth(reps: int) -> None:
+    """Best of ``reps`` interleaved calls (the minimum: the machine may be shared), per size."""
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    rank = dist.get_rank()
+    group = dist.GroupMember.WORLD
+    assert group is not None
+    if rank == 0:
+        print(f"{'MB':>5} {'mpi4py ms':>10} {'ours ms':>8} {'ratio':>6} {'ours, no shape check ms':>24} {'ratio':>6}")
+    for mb in (1, 4, 16, 64, 256):
+        n = mb * 1024 * 1024 // 4
+        ours = tt.ones(n)
+        theirs = np.ones(n, dtype=np.float32)
+        t_mpi: list[float] = []
+        t_ours: list[float] = []
+        t_bare: list[float] = []
+        for _ in range(reps):  # interleaved
+            t_mpi.append(_median_time(lambda: comm.Allreduce(MPI.IN_PLACE, theirs, MPI.SUM), 1))
+            group.check_shapes = True
+            t_ours.append(_median_time(lambda: dist.all_reduce(ours), 1))
+            group.check_shapes = False
+            t_bare.append(_median_time(lambda: dist.all_reduce(ours), 1))
+            group.check_shapes = True
+        m, a, b = min(t_mpi), min(t_ours), min(t_bare)
+        if rank == 0:
+            print(f"{mb:>5} {m * 1e3:>10.3f} {a * 1e3:>8.3f} {m / a:>6.2f} {b * 1e3:>24.3f} {m / b:>6.2f}")
+
+
+def step_time(reps: int) -> None:
+    import mlp_digits as ex
+    import torch
+    import torch.distributed as tdist
+
+    rank, world = dist.get_rank(), dist.get_world_size()
+    torch.set_num_threads(1)
+    tt.set_num_threads(1)
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", "29731")
+    tdist.init_process_group("gloo", rank=rank, world_size=world)
+    tt.manual_seed(0)
+    ours = DDP(ex.MLP(ex.Pixels(64), ex.Hidden(256), ex.Classes(10), dropout=0.0))
+    opt = tt.optim.AdamW(ours.parameters(), lr=3e-3)
+    torch.manual_seed(0)
+    tmodel = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.ReLU(), torch.nn.Linear(256, 256), torch.nn.ReLU(),
+                                 torch.nn.Linear(256, 10))
+    theirs = torch.nn.parallel.DistributedDataParallel(tmodel)
+    topt = torch.optim.AdamW(theirs.parameters(), lr=3e-3)
+    rng = np.random.default_rng(rank)
+    xn = rng.random((32, 64), dtype=np.float32)
+    yn = rng.integers(0, 10, 32)
+    x, y = tt.tensor(xn), tt.tensor(yn)
+    tx, ty = torch.tensor(xn), torch.tensor(yn)
+
+    def ours_step() -> None:
+        opt.zero_grad()
+        nn.functional.cross_entropy(ours(x), y).backward()
+        opt.step()
+
+    def torch_step() -> None:
+        topt.zero_grad()
+        torch.nn.functional.cross_entropy(theirs(tx), ty).backward()
+        topt.step()
+
+    plain = ours.module
+    popt = tt.optim.AdamW(plain.parameters(), lr=3e-3)
+    tplain = tmodel
+    tpopt = torch.optim.AdamW(tplain.parameters(), lr=3e-3)
+
+    def ours_local() -> None:  # the same step without DDP: what the reduction adds
+        popt.zero_grad()
+        nn.functional.cross_entropy(plain(x), y).backward()
+        popt.step()
+
+    def torch_local() -> None:
+        tpopt.zero_grad()
+        torch.nn.functional.cross_entropy(tplain(tx), ty).backward()
+        tpopt.step()
+
+    steps = {"ours": ours_step, "torch": torch_step, "ours_local": ours_local, "torch_local": torch_local}
+    for _ in range(5):
+        for f in steps.values():
+            f()
+    times: dict[str, list[float]] = {k: [] for k in steps}
+    for _ in range(reps):
+        for k, f in steps.items():
+            times[k].append(_median_time(f, 10))
+    if rank == 0:
+        m = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+        print(f"DDP step, digits MLP, {world} ranks x 32 rows, 1 thread each: typedtensor {m['ours']:.3f} ms, "
+              f"torch (gloo) {m['torch']:.3f} ms, ratio torch/ours {m['torch'] / m['ours']:.3f}; "
+              f"the same step without DDP: typedtensor {m['ours_local']:.3f} ms, torch {m['torch_local']:.3f} ms")
+    tdist.destroy_process_group()
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("what", choices=["equivalence", "bandwidth", "step"])
+    p.add_argument("--model", choices=["mlp", "char"], default="mlp")
+    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--reps", type=int, default=15)
+    p.add_argument("--dtype", choices=["float32", "float64"], default="float32")
+    args = p.parse_args()
+    tt.set_num_threads(1)
+    dist.init_process_group("mpi")
+    if args.what == "equivalence":
+        equivalence(args.model, args.steps, args.dtype)
+    elif args.what == "bandwidth":
+        bandwidth(args.reps)
+    else:
+        step_time(args.reps)
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,246 @@
+"""Every collective of typedtensor.distributed on this world, each checked against numpy on every
+rank; prints one JSON line per rank: {check name: "ok" or the failure}."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from collections.abc import Callable
+
+import numpy as np
+
+import typedtensor as tt
+import typedtensor.distributed as dist
+
+
+def report(result: dict[str, object]) -> None:
+    """This rank's result as JSON: a file in TT_RESULTS_DIR (the tests), else a line on stdout."""
+    folder = os.environ.get("TT_RESULTS_DIR")
+    if folder:
+        with open(os.path.join(folder, f"rank{result['rank']}.json"), "w") as f:
+            json.dump(result, f)
+    else:
+        print(json.dumps(result), flush=True)
+
+
+dist.init_process_group("mpi")
+R, W = dist.get_rank(), dist.get_world_size()
+results: dict[str, str] = {}
+checks: list[Callable[[], None]] = []
+
+
+def check(fn: Callable[[], None]) -> Callable[[], None]:
+    checks.append(fn)
+    return fn
+
+
+def value(rank: int, shape: tuple[int, ...] = (3, 4), dtype: str = "float32") -> np.ndarray:
+    n = int(np.prod(shape))
+    return (np.arange(n, dtype=np.float64).reshape(shape) * (rank + 1) + rank).astype(dtype)
+
+
+@check
+def world() -> None:
+    assert dist.is_initialized() and dist.is_available()
+    assert 0 <= R < W
+    assert dist.get_backend() == "mpi"
+
+
+@check
+def all_reduce_ops() -> None:
+    everyone = np.stack([value(r, dtype="float64") for r in range(W)])
+    expect = {"SUM": everyone.sum(0), "AVG": everyone.mean(0), "MAX": everyone.max(0), "MIN": everyone.min(0),
+              "PRODUCT": everyone.prod(0)}
+    for name, want in expect.items():
+        t = tt.tensor(value(R, dtype="float64"))
+        assert dist.all_reduce(t, op=getattr(dist.ReduceOp, name)) is None
+        np.testing.assert_allclose(t.numpy(), want, rtol=1e-12, err_msg=name)
+
+
+@check
+def all_reduce_ints_and_float32() -> None:
+    t = tt.tensor(value(R, dtype="int64"))
+    dist.all_reduce(t)
+    np.testing.assert_array_equal(t.numpy(), sum(value(r, dtype="int64") for r in range(W)))
+    f = tt.tensor(value(R))
+    dist.all_reduce(f)
+    np.testing.assert_allclose(f.numpy(), sum(value(r) for r in range(W)), rtol=1e-6)
+
+
+@check
+def all_reduce_is_zero_copy() -> None:
+    t = tt.tensor(value(R))
+    view = t.numpy()  # shares the tensor's memory
+    ptr = t.data_ptr()
+    dist.all_reduce(t)
+    assert t.data_ptr() == ptr
+    np.testing.assert_allclose(view, sum(value(r) for r in range(W)), rtol=1e-6)
+
+
+@check
+def all_reduce_non_contiguous() -> None:
+    base = tt.tensor(value(R, (4, 6)))
+    t = base.t()
+    assert not t.is_contiguous()
+    dist.all_reduce(t)
+    np.testing.assert_allclose(base.numpy(), sum(value(r, (4, 6)) for r in range(W)), rtol=1e-6)
+
+
+@check
+def async_all_reduce() -> None:
+    t = tt.tensor(value(R))
+    work = dist.all_reduce(t, op=dist.ReduceOp.AVG, async_op=True)
+    assert work is not None
+    assert work.wait()
+    assert work.is_completed()
+    np.testing.assert_allclose(t.numpy(), np.mean([value(r) for r in range(W)], axis=0), rtol=1e-6)
+
+
+@check
+def broadcast_from_each_rank() -> None:
+    for src in range(W):
+        t = tt.tensor(value(R))
+        dist.broadcast(t, src=src)
+        np.testing.assert_array_equal(t.numpy(), value(src))
+
+
+@check
+def all_gather_list() -> None:
+    out = [tt.zeros(3, 4) for _ in range(W)]
+    dist.all_gather(out, tt.tensor(value(R)))
+    for r in range(W):
+        np.testing.assert_array_equal(out[r].numpy(), value(r))
+
+
+@check
+def all_gather_into_tensor() -> None:
+    out = tt.zeros(W * 3, 4)
+    work = dist.all_gather_into_tensor(out, tt.tensor(value(R)), async_op=True)
+    assert work is not None
+    work.wait()
+    np.testing.assert_array_equal(out.numpy(), np.concatenate([value(r) for r in range(W)]))
+    stacked = tt.zeros(W, 3, 4)
+    dist.all_gather_into_tensor(stacked, tt.tensor(value(R)))
+    np.testing.assert_array_equal(stacked.numpy(), np.stack([value(r) for r in range(W)]))
+
+
+@check
+def reduce_scatter_tensor() -> None:
+    inp = tt.tensor(value(R, (W * 2, 3)))
+    out = tt.zeros(2, 3)
+    dist.reduce_scatter_tensor(out, inp)
+    full = sum(value(r, (W * 2, 3)) for r in range(W))
+    np.testing.assert_allclose(out.numpy(), full[R * 2 : R * 2 + 2], rtol=1e-6)
+
+
+@check
+def reduce_scatter_list() -> None:
+    inputs = [tt.tensor(value(R, (2, 3)) + 10 * i) for i in range(W)]
+    out = tt.zeros(2, 3)
+    dist.reduce_scatter(out, inputs, op=dist.ReduceOp.MAX)
+    want = np.max([value(r, (2, 3)) + 10 * R for r in range(W)], axis=0)
+    np.testing.assert_allclose(out.numpy(), want)
+
+
+@check
+def reduce_to_one_rank() -> None:
+    t = tt.tensor(value(R))
+    dist.reduce(t, dst=W - 1)
+    if R == W - 1:
+        np.testing.assert_allclose(t.numpy(), sum(value(r) for r in range(W)), rtol=1e-6)
+    else:
+        np.testing.assert_array_equal(t.numpy(), value(R))
+
+
+@check
+def send_recv_ring() -> None:
+    right, left = (R + 1) % W, (R - 1) % W
+    out = tt.zeros(3, 4)
+    work = dist.isend(tt.tensor(value(R)), right)
+    got_from = dist.recv(out, src=left)
+    work.wait()
+    assert got_from == left
+    np.testing.assert_array_equal(out.numpy(), value(left))
+    if W < 2:
+        return
+    if R == 0:
+        dist.send(tt.tensor(value(7)), 1)
+    elif R == 1:
+        anyone = tt.zeros(3, 4)
+        assert dist.recv(anyone) == 0
+        np.testing.assert_array_equal(anyone.numpy(), value(7))
+
+
+@check
+def barrier_and_objects() -> None:
+    dist.barrier()
+    w = dist.barrier(async_op=True)
+    assert w is not None and w.wait()
+    objs: list[object] = [None] * W
+    dist.all_gather_object(objs, {"rank": R})
+    assert objs == [{"rank": r} for r in range(W)]
+    lst: list[object] = [R, "x"] if R == 0 else [None, None]
+    dist.broadcast_object_list(lst, src=0)
+    assert lst == [0, "x"]
+
+
+@check
+def mismatched_shapes_name_the_dim() -> None:
+    if W < 2:
+        return
+    t = tt.zeros(4, 3 + (R == W - 1))
+    try:
+        dist.all_reduce(t)
+    except ValueError as e:
+        msg = str(e)
+        assert "all_reduce" in msg and "dim 1" in msg and "(4, 3)" in msg and "(4, 4)" in msg, msg
+    else:
+        raise AssertionError("no error for mismatched shapes")
+    dtype = tt.float64 if R == 0 else tt.float32
+    try:
+        dist.broadcast(tt.zeros(2, dtype=dtype), src=0)
+    except ValueError as e:
+        assert "dtype" in str(e), str(e)
+    else:
+        raise AssertionError("no error for mismatched dtypes")
+
+
+@check
+def wrong_output_shapes_are_local_errors() -> None:
+    try:
+        dist.all_gather_into_tensor(tt.zeros(W * 3 + 1, 4), tt.zeros(3, 4))
+    except ValueError as e:
+        assert f"({W * 3}, 4)" in str(e), str(e)
+    else:
+        raise AssertionError("no error")
+
+
+@check
+def subgroup() -> None:
+    if W < 2:
+        return
+    g = dist.new_group([0, 1])
+    if R > 1:
+        assert g is dist.GroupMember.NON_GROUP_MEMBER
+        return
+    assert dist.get_world_size(g) == 2 and dist.get_rank(g) == R
+    t = tt.tensor(value(R))
+    dist.all_reduce(t, group=g)
+    np.testing.assert_allclose(t.numpy(), value(0) + value(1), rtol=1e-6)
+    b = tt.tensor(value(R))
+    dist.broadcast(b, src=1, group=g)
+    np.testing.assert_array_equal(b.numpy(), value(1))
+
+
+for fn in checks:
+    try:
+        fn()
+        results[fn.__name__] = "ok"
+    except Exception:
+        results[fn.__name__] = traceback.format_exc()
+dist.barrier()
+report({"rank": R, "world": W, "results": results})
+dist.destroy_process_group()
+sys.exit(0)

@@ -1,0 +1,59 @@
+"""typedtensor.distributed in one process, without a launcher: errors before init, the backend
+names, the shape-mismatch message, and a world size that MPI does not have."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+import typedtensor.distributed as dist
+from typedtensor.distributed._mpi import shape_mismatch
+
+from .helpers import PROGRAMS, run
+
+
+def test_queries_before_init_raise_as_torch() -> None:
+    assert not dist.is_initialized()
+    with pytest.raises(ValueError, match="has not been initialized"):
+        dist.get_rank()
+    with pytest.raises(ValueError, match="has not been initialized"):
+        dist.get_world_size()
+    with pytest.raises(ValueError, match="has not been initialized"):
+        dist.all_reduce(None)  # type: ignore[arg-type]
+
+
+def test_availability() -> None:
+    from typedtensor._runtime import _C
+
+    assert dist.is_available() and dist.is_mpi_available()
+    if _C._cuda_device_count() == 0:
+        assert not dist.is_nccl_available()
+
+
+def test_nccl_and_unknown_backends_are_clear_errors() -> None:
+    from typedtensor._runtime import _C
+
+    if _C._cuda_device_count() == 0:
+        with pytest.raises(RuntimeError, match="'nccl' backend is not available: "):
+            dist.init_process_group("nccl")
+    with pytest.raises(ValueError, match="unknown backend 'ucc'"):
+        dist.init_process_group("ucc")
+    assert not dist.is_initialized()
+
+
+def test_shape_mismatch_names_the_dim_and_the_ranks() -> None:
+    assert shape_mismatch("all_reduce", [(2, 3), (2, 3)], ["float32"] * 2) is None
+    msg = shape_mismatch("all_reduce", [(2, 3), (2, 3), (2, 5)], ["float32"] * 3)
+    assert msg is not None and "dim 1 is 3 on rank 0 and 5 on rank 2" in msg
+    msg = shape_mismatch("broadcast", [(2, 3), (2,)], ["float32"] * 2)
+    assert msg is not None and "rank 0 has 2 dims, rank 1 has 1" in msg
+    msg = shape_mismatch("broadcast", [(2,), (2,)], ["float32", "int64"])
+    assert msg is not None and "dtypes differ" in msg
+
+
+def test_world_size_without_a_launcher_is_explained() -> None:
+    proc = run([sys.executable, str(PROGRAMS / "env.py")], WORLD_SIZE="2")
+    assert proc.returncode != 0
+    assert "WORLD_SIZE is 2 but the MPI job has 1 processes" in proc.stderr
+    assert "mpirun -n N" in proc.stderr

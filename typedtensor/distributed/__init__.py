@@ -1,0 +1,545 @@
+"""``typedtensor.distributed``: torch.distributed's process group and collectives, over MPI.
+
+Start a program on N processes with ``mpirun -n N python prog.py`` or with
+``python -m typedtensor.distributed.run --nproc-per-node N prog.py`` (which starts them through MPI's
+own launcher), then ``init_process_group(backend="mpi")``. The rank and world size are MPI's; the
+variables torch's launchers set (``RANK``, ``WORLD_SIZE``) and the ``rank=``/``world_size=``
+arguments are checked against them. ``backend="gloo"`` is accepted as a name for the same CPU group,
+so programs written for torch's CPU backend run unchanged. ``"nccl"`` adds an NCCL communicator
+for CUDA tensors (``_nccl.py``; libnccl.so.2 from the nvidia-nccl wheel, opened at run time), the
+processes still started and joined through MPI; CPU tensors keep going through MPI.
+
+CPU tensors go to MPI as they are (their memory through the buffer protocol, no copy; a
+non-contiguous tensor goes through a contiguous copy that is written back). Every public collective
+first exchanges its tensors' shapes and dtypes, so ranks that disagree get a ``ValueError`` naming
+the dim; a rank that raises aborts the job, and a collective that waits longer than the group's
+``timeout`` aborts it too (NOTE [ Collective timeouts ] in ``_mpi.py``).
+
+Differences from torch: ``reduce_scatter`` and ``reduce_scatter_tensor`` need equal shares;
+``bfloat16`` tensors cannot be reduced over MPI (MPI has no such type); groups from ``new_group``
+are used through the ``group=`` argument as in torch, with ``src``/``dst`` as global ranks.
+"""
+
+from __future__ import annotations
+
+import datetime
+import enum
+import importlib.util
+import os
+import sys
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Any
+
+from typedtensor import _runtime as tt
+from typedtensor.distributed._mpi import MpiGroup, Work
+
+__all__ = [
+    "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather", "all_gather_into_tensor", "all_gather_object",
+    "all_reduce", "barrier", "broadcast", "broadcast_object_list", "destroy_process_group", "get_backend", "get_rank",
+    "get_world_size", "init_process_group", "irecv", "is_available", "is_initialized", "is_mpi_available",
+    "is_nccl_available", "is_torchelastic_launched", "isend", "new_group", "recv", "reduce", "reduce_scatter",
+    "reduce_scatter_tensor", "send",
+]
+
+ProcessGroup = MpiGroup
+default_pg_timeout = datetime.timedelta(minutes=30)
+
+
+class ReduceOp(enum.Enum):
+    SUM = "sum"
+    AVG = "avg"
+    PRODUCT = "product"
+    MIN = "min"
+    MAX = "max"
+
+
+class GroupMember:
+    WORLD: MpiGroup | None = None
+    NON_GROUP_MEMBER = object()
+
+
+_state: dict[str, Any] = {"world": None, "hook": None}
+
+
+def is_available() -> bool:
+    """True when the MPI bindings are installed (the ``distributed`` extra)."""
+    return importlib.util.find_spec("mpi4py") is not None
+
+
+def is_mpi_available() -> bool:
+    return is_available()
+
+
+def is_nccl_available() -> bool:
+    """True when this build has CUDA, a device is present and libnccl.so.2 loads."""
+    from typedtensor.distributed import _nccl
+
+    return _nccl.available()
+
+
+def is_gloo_available() -> bool:
+    return False
+
+
+def is_initialized() -> bool:
+    return _state["world"] is not None
+
+
+def is_torchelastic_launched() -> bool:
+    return "TORCHELASTIC_RUN_ID" in os.environ
+
+
+def _world() -> MpiGroup:
+    w: MpiGroup | None = _state["world"]
+    if w is None:
+        raise ValueError("Default process group has not been initialized, please make sure to call init_process_group.")
+    return w
+
+
+def _group(group: Any) -> MpiGroup:
+    if group is None or group is GroupMember.WORLD:
+        return _world()
+    if group is GroupMember.NON_GROUP_MEMBER:
+        raise ValueError("this rank is not a member of the group")
+    if not isinstance(group, MpiGroup):
+        raise TypeError(f"group must be a process group from new_group, got {type(group).__name__}")
+    return group
+
+
+def _env_int(name: str) -> int | None:
+    v = os.environ.get(name)
+    return None if v in (None, "") else int(v)
+
+
+def _abort_job(reason: str, code: int) -> None:
+    """Ends every rank of the job now (MPI_Abort) when this rank is leaving in a state the others
+    cannot finish from; nothing when there is no group or no other rank."""
+    world: MpiGroup | None = _state["world"]
+    if world is None or world.size() <= 1:
+        return
+    sys.stderr.write(f"typedtensor.distributed: rank {world.rank()} {reason}; aborting the job\n")
+    sys.stderr.flush()
+    world.comm.Abort(code)
+
+
+def _abort_on_uncaught(comm: Any) -> None:
+    """An uncaught exception on one rank ends every rank at once (MPI_Abort) instead of leaving the
+    others waiting in their next collective."""
+    previous = sys.excepthook
+
+    def hook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+        previous(kind, value, tb)
+        if comm.Get_size() > 1 and not issubclass(kind, KeyboardInterrupt):
+            sys.stderr.write(f"typedtensor.distributed: rank {comm.Get_rank()} raised {kind.__name__}; aborting the job\n")
+            sys.stderr.flush()
+            comm.Abort(1)
+
+    _state["hook"] = (previous, hook)
+    sys.excepthook = hook
+
+
+def init_process_group(
+    backend: str | None = None, init_method: str | None = None, timeout: datetime.timedelta | None = None,
+    world_size: int = -1, rank: int = -1, store: Any = None, group_name: str = "", pg_options: Any = None,
+    device_id: Any = None,
+) -> None:
+    """Joins the MPI job this process belongs to. ``init_method`` and ``store`` have nothing to set
+    up (MPI's launcher has connected the processes) and are accepted for torch's programs."""
+    if is_initialized():
+        raise ValueError("trying to initialize the default process group twice!")
+    name = (backend or "mpi").lower()
+    parts = {p.split(":")[-1] for p in name.split(",")}
+    use_nccl = "nccl" in parts
+    parts.discard("nccl")
+    if use_nccl:
+        from typedtensor.distributed import _nccl
+
+        if not _nccl.available():
+            raise RuntimeError(f"init_process_group: the 'nccl' backend is not available: {_nccl.status()}")
+    if not parts <= {"mpi", "gloo"}:
+        raise ValueError(f"init_process_group: unknown backend {backend!r}; use 'mpi' (or 'gloo', the same CPU group)")
+    if not is_available():
+        raise RuntimeError(
+            "init_process_group: MPI is not installed; install typedtensor's 'distributed' extra (mpi4py and MPICH)"
+        )
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    mpi_rank, mpi_size = comm.Get_rank(), comm.Get_size()
+    for what, asked in (
+        ("world_size argument", world_size), ("WORLD_SIZE", _env_int("WORLD_SIZE")),
+    ):
+        if asked is not None and asked >= 0 and asked != mpi_size:
+            hint = (
+                " (this process was not started by an MPI launcher: use `mpirun -n N python prog.py` or "
+                "`python -m typedtensor.distributed.run --nproc-per-node N prog.py`)" if mpi_size == 1 else ""
+            )
+            raise RuntimeError(f"init_process_group: {what} is {asked} but the MPI job has {mpi_size} processes{hint}")
+    for what, asked in (("rank argument", rank), ("RANK", _env_int("RANK"))):
+        if asked is not None and asked >= 0 and asked != mpi_rank:
+            raise RuntimeError(f"init_process_group: {what} is {asked} but this process is MPI rank {mpi_rank}")
+    # torchrun's per-process variables, for programs that read them after init under plain mpirun
+    from typedtensor.distributed._rank_main import local_rank_from_env
+
+    local = local_rank_from_env()
+    for var, value in (("RANK", mpi_rank), ("WORLD_SIZE", mpi_size), ("LOCAL_RANK", mpi_rank if local is None else local)):
+        os.environ.setdefault(var, str(value))
+    limit = (timeout or default_pg_timeout).total_seconds()
+    world = MpiGroup(comm, limit, range(mpi_size))
+    if use_nccl:
+        from typedtensor.distributed import _nccl
+
+        world.nccl = world.blocking("init_process_group (nccl)", lambda: _nccl.open_comm(comm))
+    _state["world"] = world
+    GroupMember.WORLD = world
+    _abort_on_uncaught(comm)
+
+
+def destroy_process_group(group: Any = None) -> None:
+    if group is not None and group is not GroupMember.WORLD:
+        g = _group(group)
+        g.comm.Free()
+        return
+    _world()
+    hooks = _state["hook"]
+    if hooks is not None and sys.excepthook is hooks[1]:
+        sys.excepthook = hooks[0]
+    _state["world"] = None
+    _state["hook"] = None
+    GroupMember.WORLD = None
+
+
+def get_rank(group: Any = None) -> int:
+    if not is_initialized():
+        return -1 if group is not None else _uninitialised("get_rank")
+    return _group(group).rank()
+
+
+def get_world_size(group: Any = None) -> int:
+    if not is_initialized():
+        return -1 if group is not None else _uninitialised("get_world_size")
+    return _group(group).size()
+
+
+def _uninitialised(what: str) -> int:
+    raise ValueError(f"{what}: Default process group has not been initialized, please make sure to call init_process_group.")
+
+
+def get_backend(group: Any = None) -> str:
+    return _group(group).backend
+
+
+def new_group(ranks: Sequence[int] | None = None, timeout: datetime.timedelta | None = None, backend: str | None = None,
+              pg_options: Any = None, use_local_synchronization: bool = False) -> Any:
+    """A group of some ranks (all of them when ``ranks`` is None). Like torch, every rank of the
+    world calls it; the ranks outside get ``GroupMember.NON_GROUP_MEMBER``."""
+    from mpi4py import MPI
+
+    world = _world()
+    members = sorted(set(range(world.size()) if ranks is None else ranks))
+    if any(r < 0 or r >= world.size() for r in members):
+        raise ValueError(f"new_group: ranks {members} are not all in [0, {world.size()})")
+    inside = world.rank() in members
+    comm = world.blocking("new_group", lambda: world.comm.Split(0 if inside else MPI.UNDEFINED, members.index(world.rank()) if inside else 0))
+    if not inside:
+        return GroupMember.NON_GROUP_MEMBER
+    return MpiGroup(comm, timeout.total_seconds() if timeout else world.timeout_s, members)
+
+
+# ---- tensors to MPI buffers ---------------------------------------------------------------------
+
+
+def _cpu(t: Any, what: str) -> tt.Tensor:
+    if not isinstance(t, tt.Tensor):
+        raise TypeError(f"{what}: expected a Tensor, got {type(t).__name__}")
+    if t.is_cuda:
+        raise RuntimeError(f"{what}: CUDA tensors need a group opened with init_process_group(backend='nccl')")
+    if t.dtype == tt.bfloat16:
+        raise TypeError(f"{what}: bfloat16 tensors cannot go through MPI (MPI has no bfloat16 type); cast to float32")
+    return t
+
+
+class _Buffer:
+    """A tensor's memory for MPI: the tensor itself when contiguous (zero copy), else a contiguous
+    copy that ``back()`` writes into the tensor once MPI is done."""
+
+    def __init__(self, t: tt.Tensor) -> None:
+        self.tensor = t
+        self.buf = t.detach() if t.is_contiguous() else t.detach().contiguous()
+
+    def back(self) -> None:
+        if self.buf is not self.tensor and not self.tensor.is_contiguous():
+            with tt.no_grad():
+                self.tensor.copy_(self.buf)
+
+
+def _mpi_op(op: Any) -> Any:
+    from mpi4py import MPI
+
+    if isinstance(op, str):
+        op = ReduceOp[op.upper()]
+    table = {ReduceOp.SUM: MPI.SUM, ReduceOp.AVG: MPI.SUM, ReduceOp.PRODUCT: MPI.PROD, ReduceOp.MIN: MPI.MIN,
+             ReduceOp.MAX: MPI.MAX}
+    if op not in table:
+        raise ValueError(f"unsupported reduce op {op!r}")
+    return table[op]
+
+
+def _is_avg(op: Any) -> bool:
+    return op is ReduceOp.AVG or (isinstance(op, str) and op.upper() == "AVG")
+
+
+def _run(g: MpiGroup, what: str, start: Any, async_op: bool, then: Any = None, keep: tuple[Any, ...] = ()) -> Work | None:
+    """Starts the non-blocking MPI call ``start()`` and either hands back its Work or waits for it."""
+    reqs = start()
+    work = Work(reqs if isinstance(reqs, list) else [reqs], what, g.timeout_s, g.comm, then, keep)
+    if async_op:
+        return work
+    work.wait()
+    return None
+
+
+def _divide(buffers: Sequence[_Buffer], n: int) -> Any:
+    def go() -> None:
+        with tt.no_grad():
+            for b in buffers:
+                if not b.buf.is_floating_point():
+                    raise TypeError("ReduceOp.AVG needs floating-point tensors")
+                b.buf.div_(n)
+                b.back()
+
+    return go
+
+
+def _write_back(buffers: Sequence[_Buffer]) -> Any:
+    def go() -> None:
+        for b in buffers:
+            b.back()
+
+    return go
+
+
+def _on_nccl(g: MpiGroup, *tensors: Any) -> bool:
+    """CUDA tensors on a group with an NCCL communicator go through NCCL."""
+    return g.nccl is not None and any(isinstance(t, tt.Tensor) and t.is_cuda for t in tensors)
+
+
+def _nccl_op(op: Any) -> int:
+    from typedtensor.distributed._nccl import OPS
+
+    return OPS[(ReduceOp[op.upper()] if isinstance(op, str) else op).name]
+
+
+def _nccl_done(async_op: bool) -> Work | None:
+    from typedtensor.distributed._nccl import NcclWork
+
+    return NcclWork() if async_op else None
+
+
+# ---- collectives --------------------------------------------------------------------------------
+
+
+def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None) -> Work | None:
+    g = _group(group)
+    return _run(g, "barrier", lambda: g.comm.Ibarrier(), async_op)
+
+
+def all_reduce(tensor: tt.Tensor, op: Any = ReduceOp.SUM, group: Any = None, async_op: bool = False) -> Work | None:
+    """Reduces ``tensor`` in place across the group; every rank ends with the result."""
+    from mpi4py import MPI
+
+    g = _group(group)
+    if _on_nccl(g, tensor):
+        g.nccl.all_reduce(tensor, _nccl_op(op))
+        return _nccl_done(async_op)
+    t = _cpu(tensor, "all_reduce")
+    g.check_same("all_reduce", [t])
+    b = _Buffer(t)
+    mop = _mpi_op(op)
+    then = _divide([b], g.size()) if _is_avg(op) else _write_back([b])
+    return _run(g, "all_reduce", lambda: g.comm.Iallreduce(MPI.IN_PLACE, b.buf, mop), async_op, then, (t,))
+
+
+def reduce(tensor: tt.Tensor, dst: int, op: Any = ReduceOp.SUM, group: Any = None, async_op: bool = False) -> Work | None:
+    """Reduces into ``tensor`` on global rank ``dst``; the other ranks' tensors are left as they are."""
+    from mpi4py import MPI
+
+    g = _group(group)
+    t = _cpu(tensor, "reduce")
+    g.check_same("reduce", [t])
+    root = g.group_rank(dst)
+    b = _Buffer(t)
+    mine = g.rank() == root
+    then = _divide([b], g.size()) if _is_avg(op) and mine else _write_back([b])
+    send = MPI.IN_PLACE if mine else b.buf
+    return _run(g, "reduce", lambda: g.comm.Ireduce(send, b.buf if mine else None, _mpi_op(op), root=root), async_op,
+                then if mine else None, (t,))
+
+
+def broadcast(tensor: tt.Tensor, src: int, group: Any = None, async_op: bool = False) -> Work | None:
+    """Copies global rank ``src``'s ``tensor`` into every rank's ``tensor``."""
+    g = _group(group)
+    if _on_nccl(g, tensor):
+        g.nccl.broadcast(tensor, g.group_rank(src))
+        return _nccl_done(async_op)
+    t = _cpu(tensor, "broadcast")
+    g.check_same("broadcast", [t])
+    b = _Buffer(t)
+    return _run(g, "broadcast", lambda: g.comm.Ibcast(b.buf, root=g.group_rank(src)), async_op, _write_back([b]), (t,))
+
+
+def all_gather(tensor_list: list[tt.Tensor], tensor: tt.Tensor, group: Any = None, async_op: bool = False) -> Work | None:
+    """``tensor_list[r]`` receives rank r's ``tensor`` (each list entry is written in place)."""
+    g = _group(group)
+    if _on_nccl(g, tensor):
+        out = tt._C.empty(g.size(), *tensor.shape, dtype=tensor.dtype, device=tensor.device)
+        g.nccl.all_gather(tensor, out)
+        with tt.no_grad():
+            for i, o in enumerate(tensor_list):
+                o.copy_(out[i])
+        return _nccl_done(async_op)
+    t = _cpu(tensor, "all_gather")
+    if len(tensor_list) != g.size():
+        raise ValueError(f"all_gather: tensor_list has {len(tensor_list)} tensors for a group of {g.size()}")
+    for o in tensor_list:
+        if tuple(o.shape) != tuple(t.shape) or o.dtype != t.dtype:
+            raise ValueError(f"all_gather: output tensors must match the input {tuple(t.shape)} {t.dtype}, got "
+                             f"{tuple(o.shape)} {o.dtype}")
+    g.check_same("all_gather", [t])
+    out = tt._C.empty(g.size(), *t.shape, dtype=t.dtype)
+    src = _Buffer(t)
+
+    def then() -> None:
+        with tt.no_grad():
+            for i, o in enumerate(tensor_list):
+                o.copy_(out[i])
+
+    return _run(g, "all_gather", lambda: g.comm.Iallgather(src.buf, out), async_op, then, (t, out, *tensor_list))
+
+
+def all_gather_into_tensor(output_tensor: tt.Tensor, input_tensor: tt.Tensor, group: Any = None,
+                           async_op: bool = False) -> Work | None:
+    """Concatenates every rank's ``input_tensor`` along dim 0 into ``output_tensor``
+    (``[world * n, ...]``; torch also accepts a stacked ``[world, n, ...]``)."""
+    g = _group(group)
+    if _on_nccl(g, input_tensor):
+        g.nccl.all_gather(input_tensor, output_tensor)
+        return _nccl_done(async_op)
+    t = _cpu(input_tensor, "all_gather_into_tensor")
+    o = _cpu(output_tensor, "all_gather_into_tensor")
+    w = g.size()
+    ok = o.numel() == w * t.numel() and o.dtype == t.dtype and (
+        tuple(o.shape) == (w * (t.shape[0] if t.dim() else 1), *t.shape[1:]) or tuple(o.shape) == (w, *t.shape)
+    )
+    if not ok:
+        first = w * t.shape[0] if t.dim() else w
+        raise ValueError(
+            f"all_gather_into_tensor: output_tensor must be {(first, *t.shape[1:])} ({w} ranks x input "
+            f"{tuple(t.shape)}) of {t.dtype}, got {tuple(o.shape)} of {o.dtype}"
+        )
+    g.check_same("all_gather_into_tensor", [t])
+    src, dst = _Buffer(t), _Buffer(o)
+    return _run(g, "all_gather_into_tensor", lambda: g.comm.Iallgather(src.buf, dst.buf), async_op,
+                _write_back([dst]), (t, o))
+
+
+def reduce_scatter_tensor(output: tt.Tensor, input: tt.Tensor, op: Any = ReduceOp.SUM, group: Any = None,
+                          async_op: bool = False) -> Work | None:
+    """Reduces ``input`` (``[world * n, ...]``) across ranks and leaves rank r's share in ``output``."""
+    g = _group(group)
+    if _on_nccl(g, input):
+        g.nccl.reduce_scatter(input, output, _nccl_op(op))
+        return _nccl_done(async_op)
+    i = _cpu(input, "reduce_scatter_tensor")
+    o = _cpu(output, "reduce_scatter_tensor")
+    w = g.size()
+    if i.numel() != w * o.numel() or i.dtype != o.dtype:
+        raise ValueError(
+            f"reduce_scatter_tensor: input must hold {w} shares of the output {tuple(o.shape)} {o.dtype}, got "
+            f"{tuple(i.shape)} {i.dtype}"
+        )
+    g.check_same("reduce_scatter_tensor", [i])
+    src, dst = _Buffer(i), _Buffer(o)
+    then = _divide([dst], w) if _is_avg(op) else _write_back([dst])
+    return _run(g, "reduce_scatter_tensor", lambda: g.comm.Ireduce_scatter_block(src.buf, dst.buf, _mpi_op(op)),
+                async_op, then, (i, o))
+
+
+def reduce_scatter(output: tt.Tensor, input_list: list[tt.Tensor], op: Any = ReduceOp.SUM, group: Any = None,
+                   async_op: bool = False) -> Work | None:
+    """``output`` on rank r gets the reduction of every rank's ``input_list[r]``."""
+    g = _group(group)
+    o = _cpu(output, "reduce_scatter")
+    if len(input_list) != g.size():
+        raise ValueError(f"reduce_scatter: input_list has {len(input_list)} tensors for a group of {g.size()}")
+    for x in input_list:
+        if tuple(x.shape) != tuple(o.shape) or x.dtype != o.dtype:
+            raise ValueError(f"reduce_scatter: every input must match the output {tuple(o.shape)} {o.dtype}, got "
+                             f"{tuple(x.shape)} {x.dtype}")
+    stacked = tt._C.stack([_cpu(x, "reduce_scatter").detach() for x in input_list])
+    return reduce_scatter_tensor(o, stacked, op, group, async_op)
+
+
+def send(tensor: tt.Tensor, dst: int, group: Any = None, tag: int = 0) -> None:
+    g = _group(group)
+    if _on_nccl(g, tensor):
+        g.nccl.send(tensor, g.group_rank(dst))
+        return
+    w = isend(tensor, dst, group, tag)
+    w.wait()
+
+
+def isend(tensor: tt.Tensor, dst: int, group: Any = None, tag: int = 0) -> Work:
+    g = _group(group)
+    b = _Buffer(_cpu(tensor, "send"))
+    return Work([g.comm.Isend(b.buf, dest=g.group_rank(dst), tag=tag)], "send", g.timeout_s, g.comm, None, (b.buf,))
+
+
+def irecv(tensor: tt.Tensor, src: int | None = None, group: Any = None, tag: int = 0) -> Work:
+    from mpi4py import MPI
+
+    g = _group(group)
+    b = _Buffer(_cpu(tensor, "recv"))
+    source = MPI.ANY_SOURCE if src is None else g.group_rank(src)
+    return Work([g.comm.Irecv(b.buf, source=source, tag=tag)], "recv", g.timeout_s, g.comm, _write_back([b]), (tensor,))
+
+
+def recv(tensor: tt.Tensor, src: int | None = None, group: Any = None, tag: int = 0) -> int:
+    """Receives into ``tensor``; returns the sender's global rank (as torch)."""
+    from mpi4py import MPI
+
+    g = _group(group)
+    if _on_nccl(g, tensor):
+        if src is None:
+            raise ValueError("recv: the nccl backend needs src")
+        g.nccl.recv(tensor, g.group_rank(src))
+        return src
+    b = _Buffer(_cpu(tensor, "recv"))
+    status = MPI.Status()
+    source = MPI.ANY_SOURCE if src is None else g.group_rank(src)
+    g.blocking("recv", lambda: g.comm.Recv(b.buf, source=source, tag=tag, status=status))
+    b.back()
+    got = status.Get_source()
+    if status.Get_count(MPI.BYTE) != b.buf.nbytes:
+        raise ValueError(f"recv: rank {g.global_ranks[got]} sent {status.Get_count(MPI.BYTE)} bytes into a tensor of "
+                         f"{b.buf.nbytes} bytes {tuple(tensor.shape)}")
+    return g.global_ranks[got]
+
+
+# ---- Python objects (pickled) -------------------------------------------------------------------
+
+
+def all_gather_object(object_list: list[Any], obj: Any, group: Any = None) -> None:
+    g = _group(group)
+    got = g.blocking("all_gather_object", lambda: g.comm.allgather(obj))
+    if len(object_list) != len(got):
+        raise ValueError(f"all_gather_object: object_list has {len(object_list)} entries for a group of {len(got)}")
+    object_list[:] = got
+
+
+def broadcast_object_list(object_list: list[Any], src: int = 0, group: Any = None, device: Any = None) -> None:
+    g = _group(group)
+    got = g.blocking("broadcast_object_list", lambda: g.comm.bcast(list(object_list), root=g.group_rank(src)))
+    object_list[:] = got
+

@@ -1,0 +1,232 @@
+"""The MPI process group: collectives on CPU tensors through mpi4py, each tensor's own memory handed
+to MPI (the Tensor's buffer protocol exposes its storage; nothing is copied for a contiguous tensor).
+
+mpi4py is imported here only, on first use: ``import typedtensor.distributed`` works without it, and
+importing ``mpi4py.MPI`` is what initialises MPI (a process started without ``mpirun`` is a world of
+one, MPI's "singleton").
+
+NOTE [ Collective timeouts ]
+MPI's blocking calls cannot time out. A watchdog thread (torch's NCCL backend has the same design)
+watches the one collective a rank is waiting in; past the group's timeout it prints which call on
+which rank waited too long and aborts the whole MPI job (``MPI_Abort``), so a rank that died or went
+another way never leaves the others hanging. A rank that raises is handled sooner, by the excepthook
+``init_process_group`` installs (it aborts the job at once).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from typedtensor import _runtime as tt
+
+__all__ = ["MpiGroup", "Work", "shape_mismatch"]
+
+# The dtype codes exchanged in the shape check (any distinct numbers; the same on every rank).
+_DTYPE_CODES = {"bool": 1, "uint8": 2, "int32": 3, "int64": 4, "float16": 5, "bfloat16": 6, "float32": 7, "float64": 8}
+_HEADER_DIMS = 8
+
+
+def _mpi() -> Any:
+    from mpi4py import MPI
+
+    return MPI
+
+
+class _Watchdog:
+    """NOTE [ Collective timeouts ]: one daemon thread per process, checking once a second."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waits: dict[int, tuple[str, float, Any]] = {}
+        self._next = 0
+        self._thread: threading.Thread | None = None
+
+    def enter(self, what: str, timeout_s: float, comm: Any) -> int:
+        with self._lock:
+            key = self._next
+            self._next += 1
+            self._waits[key] = (what, time.monotonic() + timeout_s, comm)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="typedtensor-dist-watchdog", daemon=True)
+                self._thread.start()
+        return key
+
+    def leave(self, key: int) -> None:
+        with self._lock:
+            self._waits.pop(key, None)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(0.2)
+            now = time.monotonic()
+            with self._lock:
+                late = [(w, c) for w, d, c in self._waits.values() if now > d]
+            if late:
+                what, comm = late[0]
+                sys.stderr.write(
+                    f"typedtensor.distributed: rank {comm.Get_rank()}: {what} timed out: another rank failed, "
+                    "exited or is not making the same call; aborting the job\n"
+                )
+                sys.stderr.flush()
+                try:
+                    comm.Abort(3)
+                finally:
+                    os._exit(3)
+
+
+_WATCHDOG = _Watchdog()
+
+
+class Work:
+    """torch's ``Work``: the handle of an ``async_op=True`` call. ``wait()`` blocks until it is done
+    (and runs what must follow, e.g. the division of an AVG); ``is_completed()`` asks without blocking."""
+
+    def __init__(
+        self, requests: Sequence[Any], what: str, timeout_s: float, comm: Any,
+        then: Callable[[], None] | None = None, keep: tuple[Any, ...] = (),
+    ) -> None:
+        self._requests = list(requests)
+        self._what = what
+        self._timeout_s = timeout_s
+        self._comm = comm
+        self._then = then
+        self._keep = keep  # the tensors MPI reads and writes stay alive until the call is done
+        self._done = not self._requests and then is None
+
+    def _finish(self) -> None:
+        if self._then is not None:
+            then, self._then = self._then, None
+            then()
+        self._requests = []
+        self._keep = ()
+        self._done = True
+
+    def is_completed(self) -> bool:
+        if self._done:
+            return True
+        if all(r.Test() for r in self._requests):
+            self._finish()
+        return self._done
+
+    def test(self) -> bool:
+        """Lets MPI progress this call (MPI moves a non-blocking collective only inside MPI calls)."""
+        return self.is_completed()
+
+    def wait(self, timeout: Any = None) -> bool:
+        if self._done:
+            return True
+        limit = self._timeout_s if timeout is None else _seconds(timeout)
+        key = _WATCHDOG.enter(self._what, limit, self._comm)
+        try:
+            _mpi().Request.Waitall(self._requests)
+        finally:
+            _WATCHDOG.leave(key)
+        self._finish()
+        return True
+
+    def is_success(self) -> bool:
+        return self.is_completed()
+
+    def result(self) -> list[Any]:
+        self.wait()
+        return list(self._keep)
+
+
+def _seconds(timeout: Any) -> float:
+    return float(timeout.total_seconds()) if hasattr(timeout, "total_seconds") else float(timeout)
+
+
+def _header(t: tt.Tensor) -> np.ndarray:
+    h = np.full(2 + _HEADER_DIMS, -1, dtype=np.int64)
+    h[0] = _DTYPE_CODES.get(str(t.dtype).removeprefix("typedtensor."), 0)
+    h[1] = t.dim()
+    shape = tuple(t.shape)
+    if len(shape) <= _HEADER_DIMS:
+        h[2 : 2 + len(shape)] = shape
+    else:  # longer shapes: the leading dims and a digest of all of them
+        h[2 : 1 + _HEADER_DIMS] = shape[: _HEADER_DIMS - 1]
+        h[1 + _HEADER_DIMS] = hash(shape) & 0x7FFFFFFFFFFFFFFF
+    return h
+
+
+def shape_mismatch(what: str, shapes: Sequence[tuple[int, ...]], dtypes: Sequence[str]) -> str | None:
+    """The error for ranks that passed different tensors to one collective, naming the dim that differs."""
+    for r in range(1, len(shapes)):
+        if dtypes[r] != dtypes[0]:
+            return f"{what}: tensor dtypes differ between ranks: rank 0 has {dtypes[0]}, rank {r} has {dtypes[r]}"
+        a, b = shapes[0], shapes[r]
+        if a != b:
+            if len(a) != len(b):
+                where = f"rank 0 has {len(a)} dims, rank {r} has {len(b)}"
+            else:
+                d = next(i for i in range(len(a)) if a[i] != b[i])
+                where = f"dim {d} is {a[d]} on rank 0 and {b[d]} on rank {r}"
+            return (
+                f"{what}: tensor shapes differ between ranks ({where}): rank 0 has {a}, rank {r} has {b}; "
+                "every rank must pass a tensor of the same shape"
+            )
+    return None
+
+
+class MpiGroup:
+    """A process group over an MPI communicator (COMM_WORLD, or one ``new_group`` split off)."""
+
+    backend = "mpi"
+
+    def __init__(self, comm: Any, timeout_s: float, global_ranks: Sequence[int]) -> None:
+        self.comm = comm
+        self.timeout_s = timeout_s
+        self.global_ranks = list(global_ranks)  # group rank -> COMM_WORLD rank
+        self.nccl: Any = None  # the NCCL communicator of a group opened with "nccl" (CUDA tensors)
+        # the shape exchange before each collective costs one small round trip (tens of microseconds;
+        # it matters for messages under a few MB); TYPEDTENSOR_DISTRIBUTED_CHECK_SHAPES=0 skips it
+        self.check_shapes = os.environ.get("TYPEDTENSOR_DISTRIBUTED_CHECK_SHAPES", "1") != "0"
+
+    def rank(self) -> int:
+        return int(self.comm.Get_rank())
+
+    def size(self) -> int:
+        return int(self.comm.Get_size())
+
+    def group_rank(self, global_rank: int) -> int:
+        try:
+            return self.global_ranks.index(global_rank)
+        except ValueError:
+            raise ValueError(f"global rank {global_rank} is not in the group {self.global_ranks}") from None
+
+    # ---- helpers --------------------------------------------------------------------------------
+
+    def blocking(self, what: str, call: Callable[[], Any]) -> Any:
+        key = _WATCHDOG.enter(what, self.timeout_s, self.comm)
+        try:
+            return call()
+        finally:
+            _WATCHDOG.leave(key)
+
+    def check_same(self, what: str, tensors: Sequence[tt.Tensor]) -> None:
+        """Exchanges each tensor's dtype and shape first: a mismatch is an error on every rank, not
+        a crash or a hang inside MPI."""
+        if not self.check_shapes:
+            return
+        mine = np.concatenate([_header(t) for t in tensors]) if tensors else np.zeros(0, np.int64)
+        everyone = np.empty((self.size(), mine.size), dtype=np.int64)
+        self.blocking(what, lambda: self.comm.Allgather(mine, everyone))
+        if (everyone == mine).all():
+            return
+        width = 2 + _HEADER_DIMS
+        for i in range(len(tensors)):
+            cols = everyone[:, i * width : (i + 1) * width]
+            shapes = [tuple(int(x) for x in row[2 : 2 + min(int(row[1]), _HEADER_DIMS)]) for row in cols]
+            codes = {v: k for k, v in _DTYPE_CODES.items()}
+            dtypes = [codes.get(int(row[0]), "?") for row in cols]
+            msg = shape_mismatch(what, shapes, dtypes)
+            if msg is not None:
+                raise ValueError(msg)
+        raise ValueError(f"{what}: tensor shapes differ between ranks")
