@@ -137,3 +137,12 @@ def test_cdist_gradient_and_errors() -> None:
         tt.cdist(tt.zeros(2, 3), tt.zeros(4, 2))
     with pytest.raises(ValueError, match="non-negative"):
         tt.cdist(tt.zeros(2, 3), tt.zeros(4, 3), -1.0)
+
+
+def test_logaddexp_takes_tensors_only_as_torch() -> None:
+    x = tt.tensor([0.0, 1.0])
+    for args in ((x, 2.0), (2.0, x)):
+        with pytest.raises(TypeError, match="must be Tensor"):
+            tt.logaddexp(*args)
+        with pytest.raises(TypeError):
+            torch.logaddexp(*(torch.tensor(a.numpy()) if isinstance(a, tt.Tensor) else a for a in args))

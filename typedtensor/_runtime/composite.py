@@ -77,9 +77,12 @@ def xlogy(input: Any, other: Any) -> Any:
 def logaddexp(input: Any, other: Any) -> Any:
     """``log(exp(input) + exp(other))`` without overflow: the larger plus ``log1p(exp(-|difference|))``
     (equal operands, infinite ones included, give the larger plus ``log(2)``)."""
+    for position, (name, value) in enumerate((("input", input), ("other", other)), 1):
+        if not isinstance(value, _C.Tensor):  # as torch: no Python-number form
+            raise TypeError(f"logaddexp(): argument '{name}' (position {position}) must be Tensor, "
+                            f"not {type(value).__name__}")
     check("logaddexp", input=input, other=other)
-    x = input if isinstance(input, _C.Tensor) else _as_tensor(input, other)
-    y = other if isinstance(other, _C.Tensor) else _as_tensor(other, x)
+    x, y = input, other
     if not x.is_floating_point() or not y.is_floating_point():
         raise TypeError(f"logaddexp: expected floating point tensors, got {x.dtype} and {y.dtype}")
     hi, lo = _C.maximum(x, y), _C.minimum(x, y)

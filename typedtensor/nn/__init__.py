@@ -48,6 +48,6 @@ __all__ = [
 ]
 
 # torch's import paths, built on the classes above: they read typedtensor.nn, so they come after it
-from typedtensor.nn import modules as modules
-from typedtensor.nn import parallel as parallel
-from typedtensor.nn import utils as utils
+from typedtensor.nn import modules as modules  # noqa: E402
+from typedtensor.nn import parallel as parallel  # noqa: E402
+from typedtensor.nn import utils as utils  # noqa: E402
