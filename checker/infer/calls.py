@@ -450,7 +450,9 @@ class Calls(Expressions):
             scope = self._current_scope or self.module_scope
             return self.read_ann(args[0][1], scope, axes=scope.func is not None)  # what the user asserts
         if q in ("typing.TypeVar", "typing_extensions.TypeVar", "typing.TypeVarTuple", "typing_extensions.TypeVarTuple"):
-            if args and isinstance(args[0][1], cst.SimpleString):
+            # ``TypeVar("N")`` is a dim variable (DESIGN §1); one with constraints or a bound
+            # (``TypeVar("IntOrFloat", int, float)``, ``bound=nn.Module``) is a generic of another kind
+            if args and isinstance(args[0][1], cst.SimpleString) and len(args) == 1 and "bound" not in kwargs:
                 name = args[0][1].evaluated_value
                 if isinstance(name, str):
                     return TypeVarV(name, q.endswith("Tuple"))

@@ -528,7 +528,10 @@ class Statements(Calls):
             elif isinstance(src, QualV):
                 torch = src.qual == names.TORCH and self.ctx.read_torch  # ``from torch import *``
                 for k in names.star_names(names.PACKAGE if torch else src.qual, (*calc.FUNCTIONS, *calc.MODULES)):
-                    scope.vars[k] = QualV(self.external(f"{src.qual}.{k}"))
+                    full = self.external(f"{src.qual}.{k}")
+                    if torch and full == f"{src.qual}.{k}":
+                        continue  # typedtensor's own (reveal_shape, Dim): torch's ``*`` has no such name
+                    scope.vars[k] = QualV(full)
             return
         for alias in s.names:
             name = dotted(alias.name)
