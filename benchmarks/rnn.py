@@ -1,6 +1,6 @@
 """Recurrent layers, forward + backward, typedtensor vs torch side by side in one process.
 
-    python benchmarks/rnn.py [--threads 2] [--repeats 15] [--clock wall|cpu]
+    python benchmarks/rnn.py [--threads 2] [--repeats 15] [--clock wall|cpu] [--rows N]
 
 Each row builds the same module in both libraries (torch's weights copied into typedtensor's),
 then times ``out, _ = module(x)`` and ``out.backward(g)`` (gradients of x and every parameter),
@@ -79,6 +79,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=15)
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall")
+    ap.add_argument("--rows", type=int, default=None, help="only the first N rows (the first is the headline)")
     args = ap.parse_args()
     global CLOCK
     CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
@@ -102,7 +103,7 @@ def main() -> None:
     for name, layers, batch, seq, size, composite in (
         ("LSTM", 2, 32, 64, 256, True), ("GRU", 2, 32, 64, 256, False), ("RNN", 2, 32, 64, 256, False),
         ("LSTM", 1, 8, 28, 64, True),  # mnist_rnn's size
-    ):
+    )[: args.rows]:
         t = case(tt, torch, name, layers, batch, seq, size, args.repeats, composite)
         f, r = t["typedtensor fused"], t["torch"]
         c = f"{t['typedtensor composite'] * 1e3:.1f} ms" if composite else "-"
