@@ -45,3 +45,4 @@ def cells(x: Tensor[Batch, Feat], h: Tensor[Batch, Hidden], wrong: Tensor[Batch,
     g: Tensor[Batch, Hidden] = nn.GRUCell(Feat(28), Hidden(64))(x, h)  # ok
     nn.GRUCell(Feat(28), Hidden(64))(wrong)  # E: shape-arg
     r: Tensor[Batch, Hidden] = nn.RNNCell(Feat(28), Hidden(64), nonlinearity="relu")(x)  # ok
+    nn.RNNCell(Feat(28), Hidden(64))(x, wrong.transpose(0, 1))  # E: shape-arg

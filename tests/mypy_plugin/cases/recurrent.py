@@ -49,3 +49,5 @@ def cells(x: Tensor[Batch, Feat], h: Tensor[Batch, Hidden], wrong: Tensor[Batch,
     reveal_type(h1)  # R: Tensor[Batch, Hidden]
     reveal_type(nn.GRUCell(Feat(28), Hidden(64))(x, h))  # R: Tensor[Batch, Hidden]
     nn.GRUCell(Feat(28), Hidden(64))(wrong)  # E: shape-arg
+    reveal_type(nn.RNNCell(Feat(28), Hidden(64), nonlinearity="relu")(x))  # R: Tensor[Batch, Hidden]
+    nn.RNNCell(Feat(28), Hidden(64))(x, wrong.transpose(0, 1))  # E: shape-arg
