@@ -9,9 +9,9 @@
 //   step's rows for the gate math: LSTM i, f, g, o = sigmoid, sigmoid, tanh, sigmoid;
 //   c' = f c + i g; h' = o tanh(c') (then h' W_hr^T with a projection); GRU r, z = sigmoid,
 //   n = tanh(x_n + r (W_hn h + b_hn)), h' = n + z (h - n); RNN h' = tanh or relu(x + W_hh h);
-// - the forward saves what the backward reads (the activated gates and c' of an LSTM; r, z, n and
-//   W_hn h + b_hn of a GRU; an RNN's output is enough), so the backward computes no transcendental
-//   but the LSTM's tanh(c');
+// - the forward saves what the backward reads (the activated gates, c' and tanh(c') of an LSTM;
+//   r, z, n and W_hn h + b_hn of a GRU; an RNN's output is enough), so the backward computes no
+//   transcendental;
 // - the backward walks the steps in reverse, one pass for the gate gradients and one GEMM for
 //   dh (dgates W_hh) per step; dW_hh (and dW_hr) is ONE GEMM over all steps afterwards, and the
 //   gate gradients are the input projection's gradient (the caller's linear turns them into dx,
@@ -90,13 +90,12 @@ void lstm_forward(const RnnLayer& a, const Steps& st, T* out, T* h, T* c, T* ws)
     for (int64_t b = 0; b < rows; ++b) copy_rows(g + b * W, xp + (off + b) * G, G);
     blas_gemm<T>(false, true, rows, G, P, h, P, w, P, T(1), g, W);
     parallel_for(0, rows, row_grain(6 * H), [&](int64_t lo, int64_t hi) {
-      std::vector<T> tc(H);
       for (int64_t b = lo; b < hi; ++b) {
         T* gb = g + b * W;
         activate(UnaryOp::Sigmoid, gb, 2 * H);  // i, f
         activate(UnaryOp::Tanh, gb + 2 * H, H);  // g
         activate(UnaryOp::Sigmoid, gb + 3 * H, H);  // o
-        T *cb = c + b * H, *saved = gb + 4 * H;
+        T *cb = c + b * H, *saved = gb + 4 * H, *tc = gb + 5 * H;
         const T *i = gb, *f = gb + H, *gg = gb + 2 * H, *o = gb + 3 * H;
         for (int64_t j = 0; j < H; ++j) {
           T v = f[j] * cb[j] + i[j] * gg[j];
@@ -104,7 +103,7 @@ void lstm_forward(const RnnLayer& a, const Steps& st, T* out, T* h, T* c, T* ws)
           saved[j] = v;
           tc[j] = v;
         }
-        activate(UnaryOp::Tanh, tc.data(), H);
+        activate(UnaryOp::Tanh, tc, H);  // tanh(c'), kept for the backward
         T* mb = proj ? m.data() + b * H : h + b * P;  // without a projection P == H
         for (int64_t j = 0; j < H; ++j) mb[j] = o[j] * tc[j];
       }
@@ -224,14 +223,11 @@ void lstm_backward(const RnnLayer& a, const Steps& st, const T* out, const T* ws
       dmp = dm.data();
     }
     parallel_for(0, rows, row_grain(6 * H), [&](int64_t lo, int64_t hi) {
-      std::vector<T> tc(H);
       for (int64_t b = lo; b < hi; ++b) {
         const T* gb = ws + (off + b) * W;
-        const T *i = gb, *f = gb + H, *gg = gb + 2 * H, *o = gb + 3 * H;
+        const T *i = gb, *f = gb + H, *gg = gb + 2 * H, *o = gb + 3 * H, *tc = gb + 5 * H;
         const int64_t p = st.prev(t, b);
         const T* cprev = p < 0 ? c0 + b * H : ws + p * W + 4 * H;
-        copy_rows(tc.data(), gb + 4 * H, H);
-        activate(UnaryOp::Tanh, tc.data(), H);
         if (proj) {
           T* mb = m.data() + (off + b) * H;
           for (int64_t j = 0; j < H; ++j) mb[j] = o[j] * tc[j];

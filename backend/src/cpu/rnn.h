@@ -15,7 +15,7 @@ enum class RnnCell : int64_t { Tanh = 0, Relu = 1, Lstm = 2, Gru = 3 };
 constexpr int64_t rnn_gates(RnnCell c) { return c == RnnCell::Lstm ? 4 : c == RnnCell::Gru ? 3 : 1; }
 // Columns per step row of the workspace the forward saves for the backward (see rnn.cpp).
 constexpr int64_t rnn_workspace_cols(RnnCell c, int64_t hidden) {
-  return c == RnnCell::Lstm ? 5 * hidden : c == RnnCell::Gru ? 4 * hidden : 0;
+  return c == RnnCell::Lstm ? 6 * hidden : c == RnnCell::Gru ? 4 * hidden : 0;
 }
 
 // The inputs of one direction of one layer. Rows are time-major and packed: step t has
