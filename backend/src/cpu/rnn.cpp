@@ -87,11 +87,12 @@ void lstm_forward(const RnnLayer& a, const Steps& st, T* out, T* h, T* c, T* ws)
   for (int64_t s = 0; s < st.count; ++s) {
     const int64_t t = st.at(s), rows = st.rows[t], off = st.off[t];
     T* g = ws + off * W;
-    for (int64_t b = 0; b < rows; ++b) copy_rows(g + b * W, xp + (off + b) * G, G);
-    blas_gemm<T>(false, true, rows, G, P, h, P, w, P, T(1), g, W);
+    blas_gemm<T>(false, true, rows, G, P, h, P, w, P, T(0), g, W);
     parallel_for(0, rows, row_grain(6 * H), [&](int64_t lo, int64_t hi) {
       for (int64_t b = lo; b < hi; ++b) {
         T* gb = g + b * W;
+        const T* xb = xp + (off + b) * G;
+        for (int64_t j = 0; j < G; ++j) gb[j] += xb[j];  // h W_hh^T + the step's input projection
         activate(UnaryOp::Sigmoid, gb, 2 * H);  // i, f
         activate(UnaryOp::Tanh, gb + 2 * H, H);  // g
         activate(UnaryOp::Sigmoid, gb + 3 * H, H);  // o
