@@ -89,6 +89,14 @@ class OutputsV:
     outputs: Outputs
 
 
+def output_value(item: ShapeLike | Outputs) -> Value:
+    """One element of a rule's ``Outputs``: a tensor, or a nested tuple of them (``nn.LSTM``'s
+    ``(h_n, c_n)``)."""
+    from typedtensor.shapes.registry import Outputs
+
+    return OutputsV(item) if isinstance(item, Outputs) else TensorV(item)
+
+
 @dataclass(frozen=True)
 class QualV:
     """A name outside the checked tree, by its full name: ``typedtensor.nn.Linear``, ``typing.Literal``."""
@@ -336,7 +344,7 @@ def describe(v: Value) -> str:
         shapes = v.outputs.shapes
         if isinstance(shapes, Unknown):
             return f"tensors of Tensor{fmt_shape(v.outputs.element)}"
-        return "(" + ", ".join(f"Tensor{fmt_shape(s)}" for s in shapes) + ")"
+        return "(" + ", ".join(describe(output_value(s)) for s in shapes) + ")"
     if isinstance(v, LibModuleV):
         args = ", ".join(f"{k}={_fmt_ctor_arg(v.ctor[k])}" for k in v.mdef.type_params if k in v.ctor)
         return f"{v.mdef.name.rsplit('.', 1)[-1]}({args})"
@@ -365,6 +373,6 @@ def _fmt_ctor_arg(v: object) -> str:
 __all__ = [
     "UNKNOWN", "AliasV", "BoundV", "ClassInfo", "ClassV", "ConstV", "DictV", "DimClassV", "FuncInfo", "FuncV", "InstanceV",
     "LibModuleV", "ModuleRefV", "OutputsV", "QualV", "ScalarV", "SeqV", "SequentialV", "ShapeV", "SizeV", "SuperV",
-    "TensorV", "TupleV", "TypeVarV", "Value", "describe", "informative", "join", "join_all", "join_vars",
+    "TensorV", "TupleV", "TypeVarV", "Value", "describe", "informative", "join", "join_all", "join_vars", "output_value",
     "refine", "size_value", "widen_seq",
 ]

@@ -89,8 +89,10 @@ def _outputs_type(tr: Translator, out: Outputs, default: Type) -> Type:
         return tr.make(MAXMIN, tr.shape_args(out.get("values")))
     if isinstance(out.shapes, Unknown):
         return tr.make(TUPLE, [tr.tensor_type(out.element)])
-    items: list[Type] = [tr.tensor_type(s) for s in out.shapes]
-    return TupleType(items, tr.make(TUPLE, [tr.unknown_tensor()]))
+    # an Outputs among them is a nested tuple (nn.LSTM's (output, (h_n, c_n)))
+    items: list[Type] = [_outputs_type(tr, s, default) if isinstance(s, Outputs) else tr.tensor_type(s) for s in out.shapes]
+    nested = any(isinstance(s, Outputs) for s in out.shapes)
+    return TupleType(items, tr.make(TUPLE, [AnyType(TypeOfAny.special_form) if nested else tr.unknown_tensor()]))
 
 
 # What a declared result type asks of `result_type` / `after_issue`: KEEP the declared type (not a

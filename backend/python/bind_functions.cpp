@@ -3,6 +3,7 @@
 #include "typedtensor/attention.h"
 #include "typedtensor/blas.h"
 #include "typedtensor/cpu_capability.h"
+#include "typedtensor/rnn.h"
 
 namespace ttpy {
 using tt::BinaryOp;
@@ -147,6 +148,8 @@ void bind_functions(py::module_& m) {
   m.def("_cpu_set_capability", [](const std::string& name) { tt::set_cpu_capability(name); });
   m.def("_fused_attention", &tt::fused_attention, py::arg("query"), py::arg("key"), py::arg("value"),
         py::arg("attn_mask") = py::none(), py::arg("is_causal") = false, py::arg("scale") = 1.0);
+  m.def("_rnn_layer", &tt::rnn_layer, py::arg("cell"), py::arg("xproj"), py::arg("h0"), py::arg("c0"), py::arg("w_hh"),
+        py::arg("b_hh"), py::arg("w_hr"), py::arg("batch_sizes"), py::arg("reverse"));
   m.def("_cpu_blas", [] { return tt::blas_library(); });
   m.def("_cpu_blas_available", [] { return tt::blas_available(); });
   m.def("_cpu_set_blas", [](const std::string& name) { tt::set_blas(name); });

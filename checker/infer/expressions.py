@@ -34,6 +34,7 @@ from ..values import (
     Value,
     join,
     join_all,
+    output_value,
 )
 from .syntax import is_tuple_subscript, string_literal
 from .tensors import IndexTuple, TensorOps
@@ -262,7 +263,7 @@ class Expressions(TensorOps):
                 if isinstance(shapes, Unknown):
                     return TensorV(obj.outputs.element)
                 if -len(shapes) <= item < len(shapes):
-                    return TensorV(shapes[item])
+                    return output_value(shapes[item])
             return UNKNOWN
         if isinstance(obj, InstanceV):
             target = obj.cls.lookup("__getitem__")
@@ -396,7 +397,7 @@ class Expressions(TensorOps):
             shapes = v.outputs.shapes
             if isinstance(shapes, Unknown):
                 return TensorV(v.outputs.element)
-            return join_all([TensorV(s) for s in shapes]) if shapes else UNKNOWN
+            return join_all([output_value(s) for s in shapes]) if shapes else UNKNOWN
         if isinstance(v, SequentialV):
             return join_all(v.layers) if v.layers else UNKNOWN
         return UNKNOWN

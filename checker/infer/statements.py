@@ -49,6 +49,7 @@ from ..values import (
     describe,
     join,
     join_vars,
+    output_value,
     refine,
     widen_seq,
 )
@@ -629,7 +630,7 @@ class Statements(Calls):
                 if len(pre) + len(suf) <= n:
                     items = pre + [UNKNOWN] * (n - len(pre) - len(suf)) + suf
         elif isinstance(value, OutputsV) and not isinstance(value.outputs.shapes, Unknown):
-            items = [TensorV(sh) for sh in value.outputs.shapes]
+            items = [output_value(sh) for sh in value.outputs.shapes]
         elif isinstance(value, OutputsV):
             items = [TensorV(value.outputs.element)] * n if star_at is None else None
         elif isinstance(value, SeqV):

@@ -32,6 +32,12 @@ CASES: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
     ("NLLLoss", (), {}), ("MSELoss", (), {"reduction": "sum"}), ("L1Loss", (), {}), ("BCELoss", (), {}),
     ("BCEWithLogitsLoss", (), {}),
     ("MultiheadAttention", (8, 2), {}), ("MultiheadAttention", (8, 2), {"batch_first": True, "bias": False, "dropout": 0.1}),
+    ("LSTM", (3, 4), {}),
+    ("LSTM", (3, 4, 2), {"bias": False, "batch_first": True, "dropout": 0.5, "bidirectional": True, "proj_size": 2}),
+    ("GRU", (3, 4), {"num_layers": 2}), ("RNN", (3, 4), {"nonlinearity": "relu"}), ("RNN", (3, 4, 1, "relu"), {}),
+    ("RNNBase", ("GRU", 3, 4), {}),
+    ("LSTMCell", (3, 4), {}), ("GRUCell", (3, 4), {"bias": False}), ("RNNCell", (3, 4), {"nonlinearity": "relu"}),
+    ("RNNCellBase", (3, 4, True, 2), {}),
 ]
 
 

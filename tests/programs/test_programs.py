@@ -79,14 +79,14 @@ PROGRAMS = {
 # What each program still needs from typedtensor (the xfail reasons; empty when it runs).
 MISSING: dict[str, str] = {
     "mnist": "",
-    "mnist_rnn": "nn.LSTM",
+    "mnist_rnn": "",
     "vae": "",
     "dcgan": "nn.ConvTranspose2d; Tensor.is_xpu",
     "word_language_model": (
-        "nn.LSTM; nn.Transformer (model.py subclasses it at import); typedtensor.onnx (imported at the top); "
+        "nn.Transformer (model.py subclasses it at import); typedtensor.onnx (imported at the top); "
         "past the 20 steps tested, the end of epoch 1 also needs tt.save/tt.load of a whole nn.Module"
     ),
-    "time_sequence_prediction": "nn.LSTMCell; tt.save/tt.load of a numpy array",
+    "time_sequence_prediction": "tt.save/tt.load of a numpy array",
     "imagenet": "nn.GroupNorm (torchvision's ResNet names it in an isinstance check)",
     "mingpt": "typedtensor.Generator and randperm(generator=) (the adder's train/test split)",
 }

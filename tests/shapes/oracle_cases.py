@@ -192,8 +192,17 @@ def run_torch(c: Case) -> tuple[list[Dims | None] | None, str | None]:
 
 
 def _rule_shapes(r: Result) -> list[Shape | Unknown] | None:
+    """The rule's result shapes, flat (torch's nested tuples are flattened alike)."""
     if isinstance(r, Outputs):
-        return None if isinstance(r.shapes, Unknown) else list(r.shapes)
+        if isinstance(r.shapes, Unknown):
+            return None
+        flat: list[Shape | Unknown] = []
+        for s in r.shapes:
+            inner = _rule_shapes(s) if isinstance(s, Outputs) else [s]
+            if inner is None:
+                return None
+            flat += inner
+        return flat
     assert not isinstance(r, Issue)
     return [r]
 
@@ -1577,6 +1586,77 @@ def _normalize(draw: Draw) -> Case:
     s = shape(draw)
     d = axis(draw, len(s))
     return Case("", (S(s),), {"dim": d}, lambda: F.normalize(T(s), dim=d))
+
+
+# ------------------------------------------------------------------------------------------------
+# recurrent modules (typedtensor/shapes/rules/recurrent.py)
+
+
+def _maybe_wrong(draw: Draw, dims: Dims) -> Dims:
+    """``dims``, or sometimes one of them changed or the rank changed (a wrong initial state)."""
+    pick = draw(st.integers(0, 5))
+    if pick == 0 and dims:
+        i = draw(st.integers(0, len(dims) - 1))
+        return (*dims[:i], dims[i] + draw(st.integers(1, 2)), *dims[i + 1:])
+    if pick == 1:
+        return dims[1:] if len(dims) == 3 else (1, *dims)
+    return dims
+
+
+def _m_sequence(name: str) -> Callable[[Draw], Case]:
+    def gen(draw: Draw) -> Case:
+        x = tuple(draw(POS_SIZE) for _ in range(draw(st.sampled_from([1, 2, 3, 3, 3, 4]))))
+        i = x[-1] if draw(st.integers(0, 4)) else draw(POS_SIZE)
+        hidden = draw(st.integers(2, 4))
+        kw: dict[str, Any] = {"num_layers": draw(st.integers(1, 2)), "batch_first": draw(st.booleans()),
+                              "bidirectional": draw(st.booleans())}
+        if name == "LSTM" and draw(st.booleans()):
+            kw["proj_size"] = 1
+        if name == "RNN" and draw(st.booleans()):
+            kw["nonlinearity"] = "relu"
+        hx: Any = None
+        fwd: dict[str, Any] = {}
+        if len(x) in (2, 3) and draw(st.booleans()):
+            layers = kw["num_layers"] * (2 if kw["bidirectional"] else 1)
+            batch = () if len(x) == 2 else (x[0] if kw["batch_first"] else x[1],)
+            h = _maybe_wrong(draw, (layers, *batch, kw.get("proj_size", hidden)))
+            if name == "LSTM":
+                c = _maybe_wrong(draw, (layers, *batch, hidden))
+                hx, fwd = (T(h), T(c)), {"hx": (S(h), S(c))}
+            else:
+                hx, fwd = T(h), {"hx": S(h)}
+        c = Case(name, (S(x),), fwd, lambda: None, module=f"typedtensor.nn.{name}", ctor=((i, hidden), kw))
+        c.torch_fn = lambda: getattr(nn, name)(i, hidden, **kw)(T(x), hx)
+        return c
+
+    return gen
+
+
+def _m_cell(name: str) -> Callable[[Draw], Case]:
+    def gen(draw: Draw) -> Case:
+        x = tuple(draw(POS_SIZE) for _ in range(draw(st.sampled_from([1, 2, 2, 3]))))
+        i = x[-1] if draw(st.integers(0, 4)) else draw(POS_SIZE)
+        hidden = draw(st.integers(2, 4))
+        hx: Any = None
+        fwd: dict[str, Any] = {}
+        if len(x) in (1, 2) and draw(st.booleans()):
+            h = _maybe_wrong(draw, (*x[:-1], hidden))
+            if name == "LSTMCell":
+                c = _maybe_wrong(draw, (*x[:-1], hidden))
+                hx, fwd = (T(h), T(c)), {"hx": (S(h), S(c))}
+            else:
+                hx, fwd = T(h), {"hx": S(h)}
+        c = Case(name, (S(x),), fwd, lambda: None, module=f"typedtensor.nn.{name}", ctor=((i, hidden), {}))
+        c.torch_fn = lambda: getattr(nn, name)(i, hidden)(T(x), hx)
+        return c
+
+    return gen
+
+
+MODULE_CASES.update({
+    **{f"typedtensor.nn.{n}": _m_sequence(n) for n in ("RNN", "LSTM", "GRU")},
+    **{f"typedtensor.nn.{n}": _m_cell(n) for n in ("RNNCell", "LSTMCell", "GRUCell")},
+})
 
 
 def draw_any(name: str, draw: Draw) -> Case:

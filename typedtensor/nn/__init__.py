@@ -35,15 +35,23 @@ from typedtensor.nn.loss import MSELoss as MSELoss
 from typedtensor.nn.loss import NLLLoss as NLLLoss
 from typedtensor.nn.module import Module as Module
 from typedtensor.nn.parameter import Parameter as Parameter
+from typedtensor.nn.rnn import GRU as GRU
+from typedtensor.nn.rnn import LSTM as LSTM
+from typedtensor.nn.rnn import RNN as RNN
+from typedtensor.nn.rnn import GRUCell as GRUCell
+from typedtensor.nn.rnn import LSTMCell as LSTMCell
+from typedtensor.nn.rnn import RNNBase as RNNBase
+from typedtensor.nn.rnn import RNNCell as RNNCell
+from typedtensor.nn.rnn import RNNCellBase as RNNCellBase
 
 globals().update(_ACTIVATIONS)  # ReLU, GELU, SiLU ...: one class per op entry with a module
 
 __all__ = [
     "AdaptiveAvgPool2d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "Conv2d",
-    "CrossEntropyLoss", "Dropout", "Dropout2d", "Embedding", "Flatten", "Identity", "L1Loss", "LayerNorm",
-    "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module", "ModuleDict", "ModuleList",
-    "MultiheadAttention", "NLLLoss", "Parameter", "Sequential", "Softmax", "functional", "init", "modules", "parallel",
-    "utils",
+    "CrossEntropyLoss", "Dropout", "Dropout2d", "Embedding", "Flatten", "GRU", "GRUCell", "Identity", "L1Loss",
+    "LSTM", "LSTMCell", "LayerNorm", "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module", "ModuleDict",
+    "ModuleList", "MultiheadAttention", "NLLLoss", "Parameter", "RNN", "RNNBase", "RNNCell", "RNNCellBase",
+    "Sequential", "Softmax", "functional", "init", "modules", "parallel", "utils",
     *_ACTIVATIONS,
 ]
 

@@ -48,6 +48,8 @@ NOT_OPS: Final[dict[str, str]] = {
         "len", "iter", "bool", "float", "int", "index", "array", "dlpack", "dlpack_device"))),
     **_all("a module container or the base class", "typedtensor.nn.Module", "typedtensor.nn.Sequential",
            "typedtensor.nn.ModuleList", "typedtensor.nn.ModuleDict"),
+    **_all("a base class of the recurrent modules (its subclasses are the registry's modules)",
+           "typedtensor.nn.RNNBase", "typedtensor.nn.RNNCellBase"),
     **_all("a tensor subclass", "typedtensor.nn.Parameter"),
     **_all("a submodule", "typedtensor.nn.functional", "typedtensor.nn.init", "typedtensor.optim.lr_scheduler",
            "typedtensor.nn.modules", "typedtensor.nn.parallel", "typedtensor.nn.utils"),

@@ -64,16 +64,18 @@ IndexItem = Union[int, Unknown, SliceIndex, None, EllipsisType, TensorIndex]
 
 @dataclass(frozen=True)
 class Outputs:
-    """Several results: ``max(dim=...)`` gives values and indices; ``split`` a tuple of pieces."""
+    """Several results: ``max(dim=...)`` gives values and indices; ``split`` a tuple of pieces; an
+    ``Outputs`` among the shapes is a nested tuple (``nn.LSTM``'s ``(output, (h_n, c_n))``)."""
 
-    shapes: tuple[ShapeLike, ...] | Unknown
+    shapes: tuple[ShapeLike | Outputs, ...] | Unknown
     names: tuple[str, ...] | None = None
     element: ShapeLike = UNKNOWN  # the shape of each piece when their count is unknown
 
     def get(self, name: str) -> ShapeLike:
         if self.names is None or isinstance(self.shapes, Unknown) or name not in self.names:
             return UNKNOWN
-        return self.shapes[self.names.index(name)]
+        got = self.shapes[self.names.index(name)]
+        return UNKNOWN if isinstance(got, Outputs) else got
 
 
 Result = Union[Shape, Unknown, Issue, Outputs]

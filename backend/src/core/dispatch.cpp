@@ -190,7 +190,8 @@ std::shared_ptr<Primitive> make_primitive(const std::string& name, const Params&
   static const Factory kFactories[] = {detail::make_elementwise_primitive, detail::make_shape_primitive,
                                        detail::make_reduce_primitive, detail::make_linalg_primitive,
                                        detail::make_norm_loss_primitive, detail::make_conv_pool_primitive,
-                                       detail::make_index_primitive, detail::make_attention_primitive};
+                                       detail::make_index_primitive, detail::make_attention_primitive,
+                                       detail::make_rnn_primitive};
   for (Factory f : kFactories)
     if (auto p = f(name, attrs)) return p;
   return nullptr;

@@ -193,6 +193,7 @@ std::shared_ptr<Primitive> make_linalg_primitive(const std::string& name, const 
 std::shared_ptr<Primitive> make_norm_loss_primitive(const std::string& name, const Params& attrs);
 std::shared_ptr<Primitive> make_conv_pool_primitive(const std::string& name, const Params& attrs);
 std::shared_ptr<Primitive> make_reduce_primitive(const std::string& name, const Params& attrs);
+std::shared_ptr<Primitive> make_rnn_primitive(const std::string& name, const Params& attrs);
 std::shared_ptr<Primitive> make_shape_primitive(const std::string& name, const Params& attrs);
 
 }  // namespace tt::detail

@@ -18,6 +18,7 @@ from . import init as init
 from . import modules as modules
 from . import parallel as parallel
 from . import utils as utils
+from .utils.rnn import PackedSequence
 
 Shape = TypeVarTuple("Shape")
 _Bs = TypeVarTuple("_Bs")
@@ -310,6 +311,160 @@ class MultiheadAttention(Module, Generic[_E, _NH, _BF]):
         average_attn_weights: bool = True,
         is_causal: bool = False,
     ) -> tuple[_AnyTensor, _AnyTensor | None]: ...
+
+# recurrent layers (typedtensor/nn/rnn.py): a sequence module's output and final states follow the
+# type arguments (sizes, layers, batch_first, bidirectional, proj_size) through the registry's rule
+_NL = TypeVar("_NL", default=Any)
+_BD = TypeVar("_BD", default=Any)
+_PS = TypeVar("_PS", default=Any)
+
+class RNNBase(Module):
+    mode: str
+    input_size: int
+    hidden_size: int
+    num_layers: int
+    bias: bool
+    batch_first: bool
+    dropout: float
+    bidirectional: bool
+    proj_size: int
+    def __init__(
+        self,
+        mode: str,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        proj_size: int = 0,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None: ...
+    @property
+    def all_weights(self) -> list[list[Parameter[Unpack[tuple[Any, ...]]]]]: ...
+    def flatten_parameters(self) -> None: ...
+    def reset_parameters(self) -> None: ...
+    def check_input(self, input: _AnyTensor, batch_sizes: _AnyTensor | None) -> None: ...
+    def get_expected_hidden_size(self, input: _AnyTensor, batch_sizes: _AnyTensor | None) -> tuple[int, int, int]: ...
+    def check_hidden_size(
+        self, hx: _AnyTensor, expected_hidden_size: tuple[int, int, int], msg: str = "Expected hidden size {}, got {}"
+    ) -> None: ...
+    def check_forward_args(self, input: _AnyTensor, hidden: Any, batch_sizes: _AnyTensor | None) -> None: ...
+    def permute_hidden(self, hx: Any, permutation: _AnyTensor | None) -> Any: ...
+
+class RNN(RNNBase, Generic[_I, _H, _NL, _BF, _BD]):
+    nonlinearity: str
+    def __init__(
+        self,
+        input_size: _I,
+        hidden_size: _H,
+        num_layers: int = 1,
+        nonlinearity: str = "tanh",
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None: ...
+    @overload
+    def forward(self, input: _AnyTensor, hx: _AnyTensor | None = None) -> tuple[_AnyTensor, _AnyTensor]: ...
+    @overload
+    def forward(self, input: PackedSequence, hx: _AnyTensor | None = None) -> tuple[PackedSequence, _AnyTensor]: ...
+    @overload
+    def __call__(self, input: _AnyTensor, hx: _AnyTensor | None = None) -> tuple[_AnyTensor, _AnyTensor]: ...
+    @overload
+    def __call__(self, input: PackedSequence, hx: _AnyTensor | None = None) -> tuple[PackedSequence, _AnyTensor]: ...
+
+class GRU(RNNBase, Generic[_I, _H, _NL, _BF, _BD]):
+    def __init__(
+        self,
+        input_size: _I,
+        hidden_size: _H,
+        num_layers: int = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None: ...
+    @overload
+    def forward(self, input: _AnyTensor, hx: _AnyTensor | None = None) -> tuple[_AnyTensor, _AnyTensor]: ...
+    @overload
+    def forward(self, input: PackedSequence, hx: _AnyTensor | None = None) -> tuple[PackedSequence, _AnyTensor]: ...
+    @overload
+    def __call__(self, input: _AnyTensor, hx: _AnyTensor | None = None) -> tuple[_AnyTensor, _AnyTensor]: ...
+    @overload
+    def __call__(self, input: PackedSequence, hx: _AnyTensor | None = None) -> tuple[PackedSequence, _AnyTensor]: ...
+
+class LSTM(RNNBase, Generic[_I, _H, _NL, _BF, _BD, _PS]):
+    def __init__(
+        self,
+        input_size: _I,
+        hidden_size: _H,
+        num_layers: int = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        proj_size: int = 0,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None: ...
+    def get_expected_cell_size(self, input: _AnyTensor, batch_sizes: _AnyTensor | None) -> tuple[int, int, int]: ...
+    @overload
+    def forward(
+        self, input: _AnyTensor, hx: tuple[_AnyTensor, _AnyTensor] | None = None
+    ) -> tuple[_AnyTensor, tuple[_AnyTensor, _AnyTensor]]: ...
+    @overload
+    def forward(
+        self, input: PackedSequence, hx: tuple[_AnyTensor, _AnyTensor] | None = None
+    ) -> tuple[PackedSequence, tuple[_AnyTensor, _AnyTensor]]: ...
+    @overload
+    def __call__(
+        self, input: _AnyTensor, hx: tuple[_AnyTensor, _AnyTensor] | None = None
+    ) -> tuple[_AnyTensor, tuple[_AnyTensor, _AnyTensor]]: ...
+    @overload
+    def __call__(
+        self, input: PackedSequence, hx: tuple[_AnyTensor, _AnyTensor] | None = None
+    ) -> tuple[PackedSequence, tuple[_AnyTensor, _AnyTensor]]: ...
+
+class RNNCellBase(Module):
+    input_size: int
+    hidden_size: int
+    bias: bool
+    weight_ih: Parameter[Unpack[tuple[Any, ...]]]
+    weight_hh: Parameter[Unpack[tuple[Any, ...]]]
+    def __init__(
+        self, input_size: int, hidden_size: int, bias: bool, num_chunks: int, device: Any = None, dtype: Any = None
+    ) -> None: ...
+    def reset_parameters(self) -> None: ...
+
+class RNNCell(RNNCellBase, Generic[_I, _H]):
+    nonlinearity: str
+    def __init__(
+        self, input_size: _I, hidden_size: _H, bias: bool = True, nonlinearity: str = "tanh", device: Any = None,
+        dtype: Any = None,
+    ) -> None: ...
+    def forward(self, input: _AnyTensor, hx: _AnyTensor | None = None) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor, hx: _AnyTensor | None = None) -> _AnyTensor: ...
+
+class GRUCell(RNNCellBase, Generic[_I, _H]):
+    def __init__(self, input_size: _I, hidden_size: _H, bias: bool = True, device: Any = None, dtype: Any = None) -> None: ...
+    def forward(self, input: _AnyTensor, hx: _AnyTensor | None = None) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor, hx: _AnyTensor | None = None) -> _AnyTensor: ...
+
+class LSTMCell(RNNCellBase, Generic[_I, _H]):
+    def __init__(self, input_size: _I, hidden_size: _H, bias: bool = True, device: Any = None, dtype: Any = None) -> None: ...
+    def forward(
+        self, input: _AnyTensor, hx: tuple[_AnyTensor, _AnyTensor] | None = None
+    ) -> tuple[_AnyTensor, _AnyTensor]: ...
+    def __call__(
+        self, input: _AnyTensor, hx: tuple[_AnyTensor, _AnyTensor] | None = None
+    ) -> tuple[_AnyTensor, _AnyTensor]: ...
 
 class _Loss(Module):
     def forward(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...

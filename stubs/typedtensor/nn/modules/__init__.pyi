@@ -1,5 +1,8 @@
 # torch's class paths for typedtensor.nn's classes (typedtensor/nn/modules/_paths.py)
 from typedtensor.nn import GELU as GELU
+from typedtensor.nn import GRU as GRU
+from typedtensor.nn import LSTM as LSTM
+from typedtensor.nn import RNN as RNN
 from typedtensor.nn import AdaptiveAvgPool2d as AdaptiveAvgPool2d
 from typedtensor.nn import AvgPool2d as AvgPool2d
 from typedtensor.nn import BatchNorm1d as BatchNorm1d
@@ -12,12 +15,14 @@ from typedtensor.nn import Dropout as Dropout
 from typedtensor.nn import Dropout2d as Dropout2d
 from typedtensor.nn import Embedding as Embedding
 from typedtensor.nn import Flatten as Flatten
+from typedtensor.nn import GRUCell as GRUCell
 from typedtensor.nn import Identity as Identity
 from typedtensor.nn import L1Loss as L1Loss
 from typedtensor.nn import LayerNorm as LayerNorm
 from typedtensor.nn import LeakyReLU as LeakyReLU
 from typedtensor.nn import Linear as Linear
 from typedtensor.nn import LogSoftmax as LogSoftmax
+from typedtensor.nn import LSTMCell as LSTMCell
 from typedtensor.nn import MaxPool2d as MaxPool2d
 from typedtensor.nn import Module as Module
 from typedtensor.nn import ModuleDict as ModuleDict
@@ -26,6 +31,9 @@ from typedtensor.nn import MSELoss as MSELoss
 from typedtensor.nn import MultiheadAttention as MultiheadAttention
 from typedtensor.nn import NLLLoss as NLLLoss
 from typedtensor.nn import ReLU as ReLU
+from typedtensor.nn import RNNBase as RNNBase
+from typedtensor.nn import RNNCell as RNNCell
+from typedtensor.nn import RNNCellBase as RNNCellBase
 from typedtensor.nn import Sequential as Sequential
 from typedtensor.nn import Sigmoid as Sigmoid
 from typedtensor.nn import SiLU as SiLU

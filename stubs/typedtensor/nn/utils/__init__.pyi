@@ -5,6 +5,8 @@ from typing_extensions import Unpack
 
 from typedtensor import Tensor
 
+from . import rnn as rnn
+
 _AnyTensor = Tensor[Unpack[tuple[Any, ...]]]
 _Tensors = _AnyTensor | Iterable[_AnyTensor]
 
