@@ -185,6 +185,9 @@ void install_number_slots(py::handle cls) {
   m.def(NAME, [](py::handle a, py::handle b) { return fn_binary<BinaryOp::OP>(a, b); }, py::arg("input"), \
         py::arg("other"));
 
+#define TT_NEW_KW py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), \
+                  py::arg("requires_grad") = false
+
 void bind_tensor(py::module_& m) {
   py::class_<Tensor> cls(m, "Tensor", py::buffer_protocol());
   set_tensor_type(cls);
@@ -343,8 +346,6 @@ void bind_tensor(py::module_& m) {
   install_number_slots(cls);
 
   // ---- elementwise methods + functions ----
-  TT_BINARY_METHOD("sub", Sub)
-  TT_BINARY_METHOD("subtract", Sub)
   TT_BINARY_METHOD("mul", Mul)
   TT_BINARY_METHOD("multiply", Mul)
   TT_BINARY_METHOD("true_divide", Div)
@@ -375,10 +376,11 @@ void bind_tensor(py::module_& m) {
   TT_BINARY_METHOD("bitwise_or", BitOr)
   TT_BINARY_METHOD("bitwise_xor", BitXor)
 
+  // add / sub with alpha: a + alpha * b rounded once, as torch's kernel (tt::add_scaled)
   auto add_fn = [](py::handle a, py::handle b, py::handle alpha) {
     Scalar al = alpha.is_none() ? Scalar::from_int(1) : scalar_arg(alpha, "alpha");
     if (al.kind != Scalar::Float && al.i == 1) return fn_binary<BinaryOp::Add>(a, b);
-    return tt::binary(BinaryOp::Add, tensor_from(a), tt::binary(BinaryOp::Mul, tensor_from(b), al));
+    return tt::add_scaled(tensor_from(a), tensor_from(b), al);
   };
   cls.def("add", [add_fn](const Tensor& a, py::handle b, py::handle alpha) { return add_fn(py::cast(a), b, alpha); },
           py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
@@ -387,13 +389,28 @@ void bind_tensor(py::module_& m) {
     if (alpha.is_none()) return ibinop<BinaryOp::Add>(a, b);
     return tt::add_scaled_(a, tensor_from(b), scalar_arg(alpha, "alpha"));
   }, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(), py::return_value_policy::reference_internal);
-  cls.def("sub_", [](Tensor& a, py::handle b, py::handle alpha) -> Tensor& {
+  auto sub_fn = [](py::handle a, py::handle b, py::handle alpha) {
+    Scalar al = alpha.is_none() ? Scalar::from_int(1) : scalar_arg(alpha, "alpha");
+    if (al.kind != Scalar::Float && al.i == 1) return fn_binary<BinaryOp::Sub>(a, b);
+    Tensor ta = tensor_from(a), tb = tensor_from(b);
+    if (!tt::is_floating(ta.dtype()) || al.kind == Scalar::Bool)  // Sub's own dtype rules and errors
+      return tt::binary(BinaryOp::Sub, ta, tt::binary(BinaryOp::Mul, tb, al));
+    return tt::add_scaled(ta, tb, al.kind == Scalar::Float ? Scalar::from_double(-al.d) : Scalar::from_int(-al.i));
+  };
+  auto sub_inplace = [](Tensor& a, py::handle b, py::handle alpha) -> Tensor& {
     if (alpha.is_none()) return ibinop<BinaryOp::Sub>(a, b);
     Scalar al = scalar_arg(alpha, "alpha");
     if (!tt::is_floating(a.dtype()) || al.kind == Scalar::Bool)  // Sub's own dtype rules and errors
       return tt::binary_(BinaryOp::Sub, a, tt::binary(BinaryOp::Mul, tensor_from(b), al));
     return tt::add_scaled_(a, tensor_from(b), al.kind == Scalar::Float ? Scalar::from_double(-al.d) : Scalar::from_int(-al.i));
-  }, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(), py::return_value_policy::reference_internal);
+  };
+  for (const char* n : {"sub", "subtract"}) {  // subtract is sub's alias in every form
+    cls.def(n, [sub_fn](const Tensor& a, py::handle b, py::handle alpha) { return sub_fn(py::cast(a), b, alpha); },
+            py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
+    m.def(n, sub_fn, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
+    cls.def((std::string(n) + "_").c_str(), sub_inplace, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(),
+            py::return_value_policy::reference_internal);
+  }
   cls.def("div", [](const Tensor& a, py::handle b, py::object mode) { return div_mode(a, b, mode); },
           py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
   cls.def("divide", [](const Tensor& a, py::handle b, py::object mode) { return div_mode(a, b, mode); },
@@ -674,21 +691,28 @@ void bind_tensor(py::module_& m) {
       .def("cuda", [](const Tensor&, py::args, py::kwargs) -> Tensor {
         throw tt::NotImplementedError("[cuda] CUDA tensors are not available in this build");
       })
-      .def("new_zeros", [](const Tensor& a, py::args s, py::kwargs kw) {
-        return tt::zeros(shape_from_args(s, "new_zeros"), kw.contains("dtype") ? dtype_or(kw["dtype"], a.dtype()) : a.dtype());
-      })
-      .def("new_ones", [](const Tensor& a, py::args s, py::kwargs kw) {
-        return tt::ones(shape_from_args(s, "new_ones"), kw.contains("dtype") ? dtype_or(kw["dtype"], a.dtype()) : a.dtype());
-      })
-      .def("new_empty", [](const Tensor& a, py::args s, py::kwargs kw) {
-        return tt::empty(shape_from_args(s, "new_empty"), kw.contains("dtype") ? dtype_or(kw["dtype"], a.dtype()) : a.dtype());
-      })
-      .def("new_full", [](const Tensor& a, py::handle s, py::handle v, py::object dtype) {
-        return tt::full(shape_from(s, "new_full"), scalar_arg(v, "new_full"), dtype_or(dtype, a.dtype()));
-      }, py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none())
-      .def("new_tensor", [](const Tensor& a, py::handle data, py::object dtype) {
-        return tensor_data(data, dtype_or(dtype, a.dtype()));
-      }, py::arg("data"), py::kw_only(), py::arg("dtype") = py::none());
+      // new_*: self's dtype and device unless given (torch's rule)
+      .def("new_zeros", [](const Tensor& a, py::args s, py::object dtype, py::object device, bool rg) {
+        tt::DeviceScope ds(device_arg(device, a.device()));
+        return with_grad(tt::zeros(shape_from_args(s, "new_zeros"), dtype_or(dtype, a.dtype())), rg);
+      }, TT_NEW_KW)
+      .def("new_ones", [](const Tensor& a, py::args s, py::object dtype, py::object device, bool rg) {
+        tt::DeviceScope ds(device_arg(device, a.device()));
+        return with_grad(tt::ones(shape_from_args(s, "new_ones"), dtype_or(dtype, a.dtype())), rg);
+      }, TT_NEW_KW)
+      .def("new_empty", [](const Tensor& a, py::args s, py::object dtype, py::object device, bool rg) {
+        tt::DeviceScope ds(device_arg(device, a.device()));
+        return with_grad(tt::empty(shape_from_args(s, "new_empty"), dtype_or(dtype, a.dtype())), rg);
+      }, TT_NEW_KW)
+      .def("new_full", [](const Tensor& a, py::handle s, py::handle v, py::object dtype, py::object device, bool rg) {
+        tt::DeviceScope ds(device_arg(device, a.device()));
+        return with_grad(tt::full(shape_from(s, "new_full"), scalar_arg(v, "new_full"), dtype_or(dtype, a.dtype())), rg);
+      }, py::arg("size"), py::arg("fill_value"), TT_NEW_KW)
+      .def("new_tensor", [](const Tensor& a, py::handle data, py::object dtype, py::object device, bool rg) {
+        tt::Device d = device_arg(device, a.device());
+        tt::DeviceScope ds(d);
+        return with_grad(placed(tensor_data(data, dtype_or(dtype, a.dtype())), d), rg);
+      }, py::arg("data"), TT_NEW_KW);
 
   auto flatten_fn = [](const Tensor& a, int64_t s, int64_t e) { return tt::flatten(a, s, e); };
   cls.def("flatten", flatten_fn, py::arg("start_dim") = 0, py::arg("end_dim") = -1);

@@ -151,6 +151,12 @@ CREATION: dict[str, Case] = {
     "zeros_like": lambda mk, dev: tt.zeros_like(mk(data(2, 3))),
     "fill": lambda mk, dev: mk(data(2, 3)).fill_(3.0),
     "zero": lambda mk, dev: mk(data(2, 3)).zero_(),
+    # the new_* methods: the source tensor's device and dtype
+    "new_zeros": lambda mk, dev: mk(data(2, 3)).new_zeros(4, 5),
+    "new_ones": lambda mk, dev: mk(data(2, 3)).new_ones((4, 5), dtype=tt.float64),
+    "new_full": lambda mk, dev: mk(data(2, 3)).new_full((4, 5), 2.5),
+    "new_tensor": lambda mk, dev: mk(data(2, 3)).new_tensor([[1.0, 2.0], [3.0, 4.0]]),
+    "new_empty": lambda mk, dev: mk(data(2, 3)).new_empty(4, 5).fill_(1.0),
 }
 CASES.update(CREATION)
 
@@ -325,6 +331,12 @@ RANDOM.update({
     "bernoulli": lambda mk, dev: tt.bernoulli(mk(data(10, 100, lo=0, hi=1))),
     "randint_like": lambda mk, dev: tt.randint_like(mk(data(10, 100)), 5),
     "randperm": lambda mk, dev: tt.randperm(50, device=dev).sort().values,
+    "normal": lambda mk, dev: tt.normal(mk(np.zeros((10, 100), np.float32)), 1.0),
+    "normal_of_size": lambda mk, dev: tt.normal(0.0, 1.0, (10, 100), device=dev),
+    "multinomial": lambda mk, dev: tt.multinomial(mk(data(4, 25, lo=0.1, hi=1)), 5),
+    "uniform": lambda mk, dev: mk(data(10, 100)).uniform_(0.0, 1.0),
+    "exponential": lambda mk, dev: mk(data(10, 100)).exponential_(2.0),
+    "random": lambda mk, dev: mk(data(10, 100)).random_(0, 10),
 })
 CASES.update(RANDOM)
 

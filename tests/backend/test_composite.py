@@ -137,3 +137,10 @@ def test_cdist_gradient_and_errors() -> None:
         tt.cdist(tt.zeros(2, 3), tt.zeros(4, 2))
     with pytest.raises(ValueError, match="non-negative"):
         tt.cdist(tt.zeros(2, 3), tt.zeros(4, 3), -1.0)
+
+
+def test_logaddexp_takes_a_python_number() -> None:
+    # a number operand becomes a 0-d tensor of the tensor's floating dtype (it raised NameError)
+    got = tt.logaddexp(tt.tensor([1.0, 2.0], dtype=tt.float64), 3.0).numpy()
+    ref = torch.logaddexp(torch.tensor([1.0, 2.0], dtype=torch.float64), torch.tensor(3.0, dtype=torch.float64))
+    np.testing.assert_allclose(got, ref.numpy(), rtol=1e-15)

@@ -1556,8 +1556,28 @@ def _new_tensor(draw: Draw) -> Case:
 
 @case("normal")
 def _normal(draw: Draw) -> Case:
-    sizes = _sizes(draw)
-    return Case("", (0.0, 1.0, sizes), {}, lambda: torch.normal(0.0, 1.0, sizes))
+    if draw(st.booleans()):
+        sizes = _sizes(draw)
+        return Case("", (0.0, 1.0, sizes), {}, lambda: torch.normal(0.0, 1.0, sizes))
+    m = shape(draw)
+    sd = partner(draw, m) if draw(st.booleans()) else None
+    return Case("", (S(m), S(sd) if sd is not None else 1.0), {},
+                lambda: torch.normal(T(m), T(sd, "p") if sd is not None else 1.0))
+
+
+@case("uniform", "exponential", "random")
+def _fill_in_place(draw: Draw) -> Case:
+    s = shape(draw)
+    c = Case("", (S(s),), {}, lambda: None)
+    c.torch_fn = lambda: getattr(T(s), f"{c.op}_")()
+    return c
+
+
+@case("multinomial")
+def _multinomial(draw: Draw) -> Case:
+    s = shape(draw, lo=0, hi=3, sizes=POS_SIZE)
+    k = draw(st.integers(1, 3))
+    return Case("", (S(s), k, True), {}, lambda: torch.multinomial(T(s, "p") + 0.1, k, True))
 
 
 @case("randperm")

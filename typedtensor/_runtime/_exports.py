@@ -133,7 +133,6 @@ FUNCTIONS_FROM_C: Final[tuple[str, ...]] = (
     "negative",
     "nonzero",
     "norm",
-    "normal",
     "not_equal",
     "ones",
     "ones_like",
@@ -215,8 +214,10 @@ FUNCTIONS_IN_PYTHON: Final[tuple[str, ...]] = (
     "logit",
     "median",
     "mode",
+    "multinomial",
     "mv",
     "nanmean",
+    "normal",
     "positive",
     "xlogy",
 )
@@ -270,11 +271,13 @@ FUNCTIONAL_IN_PYTHON: Final[tuple[str, ...]] = (
 # ``Tensor.X`` written in Python (_runtime/composite.py)
 METHODS_IN_PYTHON: Final[tuple[str, ...]] = (
     "addcmul",
+    "bernoulli",
     "logaddexp",
     "logcumsumexp",
     "logit",
     "median",
     "mode",
+    "multinomial",
     "mv",
     "nanmean",
     "positive",
@@ -283,21 +286,20 @@ METHODS_IN_PYTHON: Final[tuple[str, ...]] = (
 # ``Tensor.X_`` as the out-of-place method's result written back
 INPLACE_IN_PYTHON: Final[tuple[str, ...]] = (
     "addcmul",
+    "bernoulli",
+    "exponential",
     "lerp",
+    "normal",
+    "random",
     "round",
     "tril",
     "triu",
+    "uniform",
 )
 # ops that never run on a CUDA tensor
 CPU_ONLY_OPS: Final[tuple[str, ...]] = (
     "from_dlpack",
     "from_numpy",
-    "new_empty",
-    "new_full",
-    "new_ones",
-    "new_tensor",
-    "new_zeros",
-    "normal",
 )
 # ops that take CUDA tensors but compute on the host
 HOST_FALLBACK_OPS: Final[tuple[str, ...]] = (

@@ -13,6 +13,16 @@ from typing import Any
 
 from typedtensor._runtime import _exports, _loader
 from typedtensor._runtime.errors import check
+from typedtensor._runtime.sampling import (  # noqa: F401 (the op table's Python forms are looked up here)
+    bernoulli,
+    bernoulli_,
+    exponential_,
+    multinomial,
+    normal,
+    normal_,
+    random_,
+    uniform_,
+)
 
 _C = _loader.load_core()
 
@@ -72,6 +82,12 @@ def xlogy(input: Any, other: Any) -> Any:
     product = x * y.log()
     zero = (x == 0).logical_and(y.isnan().logical_not())
     return _C.where(zero, _C.zeros_like(product), product)
+
+
+def _as_tensor(value: Any, like: Any) -> Any:
+    """A Python number as a 0-d tensor of ``like``'s floating dtype and device."""
+    dtype = like.dtype if like.is_floating_point() else _C.float32
+    return _C.full([], value, dtype=dtype, device=like.device)
 
 
 def logaddexp(input: Any, other: Any) -> Any:
@@ -244,14 +260,17 @@ def _inplace(name: str) -> Any:
 
 
 FUNCTIONS = tuple(n for n in _exports.FUNCTIONS_IN_PYTHON if n in globals())
+_FILLS = (bernoulli_, exponential_, normal_, random_, uniform_)  # attached by install()
 
 
 def install(tensor_cls: Any) -> None:
-    """Attach the Python-written methods of the op table (``x.lerp_(...)``, ``x.median(...)``...)."""
+    """Attach the Python-written methods of the op table (``x.lerp_(...)``, ``x.median(...)``...):
+    an in-place form is its own function where one is written (``normal_``), else the out-of-place
+    method's result written back."""
     for name in _exports.METHODS_IN_PYTHON:
         setattr(tensor_cls, name, globals()[name])
     for name in _exports.INPLACE_IN_PYTHON:
-        setattr(tensor_cls, f"{name}_", _inplace(name))
+        setattr(tensor_cls, f"{name}_", globals().get(f"{name}_") or _inplace(name))
 
 
 __all__ = [*FUNCTIONS, "install", "values_indices"]

@@ -1,5 +1,5 @@
 """Importing this package registers every op and module rule (one family per module)."""
 
-from . import creation, elementwise, indexing, linalg, modules, movement, nn, primitives, reduce
+from . import creation, elementwise, indexing, linalg, modules, movement, nn, primitives, random, reduce
 
-__all__ = ["creation", "elementwise", "indexing", "linalg", "modules", "movement", "nn", "primitives", "reduce"]
+__all__ = ["creation", "elementwise", "indexing", "linalg", "modules", "movement", "nn", "primitives", "random", "reduce"]

@@ -237,8 +237,7 @@ def _ops(*names: str) -> tuple[str, ...]:
 
 _ALPHA: Final = "input:tensor, other:any, *, alpha:any=None"
 binary("add", "Add", "+", fusion="(A + B)", params=_ALPHA, operators=_ops("add"))
-binary("sub", "Sub", "-", fusion="(A - B)", params=_ALPHA, function="input:tensor, other:any", method="other:any",
-       inplace="other:any, *, alpha:any=None", operators=_ops("sub"))
+binary("sub", "Sub", "-", fusion="(A - B)", params=_ALPHA, operators=_ops("sub"), aliases=("subtract",))
 binary("mul", "Mul", "*", fusion="(A * B)", aliases=("multiply",), operators=_ops("mul"))
 binary("div", "Div", "/", fusion="(A / B)", dtype="float", params="input:tensor, other:any, *, rounding_mode:str=None",
        aliases=("divide",), alias_expose={"divide": "tt method"}, operators=_ops("truediv"))
@@ -266,7 +265,6 @@ binary("fmod", "Fmod", "%")
 binary("hypot", "Hypot", dtype="float")
 binary("copysign", "Copysign", dtype="float")
 # ops that run as another's BinaryOp value
-binary("subtract", None, "-")  # sub, but its in-place form takes no alpha
 binary("true_divide", None, "/", dtype="float")
 binary("xlogy", None, dtype="float", expose="tt method", python="tt method")
 binary("logaddexp", None, dtype="float_only", expose="tt method", python="tt method")
