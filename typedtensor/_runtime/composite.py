@@ -23,6 +23,7 @@ from typedtensor._runtime.sampling import (  # noqa: F401 (the op table's Python
     random_,
     uniform_,
 )
+from typedtensor._runtime.surface_ops import *  # noqa: F403 (the op table's Python forms are looked up here)
 
 _C = _loader.load_core()
 

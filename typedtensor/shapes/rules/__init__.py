@@ -1,5 +1,6 @@
 """Importing this package registers every op and module rule (one family per module)."""
 
-from . import creation, elementwise, indexing, linalg, modules, movement, nn, primitives, random, reduce
+from . import creation, elementwise, indexing, linalg, modules, movement, nn, primitives, random, reduce, surface
 
-__all__ = ["creation", "elementwise", "indexing", "linalg", "modules", "movement", "nn", "primitives", "random", "reduce"]
+__all__ = ["creation", "elementwise", "indexing", "linalg", "modules", "movement", "nn", "primitives", "random", "reduce",
+           "surface"]
