@@ -169,6 +169,8 @@ RANDOM: dict[str, Case] = {
     "randint": lambda mk, dev: tt.randint(0, 10, (1000,), device=dev),
     "dropout": lambda mk, dev: F.dropout(mk(np.ones((10, 100), np.float32)), 0.5, True),
     "dropout2d": lambda mk, dev: F.dropout2d(mk(np.ones((4, 50, 3, 3), np.float32)), 0.5, True),
+    "dropout1d": lambda mk, dev: F.dropout1d(mk(np.ones((4, 50, 3), np.float32)), 0.5, True),
+    "dropout3d": lambda mk, dev: F.dropout3d(mk(np.ones((4, 50, 2, 1, 2), np.float32)), 0.5, True),
 }
 CASES.update(RANDOM)
 

@@ -1378,6 +1378,24 @@ def _m_same(name: str) -> Callable[[Draw], Case]:
     return gen
 
 
+def _m_dropout1d(draw: Draw) -> Case:
+    x = shape(draw, lo=1, hi=4)
+    return _mod("Dropout1d", ((), {}), lambda: nn.Dropout1d(), x)
+
+
+def _m_dropout3d(draw: Draw) -> Case:
+    x = shape(draw, lo=1, hi=5)
+    return _mod("Dropout3d", ((), {}), lambda: nn.Dropout3d(), x)
+
+
+@case("dropout1d", "dropout3d")
+def _channel_dropout(draw: Draw) -> Case:
+    x = shape(draw, lo=1, hi=5)
+    c = Case("", (S(x),), {}, lambda: None)
+    c.torch_fn = lambda: getattr(F, c.op)(T(x))
+    return c
+
+
 def _m_softmax(name: str) -> Callable[[Draw], Case]:
     def gen(draw: Draw) -> Case:
         x = shape(draw)
@@ -1455,6 +1473,7 @@ MODULE_CASES.update({
     **{f"typedtensor.nn.{n}": _m_same(n) for n in (
         "ReLU", "GELU", "Tanh", "Sigmoid", "SiLU", "Identity", "Dropout", "Dropout2d", "LeakyReLU", "Softplus",
         "Softsign")},
+    "typedtensor.nn.Dropout1d": _m_dropout1d, "typedtensor.nn.Dropout3d": _m_dropout3d,
     **{f"typedtensor.nn.{n}": _m_loss(n, o) for n, o in (
         ("CrossEntropyLoss", "cross_entropy"), ("NLLLoss", "nll_loss"), ("MSELoss", "mse_loss"),
         ("L1Loss", "l1_loss"), ("BCELoss", "binary_cross_entropy"),

@@ -18,7 +18,9 @@ from typedtensor.nn.layers import BatchNorm1d as BatchNorm1d
 from typedtensor.nn.layers import BatchNorm2d as BatchNorm2d
 from typedtensor.nn.layers import Conv2d as Conv2d
 from typedtensor.nn.layers import Dropout as Dropout
+from typedtensor.nn.layers import Dropout1d as Dropout1d
 from typedtensor.nn.layers import Dropout2d as Dropout2d
+from typedtensor.nn.layers import Dropout3d as Dropout3d
 from typedtensor.nn.layers import Embedding as Embedding
 from typedtensor.nn.layers import Flatten as Flatten
 from typedtensor.nn.layers import Identity as Identity
@@ -40,7 +42,7 @@ globals().update(_ACTIVATIONS)  # ReLU, GELU, SiLU ...: one class per op entry w
 
 __all__ = [
     "AdaptiveAvgPool2d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "Conv2d",
-    "CrossEntropyLoss", "Dropout", "Dropout2d", "Embedding", "Flatten", "Identity", "L1Loss", "LayerNorm",
+    "CrossEntropyLoss", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "Embedding", "Flatten", "Identity", "L1Loss", "LayerNorm",
     "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module", "ModuleDict", "ModuleList",
     "MultiheadAttention", "NLLLoss", "Parameter", "Sequential", "Softmax", "functional", "init", "modules", "parallel",
     "utils",
@@ -48,6 +50,6 @@ __all__ = [
 ]
 
 # torch's import paths, built on the classes above: they read typedtensor.nn, so they come after it
-from typedtensor.nn import modules as modules
-from typedtensor.nn import parallel as parallel
-from typedtensor.nn import utils as utils
+from typedtensor.nn import modules as modules  # noqa: E402
+from typedtensor.nn import parallel as parallel  # noqa: E402
+from typedtensor.nn import utils as utils  # noqa: E402

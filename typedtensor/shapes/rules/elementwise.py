@@ -109,11 +109,15 @@ unary("isinf", "IsInf", dtype="bool", gradient="boolean result")
 unary("isfinite", "IsFinite", dtype="bool", gradient="boolean result")
 unary("softplus", "Softplus", fusion="(A > T(20) ? A : log1p(tt_exp(A)))", dtype="float_only", expose="tt method inplace F", params="input:tensor, beta:float=1.0, threshold:float=20.0",
       function="input:tensor", method="", python="F", module=("Softplus", "beta:float=1.0, threshold:float=20.0"))
-unary("mish", "Mish", dtype="float_only", expose="tt method inplace F")
+unary("mish", "Mish", dtype="float_only", expose="tt method inplace F", params="input:tensor, inplace:bool=False",
+      function="input:tensor", method="", python="F")
 unary("logsigmoid", "Logsigmoid", dtype="float_only", expose="tt method inplace F")
-unary("relu6", "Relu6", dtype="same", expose="tt method inplace F")
-unary("hardsigmoid", "Hardsigmoid", dtype="float_only", expose="tt method inplace F")
-unary("hardswish", "Hardswish", dtype="float_only", expose="tt method inplace F")
+unary("relu6", "Relu6", dtype="same", expose="tt method inplace F", params="input:tensor, inplace:bool=False",
+      function="input:tensor", method="", python="F")
+unary("hardsigmoid", "Hardsigmoid", dtype="float_only", expose="tt method inplace F", params="input:tensor, inplace:bool=False",
+      function="input:tensor", method="", python="F")
+unary("hardswish", "Hardswish", dtype="float_only", expose="tt method inplace F", params="input:tensor, inplace:bool=False",
+      function="input:tensor", method="", python="F")
 unary("elu", None, prim="Elementwise", fusion="(A > T(0) ? A : @slope * expm1(A))", expose="tt F", params="input:tensor, alpha:float=1.0, inplace:bool=False",
       function="input:tensor, alpha:float=1.0", python="F")
 unary("leaky_relu", None, prim="Elementwise", fusion="(A > T(0) ? A : A * @slope)", expose="tt method F",

@@ -529,3 +529,22 @@ def bucketize(args: Args) -> Result:
     x = args["input"]
     return x if isinstance(x, (Shape, Unknown)) else Shape(())
 
+
+
+# ---- nn.functional ----
+
+
+def _channel_dropout(name: str, ranks: tuple[int, ...]) -> None:
+    def rule(args: Args) -> Result:
+        x: ShapeLike = args["input"]
+        if isinstance(x, Shape) and x.is_fixed and len(x.dims) not in ranks:
+            return Issue("shape-rank", f"{name}: expected {' or '.join(map(str, ranks))}-d input, got "
+                         f"{len(x.dims)}-d; shape {fmt_shape(x)}")
+        return x
+
+    op(name, "input:tensor, p:float=0.5, training:bool=True, inplace:bool=False", expose="F", python="F",
+       tags=("nn", "random"), signature=_SAME)(rule)
+
+
+_channel_dropout("dropout1d", (2, 3))
+_channel_dropout("dropout3d", tuple(range(1, 65)))  # torch warns for ranks other than 4 and 5
