@@ -83,10 +83,9 @@ MISSING: dict[str, str] = {
     "vae": "",
     "dcgan": "nn.ConvTranspose2d",
     "word_language_model": (
-        "nn.LSTM; nn.Transformer (model.py subclasses it at import); typedtensor.onnx (imported at the top); "
-        "past the 20 steps tested, the end of epoch 1 also needs tt.save/tt.load of a whole nn.Module"
+        "nn.LSTM; nn.Transformer (model.py subclasses it at import); typedtensor.onnx (imported at the top)"
     ),
-    "time_sequence_prediction": "nn.LSTMCell; tt.save/tt.load of a numpy array",
+    "time_sequence_prediction": "nn.LSTMCell",
     "imagenet": "nn.GroupNorm (torchvision's ResNet names it in an isinstance check)",
     "mingpt": "",
 }
