@@ -394,7 +394,7 @@ void bind_functions(py::module_& m) {
   m.def("embedding", [](const Tensor& idx, const Tensor& w, py::object padding_idx) {
     return tt::embedding(w, idx, opt_int(padding_idx));
   }, py::arg("input"), py::arg("weight"), py::arg("padding_idx") = py::none());
-  m.def("dropout", &tt::dropout, py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true);
+  m.def("dropout", &tt::dropout, py::arg("input"), py::arg("p") = 0.5, py::arg("train") = true);  // torch.dropout's names
   m.def("dropout2d", &tt::dropout2d, py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true);
 
   // threads and grad mode

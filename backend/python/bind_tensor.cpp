@@ -352,7 +352,13 @@ void bind_tensor(py::module_& m) {
   TT_BINARY_METHOD("floor_divide", FloorDiv)
   TT_BINARY_METHOD("remainder", Remainder)
   TT_BINARY_METHOD("fmod", Fmod)
-  TT_BINARY_METHOD("pow", Pow)
+  // pow: torch names its second operand `exponent` in every form
+  cls.def("pow", [](const Tensor& a, py::handle b) { return fn_binary<BinaryOp::Pow>(py::cast(a), b); },
+          py::arg("exponent"));
+  cls.def("pow_", [](Tensor& a, py::handle b) -> Tensor& { return ibinop<BinaryOp::Pow>(a, b); }, py::arg("exponent"),
+          py::return_value_policy::reference_internal);
+  m.def("pow", [](py::handle a, py::handle b) { return fn_binary<BinaryOp::Pow>(a, b); }, py::arg("input"),
+        py::arg("exponent"));
   TT_BINARY_METHOD("maximum", Maximum)
   TT_BINARY_METHOD("minimum", Minimum)
   TT_BINARY_METHOD("atan2", Atan2)
@@ -720,10 +726,12 @@ void bind_tensor(py::module_& m) {
   auto unflatten_fn = [](const Tensor& a, int64_t d, py::handle s) { return tt::unflatten(a, d, shape_from(s, "unflatten")); };
   cls.def("unflatten", unflatten_fn, py::arg("dim"), py::arg("sizes"));
   m.def("unflatten", unflatten_fn, py::arg("input"), py::arg("dim"), py::arg("sizes"));
-  for (const char* n : {"transpose", "swapaxes", "swapdims"}) {
+  for (const char* n : {"transpose", "swapdims"}) {
     cls.def(n, &tt::transpose, py::arg("dim0"), py::arg("dim1"));
     m.def(n, &tt::transpose, py::arg("input"), py::arg("dim0"), py::arg("dim1"));
   }
+  cls.def("swapaxes", &tt::transpose, py::arg("axis0"), py::arg("axis1"));  // numpy's names, as torch's
+  m.def("swapaxes", &tt::transpose, py::arg("input"), py::arg("axis0"), py::arg("axis1"));
   m.def("t", [](const Tensor& a) {
     if (a.dim() > 2) throw tt::ValueError("t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(a.dim()) + "D");
     return a.dim() < 2 ? a : tt::transpose(a, 0, 1);
@@ -875,8 +883,8 @@ void bind_tensor(py::module_& m) {
       throw tt::ShapeError("dot", {a.shape(), b.shape()}, {}, "1D tensors expected, but got " + std::to_string(a.dim()) + "D and " + std::to_string(b.dim()) + "D tensors");
     return tt::matmul(a, b);
   };
-  cls.def("dot", dot_fn, py::arg("other"));
-  m.def("dot", dot_fn, py::arg("input"), py::arg("other"));
+  cls.def("dot", dot_fn, py::arg("tensor"));  // torch's schema names it `tensor`
+  m.def("dot", dot_fn, py::arg("input"), py::arg("tensor"));
   auto outer_fn = [](const Tensor& a, const Tensor& b) { return tt::binary(BinaryOp::Mul, tt::unsqueeze(a, 1), b); };
   cls.def("outer", outer_fn, py::arg("vec2"));
   m.def("outer", outer_fn, py::arg("input"), py::arg("vec2"));

@@ -517,7 +517,8 @@ def binary_cross_entropy_with_logits(
     return _reduce(loss, reduction)
 
 
-def one_hot(tensor: Any, num_classes: int = -1) -> Any:
+def one_hot(input: Any, num_classes: int = -1) -> Any:
+    tensor = input  # torch's keyword is `input` (its docs say `tensor`)
     if tensor.is_floating_point():
         raise TypeError("one_hot is only applicable to index tensors")
     if tensor.numel() == 0:

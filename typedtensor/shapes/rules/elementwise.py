@@ -156,10 +156,10 @@ op("cpu", "input:tensor", expose="method", tags=("identity",), signature=_SAME)(
 op("cuda", "input:tensor, device:any=None, non_blocking:bool=False, *, memory_format:any=None", expose="method",
    tags=("identity",), signature=_SAME)(_same_shape)
 op("dropout", "input:tensor, p:float=0.5, training:bool=True, inplace:bool=False", expose="tt F",
-   function="input:tensor, p:float=0.5, training:bool=True", python="F", tags=("elementwise", "random"),
+   function="input:tensor, p:float=0.5, train:bool=True", python="F", tags=("elementwise", "random"),
    signature=_SAME, gradient="", graph=True)(_same_shape)
 op("alpha_dropout", "input:tensor, p:float=0.5, training:bool=False, inplace:bool=False", expose="tt F",
-   python="tt F", tags=("elementwise", "random"), signature=_SAME)(_same_shape)
+   function="input:tensor, p:float=0.5, train:bool=False", python="tt F", tags=("elementwise", "random"), signature=_SAME)(_same_shape)
 op("fill", "input:tensor, value:any", expose="inplace", tags=("elementwise",), differentiable=False,
    gradient="overwrites its input", signature=_SAME)(_same_shape)
 op("zero", "input:tensor", expose="inplace", tags=("elementwise",), differentiable=False,
@@ -218,8 +218,10 @@ def binary(
     for n in (name, *aliases):
         BINARY_SYMBOLS[n] = symbol
 
+    second = params.split(",")[1].split(":")[0].strip()  # torch's name for it: `other`, pow's `exponent`
+
     def rule(args: Args) -> Result:
-        return binary_result(name, args["input"], args["other"])
+        return binary_result(name, args["input"], args[second])
 
     op(
         name, params, expose=expose, tags=("elementwise", "binary", *tags), differentiable=not gradient,
@@ -247,7 +249,7 @@ binary("div", "Div", "/", fusion="(A / B)", dtype="float", params="input:tensor,
        aliases=("divide",), alias_expose={"divide": "tt method"}, operators=_ops("truediv"))
 binary("floor_divide", "FloorDiv", "//", gradient=_STEP, operators=_ops("floordiv"))
 binary("remainder", "Remainder", "%", operators=_ops("mod"))
-binary("pow", "Pow", "**", fusion="pow(A, B)", operators=_ops("pow"))
+binary("pow", "Pow", "**", fusion="pow(A, B)", operators=_ops("pow"), params="input:tensor, exponent:any")
 binary("maximum", "Maximum", fusion="tt_max(A, B)")
 binary("minimum", "Minimum", fusion="tt_min(A, B)")
 binary("atan2", "Atan2", dtype="float")
@@ -335,7 +337,7 @@ def nan_to_num(args: Args) -> Result:
 
 
 @op("isclose", "input:tensor, other:tensor, rtol:float=1e-05, atol:float=1e-08, equal_nan:bool=False", expose="tt",
-    function="a:tensor, b:tensor, rtol:float=1e-05, atol:float=1e-08, equal_nan:bool=False", python="tt",
+    python="tt",
     tags=("elementwise",), dtype_rule="bool", differentiable=False, gradient="boolean result")
 def isclose(args: Args) -> Result:
     return broadcast_shapes(args["input"], args["other"], "isclose") if all(
