@@ -272,3 +272,27 @@ def test_errors_where_torch_errors(call: Callable[[Any], Any]) -> None:
         call(torch)
     with pytest.raises((TypeError, IndexError, ValueError)):
         call(tt)
+
+
+@pytest.mark.parametrize("name", ["cumsum_", "cumprod_"])
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_inplace_scans_match_torch(name: str, dtype: str) -> None:
+    data = arr(3, 4, dtype=dtype)
+    results = []
+    for m in (tt, torch):
+        x = m.tensor(data.copy())
+        assert getattr(x, name)(1) is x
+        results.append(x)
+    same(results[0], results[1])
+
+
+def test_inplace_scan_backward_matches_torch() -> None:
+    data = arr(3, 4)
+    grads = []
+    for m in (tt, torch):
+        leaf = m.tensor(data, requires_grad=True)
+        y = leaf * 2
+        y.cumsum_(0)
+        (y * m.tensor(data)).sum().backward()
+        grads.append(host(leaf.grad))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)

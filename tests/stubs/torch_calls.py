@@ -643,6 +643,8 @@ def surface_calls() -> None:
     x.addcdiv_(tensor1=x, tensor2=x, value=0.5)
     tt.clamp_min(input=x, min=0.0)
     x.clamp_max_(max=1.0)
+    x.cumsum_(dim=0)
+    x.cumprod_(dim=1, dtype=tt.float64)
     tt.trace(input=x)
     tt.diag(input=x, diagonal=1)
     tt.diag_embed(input=x, offset=0, dim1=-2, dim2=-1)

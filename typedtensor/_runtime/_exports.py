@@ -352,6 +352,8 @@ INPLACE_IN_PYTHON: Final[tuple[str, ...]] = (
     "bernoulli",
     "clamp_max",
     "clamp_min",
+    "cumprod",
+    "cumsum",
     "exponential",
     "index_copy",
     "index_fill",
