@@ -1,9 +1,11 @@
 """``typedtensor.serialization``: ``save``/``load`` and torch's allow-list of globals.
 
-``tt.load`` never unpickles (NOTE [ Save format ] in ``_runtime/serialization.py``): a file holds
-tensors, numbers, strings and containers only, so there is no class to allow. ``safe_globals`` /
-``add_safe_globals`` keep torch's API (programs wrap their ``load`` in them) and record what they are
-given, which ``get_safe_globals`` returns; loading is the same with or without them.
+``tt.load`` never unpickles: a file holds tensors, numpy arrays, plain values and containers, and
+whole ``nn.Module`` objects written as data (their class's import path and attributes). A module is
+rebuilt only from a class the program allows, like torch's ``weights_only`` loader: typedtensor's
+own, the classes given to ``safe_globals`` / ``add_safe_globals`` (which ``get_safe_globals``
+returns), and with ``load(..., weights_only=False)`` any ``nn.Module`` class already imported
+(NOTE [ Saving modules ] in ``_runtime/checkpoint_objects.py``).
 """
 
 from __future__ import annotations

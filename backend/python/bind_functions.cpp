@@ -11,18 +11,26 @@ using tt::BinaryOp;
 namespace {
 DType float_default(py::object dtype) { return dtype_or(dtype, tt::kDefaultFloat); }
 
-// device= of a creation function: allocations inside the call go there (a DeviceScope), and
-// results built on the host (arange, eye, ...) are moved there by placed().
-tt::Device device_arg(py::object device, tt::Device dflt = {}) { return device.is_none() ? dflt : device_from(device); }
-Tensor placed(Tensor t, tt::Device d) { return t.device() == d ? t : tt::to_device(t, d); }
-
-Tensor with_grad(Tensor t, bool requires_grad) {
-  if (requires_grad) {
-    if (!tt::is_floating(t.dtype())) throw tt::TypeError("only tensors of floating point dtype can require gradients");
-    t.autograd_meta().requires_grad = true;
+// generator= of a random function: while it lives, this thread's draws come from that tt.Generator
+// (NOTE [ Generators ]); torch's rule that the generator's device type be the result's is kept.
+class GeneratorArg {
+ public:
+  GeneratorArg(py::handle generator, tt::Device target, const char* op) {
+    if (generator.is_none()) return;
+    if (!py::isinstance<tt::Generator>(generator))
+      throw tt::TypeError(std::string("[") + op + "] generator must be a typedtensor.Generator, got " +
+                          std::string(py::str(py::type::handle_of(generator).attr("__name__"))));
+    const auto& g = generator.cast<const tt::Generator&>();
+    if (g.device().type != target.type)
+      throw tt::ValueError(std::string("[") + op + "] expected a '" + (target.type == tt::DeviceType::CUDA ? "cuda" : "cpu") +
+                           "' device type for generator but found '" +
+                           (g.device().type == tt::DeviceType::CUDA ? "cuda" : "cpu") + "'");
+    scope_.emplace(&g);
   }
-  return t;
-}
+
+ private:
+  std::optional<tt::GeneratorScope> scope_;
+};
 }  // namespace
 
 #define TT_CREATION_KW py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), \
@@ -160,14 +168,18 @@ void bind_functions(py::module_& m) {
     tt::manual_seed(static_cast<uint64_t>(PyLong_AsUnsignedLongLongMask(seed.ptr())));
   }, py::arg("seed"));
   m.def("initial_seed", &tt::initial_seed);
-  m.def("rand", [](py::args s, py::object dtype, py::object device, bool rg) {
+  m.def("rand", [](py::args s, py::object generator, py::object dtype, py::object device, bool rg) {
+    GeneratorArg ga(generator, device_arg(device), "rand");
     tt::DeviceScope ds(device_arg(device));
     return with_grad(tt::rand(shape_from_args(s, "rand"), float_default(dtype)), rg);
-  }, TT_CREATION_KW);
-  m.def("randn", [](py::args s, py::object dtype, py::object device, bool rg) {
+  }, py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+     py::arg("requires_grad") = false);
+  m.def("randn", [](py::args s, py::object generator, py::object dtype, py::object device, bool rg) {
+    GeneratorArg ga(generator, device_arg(device), "randn");
     tt::DeviceScope ds(device_arg(device));
     return with_grad(tt::randn(shape_from_args(s, "randn"), float_default(dtype)), rg);
-  }, TT_CREATION_KW);
+  }, py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+     py::arg("requires_grad") = false);
   m.def("rand_like", [](const Tensor& a, py::object dtype) {
     tt::DeviceScope ds(a.device());
     return tt::rand(a.shape(), dtype_or(dtype, a.dtype()));
@@ -178,7 +190,8 @@ void bind_functions(py::module_& m) {
     return tt::randn(a.shape(), dtype_or(dtype, a.dtype()));
   },
         py::arg("input"), py::kw_only(), py::arg("dtype") = py::none());
-  m.def("randint", [](py::args args, py::object size, py::object dtype, py::object device) {
+  m.def("randint", [](py::args args, py::object size, py::object generator, py::object dtype, py::object device) {
+    GeneratorArg ga(generator, device_arg(device), "randint");
     tt::DeviceScope ds(device_arg(device));
     // randint(high, size) or randint(low, high, size)
     std::vector<py::object> a;
@@ -187,25 +200,50 @@ void bind_functions(py::module_& m) {
     if (a.size() == 2) return tt::randint(0, a[0].cast<int64_t>(), shape_from(a[1], "randint"), dtype_or(dtype, DType::Int64));
     if (a.size() == 3) return tt::randint(a[0].cast<int64_t>(), a[1].cast<int64_t>(), shape_from(a[2], "randint"), dtype_or(dtype, DType::Int64));
     throw tt::TypeError("randint(low=0, high, size, *, dtype=None): expected high and size");
-  }, py::kw_only(), py::arg("size") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+  }, py::kw_only(), py::arg("size") = py::none(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(),
+     py::arg("device") = py::none());
   m.def("randint_like", [](const Tensor& a, int64_t low, py::object high, py::object dtype) {
     tt::DeviceScope ds(a.device());
     if (high.is_none()) return tt::randint(0, low, a.shape(), dtype_or(dtype, a.dtype()));
     return tt::randint(low, high.cast<int64_t>(), a.shape(), dtype_or(dtype, a.dtype()));
   }, py::arg("input"), py::arg("low"), py::arg("high") = py::none(), py::kw_only(), py::arg("dtype") = py::none());
-  m.def("randperm", [](int64_t n, py::object dtype, py::object device) {
+  m.def("randperm", [](int64_t n, py::object generator, py::object dtype, py::object device) {
+    GeneratorArg ga(generator, device_arg(device), "randperm");
     tt::DeviceScope ds(device_arg(device));
     return placed(tt::randperm(n, dtype_or(dtype, DType::Int64)), device_arg(device));
-  }, py::arg("n"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
-  m.def("bernoulli", [](const Tensor& p, py::object pp) {
+  }, py::arg("n"), py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(),
+     py::arg("device") = py::none());
+  m.def("bernoulli", [](const Tensor& p, py::object pp, py::object generator) {
+    GeneratorArg ga(generator, p.device(), "bernoulli");
     tt::DeviceScope ds(p.device());
     if (!pp.is_none()) return tt::bernoulli(tt::full(p.shape(), scalar_arg(pp, "bernoulli"), p.dtype()));
     return tt::bernoulli(p);
-  }, py::arg("input"), py::arg("p") = py::none());
-  m.def("normal", [](double mean, double std, py::handle size, py::object dtype) {
-    Tensor t = tt::randn(shape_from(size, "normal"), float_default(dtype));
-    return tt::binary(BinaryOp::Add, tt::binary(BinaryOp::Mul, t, Scalar::from_double(std)), Scalar::from_double(mean));
-  }, py::arg("mean"), py::arg("std"), py::arg("size"), py::kw_only(), py::arg("dtype") = py::none());
+  }, py::arg("input"), py::arg("p") = py::none(), py::kw_only(), py::arg("generator") = py::none());
+
+  // NOTE [ Generators ] (typedtensor/ops.h)
+  py::class_<tt::Generator>(m, "Generator")
+      .def(py::init([](py::object device) { return tt::Generator(device_arg(device)); }), py::arg("device") = "cpu")
+      .def_property_readonly("device", [](const tt::Generator& g) { return device_object(g.device()); })
+      .def("manual_seed", [](py::object self, py::int_ seed) {
+        self.cast<tt::Generator&>().manual_seed(static_cast<uint64_t>(PyLong_AsUnsignedLongLongMask(seed.ptr())));
+        return self;
+      }, py::arg("seed"))
+      .def("initial_seed", &tt::Generator::initial_seed)
+      .def("get_state", [](const tt::Generator& g) {
+        std::vector<uint8_t> bytes = g.get_state();
+        Tensor t = tt::empty(Shape{static_cast<int64_t>(bytes.size())}, DType::UInt8, tt::Device{});
+        std::copy(bytes.begin(), bytes.end(), t.data<uint8_t>());
+        return t;
+      })
+      .def("set_state", [](py::object self, const Tensor& state) {
+        if (state.dtype() != DType::UInt8 || state.dim() != 1)
+          throw tt::TypeError("[Generator.set_state] expected the 1-d uint8 tensor get_state() returns");
+        Tensor c = tt::contiguous(tt::to_device(state, tt::Device{}));
+        const uint8_t* p = c.data<uint8_t>();
+        self.cast<tt::Generator&>().set_state(std::vector<uint8_t>(p, p + c.numel()));
+        return self;
+      }, py::arg("new_state"));
+  m.attr("default_generator") = py::cast(tt::default_generator());
 
   // joining
   for (const char* n : {"cat", "concat", "concatenate"})
@@ -359,7 +397,7 @@ void bind_functions(py::module_& m) {
   m.def("embedding", [](const Tensor& idx, const Tensor& w, py::object padding_idx) {
     return tt::embedding(w, idx, opt_int(padding_idx));
   }, py::arg("input"), py::arg("weight"), py::arg("padding_idx") = py::none());
-  m.def("dropout", &tt::dropout, py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true);
+  m.def("dropout", &tt::dropout, py::arg("input"), py::arg("p") = 0.5, py::arg("train") = true);  // torch.dropout's names
   m.def("dropout2d", &tt::dropout2d, py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true);
 
   // threads and grad mode

@@ -194,6 +194,9 @@ void def_binary(py::class_<Tensor>& cls, py::module_& m, const char* name, Binar
           py::arg("other"), py::return_value_policy::reference_internal);
 }
 
+#define TT_NEW_KW py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), \
+                  py::arg("requires_grad") = false
+
 void bind_tensor(py::module_& m) {
   py::class_<Tensor> cls(m, "Tensor", py::buffer_protocol());
   set_tensor_type(cls);
@@ -353,9 +356,12 @@ void bind_tensor(py::module_& m) {
 
   // ---- elementwise methods + functions ----
   // every op of the op table's elementwise lists, under its registry name (the ones whose signature
-  // has more, like add's alpha, gelu's approximate or round's decimals, are bound below)
-#define TT_BIND_BINARY(E, name, ...) \
-  if (BinaryOp::E != BinaryOp::Add && BinaryOp::E != BinaryOp::Div) def_binary(cls, m, name, BinaryOp::E);
+  // has more, like add's and sub's alpha, gelu's approximate or round's decimals, or other names, like
+  // pow's exponent, are bound below)
+#define TT_BIND_BINARY(E, name, ...)                                                                  \
+  if (BinaryOp::E != BinaryOp::Add && BinaryOp::E != BinaryOp::Sub && BinaryOp::E != BinaryOp::Div && \
+      BinaryOp::E != BinaryOp::Pow)                                                                   \
+    def_binary(cls, m, name, BinaryOp::E);
   TT_BINARY_OPS(TT_BIND_BINARY)
 #undef TT_BIND_BINARY
 #define TT_BIND_UNARY(E, name, ...) \
@@ -365,30 +371,49 @@ void bind_tensor(py::module_& m) {
 #undef TT_BIND_UNARY
   // torch's other names for some of them
   const std::pair<const char*, BinaryOp> aliases[] = {
-      {"subtract", BinaryOp::Sub}, {"multiply", BinaryOp::Mul}, {"true_divide", BinaryOp::Div},
+      {"multiply", BinaryOp::Mul}, {"true_divide", BinaryOp::Div},
       {"greater", BinaryOp::Gt},   {"less", BinaryOp::Lt},      {"greater_equal", BinaryOp::Ge},
       {"less_equal", BinaryOp::Le}, {"not_equal", BinaryOp::Ne}};
   for (const auto& [alias, op] : aliases) def_binary(cls, m, alias, op);
   def_unary(cls, m, "negative", UnaryOp::Neg);
   def_unary(cls, m, "absolute", UnaryOp::Abs);
+  // pow: torch names its second operand `exponent` in every form
+  def_op(cls, m, "pow", [](py::handle a, py::handle b) { return fn_binary(BinaryOp::Pow, a, b); }, py::arg("exponent"));
+  cls.def("pow_", [](Tensor& a, py::handle b) -> Tensor& { return ibinary(BinaryOp::Pow, a, b); }, py::arg("exponent"),
+          py::return_value_policy::reference_internal);
+
+  // add / sub with alpha: a + alpha * b rounded once, as torch's kernel (tt::add_scaled)
 
   auto add_fn = [](py::handle a, py::handle b, py::handle alpha) {
     Scalar al = alpha.is_none() ? Scalar::from_int(1) : scalar_arg(alpha, "alpha");
     if (al.kind != Scalar::Float && al.i == 1) return fn_binary(BinaryOp::Add, a, b);
-    return tt::binary(BinaryOp::Add, tensor_from(a), tt::binary(BinaryOp::Mul, tensor_from(b), al));
+    return tt::add_scaled(tensor_from(a), tensor_from(b), al);
   };
   def_op(cls, m, "add", add_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
   cls.def("add_", [](Tensor& a, py::handle b, py::handle alpha) -> Tensor& {
     if (alpha.is_none()) return ibinop<BinaryOp::Add>(a, b);
     return tt::add_scaled_(a, tensor_from(b), scalar_arg(alpha, "alpha"));
   }, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(), py::return_value_policy::reference_internal);
-  cls.def("sub_", [](Tensor& a, py::handle b, py::handle alpha) -> Tensor& {
+  auto sub_fn = [](py::handle a, py::handle b, py::handle alpha) {
+    Scalar al = alpha.is_none() ? Scalar::from_int(1) : scalar_arg(alpha, "alpha");
+    if (al.kind != Scalar::Float && al.i == 1) return fn_binary(BinaryOp::Sub, a, b);
+    Tensor ta = tensor_from(a), tb = tensor_from(b);
+    if (!tt::is_floating(ta.dtype()) || al.kind == Scalar::Bool)  // Sub's own dtype rules and errors
+      return tt::binary(BinaryOp::Sub, ta, tt::binary(BinaryOp::Mul, tb, al));
+    return tt::add_scaled(ta, tb, al.kind == Scalar::Float ? Scalar::from_double(-al.d) : Scalar::from_int(-al.i));
+  };
+  auto sub_inplace = [](Tensor& a, py::handle b, py::handle alpha) -> Tensor& {
     if (alpha.is_none()) return ibinop<BinaryOp::Sub>(a, b);
     Scalar al = scalar_arg(alpha, "alpha");
     if (!tt::is_floating(a.dtype()) || al.kind == Scalar::Bool)  // Sub's own dtype rules and errors
       return tt::binary_(BinaryOp::Sub, a, tt::binary(BinaryOp::Mul, tensor_from(b), al));
     return tt::add_scaled_(a, tensor_from(b), al.kind == Scalar::Float ? Scalar::from_double(-al.d) : Scalar::from_int(-al.i));
-  }, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(), py::return_value_policy::reference_internal);
+  };
+  for (const char* n : {"sub", "subtract"}) {  // subtract is sub's alias in every form
+    def_op(cls, m, n, sub_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
+    cls.def((std::string(n) + "_").c_str(), sub_inplace, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(),
+            py::return_value_policy::reference_internal);
+  }
   for (const char* n : {"div", "divide"})
     def_op(cls, m, n, [](py::handle a, py::handle b, py::object mode) { return div_mode(tensor_from(a), b, mode); },
            py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
@@ -601,29 +626,37 @@ void bind_tensor(py::module_& m) {
       .def("cuda", [](const Tensor&, py::args, py::kwargs) -> Tensor {
         throw tt::NotImplementedError("[cuda] CUDA tensors are not available in this build");
       })
-      .def("new_zeros", [](const Tensor& a, py::args s, py::kwargs kw) {
-        return tt::zeros(shape_from_args(s, "new_zeros"), kw.contains("dtype") ? dtype_or(kw["dtype"], a.dtype()) : a.dtype());
-      })
-      .def("new_ones", [](const Tensor& a, py::args s, py::kwargs kw) {
-        return tt::ones(shape_from_args(s, "new_ones"), kw.contains("dtype") ? dtype_or(kw["dtype"], a.dtype()) : a.dtype());
-      })
-      .def("new_empty", [](const Tensor& a, py::args s, py::kwargs kw) {
-        return tt::empty(shape_from_args(s, "new_empty"), kw.contains("dtype") ? dtype_or(kw["dtype"], a.dtype()) : a.dtype());
-      })
-      .def("new_full", [](const Tensor& a, py::handle s, py::handle v, py::object dtype) {
-        return tt::full(shape_from(s, "new_full"), scalar_arg(v, "new_full"), dtype_or(dtype, a.dtype()));
-      }, py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none())
-      .def("new_tensor", [](const Tensor& a, py::handle data, py::object dtype) {
-        return tensor_data(data, dtype_or(dtype, a.dtype()));
-      }, py::arg("data"), py::kw_only(), py::arg("dtype") = py::none());
+      // new_*: self's dtype and device unless given (torch's rule)
+      .def("new_zeros", [](const Tensor& a, py::args s, py::object dtype, py::object device, bool rg) {
+        tt::DeviceScope ds(device_arg(device, a.device()));
+        return with_grad(tt::zeros(shape_from_args(s, "new_zeros"), dtype_or(dtype, a.dtype())), rg);
+      }, TT_NEW_KW)
+      .def("new_ones", [](const Tensor& a, py::args s, py::object dtype, py::object device, bool rg) {
+        tt::DeviceScope ds(device_arg(device, a.device()));
+        return with_grad(tt::ones(shape_from_args(s, "new_ones"), dtype_or(dtype, a.dtype())), rg);
+      }, TT_NEW_KW)
+      .def("new_empty", [](const Tensor& a, py::args s, py::object dtype, py::object device, bool rg) {
+        tt::DeviceScope ds(device_arg(device, a.device()));
+        return with_grad(tt::empty(shape_from_args(s, "new_empty"), dtype_or(dtype, a.dtype())), rg);
+      }, TT_NEW_KW)
+      .def("new_full", [](const Tensor& a, py::handle s, py::handle v, py::object dtype, py::object device, bool rg) {
+        tt::DeviceScope ds(device_arg(device, a.device()));
+        return with_grad(tt::full(shape_from(s, "new_full"), scalar_arg(v, "new_full"), dtype_or(dtype, a.dtype())), rg);
+      }, py::arg("size"), py::arg("fill_value"), TT_NEW_KW)
+      .def("new_tensor", [](const Tensor& a, py::handle data, py::object dtype, py::object device, bool rg) {
+        tt::Device d = device_arg(device, a.device());
+        tt::DeviceScope ds(d);
+        return with_grad(placed(tensor_data(data, dtype_or(dtype, a.dtype())), d), rg);
+      }, py::arg("data"), TT_NEW_KW);
 
   auto flatten_fn = [](const Tensor& a, int64_t s, int64_t e) { return tt::flatten(a, s, e); };
   def_op(cls, m, "flatten", flatten_fn, py::arg("start_dim") = 0, py::arg("end_dim") = -1);
   auto unflatten_fn = [](const Tensor& a, int64_t d, py::handle s) { return tt::unflatten(a, d, shape_from(s, "unflatten")); };
   def_op(cls, m, "unflatten", unflatten_fn, py::arg("dim"), py::arg("sizes"));
-  for (const char* n : {"transpose", "swapaxes", "swapdims"}) {
+  for (const char* n : {"transpose", "swapdims"}) {
     def_op(cls, m, n, &tt::transpose, py::arg("dim0"), py::arg("dim1"));
   }
+  def_op(cls, m, "swapaxes", &tt::transpose, py::arg("axis0"), py::arg("axis1"));  // numpy's names, as torch's
   m.def("t", [](const Tensor& a) {
     if (a.dim() > 2) throw tt::ValueError("t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(a.dim()) + "D");
     return a.dim() < 2 ? a : tt::transpose(a, 0, 1);
@@ -749,7 +782,7 @@ void bind_tensor(py::module_& m) {
       throw tt::ShapeError("dot", {a.shape(), b.shape()}, {}, "1D tensors expected, but got " + std::to_string(a.dim()) + "D and " + std::to_string(b.dim()) + "D tensors");
     return tt::matmul(a, b);
   };
-  def_op(cls, m, "dot", dot_fn, py::arg("other"));
+  def_op(cls, m, "dot", dot_fn, py::arg("tensor"));  // torch's schema names it `tensor`
   auto outer_fn = [](const Tensor& a, const Tensor& b) { return tt::binary(BinaryOp::Mul, tt::unsqueeze(a, 1), b); };
   def_op(cls, m, "outer", outer_fn, py::arg("vec2"));
   auto sm = [](bool log) {

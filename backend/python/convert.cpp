@@ -145,10 +145,29 @@ tt::Device device_from(py::handle h) {
   throw tt::ValueError("unknown device '" + s + "'");
 }
 
+Tensor with_grad(Tensor t, bool requires_grad) {
+  if (requires_grad) {
+    if (!tt::is_floating(t.dtype())) throw tt::TypeError("only tensors of floating point dtype can require gradients");
+    t.autograd_meta().requires_grad = true;
+  }
+  return t;
+}
+
 py::object device_object(const tt::Device& d) {
   if (d.type == tt::DeviceType::CPU) return py::reinterpret_borrow<py::object>(g_cpu);
   return py::cast(DeviceObj{d});
 }
+
+namespace {
+// torch.device(spec): "cuda" names no index (repr, str, index and == say so), "cuda:0" does.
+DeviceObj device_obj_from(py::handle spec) {
+  if (py::isinstance<DeviceObj>(spec)) return spec.cast<DeviceObj&>();
+  tt::Device d = device_from(spec);
+  bool indexed = !(d.type == tt::DeviceType::CUDA && py::isinstance<py::str>(spec) &&
+                   std::string(py::str(spec)).find(':') == std::string::npos);
+  return DeviceObj{d, indexed};
+}
+}  // namespace
 
 void bind_types(py::module_& m) {
   py::class_<DTypeObj>(m, "dtype")
@@ -168,30 +187,38 @@ void bind_types(py::module_& m) {
   }
   py::class_<DeviceObj>(m, "device")
       .def(py::init([](py::object spec, py::object index) {
-             tt::Device d = device_from(spec);
-             if (!index.is_none()) d.index = index.cast<int>();
-             return DeviceObj{d};
+             DeviceObj o = device_obj_from(spec);
+             if (!index.is_none()) o = DeviceObj{{o.dev.type, index.cast<int>()}, true};
+             return o;
            }),
            py::arg("type"), py::arg("index") = py::none())
       .def_property_readonly("type", [](const DeviceObj& o) { return o.dev.type == tt::DeviceType::CPU ? "cpu" : "cuda"; })
       .def_property_readonly("index", [](const DeviceObj& o) -> py::object {
-        if (o.dev.type == tt::DeviceType::CPU) return py::none();
+        if (o.dev.type == tt::DeviceType::CPU || !o.indexed) return py::none();
         return py::int_(o.dev.index);
       })
       .def("__eq__", [](const DeviceObj& a, py::object b) {
-        try {
-          return a.dev == device_from(b);
+        try {  // torch: device("cuda") != device("cuda:0")
+          DeviceObj o = device_obj_from(b);
+          return a.dev.type == o.dev.type && (a.dev.type == tt::DeviceType::CPU || (a.indexed == o.indexed && a.dev.index == o.dev.index));
         } catch (...) {
           return false;
         }
       })
-      .def("__hash__", [](const DeviceObj& o) { return static_cast<int>(o.dev.type) * 1000 + o.dev.index; })
+      .def("__hash__", [](const DeviceObj& o) {
+        return static_cast<int>(o.dev.type) * 1000 + (o.indexed ? o.dev.index : -1);
+      })
       .def("__str__", [](const DeviceObj& o) {
-        return o.dev.type == tt::DeviceType::CPU ? std::string("cpu") : "cuda:" + std::to_string(o.dev.index);
+        if (o.dev.type == tt::DeviceType::CPU) return std::string("cpu");
+        return o.indexed ? "cuda:" + std::to_string(o.dev.index) : std::string("cuda");
       })
       .def("__repr__", [](const DeviceObj& o) {
-        return o.dev.type == tt::DeviceType::CPU ? std::string("device(type='cpu')")
-                                                 : "device(type='cuda', index=" + std::to_string(o.dev.index) + ")";
+        if (o.dev.type == tt::DeviceType::CPU) return std::string("device(type='cpu')");
+        return o.indexed ? "device(type='cuda', index=" + std::to_string(o.dev.index) + ")" : std::string("device(type='cuda')");
+      })
+      .def("__reduce__", [](const DeviceObj& o) {
+        std::string spec = o.dev.type == tt::DeviceType::CPU ? "cpu" : o.indexed ? "cuda:" + std::to_string(o.dev.index) : "cuda";
+        return py::make_tuple(py::module_::import("typedtensor._C").attr("device"), py::make_tuple(spec));
       });
   g_cpu = py::cast(DeviceObj{tt::Device{}}, py::return_value_policy::move).release();
   g_np_generic = py::object(py::module_::import("numpy").attr("generic")).release();

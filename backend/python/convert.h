@@ -23,6 +23,7 @@ struct DTypeObj {
 };
 struct DeviceObj {
   tt::Device dev;
+  bool indexed = true;  // false for torch.device("cuda"): no index given (repr, str, index, ==)
 };
 py::object dtype_object(DType d);
 std::optional<DType> dtype_from(py::handle h);  // None -> nullopt; dtype, numpy dtype, type, str
@@ -31,6 +32,11 @@ DType dtype_from_numpy(const py::dtype& dt);
 py::dtype numpy_dtype(DType d);
 tt::Device device_from(py::handle h);
 py::object device_object(const tt::Device& d);
+// device= of a creation function: allocations inside the call go there (a DeviceScope), and
+// results built on the host (arange, eye, ...) are moved there by placed().
+inline tt::Device device_arg(py::handle device, tt::Device dflt = {}) { return device.is_none() ? dflt : device_from(device); }
+inline Tensor placed(Tensor t, tt::Device d) { return t.device() == d ? t : tt::to_device(t, d); }
+Tensor with_grad(Tensor t, bool requires_grad);  // requires_grad= of a creation function
 
 // typedtensor._C.Tensor's type object, recorded once by bind_tensor (nullptr before that), so
 // type checks on the hot paths compare against it instead of asking pybind11's registry.

@@ -151,6 +151,12 @@ CREATION: dict[str, Case] = {
     "zeros_like": lambda mk, dev: tt.zeros_like(mk(data(2, 3))),
     "fill": lambda mk, dev: mk(data(2, 3)).fill_(3.0),
     "zero": lambda mk, dev: mk(data(2, 3)).zero_(),
+    # the new_* methods: the source tensor's device and dtype
+    "new_zeros": lambda mk, dev: mk(data(2, 3)).new_zeros(4, 5),
+    "new_ones": lambda mk, dev: mk(data(2, 3)).new_ones((4, 5), dtype=tt.float64),
+    "new_full": lambda mk, dev: mk(data(2, 3)).new_full((4, 5), 2.5),
+    "new_tensor": lambda mk, dev: mk(data(2, 3)).new_tensor([[1.0, 2.0], [3.0, 4.0]]),
+    "new_empty": lambda mk, dev: mk(data(2, 3)).new_empty(4, 5).fill_(1.0),
 }
 CASES.update(CREATION)
 
@@ -163,6 +169,8 @@ RANDOM: dict[str, Case] = {
     "randint": lambda mk, dev: tt.randint(0, 10, (1000,), device=dev),
     "dropout": lambda mk, dev: F.dropout(mk(np.ones((10, 100), np.float32)), 0.5, True),
     "dropout2d": lambda mk, dev: F.dropout2d(mk(np.ones((4, 50, 3, 3), np.float32)), 0.5, True),
+    "dropout1d": lambda mk, dev: F.dropout1d(mk(np.ones((4, 50, 3), np.float32)), 0.5, True),
+    "dropout3d": lambda mk, dev: F.dropout3d(mk(np.ones((4, 50, 2, 1, 2), np.float32)), 0.5, True),
 }
 CASES.update(RANDOM)
 
@@ -325,8 +333,51 @@ RANDOM.update({
     "bernoulli": lambda mk, dev: tt.bernoulli(mk(data(10, 100, lo=0, hi=1))),
     "randint_like": lambda mk, dev: tt.randint_like(mk(data(10, 100)), 5),
     "randperm": lambda mk, dev: tt.randperm(50, device=dev).sort().values,
+    "normal": lambda mk, dev: tt.normal(mk(np.zeros((10, 100), np.float32)), 1.0),
+    "normal_of_size": lambda mk, dev: tt.normal(0.0, 1.0, (10, 100), device=dev),
+    "multinomial": lambda mk, dev: tt.multinomial(mk(data(4, 25, lo=0.1, hi=1)), 5),
+    "uniform": lambda mk, dev: mk(data(10, 100)).uniform_(0.0, 1.0),
+    "exponential": lambda mk, dev: mk(data(10, 100)).exponential_(2.0),
+    "random": lambda mk, dev: mk(data(10, 100)).random_(0, 10),
 })
 CASES.update(RANDOM)
+
+# the surface ops (_runtime/surface_ops.py); the value-dependent ones compute on the host
+_IDX = np.array([2, 0], np.int64)
+CASES.update({
+    "addcdiv": lambda mk, dev: tt.addcdiv(mk(data(3, 4)), mk(data(4)), mk(data(3, 1, lo=1, hi=2)), value=0.5),
+    "clamp_min": lambda mk, dev: tt.clamp_min(mk(data(3, 4)), 0.1),
+    "clamp_max": lambda mk, dev: mk(data(3, 4)).clamp_max(mk(data(4))),
+    "trace": lambda mk, dev: tt.trace(mk(data(3, 4))),
+    "diag": lambda mk, dev: (tt.diag(mk(data(4)), 1), tt.diag(mk(data(3, 4)), -1)),
+    "diag_embed": lambda mk, dev: tt.diag_embed(mk(data(2, 3)), 1),
+    "addmm": lambda mk, dev: tt.addmm(mk(data(3, 5)), mk(data(3, 4)), mk(data(4, 5)), beta=0.5),
+    "addmv": lambda mk, dev: tt.addmv(mk(data(3)), mk(data(3, 4)), mk(data(4)), alpha=2.0),
+    "baddbmm": lambda mk, dev: tt.baddbmm(mk(data(2, 3, 5)), mk(data(2, 3, 4)), mk(data(2, 4, 5))),
+    "kron": lambda mk, dev: tt.kron(mk(data(2, 3)), mk(data(3, 2))),
+    "cross": lambda mk, dev: tt.cross(mk(data(4, 3)), mk(data(4, 3)), dim=1),
+    "tile": lambda mk, dev: tt.tile(mk(data(2, 3)), (2, 1, 2)),
+    "ravel": lambda mk, dev: mk(data(2, 3)).t().ravel(),
+    "rot90": lambda mk, dev: tt.rot90(mk(data(2, 3, 4)), 1, (1, 2)),
+    "diff": lambda mk, dev: tt.diff(mk(data(3, 5)), 2, prepend=mk(data(3, 1))),
+    "take": lambda mk, dev: tt.take(mk(data(3, 4)), mk(_IDX)),
+    "take_along_dim": lambda mk, dev: tt.take_along_dim(mk(data(3, 4)), mk(np.array([[0], [3], [1]])), 1),
+    "index_fill": lambda mk, dev: tt.index_fill(mk(data(3, 4)), 0, mk(_IDX), -1.0),
+    "index_copy": lambda mk, dev: tt.index_copy(mk(data(3, 4)), 0, mk(_IDX), mk(data(2, 4))),
+    "masked_scatter": lambda mk, dev: tt.masked_scatter(mk(data(3, 4)), mk(data(4, kind="b")), mk(data(12))),
+    "repeat_interleave": lambda mk, dev: (tt.repeat_interleave(mk(data(2, 3)), 2, 1),
+                                          tt.repeat_interleave(mk(data(3)), mk(np.array([1, 0, 2])))),
+    "triu_indices": lambda mk, dev: tt.triu_indices(3, 4, device=dev),
+    "tril_indices": lambda mk, dev: tt.tril_indices(4, 3, -1, device=dev),
+    "meshgrid": lambda mk, dev: tt.meshgrid(mk(data(2)), mk(data(3)), indexing="xy"),
+    "cartesian_prod": lambda mk, dev: tt.cartesian_prod(mk(data(2)), mk(data(3))),
+    "unique": lambda mk, dev: tt.unique(mk(data(4, 5, kind="i")), return_inverse=True, return_counts=True),
+    "unique_consecutive": lambda mk, dev: tt.unique_consecutive(mk(data(9, kind="i")), return_counts=True),
+    "bincount": lambda mk, dev: tt.bincount(mk(np.array([0, 3, 3, 1])), mk(data(4))),
+    "histc": lambda mk, dev: tt.histc(mk(data(50)), 6, -3, 3),
+    "searchsorted": lambda mk, dev: tt.searchsorted(mk(np.array([1.0, 2.0, 4.0], np.float32)), mk(data(3, 4))),
+    "bucketize": lambda mk, dev: tt.bucketize(mk(data(3, 4)), mk(np.array([1.0, 2.0, 4.0], np.float32)), right=True),
+})
 
 # Host-only by nature (they build CPU tensors from host objects): checked separately.
 HOST_CREATION = frozenset({"from_numpy", "from_dlpack"})

@@ -34,7 +34,7 @@ def compare_case(name: str, dev: str, rtol: float = 1e-4, atol: float = 1e-5) ->
         assert r.shape == g.shape and r.dtype == g.dtype
         if name in ("rand", "rand_like"):
             assert g.min() >= 0.0 and g.max() < 1.0 and 0.4 < g.mean() < 0.6
-        elif name in ("randn", "randn_like"):
+        elif name in ("randn", "randn_like", "normal", "normal_of_size"):
             assert abs(g.mean()) < 0.2 and 0.8 < g.std() < 1.2
         elif name == "randint":
             assert g.min() >= 0 and g.max() < 10
@@ -44,6 +44,14 @@ def compare_case(name: str, dev: str, rtol: float = 1e-4, atol: float = 1e-5) ->
             assert set(np.unique(g).tolist()) <= {0.0, 1.0}
         elif name == "randint_like":
             assert g.min() >= 0 and g.max() < 5
+        elif name == "multinomial":
+            assert g.min() >= 0 and g.max() < 25 and all(len(set(row)) == 5 for row in g.tolist())
+        elif name == "uniform":
+            assert g.min() >= 0.0 and g.max() < 1.0 and 0.4 < g.mean() < 0.6
+        elif name == "exponential":
+            assert g.min() >= 0.0 and 0.4 < g.mean() < 0.6
+        elif name == "random":
+            assert set(np.unique(g).tolist()) <= set(range(10))
         elif name == "randperm":
             np.testing.assert_array_equal(g, np.arange(50))
         else:  # dropout: kept values scaled by 1 / (1 - p) = 2

@@ -24,6 +24,7 @@ CASES: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
     ("LayerNorm", (4,), {"bias": False}),
     ("Embedding", (10, 3), {}), ("Embedding", (10, 3), {"padding_idx": 0, "max_norm": 1.0, "norm_type": 1.0}),
     ("Dropout", (), {}), ("Dropout", (0.2,), {"inplace": True}), ("Dropout2d", (0.3,), {}),
+    ("Dropout1d", (), {}), ("Dropout3d", (0.1,), {"inplace": True}),
     ("ReLU", (), {}), ("ReLU", (True,), {}), ("GELU", (), {}), ("GELU", ("tanh",), {}), ("Tanh", (), {}),
     ("Sigmoid", (), {}), ("SiLU", (), {}), ("SiLU", (True,), {}), ("LeakyReLU", (), {}), ("LeakyReLU", (0.2, True), {}),
     ("Softplus", (), {}), ("Softplus", (2.0, 10.0), {}), ("Softsign", (), {}), ("Softmax", (1,), {}), ("Softmax", (), {}),

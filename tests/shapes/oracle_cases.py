@@ -1387,6 +1387,24 @@ def _m_same(name: str) -> Callable[[Draw], Case]:
     return gen
 
 
+def _m_dropout1d(draw: Draw) -> Case:
+    x = shape(draw, lo=1, hi=4)
+    return _mod("Dropout1d", ((), {}), lambda: nn.Dropout1d(), x)
+
+
+def _m_dropout3d(draw: Draw) -> Case:
+    x = shape(draw, lo=1, hi=5)
+    return _mod("Dropout3d", ((), {}), lambda: nn.Dropout3d(), x)
+
+
+@case("dropout1d", "dropout3d")
+def _channel_dropout(draw: Draw) -> Case:
+    x = shape(draw, lo=1, hi=5)
+    c = Case("", (S(x),), {}, lambda: None)
+    c.torch_fn = lambda: getattr(F, c.op)(T(x))
+    return c
+
+
 def _m_softmax(name: str) -> Callable[[Draw], Case]:
     def gen(draw: Draw) -> Case:
         x = shape(draw)
@@ -1464,6 +1482,7 @@ MODULE_CASES.update({
     **{f"typedtensor.nn.{n}": _m_same(n) for n in (
         "ReLU", "GELU", "Tanh", "Sigmoid", "SiLU", "Identity", "Dropout", "Dropout2d", "LeakyReLU", "Softplus",
         "Softsign")},
+    "typedtensor.nn.Dropout1d": _m_dropout1d, "typedtensor.nn.Dropout3d": _m_dropout3d,
     **{f"typedtensor.nn.{n}": _m_loss(n, o) for n, o in (
         ("CrossEntropyLoss", "cross_entropy"), ("NLLLoss", "nll_loss"), ("MSELoss", "mse_loss"),
         ("L1Loss", "l1_loss"), ("BCELoss", "binary_cross_entropy"),
@@ -1565,8 +1584,28 @@ def _new_tensor(draw: Draw) -> Case:
 
 @case("normal")
 def _normal(draw: Draw) -> Case:
-    sizes = _sizes(draw)
-    return Case("", (0.0, 1.0, sizes), {}, lambda: torch.normal(0.0, 1.0, sizes))
+    if draw(st.booleans()):
+        sizes = _sizes(draw)
+        return Case("", (0.0, 1.0, sizes), {}, lambda: torch.normal(0.0, 1.0, sizes))
+    m = shape(draw)
+    sd = partner(draw, m) if draw(st.booleans()) else None
+    return Case("", (S(m), S(sd) if sd is not None else 1.0), {},
+                lambda: torch.normal(T(m), T(sd, "p") if sd is not None else 1.0))
+
+
+@case("uniform", "exponential", "random")
+def _fill_in_place(draw: Draw) -> Case:
+    s = shape(draw)
+    c = Case("", (S(s),), {}, lambda: None)
+    c.torch_fn = lambda: getattr(T(s), f"{c.op}_")()
+    return c
+
+
+@case("multinomial")
+def _multinomial(draw: Draw) -> Case:
+    s = shape(draw, lo=0, hi=3, sizes=POS_SIZE)
+    k = draw(st.integers(1, 3))
+    return Case("", (S(s), k, True), {}, lambda: torch.multinomial(T(s, "p") + 0.1, k, True))
 
 
 @case("randperm")
@@ -1670,3 +1709,215 @@ def uncovered() -> tuple[list[str], list[str]]:
     ops = sorted(n for n in all_ops() if n not in CASES and n not in SKIP)
     mods = sorted(n for n in all_modules() if n not in MODULE_CASES)
     return ops, mods
+
+
+# ------------------------------------------------------------------------------------------------
+# the surface ops (rules/surface.py); index values are kept valid (0 into non-empty dims)
+
+
+@case("addcdiv")
+def _addcdiv(draw: Draw) -> Case:
+    s = shape(draw)
+    a, b = partner(draw, s), partner(draw, s)
+    return Case("", (S(s), S(a), S(b)), {}, lambda: torch.addcdiv(T(s), T(a), T(b)))
+
+
+@case("clamp_min", "clamp_max")
+def _clamp_side(draw: Draw) -> Case:
+    s = shape(draw)
+    b = partner(draw, s) if draw(st.booleans()) else None
+    c = Case("", (S(s), S(b) if b is not None else 0.5), {}, lambda: None)
+    c.torch_fn = lambda: getattr(torch, c.op)(T(s), T(b) if b is not None else 0.5)
+    return c
+
+
+@case("trace")
+def _trace(draw: Draw) -> Case:
+    s = shape(draw, lo=1, hi=3)
+    return Case("", (S(s),), {}, lambda: torch.trace(T(s)))
+
+
+@case("diag")
+def _diag(draw: Draw) -> Case:
+    s = shape(draw, lo=0, hi=3)
+    k = draw(st.integers(-3, 3))
+    return Case("", (S(s), k), {}, lambda: torch.diag(T(s), k))
+
+
+@case("diag_embed")
+def _diag_embed(draw: Draw) -> Case:
+    s = shape(draw, lo=1, hi=3)
+    k = draw(st.integers(-2, 2))
+    d1, d2 = draw(st.integers(-len(s) - 1, len(s))), draw(st.integers(-len(s) - 1, len(s)))
+    return Case("", (S(s), k, d1, d2), {}, lambda: torch.diag_embed(T(s), k, d1, d2))
+
+
+def _addmm_gen(op: str) -> Callable[[Draw], Case]:
+    def gen(draw: Draw) -> Case:
+        m, k, n, b = (draw(SIZE) for _ in range(4))
+
+        def pick(*dims: int) -> Dims:
+            return tuple(draw(st.sampled_from([d, d, d, 1, 2])) for d in dims)
+
+        if op == "addmm":
+            x, p, q = pick(m, n)[draw(st.integers(0, 1)):], pick(m, k), pick(k, n)
+        elif op == "addmv":
+            x, p, q = pick(m)[draw(st.integers(0, 1)):], pick(m, k), pick(k)
+        else:
+            x, p, q = pick(b, m, n)[draw(st.integers(0, 2)):], pick(b, m, k), pick(b, k, n)
+        return Case(op, (S(x), S(p), S(q)), {}, lambda: getattr(torch, op)(T(x), T(p), T(q)))
+
+    return gen
+
+
+for _op in ("addmm", "addmv", "baddbmm"):
+    CASES[_op] = _addmm_gen(_op)
+
+
+@case("kron")
+def _kron(draw: Draw) -> Case:
+    a, b = shape(draw, hi=3), shape(draw, hi=3)
+    return Case("", (S(a), S(b)), {}, lambda: torch.kron(T(a), T(b)))
+
+
+@case("cross")
+def _cross(draw: Draw) -> Case:
+    s = list(shape(draw, lo=1, hi=3))
+    s[draw(st.integers(0, len(s) - 1))] = draw(st.sampled_from([3, 3, 3, 2]))
+    o = tuple(draw(st.sampled_from([d, d, 1])) if d != 3 else 3 for d in s)
+    d = draw(st.sampled_from([None, *range(-len(s), len(s))]))
+    dims = tuple(s)
+    return Case("", (S(dims), S(o), d), {}, lambda: torch.linalg.cross(T(dims), T(o), dim=-1 if d is None else d)
+                if d is None and 3 not in dims else torch.cross(T(dims), T(o), dim=d))
+
+
+@case("tile")
+def _tile(draw: Draw) -> Case:
+    s = shape(draw)
+    reps = tuple(draw(st.lists(st.integers(0, 3), min_size=0, max_size=4)))
+    return Case("", (S(s), reps), {}, lambda: torch.tile(T(s), reps))
+
+
+@case("ravel")
+def _ravel(draw: Draw) -> Case:
+    s = shape(draw)
+    return Case("", (S(s),), {}, lambda: torch.ravel(T(s)))
+
+
+@case("rot90")
+def _rot90(draw: Draw) -> Case:
+    s = shape(draw, lo=2, hi=4)
+    k = draw(st.integers(-5, 5))
+    dims = (draw(st.integers(-len(s), len(s) - 1)), draw(st.integers(-len(s), len(s) - 1)))
+    return Case("", (S(s), k, dims), {}, lambda: torch.rot90(T(s), k, dims))
+
+
+@case("diff")
+def _diff(draw: Draw) -> Case:
+    s = shape(draw, lo=1, hi=3)
+    n = draw(st.integers(0, 3))
+    d = draw(st.integers(-len(s), len(s) - 1))
+    pre = tuple(draw(SIZE) if i == d % len(s) else x for i, x in enumerate(s)) if draw(st.booleans()) else None
+    return Case("", (S(s), n, d, S(pre) if pre is not None else None), {},
+                lambda: torch.diff(T(s), n, d, T(pre) if pre is not None else None))
+
+
+@case("take")
+def _take(draw: Draw) -> Case:
+    s, i = shape(draw, sizes=POS_SIZE), shape(draw)
+    return Case("", (S(s), S(i)), {}, lambda: torch.take(T(s), T(i, "l")))
+
+
+@case("take_along_dim")
+def _take_along_dim(draw: Draw) -> Case:
+    s = shape(draw, lo=1, hi=3, sizes=POS_SIZE)
+    i = tuple(draw(st.sampled_from([x, 1, 2])) for x in s)
+    d = draw(st.sampled_from([None, *range(-len(s), len(s))]))
+    return Case("", (S(s), S(i), d), {}, lambda: torch.take_along_dim(T(s), T(i, "l"), d))
+
+
+@case("index_fill")
+def _index_fill(draw: Draw) -> Case:
+    s = shape(draw, lo=1, hi=3, sizes=POS_SIZE)
+    d = draw(st.integers(-len(s), len(s) - 1))
+    return Case("", (S(s), d, S((1,)), 0.5), {}, lambda: torch.index_fill(T(s), d, T((1,), "l"), 0.5))
+
+
+@case("index_copy")
+def _index_copy(draw: Draw) -> Case:
+    s = shape(draw, lo=1, hi=3, sizes=POS_SIZE)
+    d = draw(st.integers(-len(s), len(s) - 1))
+    src = tuple(1 if i == d % len(s) else x for i, x in enumerate(s))
+    if draw(st.integers(0, 4)) == 0:
+        src = tuple(reversed(src))
+    return Case("", (S(s), d, S((1,)), S(src)), {}, lambda: torch.index_copy(T(s), d, T((1,), "l"), T(src)))
+
+
+@case("masked_scatter")
+def _masked_scatter(draw: Draw) -> Case:
+    s = shape(draw)
+    m = partner(draw, s)
+    return Case("", (S(s), S(m), S((200,))), {}, lambda: torch.masked_scatter(T(s), T(m, "b"), T((200,))))
+
+
+@case("repeat_interleave")
+def _repeat_interleave(draw: Draw) -> Case:
+    s = shape(draw, lo=0, hi=3)
+    r = draw(st.integers(0, 3))
+    d = draw(st.sampled_from([None, *range(-max(len(s), 1), max(len(s), 1))]))
+    return Case("", (S(s), r, d), {}, lambda: torch.repeat_interleave(T(s), r, d))
+
+
+@case("triu_indices", "tril_indices")
+def _tri_indices(draw: Draw) -> Case:
+    r, col, k = draw(st.integers(0, 5)), draw(st.integers(0, 5)), draw(st.integers(-6, 6))
+    c = Case("", (r, col, k), {}, lambda: None)
+    c.torch_fn = lambda: getattr(torch, c.op)(r, col, k)
+    return c
+
+
+@case("meshgrid", "cartesian_prod")
+def _grids(draw: Draw) -> Case:
+    sizes = draw(st.lists(SIZE, min_size=1, max_size=3))
+    c = Case("", tuple(S((n,)) for n in sizes), {}, lambda: None)
+    c.torch_fn = lambda: (torch.meshgrid(*(T((n,)) for n in sizes), indexing="ij") if c.op == "meshgrid"
+                          else torch.cartesian_prod(*(T((n,)) for n in sizes)))
+    return c
+
+
+@case("unique", "unique_consecutive")
+def _unique(draw: Draw) -> Case:
+    s = shape(draw, lo=1, hi=3)
+    d = draw(st.sampled_from([None, *range(-len(s), len(s))]))
+    inv, cnt = draw(st.booleans()), draw(st.booleans())
+    c = Case("", (S(s),), {"return_inverse": inv, "return_counts": cnt, "dim": d}, lambda: None)
+    c.torch_fn = lambda: getattr(torch, c.op)(T(s, "l"), return_inverse=inv, return_counts=cnt, dim=d)
+    return c
+
+
+@case("bincount")
+def _bincount(draw: Draw) -> Case:
+    s = shape(draw, lo=1, hi=1)
+    w = s if draw(st.booleans()) else None
+    return Case("", (S(s), S(w) if w is not None else None), {},
+                lambda: torch.bincount(T(s, "l"), T(w) if w is not None else None))
+
+
+@case("histc")
+def _histc(draw: Draw) -> Case:
+    s = shape(draw)
+    bins = draw(st.integers(1, 6))
+    return Case("", (S(s), bins), {}, lambda: torch.histc(T(s), bins))
+
+
+@case("searchsorted")
+def _searchsorted(draw: Draw) -> Case:
+    v = shape(draw, lo=1, hi=3)
+    seq = (*v[:-1], draw(SIZE)) if draw(st.booleans()) else (draw(SIZE),)
+    return Case("", (S(seq), S(v)), {}, lambda: torch.searchsorted(T(seq).sort().values, T(v)))
+
+
+@case("bucketize")
+def _bucketize(draw: Draw) -> Case:
+    v, b = shape(draw), (draw(SIZE),)
+    return Case("", (S(v), S(b)), {}, lambda: torch.bucketize(T(v), T(b).sort().values))

@@ -30,10 +30,14 @@ from __future__ import annotations
 import io
 import json
 import os
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import IO, Any
 
+import numpy as np
+
 from typedtensor._runtime import _loader, serialization, torch_checkpoint
+from typedtensor._runtime import checkpoint_objects as objects
 from typedtensor._runtime import safetensors as st
 
 _C = _loader.load_core()
@@ -66,11 +70,9 @@ class _Flattener:
         if depth > MAX_DEPTH:
             raise ValueError(f"save: nesting deeper than {MAX_DEPTH} levels at {'.'.join(path)}")
         if _is_tensor(obj):
-            name = self.seen.get(id(obj))
-            if name is None:
-                name = self.name_for(path)
-                self.seen[id(obj)] = name
-                self.tensors.append((name, obj))
+            name = self.tensor_leaf(obj, path)
+            if objects.is_parameter(obj):
+                return {"t": "parameter", "k": name, "requires_grad": bool(obj.requires_grad)}
             return {"t": "tensor", "k": name}
         if obj is None:
             return {"t": "none"}
@@ -82,20 +84,63 @@ class _Flattener:
             return {"t": "float", "v": float(obj).hex()}
         if isinstance(obj, str):
             return {"t": "str", "v": obj}
+        if isinstance(obj, np.ndarray):
+            return self.ndarray(obj, path)
+        if isinstance(obj, np.generic):
+            return {"t": "npscalar", "a": self.ndarray(np.asarray(obj), path)}
+        if objects.is_module(obj):
+            return self.module(obj, path, depth)
+        if isinstance(obj, (_C.dtype, _C.device)):
+            return {"t": "dtype" if isinstance(obj, _C.dtype) else "device", "v": str(obj).removeprefix("typedtensor.")}
+        if isinstance(obj, (set, frozenset)):
+            return {"t": "set" if isinstance(obj, set) else "frozenset",
+                    "items": [self.node(v, [*path, str(i)], depth + 1) for i, v in enumerate(obj)]}
+        if isinstance(obj, type) or (callable(obj) and hasattr(obj, "__qualname__")):
+            return {"t": "global", "path": objects.path_of(obj)}
         if isinstance(obj, Mapping):
             items = []
             for k, v in obj.items():
                 if _is_tensor(k):
                     raise TypeError(f"save: a dict key at {'.'.join(path) or 'the top'} is a tensor")
                 items.append([self.node(k, [*path, "key"], depth + 1), self.node(v, [*path, str(k)], depth + 1)])
-            return {"t": "dict", "items": items}
+            return {"t": "odict" if isinstance(obj, OrderedDict) else "dict", "items": items}
         if isinstance(obj, (list, tuple)):
             return {"t": "tuple" if isinstance(obj, tuple) else "list",
                     "items": [self.node(v, [*path, str(i)], depth + 1) for i, v in enumerate(obj)]}
         raise TypeError(
             f"save: cannot save an object of type {type(obj).__name__} at {'.'.join(path) or 'the top'}; "
-            "supported: tensors, dict, list, tuple, str, int, float, bool, None"
+            "supported: tensors, numpy arrays, nn.Module objects, dict, list, tuple, set, str, int, float, bool, "
+            "None, dtypes, devices, and functions or classes named by import path (NOTE [ Saving modules ])"
         )
+
+    def tensor_leaf(self, t: Any, path: list[str]) -> str:
+        name = self.seen.get(id(t))
+        if name is None:
+            name = self.name_for(path)
+            self.seen[id(t)] = name
+            self.tensors.append((name, t))
+        return name
+
+    def ndarray(self, arr: np.ndarray, path: list[str]) -> dict[str, Any]:
+        """A numpy array: a tensor of its own dtype where typedtensor has one, else its raw bytes."""
+        little = objects.numpy_array_bytes(arr)
+        stored = little if little.dtype.str in _NATIVE else little.reshape(-1).view(np.uint8)
+        name = self.name_for(path)
+        self.tensors.append((name, _C.from_numpy(stored.copy())))
+        return {"t": "ndarray", "k": name, "dtype": little.dtype.str, "shape": list(arr.shape)}
+
+    def module(self, obj: Any, path: list[str], depth: int) -> dict[str, Any]:
+        """An nn.Module as data: its class's path and its attributes; parameters, buffers and
+        sub-modules are named by their state-dict paths."""
+        items = []
+        for k, v in vars(obj).items():
+            sub = path if k in ("_parameters", "_buffers", "_modules") else [*path, k]
+            items.append([k, self.node(v, sub, depth + 1)])
+        return {"t": "module", "class": objects.path_of(type(obj)), "attrs": items}
+
+
+# numpy dtypes stored as tensors of the same dtype (the others as raw bytes)
+_NATIVE = frozenset({"|b1", "|u1", "<i4", "<i8", "<f2", "<f4", "<f8"})
 
 
 def _is_state_dict(obj: Any) -> bool:
@@ -126,7 +171,7 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _rebuild(node: Any, tensors: dict[str, Any], depth: int = 0) -> Any:
+def _rebuild(node: Any, tensors: dict[str, Any], depth: int = 0, allowed: Any = None) -> Any:
     if depth > MAX_DEPTH:
         raise _Bad(f"the tree nests deeper than {MAX_DEPTH} levels")
     if not isinstance(node, dict) or not isinstance(node.get("t"), str):
@@ -139,6 +184,8 @@ def _rebuild(node: Any, tensors: dict[str, Any], depth: int = 0) -> Any:
         return tensors[key]
     if kind == "none":
         return None
+    if kind in ("parameter", "ndarray", "npscalar", "module", "dtype", "device", "global", "set", "frozenset"):
+        return _rebuild_object(kind, node, tensors, depth, allowed)
     if kind in ("str", "int", "bool", "float"):
         v = node.get("v")
         ok = {"str": isinstance(v, str), "int": _is_int(v), "bool": isinstance(v, bool), "float": isinstance(v, str)}[kind]
@@ -151,20 +198,82 @@ def _rebuild(node: Any, tensors: dict[str, Any], depth: int = 0) -> Any:
                 raise _Bad(f"float node holds {str(v)[:60]!r}") from None
         return v
     items = node.get("items")
-    if kind not in ("list", "tuple", "dict") or not isinstance(items, list):
+    if kind not in ("list", "tuple", "dict", "odict") or not isinstance(items, list):
         raise _Bad(f"unknown node type {kind[:40]!r} or a container without items")
-    if kind != "dict":
-        values = [_rebuild(x, tensors, depth + 1) for x in items]
+    if kind not in ("dict", "odict"):
+        values = [_rebuild(x, tensors, depth + 1, allowed) for x in items]
         return tuple(values) if kind == "tuple" else values
     out: dict[Any, Any] = {}
     for pair in items:
         if not isinstance(pair, list) or len(pair) != 2:
             raise _Bad("a dict item is not a [key, value] pair")
-        key = _rebuild(pair[0], tensors, depth + 1)
+        key = _rebuild(pair[0], tensors, depth + 1, allowed)
         if _is_tensor(key) or isinstance(key, (list, dict)) or (isinstance(key, tuple) and not _hashable(key)):
             raise _Bad(f"a dict key of type {type(key).__name__} cannot be a key")
-        out[key] = _rebuild(pair[1], tensors, depth + 1)
-    return out
+        out[key] = _rebuild(pair[1], tensors, depth + 1, allowed)
+    return OrderedDict(out) if kind == "odict" else out
+
+
+def _tensor_of(node: dict[str, Any], tensors: dict[str, Any]) -> Any:
+    key = node.get("k")
+    if not isinstance(key, str) or key not in tensors:
+        raise _Bad(f"the tree names a tensor {str(key)[:60]!r} the file does not hold")
+    return tensors[key]
+
+
+def _rebuild_object(kind: str, node: dict[str, Any], tensors: dict[str, Any], depth: int, allowed: Any) -> Any:
+    """The objects beyond tensors and plain values (NOTE [ Saving modules ])."""
+    if kind == "parameter":
+        return objects.parameter(_tensor_of(node, tensors), node.get("requires_grad") is True)
+    if kind == "ndarray":
+        dtype, shape = node.get("dtype"), node.get("shape")
+        if dtype not in objects.NUMPY_DTYPES or not isinstance(shape, list) or not all(
+                _is_int(d) and d >= 0 for d in shape):
+            raise _Bad(f"an ndarray node holds dtype {str(dtype)[:20]!r} and shape {str(shape)[:60]!r}")
+        raw = np.asarray(_tensor_of(node, tensors).cpu().numpy())
+        arr = raw if dtype in _NATIVE else raw.reshape(-1).view(np.uint8).view(np.dtype(dtype))
+        if int(np.prod(shape)) != arr.size:
+            raise _Bad(f"an ndarray of shape {shape} holds {arr.size} elements")
+        return arr.reshape(shape).astype(np.dtype(dtype), copy=True)
+    if kind == "npscalar":
+        inner = node.get("a")
+        if not isinstance(inner, dict) or inner.get("t") != "ndarray":
+            raise _Bad("a numpy scalar node holds no array")
+        return _rebuild_object("ndarray", inner, tensors, depth, allowed)[()]
+    if kind in ("dtype", "device"):
+        v = node.get("v")
+        if not isinstance(v, str):
+            raise _Bad(f"a {kind} node holds {str(v)[:60]!r}")
+        if kind == "device":
+            return _C.device(v)
+        found = getattr(_C, v, None)
+        if not isinstance(found, _C.dtype):
+            raise _Bad(f"unknown dtype {v[:40]!r}")
+        return found
+    if kind in ("set", "frozenset"):
+        items = node.get("items")
+        if not isinstance(items, list):
+            raise _Bad("a set without items")
+        values = [_rebuild(x, tensors, depth + 1, allowed) for x in items]
+        if not all(_hashable(v) for v in values):
+            raise _Bad("a set holds an unhashable value")
+        return set(values) if kind == "set" else frozenset(values)
+    if allowed is None:
+        allowed = objects.Allowed(weights_only=True)
+    if kind == "global":
+        path = node.get("path")
+        if not isinstance(path, str):
+            raise _Bad("a global node without a path")
+        return allowed.resolve(path, "the function or class")
+    path, attrs = node.get("class"), node.get("attrs")
+    if not isinstance(path, str) or not isinstance(attrs, list):
+        raise _Bad("a module node without a class path or attributes")
+    obj = objects.new_module(allowed.resolve(path, "the nn.Module class"), path)
+    for pair in attrs:
+        if not isinstance(pair, list) or len(pair) != 2 or not isinstance(pair[0], str):
+            raise _Bad("a module attribute is not a [name, value] pair")
+        obj.__dict__[pair[0]] = _rebuild(pair[1], tensors, depth + 1, allowed)
+    return obj
 
 
 def _hashable(v: Any) -> bool:
@@ -196,8 +305,10 @@ def _peek(f: str | os.PathLike[str] | IO[bytes]) -> tuple[bytes, Any]:
 def load(f: str | os.PathLike[str] | IO[bytes], map_location: Any = None, weights_only: bool = True,
          mmap: bool | None = None) -> Any:
     """Read a safetensors file (what ``save`` writes), a file of the older typedtensor format, or a
-    torch zip checkpoint (NOTE [ Checkpoint format ]). Never executes anything from the file, so
-    ``weights_only`` changes nothing (accepted for torch compatibility). safetensors files on disk are
+    torch zip checkpoint (NOTE [ Checkpoint format ]). Never executes anything from the file: a
+    whole ``nn.Module`` in it is rebuilt only from a class the program allows (NOTE [ Saving
+    modules ]); ``weights_only=False`` also allows the ``nn.Module`` classes and functions of modules
+    the program has imported. safetensors files on disk are
     memory-mapped (``mmap=False`` reads them instead): tensors share the mapped pages until written."""
     name = os.fspath(f) if isinstance(f, (str, os.PathLike)) else "<stream>"
     head, source = _peek(f)
@@ -212,7 +323,7 @@ def load(f: str | os.PathLike[str] | IO[bytes], map_location: Any = None, weight
     if tree is None:
         return tensors
     try:
-        return _rebuild(json.loads(tree), tensors)
+        return _rebuild(json.loads(tree), tensors, 0, objects.Allowed(weights_only))
     except (_Bad, ValueError, RecursionError) as exc:
         raise ValueError(f"load: {name} holds a malformed {TREE_KEY}: {exc}") from None
 

@@ -13,10 +13,10 @@ from typedtensor._runtime import _loader
 _C = _loader.load_core()
 
 
-def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Any:
-    """Elementwise ``|a - b| <= atol + rtol * |b|`` (infinities equal only to themselves)."""
-    a = a if isinstance(a, _C.Tensor) else _C.tensor(a)
-    b = b if isinstance(b, _C.Tensor) else _C.tensor(b)
+def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Any:
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (infinities equal only to themselves)."""
+    a = input if isinstance(input, _C.Tensor) else _C.tensor(input)
+    b = other if isinstance(other, _C.Tensor) else _C.tensor(other)
     wide = _C.promote_types(a.dtype, b.dtype) == _C.float64
     fa, fb = a.to(_C.float64 if wide else _C.float32), b.to(_C.float64 if wide else _C.float32)
     # as torch: the tolerance applies to finite pairs only (|1 - inf| <= rtol * inf would hold)
@@ -27,11 +27,11 @@ def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan:
     return close
 
 
-def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+def allclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
     """True when every element is close (see ``isclose``)."""
-    return bool(isclose(a, b, rtol, atol, equal_nan).all().item())
+    return bool(isclose(input, other, rtol, atol, equal_nan).all().item())
 
 
-def equal(a: Any, b: Any) -> bool:
+def equal(input: Any, other: Any) -> bool:
     """Same shape and the same values."""
-    return tuple(a.shape) == tuple(b.shape) and bool((a == b).all().item())
+    return tuple(input.shape) == tuple(other.shape) and bool((input == other).all().item())

@@ -13,6 +13,17 @@ from typing import Any
 
 from typedtensor._runtime import _exports, _loader
 from typedtensor._runtime.errors import check
+from typedtensor._runtime.sampling import (  # noqa: F401 (the op table's Python forms are looked up here)
+    bernoulli,
+    bernoulli_,
+    exponential_,
+    multinomial,
+    normal,
+    normal_,
+    random_,
+    uniform_,
+)
+from typedtensor._runtime.surface_ops import *  # noqa: F403 (the op table's Python forms are looked up here)
 
 _C = _loader.load_core()
 
@@ -247,14 +258,17 @@ def _inplace(name: str) -> Any:
 
 
 FUNCTIONS = tuple(n for n in _exports.FUNCTIONS_IN_PYTHON if n in globals())
+_FILLS = (bernoulli_, exponential_, normal_, random_, uniform_)  # attached by install()
 
 
 def install(tensor_cls: Any) -> None:
-    """Attach the Python-written methods of the op table (``x.lerp_(...)``, ``x.median(...)``...)."""
+    """Attach the Python-written methods of the op table (``x.lerp_(...)``, ``x.median(...)``...):
+    an in-place form is its own function where one is written (``normal_``), else the out-of-place
+    method's result written back."""
     for name in _exports.METHODS_IN_PYTHON:
         setattr(tensor_cls, name, globals()[name])
     for name in _exports.INPLACE_IN_PYTHON:
-        setattr(tensor_cls, f"{name}_", _inplace(name))
+        setattr(tensor_cls, f"{name}_", globals().get(f"{name}_") or _inplace(name))
 
 
 __all__ = [*FUNCTIONS, "install", "values_indices"]

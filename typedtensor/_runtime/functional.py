@@ -65,6 +65,22 @@ def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: b
     return _inplace(input, lambda x: x.clamp(min_val, max_val), inplace)
 
 
+def mish(input: Any, inplace: bool = False) -> Any:
+    return _inplace(input, _C.mish, inplace)
+
+
+def relu6(input: Any, inplace: bool = False) -> Any:
+    return _inplace(input, _C.relu6, inplace)
+
+
+def hardsigmoid(input: Any, inplace: bool = False) -> Any:
+    return _inplace(input, _C.hardsigmoid, inplace)
+
+
+def hardswish(input: Any, inplace: bool = False) -> Any:
+    return _inplace(input, _C.hardswish, inplace)
+
+
 def softsign(input: Any) -> Any:
     """``input / (1 + |input|)``."""
     return input / (input.abs() + 1)
@@ -141,6 +157,41 @@ def dropout2d(input: Any, p: float = 0.5, training: bool = True, inplace: bool =
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     return _inplace(input, lambda x: _feature_dropout(x, p, training), inplace)
+
+
+def _channel_dropout(name: str, input: Any, p: float, training: bool, inplace: bool, batched_rank: int) -> Any:
+    """torch's dropout1d / dropout3d: one draw per (sample, channel); an unbatched input (one dim
+    fewer) is one sample."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    batched = input.ndim == batched_rank
+
+    def drop(t: Any) -> Any:
+        out = _feature_dropout(t if batched else t.unsqueeze(0), p, training)
+        return out if batched else out.squeeze(0)
+
+    return _inplace(input, drop, inplace)
+
+
+def dropout1d(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:
+    """Zero whole channels of ``[N, C, L]`` (or ``[C, L]``)."""
+    check("dropout1d", input=input, p=p, training=training, inplace=inplace)
+    return _channel_dropout("dropout1d", input, p, training, inplace, 3)
+
+
+def dropout3d(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:
+    """Zero whole channels of ``[N, C, D, H, W]`` (or ``[C, D, H, W]``); other ranks warn as torch's
+    and are read as unbatched."""
+    if input.ndim not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated and will result in an "
+            "error in a future release. To retain the behavior and silence this warning, please use dropout "
+            "instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 spatial "
+            "dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
+            stacklevel=2,
+        )
+    check("dropout3d", input=input, p=p, training=training, inplace=inplace)
+    return _channel_dropout("dropout3d", input, p, training, inplace, 5)
 
 
 _SELU_ALPHA_SCALE = 1.7580993408473766  # selu's alpha * scale: the value alpha dropout drops to
@@ -466,7 +517,8 @@ def binary_cross_entropy_with_logits(
     return _reduce(loss, reduction)
 
 
-def one_hot(tensor: Any, num_classes: int = -1) -> Any:
+def one_hot(input: Any, num_classes: int = -1) -> Any:
+    tensor = input  # torch's keyword is `input` (its docs say `tensor`)
     if tensor.is_floating_point():
         raise TypeError("one_hot is only applicable to index tensors")
     if tensor.numel() == 0:

@@ -18,7 +18,9 @@ from typedtensor.nn.layers import BatchNorm1d as BatchNorm1d
 from typedtensor.nn.layers import BatchNorm2d as BatchNorm2d
 from typedtensor.nn.layers import Conv2d as Conv2d
 from typedtensor.nn.layers import Dropout as Dropout
+from typedtensor.nn.layers import Dropout1d as Dropout1d
 from typedtensor.nn.layers import Dropout2d as Dropout2d
+from typedtensor.nn.layers import Dropout3d as Dropout3d
 from typedtensor.nn.layers import Embedding as Embedding
 from typedtensor.nn.layers import Flatten as Flatten
 from typedtensor.nn.layers import Identity as Identity
@@ -48,10 +50,10 @@ globals().update(_ACTIVATIONS)  # ReLU, GELU, SiLU ...: one class per op entry w
 
 __all__ = [
     "AdaptiveAvgPool2d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "Conv2d",
-    "CrossEntropyLoss", "Dropout", "Dropout2d", "Embedding", "Flatten", "GRU", "GRUCell", "Identity", "L1Loss",
-    "LSTM", "LSTMCell", "LayerNorm", "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module", "ModuleDict",
-    "ModuleList", "MultiheadAttention", "NLLLoss", "Parameter", "RNN", "RNNBase", "RNNCell", "RNNCellBase",
-    "Sequential", "Softmax", "functional", "init", "modules", "parallel", "utils",
+    "CrossEntropyLoss", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "Embedding", "Flatten", "GRU", "GRUCell",
+    "Identity", "L1Loss", "LSTM", "LSTMCell", "LayerNorm", "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module",
+    "ModuleDict", "ModuleList", "MultiheadAttention", "NLLLoss", "Parameter", "RNN", "RNNBase", "RNNCell",
+    "RNNCellBase", "Sequential", "Softmax", "functional", "init", "modules", "parallel", "utils",
     *_ACTIVATIONS,
 ]
 

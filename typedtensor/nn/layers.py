@@ -400,6 +400,20 @@ class Dropout2d(_DropoutNd):
         return F.dropout2d(input, self.p, self.training, self.inplace)
 
 
+class Dropout1d(_DropoutNd):
+    """Zeroes whole channels of ``[N, C, L]`` (or ``[C, L]``)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    """Zeroes whole channels of ``[N, C, D, H, W]`` (or ``[C, D, H, W]``)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
 # ---------------------------------------------------------------- softmax and reshaping
 # (the modules that wrap one elementwise op, ReLU, GELU, SiLU ..., are made from the op table: nn/activation.py)
 def _legacy_softmax_dim(ndim: int) -> int:

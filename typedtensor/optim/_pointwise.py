@@ -3,8 +3,8 @@
 Each reproduces torch's CPU kernel's order of operations (``self + value * t1 * t2`` for
 ``addcmul_``, ``self + value * t1 / t2`` for ``addcdiv_``, the two-branch ``lerp``), so a float32
 trajectory rounds as torch's does step by step; ``value`` is rounded to the tensor's dtype by the
-multiplication, as torch's kernel rounds its scalar. (``Tensor.addcmul_``/``addcdiv_`` themselves are
-op-table entries still to come; these helpers are the optimizers' private spelling until then.)
+multiplication, as torch's kernel rounds its scalar. ``addcdiv_`` is the public op; ``addcmul_`` stays
+here because the public ``addcmul`` multiplies ``t1 * t2`` first.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ def addcmul_(x: Tensor, t1: Tensor, t2: Tensor, value: float = 1.0) -> Tensor:
 
 
 def addcdiv_(x: Tensor, t1: Tensor, t2: Tensor, value: float = 1.0) -> Tensor:
-    """``x += value * t1 / t2`` in place."""
-    return x.add_(t1 / t2 if value == 1 else (t1 * value) / t2)
+    """``x += value * t1 / t2`` in place: the public ``Tensor.addcdiv_`` (torch's order of
+    operations, bitwise torch's in float32)."""
+    return x.addcdiv_(t1, t2, value=value)
 
 
 def lerp_(x: Tensor, end: Tensor, weight: float) -> Tensor:

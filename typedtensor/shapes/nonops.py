@@ -27,7 +27,9 @@ NOT_OPS: Final[dict[str, str]] = {
     **_all("a decorator or compiler of functions", "typedtensor.checked", "typedtensor.compile"),
     **_all("grad mode", "typedtensor.no_grad", "typedtensor.enable_grad", "typedtensor.set_grad_enabled",
            "typedtensor.inference_mode", "typedtensor.is_grad_enabled"),
-    **_all("random state", "typedtensor.manual_seed", "typedtensor.initial_seed"),
+    **_all("random state", "typedtensor.manual_seed", "typedtensor.initial_seed", "typedtensor.seed",
+           "typedtensor.get_rng_state", "typedtensor.set_rng_state", "typedtensor.default_generator"),
+    **_all("a class: a random stream of its own (generator= of the random ops)", "typedtensor.Generator"),
     **_all("thread settings", "typedtensor.set_num_threads", "typedtensor.get_num_threads"),
     **_all("answers with a Python bool, not a tensor", "typedtensor.allclose", "typedtensor.equal",
            "typedtensor.is_tensor", "typedtensor.is_floating_point"),
@@ -40,6 +42,13 @@ NOT_OPS: Final[dict[str, str]] = {
         "shape", "ndim", "dtype", "device", "is_cuda", "is_cpu", "itemsize", "nbytes", "size", "stride", "dim",
         "ndimension", "numel", "nelement", "element_size", "is_contiguous", "is_floating_point", "is_set_to",
         "storage_offset", "data_ptr", "untyped_storage_ptr"))),
+    **_all("metadata: another device kind or layout, always False here (_runtime/tensor_meta.py)", *(
+        f"Tensor.{m}" for m in (
+            "is_ipu", "is_maia", "is_meta", "is_mkldnn", "is_mps", "is_mtia", "is_nested", "is_quantized", "is_sparse",
+            "is_sparse_csr", "is_vulkan", "is_xla", "is_xpu", "is_complex", "is_conj", "is_neg", "is_inference",
+            "is_pinned", "is_shared", "is_distributed"))),
+    **_all("metadata: a predicate answered with a Python bool", "Tensor.is_signed", "Tensor.is_same_size",
+           "Tensor.is_nonzero"),
     **_all("autograd state", *(f"Tensor.{m}" for m in (
         "backward", "grad", "grad_fn", "is_leaf", "requires_grad", "requires_grad_", "retain_grad", "retains_grad",
         "detach_", "data", "register_hook", "register_post_accumulate_grad_hook"))),

@@ -39,6 +39,42 @@ Tensor eye(int64_t n, int64_t m, DType dtype);
 // ---------------- random (seedable global generator) ----------------
 void manual_seed(uint64_t seed);
 uint64_t initial_seed();
+
+// NOTE [ Generators ]
+// torch.Generator: a random stream of its own. A GeneratorScope makes the draws of this thread
+// come from a generator instead of the global one (the random ops' `generator=`). Its state is its
+// seed and its position in the stream (get_state: 16 bytes, little-endian). A CUDA generator draws
+// on the host (the CPU stream of its state) and copies the values to the device: one stream per
+// generator, whatever the device.
+class Generator {
+ public:
+  struct State;
+  explicit Generator(Device device = {});
+  Generator(std::shared_ptr<State> state, Device device);
+  void manual_seed(uint64_t seed);
+  uint64_t initial_seed() const;
+  std::vector<uint8_t> get_state() const;
+  void set_state(const std::vector<uint8_t>& bytes);
+  Device device() const { return device_; }
+  const std::shared_ptr<State>& state() const { return state_; }
+
+ private:
+  std::shared_ptr<State> state_;
+  Device device_;
+};
+Generator default_generator();  // the global CPU generator (manual_seed's)
+class GeneratorScope {
+ public:
+  explicit GeneratorScope(const Generator* g);  // nullptr: the global generator
+  ~GeneratorScope();
+  GeneratorScope(const GeneratorScope&) = delete;
+  GeneratorScope& operator=(const GeneratorScope&) = delete;
+
+ private:
+  Generator::State* previous_;
+};
+bool generator_override_active();  // a GeneratorScope with a generator is open on this thread
+
 Tensor rand(const Shape& shape, DType dtype);
 Tensor randn(const Shape& shape, DType dtype);
 Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype);
@@ -61,6 +97,8 @@ Tensor& binary_(BinaryOp op, Tensor& self, Scalar other);
 // self += alpha * other (torch's add_(other, alpha=...)); one fused pass when nothing is recorded
 // and both are contiguous floating CPU tensors of one shape and dtype
 Tensor& add_scaled_(Tensor& self, const Tensor& other, Scalar alpha);
+// self + alpha * other, rounded once as torch's add(other, alpha=) is (a fused multiply-add)
+Tensor add_scaled(const Tensor& self, const Tensor& other, Scalar alpha);
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha);
 Tensor unary(UnaryOp op, const Tensor& a);
 Tensor& unary_(UnaryOp op, Tensor& a);

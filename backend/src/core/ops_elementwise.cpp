@@ -317,6 +317,34 @@ class LerpScalar : public Primitive {
   double w_;
 };
 
+// a + alpha * b in one rounding (cpu::axpy's fused multiply-add, as torch's add kernel): d/da = 1,
+// d/db = alpha. CPU only and never traced (the front end composes Mul and Add otherwise).
+class AddScaled : public Primitive {
+ public:
+  explicit AddScaled(double alpha) : alpha_(alpha) {}
+  const char* name() const override { return "add"; }
+  bool vjp_needs_inputs() const override { return false; }
+  TensorList vjp(const TensorList&, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+    TensorList r;
+    for (int i : argnums) r.push_back(i == 0 ? ct[0] : vjp::mul(ct[0], alpha_));
+    return r;
+  }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor out = empty(in[0].shape(), in[0].dtype());
+    cpu::copy(out, in[0]);
+    Tensor b = in[1];
+    if (!b.is_contiguous()) {
+      b = empty(in[1].shape(), in[1].dtype());
+      cpu::copy(b, in[1]);
+    }
+    cpu::axpy(out, b, alpha_);
+    return {out};
+  }
+
+ private:
+  double alpha_;
+};
+
 TensorList Binary::vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums, const TensorList& out) {
   using namespace vjp;
   const Tensor& g = ct[0];
@@ -770,6 +798,20 @@ Tensor& add_scaled_(Tensor& self, const Tensor& other, Scalar alpha) {
   cpu::axpy(self, other, alpha.to_double());
   self.bump_version();
   return self;
+}
+
+Tensor add_scaled(const Tensor& a0, const Tensor& b0, Scalar alpha) {
+  bool fused = a0.dtype() == b0.dtype() && (a0.dtype() == DType::Float32 || a0.dtype() == DType::Float64) &&
+               alpha.kind != Scalar::Bool && !on_cuda(a0) && !on_cuda(b0) && current_tracer() == nullptr &&
+               default_device().type == DeviceType::CPU;
+  if (!fused) return binary(BinaryOp::Add, a0, binary(BinaryOp::Mul, b0, alpha));
+  Tensor a = a0, b = b0;
+  if (a.shape() != b.shape()) {
+    Shape s = broadcast_shapes(a.shape(), b.shape(), "add");
+    if (a.shape() != s) a = expand(a, s);
+    if (b.shape() != s) b = expand(b, s);
+  }
+  return apply1(std::make_shared<AddScaled>(alpha.to_double()), {a, b});
 }
 
 Tensor& binary_(BinaryOp op, Tensor& self, Scalar other) {

@@ -17,27 +17,40 @@ static void check_float(const char* op, DType d) {
   if (!is_floating(d)) throw TypeError(std::string("[") + op + "] expected a floating point dtype, got " + dtype_name(d));
 }
 
+// A fresh tensor of `shape` filled by `fill`. Under a tt.Generator a tensor for a CUDA device is
+// drawn on the host from the generator's stream and copied there (NOTE [ Generators ]).
+template <class F>
+static Tensor drawn(const Shape& shape, DType dtype, F fill, Device dev) {
+  Tensor t = empty(shape, dtype, dev);
+  fill(t);
+  return t;
+}
+template <class F>
+static Tensor drawn(const Shape& shape, DType dtype, F fill) {
+  Device dev = default_device();
+  if (generator_override_active() && dev.type == DeviceType::CUDA)
+    return to_device(drawn(shape, dtype, fill, Device{}), dev);
+  return drawn(shape, dtype, fill, dev);
+}
+
 Tensor rand(const Shape& shape, DType dtype) {
   check_not_tracing("rand");
   check_float("rand", dtype);
-  Tensor t = empty(shape, is_half(dtype) ? DType::Float32 : dtype);
-  cpu::rand_uniform(t, 0.0, 1.0);
+  Tensor t = drawn(shape, is_half(dtype) ? DType::Float32 : dtype, [](const Tensor& x) { cpu::rand_uniform(x, 0.0, 1.0); });
   return detail::cast(t, dtype);
 }
 
 Tensor randn(const Shape& shape, DType dtype) {
   check_not_tracing("randn");
   check_float("randn", dtype);
-  Tensor t = empty(shape, is_half(dtype) ? DType::Float32 : dtype);
-  cpu::rand_normal(t, 0.0, 1.0);
+  Tensor t = drawn(shape, is_half(dtype) ? DType::Float32 : dtype, [](const Tensor& x) { cpu::rand_normal(x, 0.0, 1.0); });
   return detail::cast(t, dtype);
 }
 
 Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype) {
   check_not_tracing("randint");
   if (high <= low) throw ValueError("[randint] expected low < high, got low=" + std::to_string(low) + ", high=" + std::to_string(high));
-  Tensor t = empty(shape, DType::Int64);
-  cpu::rand_int(t, low, high);
+  Tensor t = drawn(shape, DType::Int64, [low, high](const Tensor& x) { cpu::rand_int(x, low, high); });
   return detail::cast(t, dtype);
 }
 
@@ -58,6 +71,7 @@ Tensor bernoulli(const Tensor& p) {
   check_not_tracing("bernoulli");
   check_float("bernoulli", p.dtype());
   Tensor pc = contiguous(detail::cast(p, p.dtype() == DType::Float64 ? DType::Float64 : DType::Float32));
+  if (generator_override_active() && on_cuda(p)) return to_device(bernoulli(to_device(p, Device{})), p.device());
   Tensor out = empty(p.shape(), p.dtype(), p.device());
   cpu::bernoulli(out, pc);
   return out;

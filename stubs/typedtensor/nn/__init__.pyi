@@ -260,6 +260,14 @@ class Dropout2d(_ShapePreserving):
     p: float
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None: ...
 
+class Dropout1d(_ShapePreserving):
+    p: float
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None: ...
+
+class Dropout3d(_ShapePreserving):
+    p: float
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None: ...
+
 class Softmax(_ShapePreserving, Generic[_Dm]):
     def __init__(self, dim: int | None = None) -> None: ...
 

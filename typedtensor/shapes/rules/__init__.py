@@ -1,6 +1,6 @@
 """Importing this package registers every op and module rule (one family per module)."""
 
-from . import creation, elementwise, indexing, linalg, modules, movement, nn, primitives, recurrent, reduce
+from . import creation, elementwise, indexing, linalg, modules, movement, nn, primitives, random, recurrent, reduce, surface
 
-__all__ = ["creation", "elementwise", "indexing", "linalg", "modules", "movement", "nn", "primitives", "recurrent",
-           "reduce"]
+__all__ = ["creation", "elementwise", "indexing", "linalg", "modules", "movement", "nn", "primitives", "random",
+           "recurrent", "reduce", "surface"]

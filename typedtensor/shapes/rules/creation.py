@@ -26,6 +26,7 @@ def sizes_shape(name: str, size: Any) -> Result:
 
 
 _FACTORY_KW = "*, dtype:dtype=None, device:any=None, requires_grad:bool=False"
+_RANDOM_KW = "*, generator:any=None, dtype:dtype=None, device:any=None, requires_grad:bool=False"
 _LEAF = "creates a leaf"
 _SIZES_OVERLOADS = (
     "(size: tuple[Unpack[Shape]], /, *, dtype: _DType | None = None, device: Any = None, requires_grad: _bool = False)"
@@ -42,10 +43,14 @@ def _factory_rule(name: str) -> Rule:
     return rule
 
 
-for _name in ("zeros", "ones", "empty", "rand", "randn"):
-    op(_name, f"*size:sizes, {_FACTORY_KW}", expose="tt", overloads=_SIZES_OVERLOADS,
-       tags=("creation",) + (("random",) if _name.startswith("rand") else ()),
+for _name in ("zeros", "ones", "empty"):
+    op(_name, f"*size:sizes, {_FACTORY_KW}", expose="tt", overloads=_SIZES_OVERLOADS, tags=("creation",),
        differentiable=False, gradient=_LEAF, dtype_rule="factory")(_factory_rule(_name))
+_RANDOM_OVERLOADS = tuple(o.replace("*, dtype", "*, generator: Any = None, dtype").replace(
+    "Unpack[Shape], dtype", "Unpack[Shape], generator: Any = None, dtype") for o in _SIZES_OVERLOADS)
+for _name in ("rand", "randn"):
+    op(_name, f"*size:sizes, {_RANDOM_KW}", expose="tt", overloads=_RANDOM_OVERLOADS,
+       tags=("creation", "random"), differentiable=False, gradient=_LEAF, dtype_rule="factory")(_factory_rule(_name))
 
 for _name in ("zeros_like", "ones_like", "empty_like"):
     op(_name, f"input:tensor, {_FACTORY_KW}", expose="tt", tags=("creation",), differentiable=False,
@@ -57,15 +62,10 @@ for _name in ("rand_like", "randn_like"):
 op("randint_like", "input:tensor, low:int, high:int=None, *, dtype:dtype=None", expose="tt",
    tags=("creation", "random"), differentiable=False, gradient="integer result", dtype_rule="factory",
    signature="(*s) -> (*s)")(lambda args: args["input"])
-op("bernoulli", "input:tensor, p:float=None", expose="tt", tags=("creation", "random"), differentiable=False,
-   gradient="a random draw", dtype_rule="same", signature="(*s) -> (*s)")(lambda args: args["input"])
-
-
-# The ``new_*`` methods and ``normal`` build on the CPU whatever the device (the bindings take no
-# device yet): ``cuda="cpu"`` until they do.
+# The ``new_*`` methods: self's dtype and device unless given.
 for _name in ("new_zeros", "new_ones", "new_empty"):
     op(_name, f"*size:sizes, {_FACTORY_KW}", expose="method", method_self=False, tags=("creation",),
-       differentiable=False, gradient=_LEAF, dtype_rule="factory", cuda="cpu")(_factory_rule(_name))
+       differentiable=False, gradient=_LEAF, dtype_rule="factory")(_factory_rule(_name))
 
 
 @op("full", f"size:sizes, fill_value:any, {_FACTORY_KW}", expose="tt", tags=("creation",), differentiable=False,
@@ -74,8 +74,8 @@ def full(args: Args) -> Result:
     return sizes_shape("full", args["size"])
 
 
-@op("new_full", "size:sizes, fill_value:any, *, dtype:dtype=None", expose="method", method_self=False,
-    tags=("creation",), differentiable=False, gradient=_LEAF, dtype_rule="factory", cuda="cpu")
+@op("new_full", f"size:sizes, fill_value:any, {_FACTORY_KW}", expose="method", method_self=False,
+    tags=("creation",), differentiable=False, gradient=_LEAF, dtype_rule="factory")
 def new_full(args: Args) -> Result:
     return sizes_shape("new_full", args["size"])
 
@@ -86,13 +86,7 @@ def full_like(args: Args) -> Result:
     return args["input"]  # type: ignore[no-any-return]
 
 
-@op("normal", "mean:float, std:float, size:sizes, *, dtype:dtype=None", expose="tt", tags=("creation", "random"),
-    differentiable=False, gradient=_LEAF, dtype_rule="factory", cuda="cpu")
-def normal(args: Args) -> Result:
-    return sizes_shape("normal", args["size"])
-
-
-@op("randperm", "n:size, *, dtype:dtype=None, device:any=None", expose="tt", tags=("creation", "random"),
+@op("randperm", "n:size, *, generator:any=None, dtype:dtype=None, device:any=None", expose="tt", tags=("creation", "random"),
     differentiable=False, gradient="integer result", dtype_rule="int64", cuda="host")
 def randperm(args: Args) -> Result:
     n = args["n"]
@@ -101,7 +95,8 @@ def randperm(args: Args) -> Result:
     return Shape((n,))
 
 
-@op("randint", "low:any, high:any=None, /, size:sizes=None, *, dtype:dtype=None, device:any=None", expose="tt",
+@op("randint", "low:any, high:any=None, /, size:sizes=None, *, generator:any=None, dtype:dtype=None, device:any=None",
+    expose="tt",
     tags=("creation", "random"), differentiable=False, gradient="integer result", dtype_rule="int64")
 def randint(args: Args) -> Result:
     """``randint(high, size)`` or ``randint(low, high, size)``."""
@@ -176,8 +171,8 @@ def tensor(args: Args) -> Result:
 
 op("as_tensor", "data:any, *, dtype:dtype=None, device:any=None", expose="tt", tags=("creation",),
    differentiable=False, gradient="a leaf, or the tensor itself", dtype_rule="infer")(tensor)
-op("new_tensor", "data:any, *, dtype:dtype=None", expose="method", method_self=False, tags=("creation",),
-   differentiable=False, gradient=_LEAF, dtype_rule="infer", cuda="cpu")(tensor)
+op("new_tensor", f"data:any, {_FACTORY_KW}", expose="method", method_self=False, tags=("creation",),
+   differentiable=False, gradient=_LEAF, dtype_rule="infer")(tensor)
 
 
 @op("from_numpy", "ndarray:any", expose="tt", tags=("creation",), differentiable=False, gradient=_LEAF,

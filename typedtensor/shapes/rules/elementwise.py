@@ -109,11 +109,15 @@ unary("isinf", "IsInf", dtype="bool", gradient="boolean result")
 unary("isfinite", "IsFinite", dtype="bool", gradient="boolean result")
 unary("softplus", "Softplus", fusion="(A > T(20) ? A : log1p(tt_exp(A)))", dtype="float_only", expose="tt method inplace F", params="input:tensor, beta:float=1.0, threshold:float=20.0",
       function="input:tensor", method="", python="F", module=("Softplus", "beta:float=1.0, threshold:float=20.0"))
-unary("mish", "Mish", dtype="float_only", expose="tt method inplace F")
+unary("mish", "Mish", dtype="float_only", expose="tt method inplace F", params="input:tensor, inplace:bool=False",
+      function="input:tensor", method="", python="F")
 unary("logsigmoid", "Logsigmoid", dtype="float_only", expose="tt method inplace F")
-unary("relu6", "Relu6", dtype="same", expose="tt method inplace F")
-unary("hardsigmoid", "Hardsigmoid", dtype="float_only", expose="tt method inplace F")
-unary("hardswish", "Hardswish", dtype="float_only", expose="tt method inplace F")
+unary("relu6", "Relu6", dtype="same", expose="tt method inplace F", params="input:tensor, inplace:bool=False",
+      function="input:tensor", method="", python="F")
+unary("hardsigmoid", "Hardsigmoid", dtype="float_only", expose="tt method inplace F", params="input:tensor, inplace:bool=False",
+      function="input:tensor", method="", python="F")
+unary("hardswish", "Hardswish", dtype="float_only", expose="tt method inplace F", params="input:tensor, inplace:bool=False",
+      function="input:tensor", method="", python="F")
 unary("elu", None, prim="Elementwise", fusion="(A > T(0) ? A : @slope * expm1(A))", expose="tt F", params="input:tensor, alpha:float=1.0, inplace:bool=False",
       function="input:tensor, alpha:float=1.0", python="F")
 unary("leaky_relu", None, prim="Elementwise", fusion="(A > T(0) ? A : A * @slope)", expose="tt method F",
@@ -152,10 +156,10 @@ op("cpu", "input:tensor", expose="method", tags=("identity",), signature=_SAME)(
 op("cuda", "input:tensor, device:any=None, non_blocking:bool=False, *, memory_format:any=None", expose="method",
    tags=("identity",), signature=_SAME)(_same_shape)
 op("dropout", "input:tensor, p:float=0.5, training:bool=True, inplace:bool=False", expose="tt F",
-   function="input:tensor, p:float=0.5, training:bool=True", python="F", tags=("elementwise", "random"),
+   function="input:tensor, p:float=0.5, train:bool=True", python="F", tags=("elementwise", "random"),
    signature=_SAME, gradient="", graph=True)(_same_shape)
 op("alpha_dropout", "input:tensor, p:float=0.5, training:bool=False, inplace:bool=False", expose="tt F",
-   python="tt F", tags=("elementwise", "random"), signature=_SAME)(_same_shape)
+   function="input:tensor, p:float=0.5, train:bool=False", python="tt F", tags=("elementwise", "random"), signature=_SAME)(_same_shape)
 op("fill", "input:tensor, value:any", expose="inplace", tags=("elementwise",), differentiable=False,
    gradient="overwrites its input", signature=_SAME)(_same_shape)
 op("zero", "input:tensor", expose="inplace", tags=("elementwise",), differentiable=False,
@@ -214,8 +218,10 @@ def binary(
     for n in (name, *aliases):
         BINARY_SYMBOLS[n] = symbol
 
+    second = params.split(",")[1].split(":")[0].strip()  # torch's name for it: `other`, pow's `exponent`
+
     def rule(args: Args) -> Result:
-        return binary_result(name, args["input"], args["other"])
+        return binary_result(name, args["input"], args[second])
 
     op(
         name, params, expose=expose, tags=("elementwise", "binary", *tags), differentiable=not gradient,
@@ -237,14 +243,13 @@ def _ops(*names: str) -> tuple[str, ...]:
 
 _ALPHA: Final = "input:tensor, other:any, *, alpha:any=None"
 binary("add", "Add", "+", fusion="(A + B)", params=_ALPHA, operators=_ops("add"))
-binary("sub", "Sub", "-", fusion="(A - B)", params=_ALPHA, function="input:tensor, other:any", method="other:any",
-       inplace="other:any, *, alpha:any=None", operators=_ops("sub"))
+binary("sub", "Sub", "-", fusion="(A - B)", params=_ALPHA, operators=_ops("sub"), aliases=("subtract",))
 binary("mul", "Mul", "*", fusion="(A * B)", aliases=("multiply",), operators=_ops("mul"))
 binary("div", "Div", "/", fusion="(A / B)", dtype="float", params="input:tensor, other:any, *, rounding_mode:str=None",
        aliases=("divide",), alias_expose={"divide": "tt method"}, operators=_ops("truediv"))
 binary("floor_divide", "FloorDiv", "//", gradient=_STEP, operators=_ops("floordiv"))
 binary("remainder", "Remainder", "%", operators=_ops("mod"))
-binary("pow", "Pow", "**", fusion="pow(A, B)", operators=_ops("pow"))
+binary("pow", "Pow", "**", fusion="pow(A, B)", operators=_ops("pow"), params="input:tensor, exponent:any")
 binary("maximum", "Maximum", fusion="tt_max(A, B)")
 binary("minimum", "Minimum", fusion="tt_min(A, B)")
 binary("atan2", "Atan2", dtype="float")
@@ -266,7 +271,6 @@ binary("fmod", "Fmod", "%")
 binary("hypot", "Hypot", dtype="float")
 binary("copysign", "Copysign", dtype="float")
 # ops that run as another's BinaryOp value
-binary("subtract", None, "-")  # sub, but its in-place form takes no alpha
 binary("true_divide", None, "/", dtype="float")
 binary("xlogy", None, dtype="float", expose="tt method", python="tt method")
 binary("logaddexp", None, dtype="float_only", expose="tt method", python="tt method")
@@ -333,7 +337,7 @@ def nan_to_num(args: Args) -> Result:
 
 
 @op("isclose", "input:tensor, other:tensor, rtol:float=1e-05, atol:float=1e-08, equal_nan:bool=False", expose="tt",
-    function="a:tensor, b:tensor, rtol:float=1e-05, atol:float=1e-08, equal_nan:bool=False", python="tt",
+    python="tt",
     tags=("elementwise",), dtype_rule="bool", differentiable=False, gradient="boolean result")
 def isclose(args: Args) -> Result:
     return broadcast_shapes(args["input"], args["other"], "isclose") if all(

@@ -81,7 +81,7 @@ _sig_op("mm", "(m, k), (k, n) -> (m, n)", "mat2",
                    "(input: _AnyTensor, mat2: _AnyTensor) -> _AnyTensor"))
 _sig_op("bmm", "(b, m, k), (b, k, n) -> (b, m, n)", "mat2")
 _sig_op("mv", "(m, k), (k) -> (m)", "vec", python="tt method")
-_sig_op("dot", "(k), (k) -> ()", "other")
+_sig_op("dot", "(k), (k) -> ()", "tensor")  # torch's schema: dot(self, tensor)
 _sig_op("outer", "(m), (n) -> (m, n)", "vec2", symbol=",")
 
 

@@ -156,6 +156,8 @@ def _same(op_name: str | None) -> Any:
 for _name, _op, _ctor in (
     ("Identity", None, ""), ("Dropout", "dropout", "p:float=0.5, inplace:bool=False"),
     ("Dropout2d", "dropout2d", "p:float=0.5, inplace:bool=False"),
+    ("Dropout1d", "dropout1d", "p:float=0.5, inplace:bool=False"),
+    ("Dropout3d", "dropout3d", "p:float=0.5, inplace:bool=False"),
 ):
     module(f"typedtensor.nn.{_name}", _ctor, (), "input:tensor", ops=(_op,) if _op else ())(_same(_op))
 

@@ -134,7 +134,7 @@ def unflatten(args: Args) -> Result:
 
 
 @op("transpose", "input:tensor, dim0:int, dim1:int", expose="tt method inplace", tags=("view", "movement"),
-    aliases=("swapaxes", "swapdims"), alias_expose={"swapaxes": "tt method", "swapdims": "tt method"})
+    aliases=("swapdims",), alias_expose={"swapdims": "tt method"})
 def transpose(args: Args) -> Result:
     """Swap two dims."""
     x: ShapeLike = args["input"]
@@ -152,6 +152,12 @@ def transpose(args: Args) -> Result:
     assert isinstance(a, int) and isinstance(b, int)
     da, db = dim_at(x, a), dim_at(x, b)
     return replace(replace(x, a, (db,)), b, (da,))
+
+
+@op("swapaxes", "input:tensor, axis0:int, axis1:int", expose="tt method", tags=("view", "movement"))
+def swapaxes(args: Args) -> Result:
+    """``transpose`` under numpy's names for the two dims (torch's ``swapaxes``)."""
+    return transpose({"input": args["input"], "dim0": args["axis0"], "dim1": args["axis1"]})
 
 
 @op("permute", "input:tensor, *dims:ints", expose="tt method", function="input:tensor, dims:ints",
@@ -788,7 +794,7 @@ def nonzero(args: Args) -> Result:
     return Shape((UNKNOWN, len(x.dims))) if isinstance(x, Shape) and x.is_fixed else Shape((UNKNOWN, UNKNOWN))
 
 
-@op("one_hot", "input:tensor, num_classes:size=-1", expose="F", functional="tensor:tensor, num_classes:size=-1",
+@op("one_hot", "input:tensor, num_classes:size=-1", expose="F",
     python="F", tags=("nn",), differentiable=False, gradient="integer input")
 def one_hot(args: Args) -> Result:
     x: ShapeLike = args["input"]

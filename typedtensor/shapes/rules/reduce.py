@@ -159,8 +159,11 @@ def _register() -> None:
         params = "input:tensor, dim:int, dtype:dtype=None" if soft else "input:tensor, dim:int, *, dtype:dtype=None"
         if name == "logcumsumexp":
             params = "input:tensor, dim:int"
-        op(name, params, expose="tt method F" if soft else "tt method", tags=("normalization",) if soft else ("scan",),
-           python="tt method" if name == "logcumsumexp" else "", dtype_rule="float", signature="(*s) -> (*s)",
+        scan_in_place = name in ("cumsum", "cumprod")  # Tensor.cumsum_ / cumprod_: the result written back
+        op(name, params, expose="tt method F" if soft else "tt method inplace" if scan_in_place else "tt method",
+           tags=("normalization",) if soft else ("scan",),
+           python="tt method" if name == "logcumsumexp" else "inplace" if scan_in_place else "", dtype_rule="float",
+           signature="(*s) -> (*s)",
            graph=name != "logcumsumexp", prim=None if name == "logcumsumexp" else "Other")(srule)
 
     for name in ("sort", "argsort"):

@@ -1,0 +1,193 @@
+"""Random draws written over the backend's generators: ``normal``, ``multinomial``, the in-place
+fills (``normal_``, ``uniform_``, ``exponential_``, ``random_``, ``bernoulli_``) and the generator
+objects' Python side (``Generator.seed``, ``tt.seed``, ``get_rng_state`` / ``set_rng_state``).
+
+Every draw takes torch's ``generator=`` (a ``tt.Generator``; NOTE [ Generators ] in
+backend/include/typedtensor/ops.h) and comes from the backend's ``rand`` / ``randn`` / ``randint``
+/ ``bernoulli``, so it runs on the tensor's device. The values differ from torch's for the same
+seed (each library has its own streams); their distributions are torch's.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from typedtensor._runtime import _loader
+from typedtensor._runtime.errors import check
+
+_C = _loader.load_core()
+
+Generator = _C.Generator
+default_generator = _C.default_generator
+
+
+def _generator_seed(self: Any) -> int:
+    """Seed the generator from the operating system's entropy and return the seed (torch's ``seed()``)."""
+    s = int.from_bytes(os.urandom(8), "little") & ((1 << 63) - 1)
+    self.manual_seed(s)
+    return s
+
+
+Generator.seed = _generator_seed
+
+
+def seed() -> int:
+    """Seed the global generator non-deterministically and return the seed (``torch.seed``)."""
+    s = int(_generator_seed(default_generator))
+    _C.manual_seed(s)  # the device generator too, as manual_seed does
+    return s
+
+
+def get_rng_state() -> Any:
+    """The global CPU generator's state, a uint8 tensor (``torch.get_rng_state``)."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state: Any) -> None:
+    """Restore the global CPU generator's state from ``get_rng_state()`` (``torch.set_rng_state``)."""
+    default_generator.set_state(new_state)
+
+
+def _float_dtype(*values: Any) -> Any:
+    """The floating dtype torch draws ``normal`` in: the tensors' promoted dtype, else the default."""
+    tensors = [v for v in values if isinstance(v, _C.Tensor)]
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        dtype = _C.promote_types(dtype, t.dtype)
+    if not dtype.is_floating_point:
+        raise TypeError(f"normal expects floating point mean and std tensors, got {dtype}")
+    return dtype
+
+
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None, dtype: Any = None,
+           device: Any = None, requires_grad: bool = False) -> Any:
+    """``mean + std * z`` with ``z`` standard normal: numbers and a ``size``, or tensors (their
+    broadcast shape, differentiable in both, as torch's)."""
+    if not isinstance(mean, _C.Tensor) and not isinstance(std, _C.Tensor):
+        if size is None:
+            raise TypeError("normal(): numbers for mean and std need a size")
+        if std < 0:
+            raise ValueError(f"normal expects std >= 0.0, but found std {std}")
+        check("normal", mean=float(mean), std=float(std), size=size)
+        z = _C.randn(*([size] if isinstance(size, int) else [tuple(size)]), generator=generator, dtype=dtype,
+                     device=device)
+        out = z * std + mean
+        return out.requires_grad_(True) if requires_grad else out
+    if size is not None:
+        raise TypeError("normal(): a tensor mean or std gives the shape; size is for numbers only")
+    check("normal", mean=mean, std=std)
+    if isinstance(std, _C.Tensor) and bool((std < 0).any()):
+        raise ValueError("normal expects all elements of std >= 0.0")
+    ref = mean if isinstance(mean, _C.Tensor) else std
+    work = _float_dtype(mean, std)
+    shape = _C.broadcast_shapes(*(tuple(v.shape) for v in (mean, std) if isinstance(v, _C.Tensor)))
+    z = _C.randn(*shape, generator=generator, dtype=work, device=ref.device)
+    return z * std + mean
+
+
+def _need_float(op: str, t: Any) -> None:
+    if not t.is_floating_point():
+        raise TypeError(f"{op} expects a floating point tensor, got {t.dtype}")
+
+
+def _filled(self: Any, values: Any) -> Any:
+    return self.copy_(values)
+
+
+def normal_(self: Any, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Any:
+    """Fill with ``normal(mean, std)`` draws."""
+    _need_float("normal_", self)
+    if std < 0:
+        raise ValueError(f"normal_ expects std >= 0.0, but found std {std}")
+    z = _C.randn(*self.shape, generator=generator, dtype=self.dtype, device=self.device)
+    return _filled(self, z * std + mean)
+
+
+def uniform_(self: Any, from_: float = 0.0, to: float = 1.0, *, generator: Any = None) -> Any:
+    """Fill with draws uniform on ``[from_, to)`` (torch's ``from``, a Python keyword, is ``from_``
+    as in torch's own stubs)."""
+    _need_float("uniform_", self)
+    if from_ > to:
+        raise ValueError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
+    u = _C.rand(*self.shape, generator=generator, dtype=self.dtype, device=self.device)
+    return _filled(self, u * (to - from_) + from_)
+
+
+def exponential_(self: Any, lambd: float = 1.0, *, generator: Any = None) -> Any:
+    """Fill with exponential draws of rate ``lambd``: ``-log(1 - u) / lambd``."""
+    _need_float("exponential_", self)
+    if not lambd > 0:
+        raise ValueError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    u = _C.rand(*self.shape, generator=generator, dtype=self.dtype, device=self.device)
+    return _filled(self, (1 - u).log() / -lambd)
+
+
+# the largest integer each dtype holds exactly: random_()'s default upper bound (torch's)
+_RANDOM_TOP = {"float16": 1 << 11, "bfloat16": 1 << 8, "float32": 1 << 24, "float64": 1 << 53, "uint8": 1 << 8,
+               "int32": 1 << 31, "int64": (1 << 63) - 1, "bool": 2}
+
+
+def random_(self: Any, from_: int = 0, to: int | None = None, *, generator: Any = None) -> Any:
+    """Fill with integers uniform on ``[from_, to)``; ``random_(n)`` is ``[0, n)``; ``random_()``
+    covers every integer the dtype holds exactly from 0."""
+    low, high = (0, from_) if to is None and from_ != 0 else (from_, to)
+    if high is None:
+        high = _RANDOM_TOP[self.dtype.name]
+    if low >= high:
+        raise ValueError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    draws = _C.randint(low, high, tuple(self.shape), generator=generator, device=self.device)
+    return _filled(self, draws.to(self.dtype))
+
+
+def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Any:
+    """``Tensor.bernoulli``: ones with probability ``p`` (a number), else each entry's own value."""
+    return _C.bernoulli(input, p, generator=generator)
+
+
+def bernoulli_(self: Any, p: Any = 0.5, *, generator: Any = None) -> Any:
+    """Fill with ones drawn with probability ``p`` (a number or a tensor broadcast to ``self``)."""
+    work = self.dtype if self.is_floating_point() else _C.float32
+    if isinstance(p, _C.Tensor):
+        probs = p.to(work).expand(*self.shape).contiguous()
+    else:
+        if not 0 <= p <= 1:
+            raise ValueError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+        probs = _C.full(tuple(self.shape), float(p), dtype=work, device=self.device)
+    return _filled(self, _C.bernoulli(probs, generator=generator).to(self.dtype))
+
+
+def multinomial(input: Any, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Any:
+    """``num_samples`` category indices per row of ``input`` (``[n]`` or ``[m, n]`` non-negative
+    weights): with replacement by inverting the cumulative distribution at uniform draws, without
+    by the largest ``weight / exponential`` keys (torch's method; each draw is then a sample
+    without replacement)."""
+    check("multinomial", input=input, num_samples=num_samples)
+    if not input.is_floating_point():
+        raise TypeError(f"multinomial only supports floating-point dtypes for input, got: {input.dtype}")
+    n = input.shape[-1]
+    rows = input if input.ndim == 2 else input.unsqueeze(0)
+    if bool((rows < 0).any()) or not bool(rows.isfinite().all()):
+        raise ValueError("multinomial: probability tensor contains either inf, nan or element < 0")
+    if bool((rows.sum(-1) <= 0).any()):
+        raise ValueError("multinomial: invalid multinomial distribution (sum of probabilities <= 0)")
+    work = rows.detach().to(_C.float64)
+    if replacement:
+        cdf = work.cumsum(-1)
+        cdf = cdf / cdf[:, -1:]
+        u = _C.rand(rows.shape[0], num_samples, generator=generator, dtype=_C.float64, device=rows.device)
+        picks = (cdf.unsqueeze(1) <= u.unsqueeze(2)).long().sum(-1).clamp(max=n - 1)
+    else:
+        if num_samples > n:
+            raise ValueError("multinomial: cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+        # fewer positive weights than samples: the zero-weight categories follow (torch's)
+        u = _C.rand(*work.shape, generator=generator, dtype=_C.float64, device=rows.device)
+        keys = work / (1 - u).log().neg()
+        picks = keys.topk(num_samples, -1).indices
+    return picks if input.ndim == 2 else picks.squeeze(0)
+
+
+__all__ = [
+    "Generator", "bernoulli", "bernoulli_", "default_generator", "exponential_", "get_rng_state", "multinomial",
+    "normal", "normal_", "random_", "seed", "set_rng_state", "uniform_",
+]
