@@ -687,7 +687,7 @@ void bind_tensor(py::module_& m) {
         return tt::full(shape_from(s, "new_full"), scalar_arg(v, "new_full"), dtype_or(dtype, a.dtype()));
       }, py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none())
       .def("new_tensor", [](const Tensor& a, py::handle data, py::object dtype) {
-        return tensor_data(data, dtype_or(dtype, a.dtype()));
+        return host_tensor(data, "new_tensor()", [&] { return tensor_data(data, dtype_or(dtype, a.dtype())); });
       }, py::arg("data"), py::kw_only(), py::arg("dtype") = py::none());
 
   auto flatten_fn = [](const Tensor& a, int64_t s, int64_t e) { return tt::flatten(a, s, e); };

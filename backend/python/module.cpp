@@ -44,6 +44,7 @@ PYBIND11_MODULE(_C, m) {
     for (const auto& i : tt::detail::kPrimitiveInfo) add("primitive", i);
     return out;
   });
+  ttpy::install_source_locator();
   ttpy::register_errors(m);
   ttpy::bind_types(m);
   ttpy::bind_tensor(m);
