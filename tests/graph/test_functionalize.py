@@ -301,6 +301,12 @@ def test_table_indexed_by_an_argument_reads_the_ids_each_call() -> None:
     pair(i, j)
     i2 = tt.tensor(np.array([4, 4], dtype=np.int64))
     np.testing.assert_array_equal(pair(i2, j).numpy(), table.numpy()[[4, 4], [3, 1]])
+    # a column id out of range whose flattened position (1 * 4 + 5) is inside the table: refused, as eager
+    with pytest.raises(IndexError):
+        pair(tt.tensor(np.array([0, 1], dtype=np.int64)), tt.tensor(np.array([1, 5], dtype=np.int64)))
+    with pytest.raises(IndexError):
+        f(tt.tensor(np.array([3, 10], dtype=np.int64)))
+    assert pair.traces == 1 and f.traces == 1
 
 
 class _ListInForward(nn.Module):

@@ -414,6 +414,23 @@ Tensor index(const Tensor& a, const TensorList& indices) {
     lin = P.idx[0];
     for (size_t k = 1; k < P.dims.size(); ++k)
       lin = binary(BinaryOp::Add, binary(BinaryOp::Mul, lin, Scalar::from_int(a.size(P.dims[k]))), P.idx[k]);
+    if (current_tracer() && P.dims.size() > 1) {
+      // traced: an id outside its own dim (read at run time) could still land inside the flattened
+      // dims; such a position becomes -1, which index_select refuses at every run
+      Tensor bad;
+      for (size_t k = 0; k < P.dims.size(); ++k) {
+        const Tensor& t = P.idx[k];
+        Tensor out = binary(BinaryOp::LogicalOr, binary(BinaryOp::Lt, t, Scalar::from_int(0)),
+                            binary(BinaryOp::Ge, t, Scalar::from_int(a.size(P.dims[k]))));
+        bad = bad.defined() ? binary(BinaryOp::LogicalOr, bad, out) : out;
+      }
+      Tensor minus_one;
+      {
+        DeviceScope on(lin.device());
+        minus_one = scalar_tensor(Scalar::from_int(-1), DType::Int64);
+      }
+      lin = where(bad, minus_one, lin);
+    }
     lin = reshape(lin, Shape{n});
   } else {
     lin = empty(Shape{n}, DType::Int64);

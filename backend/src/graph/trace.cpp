@@ -354,7 +354,10 @@ void GraphTracer::wrote(const Tensor& t) {
     I.announced = nullptr;
     return;
   }
-  refuse("in-place write", "modified a tensor in place by an op that cannot be captured; use the out-of-place form");
+  // the primitive being applied, when the write happens inside one
+  const std::string op = current_op();
+  refuse(op == "op" ? "in-place write" : op,
+         "modified a tensor in place by an op that cannot be captured; use the out-of-place form");
 }
 
 void GraphTracer::host_data(const Tensor& t, const std::string& what, const std::string& where) {
