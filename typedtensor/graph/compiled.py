@@ -95,7 +95,7 @@ class CompiledFunction:
         sig = tuple((tuple(t.shape), str(t.dtype), str(t.device), bool(t.requires_grad)) for t in tensors)
         training = getattr(self.fn, "training", None)
         grads = tuple(bool(p.requires_grad) for p in self.params())
-        return (_pytree.guard_key(structure), sig, bool(_C.is_grad_enabled()), training, grads)
+        return (_pytree.guard_key(structure), sig, bool(_C.is_grad_enabled()), training, grads, _aliases(tensors))
 
     def params(self) -> list[Any]:
         """The tensors whose ``.grad`` a traced ``backward()`` sets: ``params=`` or a Module's."""
@@ -218,6 +218,23 @@ class CompiledFunction:
                 for pos, arg, captured in entry.writebacks:
                     (tensors[arg] if arg is not None else captured).copy_(outs[pos])
         return _pytree.unflatten(entry.out_structure, outs[: entry.n_out])
+
+
+def _aliases(tensors: list[Any]) -> tuple[Any, ...]:
+    """For every tensor argument i over the same memory as an earlier one j: i, j and where each
+    lies in that memory. Part of the guard: a function that writes one argument in place reads the
+    write through the other only when they alias, and the graph traced for one layout is wrong for
+    another (torch.compile guards alike)."""
+    first: dict[int, int] = {}
+    out: list[Any] = []
+    for i, t in enumerate(tensors):
+        ptr = t.untyped_storage_ptr()
+        if ptr:  # a size-0 tensor has no memory to share
+            j = first.setdefault(ptr, i)
+            if j != i:
+                u = tensors[j]
+                out.append((i, j, t.storage_offset(), tuple(t.stride()), u.storage_offset(), tuple(u.stride())))
+    return tuple(out)
 
 
 def _writebacks(graph: Graph, raw: list[tuple[int, int]]) -> list[tuple[int, int | None, Any]]:
