@@ -254,16 +254,19 @@ void bind_tensor(py::module_& m) {
       .def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); })
       .def("item", &item)
       .def("tolist", [](const Tensor& t) -> py::object {
+        check_host_read(t, "tolist()");
         if (t.dim() == 0) return item(t);
         Tensor h = tt::host(detach(t));
         if (h.dtype() != DType::BFloat16) return to_numpy(tt::contiguous(h)).attr("tolist")();
         return tolist_rec(h);
       })
       .def("numpy", [](const Tensor& t, bool force) {
+        check_host_read(t, "numpy()");
         if (force) return to_numpy(tt::clone(detach(t)));
         return to_numpy(t);
       }, py::arg("force") = false)
       .def("__array__", [](const Tensor& t, py::object dtype, py::object copy) -> py::object {
+        check_host_read(t, "__array__()");
         py::array a = to_numpy(detach(t));
         if (!dtype.is_none()) return a.attr("astype")(dtype);
         if (!copy.is_none() && copy.cast<bool>()) return a.attr("copy")();

@@ -62,6 +62,8 @@ Tensor tensor_data(py::handle data, std::optional<DType> dtype);
 // when `data` is the user's host data, which the tracer then refuses to freeze into the graph
 void install_source_locator();
 Tensor host_tensor(py::handle data, const char* what, const std::function<Tensor()>& make);
+// item(), tolist(), numpy() ... of a traced input or a value computed from one: refused while tracing
+void check_host_read(const Tensor& t, const char* what);
 
 // indexing
 py::object getitem(const Tensor& t, py::handle key);

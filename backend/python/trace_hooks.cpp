@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "convert.h"  // pybind11 and Python.h (the frame API)
+#include "typedtensor/graph.h"
 #include "typedtensor/primitive.h"
 
 namespace ttpy {
@@ -72,6 +73,10 @@ std::string user_frame() {
 }
 
 }  // namespace
+
+void check_host_read(const Tensor& t, const char* what) {
+  if (auto* g = dynamic_cast<tt::graph::GraphTracer*>(tt::current_tracer())) g->host_read(t, what);
+}
 
 void install_source_locator() { tt::set_source_locator(&user_frame); }
 

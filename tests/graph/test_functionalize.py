@@ -365,6 +365,30 @@ def test_from_numpy_inside_the_function_is_refused() -> None:
     close(cf(x), x + 5.0)
 
 
+def test_host_reads_of_traced_values_are_refused_naming_the_line() -> None:
+    def scale_by_max(x: Any) -> Any:
+        return x * x.max().item()  # ITEM-LINE
+
+    with pytest.raises(NotImplementedError) as info:
+        tt.compile(scale_by_max)(randn(3))
+    assert "[item()]" in str(info.value)
+    assert f"test_functionalize.py:{_line_of('ITEM-LINE')} in scale_by_max" in str(info.value)
+
+    def branch(x: Any) -> Any:
+        return x * 2.0 if x.sum() > 0 else x  # a Python `if` on a traced value: bool() reads it
+
+    with pytest.raises(NotImplementedError, match=r"\[item\(\)\]"):
+        tt.compile(branch)(randn(3))
+    for host_read in (lambda x: x + float(x.tolist()[0]), lambda x: x + float(x.numpy()[0])):
+        with pytest.raises(NotImplementedError, match=r"\[(tolist|numpy)\(\)\]"):
+            tt.compile(host_read)(randn(3))
+    # a captured tensor's value, and a constant the function made, are not traced values
+    lr = tt.tensor(0.5)
+    cf = tt.compile(lambda x: x * lr.item() * tt.tensor(3.0).item())
+    x = randn(3)
+    close(cf(x), x * 1.5)
+
+
 def test_library_constants_and_python_numbers_are_not_host_data() -> None:
     def f(x: Any) -> Any:
         return x * tt.tensor(2.0) + tt.arange(3)  # a Python number; a constant from the sizes

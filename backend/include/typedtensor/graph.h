@@ -88,6 +88,9 @@ class GraphTracer : public Tracer {
   void wrote(const Tensor& t) override;
   void host_data(const Tensor& t, const std::string& what, const std::string& where) override;
   int64_t private_aliases(const Tensor& t) override;
+  // `what` (item(), tolist() ...) reads t's values on the host: refused when t is an input or
+  // computed from one (the graph would keep the first call's number).
+  void host_read(const Tensor& t, const char* what);
   // The graph's outputs: `outputs`, then the final value of every input and captured tensor the
   // function wrote in place (see writebacks()). Puts back what the trace's eager run wrote.
   std::shared_ptr<Graph> finish(const TensorList& outputs);

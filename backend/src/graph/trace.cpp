@@ -378,6 +378,18 @@ int64_t GraphTracer::private_aliases(const Tensor& t) {
   return n;
 }
 
+void GraphTracer::host_read(const Tensor& t, const char* what) {
+  auto& I = *impl_;
+  if (!I.active || !t.defined() || !t.storage()) return;
+  // a tensor over no traced memory is a capture or a constant: its value is no input's
+  if (!I.known.count(t.impl()) && !I.mems.count(t.storage().get())) return;
+  ValueKind k = I.g->values[value_for(t, what)].kind;
+  if (k == ValueKind::Input || k == ValueKind::Node)
+    refuse(what, "reads a traced tensor's values on the host: the graph would keep the first call's number (a "
+                 "Python `if` on it, a number computed from it); compute with tensor ops, or do it outside the "
+                 "compiled function");
+}
+
 void GraphTracer::abort() {
   if (!impl_->active) return;
   set_tracer(impl_->prev);
