@@ -39,7 +39,9 @@ class GeneratorArg {
 void bind_functions(py::module_& m) {
   m.def("tensor", [](py::handle data, py::object dtype, py::object device, bool rg) {
     tt::DeviceScope ds(device_arg(device));
-    return with_grad(placed(tensor_data(data, dtype_from(dtype)), device_arg(device)), rg);
+    return host_tensor(data, "tensor()", [&] {
+      return with_grad(placed(tensor_data(data, dtype_from(dtype)), device_arg(device)), rg);
+    });
   }, py::arg("data"), TT_CREATION_KW);
   m.def("as_tensor", [](py::handle data, py::object dtype, py::object device) {
     tt::DeviceScope ds(device_arg(device));
@@ -49,17 +51,21 @@ void bind_functions(py::module_& m) {
     }
     if (py::isinstance<py::array>(data) && dtype.is_none()) {
       try {
-        return placed(from_numpy(py::reinterpret_borrow<py::array>(data)), device_arg(device));
+        return host_tensor(data, "as_tensor()", [&] {
+          return placed(from_numpy(py::reinterpret_borrow<py::array>(data)), device_arg(device));
+        });
       } catch (const tt::ValueError&) {
       }
     }
-    return placed(tensor_data(data, dtype_from(dtype)), device_arg(device));
+    return host_tensor(data, "as_tensor()", [&] { return placed(tensor_data(data, dtype_from(dtype)), device_arg(device)); });
   }, py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
   m.def("from_numpy", [](py::handle a) {
     if (!py::isinstance<py::array>(a)) throw tt::TypeError("from_numpy: expected a numpy.ndarray");
-    return from_numpy(py::reinterpret_borrow<py::array>(a));
+    return host_tensor(a, "from_numpy()", [&] { return from_numpy(py::reinterpret_borrow<py::array>(a)); });
   }, py::arg("ndarray"));
-  m.def("from_dlpack", &from_dlpack, py::arg("ext_tensor"));
+  m.def("from_dlpack", [](py::handle obj) {
+    return host_tensor(obj, "from_dlpack()", [&] { return from_dlpack(obj); });
+  }, py::arg("ext_tensor"));
   // A tensor over `nbytes` of a Python buffer (an mmap of a safetensors file), sharing its memory. The
   // buffer stays exported (an mmap cannot be closed) while any tensor over it lives.
   m.def("_frombuffer", [](py::buffer b, py::handle dtype, const std::vector<int64_t>& shape, int64_t offset) {

@@ -23,7 +23,7 @@ py::list body_list(const tg::Node& n) {
 }
 
 py::tuple node_tuple(const tg::Node& n) {
-  return py::make_tuple(n.op, attrs_dict(n.attrs), n.inputs, n.outputs, body_list(n), n.attrs.has_value());
+  return py::make_tuple(n.op, attrs_dict(n.attrs), n.inputs, n.outputs, body_list(n), n.attrs.has_value(), n.where);
 }
 }  // namespace
 
@@ -87,7 +87,8 @@ void bind_graph(py::module_& m) {
       .def(py::init<>())
       .def("begin", &tg::GraphTracer::begin)
       .def("finish", &tg::GraphTracer::finish)
-      .def("abort", &tg::GraphTracer::abort);
+      .def("abort", &tg::GraphTracer::abort)
+      .def("writebacks", &tg::GraphTracer::writebacks);
 
   m.def("_graph_load", [](const std::string& path) { return tg::load(path); });
   m.def("_graph_load_bytes", [](const py::bytes& b, const std::string& what) { return tg::load_bytes(std::string(b), what); });

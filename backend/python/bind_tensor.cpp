@@ -266,16 +266,19 @@ void bind_tensor(py::module_& m) {
       .def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); })
       .def("item", &item)
       .def("tolist", [](const Tensor& t) -> py::object {
+        check_host_read(t, "tolist()");
         if (t.dim() == 0) return item(t);
         Tensor h = tt::host(detach(t));
         if (h.dtype() != DType::BFloat16) return to_numpy(tt::contiguous(h)).attr("tolist")();
         return tolist_rec(h);
       })
       .def("numpy", [](const Tensor& t, bool force) {
+        check_host_read(t, "numpy()");
         if (force) return to_numpy(tt::clone(detach(t)));
         return to_numpy(t);
       }, py::arg("force") = false)
       .def("__array__", [](const Tensor& t, py::object dtype, py::object copy) -> py::object {
+        check_host_read(t, "__array__()");
         py::array a = to_numpy(detach(t));
         if (!dtype.is_none()) return a.attr("astype")(dtype);
         if (!copy.is_none() && copy.cast<bool>()) return a.attr("copy")();
@@ -646,7 +649,7 @@ void bind_tensor(py::module_& m) {
       .def("new_tensor", [](const Tensor& a, py::handle data, py::object dtype, py::object device, bool rg) {
         tt::Device d = device_arg(device, a.device());
         tt::DeviceScope ds(d);
-        return with_grad(placed(tensor_data(data, dtype_or(dtype, a.dtype())), d), rg);
+        return with_grad(placed(host_tensor(data, "new_tensor()", [&] { return tensor_data(data, dtype_or(dtype, a.dtype())); }), d), rg);
       }, py::arg("data"), TT_NEW_KW);
 
   auto flatten_fn = [](const Tensor& a, int64_t s, int64_t e) { return tt::flatten(a, s, e); };

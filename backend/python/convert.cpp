@@ -534,6 +534,7 @@ Tensor tensor_data(py::handle data, std::optional<DType> dtype) {
 
 // ---------------- item ----------------
 py::object item(const Tensor& t) {
+  check_host_read(t, "item()");
   if (t.numel() != 1)
     throw tt::ValueError("a Tensor with " + std::to_string(t.numel()) + " elements cannot be converted to Scalar");
   Tensor h = tt::host(t);  // one device-to-host copy for a CUDA tensor

@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <functional>
 #include <optional>
 
 #include "typedtensor/device.h"
@@ -61,6 +62,14 @@ py::array to_numpy(const Tensor& t);
 py::object to_dlpack(const Tensor& t);
 Tensor from_dlpack(py::handle obj);
 Tensor tensor_data(py::handle data, std::optional<DType> dtype);
+
+// graph capture (trace_hooks.cpp): the user's source line in refusals, and tensors made from host
+// data (tt.tensor, from_numpy ...) while a function is traced: `make()` builds the tensor, untraced
+// when `data` is the user's host data, which the tracer then refuses to freeze into the graph
+void install_source_locator();
+Tensor host_tensor(py::handle data, const char* what, const std::function<Tensor()>& make);
+// item(), tolist(), numpy() ... of a traced input or a value computed from one: refused while tracing
+void check_host_read(const Tensor& t, const char* what);
 
 // indexing
 py::object getitem(const Tensor& t, py::handle key);

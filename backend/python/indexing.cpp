@@ -142,7 +142,10 @@ py::object getitem(const Tensor& t, py::handle key) {
 void setitem(Tensor& t, py::handle key, py::handle value) {
   Scalar s;
   bool scalar = scalar_from(value, &s);
-  if (tt::grad_mode_enabled() && (t.requires_grad() || (!scalar && is_tensor(value) && value.cast<const Tensor&>().requires_grad()))) {
+  // recorded by autograd, or traced by tt.compile (functionalized: the write becomes a scatter)
+  bool recorded = tt::grad_mode_enabled() &&
+                  (t.requires_grad() || (!scalar && is_tensor(value) && value.cast<const Tensor&>().requires_grad()));
+  if (recorded || tt::current_tracer()) {
     Tensor v = scalar ? tt::scalar_tensor(s, t.dtype()) : tensor_from(value, false);
     {  // recorded: positions of the key, then a scatter
       Tensor pos = tt::reshape(tt::arange(Scalar::from_int(0), Scalar::from_int(t.numel()), Scalar::from_int(1), DType::Int64), t.shape());

@@ -45,6 +45,7 @@ PYBIND11_MODULE(_C, m) {
     return out;
   });
   m.def("_check_output_types", &tt::set_check_output_types, py::arg("on"));
+  ttpy::install_source_locator();
   ttpy::register_errors(m);
   ttpy::bind_types(m);
   ttpy::bind_tensor(m);

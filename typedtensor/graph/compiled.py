@@ -51,9 +51,12 @@ def _is_tensor(x: Any) -> bool:
 class _Entry:
     graph: Graph
     out_structure: Any
-    n_out: int  # the function's own outputs; the rest are parameter gradients
+    n_out: int  # the function's own outputs; then parameter gradients, then write-backs
     grad_params: list[int] = field(default_factory=list)  # which params those gradients belong to
     ir_log: list[tuple[str, str]] = field(default_factory=list)
+    # NOTE [ Write-backs ]: (graph output, argument position or None, captured tensor or None) for
+    # every argument and captured tensor the function writes in place: copied into it after each call
+    writebacks: list[tuple[int, int | None, Any]] = field(default_factory=list)
 
 
 class CompiledFunction:
@@ -92,7 +95,7 @@ class CompiledFunction:
         sig = tuple((tuple(t.shape), str(t.dtype), str(t.device), bool(t.requires_grad)) for t in tensors)
         training = getattr(self.fn, "training", None)
         grads = tuple(bool(p.requires_grad) for p in self.params())
-        return (_pytree.guard_key(structure), sig, bool(_C.is_grad_enabled()), training, grads)
+        return (_pytree.guard_key(structure), sig, bool(_C.is_grad_enabled()), training, grads, _aliases(tensors))
 
     def params(self) -> list[Any]:
         """The tensors whose ``.grad`` a traced ``backward()`` sets: ``params=`` or a Module's."""
@@ -176,7 +179,12 @@ class CompiledFunction:
         for k, i in enumerate(grad_params):
             if graph.value(graph.outputs[n_out + k]).kind != "node":
                 raise NotImplementedError(f"tt.compile: the gradient of parameter {i} was not computed by the traced function")
+        writebacks = _writebacks(graph, tracer.writebacks())
         if self.freeze:
+            if any(t is not None for _, _, t in writebacks):
+                raise ValueError("tt.compile: freeze=True turns captured tensors into constants, but this function writes "
+                                 "one in place (BatchNorm's running statistics in training mode, an optimizer step); "
+                                 "compile it without freeze")
             graph.freeze()
         log: list[tuple[str, str]] = []
         if self.log_ir:
@@ -188,7 +196,7 @@ class CompiledFunction:
             graph.run_pass(p)
             if self.log_ir:
                 log.append((p, str(graph)))
-        return _Entry(graph, out_structure, n_out, grad_params, log)
+        return _Entry(graph, out_structure, n_out, grad_params, log, writebacks)
 
     @staticmethod
     def _accumulate(params: list[Any], which: list[int], grads: list[Any]) -> None:
@@ -204,8 +212,45 @@ class CompiledFunction:
         entry, tensors = self._entry(args, kwargs)
         outs = entry.graph(*[t if t.is_contiguous() else t.contiguous() for t in tensors])
         if entry.grad_params:
-            self._accumulate(self.params(), entry.grad_params, outs[entry.n_out :])
+            self._accumulate(self.params(), entry.grad_params, outs[entry.n_out : entry.n_out + len(entry.grad_params)])
+        if entry.writebacks:
+            with _no_grad():
+                for pos, arg, captured in entry.writebacks:
+                    (tensors[arg] if arg is not None else captured).copy_(outs[pos])
         return _pytree.unflatten(entry.out_structure, outs[: entry.n_out])
+
+
+def _aliases(tensors: list[Any]) -> tuple[Any, ...]:
+    """For every tensor argument i over the same memory as an earlier one j: i, j and where each
+    lies in that memory. Part of the guard: a function that writes one argument in place reads the
+    write through the other only when they alias, and the graph traced for one layout is wrong for
+    another (torch.compile guards alike)."""
+    first: dict[int, int] = {}
+    out: list[Any] = []
+    for i, t in enumerate(tensors):
+        ptr = t.untyped_storage_ptr()
+        if ptr:  # a size-0 tensor has no memory to share
+            j = first.setdefault(ptr, i)
+            if j != i:
+                u = tensors[j]
+                out.append((i, j, t.storage_offset(), tuple(t.stride()), u.storage_offset(), tuple(u.stride())))
+    return tuple(out)
+
+
+def _writebacks(graph: Graph, raw: list[tuple[int, int]]) -> list[tuple[int, int | None, Any]]:
+    """NOTE [ Write-backs ]
+    In-place writes inside a compiled function are functionalized (NOTE [ Functionalization ] in
+    backend/src/graph/trace.cpp): the graph computes the written values out of place. Where the
+    written tensor lives on after the call -- an argument, or a tensor the function closed over
+    (BatchNorm's running statistics, a parameter an optimizer step updates) -- its final value is an
+    extra graph output, copied into it after every call, as torch.compile does. The trace restores
+    what its eager run wrote, so the first call updates each tensor once, like the later ones."""
+    inputs = graph.inputs
+    out: list[tuple[int, int | None, Any]] = []
+    for vid, pos in raw:
+        info = graph.value(vid)
+        out.append((pos, inputs.index(vid), None) if info.kind == "input" else (pos, None, info.data))
+    return out
 
 
 def compile(

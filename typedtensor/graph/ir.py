@@ -25,11 +25,13 @@ class NodeInfo:
     outputs: tuple[int, ...]
     body: tuple[NodeInfo, ...] = field(default=())  # a fused node's original nodes
     opaque: bool = False
+    where: str = ""  # a captured node: the user's source line that made it ("file.py:12 in forward")
 
 
 def _node(raw: Any) -> NodeInfo:
-    op, attrs, inputs, outputs, body, has_attrs = raw
-    return NodeInfo(op, dict(attrs), tuple(inputs), tuple(outputs), tuple(_node(b) for b in body), not has_attrs)
+    op, attrs, inputs, outputs, body, has_attrs, where = raw
+    return NodeInfo(op, dict(attrs), tuple(inputs), tuple(outputs), tuple(_node(b) for b in body), not has_attrs,
+                    str(where))
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,12 @@ Each node's rule runs on its operands' shapes (symbolic: ``Batch``, ``In`` ...) 
 checked against the shape the kernel actually produced during the trace, evaluated with the dims'
 sizes bound from the example inputs. A rule that reports an ``Issue`` raises ``ShapeError``; a rule
 that disagrees with the kernel raises ``GraphError``. Nodes whose op the registry cannot be called
-for from the IR's attributes (strided views, fused groups ...) keep their concrete shapes."""
+for from the IR's attributes (strided views, fused groups ...) keep their concrete shapes.
+
+The trace ran, so every size agreed: an issue is real only where named dims disagree with each other
+(``x.T + x`` with ``Batch`` and ``Feat``). A named dim meeting a plain number (``Pixels`` against a
+``Linear(64, ...)`` weight of shape ``[32, 64]``) is a dim the weights fix, not an error: the rule is
+asked again with the numbers unknown, and a shape it leaves unknown takes the kernel's sizes."""
 
 from __future__ import annotations
 
@@ -129,6 +134,17 @@ def _eval(d: DimExpr, env: dict[Sym, DimExpr]) -> int | None:
     return None
 
 
+def _numbers_unknown(shape: Shape) -> Shape:
+    return Shape(tuple(UNKNOWN if isinstance(d, int) else d for d in shape.prefix))
+
+
+def _known_from(result: Shape, concrete: tuple[int, ...]) -> Shape:
+    """``result`` with its unknown dims taken from the kernel's output shape."""
+    if len(result.prefix) != len(concrete):
+        return Shape(concrete)
+    return Shape(tuple(c if d is UNKNOWN else d for d, c in zip(result.prefix, concrete, strict=True)))
+
+
 def propagate(graph: Graph, annotated: list[Shape | None]) -> dict[int, str]:
     """Runs the registry's rule for every node; returns value id -> symbolic shape text."""
     env: dict[Sym, DimExpr] = {}
@@ -146,9 +162,17 @@ def propagate(graph: Graph, annotated: list[Shape | None]) -> dict[int, str]:
             if v >= 0:
                 ins.append(shapes[v])
         outs = [graph.value(o).shape for o in node.outputs]
-        result = _call(node, ins, [graph.value(v).shape for v in node.inputs if v >= 0], env)
+        in_shapes = [graph.value(v).shape for v in node.inputs if v >= 0]
+        result = _call(node, ins, in_shapes, env)
         if isinstance(result, Issue):
-            raise ShapeError(f"tt.compile: {result.message}")
+            loose = _call(node, [_numbers_unknown(s) for s in ins], in_shapes, env)
+            if isinstance(loose, Issue):
+                where = f" (at {node.where})" if node.where else ""
+                raise ShapeError(f"tt.compile: {result.message}{where}")
+            if isinstance(loose, Shape) and loose.is_fixed and len(outs) == 1:
+                result = _known_from(loose, outs[0])
+            else:
+                result = UNKNOWN
         results: list[Any] = [result]
         if isinstance(result, reg.Outputs) and isinstance(result.shapes, tuple):
             results = list(result.shapes)

@@ -157,7 +157,8 @@ def _check_constants_ignore_the_inputs(tracer: _Tracer, base: Trace) -> None:
     if other.structure != base.structure:
         return
     for v, info in base.values.items():
-        if info.kind == "capture" and info.data is not None and info.data.data_ptr() != other.values[v].data.data_ptr() \
+        if info.kind in ("capture", "const") and info.data is not None and other.values[v].data is not None \
+                and info.data.data_ptr() != other.values[v].data.data_ptr() \
                 and tuple(info.shape) == tuple(other.values[v].shape) and not _equal(info.data, other.values[v].data):
             raise ValueError(
                 f"tt.onnx.export: the traced graph holds a tensor of shape {list(info.shape)} computed from the inputs "

@@ -150,6 +150,10 @@ def run_trace(fn: Callable[..., Any], args: Sequence[Any], sizes: dict[str, int]
     except BaseException:
         tracer.abort()
         raise
+    if tracer.writebacks():
+        raise ValueError("tt.onnx.export: the function writes one of its inputs or a tensor it closes over in place (a "
+                         "buffer such as BatchNorm's running statistics in training mode): an ONNX model cannot update "
+                         "it; export the model in eval mode, or return the new value instead")
     graph = Graph(raw)
     nodes = graph.nodes()
     values = {v: graph.value(v) for v in range(raw.num_values())}

@@ -113,10 +113,16 @@ bool inplace_needs_graph(const Tensor& self, const Tensor* other);
 void check_inplace(const Tensor& self, const char* op);
 // `self` with its current place in the graph, on a fresh TensorImpl: the input of the recorded op.
 Tensor alias_for_inplace(const Tensor& self);
-Tensor& commit_inplace(Tensor& self, const Tensor& r);
-// `self.view(-1)[positions] = value` (value broadcast to positions' shape), recorded: the
-// gradient-aware form of `t[key] = value` (positions = the key applied to arange(numel)).
-Tensor& assign_positions_(Tensor& self, const Tensor& positions, const Tensor& value);
+Tensor& commit_inplace(Tensor& self, const Tensor& r, const char* op = "an in-place op");
+// The functional form of an in-place op: writes the out-of-place result `r` into `self`, through
+// commit_inplace when autograd records the op (`graph`), else as a plain copy that leaves self's
+// autograd state alone; a graph tracer is told first either way (NOTE [ Functionalization ]).
+Tensor& write_inplace(Tensor& self, const Tensor& r, const char* op, bool graph);
+// `self.view(-1)[positions] = value` (value broadcast to positions' shape; summed into it with
+// `accumulate`), out of place and written back: the gradient-aware and traceable form of
+// `t[key] = value` (positions = the key applied to arange(numel)).
+Tensor& assign_positions_(Tensor& self, const Tensor& positions, const Tensor& value, bool accumulate = false,
+                          const char* op = "setitem");
 
 Tensor detach(const Tensor& t);  // shares storage and version counter, no history
 void retain_grad(const Tensor& t);

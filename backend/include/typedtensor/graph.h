@@ -43,6 +43,7 @@ struct Node {
   std::shared_ptr<Primitive> prim;
   std::vector<int> inputs;   // value ids; -1 = no tensor
   std::vector<int> outputs;  // value ids
+  std::string where;         // captured nodes: the user's source line that made them ("" if unknown)
 };
 
 class FusedKernel;
@@ -75,6 +76,7 @@ class Graph {
 };
 
 // ---- capture ----
+// In-place ops are functionalized: NOTE [ Functionalization ] in backend/src/graph/trace.cpp.
 class GraphTracer : public Tracer {
  public:
   GraphTracer();
@@ -82,11 +84,25 @@ class GraphTracer : public Tracer {
   // Registers the inputs; returns fresh aliases of them that the traced function must receive.
   TensorList begin(const TensorList& inputs);
   void record(const std::shared_ptr<Primitive>& p, const TensorList& inputs, const TensorList& outputs) override;
+  void assign(const Tensor& self, const Tensor& value, const char* op) override;
+  void wrote(const Tensor& t) override;
+  void host_data(const Tensor& t, const std::string& what, const std::string& where) override;
+  int64_t private_aliases(const Tensor& t) override;
+  // `what` (item(), tolist() ...) reads t's values on the host: refused when t is an input or
+  // computed from one (the graph would keep the first call's number).
+  void host_read(const Tensor& t, const char* what);
+  // The graph's outputs: `outputs`, then the final value of every input and captured tensor the
+  // function wrote in place (see writebacks()). Puts back what the trace's eager run wrote.
   std::shared_ptr<Graph> finish(const TensorList& outputs);
   void abort();  // uninstalls the tracer after the traced function raised
+  // (input or capture value id, graph output position) for every tensor the function wrote: after
+  // a run, that output is copied into the tensor (tt.compile does it; torch.compile does the same).
+  std::vector<std::pair<int, int>> writebacks() const;
 
  private:
-  int value_for(const Tensor& t);
+  int value_for(const Tensor& t, const std::string& user);
+  int current(const Tensor& t, const std::string& user);
+  Tensor scatter_into_source(int view_id, const Tensor& value, const std::string& op);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -71,16 +71,38 @@ void set_grad_mode(bool enabled);  // thread-local, like torch.no_grad
 
 // The graph tracer (backend/src/graph): a thread-local hook that sees every top-level primitive
 // application (not the ones a kernel makes internally) with its inputs and outputs.
+//
+// In-place ops are functionalized while a tracer is installed (NOTE [ Functionalization ] in
+// backend/src/graph/trace.cpp): the op computes its result out of place with primitives, calls
+// assign(), and only then writes the memory and bumps its version. A version bump the tracer was not
+// told about (wrote()) is a write it cannot capture, and it throws instead of baking the trace-time
+// result into the graph.
 class Tracer {
  public:
   virtual ~Tracer() = default;
   virtual void record(const std::shared_ptr<Primitive>& p, const TensorList& inputs, const TensorList& outputs) = 0;
+  // `value` (a traced result of self's shape and dtype) is about to be written into `self` by `op`.
+  virtual void assign(const Tensor& /*self*/, const Tensor& /*value*/, const char* /*op*/) {}
+  // `t`'s memory was just written (Tensor::bump_version).
+  virtual void wrote(const Tensor& /*t*/) {}
+  // `t` was made from host data (a Python list, a numpy array) by `what` at the user's line `where`.
+  virtual void host_data(const Tensor& /*t*/, const std::string& /*what*/, const std::string& /*where*/) {}
+  // How many other TensorImpls over t's memory only the tracer keeps alive (autograd's in-place
+  // check discounts them: they would be gone in eager mode).
+  virtual int64_t private_aliases(const Tensor& /*t*/) { return 0; }
 };
 Tracer* set_tracer(Tracer* t);  // returns the previous one (thread-local)
 Tracer* current_tracer();
-// Ops that cannot be captured (random sampling, in-place writes to traced tensors) call this: it
-// throws NotImplementedError naming the op while a tracer is installed on this thread.
-void check_not_tracing(const char* op);
+// Ops that cannot be captured (random sampling, data-dependent output sizes) call this: it throws
+// NotImplementedError naming the op and the user's source line while a tracer is installed.
+void check_not_tracing(const char* op, const char* why = nullptr);
+
+// The user's source line making the current call ("model.py:12 in forward"; "" when unknown): the
+// Python bindings install a locator that walks the Python stack to the first frame outside the
+// library. Graph capture puts it in every refusal and on every captured node.
+using SourceLocator = std::string (*)();
+void set_source_locator(SourceLocator f);
+std::string source_location();
 
 // Rebuilds a primitive from its name() and attrs() (graph load); nullptr when the name is unknown.
 // Throws ValueError when the attributes are malformed.

@@ -19,6 +19,8 @@ struct Device {
   bool operator!=(const Device& o) const { return !(*this == o); }
 };
 
+uint64_t next_storage_serial();  // tensor.cpp: a process-wide allocation counter
+
 // A buffer of bytes. `owner` keeps the memory alive (our allocation, a numpy array, a DLPack
 // producer); the data pointer is freed when the last Storage and view is gone.
 struct Storage {
@@ -30,6 +32,9 @@ struct Storage {
   // checks that a saved tensor was not modified before backward).
   std::atomic<uint64_t> version{0};
   bool writable = true;
+  // Creation order, process-wide: graph capture tells a tensor the traced function made (a
+  // constant of the graph) from one that existed before the trace (a capture, read by reference).
+  uint64_t serial = next_storage_serial();
 };
 
 class Node;  // autograd graph node (backend/src/autograd)
@@ -93,7 +98,9 @@ class Tensor {
     return static_cast<T*>(raw());
   }
 
-  void bump_version() const { impl_->storage->version.fetch_add(1, std::memory_order_relaxed); }
+  // Every in-place write ends here; while a graph tracer is installed it is told (tensor.cpp), so a
+  // write the tracer did not capture is refused instead of silently baked into the graph.
+  void bump_version() const;
   uint64_t version() const { return impl_->storage->version.load(std::memory_order_relaxed); }
 
   AutogradMeta& autograd_meta() const;  // creates it on first use

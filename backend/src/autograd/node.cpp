@@ -357,7 +357,10 @@ void check_inplace(const Tensor& self, const char* op) {
   if (self.requires_grad() && !self.impl()->autograd->grad_fn)
     throw std::runtime_error(std::string("[") + op +
                              "] a leaf Variable that requires grad is being used in an in-place operation.");
-  if (self.storage().use_count() > 1)
+  // while tracing, aliases that only the tracer keeps alive would be gone in eager mode
+  int64_t uses = self.storage().use_count();
+  if (Tracer* t = current_tracer()) uses -= t->private_aliases(self);
+  if (uses > 1)
     throw std::runtime_error(std::string("[") + op +
                              "] in-place operation on a tensor that shares its memory with another tensor (a view "
                              "of it, or a value saved for backward) while gradients are recorded; use the "
@@ -377,7 +380,8 @@ Tensor alias_for_inplace(const Tensor& self) {
   return old;
 }
 
-Tensor& commit_inplace(Tensor& self, const Tensor& r) {
+Tensor& commit_inplace(Tensor& self, const Tensor& r, const char* op) {
+  if (Tracer* t = current_tracer()) t->assign(self, r, op);
   cpu::copy(self, r);
   AutogradMeta& m = self.autograd_meta();
   m.retains_grad = false;
@@ -395,15 +399,24 @@ Tensor& commit_inplace(Tensor& self, const Tensor& r) {
   return self;
 }
 
-Tensor& assign_positions_(Tensor& self, const Tensor& positions, const Tensor& value) {
-  check_inplace(self, "setitem");
+Tensor& write_inplace(Tensor& self, const Tensor& r, const char* op, bool graph) {
+  if (graph) return commit_inplace(self, r, op);
+  if (Tracer* t = current_tracer()) t->assign(self, r, op);
+  cpu::copy(self, r);
+  self.bump_version();
+  return self;
+}
+
+Tensor& assign_positions_(Tensor& self, const Tensor& positions, const Tensor& value, bool accumulate, const char* op) {
+  bool graph = inplace_needs_graph(self, &value);
+  if (graph) check_inplace(self, op);
   Tensor v = value.dtype() == self.dtype() ? value : to_dtype(value, self.dtype());
   Tensor flat_pos = reshape(positions, Shape{positions.numel()});
   Tensor flat_val = reshape(contiguous(expand(v, positions.shape())), Shape{positions.numel()});
   // a copy: scatter saves its input, and self is about to be overwritten
-  Tensor flat_self = reshape(clone(alias_for_inplace(self)), Shape{self.numel()});
-  Tensor r = reshape(scatter(flat_self, 0, flat_pos, flat_val, ""), self.shape());
-  return commit_inplace(self, r);
+  Tensor flat_self = reshape(graph ? clone(alias_for_inplace(self)) : contiguous(self), Shape{self.numel()});
+  Tensor r = reshape(scatter(flat_self, 0, flat_pos, flat_val, accumulate ? "add" : ""), self.shape());
+  return write_inplace(self, r, op, graph);
 }
 
 }  // namespace autograd

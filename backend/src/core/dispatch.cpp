@@ -19,10 +19,21 @@ Tracer* set_tracer(Tracer* t) {
   return prev;
 }
 Tracer* current_tracer() { return t_tracer; }
-void check_not_tracing(const char* op) {
-  if (t_tracer)
-    throw NotImplementedError(std::string("[") + op +
-                              "] cannot be captured by tt.compile (random or in-place op); call it outside the compiled function");
+void check_not_tracing(const char* op, const char* why) {
+  if (!t_tracer) return;
+  std::string where = source_location();
+  throw NotImplementedError(std::string("tt.compile: [") + op + "] cannot be captured (" +
+                            (why ? why : "a random op: the graph would replay one sample") +
+                            "); call it outside the compiled function" + (where.empty() ? "" : " (at " + where + ")"));
+}
+
+namespace {
+std::atomic<SourceLocator> g_locator{nullptr};
+}
+void set_source_locator(SourceLocator f) { g_locator.store(f); }
+std::string source_location() {
+  SourceLocator f = g_locator.load(std::memory_order_relaxed);
+  return f ? f() : std::string();
 }
 
 // The primitive's own body, run under apply()'s DeviceScope: its allocations land on the device and

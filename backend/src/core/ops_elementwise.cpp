@@ -767,13 +767,14 @@ Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other0) {
   if (s != self.shape())
     shape_error(name, {self.shape(), other.shape()}, {},
                 "output with shape " + shape_str(self.shape()) + " doesn't match the broadcast shape " + shape_str(s));
-  if (autograd::inplace_needs_graph(self, &other)) {  // recorded: out of place, then written back
-    autograd::check_inplace(self, name.c_str());
+  const bool graph = autograd::inplace_needs_graph(self, &other);
+  if (graph || current_tracer()) {  // recorded or traced: out of place, then written back
+    if (graph) autograd::check_inplace(self, name.c_str());
     // the recorded op may save its input, which the write-back would modify: give it a copy
-    Tensor old = autograd::alias_for_inplace(self);
-    if (op != BinaryOp::Add && op != BinaryOp::Sub) old = clone(old);
+    Tensor old = graph ? autograd::alias_for_inplace(self) : self;
+    if (graph && op != BinaryOp::Add && op != BinaryOp::Sub) old = clone(old);
     Tensor r = binary(op, old, other);
-    return autograd::commit_inplace(self, detail::cast(r, self.dtype()));
+    return autograd::write_inplace(self, detail::cast(r, self.dtype()), name.c_str(), graph);
   }
   if (self.numel() == 0) return self;
   if (self.dtype() == other.dtype() && !is_half(self.dtype()) && !needs_float(op) && !overlaps(self, other) &&
@@ -792,7 +793,8 @@ Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other0) {
 Tensor& add_scaled_(Tensor& self, const Tensor& other, Scalar alpha) {
   bool fused = (self.dtype() == DType::Float32 || self.dtype() == DType::Float64) && other.dtype() == self.dtype() &&
                self.shape() == other.shape() && self.is_contiguous() && other.is_contiguous() && !on_cuda(self) &&
-               !on_cuda(other) && !autograd::inplace_needs_graph(self, &other) && !overlaps(self, other);
+               !on_cuda(other) && !autograd::inplace_needs_graph(self, &other) && !overlaps(self, other) &&
+               !current_tracer();
   if (!fused) return binary_(BinaryOp::Add, self, binary(BinaryOp::Mul, other, alpha));
   check_writable_once(self, "add_");
   cpu::axpy(self, other, alpha.to_double());
@@ -846,7 +848,8 @@ Tensor& unary_(UnaryOp op, Tensor& a) {
   if (!detail::can_cast(r.dtype(), a.dtype()))
     throw TypeError(std::string("[") + unary_name(op) + "_] result type " + dtype_name(r.dtype()) +
                     " can't be cast to the desired output type " + dtype_name(a.dtype()));
-  if (graph) return autograd::commit_inplace(a, detail::cast(r, a.dtype()));
+  if (graph || current_tracer())
+    return autograd::write_inplace(a, detail::cast(r, a.dtype()), (std::string(unary_name(op)) + "_").c_str(), graph);
   cpu::copy(a, r);
   a.bump_version();
   return a;
@@ -907,7 +910,7 @@ Tensor& clamp_(Tensor& a, std::optional<Scalar> lo, std::optional<Scalar> hi) {
   if (!detail::can_cast(r.dtype(), a.dtype()))
     throw TypeError(std::string("[clamp_] result type ") + dtype_name(r.dtype()) +
                     " can't be cast to the desired output type " + dtype_name(a.dtype()));
-  if (graph) return autograd::commit_inplace(a, detail::cast(r, a.dtype()));
+  if (graph || current_tracer()) return autograd::write_inplace(a, detail::cast(r, a.dtype()), "clamp_", graph);
   cpu::copy(a, r);
   a.bump_version();
   return a;
@@ -964,9 +967,10 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
   if (s != dst.shape())
     shape_error("copy_", {dst.shape(), src.shape()}, {},
                 "source of shape " + shape_str(src.shape()) + " can't be broadcast to " + shape_str(dst.shape()));
-  if (autograd::inplace_needs_graph(dst, &src)) {  // dst's old value gets no gradient
-    autograd::check_inplace(dst, "copy_");
-    return autograd::commit_inplace(dst, clone(expand(detail::cast(src, dst.dtype()), s)));
+  const bool graph = autograd::inplace_needs_graph(dst, &src);
+  if (graph || current_tracer()) {  // dst's old value gets no gradient
+    if (graph) autograd::check_inplace(dst, "copy_");
+    return autograd::write_inplace(dst, clone(expand(detail::cast(src, dst.dtype()), s)), "copy_", graph);
   }
   Tensor b = src.shape() == s ? src : expand(src, s);
   if (dst.storage() == src.storage()) b = clone(b);  // overlapping copy: go through a temporary
@@ -977,9 +981,15 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
 
 Tensor& fill_(Tensor& dst, Scalar v) {
   check_writable(dst, "fill_");
-  if (autograd::inplace_needs_graph(dst, nullptr)) {
-    autograd::check_inplace(dst, "fill_");
-    return autograd::commit_inplace(dst, full(dst.shape(), v, dst.dtype()));
+  const bool graph = autograd::inplace_needs_graph(dst, nullptr);
+  if (graph || current_tracer()) {
+    if (graph) autograd::check_inplace(dst, "fill_");
+    Tensor value;
+    {
+      DeviceScope on(dst.device());  // filled where dst lives
+      value = full(dst.shape(), v, dst.dtype());
+    }
+    return autograd::write_inplace(dst, value, "fill_", graph);
   }
   cpu::fill(dst, v);
   dst.bump_version();

@@ -360,6 +360,8 @@ Tensor& masked_fill_(Tensor& a, const Tensor& mask, const Tensor& v) {
 }
 
 Tensor nonzero(const Tensor& a0) {
+  // a traced graph would replay the example's positions (and their count) for every input
+  check_not_tracing("nonzero", "its output size depends on the values: bool-mask indexing and masked_select too");
   if (on_cuda(a0)) return to_device(nonzero(host(a0)), a0.device());  // the size depends on the data: host pass
   Tensor a = contiguous(detail::cast(a0, DType::Bool));
   const bool* p = a.data<bool>();
@@ -444,6 +446,12 @@ AdvPlan plan_index(const char* op, const Tensor& a, const TensorList& indices) {
       continue;
     }
     Tensor t = checked_index(op, indices[d], a.size(d), d);
+    if (current_tracer()) {
+      // traced: negative ids wrapped by primitives, so the graph reads the caller's index at every
+      // run (the host-wrapped copy above would freeze the example's values into it)
+      t = as_index(op, indices[d]);
+      t = where(binary(BinaryOp::Lt, t, Scalar::from_int(0)), binary(BinaryOp::Add, t, Scalar::from_int(a.size(d))), t);
+    }
     P.idx.push_back(contiguous(expand(t, bs)));
   }
   return P;
@@ -469,10 +477,29 @@ Tensor index(const Tensor& a, const TensorList& indices) {
   int64_t n = 1;
   for (auto s : P.index_shape) n *= s;
   Tensor lin;
-  if (on_cuda(a)) {  // linear index on the device: lin = ((i0 * s1 + i1) * s2 + i2) ...
+  // on the device, or traced (the host loop below would freeze the example's ids into the graph):
+  // lin = ((i0 * s1 + i1) * s2 + i2) ... with primitives
+  if (on_cuda(a) || current_tracer()) {
     lin = P.idx[0];
     for (size_t k = 1; k < P.dims.size(); ++k)
       lin = binary(BinaryOp::Add, binary(BinaryOp::Mul, lin, Scalar::from_int(a.size(P.dims[k]))), P.idx[k]);
+    if (current_tracer() && P.dims.size() > 1) {
+      // traced: an id outside its own dim (read at run time) could still land inside the flattened
+      // dims; such a position becomes -1, which index_select refuses at every run
+      Tensor bad;
+      for (size_t k = 0; k < P.dims.size(); ++k) {
+        const Tensor& t = P.idx[k];
+        Tensor out = binary(BinaryOp::LogicalOr, binary(BinaryOp::Lt, t, Scalar::from_int(0)),
+                            binary(BinaryOp::Ge, t, Scalar::from_int(a.size(P.dims[k]))));
+        bad = bad.defined() ? binary(BinaryOp::LogicalOr, bad, out) : out;
+      }
+      Tensor minus_one;
+      {
+        DeviceScope on(lin.device());
+        minus_one = scalar_tensor(Scalar::from_int(-1), DType::Int64);
+      }
+      lin = where(bad, minus_one, lin);
+    }
     lin = reshape(lin, Shape{n});
   } else {
     lin = empty(Shape{n}, DType::Int64);
@@ -506,6 +533,10 @@ Tensor& index_put_(Tensor& a, const TensorList& indices, const Tensor& values0, 
     autograd::check_inplace(a, "index_put_");
     throw std::runtime_error("[index_put_] indexed assignment is not recorded by autograd; build the tensor out of "
                              "place (e.g. with where, scatter or index_add) or do it under no_grad()");
+  }
+  if (current_tracer()) {  // traced: functionalized as a scatter into the flat positions
+    Tensor pos = reshape(arange(Scalar::from_int(0), Scalar::from_int(a.numel()), Scalar::from_int(1), DType::Int64), a.shape());
+    return autograd::assign_positions_(a, index(pos, indices), values0, accumulate, "index_put_");
   }
   if (on_cuda(a)) {  // host pass (copies a to the host and back): no CUDA kernel yet
     Tensor h = clone(host(a));

@@ -1,6 +1,7 @@
 #include "typedtensor/tensor.h"
 
 #include "typedtensor/device.h"
+#include "typedtensor/primitive.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -58,6 +59,16 @@ std::string shape_str(const Shape& s) {
     r += std::to_string(s[i]);
   }
   return r + "]";
+}
+
+uint64_t next_storage_serial() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Tensor::bump_version() const {
+  impl_->storage->version.fetch_add(1, std::memory_order_relaxed);
+  if (Tracer* t = current_tracer()) t->wrote(*this);
 }
 
 void throw_host_access() {
