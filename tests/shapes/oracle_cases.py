@@ -1590,3 +1590,7 @@ def uncovered() -> tuple[list[str], list[str]]:
     ops = sorted(n for n in all_ops() if n not in CASES and n not in SKIP)
     mods = sorted(n for n in all_modules() if n not in MODULE_CASES)
     return ops, mods
+
+
+# the convolution, pooling, resampling, normalisation, activation and loss cases
+import oracle_cases_surface  # noqa: E402,F401

@@ -1,5 +1,24 @@
 """Importing this package registers every op and module rule (one family per module)."""
 
-from . import creation, elementwise, indexing, linalg, modules, movement, nn, primitives, reduce
+from . import (
+    activations,
+    conv,
+    creation,
+    elementwise,
+    indexing,
+    linalg,
+    losses,
+    modules,
+    movement,
+    nn,
+    norm,
+    primitives,
+    reduce,
+    resample,
+    transformer,
+)
 
-__all__ = ["creation", "elementwise", "indexing", "linalg", "modules", "movement", "nn", "primitives", "reduce"]
+__all__ = [
+    "activations", "losses", "conv", "creation", "elementwise", "indexing", "linalg", "modules", "movement", "nn", "norm", "primitives",
+    "reduce", "resample", "transformer",
+]
