@@ -54,8 +54,12 @@ def _load_seeds(tt: Any) -> list[bytes]:
 
 
 def _dumps(tt: Any, obj: Any) -> bytes:
+    """``obj`` in the older typedtensor format (``\\x89TTSAVE``), whose reader ``tt.load`` keeps for the
+    migration: ``tt.save`` writes safetensors now (fuzzed in tests/interop/test_loader_fuzz.py)."""
+    from typedtensor._runtime import serialization
+
     buf = io.BytesIO()
-    tt.save(obj, buf)
+    serialization.save(obj, buf)
     return buf.getvalue()
 
 

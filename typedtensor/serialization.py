@@ -12,8 +12,8 @@ import contextlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from typedtensor._runtime.serialization import load as load
-from typedtensor._runtime.serialization import save as save
+from typedtensor._runtime.checkpoint import load as load
+from typedtensor._runtime.checkpoint import save as save
 
 __all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "load", "safe_globals", "save"]
 

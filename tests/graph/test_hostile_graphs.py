@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import typedtensor as tt
+from tests.graph.test_jit import seal, unseal
 
 RUN = """
 import json, sys
@@ -46,11 +47,14 @@ def _saved(tmp_path: Path) -> bytes:
 
 
 def _edit(blob: bytes, old: str, new: str) -> bytes:
+    """The saved graph with ``old`` replaced by ``new`` in its header, its CRC-32 trailer made valid
+    again: an attacker can compute a checksum too, so the geometry checks must hold on their own."""
+    blob = unseal(blob)
     hlen = struct.unpack_from("<Q", blob, 12)[0]
     header = blob[20:20 + hlen].decode()
     assert old in header, header
     header = header.replace(old, new, 1).encode()
-    return blob[:12] + struct.pack("<Q", len(header)) + header + blob[20 + hlen:]
+    return seal(blob[:12] + struct.pack("<Q", len(header)) + header + blob[20 + hlen:])
 
 
 def _run(path: Path) -> dict[str, object]:

@@ -26,7 +26,7 @@ CASES: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
     ("Dropout", (), {}), ("Dropout", (0.2,), {"inplace": True}), ("Dropout2d", (0.3,), {}),
     ("ReLU", (), {}), ("ReLU", (True,), {}), ("GELU", (), {}), ("GELU", ("tanh",), {}), ("Tanh", (), {}),
     ("Sigmoid", (), {}), ("SiLU", (), {}), ("SiLU", (True,), {}), ("LeakyReLU", (), {}), ("LeakyReLU", (0.2, True), {}),
-    ("Softplus", (), {}), ("Softplus", (2.0, 10.0), {}), ("Softmax", (1,), {}), ("Softmax", (), {}),
+    ("Softplus", (), {}), ("Softplus", (2.0, 10.0), {}), ("Softsign", (), {}), ("Softmax", (1,), {}), ("Softmax", (), {}),
     ("LogSoftmax", (-1,), {}), ("Flatten", (), {}), ("Flatten", (0, 2), {}), ("Identity", (), {}),
     ("CrossEntropyLoss", (), {}), ("CrossEntropyLoss", (), {"ignore_index": 0, "label_smoothing": 0.1, "reduction": "sum"}),
     ("NLLLoss", (), {}), ("MSELoss", (), {"reduction": "sum"}), ("L1Loss", (), {}), ("BCELoss", (), {}),

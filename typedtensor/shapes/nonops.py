@@ -22,7 +22,8 @@ NOT_OPS: Final[dict[str, str]] = {
         "bool", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64", "half", "float", "double",
         "long", "int"))),
     **_all("a submodule", *(f"typedtensor.{m}" for m in (
-        "autograd", "backends", "cuda", "data", "functional", "jit", "nn", "optim", "shapes", "utils"))),
+        "accelerator", "autograd", "backends", "cuda", "data", "distributed", "functional", "jit", "multiprocessing",
+        "nn", "onnx", "optim", "serialization", "shapes", "utils"))),
     **_all("a decorator or compiler of functions", "typedtensor.checked", "typedtensor.compile"),
     **_all("grad mode", "typedtensor.no_grad", "typedtensor.enable_grad", "typedtensor.set_grad_enabled",
            "typedtensor.inference_mode", "typedtensor.is_grad_enabled"),
@@ -48,9 +49,15 @@ NOT_OPS: Final[dict[str, str]] = {
     **_all("a module container or the base class", "typedtensor.nn.Module", "typedtensor.nn.Sequential",
            "typedtensor.nn.ModuleList", "typedtensor.nn.ModuleDict"),
     **_all("a tensor subclass", "typedtensor.nn.Parameter"),
-    **_all("a submodule", "typedtensor.nn.functional", "typedtensor.nn.init", "typedtensor.optim.lr_scheduler"),
+    **_all("a submodule", "typedtensor.nn.functional", "typedtensor.nn.init", "typedtensor.optim.lr_scheduler",
+           "typedtensor.nn.modules", "typedtensor.nn.parallel", "typedtensor.nn.utils"),
     **_all("an optimizer: updates parameters in place, no op of its own",
-           "typedtensor.optim.Optimizer", "typedtensor.optim.SGD", "typedtensor.optim.Adam", "typedtensor.optim.AdamW"),
-    **_all("data loading", "typedtensor.data.Dataset", "typedtensor.data.TensorDataset", "typedtensor.data.Subset",
-           "typedtensor.data.DataLoader", "typedtensor.data.default_collate", "typedtensor.data.random_split"),
+           *(f"typedtensor.optim.{o}" for o in (
+               "Optimizer", "SGD", "Adam", "AdamW", "Adadelta", "Adagrad", "Adamax", "LBFGS", "NAdam", "RAdam",
+               "RMSprop"))),
+    **_all("data loading", *(f"typedtensor.data.{d}" for d in (
+        "Dataset", "TensorDataset", "Subset", "DataLoader", "default_collate", "default_convert", "random_split",
+        "ChainDataset", "ConcatDataset", "IterableDataset", "StackDataset", "BatchSampler", "DistributedSampler",
+        "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler", "WeightedRandomSampler",
+        "WorkerInfo", "get_worker_info"))),
 }

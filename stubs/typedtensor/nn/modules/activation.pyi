@@ -8,4 +8,5 @@ from typedtensor.nn import Sigmoid as Sigmoid
 from typedtensor.nn import SiLU as SiLU
 from typedtensor.nn import Softmax as Softmax
 from typedtensor.nn import Softplus as Softplus
+from typedtensor.nn import Softsign as Softsign
 from typedtensor.nn import Tanh as Tanh
