@@ -55,6 +55,23 @@ def same_padding(kernel: tuple[int, ...], dilation: tuple[int, ...]) -> tuple[in
     return tuple(pad)
 
 
+def _zero_pad(x: Any, amounts: tuple[int, ...]) -> Any:
+    """``x`` with zeros added before and after its trailing dims (``F.pad`` amounts, last dim first),
+    out of place (concatenations), so that ``tt.compile`` captures it."""
+    for i in range(len(amounts) // 2):
+        lo, hi = amounts[2 * i], amounts[2 * i + 1]
+        d = x.ndim - 1 - i
+        parts = []
+        for n in (lo, hi):
+            shape = list(x.shape)
+            shape[d] = n
+            parts.append(_C.zeros(*shape, dtype=x.dtype, device=x.device) if n else None)
+        pieces = [t for t in (parts[0], x, parts[1]) if t is not None]
+        if len(pieces) > 1:
+            x = _C.cat(pieces, d)
+    return x
+
+
 def _batched(input: Any, nd: int) -> tuple[Any, bool]:
     unbatched = input.ndim == nd + 1
     return (input.unsqueeze(0) if unbatched else input), unbatched
@@ -96,9 +113,7 @@ def conv3d(input: Any, weight: Any, bias: Any | None = None, stride: Any = 1, pa
     kd, kh, kw = (int(k) for k in weight.shape[2:])
     pd: tuple[int, ...]
     if padding == "same":
-        from typedtensor._runtime.functional import pad as fpad
-
-        x = fpad(x, same_padding((kd, kh, kw), dl))
+        x = _zero_pad(x, same_padding((kd, kh, kw), dl))
         pd = (0, 0, 0)
     elif padding == "valid":
         pd = (0, 0, 0)
@@ -109,9 +124,7 @@ def conv3d(input: Any, weight: Any, bias: Any | None = None, stride: Any = 1, pa
     n, c, depth = int(x.shape[0]), int(x.shape[1]), int(x.shape[2])
     o, g = int(weight.shape[0]), groups
     if pd[0]:
-        from typedtensor._runtime.functional import pad as fpad
-
-        x = fpad(x, (0, 0, 0, 0, pd[0], pd[0]))
+        x = _zero_pad(x, (0, 0, 0, 0, pd[0], pd[0]))
         depth += 2 * pd[0]
     d_out = (depth - dl[0] * (kd - 1) - 1) // st[0] + 1
     h, w = int(x.shape[3]), int(x.shape[4])

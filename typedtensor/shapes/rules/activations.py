@@ -79,7 +79,7 @@ def prelu(args: Args) -> Result:
         if len(w.dims) == 1 and n != 1:
             if len(x.dims) == 0:
                 return Issue("shape-arg", f"prelu: a 0-d input takes a single slope, got weight {fmt_shape(w)}")
-            c = x.dims[1] if len(x.dims) >= 2 else x.dims[0]
+            c = x.dims[1] if len(x.dims) >= 2 else 1  # torch: a 1-d input has one channel
             if differs(c, w.dims[0]):
                 return Issue("shape-arg", f"prelu: weight has {fmt_dim(w.dims[0])} slopes but the input has "
                                           f"{fmt_dim(c)} channels; shapes {fmt_shape(x)}, weight {fmt_shape(w)}")

@@ -260,8 +260,19 @@ def avg_pool1d(args: Args) -> Result:
 @op("avg_pool3d", "input:tensor, kernel_size:any, stride:any=None, padding:any=0, ceil_mode:bool=False, "
     "count_include_pad:bool=True, divisor_override:any=None", expose="F", python="F", tags=("nn", "pool"))
 def avg_pool3d(args: Args) -> Result:
-    """A 2-d average over (H, W), then one over D: the window's sum and its count both factor."""
-    return pool_nd("avg_pool3d", {**args, "dilation": 1}, 3, False)
+    """A 2-d average over (H, W), then one over D: the window's sum and its count both factor. Unlike
+    the other pools, torch's 3-d average wants the unpadded input at least the kernel's size."""
+    out = pool_nd("avg_pool3d", {**args, "dilation": 1}, 3, False)
+    x, kernel = args["input"], args["kernel_size"]
+    kernel = kernel[0] if isinstance(kernel, (tuple, list)) and len(kernel) == 1 else kernel
+    ks = dims_of(kernel, 3)
+    if isinstance(out, Shape) and isinstance(x, Shape) and ks is not None:
+        for size, k in zip(x.dims[-3:], ks, strict=True):
+            si, ki = as_int(size), as_int(k)
+            if si is not None and ki is not None and si < ki:
+                return Issue("shape-arg", f"avg_pool3d: input {fmt_shape(x)} is smaller than the kernel "
+                                          f"{tuple(fmt_dim(d) for d in ks)} in a spatial dim")
+    return out
 
 
 def adaptive_nd(name: str, args: Args, nd: int) -> Result:
@@ -403,6 +414,8 @@ def _pool_module(cls: str, op_name: str, ctor: str, type_params: tuple[str, ...]
             call.setdefault("dilation", 1)
             call.setdefault("return_indices", False)
             call.setdefault("count_include_pad", True)
+            if op_name == "avg_pool3d":
+                return _as_arg(avg_pool3d(call), cls)
             return _as_arg(pool_nd(op_name, call, nd, "dilation" in c), cls)
         return _as_arg(adaptive_nd(op_name, call, nd), cls)
 

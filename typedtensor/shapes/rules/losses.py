@@ -8,12 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..broadcast import broadcast_shapes
-from ..dims import UNKNOWN, Unknown, differs, fmt_dim
+from ..dims import UNKNOWN, Unknown, as_int, differs, fmt_dim, same
 from ..issue import Issue
 from ..registry import Args, Result, get_op, module, op
 from ..shape import Shape, ShapeLike, fmt_shape
 from ._common import norm_axis, replace
-from .nn import _LEGACY, _class_target, _equal_shapes, _reduced
+from .nn import _LEGACY, _equal_shapes, _reduced
 
 
 def _pair(name: str, args: Args, a: str, b: str) -> Result:
@@ -129,8 +129,12 @@ def gaussian_nll_loss(args: Args) -> Result:
         return per
     var = args["var"]
     if isinstance(per, Shape) and per.is_fixed and isinstance(var, Shape) and var.is_fixed:
-        ok = (var.dims == per.dims or (len(var.dims) == len(per.dims) and var.dims[:-1] == per.dims[:-1]
-              and var.dims[-1:] == (1,)) or var.dims == per.dims[:-1])
+        # torch's rule: var is the input's shape, or that without its last dim, or of its rank with
+        # var's sizes at the differing dims summing to 1 (one dim of size 1 where the input's is not)
+        mismatched = [(p, v) for p, v in zip(per.dims, var.dims, strict=False) if not same(p, v)]
+        literal = all(as_int(p) is not None and as_int(v) is not None for p, v in mismatched)
+        ok = (var.dims == per.dims or var.dims == per.dims[:-1] or not literal
+              or (len(var.dims) == len(per.dims) and sum(as_int(v) or 0 for _, v in mismatched) == 1))
         if not ok:
             return Issue("shape-arg", f"gaussian_nll_loss: var {fmt_shape(var)} must match the input {fmt_shape(per)}, "
                                       "or it with the last dim 1 or dropped")
@@ -152,10 +156,13 @@ def _margin_class(name: str, args: Args, multilabel: bool) -> Result:
             return Issue("shape-arg", f"{name}: target must have the input's shape {fmt_shape(x)}, got {fmt_shape(y)}")
         per: ShapeLike = Shape(x.dims[:1]) if len(x.dims) == 2 else Shape(())
     else:
-        got = _class_target(name, x, y, False)
-        if isinstance(got, Issue):
-            return got
-        per = got if got is not None else UNKNOWN
+        # torch: class indices of rank <= 1, one per example (one for a 1-d input); the loss has their shape
+        frames = x.dims[0] if len(x.dims) == 2 else 1
+        if len(y.dims) > 1 or (len(y.dims) == 1 and differs(y.dims[0], frames)) or (
+                not y.dims and differs(frames, 1)):
+            return Issue("shape-arg", f"{name}: expected {fmt_dim(frames)} class indices (a [{fmt_dim(frames)}] "
+                                      f"target), got target {fmt_shape(y)}; input {fmt_shape(x)}")
+        per = y
         w = args.get("weight")
         c = x.dims[-1]
         if isinstance(w, Shape) and w.is_fixed and (len(w.dims) != 1 or differs(w.dims[0], c)):

@@ -18,7 +18,6 @@ from ..dims import (
     d_prod,
     differs,
     fmt_dim,
-    is_literal,
 )
 from ..issue import Issue
 from ..registry import Args, Result, module, op
@@ -223,8 +222,9 @@ def fold(args: Args) -> Result:
                                       f"{fmt_dim(k)} positions; shape {fmt_shape(x)}")
         c = UNKNOWN
     want = d_mul(bh, bw)
-    # a named block count against the literal one output_size makes cannot be disproved
-    if differs(blocks, want) and is_literal(blocks) == is_literal(want):
+    # a named block count is checked only against a literal one: products of named sizes against
+    # output_size's literals cannot be disproved
+    if as_int(blocks) is not None and as_int(want) is not None and differs(blocks, want):
         return Issue("shape-arg", f"fold: input has {fmt_dim(blocks)} blocks (dim -1) but output_size "
                                   f"[{fmt_dim(size[0])}, {fmt_dim(size[1])}] holds {fmt_dim(want)}; "
                                   f"shape {fmt_shape(x)}")
