@@ -153,7 +153,9 @@ class TripletMarginWithDistanceLoss(_Loss):
         super().__init__(reduction=reduction)
         if margin <= 0:
             raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead")
-        self.distance_function = distance_function if distance_function is not None else F.pairwise_distance
+        # torch's default is a PairwiseDistance submodule (it shows in the repr)
+        self.distance_function: Callable[[Tensor, Tensor], Tensor] = (
+            distance_function if distance_function is not None else PairwiseDistance())
         self.margin = margin
         self.swap = swap
 

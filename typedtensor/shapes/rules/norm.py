@@ -80,8 +80,8 @@ def _as_arg(issue: Result, module_name: str) -> Result:
     return issue
 
 
-@module("typedtensor.nn.GroupNorm", "num_groups:int, num_channels:size, eps:float=1e-05, affine:bool=True, *, "
-        "device:any=None, dtype:any=None", ("num_groups", "num_channels"), "input:tensor", ops=("group_norm",))
+@module("typedtensor.nn.GroupNorm", "num_groups:int, num_channels:size, eps:float=1e-05, affine:bool=True, "
+        "device:any=None, dtype:any=None, *, bias:bool=True", ("num_groups", "num_channels"), "input:tensor", ops=("group_norm",))
 def group_norm_module(c: Args, args: Args) -> Result:
     """``[N, C, *]`` with ``C == num_channels``, divisible into ``num_groups``."""
     from .nn import group_norm
@@ -114,7 +114,7 @@ def _instance_norm_module(cls: str, nd: int) -> None:
         return got if isinstance(got, Issue) else x
 
     module(f"typedtensor.nn.{cls}", "num_features:size, eps:float=1e-05, momentum:float=0.1, affine:bool=False, "
-           "track_running_stats:bool=False, *, device:any=None, dtype:any=None", ("num_features", "affine"),
+           "track_running_stats:bool=False, device:any=None, dtype:any=None, *, bias:bool=True", ("num_features", "affine"),
            "input:tensor", ops=("instance_norm",))(forward)
 
 
@@ -124,7 +124,8 @@ _instance_norm_module("InstanceNorm3d", 3)
 
 
 @module("typedtensor.nn.BatchNorm3d", "num_features:size, eps:float=1e-05, momentum:float=0.1, affine:bool=True, "
-        "track_running_stats:bool=True, *, device:any=None, dtype:any=None", ("num_features",), "input:tensor",
+        "track_running_stats:bool=True, device:any=None, dtype:any=None, *, bias:bool=True", ("num_features",),
+        "input:tensor",
         ops=("batch_norm",))
 def batch_norm3d_module(c: Args, args: Args) -> Result:
     """``[N, C, D, H, W]`` with ``C == num_features``."""
