@@ -284,3 +284,8 @@ CASES: dict[str, list[Case]] = {
     "cdist": [c(lambda L, a, b: L.t.cdist(a, b), (3, 2), (4, 2)), c(lambda L, a, b: L.t.cdist(a, b, 1.0), (3, 2), (4, 2))],
     "softsign": [c(lambda L, a: L.F.softsign(a), (3, 4))],
 }
+
+# the convolution, pooling, resampling, normalisation, activation and loss ops
+from .autograd_cases_surface import CASES as _SURFACE  # noqa: E402
+
+CASES.update(_SURFACE)
