@@ -12,7 +12,6 @@ from typedtensor._runtime import _exports
 from typedtensor._runtime import functional as F
 from typedtensor.nn.module import Module
 
-
 # the modules whose torch repr shows bare values (``Hardshrink(0.5)``), not ``name=value``
 _BARE_REPR = frozenset({"Hardshrink", "Softshrink"})
 
