@@ -236,14 +236,16 @@ def exports() -> str:
     modules = []
     for name, op in sorted(ops.items()):
         if op.module is not None:
-            ctor = ", ".join(f"({p.name!r}, {p.default!r})" for p in op.module.ctor)
+            # a required constructor argument has no default: ``inspect``'s marker for none
+            ctor = ", ".join(f"({p.name!r}, {'Parameter.empty' if p.default is REQUIRED else repr(p.default)})"
+                             for p in op.module.ctor)
             training = any(p.name == "training" for p in op.form_params("functional"))
             one = "," if len(op.module.ctor) == 1 else ""
             modules.append(f'    ("{op.module.name}", "{name}", ({ctor}{one}), {training}),\n')
     parts = [
         PY_HEADER,
         '"""What the runtime exports, from the op table: see scripts/gen_ops.py."""\n\n',
-        "from __future__ import annotations\n\nfrom typing import Any, Final\n\n",
+        "from __future__ import annotations\n\nfrom inspect import Parameter\nfrom typing import Any, Final\n\n",
         _tuple("FUNCTIONS_FROM_C", api.runtime_from_c("function"), "``typedtensor.X`` bound as ``_C.X``"),
         _tuple("FUNCTIONS_IN_PYTHON", api.runtime_python("function"),
                "``typedtensor.X`` written in Python (_runtime/composite.py, functional.py, __init__.py)"),

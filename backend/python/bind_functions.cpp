@@ -373,6 +373,14 @@ void bind_functions(py::module_& m) {
     return tt::conv2d(x, w, b.is_none() ? nullptr : &bt, pair_from(stride, "stride"), pad, pair_from(dilation, "dilation"), groups);
   }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
      py::arg("dilation") = 1, py::arg("groups") = 1);
+  m.def("conv_transpose2d", [](const Tensor& x, const Tensor& w, py::object b, py::handle stride, py::handle padding,
+                               py::handle output_padding, int64_t groups, py::handle dilation) {
+    Tensor bt;
+    if (!b.is_none()) bt = b.cast<Tensor>();
+    return tt::conv_transpose2d(x, w, b.is_none() ? nullptr : &bt, pair_from(stride, "stride"), pair_from(padding, "padding"),
+                                pair_from(output_padding, "output_padding"), groups, pair_from(dilation, "dilation"));
+  }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
+     py::arg("output_padding") = 0, py::arg("groups") = 1, py::arg("dilation") = 1);
   m.def("max_pool2d", [](const Tensor& x, py::handle k, py::object s, py::handle p, py::handle d, bool ceil_mode, bool ret) -> py::object {
     auto kk = pair_from(k, "kernel_size");
     auto ss = (s.is_none() || (PySequence_Check(s.ptr()) && py::len(s) == 0)) ? kk : pair_from(s, "stride");

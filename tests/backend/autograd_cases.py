@@ -313,3 +313,8 @@ CASES: dict[str, list[Case]] = {
     "dropout1d": [c(lambda L, a: _seeded(L, lambda: L.F.dropout1d(a, 0.5)), (4, 3, 2), random=True)],
     "dropout3d": [c(lambda L, a: _seeded(L, lambda: L.F.dropout3d(a, 0.5)), (2, 3, 2, 1, 2), random=True)],
 }
+
+# the convolution, pooling, resampling, normalisation, activation and loss ops
+from .autograd_cases_surface import CASES as _SURFACE  # noqa: E402
+
+CASES.update(_SURFACE)

@@ -428,3 +428,8 @@ CASES.update({
     "scaled_dot_product_attention": lambda mk, dev: F.scaled_dot_product_attention(
         mk(data(2, 3, 4)), mk(data(2, 5, 4)), mk(data(2, 5, 2))),
 })
+
+# the convolution, pooling, resampling, normalisation, activation and loss ops
+from .cuda_cases_surface import CASES as _SURFACE  # noqa: E402
+
+CASES.update(_SURFACE)

@@ -39,12 +39,49 @@ CASES: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
     ("RNNBase", ("GRU", 3, 4), {}),
     ("LSTMCell", (3, 4), {}), ("GRUCell", (3, 4), {"bias": False}), ("RNNCell", (3, 4), {"nonlinearity": "relu"}),
     ("RNNCellBase", (3, 4, True, 2), {}),
+    # convolution, pooling, resampling
+    ("Conv1d", (3, 4, 3), {"padding": 1, "padding_mode": "reflect"}), ("Conv3d", (2, 4, (1, 2, 3)), {"stride": 2}),
+    ("ConvTranspose1d", (3, 4, 3), {"stride": 2, "output_padding": 1}),
+    ("ConvTranspose2d", (4, 2, 4, 2, 1), {"bias": False}), ("ConvTranspose2d", (4, 2, 3), {"groups": 2, "dilation": 2}),
+    ("MaxPool1d", (3,), {"stride": 2}), ("MaxPool3d", (2,), {"ceil_mode": True}), ("AvgPool1d", (3,), {}),
+    ("AvgPool3d", (2,), {"divisor_override": 3}), ("AdaptiveAvgPool1d", (4,), {}), ("AdaptiveAvgPool3d", ((2, None, 3),), {}),
+    ("AdaptiveMaxPool1d", (3,), {}), ("AdaptiveMaxPool2d", ((3, 2),), {"return_indices": True}),
+    ("AdaptiveMaxPool3d", (2,), {}), ("Upsample", (), {"scale_factor": 2.0, "mode": "bilinear"}),
+    ("UpsamplingNearest2d", (), {"scale_factor": 2.0}), ("UpsamplingBilinear2d", ((4, 5),), {}),
+    ("PixelShuffle", (2,), {}), ("PixelUnshuffle", (3,), {}), ("Unfold", ((2, 3),), {"stride": 2}),
+    ("Fold", ((5, 6), 2), {}), ("EmbeddingBag", (10, 3), {"mode": "max"}),
+    # normalisation
+    ("GroupNorm", (2, 4), {}), ("InstanceNorm1d", (3,), {}), ("InstanceNorm2d", (3,), {"affine": True}),
+    ("InstanceNorm3d", (3,), {"track_running_stats": True}), ("BatchNorm3d", (3,), {}), ("LocalResponseNorm", (3,), {}),
+    ("RMSNorm", (6,), {}),
+    # transformers
+    ("TransformerEncoderLayer", (8, 2, 16), {}), ("TransformerDecoderLayer", (8, 2, 16), {"norm_first": True}),
+    ("Transformer", (8, 2, 1, 1, 16), {}),
+    ("TransformerEncoder", (None, 2), {"enable_nested_tensor": False}), ("TransformerDecoder", (None, 2), {}),
+    # activations
+    ("ELU", (0.5,), {}), ("CELU", (), {}), ("SELU", (), {}), ("GLU", (), {}), ("Hardshrink", (), {}), ("Softshrink", (0.2,), {}),
+    ("Tanhshrink", (), {}), ("Hardsigmoid", (), {}), ("Hardswish", (), {}), ("Hardtanh", (-2.0, 2.0), {}), ("ReLU6", (), {}),
+    ("LogSigmoid", (), {}), ("Mish", (), {}), ("Threshold", (0.1, 20.0), {}), ("RReLU", (), {}), ("PReLU", (3,), {}),
+    ("Softmin", (1,), {}), ("Softmax2d", (), {}),
+    # losses and distances
+    ("HuberLoss", (), {"delta": 0.5}), ("SmoothL1Loss", (), {"beta": 0.5}), ("KLDivLoss", (), {"reduction": "batchmean"}),
+    ("SoftMarginLoss", (), {}), ("HingeEmbeddingLoss", (), {}), ("PoissonNLLLoss", (), {}), ("GaussianNLLLoss", (), {}),
+    ("MultiLabelSoftMarginLoss", (), {}), ("MultiMarginLoss", (), {}), ("MultiLabelMarginLoss", (), {}),
+    ("MarginRankingLoss", (), {}), ("CosineEmbeddingLoss", (), {}), ("TripletMarginLoss", (), {}),
+    ("TripletMarginWithDistanceLoss", (), {}), ("NLLLoss2d", (), {}), ("CosineSimilarity", (), {}),
+    ("PairwiseDistance", (), {}),
 ]
 
 
 @pytest.mark.parametrize(("name", "args", "kwargs"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
 def test_repr_matches_torch(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-    assert repr(getattr(tt.nn, name)(*args, **kwargs)) == repr(getattr(torch.nn, name)(*args, **kwargs))
+    def build(nn: Any) -> Any:
+        if name in ("TransformerEncoder", "TransformerDecoder"):  # a stack of copies of one layer
+            layer = getattr(nn, f"{name}Layer")(8, 2, 16)
+            return getattr(nn, name)(layer, *args[1:], **kwargs)
+        return getattr(nn, name)(*args, **kwargs)
+
+    assert repr(build(tt.nn)) == repr(build(torch.nn))
 
 
 def test_every_module_class_is_covered() -> None:

@@ -241,8 +241,8 @@ def test_dropout_train_zeroes_and_rescales() -> None:
 def test_conv2d_constructor_checks() -> None:
     with pytest.raises(ValueError, match="divisible by groups"):
         tt.nn.Conv2d(3, 4, 3, groups=2)
-    with pytest.raises(NotImplementedError, match="padding_mode"):
-        tt.nn.Conv2d(3, 4, 3, padding_mode="reflect")
+    with pytest.raises(ValueError, match="padding_mode"):
+        tt.nn.Conv2d(3, 4, 3, padding_mode="mirror")
 
 
 def test_conv2d_rejects_wrong_channels_with_a_shape_error() -> None:

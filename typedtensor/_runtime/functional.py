@@ -605,4 +605,11 @@ def _pad_indexed(input: Any, pad: tuple[int, ...], mode: str) -> Any:
         result = result.index_select(d, _C.tensor(src, dtype=_C.int64, device=input.device))
     return result
 
+# the convolutions, pools, resampling, normalisations, activations and losses written in their own modules
+from typedtensor._runtime.activation import *  # noqa: E402,F403
+from typedtensor._runtime.conv import *  # noqa: E402,F403
+from typedtensor._runtime.loss import *  # noqa: E402,F403
+from typedtensor._runtime.norm import *  # noqa: E402,F403
+from typedtensor._runtime.resample import *  # noqa: E402,F403
+
 __all__ = [*_exports.FUNCTIONAL_FROM_C, *_exports.FUNCTIONAL_IN_PYTHON]

@@ -12,11 +12,15 @@ from typedtensor.nn.attention import MultiheadAttention as MultiheadAttention
 from typedtensor.nn.containers import ModuleDict as ModuleDict
 from typedtensor.nn.containers import ModuleList as ModuleList
 from typedtensor.nn.containers import Sequential as Sequential
+from typedtensor.nn.conv import Conv1d as Conv1d
+from typedtensor.nn.conv import Conv2d as Conv2d
+from typedtensor.nn.conv import Conv3d as Conv3d
+from typedtensor.nn.conv import ConvTranspose1d as ConvTranspose1d
+from typedtensor.nn.conv import ConvTranspose2d as ConvTranspose2d
 from typedtensor.nn.layers import AdaptiveAvgPool2d as AdaptiveAvgPool2d
 from typedtensor.nn.layers import AvgPool2d as AvgPool2d
 from typedtensor.nn.layers import BatchNorm1d as BatchNorm1d
 from typedtensor.nn.layers import BatchNorm2d as BatchNorm2d
-from typedtensor.nn.layers import Conv2d as Conv2d
 from typedtensor.nn.layers import Dropout as Dropout
 from typedtensor.nn.layers import Dropout1d as Dropout1d
 from typedtensor.nn.layers import Dropout2d as Dropout2d
@@ -35,8 +39,53 @@ from typedtensor.nn.loss import CrossEntropyLoss as CrossEntropyLoss
 from typedtensor.nn.loss import L1Loss as L1Loss
 from typedtensor.nn.loss import MSELoss as MSELoss
 from typedtensor.nn.loss import NLLLoss as NLLLoss
+from typedtensor.nn.losses import GLU as GLU
+from typedtensor.nn.losses import CosineEmbeddingLoss as CosineEmbeddingLoss
+from typedtensor.nn.losses import CosineSimilarity as CosineSimilarity
+from typedtensor.nn.losses import GaussianNLLLoss as GaussianNLLLoss
+from typedtensor.nn.losses import HingeEmbeddingLoss as HingeEmbeddingLoss
+from typedtensor.nn.losses import HuberLoss as HuberLoss
+from typedtensor.nn.losses import KLDivLoss as KLDivLoss
+from typedtensor.nn.losses import MarginRankingLoss as MarginRankingLoss
+from typedtensor.nn.losses import MultiLabelMarginLoss as MultiLabelMarginLoss
+from typedtensor.nn.losses import MultiLabelSoftMarginLoss as MultiLabelSoftMarginLoss
+from typedtensor.nn.losses import MultiMarginLoss as MultiMarginLoss
+from typedtensor.nn.losses import NLLLoss2d as NLLLoss2d
+from typedtensor.nn.losses import PairwiseDistance as PairwiseDistance
+from typedtensor.nn.losses import PoissonNLLLoss as PoissonNLLLoss
+from typedtensor.nn.losses import PReLU as PReLU
+from typedtensor.nn.losses import SmoothL1Loss as SmoothL1Loss
+from typedtensor.nn.losses import SoftMarginLoss as SoftMarginLoss
+from typedtensor.nn.losses import Softmax2d as Softmax2d
+from typedtensor.nn.losses import Softmin as Softmin
+from typedtensor.nn.losses import TripletMarginLoss as TripletMarginLoss
+from typedtensor.nn.losses import TripletMarginWithDistanceLoss as TripletMarginWithDistanceLoss
 from typedtensor.nn.module import Module as Module
+from typedtensor.nn.normalization import BatchNorm3d as BatchNorm3d
+from typedtensor.nn.normalization import GroupNorm as GroupNorm
+from typedtensor.nn.normalization import InstanceNorm1d as InstanceNorm1d
+from typedtensor.nn.normalization import InstanceNorm2d as InstanceNorm2d
+from typedtensor.nn.normalization import InstanceNorm3d as InstanceNorm3d
+from typedtensor.nn.normalization import LocalResponseNorm as LocalResponseNorm
+from typedtensor.nn.normalization import RMSNorm as RMSNorm
 from typedtensor.nn.parameter import Parameter as Parameter
+from typedtensor.nn.pooling import AdaptiveAvgPool1d as AdaptiveAvgPool1d
+from typedtensor.nn.pooling import AdaptiveAvgPool3d as AdaptiveAvgPool3d
+from typedtensor.nn.pooling import AdaptiveMaxPool1d as AdaptiveMaxPool1d
+from typedtensor.nn.pooling import AdaptiveMaxPool2d as AdaptiveMaxPool2d
+from typedtensor.nn.pooling import AdaptiveMaxPool3d as AdaptiveMaxPool3d
+from typedtensor.nn.pooling import AvgPool1d as AvgPool1d
+from typedtensor.nn.pooling import AvgPool3d as AvgPool3d
+from typedtensor.nn.pooling import MaxPool1d as MaxPool1d
+from typedtensor.nn.pooling import MaxPool3d as MaxPool3d
+from typedtensor.nn.resample import EmbeddingBag as EmbeddingBag
+from typedtensor.nn.resample import Fold as Fold
+from typedtensor.nn.resample import PixelShuffle as PixelShuffle
+from typedtensor.nn.resample import PixelUnshuffle as PixelUnshuffle
+from typedtensor.nn.resample import Unfold as Unfold
+from typedtensor.nn.resample import Upsample as Upsample
+from typedtensor.nn.resample import UpsamplingBilinear2d as UpsamplingBilinear2d
+from typedtensor.nn.resample import UpsamplingNearest2d as UpsamplingNearest2d
 from typedtensor.nn.rnn import GRU as GRU
 from typedtensor.nn.rnn import LSTM as LSTM
 from typedtensor.nn.rnn import RNN as RNN
@@ -45,6 +94,11 @@ from typedtensor.nn.rnn import LSTMCell as LSTMCell
 from typedtensor.nn.rnn import RNNBase as RNNBase
 from typedtensor.nn.rnn import RNNCell as RNNCell
 from typedtensor.nn.rnn import RNNCellBase as RNNCellBase
+from typedtensor.nn.transformer import Transformer as Transformer
+from typedtensor.nn.transformer import TransformerDecoder as TransformerDecoder
+from typedtensor.nn.transformer import TransformerDecoderLayer as TransformerDecoderLayer
+from typedtensor.nn.transformer import TransformerEncoder as TransformerEncoder
+from typedtensor.nn.transformer import TransformerEncoderLayer as TransformerEncoderLayer
 
 globals().update(_ACTIVATIONS)  # ReLU, GELU, SiLU ...: one class per op entry with a module
 
@@ -55,6 +109,18 @@ __all__ = [
     "ModuleDict", "ModuleList", "MultiheadAttention", "NLLLoss", "Parameter", "RNN", "RNNBase", "RNNCell",
     "RNNCellBase", "Sequential", "Softmax", "functional", "init", "modules", "parallel", "utils",
     *_ACTIVATIONS,
+    # convolution, pooling, resampling, normalisation and transformer modules
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+    "AvgPool1d", "AvgPool3d", "BatchNorm3d", "Conv1d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "EmbeddingBag",
+    "Fold", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "MaxPool1d",
+    "MaxPool3d", "PixelShuffle", "PixelUnshuffle", "RMSNorm", "Transformer", "TransformerDecoder",
+    "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer", "Unfold", "Upsample",
+    "UpsamplingBilinear2d", "UpsamplingNearest2d",
+    # losses, distances and the activations with a parameter or a dim
+    "CosineEmbeddingLoss", "CosineSimilarity", "GLU", "GaussianNLLLoss", "HingeEmbeddingLoss", "HuberLoss", "KLDivLoss",
+    "MarginRankingLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss2d",
+    "PReLU", "PairwiseDistance", "PoissonNLLLoss", "SmoothL1Loss", "SoftMarginLoss", "Softmax2d", "Softmin",
+    "TripletMarginLoss", "TripletMarginWithDistanceLoss",
 ]
 
 # torch's import paths, built on the classes above: they read typedtensor.nn, so they come after it

@@ -12,10 +12,15 @@ from typedtensor._runtime import _exports
 from typedtensor._runtime import functional as F
 from typedtensor.nn.module import Module
 
+# the modules whose torch repr shows bare values (``Hardshrink(0.5)``), not ``name=value``
+_BARE_REPR = frozenset({"Hardshrink", "Softshrink"})
+
 
 def _extra_repr(self: Module) -> str:
     """torch's text: every argument but ``inplace``, which shows only when it is True."""
-    parts = [f"{name}={getattr(self, name)!r}" for name, _ in self._ctor if name != "inplace"]
+    bare = type(self).__name__ in _BARE_REPR
+    parts = [f"{getattr(self, name)!r}" if bare else f"{name}={getattr(self, name)!r}"
+             for name, _ in self._ctor if name != "inplace"]
     if getattr(self, "inplace", False):
         parts.append("inplace=True")
     return ", ".join(parts)

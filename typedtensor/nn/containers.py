@@ -126,6 +126,23 @@ class ModuleList(Module):
         self._modules.clear()
         self.extend(items)
 
+    def __repr__(self) -> str:
+        """torch's text: a run of equal consecutive modules prints once, as ``(0-5): 6 x Block(...)``."""
+        reprs = [repr(m) for m in self._items()]
+        if not reprs:
+            return f"{type(self).__name__}()"
+        runs: list[tuple[int, int, str]] = []  # (first index, last index, repr)
+        for i, r in enumerate(reprs):
+            if runs and runs[-1][2] == r:
+                runs[-1] = (runs[-1][0], i, r)
+            else:
+                runs.append((i, i, r))
+        lines = []
+        for lo, hi, r in runs:
+            head = f"({lo}): " if lo == hi else f"({lo}-{hi}): {hi - lo + 1} x "
+            lines.append((head + r).replace("\n", "\n  "))
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
+
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("ModuleList has no forward; iterate over it and call its modules")
 

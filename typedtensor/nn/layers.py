@@ -21,21 +21,14 @@ def _empty(*shape: int, device: Any = None, dtype: Any = None) -> Tensor:
     return _C.empty(*shape, dtype=dtype if dtype is not None else _C.float32, device=device)
 
 
-def _pair(v: Any) -> tuple[Any, Any]:
-    if isinstance(v, (tuple, list)):
-        if len(v) != 2:
-            raise ValueError(f"expected an int or a pair, got {v!r}")
-        return (v[0], v[1])
-    return (v, v)
-
-
 def _size(v: Any, what: str) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or v < 0:
         raise ValueError(f"{what} must be a non-negative int, got {v!r}")
     return int(v)
 
 
-# ---------------------------------------------------------------- linear and convolution
+# ---------------------------------------------------------------- linear
+# (the convolutions are in nn/conv.py)
 class Linear(Module):
     """``y = x @ W.T + b`` with ``W: [out_features, in_features]``."""
 
@@ -67,75 +60,6 @@ class Linear(Module):
 class NonDynamicallyQuantizableLinear(Linear):
     """``MultiheadAttention.out_proj``'s class in torch (a Linear that torch's quantizer leaves alone);
     the same name here so that reprs and ``safe_globals`` lists name it as torch does."""
-
-
-class Conv2d(Module):
-    """2-d convolution over ``[N, C, H, W]`` (or unbatched ``[C, H, W]``); zero padding only."""
-
-    def __init__(
-        self,
-        in_channels: int,
-        out_channels: int,
-        kernel_size: Any,
-        stride: Any = 1,
-        padding: Any = 0,
-        dilation: Any = 1,
-        groups: int = 1,
-        bias: bool = True,
-        padding_mode: str = "zeros",
-        *,
-        device: Any = None,
-        dtype: Any = None,
-    ) -> None:
-        super().__init__()
-        self.in_channels = _size(in_channels, "Conv2d: in_channels")
-        self.out_channels = _size(out_channels, "Conv2d: out_channels")
-        if groups <= 0:
-            raise ValueError("groups must be a positive integer")
-        if in_channels % groups:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups:
-            raise ValueError("out_channels must be divisible by groups")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"Conv2d: padding_mode '{padding_mode}' is not supported (only 'zeros')")
-        if isinstance(padding, str) and padding not in ("same", "valid"):
-            raise ValueError(f"Invalid padding string '{padding}', should be one of ('valid', 'same')")
-        self.kernel_size = _pair(kernel_size)
-        self.stride = _pair(stride)
-        self.padding = padding if isinstance(padding, str) else _pair(padding)
-        self.dilation = _pair(dilation)
-        self.groups = groups
-        self.padding_mode = padding_mode
-        kh, kw = self.kernel_size
-        self.weight = Parameter(_empty(out_channels, in_channels // groups, kh, kw, device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(_empty(out_channels, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
-
-    def extra_repr(self) -> str:
-        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
-        if self.padding not in ((0, 0), "valid"):
-            s += f", padding={self.padding}"
-        if self.dilation != (1, 1):
-            s += f", dilation={self.dilation}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        return s
 
 
 # ---------------------------------------------------------------- pooling

@@ -39,7 +39,7 @@ NOT_OPS: Final[dict[str, str]] = {
     **_all("interop: exports a DLPack capsule", "typedtensor.to_dlpack"),
     **_all("serialization", "typedtensor.save", "typedtensor.load"),
     **_all("metadata", *(f"Tensor.{m}" for m in (
-        "shape", "ndim", "dtype", "device", "is_cuda", "is_cpu", "itemsize", "nbytes", "size", "stride", "dim",
+        "shape", "ndim", "dtype", "device", "is_cuda", "is_cpu", "is_xpu", "is_mps", "itemsize", "nbytes", "size", "stride", "dim",
         "ndimension", "numel", "nelement", "element_size", "is_contiguous", "is_floating_point", "is_set_to",
         "storage_offset", "data_ptr", "untyped_storage_ptr"))),
     **_all("metadata: another device kind or layout, always False here (_runtime/tensor_meta.py)", *(

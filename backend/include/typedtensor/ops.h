@@ -204,6 +204,11 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* b, std::pair<int64
 // conv2d with padding='same' (stride 1): the output keeps the input's spatial size; an odd total
 // padding dilation * (k - 1) puts the extra unit at the bottom / right, as torch does.
 Tensor conv2d_same(const Tensor& x, const Tensor& w, const Tensor* b, std::pair<int64_t, int64_t> dilation, int64_t groups);
+// conv2d's input-gradient as an op of its own (NOTE [ Transposed convolution ]): input [N, C_in, H, W]
+// (or unbatched), weight [C_in, C_out / groups, kH, kW], torch's argument order.
+Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor* b, std::pair<int64_t, int64_t> stride,
+                        std::pair<int64_t, int64_t> padding, std::pair<int64_t, int64_t> output_padding, int64_t groups,
+                        std::pair<int64_t, int64_t> dilation);
 std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, std::pair<int64_t, int64_t> kernel,
                                      std::pair<int64_t, int64_t> stride, std::pair<int64_t, int64_t> padding,
                                      std::pair<int64_t, int64_t> dilation, bool ceil_mode);

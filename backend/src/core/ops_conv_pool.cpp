@@ -1,5 +1,5 @@
-// Convolution and pooling: conv2d (and padding='same'), max / avg / adaptive-avg pooling, and
-// their VJP primitives.
+// Convolution and pooling: conv2d (and padding='same'), conv_transpose2d, max / avg / adaptive-avg
+// pooling, and their VJP primitives.
 #include <algorithm>
 #include <initializer_list>
 
@@ -407,6 +407,76 @@ Tensor conv2d_same(const Tensor& x, const Tensor& w, const Tensor* b, std::pair<
   if (th % 2) y = narrow(y, y.dim() - 2, 1, x.size(-2));
   if (tw % 2) y = narrow(y, y.dim() - 1, 1, x.size(-1));
   return y;
+}
+
+// NOTE [ Transposed convolution ]
+// conv_transpose2d(x, w) is conv2d's input-gradient evaluated at x: x plays the output gradient's
+// part ([N, C_in, H, W] against a conv2d weight [C_in, C_out / groups, kH, kW]) and the result the
+// input's. So it is one Conv2dBackwardInput primitive (col2im + GEMM on the CPU, the same on CUDA)
+// whose VJPs are conv2d (for x) and the weight-gradient piece (for w), already written for conv2d's
+// double backward. output_padding only widens the result: the extra rows and columns are the
+// positions no window of the stride reaches from the left/top, written by col2im like the others.
+Tensor conv_transpose2d(const Tensor& x0, const Tensor& w, const Tensor* b, std::pair<int64_t, int64_t> stride,
+                        std::pair<int64_t, int64_t> padding, std::pair<int64_t, int64_t> output_padding, int64_t groups,
+                        std::pair<int64_t, int64_t> dilation) {
+  Params params{{"stride", std::vector<int64_t>{stride.first, stride.second}},
+                {"padding", std::vector<int64_t>{padding.first, padding.second}},
+                {"output_padding", std::vector<int64_t>{output_padding.first, output_padding.second}},
+                {"groups", groups},
+                {"dilation", std::vector<int64_t>{dilation.first, dilation.second}}};
+  std::vector<Shape> shapes{x0.shape(), w.shape()};
+  if (b) shapes.push_back(b->shape());
+  if (x0.dim() != 3 && x0.dim() != 4)
+    shape_error("conv_transpose2d", shapes, params,
+                "expected 3-D (unbatched) or 4-D (batched) input, got input of shape " + shape_str(x0.shape()));
+  if (w.dim() != 4) shape_error("conv_transpose2d", shapes, params, "weight must be 4-D, got " + shape_str(w.shape()));
+  if (stride.first <= 0 || stride.second <= 0) throw ValueError("[conv_transpose2d] stride must be positive");
+  if (dilation.first <= 0 || dilation.second <= 0) throw ValueError("[conv_transpose2d] dilation must be positive");
+  if (padding.first < 0 || padding.second < 0) throw ValueError("[conv_transpose2d] padding must be non-negative");
+  if (output_padding.first < 0 || output_padding.second < 0)
+    throw ValueError("[conv_transpose2d] output_padding must be non-negative");
+  if (output_padding.first >= std::max(stride.first, dilation.first) ||
+      output_padding.second >= std::max(stride.second, dilation.second))
+    throw ValueError("[conv_transpose2d] output padding must be smaller than either stride or dilation, got output_padding (" +
+                     std::to_string(output_padding.first) + ", " + std::to_string(output_padding.second) + ")");
+  if (groups <= 0) throw ValueError("[conv_transpose2d] groups must be positive");
+  bool unbatched = x0.dim() == 3;
+  Tensor x = unbatched ? unsqueeze(x0, 0) : x0;
+  int64_t c = x.size(1);
+  if (c != w.size(0))
+    shape_error("conv_transpose2d", shapes, params,
+                "expected input " + shape_str(x0.shape()) + " to have " + std::to_string(w.size(0)) +
+                    " channels (weight dim 0), but got " + std::to_string(c) + " channels");
+  if (c % groups != 0) shape_error("conv_transpose2d", shapes, params, "in_channels must be divisible by groups");
+  int64_t o = w.size(1) * groups;
+  if (b && (b->dim() != 1 || b->size(0) != o))
+    shape_error("conv_transpose2d", shapes, params,
+                "bias must have shape [" + std::to_string(o) + "], got " + shape_str(b->shape()));
+  int64_t oh = (x.size(2) - 1) * stride.first - 2 * padding.first + dilation.first * (w.size(2) - 1) + output_padding.first + 1;
+  int64_t ow = (x.size(3) - 1) * stride.second - 2 * padding.second + dilation.second * (w.size(3) - 1) +
+               output_padding.second + 1;
+  if (oh < 1 || ow < 1 || x.size(2) < 1 || x.size(3) < 1)
+    shape_error("conv_transpose2d", shapes, params,
+                "calculated output size (" + std::to_string(oh) + " x " + std::to_string(ow) + ") is too small");
+  if (!is_floating(x.dtype()))
+    throw TypeError(std::string("[conv_transpose2d] needs floating point tensors, got ") + dtype_name(x.dtype()));
+  check_same_float("conv_transpose2d", x, w);
+  if (b) check_same_float("conv_transpose2d", x, *b);
+  DType dt = x.dtype(), cdt = is_half(dt) ? DType::Float32 : dt;
+  ConvParams p{stride.first, stride.second, padding.first, padding.second, dilation.first, dilation.second, groups};
+  Tensor r = apply1(std::make_shared<Conv2dBackwardInput>(p, Shape{x.size(0), o, oh, ow}),
+                    {detail::cast(x, cdt), detail::cast(w, cdt)});
+  if (b) r = binary(BinaryOp::Add, r, reshape(detail::cast(*b, cdt), Shape{1, o, 1, 1}));
+  r = detail::cast(r, dt);
+  return unbatched ? squeeze(r, Dims{0}) : r;
+}
+
+static int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+  int64_t eff = d * (k - 1) + 1;
+  int64_t num = in + 2 * p - eff;
+  int64_t out = (num < 0 ? -((-num + s - 1) / s) : (ceil_mode ? (num + s - 1) / s : num / s)) + 1;
+  if (ceil_mode && (out - 1) * s >= in + p) --out;
+  return out;
 }
 
 static void pool_checks(const char* op, const Tensor& x, Params params, std::pair<int64_t, int64_t> k,

@@ -11,13 +11,15 @@ namespace tt::cpu {
 namespace {
 
 // The adjoint of im2col: adds each column entry back into the image position it was read from.
+// `ld` is the distance between two rows of `col` (oh * ow for one sample's columns; more when the
+// columns of several samples sit side by side, NOTE [ Sample blocks ]).
 template <class T>
-void col2im(const T* col, int64_t c, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+void col2im(const T* col, int64_t ld, int64_t c, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
             int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh, int64_t ow, T* x) {
   for (int64_t ci = 0; ci < c; ++ci)
     for (int64_t ki = 0; ki < kh; ++ki)
       for (int64_t kj = 0; kj < kw; ++kj) {
-        const T* src = col + ((ci * kh + ki) * kw + kj) * oh * ow;
+        const T* src = col + ((ci * kh + ki) * kw + kj) * ld;
         T* dst = x + ci * h * w;
         for (int64_t oy = 0; oy < oh; ++oy) {
           int64_t iy = oy * sh - ph + ki * dh;
@@ -49,6 +51,17 @@ inline bool per_sample_threads(int64_t n) {
   return nt > 1 && n >= nt;
 }
 
+// NOTE [ Sample blocks ]
+// A GEMM per sample has oh * ow columns: for the small feature maps of a generator's first layers
+// (1x1, 4x4, 8x8: a transposed convolution is this kernel, NOTE [ Transposed convolution ]) that is a
+// matrix-vector product, far from the GEMM's speed. So the samples go through in blocks whose columns
+// sit side by side: g's rows of a block are gathered into one [og, nb * sp] matrix, one GEMM makes
+// the columns of all nb samples, and col2im reads each sample's part with the block's row stride.
+inline int64_t sample_block(int64_t sp, int64_t n) {
+  constexpr int64_t kColumns = 512;  // enough columns for a GEMM near its peak
+  return std::max<int64_t>(1, std::min<int64_t>(n, kColumns / std::max<int64_t>(sp, 1)));
+}
+
 template <class T>
 void conv_bwd_input(const Tensor& dx, const Tensor& g, const Tensor& wt, int64_t sh, int64_t sw, int64_t ph,
                     int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
@@ -59,20 +72,32 @@ void conv_bwd_input(const Tensor& dx, const Tensor& g, const Tensor& wt, int64_t
   const T* pwt = wt.data<T>();
   T* px = dx.data<T>();
   bool direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;
+  bool threads = per_sample_threads(n);
+  int64_t nb = direct ? 1 : sample_block(sp, threads ? (n + num_threads() - 1) / num_threads() : n);
   auto samples = [&](int64_t lo, int64_t hi) {
-    std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * sp));
-    for (int64_t ni = lo; ni < hi; ++ni) {
-      if (!direct) std::memset(px + ni * c * h * w, 0, static_cast<size_t>(c * h * w) * sizeof(T));
+    std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * sp * nb));
+    std::vector<T> block(nb > 1 ? static_cast<size_t>(og * sp * nb) : 0);
+    for (int64_t n0 = lo; n0 < hi; n0 += nb) {
+      int64_t m = std::min(nb, hi - n0), cols = m * sp;
+      if (!direct) std::memset(px + n0 * c * h * w, 0, static_cast<size_t>(m * c * h * w) * sizeof(T));
       for (int64_t gi = 0; gi < groups; ++gi) {
-        const T* gg = pg + (ni * o + gi * og) * sp;
-        T* xg = px + (ni * c + gi * cg) * h * w;
-        // col[kk, sp] = W_g^T [kk, og] @ g_g [og, sp]
-        blas_gemm<T>(true, false, kk, sp, og, pwt + gi * og * kk, kk, gg, sp, T(0), direct ? xg : col.data(), sp);
-        if (!direct) col2im(col.data(), cg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, xg);
+        const T* gg = pg + (n0 * o + gi * og) * sp;
+        T* xg = px + (n0 * c + gi * cg) * h * w;
+        if (m > 1) {  // block[oi, (b, s)] = g[n0 + b, gi * og + oi, s]
+          for (int64_t oi = 0; oi < og; ++oi)
+            for (int64_t b = 0; b < m; ++b)
+              std::memcpy(block.data() + oi * cols + b * sp, gg + (b * o + oi) * sp, static_cast<size_t>(sp) * sizeof(T));
+          gg = block.data();
+        }
+        // col[kk, cols] = W_g^T [kk, og] @ g_g [og, cols]
+        blas_gemm<T>(true, false, kk, cols, og, pwt + gi * og * kk, kk, gg, cols, T(0), direct ? xg : col.data(), cols);
+        if (!direct)
+          for (int64_t b = 0; b < m; ++b)
+            col2im(col.data() + b * sp, cols, cg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, xg + b * c * h * w);
       }
     }
   };
-  if (per_sample_threads(n)) parallel_for(0, n, 1, samples);
+  if (threads) parallel_for(0, n, 1, samples);
   else samples(0, n);
 }
 

@@ -47,6 +47,14 @@ _Ed = TypeVar("_Ed", default=Any)
 _Dm = TypeVar("_Dm", default=Any)
 _NH = TypeVar("_NH", default=Any)
 _BF = TypeVar("_BF", default=Any)
+_OP = TypeVar("_OP", default=Any)
+_Sz = TypeVar("_Sz", default=Any)
+_SF = TypeVar("_SF", default=Any)
+_Md = TypeVar("_Md", default=Any)
+_UF = TypeVar("_UF", default=Any)
+_G = TypeVar("_G", default=Any)
+_Af = TypeVar("_Af", default=Any)
+_ILO = TypeVar("_ILO", default=Any)
 _Layers = TypeVarTuple("_Layers", default=Unpack[tuple[Any, ...]])
 _Mod = TypeVar("_Mod", bound=Module, default=Module)
 
@@ -55,6 +63,9 @@ _int: TypeAlias = int
 _float: TypeAlias = float
 _bool: TypeAlias = bool
 _Pair: TypeAlias = int | tuple[int, int]
+_Single: TypeAlias = int | tuple[int]
+_Triple: TypeAlias = int | tuple[int, int, int]
+_Activation: TypeAlias = str | Callable[[Tensor[Unpack[tuple[Any, ...]]]], Tensor[Unpack[tuple[Any, ...]]]]
 
 class Parameter(Tensor[Unpack[Shape]]):
     def __init__(self, data: Tensor[Unpack[Shape]], requires_grad: bool = True) -> None: ...
@@ -218,16 +229,65 @@ class _ShapePreserving(Module):
     def __call__(self, input: Tensor[Unpack[Shape]]) -> Tensor[Unpack[Shape]]: ...
 
 # the modules that wrap one elementwise op (their op entries' `module=`)
+class CELU(_ShapePreserving):
+    alpha: _float
+    inplace: _bool
+    def __init__(self, alpha: _float = 1.0, inplace: _bool = False) -> None: ...
+
+class ELU(_ShapePreserving):
+    alpha: _float
+    inplace: _bool
+    def __init__(self, alpha: _float = 1.0, inplace: _bool = False) -> None: ...
+
 class GELU(_ShapePreserving):
     approximate: str
     def __init__(self, approximate: str = "none") -> None: ...
+
+class Hardshrink(_ShapePreserving):
+    lambd: _float
+    def __init__(self, lambd: _float = 0.5) -> None: ...
+
+class Hardsigmoid(_ShapePreserving):
+    inplace: _bool
+    def __init__(self, inplace: _bool = False) -> None: ...
+
+class Hardswish(_ShapePreserving):
+    inplace: _bool
+    def __init__(self, inplace: _bool = False) -> None: ...
+
+class Hardtanh(_ShapePreserving):
+    min_val: _float
+    max_val: _float
+    inplace: _bool
+    def __init__(self, min_val: _float = -1.0, max_val: _float = 1.0, inplace: _bool = False) -> None: ...
 
 class LeakyReLU(_ShapePreserving):
     negative_slope: _float
     inplace: _bool
     def __init__(self, negative_slope: _float = 0.01, inplace: _bool = False) -> None: ...
 
+class LogSigmoid(_ShapePreserving):
+    def __init__(self) -> None: ...
+
+class Mish(_ShapePreserving):
+    inplace: _bool
+    def __init__(self, inplace: _bool = False) -> None: ...
+
 class ReLU(_ShapePreserving):
+    inplace: _bool
+    def __init__(self, inplace: _bool = False) -> None: ...
+
+class ReLU6(_ShapePreserving):
+    inplace: _bool
+    def __init__(self, inplace: _bool = False) -> None: ...
+
+class RReLU(_ShapePreserving):
+    lower: _float
+    upper: _float
+    inplace: _bool
+    def __init__(self, lower: _float = 0.125, upper: _float = 0.3333333333333333, inplace: _bool = False) -> None: ...
+
+class SELU(_ShapePreserving):
     inplace: _bool
     def __init__(self, inplace: _bool = False) -> None: ...
 
@@ -243,11 +303,24 @@ class Softplus(_ShapePreserving):
     threshold: _float
     def __init__(self, beta: _float = 1.0, threshold: _float = 20.0) -> None: ...
 
+class Softshrink(_ShapePreserving):
+    lambd: _float
+    def __init__(self, lambd: _float = 0.5) -> None: ...
+
 class Softsign(_ShapePreserving):
     def __init__(self) -> None: ...
 
 class Tanh(_ShapePreserving):
     def __init__(self) -> None: ...
+
+class Tanhshrink(_ShapePreserving):
+    def __init__(self) -> None: ...
+
+class Threshold(_ShapePreserving):
+    threshold: _float
+    value: _float
+    inplace: _bool
+    def __init__(self, threshold: _float, value: _float, inplace: _bool = False) -> None: ...
 
 class Identity(_ShapePreserving):
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
@@ -473,6 +546,400 @@ class LSTMCell(RNNCellBase, Generic[_I, _H]):
     def __call__(
         self, input: _AnyTensor, hx: tuple[_AnyTensor, _AnyTensor] | None = None
     ) -> tuple[_AnyTensor, _AnyTensor]: ...
+class Conv1d(Module, Generic[_I, _O, _Kn, _St, _Pd, _Dl]):
+    in_channels: _I
+    out_channels: _O
+    weight: Parameter[_O, Any, Any]
+    bias: Parameter[_O] | None
+    def __init__(
+        self,
+        in_channels: _I,
+        out_channels: _O,
+        kernel_size: _Single,
+        stride: _Single = 1,
+        padding: _Single | str = 0,
+        dilation: _Single = 1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        *,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None: ...
+    def forward(self, input: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
+
+class Conv3d(Module, Generic[_I, _O, _Kn, _St, _Pd, _Dl]):
+    in_channels: _I
+    out_channels: _O
+    weight: Parameter[_O, Any, Any, Any, Any]
+    bias: Parameter[_O] | None
+    def __init__(
+        self,
+        in_channels: _I,
+        out_channels: _O,
+        kernel_size: _Triple,
+        stride: _Triple = 1,
+        padding: _Triple | str = 0,
+        dilation: _Triple = 1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        *,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None: ...
+    def forward(self, input: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
+
+class ConvTranspose1d(Module, Generic[_I, _O, _Kn, _St, _Pd, _Dl, _OP]):
+    in_channels: _I
+    out_channels: _O
+    weight: Parameter[_I, Any, Any]
+    bias: Parameter[_O] | None
+    def __init__(
+        self,
+        in_channels: _I,
+        out_channels: _O,
+        kernel_size: _Single,
+        stride: _Single = 1,
+        padding: _Single = 0,
+        output_padding: _Single = 0,
+        groups: int = 1,
+        bias: bool = True,
+        dilation: _Single = 1,
+        padding_mode: str = "zeros",
+        *,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None: ...
+    def forward(self, input: _AnyTensor, output_size: list[int] | tuple[int, ...] | None = None) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor, output_size: list[int] | tuple[int, ...] | None = None) -> _AnyTensor: ...
+
+class ConvTranspose2d(Module, Generic[_I, _O, _Kn, _St, _Pd, _Dl, _OP]):
+    in_channels: _I
+    out_channels: _O
+    weight: Parameter[_I, Any, Any, Any]
+    bias: Parameter[_O] | None
+    def __init__(
+        self,
+        in_channels: _I,
+        out_channels: _O,
+        kernel_size: _Pair,
+        stride: _Pair = 1,
+        padding: _Pair = 0,
+        output_padding: _Pair = 0,
+        groups: int = 1,
+        bias: bool = True,
+        dilation: _Pair = 1,
+        padding_mode: str = "zeros",
+        *,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None: ...
+    def forward(self, input: _AnyTensor, output_size: list[int] | tuple[int, ...] | None = None) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor, output_size: list[int] | tuple[int, ...] | None = None) -> _AnyTensor: ...
+
+class MaxPool1d(Module, Generic[_Kn, _St, _Pd, _Dl, _RI, _CM]):
+    def __init__(
+        self,
+        kernel_size: _Single,
+        stride: _Single | None = None,
+        padding: _Single = 0,
+        dilation: _Single = 1,
+        return_indices: bool = False,
+        ceil_mode: bool = False,
+    ) -> None: ...
+    def forward(self, input: _AnyTensor) -> Any: ...
+    def __call__(self, input: _AnyTensor) -> Any: ...
+
+class MaxPool3d(Module, Generic[_Kn, _St, _Pd, _Dl, _RI, _CM]):
+    def __init__(
+        self,
+        kernel_size: _Triple,
+        stride: _Triple | None = None,
+        padding: _Triple = 0,
+        dilation: _Triple = 1,
+        return_indices: bool = False,
+        ceil_mode: bool = False,
+    ) -> None: ...
+    def forward(self, input: _AnyTensor) -> Any: ...
+    def __call__(self, input: _AnyTensor) -> Any: ...
+
+class AvgPool1d(Module, Generic[_Kn, _St, _Pd, _CM]):
+    def __init__(
+        self,
+        kernel_size: _Single,
+        stride: _Single | None = None,
+        padding: _Single = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+    ) -> None: ...
+    def forward(self, input: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
+
+class AvgPool3d(Module, Generic[_Kn, _St, _Pd, _CM]):
+    def __init__(
+        self,
+        kernel_size: _Triple,
+        stride: _Triple | None = None,
+        padding: _Triple = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+        divisor_override: int | None = None,
+    ) -> None: ...
+    def forward(self, input: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
+
+class AdaptiveAvgPool1d(Module, Generic[_OS]):
+    def __init__(self, output_size: _Single) -> None: ...
+    def forward(self, input: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
+
+class AdaptiveAvgPool3d(Module, Generic[_OS]):
+    def __init__(self, output_size: int | tuple[int | None, int | None, int | None] | None) -> None: ...
+    def forward(self, input: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
+
+class AdaptiveMaxPool1d(Module, Generic[_OS, _RI]):
+    def __init__(self, output_size: _Single, return_indices: bool = False) -> None: ...
+    def forward(self, input: _AnyTensor) -> Any: ...
+    def __call__(self, input: _AnyTensor) -> Any: ...
+
+class AdaptiveMaxPool2d(Module, Generic[_OS, _RI]):
+    def __init__(self, output_size: int | tuple[int | None, int | None] | None, return_indices: bool = False) -> None: ...
+    def forward(self, input: _AnyTensor) -> Any: ...
+    def __call__(self, input: _AnyTensor) -> Any: ...
+
+class AdaptiveMaxPool3d(Module, Generic[_OS, _RI]):
+    def __init__(
+        self, output_size: int | tuple[int | None, int | None, int | None] | None, return_indices: bool = False
+    ) -> None: ...
+    def forward(self, input: _AnyTensor) -> Any: ...
+    def __call__(self, input: _AnyTensor) -> Any: ...
+
+class Upsample(Module, Generic[_Sz, _SF, _Md]):
+    def __init__(
+        self,
+        size: int | tuple[int, ...] | None = None,
+        scale_factor: float | tuple[float, ...] | None = None,
+        mode: str = "nearest",
+        align_corners: bool | None = None,
+        recompute_scale_factor: bool | None = None,
+    ) -> None: ...
+    def forward(self, input: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
+
+class UpsamplingNearest2d(Module, Generic[_Sz, _SF]):
+    def __init__(self, size: _Pair | None = None, scale_factor: float | tuple[float, float] | None = None) -> None: ...
+    def forward(self, input: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
+
+class UpsamplingBilinear2d(Module, Generic[_Sz, _SF]):
+    def __init__(self, size: _Pair | None = None, scale_factor: float | tuple[float, float] | None = None) -> None: ...
+    def forward(self, input: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
+
+class PixelShuffle(Module, Generic[_UF]):
+    upscale_factor: int
+    def __init__(self, upscale_factor: int) -> None: ...
+    def forward(self, input: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
+
+class PixelUnshuffle(Module, Generic[_UF]):
+    downscale_factor: int
+    def __init__(self, downscale_factor: int) -> None: ...
+    def forward(self, input: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
+
+class Unfold(Module, Generic[_Kn, _Dl, _Pd, _St]):
+    def __init__(self, kernel_size: _Pair, dilation: _Pair = 1, padding: _Pair = 0, stride: _Pair = 1) -> None: ...
+    def forward(self, input: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
+
+class Fold(Module, Generic[_OS, _Kn, _Dl, _Pd, _St]):
+    def __init__(
+        self, output_size: _Pair, kernel_size: _Pair, dilation: _Pair = 1, padding: _Pair = 0, stride: _Pair = 1
+    ) -> None: ...
+    def forward(self, input: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
+
+class EmbeddingBag(Module, Generic[_V, _E, _ILO]):
+    num_embeddings: _V
+    embedding_dim: _E
+    weight: Parameter[_V, _E]
+    def __init__(
+        self, num_embeddings: _V, embedding_dim: _E, max_norm: float | None = None, norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+        _weight: Tensor[_V, _E] | None = None, include_last_offset: bool = False, padding_idx: int | None = None,
+        *, device: Any = None, dtype: Any = None,
+    ) -> None: ...
+    def forward(
+        self, input: _AnyTensor, offsets: _AnyTensor | None = None, per_sample_weights: _AnyTensor | None = None
+    ) -> _AnyTensor: ...
+    def __call__(
+        self, input: _AnyTensor, offsets: _AnyTensor | None = None, per_sample_weights: _AnyTensor | None = None
+    ) -> _AnyTensor: ...
+    @classmethod
+    def from_pretrained(
+        cls, embeddings: _AnyTensor, freeze: bool = True, max_norm: float | None = None, norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False, include_last_offset: bool = False,
+        padding_idx: int | None = None,
+    ) -> EmbeddingBag: ...
+
+class GroupNorm(_ShapePreserving, Generic[_G, _C]):
+    num_groups: int
+    num_channels: _C
+    def __init__(
+        self, num_groups: _G, num_channels: _C, eps: float = 1e-5, affine: bool = True, device: Any = None,
+        dtype: Any = None, *, bias: bool = True,
+    ) -> None: ...
+
+class BatchNorm3d(_ShapePreserving, Generic[_C]):
+    num_features: _C
+    def __init__(
+        self, num_features: _C, eps: float = 1e-5, momentum: float = 0.1, affine: bool = True,
+        track_running_stats: bool = True, device: Any = None, dtype: Any = None, *, bias: bool = True,
+    ) -> None: ...
+
+class InstanceNorm1d(_ShapePreserving, Generic[_C, _Af]):
+    num_features: _C
+    def __init__(
+        self, num_features: _C, eps: float = 1e-5, momentum: float = 0.1, affine: bool = False,
+        track_running_stats: bool = False, device: Any = None, dtype: Any = None, *, bias: bool = True,
+    ) -> None: ...
+
+class InstanceNorm2d(_ShapePreserving, Generic[_C, _Af]):
+    num_features: _C
+    def __init__(
+        self, num_features: _C, eps: float = 1e-5, momentum: float = 0.1, affine: bool = False,
+        track_running_stats: bool = False, device: Any = None, dtype: Any = None, *, bias: bool = True,
+    ) -> None: ...
+
+class InstanceNorm3d(_ShapePreserving, Generic[_C, _Af]):
+    num_features: _C
+    def __init__(
+        self, num_features: _C, eps: float = 1e-5, momentum: float = 0.1, affine: bool = False,
+        track_running_stats: bool = False, device: Any = None, dtype: Any = None, *, bias: bool = True,
+    ) -> None: ...
+
+class LocalResponseNorm(_ShapePreserving, Generic[_Sz]):
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None: ...
+
+class RMSNorm(_ShapePreserving, Generic[_E]):
+    normalized_shape: tuple[int, ...]
+    def __init__(
+        self, normalized_shape: _E, eps: float | None = None, elementwise_affine: bool = True, *, device: Any = None,
+        dtype: Any = None,
+    ) -> None: ...
+
+class TransformerEncoderLayer(Module, Generic[_E, _NH, _BF]):
+    self_attn: MultiheadAttention
+    linear1: Linear[Any, Any]
+    linear2: Linear[Any, Any]
+    norm1: LayerNorm[Any]
+    norm2: LayerNorm[Any]
+    def __init__(
+        self, d_model: _E, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
+        activation: _Activation = "relu", layer_norm_eps: float = 1e-5, batch_first: bool = False,
+        norm_first: bool = False, bias: bool = True, device: Any = None, dtype: Any = None,
+    ) -> None: ...
+    def forward(
+        self, src: Tensor[Unpack[Shape]], src_mask: _AnyTensor | None = None,
+        src_key_padding_mask: _AnyTensor | None = None, is_causal: bool = False,
+    ) -> Tensor[Unpack[Shape]]: ...
+    def __call__(
+        self, src: Tensor[Unpack[Shape]], src_mask: _AnyTensor | None = None,
+        src_key_padding_mask: _AnyTensor | None = None, is_causal: bool = False,
+    ) -> Tensor[Unpack[Shape]]: ...
+
+class TransformerDecoderLayer(Module, Generic[_E, _NH, _BF]):
+    self_attn: MultiheadAttention
+    multihead_attn: MultiheadAttention
+    linear1: Linear[Any, Any]
+    linear2: Linear[Any, Any]
+    norm1: LayerNorm[Any]
+    norm2: LayerNorm[Any]
+    norm3: LayerNorm[Any]
+    def __init__(
+        self, d_model: _E, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
+        activation: _Activation = "relu", layer_norm_eps: float = 1e-5, batch_first: bool = False,
+        norm_first: bool = False, bias: bool = True, device: Any = None, dtype: Any = None,
+    ) -> None: ...
+    def forward(
+        self, tgt: Tensor[Unpack[Shape]], memory: _AnyTensor, tgt_mask: _AnyTensor | None = None,
+        memory_mask: _AnyTensor | None = None, tgt_key_padding_mask: _AnyTensor | None = None,
+        memory_key_padding_mask: _AnyTensor | None = None, tgt_is_causal: bool = False, memory_is_causal: bool = False,
+    ) -> Tensor[Unpack[Shape]]: ...
+    def __call__(
+        self, tgt: Tensor[Unpack[Shape]], memory: _AnyTensor, tgt_mask: _AnyTensor | None = None,
+        memory_mask: _AnyTensor | None = None, tgt_key_padding_mask: _AnyTensor | None = None,
+        memory_key_padding_mask: _AnyTensor | None = None, tgt_is_causal: bool = False, memory_is_causal: bool = False,
+    ) -> Tensor[Unpack[Shape]]: ...
+
+class TransformerEncoder(Module):
+    layers: ModuleList[TransformerEncoderLayer]
+    num_layers: int
+    norm: Module | None
+    def __init__(
+        self, encoder_layer: TransformerEncoderLayer, num_layers: int, norm: Module | None = None,
+        enable_nested_tensor: bool = True, mask_check: bool = True,
+    ) -> None: ...
+    def forward(
+        self, src: Tensor[Unpack[Shape]], mask: _AnyTensor | None = None, src_key_padding_mask: _AnyTensor | None = None,
+        is_causal: bool | None = None,
+    ) -> Tensor[Unpack[Shape]]: ...
+    def __call__(
+        self, src: Tensor[Unpack[Shape]], mask: _AnyTensor | None = None, src_key_padding_mask: _AnyTensor | None = None,
+        is_causal: bool | None = None,
+    ) -> Tensor[Unpack[Shape]]: ...
+
+class TransformerDecoder(Module):
+    layers: ModuleList[TransformerDecoderLayer]
+    num_layers: int
+    norm: Module | None
+    def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int, norm: Module | None = None) -> None: ...
+    def forward(
+        self, tgt: Tensor[Unpack[Shape]], memory: _AnyTensor, tgt_mask: _AnyTensor | None = None,
+        memory_mask: _AnyTensor | None = None, tgt_key_padding_mask: _AnyTensor | None = None,
+        memory_key_padding_mask: _AnyTensor | None = None, tgt_is_causal: bool | None = None,
+        memory_is_causal: bool = False,
+    ) -> Tensor[Unpack[Shape]]: ...
+    def __call__(
+        self, tgt: Tensor[Unpack[Shape]], memory: _AnyTensor, tgt_mask: _AnyTensor | None = None,
+        memory_mask: _AnyTensor | None = None, tgt_key_padding_mask: _AnyTensor | None = None,
+        memory_key_padding_mask: _AnyTensor | None = None, tgt_is_causal: bool | None = None,
+        memory_is_causal: bool = False,
+    ) -> Tensor[Unpack[Shape]]: ...
+
+class Transformer(Module, Generic[_E, _NH, _BF]):
+    encoder: Module
+    decoder: Module
+    d_model: int
+    nhead: int
+    batch_first: bool
+    def __init__(
+        self, d_model: _E = ..., nhead: int = 8, num_encoder_layers: int = 6, num_decoder_layers: int = 6,
+        dim_feedforward: int = 2048, dropout: float = 0.1, activation: _Activation = "relu",
+        custom_encoder: Any | None = None, custom_decoder: Any | None = None, layer_norm_eps: float = 1e-5,
+        batch_first: bool = False, norm_first: bool = False, bias: bool = True, device: Any = None, dtype: Any = None,
+    ) -> None: ...
+    def forward(
+        self, src: _AnyTensor, tgt: Tensor[Unpack[Shape]], src_mask: _AnyTensor | None = None,
+        tgt_mask: _AnyTensor | None = None, memory_mask: _AnyTensor | None = None,
+        src_key_padding_mask: _AnyTensor | None = None, tgt_key_padding_mask: _AnyTensor | None = None,
+        memory_key_padding_mask: _AnyTensor | None = None, src_is_causal: bool | None = None,
+        tgt_is_causal: bool | None = None, memory_is_causal: bool = False,
+    ) -> Tensor[Unpack[Shape]]: ...
+    def __call__(
+        self, src: _AnyTensor, tgt: Tensor[Unpack[Shape]], src_mask: _AnyTensor | None = None,
+        tgt_mask: _AnyTensor | None = None, memory_mask: _AnyTensor | None = None,
+        src_key_padding_mask: _AnyTensor | None = None, tgt_key_padding_mask: _AnyTensor | None = None,
+        memory_key_padding_mask: _AnyTensor | None = None, src_is_causal: bool | None = None,
+        tgt_is_causal: bool | None = None, memory_is_causal: bool = False,
+    ) -> Tensor[Unpack[Shape]]: ...
+    @staticmethod
+    def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> _AnyTensor: ...
 
 class _Loss(Module):
     def forward(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
@@ -489,6 +956,112 @@ class NLLLoss(_Loss):
         self, weight: _AnyTensor | None = None, size_average: Any = None, ignore_index: int = -100,
         reduce: Any = None, reduction: str = "mean",
     ) -> None: ...
+
+# the losses, distances and parametrised activations of nn/losses.py
+class CosineEmbeddingLoss(Module):
+    def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> None: ...
+    def forward(self, input1: _AnyTensor, input2: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input1: _AnyTensor, input2: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+
+class CosineSimilarity(Module, Generic[_Dm]):
+    def __init__(self, dim: int = 1, eps: float = 1e-08) -> None: ...
+    def forward(self, x1: _AnyTensor, x2: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, x1: _AnyTensor, x2: _AnyTensor) -> _AnyTensor: ...
+
+class GLU(Module, Generic[_Dm]):
+    def __init__(self, dim: int = -1) -> None: ...
+    def forward(self, input: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
+
+class GaussianNLLLoss(Module):
+    def __init__(self, *, full: bool = False, eps: float = 1e-06, reduction: str = "mean") -> None: ...
+    def forward(self, input: _AnyTensor, target: _AnyTensor, var: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor, target: _AnyTensor, var: _AnyTensor) -> _AnyTensor: ...
+
+class HingeEmbeddingLoss(Module):
+    def __init__(self, margin: float = 1.0, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> None: ...
+    def forward(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+
+class HuberLoss(Module):
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None: ...
+    def forward(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+
+class KLDivLoss(Module):
+    def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean", log_target: bool = False) -> None: ...
+    def forward(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+
+class MarginRankingLoss(Module):
+    def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> None: ...
+    def forward(self, input1: _AnyTensor, input2: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input1: _AnyTensor, input2: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+
+class MultiLabelMarginLoss(Module):
+    def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> None: ...
+    def forward(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+
+class MultiLabelSoftMarginLoss(Module):
+    def __init__(self, weight: _AnyTensor | None = None, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> None: ...
+    def forward(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+
+class MultiMarginLoss(Module):
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: _AnyTensor | None = None, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> None: ...
+    def forward(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+
+class NLLLoss2d(Module):
+    def __init__(self, weight: _AnyTensor | None = None, size_average: Any = None, ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> None: ...
+    def forward(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+
+class PReLU(Module, Generic[_Sz]):
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None) -> None: ...
+    def forward(self, input: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
+
+class PairwiseDistance(Module, Generic[_Dm]):
+    def __init__(self, p: float = 2.0, eps: float = 1e-06, keepdim: bool = False) -> None: ...
+    def forward(self, x1: _AnyTensor, x2: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, x1: _AnyTensor, x2: _AnyTensor) -> _AnyTensor: ...
+
+class PoissonNLLLoss(Module):
+    def __init__(self, log_input: bool = True, full: bool = False, size_average: Any = None, eps: float = 1e-08, reduce: Any = None, reduction: str = "mean") -> None: ...
+    def forward(self, log_input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, log_input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+
+class SmoothL1Loss(Module):
+    def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean", beta: float = 1.0) -> None: ...
+    def forward(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+
+class SoftMarginLoss(Module):
+    def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> None: ...
+    def forward(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+
+class Softmax2d(Module):
+    def __init__(self) -> None: ...
+    def forward(self, input: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
+
+class Softmin(Module, Generic[_Dm]):
+    def __init__(self, dim: int | None = None) -> None: ...
+    def forward(self, input: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
+
+class TripletMarginLoss(Module):
+    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-06, swap: bool = False, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> None: ...
+    def forward(self, anchor: _AnyTensor, positive: _AnyTensor, negative: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, anchor: _AnyTensor, positive: _AnyTensor, negative: _AnyTensor) -> _AnyTensor: ...
+
+class TripletMarginWithDistanceLoss(Module):
+    def __init__(self, *, distance_function: Any = None, margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> None: ...
+    def forward(self, anchor: _AnyTensor, positive: _AnyTensor, negative: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, anchor: _AnyTensor, positive: _AnyTensor, negative: _AnyTensor) -> _AnyTensor: ...
 
 class MSELoss(_Loss):
     def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> None: ...

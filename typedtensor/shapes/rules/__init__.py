@@ -1,19 +1,27 @@
 """Importing this package registers every op and module rule (one family per module)."""
 
 from . import (
-           creation,
-           elementwise,
-           indexing,
-           linalg,
-           modules,
-           movement,
-           nn,
-           primitives,
-           random,
-           recurrent,
-           reduce,
-           surface,
+    activations,
+    conv,
+    creation,
+    elementwise,
+    indexing,
+    linalg,
+    losses,
+    modules,
+    movement,
+    nn,
+    norm,
+    primitives,
+    random,
+    recurrent,
+    reduce,
+    resample,
+    surface,
+    transformer,
 )
 
-__all__ = ["creation", "elementwise", "indexing", "linalg", "modules", "movement", "nn", "primitives", "random",
-           "recurrent", "reduce", "surface"]
+__all__ = [
+    "activations", "conv", "creation", "elementwise", "indexing", "linalg", "losses", "modules", "movement", "nn",
+    "norm", "primitives", "random", "recurrent", "reduce", "resample", "surface", "transformer",
+]

@@ -109,23 +109,23 @@ unary("isinf", "IsInf", dtype="bool", gradient="boolean result")
 unary("isfinite", "IsFinite", dtype="bool", gradient="boolean result")
 unary("softplus", "Softplus", fusion="(A > T(20) ? A : log1p(tt_exp(A)))", dtype="float_only", expose="tt method inplace F", params="input:tensor, beta:float=1.0, threshold:float=20.0",
       function="input:tensor", method="", python="F", module=("Softplus", "beta:float=1.0, threshold:float=20.0"))
-unary("mish", "Mish", dtype="float_only", expose="tt method inplace F", params="input:tensor, inplace:bool=False",
-      function="input:tensor", method="", python="F")
-unary("logsigmoid", "Logsigmoid", dtype="float_only", expose="tt method inplace F")
-unary("relu6", "Relu6", dtype="same", expose="tt method inplace F", params="input:tensor, inplace:bool=False",
-      function="input:tensor", method="", python="F")
-unary("hardsigmoid", "Hardsigmoid", dtype="float_only", expose="tt method inplace F", params="input:tensor, inplace:bool=False",
-      function="input:tensor", method="", python="F")
-unary("hardswish", "Hardswish", dtype="float_only", expose="tt method inplace F", params="input:tensor, inplace:bool=False",
-      function="input:tensor", method="", python="F")
+unary("mish", "Mish", dtype="float_only", expose="tt method inplace F", params=_INPLACE_F, function="input:tensor",
+      method="", python="F", module=("Mish", "inplace:bool=False"))
+unary("logsigmoid", "Logsigmoid", dtype="float_only", expose="tt method inplace F", module=("LogSigmoid", ""))
+unary("relu6", "Relu6", dtype="same", expose="tt method inplace F", params=_INPLACE_F, function="input:tensor", method="",
+      python="F", module=("ReLU6", "inplace:bool=False"))
+unary("hardsigmoid", "Hardsigmoid", dtype="float_only", expose="tt method inplace F", params=_INPLACE_F,
+      function="input:tensor", method="", python="F", module=("Hardsigmoid", "inplace:bool=False"))
+unary("hardswish", "Hardswish", dtype="float_only", expose="tt method inplace F", params=_INPLACE_F,
+      function="input:tensor", method="", python="F", module=("Hardswish", "inplace:bool=False"))
 unary("elu", None, prim="Elementwise", fusion="(A > T(0) ? A : @slope * expm1(A))", expose="tt F", params="input:tensor, alpha:float=1.0, inplace:bool=False",
-      function="input:tensor, alpha:float=1.0", python="F")
+      function="input:tensor, alpha:float=1.0", python="F", module=("ELU", "alpha:float=1.0, inplace:bool=False"))
 unary("leaky_relu", None, prim="Elementwise", fusion="(A > T(0) ? A : A * @slope)", expose="tt method F",
       params="input:tensor, negative_slope:float=0.01, inplace:bool=False",
       function="input:tensor, negative_slope:float=0.01", method="negative_slope:float=0.01", python="F",
       module=("LeakyReLU", "negative_slope:float=0.01, inplace:bool=False"))
 unary("hardtanh", None, expose="F", params="input:tensor, min_val:float=-1.0, max_val:float=1.0, inplace:bool=False",
-      python="F")
+      python="F", module=("Hardtanh", "min_val:float=-1.0, max_val:float=1.0, inplace:bool=False"))
 unary("softsign", None, expose="F", python="F", module=("Softsign", ""))
 unary("positive", None, dtype="same", expose="tt method", python="tt method", operators=("__pos__",))
 unary("logit", None, expose="tt method", params="input:tensor, eps:float=None", python="tt method")

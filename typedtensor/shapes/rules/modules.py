@@ -120,7 +120,8 @@ def _batchnorm_module(name: str, ranks: tuple[int, ...]) -> None:
         return _as_arg(_call("batch_norm", input=x, running_mean=Shape((c,)), running_var=Shape((c,))), name)
 
     module(f"typedtensor.nn.{name}", "num_features:size, eps:float=1e-05, momentum:float=0.1, affine:bool=True, "
-           "track_running_stats:bool=True, *, device:any=None, dtype:any=None", ("num_features",), "input:tensor",
+           "track_running_stats:bool=True, device:any=None, dtype:any=None, *, bias:bool=True", ("num_features",),
+           "input:tensor",
            ops=("batch_norm",))(forward)
 
 

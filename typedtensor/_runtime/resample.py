@@ -1,0 +1,299 @@
+"""``nn.functional``'s resampling and patch ops over differentiable primitives (gathers, index_add,
+reshapes, the pools): ``interpolate``, ``pixel_shuffle`` / ``pixel_unshuffle``, ``unfold`` /
+``fold`` and ``embedding_bag``.
+
+NOTE [ Separable interpolation ]
+Every mode of ``interpolate`` reads, for an output position along a dim, a few input positions of
+that dim with weights that depend on that dim only; a 2-d or 3-d interpolation is the 1-d one applied
+dim by dim. Along one dim the positions and weights are computed on the host with torch's formulas
+(``area_pixel_compute_source_index``, the nearest index in float32, the cubic convolution with
+A = -0.75) and applied as ``index_select``s and a weighted sum, whose VJPs (index_add) are the
+interpolation's adjoint. ``area`` is the adaptive average pool, as in torch.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import numpy as np
+
+from typedtensor._runtime import _loader
+from typedtensor._runtime.conv import adaptive_avg_pool1d, adaptive_avg_pool3d, ntuple
+from typedtensor._runtime.errors import check
+
+_C = _loader.load_core()
+
+__all__ = ["embedding_bag", "fold", "interpolate", "pixel_shuffle", "pixel_unshuffle", "unfold"]
+
+_LINEAR = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}
+
+
+def _source_scale(size: int, out: int, align_corners: bool, scale: float | None) -> float:
+    """torch's ``area_pixel_compute_scale``."""
+    if align_corners:
+        return (size - 1) / (out - 1) if out > 1 else 0.0
+    return 1.0 / scale if scale is not None and scale > 0 else size / out
+
+
+def _nearest(size: int, out: int, scale: float | None, exact: bool) -> np.ndarray:
+    """torch's nearest source index, computed in float32 as its kernel does."""
+    s = np.float32(1.0 / scale if scale is not None and scale > 0 else size / out)
+    dst = np.arange(out, dtype=np.float32) + np.float32(0.5 if exact else 0.0)
+    return np.asarray(np.minimum(np.floor(dst * s).astype(np.int64), size - 1))
+
+
+def _linear_taps(size: int, out: int, align_corners: bool, scale: float | None) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    s = _source_scale(size, out, align_corners, scale)
+    dst = np.arange(out, dtype=np.float64)
+    real = s * dst if align_corners else np.maximum(s * (dst + 0.5) - 0.5, 0.0)
+    i0 = np.minimum(np.floor(real).astype(np.int64), size - 1)
+    i1 = np.minimum(i0 + 1, size - 1)
+    w1 = real - i0
+    return [i0, i1], [1.0 - w1, w1]
+
+
+def _cubic_taps(size: int, out: int, align_corners: bool, scale: float | None) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    a = -0.75
+    s = _source_scale(size, out, align_corners, scale)
+    dst = np.arange(out, dtype=np.float64)
+    real = s * dst if align_corners else s * (dst + 0.5) - 0.5
+    base = np.floor(real).astype(np.int64)
+    t = real - base
+
+    def near(x: np.ndarray) -> np.ndarray:  # |x| <= 1
+        return np.asarray(((a + 2) * x - (a + 3)) * x * x + 1)
+
+    def far(x: np.ndarray) -> np.ndarray:  # 1 < |x| < 2
+        return np.asarray(((a * x - 5 * a) * x + 8 * a) * x - 4 * a)
+
+    weights = [far(t + 1), near(t), near(1 - t), far(2 - t)]
+    idx = [np.clip(base - 1 + k, 0, size - 1) for k in range(4)]
+    return idx, weights
+
+
+def _along(x: Any, dim: int, idx: list[np.ndarray], weights: list[np.ndarray]) -> Any:
+    """``sum_k x[..., idx_k, ...] * weights_k`` along ``dim`` (weights broadcast over the other dims)."""
+    view = [1] * x.ndim
+    view[dim] = -1
+    out = None
+    for i, w in zip(idx, weights, strict=True):
+        term = x.index_select(dim, _C.tensor(i.tolist(), dtype=_C.int64, device=x.device))
+        term = term * _C.tensor(w.tolist(), dtype=x.dtype, device=x.device).reshape(view)
+        out = term if out is None else out + term
+    return out
+
+
+def _output_size(x: Any, size: Any, scale_factor: Any, recompute: bool | None) -> tuple[tuple[int, ...], list[float | None]]:
+    nd = x.ndim - 2
+    spatial = [int(v) for v in x.shape[2:]]
+    if size is not None:
+        sizes = tuple(int(v) for v in (size if isinstance(size, (tuple, list)) else (size,) * nd))
+        return sizes, [None] * nd
+    factors = [float(v) for v in (scale_factor if isinstance(scale_factor, (tuple, list)) else (scale_factor,) * nd)]
+    sizes = tuple(math.floor(n * f) for n, f in zip(spatial, factors, strict=True))
+    return sizes, ([None] * nd if recompute else list(factors))
+
+
+def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
+                antialias: bool = False) -> Any:
+    """torch's ``F.interpolate`` (NOTE [ Separable interpolation ]); ``antialias`` is not supported."""
+    check("interpolate", input=input, size=size, scale_factor=scale_factor, mode=mode)
+    if align_corners is not None and mode not in _LINEAR:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if not input.is_floating_point() and mode != "nearest" and mode != "nearest-exact":
+        raise TypeError(f"interpolate: mode {mode!r} needs a floating point input, got {input.dtype}")
+    sizes, scales = _output_size(input, size, scale_factor, recompute_scale_factor)
+    nd = input.ndim - 2
+    if mode == "area":
+        if nd == 1:
+            return adaptive_avg_pool1d(input, sizes)
+        if nd == 2:
+            return _C.adaptive_avg_pool2d(input, sizes)
+        return adaptive_avg_pool3d(input, sizes)
+    out = input
+    corners = bool(align_corners)
+    for i in range(nd):
+        dim, n, o = 2 + i, int(input.shape[2 + i]), sizes[i]
+        if mode in ("nearest", "nearest-exact"):
+            if o == n and scales[i] in (None, 1.0):
+                continue
+            out = out.index_select(dim, _C.tensor(_nearest(n, o, scales[i], mode == "nearest-exact").tolist(),
+                                                   dtype=_C.int64, device=input.device))
+        elif mode == "bicubic":
+            out = _along(out, dim, *_cubic_taps(n, o, corners, scales[i]))
+        else:
+            out = _along(out, dim, *_linear_taps(n, o, corners, scales[i]))
+    return out if out is not input else input.clone()
+
+
+def pixel_shuffle(input: Any, upscale_factor: int) -> Any:
+    """``[*, C r^2, H, W]`` -> ``[*, C, H r, W r]``: a reshape and a permute."""
+    check("pixel_shuffle", input=input, upscale_factor=upscale_factor)
+    r = int(upscale_factor)
+    *lead, c, h, w = (int(v) for v in input.shape)
+    x = input.reshape(*lead, c // (r * r), r, r, h, w)
+    k = len(lead)
+    x = x.permute(*range(k), k, k + 3, k + 1, k + 4, k + 2)
+    return x.reshape(*lead, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input: Any, downscale_factor: int) -> Any:
+    """``[*, C, H r, W r]`` -> ``[*, C r^2, H, W]``: pixel_shuffle's inverse."""
+    check("pixel_unshuffle", input=input, downscale_factor=downscale_factor)
+    r = int(downscale_factor)
+    *lead, c, h, w = (int(v) for v in input.shape)
+    x = input.reshape(*lead, c, h // r, r, w // r, r)
+    k = len(lead)
+    x = x.permute(*range(k), k, k + 2, k + 4, k + 1, k + 3)
+    return x.reshape(*lead, c * r * r, h // r, w // r)
+
+
+def _block_table(h: int, w: int, kernel: tuple[int, ...], dilation: tuple[int, ...], padding: tuple[int, ...],
+                 stride: tuple[int, ...], device: Any) -> tuple[Any, int, int]:
+    """The flat positions, in the padded ``(H + 2 ph) x (W + 2 pw)`` plane, that unfold reads:
+    ``[kh * kw * L]`` in (tap, block) order; and the padded plane's height and width."""
+    hp, wp = h + 2 * padding[0], w + 2 * padding[1]
+    bh = (hp - dilation[0] * (kernel[0] - 1) - 1) // stride[0] + 1
+    bw = (wp - dilation[1] * (kernel[1] - 1) - 1) // stride[1] + 1
+    ki = np.arange(kernel[0])[:, None, None, None] * dilation[0]
+    kj = np.arange(kernel[1])[None, :, None, None] * dilation[1]
+    by = np.arange(bh)[None, None, :, None] * stride[0]
+    bx = np.arange(bw)[None, None, None, :] * stride[1]
+    flat = ((ki + by) * wp + (kj + bx)).reshape(-1)
+    return _C.tensor(flat.tolist(), dtype=_C.int64, device=device), hp, wp
+
+
+def _geometry(kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> tuple[tuple[int, ...], ...]:
+    return tuple(ntuple(v, 2, n) for v, n in (
+        (kernel_size, "kernel_size"), (dilation, "dilation"), (padding, "padding"), (stride, "stride")))
+
+
+def unfold(input: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Any:
+    """im2col ``[N, C, H, W]`` -> ``[N, C kh kw, L]``: one gather from the zero-padded input (its VJP,
+    an index_add, is ``fold``)."""
+    check("unfold", input=input, kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
+    k, d, p, s = _geometry(kernel_size, dilation, padding, stride)
+    unbatched = input.ndim == 3
+    x = input.unsqueeze(0) if unbatched else input
+    n, c, h, w = (int(v) for v in x.shape)
+    table, hp, wp = _block_table(h, w, k, d, p, s, x.device)
+    if p != (0, 0):
+        from typedtensor._runtime.functional import pad as fpad
+
+        x = fpad(x, (p[1], p[1], p[0], p[0]))
+    cols = x.reshape(n, c, hp * wp).index_select(2, table).reshape(n, c * k[0] * k[1], -1)
+    return cols.squeeze(0) if unbatched else cols
+
+
+def fold(input: Any, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Any:
+    """col2im ``[N, C kh kw, L]`` -> ``[N, C, H, W]``: every block's values added back where unfold
+    read them (one index_add into the padded plane, then the padding cropped)."""
+    check("fold", input=input, output_size=output_size, kernel_size=kernel_size, dilation=dilation, padding=padding,
+          stride=stride)
+    k, d, p, s = _geometry(kernel_size, dilation, padding, stride)
+    h, w = ntuple(output_size, 2, "output_size")
+    unbatched = input.ndim == 2
+    x = input.unsqueeze(0) if unbatched else input
+    n, ck = int(x.shape[0]), int(x.shape[1])
+    c = ck // (k[0] * k[1])
+    table, hp, wp = _block_table(h, w, k, d, p, s, x.device)
+    plane = _C.zeros(n, c, hp * wp, dtype=x.dtype, device=x.device)
+    plane = plane.index_add(2, table, x.reshape(n, c, -1))
+    out = plane.reshape(n, c, hp, wp)[:, :, p[0] : p[0] + h, p[1] : p[1] + w]
+    return out.squeeze(0) if unbatched else out
+
+
+def embedding_bag(input: Any, weight: Any, offsets: Any | None = None, max_norm: float | None = None,
+                  norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights: Any | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> Any:
+    """Each bag's rows of ``weight`` summed, averaged or max-reduced: ``[B, D]``. An empty bag (or one
+    holding only ``padding_idx``) gives zeros, as in torch."""
+    check("embedding_bag", input=input, weight=weight, offsets=offsets, per_sample_weights=per_sample_weights,
+          include_last_offset=include_last_offset)
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"embedding_bag: mode has to be one of sum, mean or max, got {mode!r}")
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding_bag: scale_grad_by_freq and sparse gradients are not supported")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights is only supported for mode='sum' (got mode='{mode}')")
+    if input.is_floating_point():
+        raise TypeError(f"embedding_bag: expected integer indices, got {input.dtype}")
+    rows_total = int(weight.shape[0])
+    if padding_idx is not None:
+        if not -rows_total <= padding_idx < rows_total:
+            raise ValueError("padding_idx must be within the number of embeddings")
+        padding_idx = padding_idx % rows_total if rows_total else padding_idx
+    if max_norm is not None:
+        from typedtensor._runtime.functional import _embedding_renorm_
+
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    idx = input.long()
+    last: int | None = None
+    if input.ndim == 2:
+        b, per = int(input.shape[0]), int(input.shape[1])
+        starts = [i * per for i in range(b)]
+        idx = idx.reshape(-1)
+        psw = per_sample_weights.reshape(-1) if per_sample_weights is not None else None
+    else:
+        if offsets is None:
+            raise ValueError("embedding_bag: offsets has to be a 1D Tensor but got None")
+        starts = [int(v) for v in offsets.tolist()]
+        if include_last_offset and starts:
+            starts, last = starts[:-1], starts[-1]
+        b = len(starts)
+        psw = per_sample_weights
+        if starts and starts[0] != 0:
+            raise ValueError("embedding_bag: offsets[0] has to be 0, i.e., the first sequence in the mini-batch has "
+                             "to start from position 0")
+        if any(b2 < a for a, b2 in itertools.pairwise(starts)) or (starts and starts[-1] > int(idx.shape[0])):
+            raise ValueError("embedding_bag: offsets must be non-decreasing and within the input")
+    count = int(idx.shape[0])
+    # with include_last_offset the last offset closes the last bag
+    ends = [*starts[1:], last if last is not None else count]
+    bag_of = np.zeros(count, dtype=np.int64)
+    for bag, (lo, hi) in enumerate(zip(starts, ends, strict=True)):
+        bag_of[lo:hi] = bag
+    keep = np.zeros(count, dtype=bool)
+    for lo, hi in zip(starts, ends, strict=True):
+        keep[lo:hi] = True
+    values = idx.tolist()
+    if padding_idx is not None:
+        keep &= np.array(values, dtype=np.int64) != padding_idx if count else keep
+    d = int(weight.shape[1])
+    positions = np.flatnonzero(keep)
+    if mode == "max":
+        width = max((int(np.sum(keep[lo:hi])) for lo, hi in zip(starts, ends, strict=True)), default=0)
+        if width == 0:
+            return _C.zeros(b, d, dtype=weight.dtype, device=weight.device)
+        table = np.zeros((b, width), dtype=np.int64)
+        valid = np.zeros((b, width), dtype=bool)
+        for bag, (lo, hi) in enumerate(zip(starts, ends, strict=True)):
+            mine = [values[j] for j in range(lo, hi) if keep[j]]
+            table[bag, : len(mine)] = mine
+            valid[bag, : len(mine)] = True
+        rows = weight.index_select(0, _C.tensor(table.reshape(-1).tolist(), dtype=_C.int64, device=weight.device))
+        rows = rows.reshape(b, width, d)
+        mask = _C.tensor(valid.tolist(), dtype=_C.bool, device=weight.device).unsqueeze(2)
+        best = rows.masked_fill(mask.logical_not(), float("-inf")).amax(1)
+        empty = _C.tensor((~valid.any(1)).tolist(), dtype=_C.bool, device=weight.device).unsqueeze(1)
+        return best.masked_fill(empty, 0.0)
+    kept = _C.tensor(positions.tolist(), dtype=_C.int64, device=weight.device)
+    rows = weight.index_select(0, idx.index_select(0, kept) if len(positions) != count else idx)
+    if psw is not None:
+        w = psw.index_select(0, kept) if len(positions) != count else psw
+        rows = rows * w.to(rows.dtype).unsqueeze(1)
+    bags = _C.tensor(bag_of[positions].tolist(), dtype=_C.int64, device=weight.device)
+    out = _C.zeros(b, d, dtype=weight.dtype, device=weight.device).index_add(0, bags, rows)
+    if mode == "mean":
+        counts = np.bincount(bag_of[positions], minlength=b).astype(np.float64)
+        out = out / _C.tensor(np.maximum(counts, 1.0).tolist(), dtype=out.dtype, device=out.device).unsqueeze(1)
+    return out
