@@ -36,7 +36,6 @@ from .nn import functional as functional
 
 Shape = TypeVarTuple("Shape")
 _Bs = TypeVarTuple("_Bs")
-backends: Any  # typedtensor.backends (CPU capability queries)
 shapes: Any  # typedtensor.shapes: the shape calculus and the op registry (pure Python, typed in its source)
 _L = TypeVar("_L")
 _R = TypeVar("_R")

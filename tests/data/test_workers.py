@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from typing import Any
@@ -309,7 +310,7 @@ def _gone(pid: int) -> bool:
 def test_ctrl_c_leaves_no_worker_and_no_zombie() -> None:
     proc = subprocess.Popen(
         [sys.executable, "-c", _CTRL_C_SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
+        start_new_session=True, cwd=tempfile.gettempdir(),  # not the checkout: `-c` would import its source tree
     )
     try:
         assert proc.stdout is not None

@@ -58,7 +58,9 @@ def _edit(blob: bytes, old: str, new: str) -> bytes:
 
 
 def _run(path: Path) -> dict[str, object]:
-    r = subprocess.run([sys.executable, "-c", RUN, str(path)], capture_output=True, text=True, timeout=300, check=False)
+    # cwd: not the checkout, whose source tree a `python -c` child would import before the installed package
+    r = subprocess.run([sys.executable, "-c", RUN, str(path)], capture_output=True, text=True, timeout=300, check=False,
+                       cwd=path.parent)
     assert r.returncode == 0, f"exit {r.returncode} (< 0: killed by that signal)\n{r.stderr[-3000:]}"
     result: dict[str, object] = json.loads(r.stdout.splitlines()[-1])
     return result

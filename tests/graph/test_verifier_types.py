@@ -13,16 +13,19 @@ import pytest
 import typedtensor as tt
 import typedtensor.jit as jit
 from tests.graph.helpers import randn
+from tests.graph.test_jit import seal, unseal
 from typedtensor._runtime import functional as F
 
 
 def _edit(data: bytes, old: bytes, new: bytes) -> bytes:
-    """Replaces the first `old` in the header and fixes its length field."""
+    """Replaces the first `old` in the header and fixes its length field and CRC-32 trailer (a crafted
+    file carries a valid checksum: the verifier must refuse it on its own)."""
+    data = unseal(data)
     hlen = struct.unpack("<Q", data[12:20])[0]
     header = data[20 : 20 + hlen]
     assert old in header, old
     header = header.replace(old, new, 1)
-    return data[:12] + struct.pack("<Q", len(header)) + header + data[20 + hlen :]
+    return seal(data[:12] + struct.pack("<Q", len(header)) + header + data[20 + hlen :])
 
 
 def _saved(tmp_path: Path, fn: Any, *xs: Any) -> bytes:

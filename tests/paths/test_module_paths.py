@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib
 import pickle
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -170,8 +172,12 @@ def _fail(i: int) -> None:
         raise ValueError("process one fails")
 
 
-def test_multiprocessing_spawn_runs_and_reports_errors() -> None:
+def test_multiprocessing_spawn_runs_and_reports_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     import typedtensor.multiprocessing as mp
+
+    # the children unpickle _square from this test module: they need the checkout on their path, after
+    # the installed package (a spawned child takes its parent's sys.path)
+    monkeypatch.setattr(sys, "path", [*sys.path, str(Path(__file__).resolve().parents[2])])
 
     ctx = mp.get_context("spawn")
     q = ctx.SimpleQueue()

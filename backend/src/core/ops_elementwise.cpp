@@ -323,6 +323,7 @@ class AddScaled : public Primitive {
  public:
   explicit AddScaled(double alpha) : alpha_(alpha) {}
   const char* name() const override { return "add"; }
+  TypeList output_types(const TypeList& in) const override { return same_shape_types(name(), in, 2); }
   bool vjp_needs_inputs() const override { return false; }
   TensorList vjp(const TensorList&, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
     TensorList r;

@@ -47,16 +47,25 @@ struct Sizes {
   int64_t N, B, H, P;
 };
 
-Sizes check_layer(const Layout& L, const TensorList& in, bool has_xproj) {
+// A tensor's type seen through Tensor's accessors, so one check serves tensors and graph types.
+struct Meta {
+  const TensorType* t;
+  DType dtype() const { return t->dtype; }
+  int64_t dim() const { return static_cast<int64_t>(t->shape.size()); }
+  int64_t size(int64_t i) const { return t->shape[static_cast<size_t>(i)]; }
+  const Shape& shape() const { return t->shape; }
+};
+
+Sizes check_layer_types(const Layout& L, const TypeList& in, bool has_xproj) {
   if (in.size() != L.num_inputs() - (has_xproj ? 0 : 1)) layout_error("wrong number of inputs");
-  auto at = [&](size_t i) -> const Tensor& { return in[has_xproj ? i : i - 1]; };
-  const Tensor &h0 = at(1), &w_hh = at(2);
+  auto at = [&](size_t i) { return Meta{&in[has_xproj ? i : i - 1]}; };
+  const Meta h0 = at(1), w_hh = at(2);
   const DType dt = w_hh.dtype();
   if (dt != DType::Float32 && dt != DType::Float64)
     throw TypeError(std::string("[") + kOp + "] the fused kernel needs float32 or float64 tensors, got " + dtype_name(dt));
-  for (const Tensor& t : in)
-    if (t.dtype() != dt)
-      throw TypeError(std::string("[") + kOp + "] expected every tensor of one dtype, got " + dtype_name(t.dtype()) +
+  for (const TensorType& t : in)
+    if (t.dtype != dt)
+      throw TypeError(std::string("[") + kOp + "] expected every tensor of one dtype, got " + dtype_name(t.dtype) +
                       " and " + dtype_name(dt));
   const int64_t G = cpu::rnn_gates(L.cell);
   if (w_hh.dim() != 2 || w_hh.size(0) % G != 0 || w_hh.size(0) == 0)
@@ -77,34 +86,39 @@ Sizes check_layer(const Layout& L, const TensorList& in, bool has_xproj) {
     if (N > (int64_t(1) << 62)) layout_error("batch_sizes sum too large");
   }
   if (has_xproj) {
-    const Tensor& xp = at(0);
+    const Meta xp = at(0);
     if (xp.dim() != 2 || xp.size(0) != N || xp.size(1) != G * H)
       detail::shape_error(kOp, {xp.shape()}, {},
                           "xproj must be [" + std::to_string(N) + ", " + std::to_string(G * H) + "], got " + shape_str(xp.shape()));
   }
   if (L.lstm()) {
-    const Tensor& c0 = at(L.c0_at());
+    const Meta c0 = at(L.c0_at());
     if (c0.shape() != Shape{B, H})
       detail::shape_error(kOp, {c0.shape()}, {}, "c0 must be [" + std::to_string(B) + ", " + std::to_string(H) + "], got " +
                                                      shape_str(c0.shape()));
   }
   if (L.bias) {
     if (L.cell != RnnCell::Gru) layout_error("only a GRU takes b_hh apart");
-    const Tensor& b = at(L.b_hh_at());
+    const Meta b = at(L.b_hh_at());
     if (b.shape() != Shape{G * H}) detail::shape_error(kOp, {b.shape()}, {}, "b_hh must be [" + std::to_string(G * H) + "]");
   }
   if (L.proj) {
     if (!L.lstm()) layout_error("only an LSTM has a projection");
-    const Tensor& wr = at(L.w_hr_at());
+    const Meta wr = at(L.w_hr_at());
     if (wr.shape() != Shape{P, H})
       detail::shape_error(kOp, {wr.shape()}, {}, "w_hr must be [" + std::to_string(P) + ", " + std::to_string(H) + "], got " +
                                                      shape_str(wr.shape()));
   } else if (P != H) {
     detail::shape_error(kOp, {w_hh.shape()}, {}, "w_hh must be [gates * hidden, hidden] without a projection");
   }
+  return {N, B, H, P};
+}
+
+Sizes check_layer(const Layout& L, const TensorList& in, bool has_xproj) {
+  Sizes s = check_layer_types(L, types_of(in), has_xproj);
   for (const Tensor& t : in)
     if (on_cuda(t)) throw NotImplementedError(std::string("[") + kOp + "] the fused kernel has no CUDA implementation");
-  return {N, B, H, P};
+  return s;
 }
 
 cpu::RnnLayer kernel_args(const Layout& L, const TensorList& c, bool has_xproj) {
@@ -128,6 +142,18 @@ class RnnLayerBackward : public Primitive {
  public:
   explicit RnnLayerBackward(Layout L) : L_(std::move(L)) {}
   const char* name() const override { return kBackward; }
+  TypeList output_types(const TypeList& in) const override {
+    const size_t k = L_.num_inputs() - 1, extra = L_.lstm() ? 5 : 4;
+    if (in.size() != k + extra) layout_error("backward: wrong number of inputs");
+    Sizes s = check_layer_types(L_, TypeList(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(k)), false);
+    const DType dt = in[1].dtype;
+    const int64_t G = cpu::rnn_gates(L_.cell);
+    TypeList r{{Shape{s.N, G * s.H}, dt}, {Shape{s.B, s.P}, dt}, {Shape{G * s.H, s.P}, dt}};
+    if (L_.lstm()) r.push_back({Shape{s.B, s.H}, dt});
+    if (L_.bias) r.push_back({Shape{G * s.H}, dt});
+    if (L_.proj) r.push_back({Shape{s.P, s.H}, dt});
+    return r;
+  }
   // (h0, w_hh[, c0][, b_hh][, w_hr], out, ws, dout, dh_n[, dc_n]) -> (dxproj, dh0, dw_hh[, dc0][, db_hh][, dw_hr])
   TensorList eval_cpu(const TensorList& in) override {
     const size_t k = L_.num_inputs() - 1, extra = L_.lstm() ? 5 : 4;
@@ -169,6 +195,14 @@ class RnnLayerPrim : public Primitive {
  public:
   explicit RnnLayerPrim(Layout L) : L_(std::move(L)) {}
   const char* name() const override { return kOp; }
+  TypeList output_types(const TypeList& in) const override {
+    Sizes s = check_layer_types(L_, in, true);
+    const DType dt = in[0].dtype;
+    TypeList r{{Shape{s.N, s.P}, dt}, {Shape{s.B, s.P}, dt}};
+    if (L_.lstm()) r.push_back({Shape{s.B, s.H}, dt});
+    r.push_back({Shape{s.N, cpu::rnn_workspace_cols(L_.cell, s.H)}, dt});
+    return r;
+  }
   TensorList eval_cpu(const TensorList& in) override {
     TensorList c = contiguous_all(in);
     Sizes s = check_layer(L_, c, true);
