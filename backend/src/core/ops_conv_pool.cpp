@@ -471,14 +471,6 @@ Tensor conv_transpose2d(const Tensor& x0, const Tensor& w, const Tensor* b, std:
   return unbatched ? squeeze(r, Dims{0}) : r;
 }
 
-static int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
-  int64_t eff = d * (k - 1) + 1;
-  int64_t num = in + 2 * p - eff;
-  int64_t out = (num < 0 ? -((-num + s - 1) / s) : (ceil_mode ? (num + s - 1) / s : num / s)) + 1;
-  if (ceil_mode && (out - 1) * s >= in + p) --out;
-  return out;
-}
-
 static void pool_checks(const char* op, const Tensor& x, Params params, std::pair<int64_t, int64_t> k,
                         std::pair<int64_t, int64_t> s, std::pair<int64_t, int64_t> p, std::pair<int64_t, int64_t> d,
                         bool ceil_mode, int64_t* oh, int64_t* ow) {
