@@ -45,16 +45,22 @@ NOT_RUN: dict[str, str] = {}
 _ran: dict[str, int] = {}
 
 
+# the case modules, each with its own `torch` / `F` / `nn` names (oracle_cases_surface imports them)
+CASE_MODULES = [oc, sys.modules["oracle_cases_surface"]]
+
+
 @contextmanager
 def typedtensor_as_torch() -> Iterator[None]:
-    saved = oc.torch, oc.F, oc.nn
-    oc.torch, oc.F, oc.nn = tt, tF, tnn
+    saved = [(m.torch, m.F, m.nn) for m in CASE_MODULES]
+    for m in CASE_MODULES:
+        m.torch, m.F, m.nn = tt, tF, tnn
     rt._C._check_output_types(True)
     try:
         yield
     finally:
         rt._C._check_output_types(False)
-        oc.torch, oc.F, oc.nn = saved
+        for m, names in zip(CASE_MODULES, saved, strict=True):
+            m.torch, m.F, m.nn = names
 
 
 def _check(c: oc.Case) -> tuple[bool, str | None]:

@@ -25,7 +25,6 @@ MISSES = {
         "nn.ConvTranspose2d has its rule, but the encoder's shapes are lost in the nn.Sequential that a helper "
         "function (double_conv) returns"
     ),
-    "b36_lstm_input_size": "no shape rule for nn.LSTM in the registry yet",
 }
 
 

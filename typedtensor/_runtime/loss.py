@@ -90,6 +90,8 @@ def cosine_similarity(x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8) -> Any:
     """``sum(x1 / max(|x1|, eps) * x2 / max(|x2|, eps))`` over ``dim`` (the inputs broadcast), torch's
     formula since 1.12."""
     check("cosine_similarity", x1=x1, x2=x2, dim=dim)
+    if tuple(x1.shape) != tuple(x2.shape):  # torch broadcasts first, so a 0-d or 1-d operand may meet `dim`
+        x1, x2 = _C.broadcast_tensors(x1, x2)
     n1 = x1.norm(2, dim, keepdim=True).clamp(min=eps)
     n2 = x2.norm(2, dim, keepdim=True).clamp(min=eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)

@@ -1,7 +1,22 @@
 # torch.nn.modules.loss's classes that typedtensor has (typedtensor/nn/modules/_paths.py)
 from typedtensor.nn import BCELoss as BCELoss
 from typedtensor.nn import BCEWithLogitsLoss as BCEWithLogitsLoss
+from typedtensor.nn import CosineEmbeddingLoss as CosineEmbeddingLoss
 from typedtensor.nn import CrossEntropyLoss as CrossEntropyLoss
+from typedtensor.nn import GaussianNLLLoss as GaussianNLLLoss
+from typedtensor.nn import HingeEmbeddingLoss as HingeEmbeddingLoss
+from typedtensor.nn import HuberLoss as HuberLoss
+from typedtensor.nn import KLDivLoss as KLDivLoss
 from typedtensor.nn import L1Loss as L1Loss
+from typedtensor.nn import MarginRankingLoss as MarginRankingLoss
 from typedtensor.nn import MSELoss as MSELoss
+from typedtensor.nn import MultiLabelMarginLoss as MultiLabelMarginLoss
+from typedtensor.nn import MultiLabelSoftMarginLoss as MultiLabelSoftMarginLoss
+from typedtensor.nn import MultiMarginLoss as MultiMarginLoss
 from typedtensor.nn import NLLLoss as NLLLoss
+from typedtensor.nn import NLLLoss2d as NLLLoss2d
+from typedtensor.nn import PoissonNLLLoss as PoissonNLLLoss
+from typedtensor.nn import SmoothL1Loss as SmoothL1Loss
+from typedtensor.nn import SoftMarginLoss as SoftMarginLoss
+from typedtensor.nn import TripletMarginLoss as TripletMarginLoss
+from typedtensor.nn import TripletMarginWithDistanceLoss as TripletMarginWithDistanceLoss
