@@ -147,3 +147,20 @@ def test_limit_from_environment(env: dict[str, str], limit: int) -> None:
     out = subprocess.run([sys.executable, "-c", code], env=full_env, capture_output=True, text=True,
                          check=True, cwd=os.path.dirname(os.path.abspath(__file__)))
     assert int(out.stdout.split()[-1]) == limit
+
+
+def test_demand_shifting_between_classes_settles_to_hits() -> None:
+    """A step whose per-class demand changes (three 512 KB blocks live, then four 1 MB ones) must
+    stop missing after a few steps: a miss may not evict what the rest of the step needs."""
+
+    def step() -> None:
+        small = [tt.empty(512 * KB // 4) for _ in range(3)]
+        del small
+        large = [tt.empty(1 * MB // 4) for _ in range(4)]
+        del large
+
+    for _ in range(3):
+        step()
+    misses = cache.cache_info()["misses"]
+    step()
+    assert cache.cache_info()["misses"] == misses

@@ -117,7 +117,7 @@ struct CpuCacheStats {
   size_t limit_bytes;
 };
 CpuCacheStats cpu_cache_stats();
-void cpu_cache_empty();                   // frees every cached buffer
+void cpu_cache_empty();                   // frees every cached buffer; restarts the peak in use
 void cpu_cache_set_limit(size_t bytes);  // releases what is held above it; 0 disables the cache
 // A tensor sharing `base`'s storage with a new geometry.
 Tensor make_view(const Tensor& base, Shape shape, Strides strides, int64_t offset);

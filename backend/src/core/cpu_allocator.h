@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <memory>
+#include <new>
 
 namespace tt {
 
@@ -19,5 +21,22 @@ constexpr size_t kCpuHugeThreshold = size_t(4) << 20;
 
 // The size a request of `nbytes` is served with (its size class); throws std::bad_alloc on overflow.
 size_t cpu_size_class(size_t nbytes);
+
+// A kernel's temporary buffer of `n` uninitialised T from the caching allocator. Per-call scratch
+// of a few hundred KB (conv's im2col columns) would otherwise be mmapped, page-faulted and
+// unmapped by malloc on every call (NOTE [ CPU caching allocator ]).
+template <class T>
+class CpuScratch {
+ public:
+  explicit CpuScratch(size_t n) : owner_(n ? cpu_allocate(checked_bytes(n)) : nullptr) {}
+  T* data() const { return static_cast<T*>(owner_.get()); }
+
+ private:
+  static size_t checked_bytes(size_t n) {
+    if (n > std::numeric_limits<size_t>::max() / sizeof(T)) throw std::bad_alloc();
+    return n * sizeof(T);
+  }
+  std::shared_ptr<void> owner_;
+};
 
 }  // namespace tt

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "../core/cpu_allocator.h"
 #include "im2col.h"
 #include "kernels.h"
 #include "parallel.h"
@@ -60,7 +61,7 @@ void conv_bwd_input(const Tensor& dx, const Tensor& g, const Tensor& wt, int64_t
   T* px = dx.data<T>();
   bool direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;
   auto samples = [&](int64_t lo, int64_t hi) {
-    std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * sp));
+    CpuScratch<T> col(direct ? 0 : static_cast<size_t>(kk * sp));
     for (int64_t ni = lo; ni < hi; ++ni) {
       if (!direct) std::memset(px + ni * c * h * w, 0, static_cast<size_t>(c * h * w) * sizeof(T));
       for (int64_t gi = 0; gi < groups; ++gi) {
@@ -90,7 +91,7 @@ void conv_bwd_weight(const Tensor& dwt, const Tensor& g, const Tensor& x, int64_
   // dW accumulated over samples [lo, hi) into acc (written, not added to)
   auto samples = [&](int64_t lo, int64_t hi, T* acc) {
     std::memset(acc, 0, static_cast<size_t>(wn) * sizeof(T));
-    std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * sp));
+    CpuScratch<T> col(direct ? 0 : static_cast<size_t>(kk * sp));
     for (int64_t ni = lo; ni < hi; ++ni)
       for (int64_t gi = 0; gi < groups; ++gi) {
         const T* xg = px + (ni * c + gi * cg) * h * w;
