@@ -3,9 +3,10 @@
 ``typedtensor.backends.cuda.matmul.allow_tf32`` (default False) lets cuBLAS run float32 matmuls
 on TF32 tensor cores: about 8x the FP32 rate on an H100, with 10-bit mantissas in the products.
 
-``typedtensor.backends.cpu`` controls the cache of freed large (>= 4 MB) CPU buffers that saves
-re-mapping (and page-faulting) a big result every call: ``cache_info()``, ``empty_cache()``,
-``set_cache_limit(bytes)`` (0 disables it; the default is 256 MB, or ``$TYPEDTENSOR_CPU_CACHE_MB``).
+``typedtensor.backends.cpu`` controls the caching allocator that keeps freed CPU buffers of 64 KB
+and more for reuse, which saves re-mapping (and page-faulting) a result every call: ``cache_info()``,
+``empty_cache()``, ``set_cache_limit(bytes)`` (0 disables it; the default is 256 MB, or
+``$TYPEDTENSOR_CPU_CACHE_MB``).
 ``get_cpu_capability()`` says which build of the unary math kernels runs: ``"avx512"`` on CPUs
 that have it (twice the lanes of the ``"avx2"`` baseline), switched with
 ``set_cpu_capability(name)`` or, before import, ``TYPEDTENSOR_CPU_CAPABILITY=avx2``.
@@ -54,7 +55,7 @@ cuda = _Cuda()
 
 
 class _Cpu:
-    """The large-buffer cache (NOTE [ Large-buffer cache ] in backend/src/core/tensor.cpp) and the
+    """The caching allocator (NOTE [ CPU caching allocator ] in backend/src/core/cpu_allocator.cpp) and the
     instruction set of the unary math kernels (backend/src/cpu/cpu_capability.cpp)."""
 
     def get_cpu_capability(self) -> str:
@@ -80,7 +81,8 @@ class _Cpu:
         _C._cpu_set_blas(str(name))
 
     def cache_info(self) -> dict[str, int]:
-        """Bytes and buffers held, hits and misses since start, and the limit in bytes."""
+        """Bytes and buffers held, hits and misses (allocations of 64 KB and more) since start, and
+        the limit in bytes."""
         return {str(k): int(v) for k, v in _C._cpu_cache_info().items()}
 
     def empty_cache(self) -> None:
@@ -88,7 +90,8 @@ class _Cpu:
         _C._cpu_cache_empty()
 
     def set_cache_limit(self, nbytes: int) -> None:
-        """Caps the bytes the cache may hold; 0 disables it and frees what it holds."""
+        """Caps the bytes the cache may hold, releasing what is held above it; 0 disables the
+        cache and frees what it holds."""
         if nbytes < 0:
             raise ValueError(f"cache limit must be non-negative, got {nbytes}")
         _C._cpu_cache_set_limit(int(nbytes))

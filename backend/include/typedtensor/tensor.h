@@ -119,15 +119,15 @@ Device default_device();
 // Uninitialised contiguous tensor.
 Tensor empty(const Shape& shape, DType dtype, Device device = default_device());
 
-// The CPU large-buffer cache (NOTE [ Large-buffer cache ] in backend/src/core/tensor.cpp).
+// The CPU caching allocator's cache (NOTE [ CPU caching allocator ] in backend/src/core/cpu_allocator.cpp).
 struct CpuCacheStats {
   size_t held_bytes, buffers;
   uint64_t hits, misses;
   size_t limit_bytes;
 };
 CpuCacheStats cpu_cache_stats();
-void cpu_cache_empty();                   // frees every cached buffer
-void cpu_cache_set_limit(size_t bytes);  // 0 disables (and empties) the cache
+void cpu_cache_empty();                   // frees every cached buffer; restarts the peak in use
+void cpu_cache_set_limit(size_t bytes);  // releases what is held above it; 0 disables the cache
 // A tensor sharing `base`'s storage with a new geometry.
 Tensor make_view(const Tensor& base, Shape shape, Strides strides, int64_t offset);
 // Wrap foreign memory (numpy, DLPack); `owner` is released when the storage dies.

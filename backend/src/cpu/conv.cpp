@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../core/cpu_allocator.h"
 #include "im2col.h"
 #include "kernels.h"
 #include "parallel.h"
@@ -38,7 +39,7 @@ void conv2d_typed(const Tensor& out, const Tensor& x, const Tensor& wt, const Te
   // while the tile is still in L2 (a whole image's columns, kk x oh ow, are megabytes).
   int64_t tile_rows = std::max<int64_t>(1, std::min<int64_t>(oh, (int64_t{1} << 18) / std::max<int64_t>(kk * ow, 1)));
   int64_t tile_cols = tile_rows * ow;
-  auto one = [&](int64_t ni, std::vector<T>& col) {
+  auto one = [&](int64_t ni, CpuScratch<T>& col) {
     for (int64_t g = 0; g < groups; ++g) {
       const T* xg = px + (ni * c + g * cg) * h * w;
       T* dst = po + (ni * o + g * og) * sp;
@@ -63,11 +64,11 @@ void conv2d_typed(const Tensor& out, const Tensor& x, const Tensor& wt, const Te
   if (n >= nt && nt > 1) {
     // one sample per thread (BLAS is single-threaded: NOTE [ One thread pool ])
     parallel_for(0, n, 1, [&](int64_t b, int64_t e) {
-      std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * tile_cols));
+      CpuScratch<T> col(direct ? 0 : static_cast<size_t>(kk * tile_cols));
       for (int64_t ni = b; ni < e; ++ni) one(ni, col);
     });
   } else {
-    std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * tile_cols));
+    CpuScratch<T> col(direct ? 0 : static_cast<size_t>(kk * tile_cols));
     for (int64_t ni = 0; ni < n; ++ni) one(ni, col);
   }
 }

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "../core/cpu_allocator.h"
 #include "im2col.h"
 #include "kernels.h"
 #include "parallel.h"
@@ -75,8 +76,8 @@ void conv_bwd_input(const Tensor& dx, const Tensor& g, const Tensor& wt, int64_t
   bool threads = per_sample_threads(n);
   int64_t nb = direct ? 1 : sample_block(sp, threads ? (n + num_threads() - 1) / num_threads() : n);
   auto samples = [&](int64_t lo, int64_t hi) {
-    std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * sp * nb));
-    std::vector<T> block(nb > 1 ? static_cast<size_t>(og * sp * nb) : 0);
+    CpuScratch<T> col(direct ? 0 : static_cast<size_t>(kk * sp * nb));
+    CpuScratch<T> block(nb > 1 ? static_cast<size_t>(og * sp * nb) : 0);
     for (int64_t n0 = lo; n0 < hi; n0 += nb) {
       int64_t m = std::min(nb, hi - n0), cols = m * sp;
       if (!direct) std::memset(px + n0 * c * h * w, 0, static_cast<size_t>(m * c * h * w) * sizeof(T));
@@ -115,7 +116,7 @@ void conv_bwd_weight(const Tensor& dwt, const Tensor& g, const Tensor& x, int64_
   // dW accumulated over samples [lo, hi) into acc (written, not added to)
   auto samples = [&](int64_t lo, int64_t hi, T* acc) {
     std::memset(acc, 0, static_cast<size_t>(wn) * sizeof(T));
-    std::vector<T> col(direct ? 0 : static_cast<size_t>(kk * sp));
+    CpuScratch<T> col(direct ? 0 : static_cast<size_t>(kk * sp));
     for (int64_t ni = lo; ni < hi; ++ni)
       for (int64_t gi = 0; gi < groups; ++gi) {
         const T* xg = px + (ni * c + gi * cg) * h * w;
