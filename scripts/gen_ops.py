@@ -170,7 +170,10 @@ def operator_stub(dunder: str, op: OpDef, reflected: bool) -> list[str]:
             return ["    def __rmatmul__(self, other: _AnyTensor) -> _AnyTensor: ..."]
         return _defs(dunder, [_method_overload(s) for s in op.overloads], "    ")
     if dunder.startswith("__i"):
-        return [f"    def {dunder}(self, other: _AnyTensor | _Scalar) -> Self: ..."]
+        # x op= y keeps x's shape. mypy holds an in-place dunder to its binary form's argument list,
+        # overload by overload, so it mirrors those two overloads
+        return _defs(dunder, [f"(self, other: {_SAME} | _Scalar) -> {_SAME}", f"(self, other: _AnyTensor) -> {_SAME}"],
+                     "    ")
     if reflected:
         return [f"    def {dunder}(self, other: _Scalar) -> {_SAME}: ..."]
     return _defs(dunder, [f"(self, other: {_SAME} | _Scalar) -> {_SAME}", "(self, other: _AnyTensor) -> _AnyTensor"],

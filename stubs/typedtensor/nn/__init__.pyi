@@ -28,6 +28,7 @@ _E = TypeVar("_E")
 _H = TypeVar("_H")
 _V = TypeVar("_V")
 _C = TypeVar("_C")
+_Groups = TypeVar("_Groups")
 _K = TypeVar("_K")
 _S = TypeVar("_S")
 _P = TypeVar("_P")
@@ -787,11 +788,11 @@ class EmbeddingBag(Module, Generic[_V, _E, _ILO]):
         padding_idx: int | None = None,
     ) -> EmbeddingBag: ...
 
-class GroupNorm(_ShapePreserving, Generic[_G, _C]):
+class GroupNorm(_ShapePreserving, Generic[_Groups, _C]):
     num_groups: int
     num_channels: _C
     def __init__(
-        self, num_groups: _G, num_channels: _C, eps: float = 1e-5, affine: bool = True, device: Any = None,
+        self, num_groups: _Groups, num_channels: _C, eps: float = 1e-5, affine: bool = True, device: Any = None,
         dtype: Any = None, *, bias: bool = True,
     ) -> None: ...
 
