@@ -29,10 +29,12 @@ import os
 import sys
 from collections.abc import Sequence
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeAlias
 
 from typedtensor import _runtime as tt
 from typedtensor.distributed._mpi import MpiGroup, Work
+
+_Tensor: TypeAlias = Any  # typedtensor's Tensor (the compiled class, untyped to mypy)
 
 __all__ = [
     "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather", "all_gather_into_tensor", "all_gather_object",
@@ -250,7 +252,7 @@ def new_group(ranks: Sequence[int] | None = None, timeout: datetime.timedelta | 
 # ---- tensors to MPI buffers ---------------------------------------------------------------------
 
 
-def _cpu(t: Any, what: str) -> tt.Tensor:
+def _cpu(t: Any, what: str) -> _Tensor:
     if not isinstance(t, tt.Tensor):
         raise TypeError(f"{what}: expected a Tensor, got {type(t).__name__}")
     if t.is_cuda:
@@ -264,7 +266,7 @@ class _Buffer:
     """A tensor's memory for MPI: the tensor itself when contiguous (zero copy), else a contiguous
     copy that ``back()`` writes into the tensor once MPI is done."""
 
-    def __init__(self, t: tt.Tensor) -> None:
+    def __init__(self, t: _Tensor) -> None:
         self.tensor = t
         self.buf = t.detach() if t.is_contiguous() else t.detach().contiguous()
 
@@ -345,7 +347,7 @@ def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None) -
     return _run(g, "barrier", lambda: g.comm.Ibarrier(), async_op)
 
 
-def all_reduce(tensor: tt.Tensor, op: Any = ReduceOp.SUM, group: Any = None, async_op: bool = False) -> Work | None:
+def all_reduce(tensor: _Tensor, op: Any = ReduceOp.SUM, group: Any = None, async_op: bool = False) -> Work | None:
     """Reduces ``tensor`` in place across the group; every rank ends with the result."""
     from mpi4py import MPI
 
@@ -361,7 +363,7 @@ def all_reduce(tensor: tt.Tensor, op: Any = ReduceOp.SUM, group: Any = None, asy
     return _run(g, "all_reduce", lambda: g.comm.Iallreduce(MPI.IN_PLACE, b.buf, mop), async_op, then, (t,))
 
 
-def reduce(tensor: tt.Tensor, dst: int, op: Any = ReduceOp.SUM, group: Any = None, async_op: bool = False) -> Work | None:
+def reduce(tensor: _Tensor, dst: int, op: Any = ReduceOp.SUM, group: Any = None, async_op: bool = False) -> Work | None:
     """Reduces into ``tensor`` on global rank ``dst``; the other ranks' tensors are left as they are."""
     from mpi4py import MPI
 
@@ -377,7 +379,7 @@ def reduce(tensor: tt.Tensor, dst: int, op: Any = ReduceOp.SUM, group: Any = Non
                 then if mine else None, (t,))
 
 
-def broadcast(tensor: tt.Tensor, src: int, group: Any = None, async_op: bool = False) -> Work | None:
+def broadcast(tensor: _Tensor, src: int, group: Any = None, async_op: bool = False) -> Work | None:
     """Copies global rank ``src``'s ``tensor`` into every rank's ``tensor``."""
     g = _group(group)
     if _on_nccl(g, tensor):
@@ -389,7 +391,7 @@ def broadcast(tensor: tt.Tensor, src: int, group: Any = None, async_op: bool = F
     return _run(g, "broadcast", lambda: g.comm.Ibcast(b.buf, root=g.group_rank(src)), async_op, _write_back([b]), (t,))
 
 
-def all_gather(tensor_list: list[tt.Tensor], tensor: tt.Tensor, group: Any = None, async_op: bool = False) -> Work | None:
+def all_gather(tensor_list: list[_Tensor], tensor: _Tensor, group: Any = None, async_op: bool = False) -> Work | None:
     """``tensor_list[r]`` receives rank r's ``tensor`` (each list entry is written in place)."""
     g = _group(group)
     if _on_nccl(g, tensor):
@@ -418,7 +420,7 @@ def all_gather(tensor_list: list[tt.Tensor], tensor: tt.Tensor, group: Any = Non
     return _run(g, "all_gather", lambda: g.comm.Iallgather(src.buf, out), async_op, then, (t, out, *tensor_list))
 
 
-def all_gather_into_tensor(output_tensor: tt.Tensor, input_tensor: tt.Tensor, group: Any = None,
+def all_gather_into_tensor(output_tensor: _Tensor, input_tensor: _Tensor, group: Any = None,
                            async_op: bool = False) -> Work | None:
     """Concatenates every rank's ``input_tensor`` along dim 0 into ``output_tensor``
     (``[world * n, ...]``; torch also accepts a stacked ``[world, n, ...]``)."""
@@ -444,7 +446,7 @@ def all_gather_into_tensor(output_tensor: tt.Tensor, input_tensor: tt.Tensor, gr
                 _write_back([dst]), (t, o))
 
 
-def reduce_scatter_tensor(output: tt.Tensor, input: tt.Tensor, op: Any = ReduceOp.SUM, group: Any = None,
+def reduce_scatter_tensor(output: _Tensor, input: _Tensor, op: Any = ReduceOp.SUM, group: Any = None,
                           async_op: bool = False) -> Work | None:
     """Reduces ``input`` (``[world * n, ...]``) across ranks and leaves rank r's share in ``output``."""
     g = _group(group)
@@ -466,7 +468,7 @@ def reduce_scatter_tensor(output: tt.Tensor, input: tt.Tensor, op: Any = ReduceO
                 async_op, then, (i, o))
 
 
-def reduce_scatter(output: tt.Tensor, input_list: list[tt.Tensor], op: Any = ReduceOp.SUM, group: Any = None,
+def reduce_scatter(output: _Tensor, input_list: list[_Tensor], op: Any = ReduceOp.SUM, group: Any = None,
                    async_op: bool = False) -> Work | None:
     """``output`` on rank r gets the reduction of every rank's ``input_list[r]``."""
     g = _group(group)
@@ -481,7 +483,7 @@ def reduce_scatter(output: tt.Tensor, input_list: list[tt.Tensor], op: Any = Red
     return reduce_scatter_tensor(o, stacked, op, group, async_op)
 
 
-def send(tensor: tt.Tensor, dst: int, group: Any = None, tag: int = 0) -> None:
+def send(tensor: _Tensor, dst: int, group: Any = None, tag: int = 0) -> None:
     g = _group(group)
     if _on_nccl(g, tensor):
         g.nccl.send(tensor, g.group_rank(dst))
@@ -490,13 +492,13 @@ def send(tensor: tt.Tensor, dst: int, group: Any = None, tag: int = 0) -> None:
     w.wait()
 
 
-def isend(tensor: tt.Tensor, dst: int, group: Any = None, tag: int = 0) -> Work:
+def isend(tensor: _Tensor, dst: int, group: Any = None, tag: int = 0) -> Work:
     g = _group(group)
     b = _Buffer(_cpu(tensor, "send"))
     return Work([g.comm.Isend(b.buf, dest=g.group_rank(dst), tag=tag)], "send", g.timeout_s, g.comm, None, (b.buf,))
 
 
-def irecv(tensor: tt.Tensor, src: int | None = None, group: Any = None, tag: int = 0) -> Work:
+def irecv(tensor: _Tensor, src: int | None = None, group: Any = None, tag: int = 0) -> Work:
     from mpi4py import MPI
 
     g = _group(group)
@@ -505,7 +507,7 @@ def irecv(tensor: tt.Tensor, src: int | None = None, group: Any = None, tag: int
     return Work([g.comm.Irecv(b.buf, source=source, tag=tag)], "recv", g.timeout_s, g.comm, _write_back([b]), (tensor,))
 
 
-def recv(tensor: tt.Tensor, src: int | None = None, group: Any = None, tag: int = 0) -> int:
+def recv(tensor: _Tensor, src: int | None = None, group: Any = None, tag: int = 0) -> int:
     """Receives into ``tensor``; returns the sender's global rank (as torch)."""
     from mpi4py import MPI
 

@@ -20,11 +20,11 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
-from typedtensor import _runtime as tt
+_Tensor: TypeAlias = Any  # typedtensor's Tensor (the compiled class, untyped to mypy)
 
 __all__ = ["MpiGroup", "Work", "shape_mismatch"]
 
@@ -143,7 +143,7 @@ def _seconds(timeout: Any) -> float:
     return float(timeout.total_seconds()) if hasattr(timeout, "total_seconds") else float(timeout)
 
 
-def _header(t: tt.Tensor) -> np.ndarray:
+def _header(t: _Tensor) -> np.ndarray:
     h = np.full(2 + _HEADER_DIMS, -1, dtype=np.int64)
     h[0] = _DTYPE_CODES.get(str(t.dtype).removeprefix("typedtensor."), 0)
     h[1] = t.dim()
@@ -210,7 +210,7 @@ class MpiGroup:
         finally:
             _WATCHDOG.leave(key)
 
-    def check_same(self, what: str, tensors: Sequence[tt.Tensor]) -> None:
+    def check_same(self, what: str, tensors: Sequence[_Tensor]) -> None:
         """Exchanges each tensor's dtype and shape first: a mismatch is an error on every rank, not
         a crash or a hang inside MPI."""
         if not self.check_shapes:
