@@ -9,10 +9,13 @@ the input shapes, the scalar arguments and the core's own text). Its signature s
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from typedtensor._errors import ShapeError
 from typedtensor._runtime import _loader
+
+if TYPE_CHECKING:
+    from typedtensor.shapes import Issue
 
 __all__ = ["ShapeError", "check", "shape_error"]
 
@@ -65,7 +68,8 @@ def _static(value: Any) -> Any:
     if isinstance(value, _Tensor):
         return concrete(tuple(value.shape))
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, _Tensor) for v in value):
-        return [concrete(tuple(v.shape)) for v in value]
+        shapes = [concrete(tuple(v.shape)) for v in value]
+        return tuple(shapes) if isinstance(value, tuple) else shapes  # an LSTM's (h0, c0) stays a pair
     return value
 
 
@@ -79,10 +83,31 @@ def check(op: str, /, **args: Any) -> None:
     from typedtensor.shapes.runtime import check as run_rule
 
     result = run_rule(op, (), {name: _static(v) for name, v in args.items()})
-    if isinstance(result, Issue):
+    _settle(op, key, args, result if isinstance(result, Issue) else None)
+
+
+def check_module(name: str, module: Any, /, **args: Any) -> None:
+    """``check`` for a module's forward: the registry's module rule ``typedtensor.nn.<name>``, its
+    constructor arguments read off the module's attributes (the ones it was built with)."""
+    from typedtensor.shapes import Issue, get_module
+
+    md = get_module(f"typedtensor.nn.{name}")
+    ctor = {p.name: getattr(module, p.name, p.default) for p in md.ctor}
+    op = f"nn.{name}"
+    key = _key(op, {**args, **{f"ctor.{k}": v for k, v in ctor.items()}})
+    if key is not None and key in _ACCEPTED:
+        return
+    result = md.call(ctor, [], {k: _static(v) for k, v in args.items()})
+    _settle(op, key, args, result if isinstance(result, Issue) else None)
+
+
+def _settle(op: str, key: tuple[Any, ...] | None, args: Mapping[str, Any], issue: Issue | None) -> None:
+    """Raise the rule's Issue as a ShapeError (op, shapes and parameters attached), or remember the
+    accepted call."""
+    if issue is not None:
         shapes = [tuple(v.shape) for v in args.values() if isinstance(v, _Tensor)]
         params = {k: v for k, v in args.items() if not isinstance(v, _Tensor)}
-        err = ShapeError(result.message)
+        err = ShapeError(issue.message)
         err.op, err.shapes, err.params = op, shapes, params  # type: ignore[attr-defined]
         raise err
     if key is not None:

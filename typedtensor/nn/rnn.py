@@ -28,6 +28,7 @@ from typing import Any
 
 from typedtensor._runtime import _C
 from typedtensor._runtime import functional as F
+from typedtensor._runtime.errors import check_module
 from typedtensor.nn import init
 from typedtensor.nn.module import Module
 from typedtensor.nn.parameter import Parameter
@@ -115,29 +116,6 @@ def _projection(mode: str, x: Tensor, w_ih: Tensor, b_ih: Tensor | None, b_hh: T
     if b_ih is None:
         return F.linear(x, w_ih)
     return F.linear(x, w_ih, b_ih if mode == "GRU" or b_hh is None else b_ih + b_hh)
-
-
-# ---------------------------------------------------------------------------------------------
-# Run-time shape checks: the registry's rules (typedtensor/shapes/rules/recurrent.py)
-
-
-def _check_rule(module: Module, name: str, args: tuple[Any, ...]) -> None:
-    from typedtensor._runtime.errors import ShapeError
-    from typedtensor.shapes import Issue, concrete, get_module
-
-    md = get_module(f"typedtensor.nn.{name}")
-    ctor = {p.name: getattr(module, p.name, p.default) for p in md.ctor}
-
-    def static(v: Any) -> Any:
-        if isinstance(v, _C.Tensor):
-            return concrete(v.shape)
-        if isinstance(v, tuple):
-            return tuple(static(i) for i in v)
-        return v
-
-    result = md.call(ctor, [static(a) for a in args], {})
-    if isinstance(result, Issue):
-        raise ShapeError(result.message)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -301,7 +279,7 @@ class RNNBase(Module):
             if weight is not None and input.dtype != weight.dtype:
                 raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). Convert "
                                  f"input: input.to({weight.dtype}), or convert model: model.to({input.dtype})")
-            _check_rule(self, self._rule, (input, hx))
+            check_module(self._rule, self, input=input, hx=hx)  # the registry's rule (rules/recurrent.py)
             x = input if is_batched else input.unsqueeze(0 if self.batch_first else 1)
             if self.batch_first:
                 x = x.transpose(0, 1)
@@ -476,7 +454,7 @@ class RNNCellBase(Module):
             if h.dim() not in (1, 2):
                 what = f"hx[{i}]" if isinstance(hx, tuple) else "hidden"
                 raise ValueError(f"{name}: Expected {what} to be 1D or 2D, got {h.dim()}D instead")
-        _check_rule(self, name, (input, hx))
+        check_module(name, self, input=input, hx=hx)
         return bool(input.dim() == 2)
 
     def _zeros(self, input: Tensor) -> Tensor:
