@@ -166,6 +166,8 @@ def test_float64_convolutions_match_torch_closely() -> None:
     for fn, x_shape, w_shape, kw in (
         ("conv3d", (2, 4, 5, 6, 5), (6, 2, 2, 3, 2), {"stride": (1, 2, 1), "padding": 1, "groups": 2}),
         ("conv_transpose2d", (2, 4, 3, 5), (4, 3, 3, 2), {"stride": 2, "padding": 1, "output_padding": 1}),
+        # output_padding at or past the stride, which torch allows when the dilation is larger
+        ("conv_transpose2d", (2, 4, 3, 5), (4, 3, 3, 2), {"stride": (1, 2), "dilation": (3, 1), "output_padding": (2, 1)}),
         ("conv_transpose1d", (2, 4, 6), (4, 2, 3), {"stride": 3, "groups": 2}),
         ("conv1d", (2, 4, 9), (2, 4, 3), {"dilation": 3}),
     ):

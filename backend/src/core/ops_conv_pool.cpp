@@ -49,6 +49,24 @@ Shape conv_output_shape(const detail::TypeCheck& c, const ConvParams& p, const S
   return Shape{x[0], w[0], conv_out(x[2], w[2], p.sh, p.ph, p.dh), conv_out(x[3], w[3], p.sw, p.pw, p.dw)};
 }
 
+// conv2d's VJP pieces, given x (the larger side), w and gy: x's spatial size may exceed the
+// smallest one that gives gy by less than max(stride, dilation) -- a conv2d's input by less than the
+// stride (the rows its last window does not reach), a conv_transpose2d's output by its
+// output_padding, which torch allows up to max(stride, dilation) - 1. The kernels loop over gy's
+// positions and skip what falls outside x, so the extra rows get zero gradient.
+void check_conv_grad_shapes(const detail::TypeCheck& c, const ConvParams& p, const Shape& x, const Shape& w,
+                            const Shape& gy) {
+  Shape full = conv_output_shape(c, p, x, w);  // also checks ranks, channels, groups, geometry
+  if (gy.size() != 4 || gy[0] != full[0] || gy[1] != full[1]) c.fail("gradient shape");
+  const int64_t s[2] = {p.sh, p.sw}, pad[2] = {p.ph, p.pw}, d[2] = {p.dh, p.dw};
+  for (int a = 0; a < 2; ++a) {
+    if (gy[2 + a] < 1 || gy[2 + a] > full[2 + a]) c.fail("gradient shape");
+    int64_t reach = (gy[2 + a] - 1) * s[a] - 2 * pad[a] + d[a] * (w[2 + a] - 1) + 1;  // bounded: all <= 2^31
+    int64_t extra = x[2 + a] - reach;
+    if (extra < 0 || extra >= std::max(s[a], d[a])) c.fail("gradient shape");
+  }
+}
+
 // max/avg pooling windows k = {kh, kw, sh, sw, ph, pw}: y's spatial sizes are the floor or the
 // ceil_mode size of the formula.
 void check_pool_window(const detail::TypeCheck& c, const int64_t* k, int64_t dh, int64_t dw, const Shape& x,
@@ -65,6 +83,15 @@ void check_pool_window(const detail::TypeCheck& c, const int64_t* k, int64_t dh,
 
 Tensor conv_of(const Tensor& x, const Tensor& w, const ConvParams& p) {
   return conv2d(x, w, nullptr, {p.sh, p.sw}, {p.ph, p.pw}, {p.dh, p.dw}, p.g);
+}
+
+// conv2d(x, w) cut to gy's spatial size: a conv_transpose2d output widened by an output_padding of
+// at least the stride convolves to more rows than the gradient it stands for.
+Tensor conv_to(const Tensor& x, const Tensor& w, const ConvParams& p, const Shape& gy) {
+  Tensor y = conv_of(x, w, p);
+  for (int64_t a = 2; a < 4; ++a)
+    if (y.size(a) != gy[a]) y = narrow(y, a, 0, gy[a]);
+  return y;
 }
 
 class Conv2dBackwardWeight;
@@ -85,7 +112,7 @@ class Conv2dBackwardInput : public Primitive {
     c.count(2);
     c.real(0);
     c.same_dtype(0, 1);
-    if (conv_output_shape(c, p_, xs_, in[1].shape) != in[0].shape) c.fail("gradient shape");
+    check_conv_grad_shapes(c, p_, xs_, in[1].shape, in[0].shape);
     return {{xs_, in[0].dtype}};
   }
   TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override;
@@ -112,14 +139,14 @@ class Conv2dBackwardWeight : public Primitive {
     c.count(2);
     c.real(0);
     c.same_dtype(0, 1);
-    if (conv_output_shape(c, p_, in[1].shape, ws_) != in[0].shape) c.fail("gradient shape");
+    check_conv_grad_shapes(c, p_, in[1].shape, ws_, in[0].shape);
     return {{ws_, in[0].dtype}};
   }
   TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
     // dw = W(g, x): <c, W(g, x)> = <conv(x, c), g> = <x, I(g, c)>
     TensorList r;
     for (int i : argnums)
-      r.push_back(i == 0 ? conv_of(in[1], ct[0], p_)
+      r.push_back(i == 0 ? conv_to(in[1], ct[0], p_, in[0].shape())
                          : apply1(std::make_shared<Conv2dBackwardInput>(p_, in[1].shape()), {in[0], ct[0]}));
     return r;
   }
@@ -142,7 +169,7 @@ TensorList Conv2dBackwardInput::vjp(const TensorList& in, const TensorList& ct, 
                                     const TensorList&) {
   TensorList r;
   for (int i : argnums)
-    r.push_back(i == 0 ? conv_of(ct[0], in[1], p_)
+    r.push_back(i == 0 ? conv_to(ct[0], in[1], p_, in[0].shape())
                        : apply1(std::make_shared<Conv2dBackwardWeight>(p_, in[1].shape()), {in[0], ct[0]}));
   return r;
 }
