@@ -13,29 +13,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
-import statistics
-import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from _harness import cpu_name, interleaved
 
-CLOCK: Callable[[], float] = time.perf_counter
+CLOCK = "wall"  # --clock: "wall" or "cpu" (_harness.CLOCKS)
 
-
-def interleaved(fns: dict[str, Callable[[], Any]], repeats: int, warmup: int = 2) -> dict[str, float]:
-    """Median per function of samples taken round-robin (each sees the same machine load)."""
-    for fn in fns.values():
-        for _ in range(warmup):
-            fn()
-    samples: dict[str, list[float]] = {k: [] for k in fns}
-    for _ in range(repeats):
-        for k, fn in fns.items():
-            t0 = CLOCK()
-            fn()
-            samples[k].append(CLOCK() - t0)
-    return {k: statistics.median(v) for k, v in samples.items()}
 
 
 def case(tt: Any, torch: Any, shape: tuple[int, int, int, int], mask: str, repeats: int) -> dict[str, float]:
@@ -74,7 +58,7 @@ def case(tt: Any, torch: Any, shape: tuple[int, int, int, int], mask: str, repea
     ours()
     ref()
     np.testing.assert_allclose(q.grad.numpy(), tq.grad.numpy(), rtol=1e-3, atol=1e-4)
-    return interleaved({"typedtensor fused": ours, "typedtensor composite": composite, "torch": ref}, repeats)
+    return interleaved({"typedtensor fused": ours, "typedtensor composite": composite, "torch": ref}, repeats, clock=CLOCK)
 
 
 def main() -> None:
@@ -84,7 +68,7 @@ def main() -> None:
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall")
     args = ap.parse_args()
     global CLOCK
-    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
+    CLOCK = args.clock
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     import torch
 
@@ -92,10 +76,7 @@ def main() -> None:
 
     tt.set_num_threads(args.threads)
     torch.set_num_threads(args.threads)
-    cpu = platform.machine()
-    if os.path.exists("/proc/cpuinfo"):
-        with open("/proc/cpuinfo") as f:
-            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu)
+    cpu = cpu_name()
     print(f"# {cpu}, {os.cpu_count()} CPUs, {args.threads} threads, torch {torch.__version__}, "
           f"BLAS {tt.backends.cpu.get_blas()}, {args.clock} clock, load average {os.getloadavg()[0]:.1f}\n")
     print("| q, k, v [b, h, s, d] | mask | typedtensor fused | typedtensor composite | torch | fused / torch |")

@@ -17,12 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import time
 from typing import Any
+
+from _harness import cpu_name
 
 
 def _threads() -> list[int]:
@@ -126,10 +127,7 @@ def main() -> None:
     if args.child:
         print(json.dumps(child(args.calls, args.threads, not args.no_torch)))
         return
-    cpu = platform.machine()
-    if os.path.exists("/proc/cpuinfo"):
-        with open("/proc/cpuinfo") as f:
-            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu)
+    cpu = cpu_name()
     print(f"# {cpu}, {os.cpu_count()} CPUs, {args.threads} threads, {args.processes} processes x {args.calls} calls, "
           f"load average {os.getloadavg()[0]:.1f}\n")
     print("| process | compiled (median) | torch eager (median) | faults / call | x on huge pages | output on huge pages "

@@ -13,32 +13,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
-import statistics
-import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from _harness import cpu_name, interleaved
 
-CLOCK: Callable[[], float] = time.perf_counter
+CLOCK = "wall"  # --clock: "wall" or "cpu" (_harness.CLOCKS)
 
 # (C_in, C_out, input size, stride, padding) of dcgan's generator
 LAYERS = ((100, 512, 1, 1, 0), (512, 256, 4, 2, 1), (256, 128, 8, 2, 1), (128, 64, 16, 2, 1), (64, 3, 32, 2, 1))
 
-
-def interleaved(fns: dict[str, Callable[[], Any]], repeats: int, warmup: int = 2) -> dict[str, float]:
-    """Median per function of samples taken round-robin (each sees the same machine load)."""
-    for fn in fns.values():
-        for _ in range(warmup):
-            fn()
-    samples: dict[str, list[float]] = {k: [] for k in fns}
-    for _ in range(repeats):
-        for k, fn in fns.items():
-            t0 = CLOCK()
-            fn()
-            samples[k].append(CLOCK() - t0)
-    return {k: statistics.median(v) for k, v in samples.items()}
 
 
 def layer(tt: Any, torch: Any, cin: int, cout: int, size: int, stride: int, pad: int, batch: int,
@@ -75,7 +59,7 @@ def layer(tt: Any, torch: Any, cin: int, cout: int, size: int, stride: int, pad:
     np.testing.assert_allclose(ours(xo).detach().numpy(), ref(xr).detach().numpy(), rtol=1e-3, atol=1e-3)
     np.testing.assert_allclose(xo.grad.numpy(), xr.grad.numpy(), rtol=1e-3, atol=1e-3)
     return interleaved({"fwd ours": fwd_ours, "fwd torch": fwd_ref, "step ours": step_ours, "step torch": step_ref},
-                       repeats)
+                       repeats, clock=CLOCK)
 
 
 def main() -> None:
@@ -86,7 +70,7 @@ def main() -> None:
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall")
     args = ap.parse_args()
     global CLOCK
-    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
+    CLOCK = args.clock
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     import torch
 
@@ -94,10 +78,7 @@ def main() -> None:
 
     tt.set_num_threads(args.threads)
     torch.set_num_threads(args.threads)
-    cpu = platform.machine()
-    if os.path.exists("/proc/cpuinfo"):
-        with open("/proc/cpuinfo") as f:
-            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu)
+    cpu = cpu_name()
     print(f"# {cpu}, {os.cpu_count()} CPUs, {args.threads} threads, torch {torch.__version__}, batch {args.batch}, "
           f"{args.clock} clock, load average {os.getloadavg()[0]:.1f}\n")
     print("| layer (in -> out, size, stride) | fwd typedtensor | fwd torch | fwd ratio | fwd+bwd typedtensor | "

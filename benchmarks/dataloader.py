@@ -14,12 +14,12 @@ as medians over interleaved rounds; ratio = typedtensor / torch (higher is bette
 from __future__ import annotations
 
 import argparse
-import platform
 import statistics
 import time
 from typing import Any
 
 import numpy as np
+from _harness import cpu_name
 
 
 class Images:
@@ -40,16 +40,6 @@ class Images:
             return self.as_tensor(img), i % 10
         return img, i % 10
 
-
-def _cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def _run(loader: Any, batches: int) -> tuple[float, float]:
@@ -86,7 +76,7 @@ def main() -> None:
         "tensor samples": (Images(n, tt.from_numpy), Images(n, torch.from_numpy)),
     }
     print(f"# DataLoader, {args.workers} workers, batch {args.batch_size} of 3x64x64 float32, {args.batches} batches")
-    print(f"# {_cpu_name()}; torch {torch.__version__}; other work may be running")
+    print(f"# {cpu_name()}; torch {torch.__version__}; other work may be running")
     print(f"{'dataset':16} {'tt batch/s':>11} {'torch batch/s':>14} {'ratio':>6} {'ratio incl. start':>18}")
     for name, (ours_ds, ref_ds) in rows.items():
         ours_steady, ref_steady, ours_total, ref_total = [], [], [], []

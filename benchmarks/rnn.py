@@ -14,29 +14,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
-import statistics
-import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from _harness import cpu_name, interleaved
 
-CLOCK: Callable[[], float] = time.perf_counter
+CLOCK = "wall"  # --clock: "wall" or "cpu" (_harness.CLOCKS)
 
-
-def interleaved(fns: dict[str, Callable[[], Any]], repeats: int, warmup: int = 2) -> dict[str, float]:
-    """Median per function of samples taken round-robin (each sees the same machine load)."""
-    for fn in fns.values():
-        for _ in range(warmup):
-            fn()
-    samples: dict[str, list[float]] = {k: [] for k in fns}
-    for _ in range(repeats):
-        for k, fn in fns.items():
-            t0 = CLOCK()
-            fn()
-            samples[k].append(CLOCK() - t0)
-    return {k: statistics.median(v) for k, v in samples.items()}
 
 
 def case(tt: Any, torch: Any, name: str, layers: int, batch: int, seq: int, size: int, repeats: int,
@@ -71,7 +55,7 @@ def case(tt: Any, torch: Any, name: str, layers: int, batch: int, seq: int, size
     fns = {"typedtensor fused": ours_step, "torch": ref_step}
     if composite:
         fns["typedtensor composite"] = composite_step
-    return interleaved(fns, repeats)
+    return interleaved(fns, repeats, clock=CLOCK)
 
 
 def main() -> None:
@@ -82,7 +66,7 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=None, help="only the first N rows (the first is the headline)")
     args = ap.parse_args()
     global CLOCK
-    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
+    CLOCK = args.clock
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     import torch
 
@@ -90,10 +74,7 @@ def main() -> None:
 
     tt.set_num_threads(args.threads)
     torch.set_num_threads(args.threads)
-    cpu = platform.machine()
-    if os.path.exists("/proc/cpuinfo"):
-        with open("/proc/cpuinfo") as f:
-            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu)
+    cpu = cpu_name()
     print(f"# {cpu}, {os.cpu_count()} CPUs, {args.threads} threads, torch {torch.__version__} "
           f"(mkldnn {torch.backends.mkldnn.is_available()}), BLAS {tt.backends.cpu.get_blas()}, {args.clock} clock, "
           f"load average {os.getloadavg()[0]:.1f}\n")

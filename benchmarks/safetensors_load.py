@@ -14,13 +14,13 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import platform
 import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from _harness import cpu_name
 
 
 def rss() -> dict[str, int]:
@@ -32,13 +32,6 @@ def rss() -> dict[str, int]:
                 out[key] = int(value.split()[0]) * 1024
     return out
 
-
-def cpu_name() -> str:
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor()
 
 
 def measure(load: Callable[[], dict[str, Any]], total: Callable[[dict[str, Any]], float]) -> dict[str, float]:

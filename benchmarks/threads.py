@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
+
+from _harness import cpu_name
 
 
 def worker_fn(lib: Any, numel: int) -> Callable[[], None]:
@@ -49,16 +50,6 @@ def throughput(steps: list[Callable[[], None]], seconds: float) -> float:
         t.join()
     return sum(counts) / (time.perf_counter() - t0)
 
-
-def cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def main() -> None:
