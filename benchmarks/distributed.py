@@ -22,8 +22,9 @@ Run on 2 processes with MPI's launcher (1 thread per process):
   process), the model rebuilt in torch with the same initial parameters, batches and optimiser:
   the rounding any data-parallel implementation shows on these models.
 - bandwidth: ``typedtensor.distributed.all_reduce`` (SUM, float32; with and without the shape
-  exchange) against mpi4py's own ``Allreduce`` on numpy buffers, 1 MB to 256 MB, interleaved; the
-  ratio of the best times (mpi4py's time / ours: 1.0 is as fast).
+  exchange) against mpi4py's own ``Allreduce`` on numpy buffers, 1 MB to 256 MB, interleaved in a
+  shuffled order; the ratios of the best and of the median times (mpi4py's time / ours: 1.0 is as
+  fast).
 - step: one DDP training step of the digits MLP (batch 64, 32 per rank) against torch's DDP over
   gloo in the same processes, interleaved; the medians' ratio.
 """
@@ -289,7 +290,12 @@ def _median_time(fn: Any, reps: int) -> float:
 
 
 def bandwidth(reps: int) -> None:
-    """Best of ``reps`` interleaved calls (the minimum: the machine may be shared), per size."""
+    """Per size, ``reps`` rounds (more for the small sizes, where one slow call is more of the
+    time) of the three calls in a shuffled order (the same on every rank), each after a barrier;
+    the ratios of the best and of the median times (the machine may be shared: the best is the
+    least disturbed)."""
+    import random
+
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
@@ -297,24 +303,34 @@ def bandwidth(reps: int) -> None:
     group = dist.GroupMember.WORLD
     assert group is not None
     if rank == 0:
-        print(f"{'MB':>5} {'mpi4py ms':>10} {'ours ms':>8} {'ratio':>6} {'ours, no shape check ms':>24} {'ratio':>6}")
+        print(f"{'MB':>5} {'mpi4py ms':>10} {'ours ms':>8} {'ratio':>6} {'(median)':>8} "
+              f"{'ours, no shape check ms':>24} {'ratio':>6} {'(median)':>8}")
+    order = random.Random(0)
     for mb in (1, 4, 16, 64, 256):
         n = mb * 1024 * 1024 // 4
         ours = tt.ones(n)
         theirs = np.ones(n, dtype=np.float32)
-        t_mpi: list[float] = []
-        t_ours: list[float] = []
-        t_bare: list[float] = []
-        for _ in range(reps):  # interleaved
-            t_mpi.append(_median_time(lambda: comm.Allreduce(MPI.IN_PLACE, theirs, MPI.SUM), 1))
-            group.check_shapes = True
-            t_ours.append(_median_time(lambda: dist.all_reduce(ours), 1))
+
+        def bare() -> None:
             group.check_shapes = False
-            t_bare.append(_median_time(lambda: dist.all_reduce(ours), 1))
+            dist.all_reduce(ours)
             group.check_shapes = True
-        m, a, b = min(t_mpi), min(t_ours), min(t_bare)
+
+        calls = {"mpi4py": lambda: comm.Allreduce(MPI.IN_PLACE, theirs, MPI.SUM), "ours": lambda: dist.all_reduce(ours),
+                 "bare": bare}
+        times: dict[str, list[float]] = {k: [] for k in calls}
+        names = list(calls)
+        for _ in range(max(reps, reps * 64 // (4 * mb))):
+            order.shuffle(names)
+            for k in names:
+                times[k].append(_median_time(calls[k], 1))
+        best = {k: min(v) for k, v in times.items()}
+        med = {k: statistics.median(v) for k, v in times.items()}
         if rank == 0:
-            print(f"{mb:>5} {m * 1e3:>10.3f} {a * 1e3:>8.3f} {m / a:>6.2f} {b * 1e3:>24.3f} {m / b:>6.2f}")
+            m = best["mpi4py"]
+            print(f"{mb:>5} {m * 1e3:>10.3f} {best['ours'] * 1e3:>8.3f} {m / best['ours']:>6.2f} "
+                  f"{med['mpi4py'] / med['ours']:>8.2f} {best['bare'] * 1e3:>24.3f} {m / best['bare']:>6.2f} "
+                  f"{med['mpi4py'] / med['bare']:>8.2f}")
 
 
 def step_time(reps: int) -> None:
