@@ -248,6 +248,19 @@ def every_kind_of_mismatch_is_an_error_on_every_rank() -> None:
 
 
 @check
+def avg_of_integers_is_refused_before_any_data_moves() -> None:
+    t = tt.tensor(np.arange(4, dtype=np.int64) + R)
+    for async_op in (False, True):
+        try:
+            dist.all_reduce(t, op=dist.ReduceOp.AVG, async_op=async_op)
+        except TypeError as e:
+            assert "floating-point" in str(e), str(e)
+        else:
+            raise AssertionError("no error for AVG of integers")
+        np.testing.assert_array_equal(t.numpy(), np.arange(4) + R)  # left as it was
+
+
+@check
 def wrong_output_shapes_are_local_errors() -> None:
     try:
         dist.all_gather_into_tensor(tt.zeros(W * 3 + 1, 4), tt.zeros(3, 4))
