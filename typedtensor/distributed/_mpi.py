@@ -46,7 +46,8 @@ class _Watchdog:
 
     ``enter``/``leave`` run around every collective, so they take no lock: a key from an
     ``itertools.count`` and one dict store or pop are each atomic under the GIL, and the watchdog
-    copies the dict's values in one C call."""
+    reads a copy of the dict made by one C call (``dict.copy``, which runs no Python code while it
+    copies, so no other thread can change the dict under it)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()  # starts the thread once
@@ -74,7 +75,7 @@ class _Watchdog:
         while True:
             time.sleep(0.2)
             now = time.monotonic()
-            late = [(w, c) for w, d, c in list(self._waits.values()) if now > d]
+            late = [(w, c) for w, d, c in self._waits.copy().values() if now > d]
             if late:
                 what, comm = late[0]
                 sys.stderr.write(
