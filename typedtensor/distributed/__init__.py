@@ -257,7 +257,7 @@ def _cpu(t: Any, what: str) -> _Tensor:
         raise TypeError(f"{what}: expected a Tensor, got {type(t).__name__}")
     if t.is_cuda:
         raise RuntimeError(f"{what}: CUDA tensors need a group opened with init_process_group(backend='nccl')")
-    if t.dtype is tt.bfloat16 or t.dtype == tt.bfloat16:
+    if t.dtype == tt.bfloat16:
         raise TypeError(f"{what}: bfloat16 tensors cannot go through MPI (MPI has no bfloat16 type); cast to float32")
     return t
 
