@@ -198,6 +198,7 @@ class MpiGroup:
 
     def __init__(self, comm: Any, timeout_s: float, global_ranks: Sequence[int]) -> None:
         self.comm = comm
+        self._size = int(comm.Get_size())  # a communicator's size never changes
         self.timeout_s = timeout_s
         self.global_ranks = list(global_ranks)  # group rank -> COMM_WORLD rank
         self.nccl: Any = None  # the NCCL communicator of a group opened with "nccl" (CUDA tensors)
@@ -209,7 +210,7 @@ class MpiGroup:
         return int(self.comm.Get_rank())
 
     def size(self) -> int:
-        return int(self.comm.Get_size())
+        return self._size
 
     def group_rank(self, global_rank: int) -> int:
         try:
@@ -257,10 +258,11 @@ class MpiGroup:
         # plain arrays of int64 (not numpy: this runs before every collective, and numpy's array
         # creation costs a few microseconds); numpy only for the error message
         mine = array.array("q", _header(tensors[0]) if len(tensors) == 1 else [x for t in tensors for x in _header(t)])
-        size = self.size()
-        got = array.array("q", bytes(size * len(mine) * 8))
+        size = self._size
+        expected = mine * size  # what every rank receives when all agree
+        got = array.array("q", bytes(8 * len(expected)))
         self.comm.Allgather(mine, got)
-        if got == mine * size:
+        if got == expected:
             return
         everyone = np.asarray(got, dtype=np.int64).reshape(size, len(mine))
         width = 2 + _HEADER_DIMS
