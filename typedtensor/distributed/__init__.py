@@ -321,6 +321,16 @@ def _run(
     return Work(reqs if isinstance(reqs, list) else [reqs], what, g.timeout_s, g.comm, then, keep)
 
 
+def _divide_in_place(t: _Tensor, n: int) -> None:
+    """``t /= n`` in place. For a power of two it multiplies by ``1 / n`` instead: the same bits
+    (scaling by a power of two is exact), and a multiplication is several times cheaper than a
+    division (a third of the time on a 1 MB float32 tensor here)."""
+    if n & (n - 1) == 0:
+        t.mul_(1.0 / n)
+    else:
+        t.div_(n)
+
+
 def _divide(buffers: Sequence[_Buffer], n: int) -> Any:
     """The division that follows an AVG's sum (checked before the collective starts, so a wrong
     dtype is an error on every rank before any data moves)."""
@@ -331,7 +341,7 @@ def _divide(buffers: Sequence[_Buffer], n: int) -> Any:
     def go() -> None:
         with tt.no_grad():
             for b in buffers:
-                b.buf.div_(n)
+                _divide_in_place(b.buf, n)
                 b.back()
 
     return go
