@@ -4,21 +4,30 @@ Run on 2 processes with MPI's launcher (1 thread per process):
 
     mpiexec -n 2 python benchmarks/distributed.py equivalence --model mlp --steps 20
     mpiexec -n 2 python benchmarks/distributed.py equivalence --model char --steps 20
+    mpiexec -n 2 python benchmarks/distributed.py torch-equivalence --model mlp --steps 20
+    mpiexec -n 2 python benchmarks/distributed.py torch-equivalence --model char --steps 20
     mpiexec -n 2 python benchmarks/distributed.py bandwidth
     mpiexec -n 2 python benchmarks/distributed.py step
 
 - equivalence: the model of examples/mlp_digits.py (dropout off, so both runs see the same
   function) or examples/char_transformer.py trained with DDP, each rank on half of every batch,
   against the same model trained in one process on the full batch (computed on rank 0 alongside);
-  prints the largest relative difference of any parameter after the last step, also against one
-  process that averages the shares' gradients (DDP's order of summation, no communication): in
-  float32 the first comparison shows the rounding of a different summation order, which Adam's
-  normalised step amplifies for tiny gradients; ``--dtype float64`` shows the algorithm's equality.
+  prints how far the parameters are after the last step (the largest elementwise difference
+  relative to each tensor's largest value, the norm of all differences relative to the norm of all
+  parameters, and the ``--top`` tensors furthest off), also against one process that averages the
+  shares' gradients (DDP's order of summation, no communication): in float32 the first comparison
+  shows the rounding of a different summation order, which Adam's normalised step amplifies for
+  tiny gradients; ``--dtype float64`` shows the algorithm's equality.
+- torch-equivalence: the same for torch itself (torch's DDP over gloo against torch in one
+  process), the model rebuilt in torch with the same initial parameters, batches and optimiser:
+  the rounding any data-parallel implementation shows on these models.
 - bandwidth: ``typedtensor.distributed.all_reduce`` (SUM, float32; with and without the shape
-  exchange) against mpi4py's own ``Allreduce`` on numpy buffers, 1 MB to 256 MB, interleaved; the
-  ratio of the best times (mpi4py's time / ours: 1.0 is as fast).
+  exchange) against mpi4py's own ``Allreduce`` on numpy buffers, 1 MB to 256 MB, interleaved in a
+  shuffled order; the ratios of the best and of the median times (mpi4py's time / ours: 1.0 is as
+  fast).
 - step: one DDP training step of the digits MLP (batch 64, 32 per rank) against torch's DDP over
-  gloo in the same processes, interleaved; the medians' ratio.
+  gloo in the same processes, interleaved, each step after a barrier; the ratio of the medians and
+  of the best times (on a shared machine a step waits for the other rank's time slice).
 """
 
 from __future__ import annotations
@@ -43,6 +52,35 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
 def _relative(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.abs(a - b).max() / max(float(np.abs(b).max()), 1e-12))
+
+
+class Difference:
+    """How far one set of parameters is from a reference: the largest elementwise difference of any
+    tensor relative to that tensor's largest value, the norm of all differences relative to the norm
+    of all reference parameters (``||p - q|| / ||q||``), and both per tensor."""
+
+    def __init__(self, got: list[tuple[str, np.ndarray]], ref: list[tuple[str, np.ndarray]]) -> None:
+        self.per_tensor = []
+        diff_sq = ref_sq = 0.0
+        for (name, p), (_, q) in zip(got, ref, strict=True):
+            p64, q64 = p.astype(np.float64), q.astype(np.float64)
+            d, n = float(np.linalg.norm(p64 - q64)), float(np.linalg.norm(q64))
+            self.per_tensor.append((name, _relative(p64, q64), d / max(n, 1e-300)))
+            diff_sq += d * d
+            ref_sq += n * n
+        self.norm = (diff_sq / max(ref_sq, 1e-300)) ** 0.5
+        self.worst = max(self.per_tensor, key=lambda t: t[1])
+
+    def summary(self) -> str:
+        return f"elementwise max {self.worst[1]:.3g} ({self.worst[0]}), norm {self.norm:.3g}"
+
+    def table(self, top: int) -> str:
+        rows = sorted(self.per_tensor, key=lambda t: -t[1])[:top]
+        return "\n".join(f"    {name:<40} elementwise {e:.3g}  norm {n:.3g}" for name, e, n in rows)
+
+
+def _params(model: Any) -> list[tuple[str, np.ndarray]]:
+    return [(n, p.detach().cpu().numpy().copy()) for n, p in model.named_parameters()]
 
 
 def _mlp() -> tuple[Any, Any, Any]:
@@ -80,13 +118,18 @@ def _char() -> tuple[Any, Any, Any]:
     return model, (lambda m: tt.optim.AdamW(m.parameters(), lr=2e-3, weight_decay=0.01)), (batch, loss)
 
 
-def equivalence(model_name: str, steps: int, dtype: str) -> None:
+def _prepare(dtype: str) -> Any:
+    def prepare(xb: Any) -> Any:
+        return xb.double() if dtype == "float64" and xb.is_floating_point() else xb
+
+    return prepare
+
+
+def equivalence(model_name: str, steps: int, dtype: str, top: int) -> None:
     rank, world = dist.get_rank(), dist.get_world_size()
     make = _mlp if model_name == "mlp" else _char
     cast = (lambda m: m.double()) if dtype == "float64" else (lambda m: m)
-
-    def prepare(xb: Any) -> Any:
-        return xb.double() if dtype == "float64" and xb.is_floating_point() else xb
+    prepare = _prepare(dtype)
 
     tt.manual_seed(0)
     model, make_opt, (batch, loss) = make()
@@ -125,17 +168,116 @@ def equivalence(model_name: str, steps: int, dtype: str) -> None:
             ropt.step()
         return ref
 
-    def worst(ref: Any) -> tuple[float, str]:
-        return max(
-            (_relative(p.detach().numpy(), q.detach().numpy()), name)
-            for (name, p), (_, q) in zip(model.named_parameters(), ref.named_parameters(), strict=True)
-        )
-
-    full, split = worst(reference(False)), worst(reference(True))
+    full = Difference(_params(model), _params(reference(False)))
+    split = Difference(_params(model), _params(reference(True)))
     count = sum(p.numel() for p in model.parameters())
-    print(f"equivalence {model_name} ({dtype}): {count} parameters, {steps} steps, {world} ranks x batch/{world}; "
-          f"largest relative parameter difference vs 1 process on the full batch {full[0]:.3g} ({full[1]}), "
-          f"vs 1 process averaging the {world} shares' gradients {split[0]:.3g} ({split[1]})")
+    print(f"equivalence typedtensor {model_name} ({dtype}): {count} parameters, {steps} steps, {world} ranks x "
+          f"batch/{world}\n  DDP vs 1 process on the full batch: {full.summary()}\n{full.table(top)}\n"
+          f"  DDP vs 1 process averaging the {world} shares' gradients: {split.summary()}")
+
+
+def _torch_mirror(model_name: str, ours: Any) -> Any:
+    """torch's version of the example model, with ``ours``'s parameters (the same names)."""
+    import torch
+    from torch import nn as tnn
+
+    class MLP(tnn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc1, self.fc2, self.out = tnn.Linear(64, 256), tnn.Linear(256, 256), tnn.Linear(256, 10)
+
+        def forward(self, x: Any) -> Any:
+            return self.out(torch.relu(self.fc2(torch.relu(self.fc1(x)))))
+
+    class Block(tnn.Module):
+        def __init__(self, model: int, heads: int, hidden: int) -> None:
+            super().__init__()
+            self.ln1 = tnn.LayerNorm(model)
+            self.attn = tnn.MultiheadAttention(model, heads, batch_first=True)
+            self.ln2 = tnn.LayerNorm(model)
+            self.fc1, self.fc2 = tnn.Linear(model, hidden), tnn.Linear(hidden, model)
+
+        def forward(self, x: Any) -> Any:
+            h = self.ln1(x)
+            mask = tnn.Transformer.generate_square_subsequent_mask(x.shape[1], dtype=x.dtype)
+            attended, _ = self.attn(h, h, h, need_weights=False, attn_mask=mask, is_causal=True)
+            x = x + attended
+            return x + self.fc2(tnn.functional.gelu(self.fc1(self.ln2(x))))
+
+    class CharLM(tnn.Module):
+        def __init__(self, vocab: int, model: int, hidden: int, context: int, layers: int, heads: int) -> None:
+            super().__init__()
+            self.tokens, self.positions = tnn.Embedding(vocab, model), tnn.Embedding(context, model)
+            self.blocks = tnn.ModuleList([Block(model, heads, hidden) for _ in range(layers)])
+            self.ln, self.head = tnn.LayerNorm(model), tnn.Linear(model, vocab)
+
+        def forward(self, ids: Any) -> Any:
+            x = self.tokens(ids) + self.positions(torch.arange(ids.shape[1]))
+            for block in self.blocks:
+                x = block(x)
+            return self.head(self.ln(x))
+
+    if model_name == "mlp":
+        theirs: Any = MLP()
+    else:
+        vocab = int(ours.tokens.weight.shape[0])
+        theirs = CharLM(vocab, 64, 256, 64, layers=2, heads=4)
+    state = {k: torch.tensor(v.detach().numpy()) for k, v in ours.state_dict().items()}
+    theirs.load_state_dict(state, strict=True)
+    return theirs
+
+
+def torch_equivalence(model_name: str, steps: int, dtype: str, top: int) -> None:
+    """The same comparison for torch itself: torch's DDP over gloo on the same ranks against torch in
+    one process, the same model, initial parameters, batches and optimiser: how far torch's own
+    DDP is from single-process training in ``dtype``."""
+    import torch
+    import torch.distributed as tdist
+
+    rank, world = dist.get_rank(), dist.get_world_size()
+    torch.set_num_threads(1)
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", "29732")
+    tdist.init_process_group("gloo", rank=rank, world_size=world)
+    make = _mlp if model_name == "mlp" else _char
+    tt.manual_seed(0)
+    ours, _, (batch, _) = make()
+    wd, lr = (1e-4, 3e-3) if model_name == "mlp" else (0.01, 2e-3)
+
+    def fresh() -> Any:
+        m = _torch_mirror(model_name, ours)
+        return m.double() if dtype == "float64" else m
+
+    def loss(m: Any, xb: Any, yb: Any) -> Any:
+        if model_name == "mlp":
+            return torch.nn.functional.cross_entropy(m(xb), yb, label_smoothing=0.05)
+        return torch.nn.functional.cross_entropy(m(xb).flatten(0, 1), yb.flatten())
+
+    def torch_batch(step: int) -> tuple[Any, Any]:
+        xb, yb = batch(step)
+        x = torch.tensor(xb.numpy())
+        return (x.double() if dtype == "float64" and x.is_floating_point() else x), torch.tensor(yb.numpy())
+
+    model = torch.nn.parallel.DistributedDataParallel(fresh())
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=wd)
+    for step in range(steps):
+        xb, yb = torch_batch(step)
+        n = xb.shape[0] // world
+        opt.zero_grad()
+        loss(model, xb[rank * n : (rank + 1) * n], yb[rank * n : (rank + 1) * n]).backward()
+        opt.step()
+    if rank == 0:
+        ref = fresh()
+        ropt = torch.optim.AdamW(ref.parameters(), lr=lr, weight_decay=wd)
+        for step in range(steps):
+            xb, yb = torch_batch(step)
+            ropt.zero_grad()
+            loss(ref, xb, yb).backward()
+            ropt.step()
+        full = Difference(_params(model.module), _params(ref))
+        print(f"equivalence torch {model_name} ({dtype}): DDP (gloo) on {world} ranks x batch/{world} vs 1 process on "
+              f"the full batch, {steps} steps: {full.summary()}\n{full.table(top)}")
+    tdist.destroy_process_group()
 
 
 def _median_time(fn: Any, reps: int) -> float:
@@ -149,7 +291,12 @@ def _median_time(fn: Any, reps: int) -> float:
 
 
 def bandwidth(reps: int) -> None:
-    """Best of ``reps`` interleaved calls (the minimum: the machine may be shared), per size."""
+    """Per size, ``reps`` rounds (more for the small sizes, where one slow call is more of the
+    time) of the three calls in a shuffled order (the same on every rank), each after a barrier;
+    the ratios of the best and of the median times (the machine may be shared: the best is the
+    least disturbed)."""
+    import random
+
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
@@ -157,24 +304,34 @@ def bandwidth(reps: int) -> None:
     group = dist.GroupMember.WORLD
     assert group is not None
     if rank == 0:
-        print(f"{'MB':>5} {'mpi4py ms':>10} {'ours ms':>8} {'ratio':>6} {'ours, no shape check ms':>24} {'ratio':>6}")
+        print(f"{'MB':>5} {'mpi4py ms':>10} {'ours ms':>8} {'ratio':>6} {'(median)':>8} "
+              f"{'ours, no shape check ms':>24} {'ratio':>6} {'(median)':>8}")
+    order = random.Random(0)
     for mb in (1, 4, 16, 64, 256):
         n = mb * 1024 * 1024 // 4
         ours = tt.ones(n)
         theirs = np.ones(n, dtype=np.float32)
-        t_mpi: list[float] = []
-        t_ours: list[float] = []
-        t_bare: list[float] = []
-        for _ in range(reps):  # interleaved
-            t_mpi.append(_median_time(lambda: comm.Allreduce(MPI.IN_PLACE, theirs, MPI.SUM), 1))
-            group.check_shapes = True
-            t_ours.append(_median_time(lambda: dist.all_reduce(ours), 1))
+
+        def bare() -> None:
             group.check_shapes = False
-            t_bare.append(_median_time(lambda: dist.all_reduce(ours), 1))
+            dist.all_reduce(ours)
             group.check_shapes = True
-        m, a, b = min(t_mpi), min(t_ours), min(t_bare)
+
+        calls = {"mpi4py": lambda: comm.Allreduce(MPI.IN_PLACE, theirs, MPI.SUM), "ours": lambda: dist.all_reduce(ours),
+                 "bare": bare}
+        times: dict[str, list[float]] = {k: [] for k in calls}
+        names = list(calls)
+        for _ in range(max(reps, reps * 64 // (4 * mb))):
+            order.shuffle(names)
+            for k in names:
+                times[k].append(_median_time(calls[k], 1))
+        best = {k: min(v) for k, v in times.items()}
+        med = {k: statistics.median(v) for k, v in times.items()}
         if rank == 0:
-            print(f"{mb:>5} {m * 1e3:>10.3f} {a * 1e3:>8.3f} {m / a:>6.2f} {b * 1e3:>24.3f} {m / b:>6.2f}")
+            m = best["mpi4py"]
+            print(f"{mb:>5} {m * 1e3:>10.3f} {best['ours'] * 1e3:>8.3f} {m / best['ours']:>6.2f} "
+                  f"{med['mpi4py'] / med['ours']:>8.2f} {best['bare'] * 1e3:>24.3f} {m / best['bare']:>6.2f} "
+                  f"{med['mpi4py'] / med['bare']:>8.2f}")
 
 
 def step_time(reps: int) -> None:
@@ -234,27 +391,31 @@ def step_time(reps: int) -> None:
     times: dict[str, list[float]] = {k: [] for k in steps}
     for _ in range(reps):
         for k, f in steps.items():
-            times[k].append(_median_time(f, 10))
+            times[k].extend(_median_time(f, 1) for _ in range(10))
     if rank == 0:
-        m = {k: statistics.median(v) * 1e3 for k, v in times.items()}
-        print(f"DDP step, digits MLP, {world} ranks x 32 rows, 1 thread each: typedtensor {m['ours']:.3f} ms, "
-              f"torch (gloo) {m['torch']:.3f} ms, ratio torch/ours {m['torch'] / m['ours']:.3f}; "
-              f"the same step without DDP: typedtensor {m['ours_local']:.3f} ms, torch {m['torch_local']:.3f} ms")
+        for label, stat in (("median", statistics.median), ("best", min)):
+            m = {k: stat(v) * 1e3 for k, v in times.items()}
+            print(f"DDP step ({label}), digits MLP, {world} ranks x 32 rows, 1 thread each: typedtensor "
+                  f"{m['ours']:.3f} ms, torch (gloo) {m['torch']:.3f} ms, ratio torch/ours {m['torch'] / m['ours']:.3f}; "
+                  f"the same step without DDP: typedtensor {m['ours_local']:.3f} ms, torch {m['torch_local']:.3f} ms")
     tdist.destroy_process_group()
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("what", choices=["equivalence", "bandwidth", "step"])
+    p.add_argument("what", choices=["equivalence", "torch-equivalence", "bandwidth", "step"])
     p.add_argument("--model", choices=["mlp", "char"], default="mlp")
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--reps", type=int, default=15)
     p.add_argument("--dtype", choices=["float32", "float64"], default="float32")
+    p.add_argument("--top", type=int, default=5, help="equivalence: the tensors furthest off, listed")
     args = p.parse_args()
     tt.set_num_threads(1)
     dist.init_process_group("mpi")
     if args.what == "equivalence":
-        equivalence(args.model, args.steps, args.dtype)
+        equivalence(args.model, args.steps, args.dtype, args.top)
+    elif args.what == "torch-equivalence":
+        torch_equivalence(args.model, args.steps, args.dtype, args.top)
     elif args.what == "bandwidth":
         bandwidth(args.reps)
     else:

@@ -57,3 +57,23 @@ def test_world_size_without_a_launcher_is_explained() -> None:
     assert proc.returncode != 0
     assert "WORLD_SIZE is 2 but the MPI job has 1 processes" in proc.stderr
     assert "mpirun -n N" in proc.stderr
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 6, 1024])
+def test_divide_by_the_world_size_is_division_bit_for_bit(dtype: str, n: int) -> None:
+    """AVG's and DDP's division by the world size: a multiplication by 1/n for a power of two
+    must give exactly the bits of a division (and a division otherwise)."""
+    import numpy as np
+
+    import typedtensor as tt
+
+    rng = np.random.default_rng(n)
+    span = 4 if dtype == "float16" else 30
+    a = (rng.standard_normal(20_000) * 10.0 ** rng.uniform(-span, span, 20_000)).astype(dtype)
+    a[:6] = [0.0, -0.0, np.inf, -np.inf, np.nan, np.finfo(dtype).tiny / 3]
+    got, want = tt.tensor(a.copy()), tt.tensor(a.copy())
+    dist._divide_in_place(got, n)
+    want.div_(n)
+    assert got.numpy().tobytes() == want.numpy().tobytes()
+    np.testing.assert_array_equal(want.numpy(), a / np.array(n, dtype=dtype))

@@ -13,7 +13,9 @@ CHECKS = [
     "world", "all_reduce_ops", "all_reduce_ints_and_float32", "all_reduce_is_zero_copy", "all_reduce_non_contiguous",
     "async_all_reduce", "broadcast_from_each_rank", "all_gather_list", "all_gather_into_tensor",
     "reduce_scatter_tensor", "reduce_scatter_list", "reduce_to_one_rank", "send_recv_ring", "barrier_and_objects",
-    "mismatched_shapes_name_the_dim", "wrong_output_shapes_are_local_errors", "subgroup",
+    "mismatched_shapes_name_the_dim", "every_kind_of_mismatch_is_an_error_on_every_rank",
+    "avg_of_integers_is_refused_before_any_data_moves",
+    "wrong_output_shapes_are_local_errors", "subgroup",
 ]
 _cache: dict[int, list[dict[str, Any]]] = {}
 

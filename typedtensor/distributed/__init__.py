@@ -263,60 +263,99 @@ def _cpu(t: Any, what: str) -> _Tensor:
 
 
 class _Buffer:
-    """A tensor's memory for MPI: the tensor itself when contiguous (zero copy), else a contiguous
-    copy that ``back()`` writes into the tensor once MPI is done."""
+    """A tensor's memory for MPI: the tensor itself when contiguous (zero copy: MPI reads and
+    writes its storage through the buffer protocol, which autograd does not see, as torch's
+    collectives write a tensor's data), else a contiguous copy that ``back()`` writes into the
+    tensor once MPI is done."""
+
+    __slots__ = ("buf", "copied", "tensor")
 
     def __init__(self, t: _Tensor) -> None:
         self.tensor = t
-        self.buf = t.detach() if t.is_contiguous() else t.detach().contiguous()
+        self.copied = not t.is_contiguous()
+        self.buf = t.detach().contiguous() if self.copied else t
 
     def back(self) -> None:
-        if self.buf is not self.tensor and not self.tensor.is_contiguous():
+        if self.copied:
             with tt.no_grad():
                 self.tensor.copy_(self.buf)
 
 
-def _mpi_op(op: Any) -> Any:
-    from mpi4py import MPI
+_MPI_OPS: dict[Any, Any] = {}  # ReduceOp -> MPI.Op, filled on first use (importing MPI initialises it)
 
+
+def _mpi_op(op: Any) -> Any:
+    if op is ReduceOp.SUM and _MPI_OPS:  # the common case, without hashing the enum (a Python call)
+        return _MPI_OPS[ReduceOp.SUM]
     if isinstance(op, str):
         op = ReduceOp[op.upper()]
-    table = {ReduceOp.SUM: MPI.SUM, ReduceOp.AVG: MPI.SUM, ReduceOp.PRODUCT: MPI.PROD, ReduceOp.MIN: MPI.MIN,
-             ReduceOp.MAX: MPI.MAX}
-    if op not in table:
+    if not _MPI_OPS:
+        from mpi4py import MPI
+
+        _MPI_OPS.update({ReduceOp.SUM: MPI.SUM, ReduceOp.AVG: MPI.SUM, ReduceOp.PRODUCT: MPI.PROD,
+                         ReduceOp.MIN: MPI.MIN, ReduceOp.MAX: MPI.MAX})
+    got = _MPI_OPS.get(op)
+    if got is None:
         raise ValueError(f"unsupported reduce op {op!r}")
-    return table[op]
+    return got
 
 
 def _is_avg(op: Any) -> bool:
     return op is ReduceOp.AVG or (isinstance(op, str) and op.upper() == "AVG")
 
 
-def _run(g: MpiGroup, what: str, start: Any, async_op: bool, then: Any = None, keep: tuple[Any, ...] = ()) -> Work | None:
-    """Starts the non-blocking MPI call ``start()`` and either hands back its Work or waits for it."""
+def _run(
+    g: MpiGroup, what: str, checked: Sequence[_Tensor], start: Any, block: Any, async_op: bool, then: Any = None,
+    keep: tuple[Any, ...] = (),
+) -> Work | None:
+    """Checks ``checked``'s shapes across the group (NOTE [ The shape check before a collective ] in
+    ``_mpi.py``), then either starts the non-blocking MPI call ``start()`` and hands back its Work, or
+    makes the blocking call ``block()`` (no request to create and wait on) and runs ``then``."""
+    if not async_op:
+        g.collective(what, checked, block)
+        if then is not None:
+            then()
+        return None
+    g.check_same(what, checked)
     reqs = start()
-    work = Work(reqs if isinstance(reqs, list) else [reqs], what, g.timeout_s, g.comm, then, keep)
-    if async_op:
-        return work
-    work.wait()
-    return None
+    return Work(reqs if isinstance(reqs, list) else [reqs], what, g.timeout_s, g.comm, then, keep)
+
+
+def _divide_in_place(t: _Tensor, n: int) -> None:
+    """``t /= n`` in place. For a power of two it multiplies by ``1 / n`` instead: the same bits
+    (scaling by a power of two is exact), and a multiplication is several times cheaper than a
+    division (a third of the time on a 1 MB float32 tensor here)."""
+    if n & (n - 1) == 0:
+        t.mul_(1.0 / n)
+    else:
+        t.div_(n)
 
 
 def _divide(buffers: Sequence[_Buffer], n: int) -> Any:
+    """The division that follows an AVG's sum (checked before the collective starts, so a wrong
+    dtype is an error on every rank before any data moves)."""
+    for b in buffers:
+        if not b.buf.is_floating_point():
+            raise TypeError("ReduceOp.AVG needs floating-point tensors")
+
     def go() -> None:
         with tt.no_grad():
             for b in buffers:
-                if not b.buf.is_floating_point():
-                    raise TypeError("ReduceOp.AVG needs floating-point tensors")
-                b.buf.div_(n)
+                _divide_in_place(b.buf, n)
                 b.back()
 
     return go
 
 
 def _write_back(buffers: Sequence[_Buffer]) -> Any:
+    """What must follow the MPI call: copying each non-contiguous tensor's buffer into it (None
+    when every buffer is its tensor's own memory)."""
+    copied = [b for b in buffers if b.copied]
+    if not copied:
+        return None
+
     def go() -> None:
-        for b in buffers:
+        for b in copied:
             b.back()
 
     return go
@@ -344,7 +383,7 @@ def _nccl_done(async_op: bool) -> Work | None:
 
 def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None) -> Work | None:
     g = _group(group)
-    return _run(g, "barrier", lambda: g.comm.Ibarrier(), async_op)
+    return _run(g, "barrier", [], lambda: g.comm.Ibarrier(), lambda: g.comm.Barrier(), async_op)
 
 
 def all_reduce(tensor: _Tensor, op: Any = ReduceOp.SUM, group: Any = None, async_op: bool = False) -> Work | None:
@@ -356,11 +395,11 @@ def all_reduce(tensor: _Tensor, op: Any = ReduceOp.SUM, group: Any = None, async
         g.nccl.all_reduce(tensor, _nccl_op(op))
         return _nccl_done(async_op)
     t = _cpu(tensor, "all_reduce")
-    g.check_same("all_reduce", [t])
-    b = _Buffer(t)
     mop = _mpi_op(op)
+    b = _Buffer(t)
     then = _divide([b], g.size()) if _is_avg(op) else _write_back([b])
-    return _run(g, "all_reduce", lambda: g.comm.Iallreduce(MPI.IN_PLACE, b.buf, mop), async_op, then, (t,))
+    return _run(g, "all_reduce", [t], lambda: g.comm.Iallreduce(MPI.IN_PLACE, b.buf, mop),
+                lambda: g.comm.Allreduce(MPI.IN_PLACE, b.buf, mop), async_op, then, (t,))
 
 
 def reduce(tensor: _Tensor, dst: int, op: Any = ReduceOp.SUM, group: Any = None, async_op: bool = False) -> Work | None:
@@ -369,14 +408,15 @@ def reduce(tensor: _Tensor, dst: int, op: Any = ReduceOp.SUM, group: Any = None,
 
     g = _group(group)
     t = _cpu(tensor, "reduce")
-    g.check_same("reduce", [t])
+    mop = _mpi_op(op)
     root = g.group_rank(dst)
     b = _Buffer(t)
     mine = g.rank() == root
     then = _divide([b], g.size()) if _is_avg(op) and mine else _write_back([b])
     send = MPI.IN_PLACE if mine else b.buf
-    return _run(g, "reduce", lambda: g.comm.Ireduce(send, b.buf if mine else None, _mpi_op(op), root=root), async_op,
-                then if mine else None, (t,))
+    recv = b.buf if mine else None
+    return _run(g, "reduce", [t], lambda: g.comm.Ireduce(send, recv, mop, root=root),
+                lambda: g.comm.Reduce(send, recv, mop, root=root), async_op, then if mine else None, (t,))
 
 
 def broadcast(tensor: _Tensor, src: int, group: Any = None, async_op: bool = False) -> Work | None:
@@ -386,9 +426,10 @@ def broadcast(tensor: _Tensor, src: int, group: Any = None, async_op: bool = Fal
         g.nccl.broadcast(tensor, g.group_rank(src))
         return _nccl_done(async_op)
     t = _cpu(tensor, "broadcast")
-    g.check_same("broadcast", [t])
+    root = g.group_rank(src)
     b = _Buffer(t)
-    return _run(g, "broadcast", lambda: g.comm.Ibcast(b.buf, root=g.group_rank(src)), async_op, _write_back([b]), (t,))
+    return _run(g, "broadcast", [t], lambda: g.comm.Ibcast(b.buf, root=root), lambda: g.comm.Bcast(b.buf, root=root),
+                async_op, _write_back([b]), (t,))
 
 
 def all_gather(tensor_list: list[_Tensor], tensor: _Tensor, group: Any = None, async_op: bool = False) -> Work | None:
@@ -408,7 +449,6 @@ def all_gather(tensor_list: list[_Tensor], tensor: _Tensor, group: Any = None, a
         if tuple(o.shape) != tuple(t.shape) or o.dtype != t.dtype:
             raise ValueError(f"all_gather: output tensors must match the input {tuple(t.shape)} {t.dtype}, got "
                              f"{tuple(o.shape)} {o.dtype}")
-    g.check_same("all_gather", [t])
     out = tt._C.empty(g.size(), *t.shape, dtype=t.dtype)
     src = _Buffer(t)
 
@@ -417,7 +457,8 @@ def all_gather(tensor_list: list[_Tensor], tensor: _Tensor, group: Any = None, a
             for i, o in enumerate(tensor_list):
                 o.copy_(out[i])
 
-    return _run(g, "all_gather", lambda: g.comm.Iallgather(src.buf, out), async_op, then, (t, out, *tensor_list))
+    return _run(g, "all_gather", [t], lambda: g.comm.Iallgather(src.buf, out), lambda: g.comm.Allgather(src.buf, out),
+                async_op, then, (t, out, *tensor_list))
 
 
 def all_gather_into_tensor(output_tensor: _Tensor, input_tensor: _Tensor, group: Any = None,
@@ -440,10 +481,9 @@ def all_gather_into_tensor(output_tensor: _Tensor, input_tensor: _Tensor, group:
             f"all_gather_into_tensor: output_tensor must be {(first, *t.shape[1:])} ({w} ranks x input "
             f"{tuple(t.shape)}) of {t.dtype}, got {tuple(o.shape)} of {o.dtype}"
         )
-    g.check_same("all_gather_into_tensor", [t])
     src, dst = _Buffer(t), _Buffer(o)
-    return _run(g, "all_gather_into_tensor", lambda: g.comm.Iallgather(src.buf, dst.buf), async_op,
-                _write_back([dst]), (t, o))
+    return _run(g, "all_gather_into_tensor", [t], lambda: g.comm.Iallgather(src.buf, dst.buf),
+                lambda: g.comm.Allgather(src.buf, dst.buf), async_op, _write_back([dst]), (t, o))
 
 
 def reduce_scatter_tensor(output: _Tensor, input: _Tensor, op: Any = ReduceOp.SUM, group: Any = None,
@@ -461,11 +501,11 @@ def reduce_scatter_tensor(output: _Tensor, input: _Tensor, op: Any = ReduceOp.SU
             f"reduce_scatter_tensor: input must hold {w} shares of the output {tuple(o.shape)} {o.dtype}, got "
             f"{tuple(i.shape)} {i.dtype}"
         )
-    g.check_same("reduce_scatter_tensor", [i])
+    mop = _mpi_op(op)
     src, dst = _Buffer(i), _Buffer(o)
     then = _divide([dst], w) if _is_avg(op) else _write_back([dst])
-    return _run(g, "reduce_scatter_tensor", lambda: g.comm.Ireduce_scatter_block(src.buf, dst.buf, _mpi_op(op)),
-                async_op, then, (i, o))
+    return _run(g, "reduce_scatter_tensor", [i], lambda: g.comm.Ireduce_scatter_block(src.buf, dst.buf, mop),
+                lambda: g.comm.Reduce_scatter_block(src.buf, dst.buf, mop), async_op, then, (i, o))
 
 
 def reduce_scatter(output: _Tensor, input_list: list[_Tensor], op: Any = ReduceOp.SUM, group: Any = None,

@@ -208,6 +208,59 @@ def mismatched_shapes_name_the_dim() -> None:
 
 
 @check
+def every_kind_of_mismatch_is_an_error_on_every_rank() -> None:
+    """The last rank differs in element count, in shape with the same count, in the number of dims
+    (also past the header's eight), or in dtype, through each collective, blocking and async; every
+    rank raises, and the group still works afterwards (nothing hung or was left half-sent)."""
+    if W < 2:
+        return
+    odd = R == W - 1
+    cases: list[tuple[str, tuple[int, ...], tuple[int, ...], str, str]] = [
+        ("count", (4, 3), (4, 5), "float32", "dim 1 is 3 on rank 0 and 5"),
+        ("same count", (4, 3), (3, 4), "float32", "dim 0 is 4 on rank 0 and 3"),
+        ("dims", (12,), (3, 4), "float32", "rank 0 has 1 dims"),
+        ("long shapes", (1,) * 9 + (2,), (1,) * 9 + (3,), "float32", "tensor shapes differ"),
+        ("dtype", (4,), (4,), "float64", "dtypes differ"),
+    ]
+    calls = {
+        "all_reduce": lambda t, a: dist.all_reduce(t, async_op=a),
+        "all_reduce AVG": lambda t, a: dist.all_reduce(t, op=dist.ReduceOp.AVG, async_op=a),
+        "broadcast": lambda t, a: dist.broadcast(t, src=0, async_op=a),
+        "reduce": lambda t, a: dist.reduce(t, dst=0, async_op=a),
+        "all_gather_into_tensor": lambda t, a: dist.all_gather_into_tensor(
+            tt.zeros(W * t.shape[0], *t.shape[1:], dtype=t.dtype), t, async_op=a),
+    }
+    for label, mine, theirs, dtype, words in cases:
+        for what, call in calls.items():
+            for async_op in (False, True):
+                t = tt.zeros(*(theirs if odd else mine), dtype=getattr(tt, dtype) if odd else tt.float32)
+                try:
+                    work = call(t, async_op)
+                    if work is not None:
+                        work.wait()
+                except ValueError as e:
+                    assert what.split()[0] in str(e) and words in str(e), (label, what, str(e))
+                else:
+                    raise AssertionError(f"no error for {label} through {what} (async_op={async_op})")
+    t = tt.tensor(value(R))
+    dist.all_reduce(t)
+    np.testing.assert_allclose(t.numpy(), sum(value(r) for r in range(W)), rtol=1e-6)
+
+
+@check
+def avg_of_integers_is_refused_before_any_data_moves() -> None:
+    t = tt.tensor(np.arange(4, dtype=np.int64) + R)
+    for async_op in (False, True):
+        try:
+            dist.all_reduce(t, op=dist.ReduceOp.AVG, async_op=async_op)
+        except TypeError as e:
+            assert "floating-point" in str(e), str(e)
+        else:
+            raise AssertionError("no error for AVG of integers")
+        np.testing.assert_array_equal(t.numpy(), np.arange(4) + R)  # left as it was
+
+
+@check
 def wrong_output_shapes_are_local_errors() -> None:
     try:
         dist.all_gather_into_tensor(tt.zeros(W * 3 + 1, 4), tt.zeros(3, 4))

@@ -239,6 +239,8 @@ class DistributedDataParallel(Module):
         return hook
 
     def _mark_ready(self, p: Parameter, grad: Any) -> None:
+        from typedtensor.distributed import _divide_in_place
+
         key = id(p)
         if key in self._ready:
             raise RuntimeError(
@@ -255,7 +257,7 @@ class DistributedDataParallel(Module):
             else:
                 self._locally_used.add(key)
                 slot.copy_(grad.reshape(-1))
-                slot.div_(self.process_group.size())
+                _divide_in_place(slot, self.process_group.size())
         bucket.pending -= 1
         self._launch_ready()
         for other in self._buckets[: self._next_bucket]:

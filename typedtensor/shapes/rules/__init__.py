@@ -4,6 +4,7 @@ from . import (
     activations,
     conv,
     creation,
+    distributed,
     elementwise,
     indexing,
     linalg,
@@ -22,6 +23,6 @@ from . import (
 )
 
 __all__ = [
-    "activations", "conv", "creation", "elementwise", "indexing", "linalg", "losses", "modules", "movement", "nn",
-    "norm", "primitives", "random", "recurrent", "reduce", "resample", "surface", "transformer",
+    "activations", "conv", "creation", "distributed", "elementwise", "indexing", "linalg", "losses", "modules",
+    "movement", "nn", "norm", "primitives", "random", "recurrent", "reduce", "resample", "surface", "transformer",
 ]
