@@ -778,7 +778,9 @@ Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other0) {
     return autograd::write_inplace(self, detail::cast(r, self.dtype()), name.c_str(), graph);
   }
   if (self.numel() == 0) return self;
-  if (self.dtype() == other.dtype() && !is_half(self.dtype()) && !needs_float(op) && !overlaps(self, other) &&
+  // an op that computes in floating point (div, pow, atan2...) writes a floating self in place too
+  if (self.dtype() == other.dtype() && !is_half(self.dtype()) && (is_floating(self.dtype()) || !needs_float(op)) &&
+      !overlaps(self, other) &&
       !is_compare(op) && !is_logical(op) && !(op == BinaryOp::Sub && self.dtype() == DType::Bool) &&
       !(is_bitwise(op) && is_floating(self.dtype()))) {
     Tensor b = detail::match_device(other.shape() == s ? other : expand(other, s), self.device(), name.c_str());
