@@ -5,10 +5,11 @@
    torch eager, torch.compile (when it works on this machine), numpy; and the memory-bandwidth bound
    = bytes the chain must move (read x, write y) / the copy bandwidth measured here (numpy copyto
    of 64 MB, counting read + write).
-2. Training steps (forward + backward, gradients into .grad): an MLP and a one-block
-   attention transformer, typedtensor eager vs compiled vs torch eager vs torch.compile.
+2. Training steps (forward + backward, gradients into .grad): an MLP, a one-block attention
+   transformer and the small CNN of train.py, typedtensor eager vs compiled vs torch eager vs
+   torch.compile.
 
-usage: python benchmarks/compile.py [--threads 2] [--repeats 15] [--clock wall|cpu]
+usage: python benchmarks/compile.py [--threads 2] [--repeats 15] [--clock wall|cpu] [--skip-chain]
 
 ``--clock cpu`` times with the process's CPU time instead of wall time: on a machine shared with
 other jobs, wall time mostly measures the scheduler; with ``--threads 1`` CPU time is the work done.
@@ -140,6 +141,16 @@ def attn_loss(lib: Any, ps: list[Any], x: Any, y: Any, ln: Callable[..., Any]) -
     return ((x - y) ** 2).mean()
 
 
+def cnn_loss(lib: Any, ps: list[Any], x: Any, y: Any) -> Any:
+    """The small CNN of benchmarks/train.py (conv32-pool-conv64-pool-fc128-fc10 on 1 x 28 x 28)."""
+    F = lib.nn.functional
+    c1, b1, c2, b2, w3, b3, w4, b4 = ps
+    h = F.max_pool2d(F.relu(F.conv2d(x, c1, b1, padding=1)), 2)
+    h = F.max_pool2d(F.relu(F.conv2d(h, c2, b2, padding=1)), 2)
+    h = F.relu(F.linear(h.flatten(1), w3, b3))
+    return ((F.linear(h, w4, b4) - y) ** 2).mean()
+
+
 def _train_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], repeats: int) -> list[tuple[str, str, float | None, str]]:
     shapes, xs, ys, kind = spec
     rng = np.random.default_rng(1)
@@ -153,6 +164,8 @@ def _train_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], repeats: 
     def loss(lib: Any, params: list[Any], a: Any, c: Any) -> Any:
         if kind == "mlp":
             return mlp_loss(lib, params, a, c)
+        if kind == "cnn":
+            return cnn_loss(lib, params, a, c)
         ln = tt.layer_norm if lib is tt else torch.nn.functional.layer_norm
         return attn_loss(lib, params, a, c, ln)
 
@@ -214,6 +227,9 @@ def training(tt: Any, torch: Any, repeats: int) -> list[tuple[str, str, float | 
             [(512, 1024), (1024,), (1024, 1024), (1024,), (1024, 10), (10,)], (256, 512), (256, 10), "mlp"),
         "attention block B8 T64 D128": (
             [(128, 128)] * 4 + [(128,), (128,), (128, 512), (512, 128)], (8, 64, 128), (8, 64, 128), "attn"),
+        "CNN 64x1x28x28 conv32-conv64-fc128-fc10": (
+            [(32, 1, 3, 3), (32,), (64, 32, 3, 3), (64,), (128, 64 * 7 * 7), (128,), (10, 128), (10,)],
+            (64, 1, 28, 28), (64, 10), "cnn"),
     }
     rows: list[tuple[str, str, float | None, str]] = []
     for name, spec in specs.items():
@@ -227,6 +243,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=15)
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall")
     ap.add_argument("--skip-training", action="store_true")
+    ap.add_argument("--skip-chain", action="store_true", help="only the training steps")
     args = ap.parse_args()
     global CLOCK
     CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
@@ -240,7 +257,16 @@ def main() -> None:
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {args.threads} threads, "
           f"torch {torch.__version__}, numpy {np.__version__}, {args.clock} clock, "
           f"load average {os.getloadavg()[0]:.1f}")
-    rows = chain(tt, torch, args.repeats)
+    if not args.skip_chain:
+        report_chain(chain(tt, torch, args.repeats))
+    if args.skip_training:
+        return
+    print("\n| training step (fwd + bwd) | implementation | time | note |\n| --- | --- | ---: | --- |")
+    for name, impl, t, note in training(tt, torch, args.repeats):
+        print(f"| {name} | {impl} | {fmt(t)} | {note} |")
+
+
+def report_chain(rows: list[tuple[str, float | None, str]]) -> None:
     compiled = dict((r[0], r[1]) for r in rows)
     print("\n| chain relu(tanh(x*w+b)*0.5+1), x 4096x1024 f32 | time | note |\n| --- | ---: | --- |")
     for name, t, note in rows:
@@ -253,11 +279,6 @@ def main() -> None:
         off = compiled.get("typedtensor compiled, buffer cache off")
         if off:
             print(f"compiled with the buffer cache off / bandwidth bound = {off / compiled['bandwidth bound']:.2f}")
-    if args.skip_training:
-        return
-    print("\n| training step (fwd + bwd) | implementation | time | note |\n| --- | --- | ---: | --- |")
-    for name, impl, t, note in training(tt, torch, args.repeats):
-        print(f"| {name} | {impl} | {fmt(t)} | {note} |")
 
 
 if __name__ == "__main__":

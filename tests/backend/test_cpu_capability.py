@@ -298,3 +298,31 @@ def test_double_exp_lanes_are_the_same_in_both_builds(name: str, capability: Non
             CPU.set_cpu_capability(cap)
             got.append(fn(tt.tensor(v)).numpy())
         np.testing.assert_array_equal(got[0], got[1])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_gelu_backward_matches_torch_on_both_builds(dtype: str, threads: int, capability: None) -> None:
+    """gelu's fused backward (erf and exp through the span kernels of the chosen build, in blocks:
+    backend/src/cpu/act_backward.cpp) against torch, over a length that is no multiple of the block
+    or of a vector, split between threads, with large arguments and the specials."""
+    import torch
+
+    x = np.concatenate([np.random.default_rng(5).normal(0, 4, 70001), [0.0, -0.0, 40.0, -40.0, np.inf, -np.inf, np.nan]])
+    x, g = x.astype(dtype), np.random.default_rng(6).normal(0, 1, x.size).astype(dtype)
+    tx = torch.tensor(x, requires_grad=True)
+    torch.nn.functional.gelu(tx).backward(torch.tensor(g))
+    assert tx.grad is not None
+    want = tx.grad.numpy()
+    prev = tt.get_num_threads()
+    tt.set_num_threads(threads)
+    try:
+        for cap in ("avx2", "avx512") if HAS_WIDE else ("avx2",):
+            CPU.set_cpu_capability(cap)
+            ours = tt.tensor(x, requires_grad=True)
+            tt.nn.functional.gelu(ours).backward(tt.tensor(g))
+            assert ours.grad is not None
+            tol = 2e-6 if dtype == "float32" else 1e-13
+            np.testing.assert_allclose(ours.grad.numpy(), want, rtol=tol, atol=tol, err_msg=cap)
+    finally:
+        tt.set_num_threads(prev)

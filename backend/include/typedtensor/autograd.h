@@ -60,6 +60,9 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual TensorList apply(TensorList&& grads) = 0;
   virtual void release_saved() {}
   virtual uint32_t num_outputs() const { return 1; }
+  // Adds this node's gradient for its one input into `acc` in place instead of returning it
+  // (Primitive::vjp_accumulate); false when the node has no such form or these gradients do not fit.
+  virtual bool accumulate_into(const TensorList& /*grads*/, Tensor& /*acc*/) { return false; }
 
   std::vector<Edge> next;
   uint64_t seq = 0;  // creation order: later nodes run first when both are ready

@@ -60,6 +60,11 @@ class Primitive {
   virtual bool vjp_needs_outputs() const { return false; }
   // Views share the input's memory (in-place ops on them are refused while recording).
   virtual bool is_view() const { return false; }
+  // The backward sweep's shortcut for views (NOTE [ Autograd engine ]): adds the output's cotangent
+  // `ct` in place into `acc`, the input's gradient being summed (shape `in`; zeros first when `acc`
+  // is undefined), instead of scattering it into a fresh zero tensor of the input's shape that the
+  // sweep then adds. False when the primitive has no such form (then its vjp runs).
+  virtual bool vjp_accumulate(const Tensor& /*ct*/, const Shape& /*in*/, Tensor& /*acc*/) { return false; }
 };
 
 // The autograd recorder: called after eval when grad mode is on and an input requires grad.

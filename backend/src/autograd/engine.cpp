@@ -32,6 +32,20 @@ void accumulate(Tensor& slot, Tensor&& g, bool create_graph) {
 
 std::string shape_text(const Shape& s) { return shape_str(s); }
 
+// A view node's gradient added in place into the buffer its input's gradient is summed in
+// (Node::accumulate_into), where accumulate() above could add into that buffer in place too; not
+// while building a graph of the backward (create_graph, or a tracer recording the primitives).
+template <class BufferOf>
+bool accumulate_in_place(Node* n, const TensorList& buf, BufferOf& buffer_of, bool create_graph) {
+  if (create_graph || current_tracer() || n->next.size() != 1 || !n->next[0].fn) return false;
+  const Edge& e = n->next[0];
+  Tensor& slot = buffer_of(e.fn.get())[e.input_nr];
+  if (slot.defined() && !(slot.impl_ptr().use_count() == 1 && slot.storage().use_count() == 1 &&
+                          slot.is_contiguous() && !slot.requires_grad()))
+    return false;
+  return n->accumulate_into(buf, slot);
+}
+
 }  // namespace
 
 TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, bool retain_graph, bool create_graph,
@@ -159,7 +173,9 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
     bool any = false;
     for (const auto& g : buf) any = any || g.defined();
     bool run = capture_mode ? leads.count(n) > 0 : true;
-    if (run && any) {
+    if (run && any && accumulate_in_place(n, buf, buffer_of, create_graph)) {
+      if (!retain_graph) n->release_saved();
+    } else if (run && any) {
       TensorList outs = n->apply(std::move(buf));
       if (!retain_graph) n->release_saved();
       for (size_t i = 0; i < n->next.size() && i < outs.size(); ++i) {

@@ -137,6 +137,14 @@ class PrimNode : public Node {
 
   std::string name() const override { return camel(prim_->name()) + "Backward"; }
   uint32_t num_outputs() const override { return n_out_; }
+  bool accumulate_into(const TensorList& grads, Tensor& acc) override {
+    if (released_ || in_geom_.size() != 1 || grads.size() != 1 || !grads[0].defined()) return false;
+    const Tensor& g = grads[0];
+    if (g.dtype() != in_geom_[0].dtype || g.device() != in_geom_[0].device || on_cuda(g)) return false;
+    if (acc.defined() && (acc.shape() != in_geom_[0].shape || acc.dtype() != g.dtype() || acc.device() != g.device()))
+      return false;
+    return prim_->vjp_accumulate(g, in_geom_[0].shape, acc);
+  }
   void release_saved() override {
     if (saves_in_ || saves_out_) {
       released_ = true;

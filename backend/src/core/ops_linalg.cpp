@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "../cpu/kernels.h"
 #include "internal.h"
@@ -14,35 +15,43 @@ using detail::check_same_float;
 
 namespace {
 
-// [B, r, c] view of a tensor whose leading `nb` dims are batch dims (copies if they can't merge).
-Tensor batch_view(const Tensor& t0, int64_t nb) {
-  Tensor t = t0;
-  int64_t r = t.shape()[nb], c = t.shape()[nb + 1];
-  int64_t B = 1;
-  for (int64_t i = 0; i < nb; ++i) B *= t.shape()[i];
-  int64_t bstride = 0;
-  bool ok = true;
+// Whether the batch dims [from, nb) of t merge into one (size-1 dims aside); *stride gets the
+// merged stride (0 when every one of them has size 1 or is broadcast).
+bool merged_batch_stride(const Tensor& t, int64_t from, int64_t nb, int64_t* stride) {
   int64_t expect = -1;
-  for (int64_t i = nb - 1; i >= 0; --i) {
+  *stride = 0;
+  for (int64_t i = nb - 1; i >= from; --i) {
     int64_t s = t.shape()[i], st = t.strides()[i];
     if (s == 1) continue;
     if (expect < 0) {
-      bstride = st;
+      *stride = st;
       expect = st * s;
     } else if (st != expect) {
-      ok = false;
-      break;
+      return false;
     } else {
       expect = st * s;
     }
   }
-  if (!ok) {
+  return true;
+}
+
+// [B, r, c] view of the batch dims [from, nb) of t (merging: merged_batch_stride) at storage
+// offset `offset`, or of all its leading `nb` dims copied where they cannot merge.
+Tensor batch_view(const Tensor& t0, int64_t nb, int64_t from = 0, int64_t offset = -1) {
+  Tensor t = t0;
+  int64_t r = t.shape()[nb], c = t.shape()[nb + 1];
+  int64_t B = 1;
+  for (int64_t i = from; i < nb; ++i) B *= t.shape()[i];
+  int64_t bstride = 0;
+  if (!merged_batch_stride(t, from, nb, &bstride)) {
     Tensor c2 = empty(t.shape(), t.dtype());
     cpu::copy(c2, t);
     t = c2;
     bstride = r * c;
+    offset = -1;
   }
-  return make_view(t, Shape{B, r, c}, Strides{bstride, t.strides()[nb], t.strides()[nb + 1]}, t.offset());
+  return make_view(t, Shape{B, r, c}, Strides{bstride, t.strides()[nb], t.strides()[nb + 1]},
+                   offset < 0 ? t.offset() : offset);
 }
 
 // A matrix stored column-major (a transposed view): its gradient is computed transposed so that,
@@ -88,7 +97,31 @@ class MatMul : public Primitive {
     if (out.numel() == 0) return {out};
     Tensor o3 = make_view(out, Shape{out.numel() / std::max<int64_t>(os[nb] * os[nb + 1], 1), os[nb], os[nb + 1]},
                           Strides{os[nb] * os[nb + 1], os[nb + 1], 1}, 0);
-    cpu::gemm_batched(o3, batch_view(a, nb), batch_view(b, nb));
+    // Batch dims that do not merge into one stride (heads split out of a projection and
+    // transposed, broadcast batch dims) are not copied on the CPU: the leading ones are looped over,
+    // each step one batched GEMM on views over the trailing dims that do merge in both operands.
+    int64_t split = 0, unused = 0;
+    if (!on_cuda(out))
+      while (split < nb && !(merged_batch_stride(a, split, nb, &unused) && merged_batch_stride(b, split, nb, &unused)))
+        ++split;
+    if (split == 0) {
+      cpu::gemm_batched(o3, batch_view(a, nb), batch_view(b, nb));
+      return {out};
+    }
+    int64_t outer = 1, inner = 1;
+    for (int64_t i = 0; i < nb; ++i) (i < split ? outer : inner) *= os[i];
+    const int64_t mat = os[nb] * os[nb + 1];
+    std::vector<int64_t> idx(static_cast<size_t>(split), 0);
+    for (int64_t o = 0; o < outer; ++o) {
+      int64_t ao = a.offset(), bo = b.offset();
+      for (int64_t i = 0; i < split; ++i) {
+        ao += idx[i] * a.strides()[i];
+        bo += idx[i] * b.strides()[i];
+      }
+      Tensor c3 = make_view(out, Shape{inner, os[nb], os[nb + 1]}, Strides{mat, os[nb + 1], 1}, out.offset() + o * inner * mat);
+      cpu::gemm_batched(c3, batch_view(a, nb, split, ao), batch_view(b, nb, split, bo));
+      for (int64_t i = split - 1; i >= 0 && ++idx[i] == os[i]; --i) idx[i] = 0;  // next index, last dim fastest
+    }
     return {out};
   }
  public:  // graph mode

@@ -273,6 +273,21 @@ class StridedView : public Primitive {
       throw NotImplementedError("[as_strided] backward needs a contiguous input");
     return {apply1(std::make_shared<ViewScatter>(backward_name(), reapply_, shape_, x[0].shape()), {ct[0]})};
   }
+  // The cotangent added straight into the view's region of the input's gradient: the chunks of a
+  // QKV projection then cost one strided add each instead of a zero-filled full-size tensor each
+  // plus a full-size sum. as_strided views may overlap themselves: they keep the vjp.
+  bool vjp_accumulate(const Tensor& ct, const Shape& in, Tensor& acc) override {
+    if (std::string(name_) == "as_strided" || ct.shape() != shape_) return false;
+    if (!acc.defined()) {
+      acc = zeros(in, ct.dtype());
+      Tensor v = reapply_(acc);
+      if (v.numel() > 0) cpu::copy(v, ct);
+      return true;
+    }
+    Tensor v = reapply_(acc);
+    if (v.numel() > 0) binary_(BinaryOp::Add, v, ct);
+    return true;
+  }
 
  private:
   const char* backward_name() const {
