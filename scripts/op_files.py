@@ -1,10 +1,10 @@
 """The files a person edits to add an op: the code files that name it (issue "One op table").
 
-    python scripts/op_files.py softplus logsumexp index_select
+    python scripts/op_files.py OP [OP ...]
 
 The count is the issue's command, kept exactly: the files ``git ls-files`` lists, less ``tests/``,
 ``docs/``, ``benchmarks/``, ``*.md`` and the files whose first lines say ``@generated``, in which the
-op's name occurs (``grep -l NAME``: case-sensitive, as a substring, so ``vsoftplus`` counts).
+op's name occurs (``grep -l NAME``: case-sensitive, as a substring, so ``vexp`` counts for ``exp``).
 
 Each file is also classified:
 
@@ -47,7 +47,7 @@ _CXX_KEYWORDS = {"return", "else", "if", "throw", "new", "delete", "case", "co_r
 
 def _cxx_function_head(op: str) -> re.Pattern[str]:
     """A C/C++/CUDA function declared or defined at the start of a line with a name holding ``op``:
-    ``Tensor logsumexp(``, ``static void logsumexp_typed(``, ``__device__ T softplus(``."""
+    ``Tensor sum(``, ``static void sum_typed(``, ``__device__ T sum(``."""
     return re.compile(rf"^\s*(?:template\s*<[^>]*>\s*)?(?P<types>(?:[\w:<>]+[\s*&]+)+)\w*{re.escape(op)}\w*\s*\(")
 
 
@@ -134,7 +134,7 @@ def op_files(op: str, files: list[str] | None = None) -> list[FileHit]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("ops", nargs="+", help="op names, e.g. softplus logsumexp index_select")
+    parser.add_argument("ops", nargs="+", help="op names")
     parser.add_argument("--why", action="store_true", help="show the line that decided each file's kind")
     args = parser.parse_args(argv)
     files = code_files()
