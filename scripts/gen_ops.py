@@ -464,6 +464,7 @@ BIND_HEADER = """\
 # C++ parameter types that pybind11 does not convert as torch would: the binding takes the Python
 # object and converts it (convert.h)
 _PY_CONVERSIONS = {
+    "const Shape&": 'shape_from({}, "{op}")',
     "const Dims&": "dims_from({}).value_or(tt::Dims{{}})",
     "const OptDims&": "dims_from({})",
     "std::optional<DType>": "dtype_from({})",
@@ -524,7 +525,7 @@ def bindings_inc() -> str:
         takes = ", ".join(
             f"{'py::handle' if t in _PY_CONVERSIONS else t} {p.name}" for t, p in zip(types, op.params, strict=True)
         )
-        passes = ", ".join(_PY_CONVERSIONS[t].format(p.name) if t in _PY_CONVERSIONS else p.name
+        passes = ", ".join(_PY_CONVERSIONS[t].format(p.name, op=name) if t in _PY_CONVERSIONS else p.name
                            for t, p in zip(types, op.params, strict=True))
         lines.append(f"  auto {name}_fn = []({takes}) {{ return tt::{name}({passes}); }};\n")
         for bound in (name, *op.aliases):

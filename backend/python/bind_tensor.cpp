@@ -651,8 +651,6 @@ void bind_tensor(py::module_& m) {
         return with_grad(placed(host_tensor(data, "new_tensor()", [&] { return tensor_data(data, dtype_or(dtype, a.dtype())); }), d), rg);
       }, py::arg("data"), TT_NEW_KW);
 
-  auto unflatten_fn = [](const Tensor& a, int64_t d, py::handle s) { return tt::unflatten(a, d, shape_from(s, "unflatten")); };
-  def_op(cls, m, "unflatten", unflatten_fn, py::arg("dim"), py::arg("sizes"));
   def_op(cls, m, "swapaxes", &tt::transpose, py::arg("axis0"), py::arg("axis1"));  // numpy's names, as torch's
   m.def("t", [](const Tensor& a) {
     if (a.dim() > 2) throw tt::ValueError("t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(a.dim()) + "D");
@@ -686,20 +684,12 @@ void bind_tensor(py::module_& m) {
     }
     return a;
   }, py::return_value_policy::reference_internal);
-  auto movedim_fn = [](const Tensor& a, py::handle s, py::handle d) { return tt::movedim(a, *dims_from(s), *dims_from(d)); };
-  for (const char* n : {"movedim", "moveaxis"}) {
-    def_op(cls, m, n, movedim_fn, py::arg("source"), py::arg("destination"));
-  }
   auto flip_fn = [](const Tensor& a, py::handle dims) { return tt::flip(a, *dims_from(dims)); };
   cls.def("flip", [flip_fn](const Tensor& a, py::args dims) {
     if (dims.size() == 1) return flip_fn(a, dims[0]);
     return flip_fn(a, dims);
   });
   m.def("flip", flip_fn, py::arg("input"), py::arg("dims"));
-  auto roll_fn = [](const Tensor& a, py::handle shifts, py::object dims) {
-    return tt::roll(a, *dims_from(shifts), dims.is_none() ? tt::Dims{} : *dims_from(dims));
-  };
-  def_op(cls, m, "roll", roll_fn, py::arg("shifts"), py::arg("dims") = py::none());
   auto split_fn = [](const Tensor& a, py::handle s, int64_t dim) {
     if (PySequence_Check(s.ptr())) return tt::split(a, shape_from(s, "split").vec(), dim);
     return tt::split_size(a, s.cast<int64_t>(), dim);

@@ -125,16 +125,13 @@ Tensor& zero_(Tensor& dst);
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
 Tensor view(const Tensor& a, const Shape& shape);     // must be viewable, -1 inferred
 Tensor reshape(const Tensor& a, const Shape& shape);  // view when possible, else copy
-Tensor unflatten(const Tensor& a, int64_t dim, const Shape& sizes);
 Tensor permute(const Tensor& a, const Dims& dims);
 Tensor expand(const Tensor& a, const Shape& shape);
 Tensor broadcast_to(const Tensor& a, const Shape& shape);
 Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step);
 Tensor as_strided(const Tensor& a, const Shape& shape, const Strides& strides, int64_t offset);
-Tensor movedim(const Tensor& a, const Dims& src, const Dims& dst);
 Tensor repeat(const Tensor& a, const Shape& reps);
 Tensor flip(const Tensor& a, const Dims& dims);
-Tensor roll(const Tensor& a, const Dims& shifts, const Dims& dims);
 
 // ---------------- joining ----------------
 Tensor cat(const TensorList& xs, int64_t dim);

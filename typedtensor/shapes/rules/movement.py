@@ -116,7 +116,7 @@ def flatten(args: Args) -> Result:
     return Shape((*x.dims[:s], d_prod(x.dims[s:e + 1]), *x.dims[e + 1:]))
 
 
-@op("unflatten", "input:tensor, dim:int, sizes:sizes", expose="tt method", tags=("view", "movement"))
+@op("unflatten", "input:tensor, dim:int, sizes:sizes", cpp_fn="Tensor(const Tensor&, int64_t, const Shape&)", expose="tt method", tags=("view", "movement"))
 def unflatten(args: Args) -> Result:
     x: ShapeLike = args["input"]
     sizes = _sizes(args["sizes"])
@@ -183,7 +183,7 @@ def permute(args: Args) -> Result:
     return Shape(tuple(x.dims[p] for p in pos))
 
 
-@op("movedim", "input:tensor, source:any, destination:any", expose="tt method", tags=("view", "movement"),
+@op("movedim", "input:tensor, source:any, destination:any", cpp_fn="Tensor(const Tensor&, const Dims&, const Dims&)", expose="tt method", tags=("view", "movement"),
     aliases=("moveaxis",))
 def movedim(args: Args) -> Result:
     x: ShapeLike = args["input"]
@@ -570,7 +570,7 @@ def flip(args: Args) -> Result:
     return x
 
 
-@op("roll", "input:tensor, shifts:any, dims:any=None", expose="tt method", tags=("movement",),
+@op("roll", "input:tensor, shifts:any, dims:any=None", cpp_fn="Tensor(const Tensor&, const Dims&, const Dims&)", expose="tt method", tags=("movement",),
     signature="(*s) -> (*s)")
 def roll(args: Args) -> Result:
     x: ShapeLike = args["input"]
