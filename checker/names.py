@@ -5,6 +5,8 @@ from __future__ import annotations
 import builtins
 from typing import Final
 
+from typedtensor.shapes.registry import all_ops
+
 PACKAGE: Final = "typedtensor"
 TENSOR: Final = frozenset({"typedtensor.Tensor"})
 DIM: Final = frozenset({"typedtensor.Dim"})
@@ -45,14 +47,13 @@ JAXTYPING_DTYPES: Final = frozenset(f"jaxtyping.{n}" for n in (
 ))
 JAXTYPING_BOOL: Final = "jaxtyping.Bool"
 TORCH: Final = "torch"
-#: typedtensor's top-level names that torch's top level lacks (its annotation language, its tools,
-#: and functions torch keeps in ``torch.nn.functional`` only): ``torch.Dim`` and ``torch.gelu`` stay
-#: unknown rather than becoming ``typedtensor.Dim`` and ``typedtensor.gelu``. A test keeps this list
-#: complete for the registry's names.
+#: typedtensor's top-level names that torch's top level lacks: its annotation language and tools,
+#: and the ops torch keeps in ``torch.nn.functional`` only (their table entries say
+#: ``torch_functional_only``): ``torch.Dim`` and ``torch.gelu`` stay unknown rather than becoming
+#: ``typedtensor.Dim`` and ``typedtensor.gelu``. A test keeps this complete for the registry's names.
 _TYPEDTENSOR_ONLY: Final = frozenset({
     "Dim", "Add", "Sub", "Mul", "Div", "reveal_shape", "checked", "data",
-    "adaptive_avg_pool2d", "avg_pool2d", "dropout2d", "elu", "gelu", "hardsigmoid", "hardswish", "leaky_relu",
-    "linear", "logsigmoid", "mish", "relu6", "silu", "softplus",
+    *(name for name, op in all_ops().items() if op.torch_functional_only),
 })
 
 

@@ -183,16 +183,23 @@ void def_op(py::class_<Tensor>& cls, py::module_& m, const char* name, F&& f, co
 }
 
 // An elementwise op of the op table's lists: x.op(), tt.op(x) and the in-place x.op_().
-void def_unary(py::class_<Tensor>& cls, py::module_& m, const char* name, UnaryOp op) {
-  def_op(cls, m, name, [op](const Tensor& a) { return tt::unary(op, a); });
+void def_unary_inplace(py::class_<Tensor>& cls, const char* name, UnaryOp op) {
   cls.def((std::string(name) + "_").c_str(), [op](Tensor& a) -> Tensor& { return tt::unary_(op, a); },
           py::return_value_policy::reference_internal);
+}
+void def_unary(py::class_<Tensor>& cls, py::module_& m, const char* name, UnaryOp op) {
+  def_op(cls, m, name, [op](const Tensor& a) { return tt::unary(op, a); });
+  def_unary_inplace(cls, name, op);
 }
 void def_binary(py::class_<Tensor>& cls, py::module_& m, const char* name, BinaryOp op) {
   def_op(cls, m, name, [op](py::handle a, py::handle b) { return fn_binary(op, a, b); }, py::arg("other"));
   cls.def((std::string(name) + "_").c_str(), [op](Tensor& a, py::handle b) -> Tensor& { return ibinary(op, a, b); },
           py::arg("other"), py::return_value_policy::reference_internal);
 }
+
+// The ops whose table entries hold their C++ function (NOTE [ C++ functions from the table ] in
+// typedtensor/shapes/registry.py): bind_table_ops
+#include "generated/bindings.inc"
 
 #define TT_NEW_KW py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), \
                   py::arg("requires_grad") = false
@@ -367,8 +374,11 @@ void bind_tensor(py::module_& m) {
     def_binary(cls, m, name, BinaryOp::E);
   TT_BINARY_OPS(TT_BIND_BINARY)
 #undef TT_BIND_BINARY
-#define TT_BIND_UNARY(E, name, ...) \
-  if (UnaryOp::E != UnaryOp::Round && UnaryOp::E != UnaryOp::Gelu && UnaryOp::E != UnaryOp::GeluTanh) \
+// (one whose table entry holds its C++ function, with torch's further parameters, is bound by
+// bind_table_ops; its in-place form, with the defaults, here)
+#define TT_BIND_UNARY(E, name, ...)                                                                      \
+  if (bound_by_table(name)) def_unary_inplace(cls, name, UnaryOp::E);                                    \
+  else if (UnaryOp::E != UnaryOp::Round && UnaryOp::E != UnaryOp::Gelu && UnaryOp::E != UnaryOp::GeluTanh) \
     def_unary(cls, m, name, UnaryOp::E);
   TT_UNARY_OPS(TT_BIND_UNARY)
 #undef TT_BIND_UNARY
@@ -535,11 +545,6 @@ void bind_tensor(py::module_& m) {
     def_op(cls, m, sd ? "std" : "var", f, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
            py::arg("keepdim") = false, py::kw_only(), py::arg("correction") = py::none());
   }
-  auto lse = [](const Tensor& a, py::object dim, bool keepdim) {
-    auto d = dims_from(dim);
-    return tt::logsumexp(a, d ? *d : tt::Dims{}, keepdim);
-  };
-  def_op(cls, m, "logsumexp", lse, py::arg("dim"), py::arg("keepdim") = false);
   auto norm_fn = [](const Tensor& a, py::object p, py::object dim, bool keepdim, py::object dtype) {
     double pv = 2;
     if (!p.is_none()) {
@@ -554,12 +559,6 @@ void bind_tensor(py::module_& m) {
     return tt::norm(x, pv, dims_from(dim), keepdim);
   };
   def_op(cls, m, "norm", norm_fn, py::arg("p") = py::none(), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::arg("dtype") = py::none());
-  for (bool prod : {false, true}) {
-    auto f = [prod](const Tensor& a, int64_t dim, py::object dtype) {
-      return prod ? tt::cumprod(a, dim, dtype_from(dtype)) : tt::cumsum(a, dim, dtype_from(dtype));
-    };
-    def_op(cls, m, prod ? "cumprod" : "cumsum", f, py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
-  }
   auto sort_fn = [](const Tensor& a, int64_t dim, bool desc, bool) { return values_indices(tt::sort(a, dim, desc)); };
   def_op(cls, m, "sort", sort_fn, py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(), py::arg("stable") = false);
   auto argsort_fn = [](const Tensor& a, int64_t dim, bool desc, bool) { return tt::sort(a, dim, desc).second; };
@@ -652,13 +651,6 @@ void bind_tensor(py::module_& m) {
         return with_grad(placed(host_tensor(data, "new_tensor()", [&] { return tensor_data(data, dtype_or(dtype, a.dtype())); }), d), rg);
       }, py::arg("data"), TT_NEW_KW);
 
-  auto flatten_fn = [](const Tensor& a, int64_t s, int64_t e) { return tt::flatten(a, s, e); };
-  def_op(cls, m, "flatten", flatten_fn, py::arg("start_dim") = 0, py::arg("end_dim") = -1);
-  auto unflatten_fn = [](const Tensor& a, int64_t d, py::handle s) { return tt::unflatten(a, d, shape_from(s, "unflatten")); };
-  def_op(cls, m, "unflatten", unflatten_fn, py::arg("dim"), py::arg("sizes"));
-  for (const char* n : {"transpose", "swapdims"}) {
-    def_op(cls, m, n, &tt::transpose, py::arg("dim0"), py::arg("dim1"));
-  }
   def_op(cls, m, "swapaxes", &tt::transpose, py::arg("axis0"), py::arg("axis1"));  // numpy's names, as torch's
   m.def("t", [](const Tensor& a) {
     if (a.dim() > 2) throw tt::ValueError("t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(a.dim()) + "D");
@@ -667,9 +659,6 @@ void bind_tensor(py::module_& m) {
   m.def("permute", [](const Tensor& a, py::handle d) { return tt::permute(a, shape_from(d, "permute").vec()); }, py::arg("input"), py::arg("dims"));
   m.def("reshape", [](const Tensor& a, py::handle s) { return tt::reshape(a, shape_from(s, "reshape")); }, py::arg("input"), py::arg("shape"));
   m.def("broadcast_to", [](const Tensor& a, py::handle s) { return tt::expand(a, shape_from(s, "broadcast_to")); }, py::arg("input"), py::arg("size"));
-  auto squeeze_fn = [](const Tensor& a, py::object dim) { return tt::squeeze(a, dims_from(dim)); };
-  def_op(cls, m, "squeeze", squeeze_fn, py::arg("dim") = py::none());
-  def_op(cls, m, "unsqueeze", &tt::unsqueeze, py::arg("dim"));
   cls.def("squeeze_", [](Tensor& a, py::object dim) -> Tensor& {
     Tensor r = tt::squeeze(a, dims_from(dim));
     a = r;
@@ -695,39 +684,20 @@ void bind_tensor(py::module_& m) {
     }
     return a;
   }, py::return_value_policy::reference_internal);
-  auto narrow_fn = [](const Tensor& a, int64_t d, int64_t s, int64_t l) { return tt::narrow(a, d, s, l); };
-  def_op(cls, m, "narrow", narrow_fn, py::arg("dim"), py::arg("start"), py::arg("length"));
-  def_op(cls, m, "select", &tt::select, py::arg("dim"), py::arg("index"));
-  auto diag_fn = [](const Tensor& a, int64_t off, int64_t d0, int64_t d1) { return tt::diagonal(a, off, d0, d1); };
-  def_op(cls, m, "diagonal", diag_fn, py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1);
-  auto movedim_fn = [](const Tensor& a, py::handle s, py::handle d) { return tt::movedim(a, *dims_from(s), *dims_from(d)); };
-  for (const char* n : {"movedim", "moveaxis"}) {
-    def_op(cls, m, n, movedim_fn, py::arg("source"), py::arg("destination"));
-  }
   auto flip_fn = [](const Tensor& a, py::handle dims) { return tt::flip(a, *dims_from(dims)); };
   cls.def("flip", [flip_fn](const Tensor& a, py::args dims) {
     if (dims.size() == 1) return flip_fn(a, dims[0]);
     return flip_fn(a, dims);
   });
   m.def("flip", flip_fn, py::arg("input"), py::arg("dims"));
-  auto roll_fn = [](const Tensor& a, py::handle shifts, py::object dims) {
-    return tt::roll(a, *dims_from(shifts), dims.is_none() ? tt::Dims{} : *dims_from(dims));
-  };
-  def_op(cls, m, "roll", roll_fn, py::arg("shifts"), py::arg("dims") = py::none());
-  def_op(cls, m, "tril", &tt::tril, py::arg("diagonal") = 0);
-  def_op(cls, m, "triu", &tt::triu, py::arg("diagonal") = 0);
   auto split_fn = [](const Tensor& a, py::handle s, int64_t dim) {
     if (PySequence_Check(s.ptr())) return tt::split(a, shape_from(s, "split").vec(), dim);
     return tt::split_size(a, s.cast<int64_t>(), dim);
   };
   cls.def("split", split_fn, py::arg("split_size"), py::arg("dim") = 0);
   m.def("split", split_fn, py::arg("tensor"), py::arg("split_size_or_sections"), py::arg("dim") = 0);
-  def_op(cls, m, "chunk", &tt::chunk, py::arg("chunks"), py::arg("dim") = 0);
-  def_op(cls, m, "unbind", &tt::unbind, py::arg("dim") = 0);
 
   // ---- indexing ops ----
-  def_op(cls, m, "index_select", &tt::index_select, py::arg("dim"), py::arg("index"));
-  def_op(cls, m, "gather", &tt::gather, py::arg("dim"), py::arg("index"));
   auto scatter_fn = [](const Tensor& a, int64_t dim, const Tensor& index, py::handle src, py::object value, py::object reduce) {
     std::string r = reduce.is_none() ? "" : std::string(py::str(reduce));
     py::handle s = src.is_none() ? py::handle(value) : src;
@@ -762,7 +732,6 @@ void bind_tensor(py::module_& m) {
     for (auto x : py::reinterpret_borrow<py::iterable>(indices)) idx.push_back(x.is_none() ? Tensor() : tensor_from(x, false));
     return tt::index_put_(a, idx, values, acc);
   }, py::arg("indices"), py::arg("values"), py::arg("accumulate") = false, py::return_value_policy::reference_internal);
-  def_op(cls, m, "masked_select", &tt::masked_select, py::arg("mask"));
   auto nonzero_fn = [](const Tensor& a, bool as_tuple) -> py::object {
     Tensor nz = tt::nonzero(a);
     if (!as_tuple) return py::cast(nz);
@@ -777,9 +746,6 @@ void bind_tensor(py::module_& m) {
   }, py::arg("dim") = py::none());
 
   // ---- linear algebra ----
-  def_op(cls, m, "matmul", &tt::matmul, py::arg("other"));
-  def_op(cls, m, "mm", &tt::mm, py::arg("mat2"));
-  def_op(cls, m, "bmm", &tt::bmm, py::arg("mat2"));
   auto dot_fn = [](const Tensor& a, const Tensor& b) {
     if (a.dim() != 1 || b.dim() != 1)
       throw tt::ShapeError("dot", {a.shape(), b.shape()}, {}, "1D tensors expected, but got " + std::to_string(a.dim()) + "D and " + std::to_string(b.dim()) + "D tensors");
@@ -788,13 +754,7 @@ void bind_tensor(py::module_& m) {
   def_op(cls, m, "dot", dot_fn, py::arg("tensor"));  // torch's schema names it `tensor`
   auto outer_fn = [](const Tensor& a, const Tensor& b) { return tt::binary(BinaryOp::Mul, tt::unsqueeze(a, 1), b); };
   def_op(cls, m, "outer", outer_fn, py::arg("vec2"));
-  auto sm = [](bool log) {
-    return [log](const Tensor& a, int64_t dim, py::object dtype) {
-      return log ? tt::log_softmax(a, dim, dtype_from(dtype)) : tt::softmax(a, dim, dtype_from(dtype));
-    };
-  };
-  def_op(cls, m, "softmax", sm(false), py::arg("dim"), py::arg("dtype") = py::none());
-  def_op(cls, m, "log_softmax", sm(true), py::arg("dim"), py::arg("dtype") = py::none());
+  bind_table_ops(cls, m);
 }
 
 }  // namespace ttpy

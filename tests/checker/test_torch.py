@@ -94,6 +94,23 @@ def test_every_mapped_registry_name_exists_in_torch() -> None:
     assert not missing
 
 
+def test_functional_only_slot_matches_torch() -> None:
+    """The op table's ``torch_functional_only`` (which makes ``torch.X`` unknown to the checker) holds
+    exactly for the ``tt.X`` ops that torch has in ``torch.nn.functional`` and not at its top level."""
+    torch = pytest.importorskip("torch")
+    from typedtensor.shapes import api
+    from typedtensor.shapes.registry import all_ops
+
+    functions = api.ops_with("function")
+    marked = {name for name, op in all_ops().items() if op.torch_functional_only}
+    assert marked <= set(functions)
+    for name in functions:
+        only_in_f = not hasattr(torch, name) and hasattr(torch.nn.functional, name)
+        assert (name in marked) == only_in_f, name
+    assert from_torch("torch.softplus") == "torch.softplus"
+    assert from_torch("torch.nn.functional.softplus") == "typedtensor.nn.functional.softplus"
+
+
 # -- jaxtyping's grammar against jaxtyping itself ------------------------------------------------
 
 #: (annotation, a concrete shape jaxtyping accepts for it, one it rejects or None)

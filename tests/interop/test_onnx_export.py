@@ -187,6 +187,7 @@ UNARY: list[tuple[str, Callable[[Any], Any]]] = [
     ("relu6", tt.nn.functional.relu6), ("leaky_relu", lambda x: tt.nn.functional.leaky_relu(x, 0.2)),
     ("elu", tt.nn.functional.elu), ("clamp", lambda x: x.clamp(-0.5, 0.7)), ("clamp_min", lambda x: x.clamp(min=0.1)),
     ("round", lambda x: tt.round(x * 3.3)),
+    ("softplus_beta", lambda x: tt.nn.functional.softplus(x, 2.0, 1.5)),
 ]
 # atan2 and copysign see no -0.0: onnxruntime's Where returns +0.0 for it, so a signed zero's angle or sign
 # can differ from eager (the ops' own handling of -0.0 is tested on explicit inputs below)
@@ -318,3 +319,17 @@ def test_fused_attention_matches_eager_in_onnxruntime(mask: str) -> None:
     proto = tt.onnx.export(f, inputs, dynamic=False)
     assert any(node.op_type == "Softmax" for node in proto.graph.node)
     close(run(proto, inputs), eager(f, inputs))
+
+
+def test_direct_emitters_come_from_the_op_table() -> None:
+    """An op that is one ONNX node is mapped by its table entry's ``onnx`` slot, and only there."""
+    from typedtensor.onnx import _ops
+    from typedtensor.shapes.registry import all_ops
+
+    table = {name for name, op in all_ops().items() if op.onnx is not None}
+    assert set(_ops.DIRECT) == table
+    assert {"exp", "add", "index_select", "leaky_relu", "permute"} <= table
+    assert _ops.DIRECT["index_select"] == ("Gather", (("axis", "int", "dim"),))
+    assert all(_ops.EMITTERS[name] is _ops.EMITTERS["exp"] for name in table)
+    with pytest.raises(ValueError, match="name=int"):
+        _ops.parse_direct("Gather(axis=dim)")

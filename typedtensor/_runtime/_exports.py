@@ -284,6 +284,7 @@ FUNCTIONAL_FROM_C: Final[tuple[str, ...]] = (
     "max_pool2d",
     "sigmoid",
     "softmax",
+    "softplus",
     "tanh",
 )
 # ``nn.functional.X`` written in Python (_runtime/functional.py)
@@ -356,7 +357,6 @@ FUNCTIONAL_IN_PYTHON: Final[tuple[str, ...]] = (
     "smooth_l1_loss",
     "soft_margin_loss",
     "softmin",
-    "softplus",
     "softshrink",
     "softsign",
     "tanhshrink",

@@ -86,14 +86,6 @@ def softsign(input: Any) -> Any:
     return input / (input.abs() + 1)
 
 
-def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
-    """``log(1 + exp(beta x)) / beta``, linear above ``threshold`` (torch's definition)."""
-    if beta == 1.0 and threshold == 20.0:
-        return _C.softplus(input)
-    bx = input * beta
-    return _C.where(bx > threshold, input, bx.exp().log1p() / beta)
-
-
 def embedding(
     input: Any, weight: Any, padding_idx: int | None = None, max_norm: float | None = None,
     norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False,
@@ -506,12 +498,12 @@ def binary_cross_entropy_with_logits(
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     check("binary_cross_entropy_with_logits", input=input, target=target, weight=weight, pos_weight=pos_weight)
-    softplus_neg = (-input.abs()).exp().log1p() + (-input).clamp(min=0)  # log(1 + exp(-x)), stable
+    log1p_exp_neg = (-input.abs()).exp().log1p() + (-input).clamp(min=0)  # log(1 + exp(-x)), stable
     if pos_weight is not None:
         coef = 1 + (pos_weight - 1) * target
-        loss = (1 - target) * input + coef * softplus_neg
+        loss = (1 - target) * input + coef * log1p_exp_neg
     else:
-        loss = (1 - target) * input + softplus_neg
+        loss = (1 - target) * input + log1p_exp_neg
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)

@@ -1,6 +1,8 @@
 """Each traced primitive as ONNX nodes (opset 18): one small function per primitive, in one table.
 
-An emitter gets the export context, the node and the ONNX names of its inputs, and returns the
+A primitive that is one ONNX node (``exp`` as ``Exp``, ``cat`` as ``Concat``) is mapped by
+its op-table entry (NOTE [ ONNX slot ] in typedtensor/shapes/registry.py) and emitted by ``_direct``;
+the functions here write the others, composed of several nodes. An emitter gets the export context, the node and the ONNX names of its inputs, and returns the
 names of its outputs. Numbers that depend on a named dim (a reshape's target, a slice's bounds) are
 asked of the context as polynomials (NOTE [ Symbolic dims by tracing at several sizes ]) and
 computed in the graph from ``Shape`` nodes; everything else is a constant.
@@ -42,18 +44,42 @@ def _in_dtype(c: Context, n: NodeInfo, i: int = 0) -> str:
 
 # ---------------------------------------------------------------- elementwise
 
-_UNARY_DIRECT = {
-    "neg": "Neg", "abs": "Abs", "exp": "Exp", "log": "Log", "sqrt": "Sqrt", "sin": "Sin", "cos": "Cos", "tan": "Tan",
-    "asin": "Asin", "acos": "Acos", "atan": "Atan", "sinh": "Sinh", "cosh": "Cosh", "tanh": "Tanh", "asinh": "Asinh",
-    "acosh": "Acosh", "atanh": "Atanh", "sigmoid": "Sigmoid", "relu": "Relu", "erf": "Erf", "floor": "Floor",
-    "ceil": "Ceil", "round": "Round", "sign": "Sign", "reciprocal": "Reciprocal",
-    "softplus": "Softplus", "hardswish": "HardSwish", "contiguous": "Identity",
+# The ops that become one ONNX node, from the op table's ``onnx`` slot (NOTE [ ONNX slot ] in
+# typedtensor/shapes/registry.py): op name -> (ONNX operator, ((ONNX attribute, type, node attribute), ...)).
+DirectSpec = tuple[str, tuple[tuple[str, str, str], ...]]
+_ATTR_TYPES: dict[str, Callable[[Any], Any]] = {
+    "int": int, "float": float, "ints": lambda v: [int(d) for d in v],
 }
 
 
-@emits(*_UNARY_DIRECT)
-def _unary_direct(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
-    return [c.b.node(_UNARY_DIRECT[n.op], [x[0]])]
+def parse_direct(spec: str) -> DirectSpec:
+    """``"Gather(axis=int:dim)"`` as ``("Gather", (("axis", "int", "dim"),))``."""
+    name, _, rest = spec.partition("(")
+    attrs: list[tuple[str, str, str]] = []
+    for item in filter(None, (part.strip() for part in rest.rstrip(")").split(","))):
+        onnx_attr, _, typed = item.partition("=")
+        kind, _, node_attr = typed.partition(":")
+        if kind not in _ATTR_TYPES or not node_attr:
+            raise ValueError(f"onnx slot {spec!r}: an attribute is written name=int|float|ints:node_attribute")
+        attrs.append((onnx_attr.strip(), kind, node_attr.strip()))
+    return name.strip(), tuple(attrs)
+
+
+def _direct_from_table() -> dict[str, DirectSpec]:
+    from typedtensor.shapes.registry import all_ops
+
+    return {name: parse_direct(op.onnx) for name, op in all_ops().items() if op.onnx is not None}
+
+
+DIRECT: dict[str, DirectSpec] = _direct_from_table()
+
+
+def _direct(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
+    onnx_op, attrs = DIRECT[n.op]
+    return [c.b.node(onnx_op, x, **{a: _ATTR_TYPES[kind](n.attrs[key]) for a, kind, key in attrs})]
+
+
+emits(*DIRECT)(_direct)
 
 
 @emits("exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "gelu", "gelu_tanh", "silu", "erfc", "trunc", "frac",
@@ -109,15 +135,6 @@ def _unary_composed(c: Context, n: NodeInfo, ins: list[str]) -> list[str]:
     return [out]
 
 
-_BINARY_DIRECT = {"add": "Add", "sub": "Sub", "mul": "Mul", "pow": "Pow", "maximum": "Max", "minimum": "Min",
-                  "eq": "Equal", "lt": "Less", "le": "LessOrEqual", "gt": "Greater", "ge": "GreaterOrEqual"}
-
-
-@emits(*_BINARY_DIRECT)
-def _binary_direct(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
-    return [c.b.node(_BINARY_DIRECT[n.op], x[:2])]
-
-
 @emits("div", "floor_divide", "remainder", "fmod", "ne", "logical_and", "logical_or", "logical_xor",
        "bitwise_and", "bitwise_or", "bitwise_xor", "atan2", "hypot", "copysign")
 def _binary_composed(c: Context, n: NodeInfo, ins: list[str]) -> list[str]:
@@ -170,11 +187,6 @@ def _signbit(c: Context, v: str, zero: str) -> str:
     return b.node("Or", [b.node("Less", [v, zero]), b.node("And", [b.node("Equal", [v, zero]), b.node("Less", [b.node("Reciprocal", [v]), zero])])])
 
 
-@emits("where")
-def _where(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
-    return [c.b.node("Where", x[:3])]
-
-
 @emits("masked_fill")
 def _masked_fill(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
     value = x[2] if len(x) > 2 else c.scalar(float(n.attrs.get("value", 0.0)), _in_dtype(c, n))
@@ -194,11 +206,6 @@ def _clamp(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
     return [c.b.node("Clip", [x[0], lo, hi])]
 
 
-@emits("leaky_relu", "elu")
-def _slope(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
-    return [c.b.node("LeakyRelu" if n.op == "leaky_relu" else "Elu", [x[0]], alpha=float(n.attrs["slope"]))]
-
-
 # ---------------------------------------------------------------- layout
 
 
@@ -210,11 +217,6 @@ def _reshape(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
 @emits("expand")
 def _expand(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
     return [c.b.node("Expand", [x[0], c.shape_tensor(c.shape_polys(n.outputs[0]))])]
-
-
-@emits("permute")
-def _permute(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
-    return [c.b.node("Transpose", [x[0]], perm=[int(d) for d in n.attrs["dims"]])]
 
 
 @emits("slice", "select", "as_strided", "diagonal")
@@ -273,21 +275,6 @@ def _repeat(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
 @emits("tril", "triu")
 def _tri(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
     return [c.b.node("Trilu", [x[0], c.ints([int(n.attrs["k"])], scalar=True)], upper=int(n.op == "triu"))]
-
-
-@emits("cat")
-def _cat(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
-    return [c.b.node("Concat", x, axis=int(n.attrs["dim"]))]
-
-
-@emits("index_select")
-def _index_select(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
-    return [c.b.node("Gather", [x[0], x[1]], axis=int(n.attrs["dim"]))]
-
-
-@emits("gather")
-def _gather(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
-    return [c.b.node("GatherElements", [x[0], x[1]], axis=int(n.attrs["dim"]))]
 
 
 @emits("scatter", "scatter_add")
@@ -387,11 +374,6 @@ def _cumsum(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
 
 
 # ---------------------------------------------------------------- nn
-
-
-@emits("matmul")
-def _matmul(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
-    return [c.b.node("MatMul", x[:2])]
 
 
 @emits("scaled_dot_product_attention")

@@ -94,6 +94,24 @@ Rule = Callable[[Args], Result]
 # sets, the graph shape check) or by ``scripts/gen_ops.py`` (the stubs, the C++ X-macro header).
 # PyTorch's ``native_functions.yaml`` (one schema per op, bindings generated from it) is the model.
 
+# NOTE [ ONNX slot ]
+# ``onnx`` names the ONNX operator that the op's graph node becomes when it maps one-to-one: the
+# node's inputs in order, and attributes taken from the node's, ``"Gather(axis=int:dim)"`` (ONNX
+# ``axis`` = the node's ``dim`` attribute as an int; ``float:``, ``ints:`` likewise). The exporter
+# (``typedtensor/onnx/_ops.py``) builds its direct emitters from these; ops that ONNX writes as
+# several nodes keep a composed emitter there.
+
+# NOTE [ C++ functions from the table ]
+# An op whose C++ front end is one function ``tt::<name>`` taking the op's parameters in order has
+# ``cpp_fn``: its result type alone (``"Tensor"``, ``"TensorList"``: each parameter's C++ type then
+# follows from its kind: tensor ``const Tensor&``, int ``int64_t``, float ``double``, bool ``bool``, str
+# ``const std::string&``, dtype ``std::optional<DType>``) or the whole signature where a kind does not
+# say (``"Tensor(const Tensor&, const Dims&, bool)"`` for a ``dim:any`` that is a list of dims).
+# ``scripts/gen_ops.py`` writes from it the declaration (generated/ops_decl.inc, in ops.h) and the
+# binding, as the method and the function with torch's names and defaults (generated/bindings.inc,
+# in bind_tensor.cpp), as torchgen does from ``native_functions.yaml``. Ops whose binding does more
+# than convert its arguments (overloads by argument type, several results) are bound by hand.
+
 # NOTE [ Dtype rules ]
 # ``dtype_rule`` names the result's dtype. The values the C++ backend shares (generated/ops.inc,
 # tt::DTypeRule): ``same`` (the promoted input dtype), ``float`` (integers computed in the default
@@ -161,6 +179,18 @@ class OpDef:
     prim: str | None = None
     prim_cuda: CudaSupport | None = None
     module: ModuleSpec | None = None
+    # Its ONNX operator where the graph node maps to one ONNX node 1:1 (NOTE [ ONNX slot ]).
+    onnx: str | None = None
+    # torch has it in ``torch.nn.functional`` only (no ``torch.X``), where typedtensor also has
+    # ``tt.X``: a torch program's ``torch.X`` is then not read as ``typedtensor.X`` (checker/names.py).
+    torch_functional_only: bool = False
+    # Its C++ front-end function ``tt::<name>`` where the op is one (NOTE [ C++ functions from the table ]):
+    # ``"Tensor(const Tensor&, int64_t, const Tensor&)"``, its result and parameter types in ``params``' order.
+    cpp_fn: str | None = None
+    # The parameters of its device kernel of the same name, a row of NOTE [ One kernel list ]
+    # (typedtensor/kernel_list.h): ``"(const Tensor& out, const Tensor& in, int64_t dim)"``; the CPU and
+    # CUDA backends implement it, the device table and the emulator expand it.
+    kernel: str | None = None
     returns: str | None = None  # the stubs' result type; None: derived from the signature
     overloads: tuple[str, ...] = ()  # typed stub signatures of the function form, tried in order
     method_overloads: tuple[str, ...] = ()  # the method form's, where not the above with ``self``
@@ -256,6 +286,40 @@ def apply(op_name: str, positional: Sequence[Any] = (), keywords: Mapping[str, A
 # ---------------------------------------------------------------------------------------------
 # Declaring ops
 
+_CPP_TYPES: Final[dict[str, str]] = {
+    "tensor": "const Tensor&", "int": "int64_t", "size": "int64_t", "float": "double", "bool": "bool",
+    "str": "const std::string&", "dtype": "std::optional<DType>",
+}
+
+
+def cpp_parameter_types(signature: str) -> tuple[str, list[str]]:
+    """``"Tensor(const Tensor&, std::pair<int64_t, int64_t>)"`` as ``("Tensor", [its two types])``."""
+    result, _, rest = signature.partition("(")
+    types: list[str] = []
+    depth, cur = 0, ""
+    for ch in rest[:-1]:
+        depth += ch in "<(["
+        depth -= ch in ">)]"
+        if ch == "," and depth == 0:
+            types.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        types.append(cur.strip())
+    return result.strip(), types
+
+
+def cpp_function(spec: str, params: tuple[Param, ...], name: str) -> str:
+    """An entry's ``cpp_fn`` as the full ``"Result(Type, ...)"`` (NOTE [ C++ functions from the table ])."""
+    if "(" in spec:
+        count = len(cpp_parameter_types(spec)[1])
+        assert count == len(params), f"op {name!r}: cpp_fn {spec!r} has {count} parameters, the op {len(params)}"
+        return spec
+    missing = [p.name for p in params if p.kind not in _CPP_TYPES or p.variadic]
+    assert not missing, f"op {name!r}: cpp_fn needs the C++ types of {missing} written out"
+    return f"{spec}({', '.join(_CPP_TYPES[p.kind] for p in params)})"
+
 
 def op(
     name: str,
@@ -281,6 +345,10 @@ def op(
     prim: str | None = None,
     prim_cuda: CudaSupport | None = None,
     module: tuple[str, str] | None = None,
+    onnx: str | None = None,
+    torch_functional_only: bool = False,
+    cpp_fn: str | None = None,
+    kernel: str | None = None,
     returns: str | None = None,
     overloads: tuple[str, ...] = (),
     method_overloads: tuple[str, ...] = (),
@@ -318,7 +386,10 @@ def op(
                     expose=parse_forms((alias_expose or {}).get(n, expose)), forms=forms, python=parse_forms(python),
                     operators=operators if n == name else (), fusion=fusion, graph=graph, cpp=cpp if n == name else None,
                     prim=prim if n == name else None, prim_cuda=prim_cuda,
-                    module=spec if n == name else None, returns=returns, overloads=overloads,
+                    module=spec if n == name else None, onnx=onnx if n == name else None,
+                    torch_functional_only=torch_functional_only,
+                    cpp_fn=cpp_function(cpp_fn, parsed, name) if cpp_fn and n == name else None,
+                    kernel=kernel if n == name else None, returns=returns, overloads=overloads,
                     method_overloads=method_overloads,
                     method_self=method_self,
                 )

@@ -1,6 +1,7 @@
 #pragma once
 // NOTE [ One kernel list ]
-// Every kernel a device implements, written once: X(return type, name, (parameters), (arguments)).
+// Every kernel a device implements, written once: X(return type, name, (parameters), (arguments)); those
+// named after an op are written in its op-table entry (`kernel`) and come from generated/kernels.inc.
 // Expanded by the CPU kernels' declarations (backend/src/cpu/kernels.h), the device kernel table
 // (DeviceKernels in typedtensor/device.h, whose defaults throw "[op] no CUDA kernel for op"), the
 // CUDA backend's declarations and its table entry (backend/src/cuda/kernels.h, backend.cu) and the
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "typedtensor/generated/kernels.inc"
 #include "typedtensor/op_kinds.h"
 #include "typedtensor/tensor.h"
 
@@ -18,14 +20,9 @@
   /* ---- elementwise ---- */                                                                                        \
   X(void, binary, (BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b), (op, out, a, b))               \
   X(void, unary, (UnaryOp op, const Tensor& out, const Tensor& a), (op, out, a))                                     \
-  X(void, leaky_relu, (const Tensor& out, const Tensor& a, double slope), (out, a, slope))                           \
-  X(void, elu, (const Tensor& out, const Tensor& a, double alpha), (out, a, alpha))                                  \
   /* same shape; casts between any dtypes */                                                                         \
   X(void, copy, (const Tensor& dst, const Tensor& src), (dst, src))                                                  \
   X(void, fill, (const Tensor& dst, Scalar v), (dst, v))                                                             \
-  X(void, where, (const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b), (out, cond, a, b))        \
-  X(void, clamp, (const Tensor& out, const Tensor& a, std::optional<double> lo, std::optional<double> hi),            \
-    (out, a, lo, hi))                                                                                                \
   X(bool, any_zero, (const Tensor& a), (a))                                                                          \
   X(bool, any_nonfinite, (const Tensor& a), (a))                                                                     \
   /* out = g * f'(x) for op in {Gelu, GeluTanh, Silu}; for Relu, x is relu's output and out = x > 0 ? g : 0 */      \
@@ -39,14 +36,6 @@
     (is_max, values, indices, in, outer, r, inner))                                                                  \
   X(void, cumulative, (bool prod, const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner),     \
     (prod, out, in, outer, r, inner))                                                                                \
-  /* softmax / log_softmax */                                                                                        \
-  X(void, softmax, (const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner, bool log),         \
-    (out, in, outer, r, inner, log))                                                                                 \
-  X(void, logsumexp, (const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner),                 \
-    (out, in, outer, r, inner))                                                                                      \
-  X(void, layer_norm,                                                                                                \
-    (const Tensor& out, const Tensor& in, const Tensor* w, const Tensor* b, int64_t rows, int64_t cols, double eps),  \
-    (out, in, w, b, rows, cols, eps))                                                                                \
   /* the variance (with sd, the standard deviation: the root taken before rounding to the dtype) */                 \
   X(void, variance,                                                                                                  \
     (const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner, double correction, bool sd),      \
@@ -54,19 +43,6 @@
   /* ---- linear algebra and nn ---- */                                                                              \
   /* C[b] = A[b] @ B[b]; each operand is a [batch, rows, cols] strided view; float32/64 */                           \
   X(void, gemm_batched, (const Tensor& c, const Tensor& a, const Tensor& b), (c, a, b))                              \
-  X(void, conv2d,                                                                                                    \
-    (const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, int64_t sh, int64_t sw, int64_t ph,    \
-     int64_t pw, int64_t dh, int64_t dw, int64_t groups),                                                            \
-    (out, x, w, bias, sh, sw, ph, pw, dh, dw, groups))                                                               \
-  X(void, max_pool2d,                                                                                                \
-    (const Tensor& out, const Tensor& idx, const Tensor& x, int64_t kh, int64_t kw, int64_t sh, int64_t sw,          \
-     int64_t ph, int64_t pw, int64_t dh, int64_t dw),                                                                \
-    (out, idx, x, kh, kw, sh, sw, ph, pw, dh, dw))                                                                   \
-  X(void, avg_pool2d,                                                                                                \
-    (const Tensor& out, const Tensor& x, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,     \
-     bool count_include_pad, int64_t divisor),                                                                       \
-    (out, x, kh, kw, sh, sw, ph, pw, count_include_pad, divisor))                                                    \
-  X(void, adaptive_avg_pool2d, (const Tensor& out, const Tensor& x), (out, x))                                       \
   /* backward: outputs are written, not accumulated into */                                                          \
   X(void, conv2d_backward_input,                                                                                     \
     (const Tensor& dx, const Tensor& g, const Tensor& w, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, \
@@ -83,26 +59,16 @@
   X(void, adaptive_avg_pool2d_backward, (const Tensor& dx, const Tensor& g), (dx, g))                                \
   /* dx (zeroed here) += g at the flat in-plane positions idx (all contiguous NCHW) */                               \
   X(void, max_pool2d_backward, (const Tensor& dx, const Tensor& g, const Tensor& idx), (dx, g, idx))                 \
-  /* ---- indexing (index tensors are int64 and already bounds-checked) ---- */                                      \
-  X(void, index_select, (const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index),                     \
-    (out, in, dim, index))                                                                                           \
-  X(void, gather, (const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index), (out, in, dim, index))    \
-  /* reduce: 0 set, 1 add, 2 mul */                                                                                  \
-  X(void, scatter, (const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, int reduce),              \
-    (out, dim, index, src, reduce))                                                                                  \
-  /* out[..., index[j], ...] += src[..., j, ...] along dim (out, src contiguous) */                                  \
-  X(void, index_add, (const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src),                       \
-    (out, dim, index, src))                                                                                          \
-  /* out broadcast-shaped, in place */                                                                               \
-  X(void, masked_fill, (const Tensor& out, const Tensor& mask, const Tensor& value), (out, mask, value))             \
+  /* ---- indexing ---- */                                                                                            \
   X(void, tri, (const Tensor& out, const Tensor& in, int64_t k, bool lower), (out, in, k, lower))                    \
   /* ---- random ---- */                                                                                             \
   X(void, rand_uniform, (const Tensor& out, double lo, double hi), (out, lo, hi))                                    \
   X(void, rand_normal, (const Tensor& out, double mean, double std), (out, mean, std))                               \
   X(void, rand_int, (const Tensor& out, int64_t lo, int64_t hi), (out, lo, hi))                                      \
-  /* elementwise P(1) = p */                                                                                         \
-  X(void, bernoulli, (const Tensor& out, const Tensor& p), (out, p))                                                 \
-  X(void, bernoulli_scalar, (const Tensor& out, double p), (out, p))
+  X(void, bernoulli_scalar, (const Tensor& out, double p), (out, p))                                                 \
+  /* ---- the kernels named after an op (their table entries' `kernel`; index tensors are int64 and  */         \
+  /* already bounds-checked) ---- */                                                                                 \
+  TT_OP_KERNELS(X)
 
 // The parenthesised argument list of an entry, unwrapped: f(TT_KERNEL_ARGS args).
 #define TT_KERNEL_ARGS(...) __VA_ARGS__

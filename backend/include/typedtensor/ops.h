@@ -125,37 +125,21 @@ Tensor& zero_(Tensor& dst);
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
 Tensor view(const Tensor& a, const Shape& shape);     // must be viewable, -1 inferred
 Tensor reshape(const Tensor& a, const Shape& shape);  // view when possible, else copy
-Tensor flatten(const Tensor& a, int64_t start, int64_t end);
-Tensor unflatten(const Tensor& a, int64_t dim, const Shape& sizes);
-Tensor transpose(const Tensor& a, int64_t d0, int64_t d1);
 Tensor permute(const Tensor& a, const Dims& dims);
 Tensor expand(const Tensor& a, const Shape& shape);
 Tensor broadcast_to(const Tensor& a, const Shape& shape);
-Tensor squeeze(const Tensor& a, const OptDims& dims);
-Tensor unsqueeze(const Tensor& a, int64_t dim);
 Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step);
-Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length);
-Tensor select(const Tensor& a, int64_t dim, int64_t index);
-Tensor diagonal(const Tensor& a, int64_t offset, int64_t d0, int64_t d1);
 Tensor as_strided(const Tensor& a, const Shape& shape, const Strides& strides, int64_t offset);
-Tensor movedim(const Tensor& a, const Dims& src, const Dims& dst);
 Tensor repeat(const Tensor& a, const Shape& reps);
 Tensor flip(const Tensor& a, const Dims& dims);
-Tensor roll(const Tensor& a, const Dims& shifts, const Dims& dims);
-Tensor tril(const Tensor& a, int64_t k);
-Tensor triu(const Tensor& a, int64_t k);
 
 // ---------------- joining ----------------
 Tensor cat(const TensorList& xs, int64_t dim);
 Tensor stack(const TensorList& xs, int64_t dim);
 TensorList split(const Tensor& a, const Dims& sizes, int64_t dim);
 TensorList split_size(const Tensor& a, int64_t size, int64_t dim);
-TensorList chunk(const Tensor& a, int64_t chunks, int64_t dim);
-TensorList unbind(const Tensor& a, int64_t dim);
 
 // ---------------- indexing ----------------
-Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
-Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
 Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce);
 Tensor scatter_scalar(const Tensor& a, int64_t dim, const Tensor& index, Scalar v);
 Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src, Scalar alpha);
@@ -163,7 +147,6 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar v);
 Tensor masked_fill_t(const Tensor& a, const Tensor& mask, const Tensor& v);
 // In place: the mask must broadcast to a's shape (v a number or a 0-d tensor).
 Tensor& masked_fill_(Tensor& a, const Tensor& mask, const Tensor& v);
-Tensor masked_select(const Tensor& a, const Tensor& mask);
 Tensor nonzero(const Tensor& a);
 // Advanced indexing: `indices[i]` (undefined = full slice) indexes dim i of a (after bool masks
 // were turned into int indices by the caller). Follows numpy's placement rule for the result dims.
@@ -178,23 +161,15 @@ Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim);
 Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim);
 Tensor var(const Tensor& a, const OptDims& dims, double correction, bool keepdim);
 Tensor std_(const Tensor& a, const OptDims& dims, double correction, bool keepdim);
-Tensor logsumexp(const Tensor& a, const Dims& dims, bool keepdim);
 Tensor norm(const Tensor& a, double p, const OptDims& dims, bool keepdim);
-Tensor cumsum(const Tensor& a, int64_t dim, std::optional<DType> dtype);
-Tensor cumprod(const Tensor& a, int64_t dim, std::optional<DType> dtype);
 std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending);
 std::pair<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool largest, bool sorted);
 
 // ---------------- linear algebra ----------------
-Tensor matmul(const Tensor& a, const Tensor& b);
-Tensor mm(const Tensor& a, const Tensor& b);
-Tensor bmm(const Tensor& a, const Tensor& b);
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor* b);
 Tensor einsum(const std::string& eq, const TensorList& xs);
 
 // ---------------- nn ----------------
-Tensor softmax(const Tensor& a, int64_t dim, std::optional<DType> dtype);
-Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<DType> dtype);
 // cross-entropy of [n, c] float logits and [n] int64 class indices (ignore_index rows skipped),
 // summed or averaged over the rows kept; one fused CPU op with its own backward
 Tensor cross_entropy_indices(const Tensor& logits, const Tensor& target, int64_t ignore_index, bool mean);
@@ -217,6 +192,11 @@ Tensor avg_pool2d(const Tensor& x, std::pair<int64_t, int64_t> kernel, std::pair
                   std::optional<int64_t> divisor_override);
 Tensor adaptive_avg_pool2d(const Tensor& x, std::pair<int64_t, int64_t> out);
 Tensor embedding(const Tensor& weight, const Tensor& idx, std::optional<int64_t> padding_idx);
+
+// ---------------- ops declared by the op table ----------------
+// The ops whose table entries hold their C++ function (NOTE [ C++ functions from the table ] in
+// typedtensor/shapes/registry.py): their declarations, written from the entries.
+#include "typedtensor/generated/ops_decl.inc"
 
 // ---------------- threads ----------------
 void set_num_threads(int n);

@@ -872,6 +872,18 @@ Tensor elu(const Tensor& a, double alpha) {
   return is_half(a.dtype()) ? to_dtype(r, a.dtype()) : r;
 }
 
+// torch's softplus(x, beta, threshold) = log(1 + exp(beta x)) / beta, and x itself where beta x > threshold.
+// The defaults are the Softplus kernel (fused, its own VJP). Other values compose that kernel as
+// where(beta x > threshold, x, softplus(beta x) / beta): the kernel is stable for every beta x, so the
+// gradient, sigmoid(beta x) below the threshold and 1 above it, is finite on both branches (a
+// composition through exp(beta x) would give inf * 0 = NaN on the branch where() drops).
+Tensor softplus(const Tensor& input, double beta, double threshold) {
+  if ((beta == 1.0 && threshold == 20.0) || !is_floating(input.dtype())) return unary(UnaryOp::Softplus, input);
+  Tensor bx = binary(BinaryOp::Mul, input, Scalar::from_double(beta));
+  Tensor soft = binary(BinaryOp::Div, unary(UnaryOp::Softplus, bx), Scalar::from_double(beta));
+  return where(binary(BinaryOp::Gt, bx, Scalar::from_double(threshold)), input, soft);
+}
+
 Tensor where(const Tensor& cond0, const Tensor& a0, const Tensor& b0) {
   if (cond0.dtype() != DType::Bool && cond0.dtype() != DType::UInt8)
     throw TypeError(std::string("[where] condition must be a bool tensor, got ") + dtype_name(cond0.dtype()));

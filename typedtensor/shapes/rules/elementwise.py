@@ -43,10 +43,15 @@ def unary(
     function: str | None = None,
     method: str | None = None,
     functional: str | None = None,
+    inplace: str | None = None,
     python: str = "",
     module: tuple[str, str] | None = None,
     prim: str | None = None,
     tags: tuple[str, ...] = (),
+    onnx: str | None = None,
+    torch_functional_only: bool = False,
+    cpp_fn: str | None = None,
+    kernel: str | None = None,
 ) -> None:
     """One unary elementwise op: the shape is the input's. ``cpp`` is its ``UnaryOp`` value
     (None: no value of its own; ``prim`` then names its primitive's kind, if any)."""
@@ -54,73 +59,75 @@ def unary(
     op(
         name, params, expose=expose, tags=("elementwise", "unary", *tags), differentiable=not gradient,
         gradient=gradient, dtype_rule=dtype, signature=_SAME, aliases=aliases, operators=operators,
-        function=function, method=method, functional=functional, python=python, fusion=fusion,
+        function=function, method=method, inplace=inplace, functional=functional, python=python, fusion=fusion,
         graph=cpp is not None or prim is not None, module=module, cpp=f"UnaryOp::{cpp}" if cpp else None, prim=prim,
+        onnx=onnx, torch_functional_only=torch_functional_only, cpp_fn=cpp_fn, kernel=kernel,
     )(_same_shape)
 
 
 _INPLACE_F: Final = "input:tensor, inplace:bool=False"
 
-unary("neg", "Neg", fusion="(-A)", dtype="same", aliases=("negative",), operators=("__neg__",))
-unary("abs", "Abs", fusion="fabs(A)", dtype="same", aliases=("absolute",), operators=("__abs__",))
-unary("exp", "Exp", fusion="tt_exp(A)")
+unary("neg", "Neg", onnx="Neg", fusion="(-A)", dtype="same", aliases=("negative",), operators=("__neg__",))
+unary("abs", "Abs", onnx="Abs", fusion="fabs(A)", dtype="same", aliases=("absolute",), operators=("__abs__",))
+unary("exp", "Exp", onnx="Exp", fusion="tt_exp(A)")
 unary("exp2", "Exp2", fusion="exp2(A)")
 unary("expm1", "Expm1", fusion="expm1(A)")
-unary("log", "Log", fusion="tt_log(A)")
+unary("log", "Log", onnx="Log", fusion="tt_log(A)")
 unary("log2", "Log2", fusion="log2(A)")
 unary("log10", "Log10", fusion="log10(A)")
 unary("log1p", "Log1p", fusion="log1p(A)")
-unary("sqrt", "Sqrt", fusion="sqrt(A)")
+unary("sqrt", "Sqrt", onnx="Sqrt", fusion="sqrt(A)")
 unary("rsqrt", "Rsqrt", fusion="(T(1) / sqrt(A))")
-unary("sin", "Sin", fusion="sin(A)")
-unary("cos", "Cos", fusion="cos(A)")
-unary("tan", "Tan")
-unary("asin", "Asin")
-unary("acos", "Acos")
-unary("atan", "Atan")
-unary("sinh", "Sinh")
-unary("cosh", "Cosh")
-unary("tanh", "Tanh", fusion="tt_tanh(A)", expose="tt method inplace F", module=("Tanh", ""))
-unary("asinh", "Asinh")
-unary("acosh", "Acosh")
-unary("atanh", "Atanh")
-unary("sigmoid", "Sigmoid", fusion="tt_sigmoid(A)", expose="tt method inplace F", module=("Sigmoid", ""))
-unary("relu", "Relu", fusion="tt_relu(A)", dtype="same", expose="tt method inplace F", params=_INPLACE_F, function="input:tensor",
+unary("sin", "Sin", onnx="Sin", fusion="sin(A)")
+unary("cos", "Cos", onnx="Cos", fusion="cos(A)")
+unary("tan", "Tan", onnx="Tan")
+unary("asin", "Asin", onnx="Asin")
+unary("acos", "Acos", onnx="Acos")
+unary("atan", "Atan", onnx="Atan")
+unary("sinh", "Sinh", onnx="Sinh")
+unary("cosh", "Cosh", onnx="Cosh")
+unary("tanh", "Tanh", onnx="Tanh", fusion="tt_tanh(A)", expose="tt method inplace F", module=("Tanh", ""))
+unary("asinh", "Asinh", onnx="Asinh")
+unary("acosh", "Acosh", onnx="Acosh")
+unary("atanh", "Atanh", onnx="Atanh")
+unary("sigmoid", "Sigmoid", onnx="Sigmoid", fusion="tt_sigmoid(A)", expose="tt method inplace F", module=("Sigmoid", ""))
+unary("relu", "Relu", onnx="Relu", fusion="tt_relu(A)", dtype="same", expose="tt method inplace F", params=_INPLACE_F, function="input:tensor",
       method="", python="F", module=("ReLU", "inplace:bool=False"))
-unary("gelu", "Gelu", fusion="tt_gelu(A)", dtype="float_only", expose="tt method F", params="input:tensor, *, approximate:str='none'",
+unary("gelu", "Gelu", torch_functional_only=True, fusion="tt_gelu(A)", dtype="float_only", expose="tt method F", params="input:tensor, *, approximate:str='none'",
       module=("GELU", "approximate:str='none'"))
 unary("gelu_tanh", "GeluTanh", dtype="float_only", expose="")  # gelu(approximate='tanh'): a primitive of its own
-unary("silu", "Silu", fusion="(A * tt_sigmoid(A))", dtype="float_only", expose="tt method inplace F", params=_INPLACE_F,
+unary("silu", "Silu", torch_functional_only=True, fusion="(A * tt_sigmoid(A))", dtype="float_only", expose="tt method inplace F", params=_INPLACE_F,
       function="input:tensor", method="", python="F", module=("SiLU", "inplace:bool=False"))
-unary("erf", "Erf", fusion="tt_erf(A)")
+unary("erf", "Erf", onnx="Erf", fusion="tt_erf(A)")
 unary("erfc", "Erfc", fusion="erfc(A)")
-unary("floor", "Floor", dtype="same", gradient=_STEP)
-unary("ceil", "Ceil", dtype="same", gradient=_STEP)
-unary("round", "Round", dtype="same", gradient=_STEP, params="input:tensor, *, decimals:int=0", python="inplace")
+unary("floor", "Floor", onnx="Floor", dtype="same", gradient=_STEP)
+unary("ceil", "Ceil", onnx="Ceil", dtype="same", gradient=_STEP)
+unary("round", "Round", onnx="Round", dtype="same", gradient=_STEP, params="input:tensor, *, decimals:int=0", python="inplace")
 unary("trunc", "Trunc", dtype="same", gradient=_STEP)
 unary("frac", "Frac")
-unary("sign", "Sign", dtype="same", gradient=_STEP)
-unary("reciprocal", "Reciprocal", fusion="(T(1) / A)")
+unary("sign", "Sign", onnx="Sign", dtype="same", gradient=_STEP)
+unary("reciprocal", "Reciprocal", onnx="Reciprocal", fusion="(T(1) / A)")
 unary("square", "Square", fusion="(A * A)", dtype="same")
 unary("logical_not", "LogicalNot", dtype="bool", gradient="boolean result", tags=("logical",))
 unary("bitwise_not", "BitNot", dtype="integral", gradient="integer op", operators=("__invert__",))
 unary("isnan", "IsNan", dtype="bool", gradient="boolean result")
 unary("isinf", "IsInf", dtype="bool", gradient="boolean result")
 unary("isfinite", "IsFinite", dtype="bool", gradient="boolean result")
-unary("softplus", "Softplus", fusion="(A > T(20) ? A : log1p(tt_exp(A)))", dtype="float_only", expose="tt method inplace F", params="input:tensor, beta:float=1.0, threshold:float=20.0",
-      function="input:tensor", method="", python="F", module=("Softplus", "beta:float=1.0, threshold:float=20.0"))
-unary("mish", "Mish", dtype="float_only", expose="tt method inplace F", params=_INPLACE_F, function="input:tensor",
+unary("softplus", "Softplus", torch_functional_only=True, onnx="Softplus", fusion="(A > T(20) ? A : log1p(tt_exp(A)))",
+      dtype="float_only", expose="tt method inplace F", params="input:tensor, beta:float=1.0, threshold:float=20.0",
+      inplace="", cpp_fn="Tensor", module=("Softplus", "beta:float=1.0, threshold:float=20.0"))
+unary("mish", "Mish", torch_functional_only=True, dtype="float_only", expose="tt method inplace F", params=_INPLACE_F, function="input:tensor",
       method="", python="F", module=("Mish", "inplace:bool=False"))
-unary("logsigmoid", "Logsigmoid", dtype="float_only", expose="tt method inplace F", module=("LogSigmoid", ""))
-unary("relu6", "Relu6", dtype="same", expose="tt method inplace F", params=_INPLACE_F, function="input:tensor", method="",
+unary("logsigmoid", "Logsigmoid", torch_functional_only=True, dtype="float_only", expose="tt method inplace F", module=("LogSigmoid", ""))
+unary("relu6", "Relu6", torch_functional_only=True, dtype="same", expose="tt method inplace F", params=_INPLACE_F, function="input:tensor", method="",
       python="F", module=("ReLU6", "inplace:bool=False"))
-unary("hardsigmoid", "Hardsigmoid", dtype="float_only", expose="tt method inplace F", params=_INPLACE_F,
+unary("hardsigmoid", "Hardsigmoid", torch_functional_only=True, dtype="float_only", expose="tt method inplace F", params=_INPLACE_F,
       function="input:tensor", method="", python="F", module=("Hardsigmoid", "inplace:bool=False"))
-unary("hardswish", "Hardswish", dtype="float_only", expose="tt method inplace F", params=_INPLACE_F,
+unary("hardswish", "Hardswish", torch_functional_only=True, onnx="HardSwish", dtype="float_only", expose="tt method inplace F", params=_INPLACE_F,
       function="input:tensor", method="", python="F", module=("Hardswish", "inplace:bool=False"))
-unary("elu", None, prim="Elementwise", fusion="(A > T(0) ? A : @slope * expm1(A))", expose="tt F", params="input:tensor, alpha:float=1.0, inplace:bool=False",
+unary("elu", None, kernel="(const Tensor& out, const Tensor& a, double alpha)", torch_functional_only=True, prim="Elementwise", onnx="Elu(alpha=float:slope)", fusion="(A > T(0) ? A : @slope * expm1(A))", expose="tt F", params="input:tensor, alpha:float=1.0, inplace:bool=False",
       function="input:tensor, alpha:float=1.0", python="F", module=("ELU", "alpha:float=1.0, inplace:bool=False"))
-unary("leaky_relu", None, prim="Elementwise", fusion="(A > T(0) ? A : A * @slope)", expose="tt method F",
+unary("leaky_relu", None, kernel="(const Tensor& out, const Tensor& a, double slope)", torch_functional_only=True, prim="Elementwise", onnx="LeakyRelu(alpha=float:slope)", fusion="(A > T(0) ? A : A * @slope)", expose="tt method F",
       params="input:tensor, negative_slope:float=0.01, inplace:bool=False",
       function="input:tensor, negative_slope:float=0.01", method="negative_slope:float=0.01", python="F",
       module=("LeakyReLU", "negative_slope:float=0.01, inplace:bool=False"))
@@ -149,7 +156,7 @@ IDENTITY_LIKE: Final = ("clone", "contiguous", "detach", "cpu")
 op("clone", "input:tensor, *, memory_format:any=None", expose="tt method", function="input:tensor",
    python="tt", tags=("identity",), signature=_SAME)(_same_shape)
 op("contiguous", "input:tensor, memory_format:any=None", expose="method", method="*, memory_format:any=None",
-   tags=("identity",), signature=_SAME, graph=True, prim="Elementwise")(_same_shape)
+   tags=("identity",), signature=_SAME, graph=True, prim="Elementwise", onnx="Identity")(_same_shape)
 op("detach", "input:tensor", expose="tt method", python="tt", tags=("identity",), signature=_SAME,
    differentiable=False, gradient="stops gradients")(_same_shape)
 op("cpu", "input:tensor", expose="method", tags=("identity",), signature=_SAME)(_same_shape)
@@ -212,6 +219,7 @@ def binary(
     python: str = "",
     alias_expose: dict[str, str] | None = None,
     tags: tuple[str, ...] = (),
+    onnx: str | None = None,
 ) -> None:
     """One binary elementwise op: the operands broadcast; either may be a Python number. ``cpp``
     is its ``BinaryOp`` value (an op that runs as another's, ``true_divide`` as ``div``, names none)."""
@@ -228,7 +236,7 @@ def binary(
         gradient=gradient,
         dtype_rule=dtype, signature="(*a), (*b) -> (*broadcast(a, b))", aliases=aliases, operators=operators,
         function=function, method=method, inplace=inplace, python=python, fusion=fusion, graph=True,
-        cpp=f"BinaryOp::{cpp}" if cpp else None, alias_expose=alias_expose,
+        cpp=f"BinaryOp::{cpp}" if cpp else None, alias_expose=alias_expose, onnx=onnx,
     )(rule)
 
 
@@ -242,23 +250,24 @@ def _ops(*names: str) -> tuple[str, ...]:
 
 
 _ALPHA: Final = "input:tensor, other:any, *, alpha:any=None"
-binary("add", "Add", "+", fusion="(A + B)", params=_ALPHA, operators=_ops("add"))
-binary("sub", "Sub", "-", fusion="(A - B)", params=_ALPHA, operators=_ops("sub"), aliases=("subtract",))
-binary("mul", "Mul", "*", fusion="(A * B)", aliases=("multiply",), operators=_ops("mul"))
+binary("add", "Add", "+", onnx="Add", fusion="(A + B)", params=_ALPHA, operators=_ops("add"))
+binary("sub", "Sub", "-", onnx="Sub", fusion="(A - B)", params=_ALPHA, operators=_ops("sub"), aliases=("subtract",))
+binary("mul", "Mul", "*", onnx="Mul", fusion="(A * B)", aliases=("multiply",), operators=_ops("mul"))
 binary("div", "Div", "/", fusion="(A / B)", dtype="float", params="input:tensor, other:any, *, rounding_mode:str=None",
        aliases=("divide",), alias_expose={"divide": "tt method"}, operators=_ops("truediv"))
 binary("floor_divide", "FloorDiv", "//", gradient=_STEP, operators=_ops("floordiv"))
 binary("remainder", "Remainder", "%", operators=_ops("mod"))
-binary("pow", "Pow", "**", fusion="pow(A, B)", operators=_ops("pow"), params="input:tensor, exponent:any")
-binary("maximum", "Maximum", fusion="tt_max(A, B)")
-binary("minimum", "Minimum", fusion="tt_min(A, B)")
+binary("pow", "Pow", "**", onnx="Pow", fusion="pow(A, B)", operators=_ops("pow"), params="input:tensor, exponent:any")
+binary("maximum", "Maximum", onnx="Max", fusion="tt_max(A, B)")
+binary("minimum", "Minimum", onnx="Min", fusion="tt_min(A, B)")
 binary("atan2", "Atan2", dtype="float")
-for _name, _cpp, _sym, _alias in (
-    ("eq", "Eq", "==", ()), ("ne", "Ne", "!=", ("not_equal",)), ("lt", "Lt", "<", ("less",)),
-    ("le", "Le", "<=", ("less_equal",)), ("gt", "Gt", ">", ("greater",)), ("ge", "Ge", ">=", ("greater_equal",)),
+for _name, _cpp, _sym, _alias, _onnx in (
+    ("eq", "Eq", "==", (), "Equal"), ("ne", "Ne", "!=", ("not_equal",), None), ("lt", "Lt", "<", ("less",), "Less"),
+    ("le", "Le", "<=", ("less_equal",), "LessOrEqual"), ("gt", "Gt", ">", ("greater",), "Greater"),
+    ("ge", "Ge", ">=", ("greater_equal",), "GreaterOrEqual"),
 ):
     binary(_name, _cpp, _sym, fusion=f"(A {_sym} B)", dtype="bool", gradient="boolean result", aliases=_alias,
-           operators=(f"__{_name}__",))
+           operators=(f"__{_name}__",), onnx=_onnx)
 binary("logical_and", "LogicalAnd", "&", dtype="bool", gradient="boolean result", operators=_ops("and"),
        tags=("logical",))
 binary("logical_or", "LogicalOr", "|", dtype="bool", gradient="boolean result", operators=_ops("or"), tags=("logical",))
@@ -281,9 +290,9 @@ NON_DIFFERENTIABLE_BINARY: Final = frozenset(
 )
 
 
-@op("where", "condition:tensor, input:any=None, other:any=None", expose="tt method", method="condition:any, other:any",
+@op("where", "condition:tensor, input:any=None, other:any=None", kernel="(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b)", expose="tt method", method="condition:any, other:any",
     tags=("elementwise", "ternary"), signature="(*c), (*a), (*b) -> (*broadcast(c, a, b))",
-    fusion="(A ? B : C)", graph=True, prim="Elementwise", method_overloads=("(self, condition: Any, other: Any) -> _AnyTensor",),
+    fusion="(A ? B : C)", graph=True, prim="Elementwise", onnx="Where", method_overloads=("(self, condition: Any, other: Any) -> _AnyTensor",),
     overloads=("(condition: _AnyTensor) -> tuple[_AnyTensor, ...]",
                "(condition: _AnyTensor, input: Any, other: Any) -> _AnyTensor"))
 def where(args: Args) -> Result:
@@ -293,7 +302,7 @@ def where(args: Args) -> Result:
     return broadcast_all(shapes, "where")
 
 
-@op("clamp", "input:tensor, min:any=None, max:any=None", expose="tt method inplace", tags=("elementwise",),
+@op("clamp", "input:tensor, min:any=None, max:any=None", kernel="(const Tensor& out, const Tensor& a, std::optional<double> lo, std::optional<double> hi)", expose="tt method inplace", tags=("elementwise",),
     aliases=("clip",), signature=_SAME, graph=True, prim="Elementwise", fusion="tt_clamp(A, @lo, @hi)")
 def clamp(args: Args) -> Result:
     """Same shape; tensor bounds must broadcast to the input."""
@@ -307,7 +316,8 @@ def clamp(args: Args) -> Result:
     return out if isinstance(out, (Shape, Unknown)) else UNKNOWN
 
 
-@op("masked_fill", "input:tensor, mask:tensor, value:any", expose="tt method inplace", tags=("elementwise",),
+# its kernel writes out (broadcast-shaped) in place
+@op("masked_fill", "input:tensor, mask:tensor, value:any", kernel="(const Tensor& out, const Tensor& mask, const Tensor& value)", expose="tt method inplace", tags=("elementwise",),
     signature="(*s), (*m) -> (*s)", graph=True, prim="Other")
 def masked_fill(args: Args) -> Result:
     """Input and mask broadcast together (torch's out-of-place masked_fill grows the input)."""

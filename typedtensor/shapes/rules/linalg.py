@@ -56,8 +56,9 @@ def matmul_shapes(a: ShapeLike, b: ShapeLike, name: str = "matmul", code: str = 
     return batch.with_tail((*batch.tail, a.tail[-2], b.tail[-1]))
 
 
-@op("matmul", "input:tensor, other:tensor", expose="tt method", tags=("linalg", "matmul"),
+@op("matmul", "input:tensor, other:tensor", cpp_fn="Tensor", expose="tt method", tags=("linalg", "matmul"),
     signature="(*b, m, k), (*b, k, n) -> (*b, m, n)", operators=("__matmul__", "__rmatmul__"), graph=True, prim="Other",
+    onnx="MatMul",
     overloads=("(input: Tensor[_M, _K], other: Tensor[_K, _N]) -> Tensor[_M, _N]",
                "(input: _AnyTensor, other: _AnyTensor) -> _AnyTensor"))
 def matmul(args: Args) -> Result:
@@ -66,20 +67,20 @@ def matmul(args: Args) -> Result:
 
 
 def _sig_op(name: str, sig: str, other: str, code: str = "shape-matmul", symbol: str = "@",
-            python: str = "", overloads: tuple[str, ...] = ()) -> None:
+            python: str = "", overloads: tuple[str, ...] = (), cpp_fn: str | None = None) -> None:
     rule = signature_rule(sig, name, code, symbol)
 
     def apply(args: Args) -> Result:
         return rule((args["input"], args[other]))
 
     op(name, f"input:tensor, {other}:tensor", expose="tt method", tags=("linalg",), signature=sig, python=python,
-       overloads=overloads)(apply)
+       overloads=overloads, cpp_fn=cpp_fn)(apply)
 
 
-_sig_op("mm", "(m, k), (k, n) -> (m, n)", "mat2",
+_sig_op("mm", "(m, k), (k, n) -> (m, n)", "mat2", cpp_fn="Tensor",
         overloads=("(input: Tensor[_M, _K], mat2: Tensor[_K, _N]) -> Tensor[_M, _N]",
                    "(input: _AnyTensor, mat2: _AnyTensor) -> _AnyTensor"))
-_sig_op("bmm", "(b, m, k), (b, k, n) -> (b, m, n)", "mat2")
+_sig_op("bmm", "(b, m, k), (b, k, n) -> (b, m, n)", "mat2", cpp_fn="Tensor")
 _sig_op("mv", "(m, k), (k) -> (m)", "vec", python="tt method")
 _sig_op("dot", "(k), (k) -> ()", "tensor")  # torch's schema: dot(self, tensor)
 _sig_op("outer", "(m), (n) -> (m, n)", "vec2", symbol=",")
@@ -99,7 +100,7 @@ def t(args: Args) -> Result:
     return Shape(tuple(reversed(x.dims)))
 
 
-@op("linear", "input:tensor, weight:tensor, bias:optional_tensor=None", expose="tt F", graph=True, tags=("linalg", "nn"),
+@op("linear", "input:tensor, weight:tensor, bias:optional_tensor=None", expose="tt F", torch_functional_only=True, graph=True, tags=("linalg", "nn"),
     signature="(*b, i), (o, i), (o) -> (*b, o)")
 def linear(args: Args) -> Result:
     """``input @ weight.T + bias`` with ``weight`` of shape ``[out, in]``."""

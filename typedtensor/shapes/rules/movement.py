@@ -95,7 +95,7 @@ def reshape_as(args: Args) -> Result:
     return reshape_shape("reshape_as", args["input"], other.dims)
 
 
-@op("flatten", "input:tensor, start_dim:int=0, end_dim:int=-1", expose="tt method", tags=("view", "movement"))
+@op("flatten", "input:tensor, start_dim:int=0, end_dim:int=-1", cpp_fn="Tensor", expose="tt method", tags=("view", "movement"))
 def flatten(args: Args) -> Result:
     """Merge dims ``start_dim..end_dim`` into their product."""
     x: ShapeLike = args["input"]
@@ -116,7 +116,7 @@ def flatten(args: Args) -> Result:
     return Shape((*x.dims[:s], d_prod(x.dims[s:e + 1]), *x.dims[e + 1:]))
 
 
-@op("unflatten", "input:tensor, dim:int, sizes:sizes", expose="tt method", tags=("view", "movement"))
+@op("unflatten", "input:tensor, dim:int, sizes:sizes", cpp_fn="Tensor(const Tensor&, int64_t, const Shape&)", expose="tt method", tags=("view", "movement"))
 def unflatten(args: Args) -> Result:
     x: ShapeLike = args["input"]
     sizes = _sizes(args["sizes"])
@@ -133,7 +133,7 @@ def unflatten(args: Args) -> Result:
     return replace(x, p, piece.dims)
 
 
-@op("transpose", "input:tensor, dim0:int, dim1:int", expose="tt method inplace", tags=("view", "movement"),
+@op("transpose", "input:tensor, dim0:int, dim1:int", cpp_fn="Tensor", expose="tt method inplace", tags=("view", "movement"),
     aliases=("swapdims",), alias_expose={"swapdims": "tt method"})
 def transpose(args: Args) -> Result:
     """Swap two dims."""
@@ -161,7 +161,7 @@ def swapaxes(args: Args) -> Result:
 
 
 @op("permute", "input:tensor, *dims:ints", expose="tt method", function="input:tensor, dims:ints",
-    tags=("view", "movement"), graph=True, prim="View")
+    tags=("view", "movement"), graph=True, prim="View", onnx="Transpose(perm=ints:dims)")
 def permute(args: Args) -> Result:
     """Reorder all dims; ``dims`` must be a permutation of ``range(rank)``."""
     x: ShapeLike = args["input"]
@@ -183,7 +183,7 @@ def permute(args: Args) -> Result:
     return Shape(tuple(x.dims[p] for p in pos))
 
 
-@op("movedim", "input:tensor, source:any, destination:any", expose="tt method", tags=("view", "movement"),
+@op("movedim", "input:tensor, source:any, destination:any", cpp_fn="Tensor(const Tensor&, const Dims&, const Dims&)", expose="tt method", tags=("view", "movement"),
     aliases=("moveaxis",))
 def movedim(args: Args) -> Result:
     x: ShapeLike = args["input"]
@@ -237,7 +237,7 @@ op("T", "input:tensor", expose="property", tags=("view", "movement"))(_transpose
 op("mT", "input:tensor", expose="property", tags=("view", "movement"))(_transpose_last("mT"))
 
 
-@op("unsqueeze", "input:tensor, dim:int", expose="tt method inplace", tags=("view", "movement"))
+@op("unsqueeze", "input:tensor, dim:int", cpp_fn="Tensor", expose="tt method inplace", tags=("view", "movement"))
 def unsqueeze(args: Args) -> Result:
     """Insert a dim of size 1; ``dim`` ranges over ``rank + 1`` positions."""
     x: ShapeLike = args["input"]
@@ -251,7 +251,7 @@ def unsqueeze(args: Args) -> Result:
     return insert(x, p, (1,))
 
 
-@op("squeeze", "input:tensor, dim:any=None", expose="tt method inplace", tags=("view", "movement"))
+@op("squeeze", "input:tensor, dim:any=None", cpp_fn="Tensor(const Tensor&, const OptDims&)", expose="tt method inplace", tags=("view", "movement"))
 def squeeze(args: Args) -> Result:
     """Drop size-1 dims (all, or the given ones when they are 1)."""
     x: ShapeLike = args["input"]
@@ -356,7 +356,7 @@ def _tensors(value: Any) -> list[ShapeLike] | Unknown:
 
 
 @op("cat", "tensors:tensors, dim:int=0", expose="tt", tags=("movement", "join"), aliases=("concat", "concatenate"),
-    graph=True, prim="Other")
+    graph=True, prim="Other", onnx="Concat(axis=int:dim)")
 def cat(args: Args) -> Result:
     """Join along ``dim``: ranks equal, other dims equal; the joined dim is the sum."""
     shapes = _tensors(args["tensors"])
@@ -503,7 +503,7 @@ def split(args: Args) -> Result:
     return Outputs(UNKNOWN, element=replace(x, p, (UNKNOWN,)))
 
 
-@op("chunk", "input:tensor, chunks:int, dim:int=0", expose="tt method", tags=("view", "movement"),
+@op("chunk", "input:tensor, chunks:int, dim:int=0", cpp_fn="TensorList", expose="tt method", tags=("view", "movement"),
     returns="tuple[_AnyTensor, ...]")
 def chunk(args: Args) -> Result:
     """``chunks`` pieces of ceil(n / chunks) (PyTorch may return fewer)."""
@@ -534,7 +534,7 @@ def chunk(args: Args) -> Result:
     return Outputs(UNKNOWN, element=replace(x, p, (d_ceildiv(length, chunks),)))
 
 
-@op("unbind", "input:tensor, dim:int=0", expose="tt method", tags=("view", "movement"), returns="tuple[_AnyTensor, ...]")
+@op("unbind", "input:tensor, dim:int=0", cpp_fn="TensorList", expose="tt method", tags=("view", "movement"), returns="tuple[_AnyTensor, ...]")
 def unbind(args: Args) -> Result:
     x: ShapeLike = args["input"]
     if isinstance(x, Unknown):
@@ -570,7 +570,7 @@ def flip(args: Args) -> Result:
     return x
 
 
-@op("roll", "input:tensor, shifts:any, dims:any=None", expose="tt method", tags=("movement",),
+@op("roll", "input:tensor, shifts:any, dims:any=None", cpp_fn="Tensor(const Tensor&, const Dims&, const Dims&)", expose="tt method", tags=("movement",),
     signature="(*s) -> (*s)")
 def roll(args: Args) -> Result:
     x: ShapeLike = args["input"]
@@ -586,7 +586,7 @@ def roll(args: Args) -> Result:
     return x
 
 
-@op("narrow", "input:tensor, dim:int, start:any, length:size", expose="tt method", tags=("view", "movement"))
+@op("narrow", "input:tensor, dim:int, start:any, length:size", cpp_fn="Tensor(const Tensor&, int64_t, int64_t, int64_t)", expose="tt method", tags=("view", "movement"))
 def narrow(args: Args) -> Result:
     x: ShapeLike = args["input"]
     if isinstance(x, Unknown):
@@ -614,11 +614,11 @@ for _name in ("tril", "triu"):
             return Issue("shape-rank", f"{_n}: needs at least 2 dims, got {len(x.dims)}; shape {fmt_shape(x)}")
         return x
 
-    op(_name, "input:tensor, diagonal:int=0", expose="tt method inplace", python="inplace", tags=("elementwise",),
+    op(_name, "input:tensor, diagonal:int=0", cpp_fn="Tensor", expose="tt method inplace", python="inplace", tags=("elementwise",),
        signature="(*s) -> (*s)", graph=True, prim="Other")(_tri)
 
 
-@op("diagonal", "input:tensor, offset:int=0, dim1:int=0, dim2:int=1", expose="tt method", tags=("view", "movement"),
+@op("diagonal", "input:tensor, offset:int=0, dim1:int=0, dim2:int=1", cpp_fn="Tensor", expose="tt method", tags=("view", "movement"),
     graph=True, prim="StridedView")
 def diagonal(args: Args) -> Result:
     x: ShapeLike = args["input"]
@@ -666,7 +666,8 @@ def _index_fits(name: str, x: Shape, idx: Shape, p: int | None, src: Shape | Non
     return None
 
 
-@op("gather", "input:tensor, dim:int, index:tensor", expose="tt method", tags=("indexing",), graph=True, prim="Index")
+@op("gather", "input:tensor, dim:int, index:tensor", cpp_fn="Tensor", kernel="(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index)", expose="tt method", tags=("indexing",), graph=True, prim="Index",
+    onnx="GatherElements(axis=int:dim)")
 def gather(args: Args) -> Result:
     """Result has the index's shape; ranks must agree."""
     x: ShapeLike = args["input"]
@@ -680,8 +681,9 @@ def gather(args: Args) -> Result:
     return issue if issue else idx
 
 
+# its kernel's reduce: 0 set, 1 add, 2 mul
 @op("scatter", "input:tensor, dim:int, index:tensor, src:any=None, *, value:any=None, reduce:any=None",
-    expose="tt method inplace", tags=("indexing",), graph=True, prim="Index")
+    kernel="(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, int reduce)", expose="tt method inplace", tags=("indexing",), graph=True, prim="Index")
 def scatter(args: Args) -> Result:
     x: ShapeLike = args["input"]
     idx: ShapeLike = args["index"]
@@ -702,7 +704,8 @@ op("scatter_add", "input:tensor, dim:int, index:tensor, src:tensor", expose="tt 
    graph=True, prim="Index")(scatter)
 
 
-@op("index_add", "input:tensor, dim:int, index:tensor, source:tensor, *, alpha:any=None", expose="tt method inplace",
+# its kernel: out[..., index[j], ...] += src[..., j, ...] along dim (out, src contiguous)
+@op("index_add", "input:tensor, dim:int, index:tensor, source:tensor, *, alpha:any=None", kernel="(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src)", expose="tt method inplace",
     tags=("indexing",), graph=True, prim="Index")
 def index_add(args: Args) -> Result:
     """``source`` is ``input`` with ``dim`` replaced by the length of the 1-d ``index``."""
@@ -729,7 +732,7 @@ def index_add(args: Args) -> Result:
     return x
 
 
-@op("select", "input:tensor, dim:int, index:int", expose="tt method", tags=("view", "movement"), graph=True,
+@op("select", "input:tensor, dim:int, index:int", cpp_fn="Tensor", expose="tt method", tags=("view", "movement"), graph=True,
     prim="StridedView")
 def select(args: Args) -> Result:
     """Drop ``dim``; the index must lie inside it (negative counts from the end)."""
@@ -748,8 +751,8 @@ def select(args: Args) -> Result:
     return replace(x, p, ())
 
 
-@op("index_select", "input:tensor, dim:int, index:tensor", expose="tt method", tags=("indexing",), graph=True,
-    prim="Index")
+@op("index_select", "input:tensor, dim:int, index:tensor", cpp_fn="Tensor", kernel="(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index)", expose="tt method", tags=("indexing",), graph=True,
+    prim="Index", onnx="Gather(axis=int:dim)")
 def index_select(args: Args) -> Result:
     """Replace ``dim`` by the length of a 1-d index."""
     x: ShapeLike = args["input"]
@@ -774,7 +777,7 @@ def index_select(args: Args) -> Result:
     return replace(x, p, (n,))
 
 
-@op("masked_select", "input:tensor, mask:tensor", expose="tt method", tags=("indexing",), cuda="host")
+@op("masked_select", "input:tensor, mask:tensor", cpp_fn="Tensor", expose="tt method", tags=("indexing",), cuda="host")
 def masked_select(args: Args) -> Result:
     x: ShapeLike = args["input"]
     mask: ShapeLike = args["mask"]

@@ -63,7 +63,7 @@ def _spatial(op_name: str, x: Shape, kernel: tuple[DimExpr, ...], stride: tuple[
 
 
 @op("conv2d", "input:tensor, weight:tensor, bias:optional_tensor=None, stride:ints=1, padding:any=0, "
-    "dilation:ints=1, groups:int=1", expose="tt F", tags=("nn", "conv"), graph=True, prim="Other")
+    "dilation:ints=1, groups:int=1", kernel="(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups)", expose="tt F", tags=("nn", "conv"), graph=True, prim="Other")
 def conv2d(args: Args) -> Result:
     """Input ``[N, C, H, W]`` or unbatched ``[C, H, W]``; weight ``[O, C/groups, kH, kW]``."""
     x, w, b = args["input"], args["weight"], args["bias"]
@@ -142,7 +142,7 @@ def _pool(name: str, args: Args, with_dilation: bool) -> Result:
 
 
 @op("max_pool2d", "input:tensor, kernel_size:any, stride:any=None, padding:any=0, dilation:any=1, "
-    "ceil_mode:bool=False, return_indices:bool=False", expose="tt F", tags=("nn", "pool"), returns="Any", graph=True,
+    "ceil_mode:bool=False, return_indices:bool=False", kernel="(const Tensor& out, const Tensor& idx, const Tensor& x, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw)", expose="tt F", tags=("nn", "pool"), returns="Any", graph=True,
     prim="Other")
 def max_pool2d(args: Args) -> Result:
     """Output size from kernel, stride (defaults to kernel), padding (<= kernel/2), dilation."""
@@ -150,13 +150,13 @@ def max_pool2d(args: Args) -> Result:
 
 
 @op("avg_pool2d", "input:tensor, kernel_size:any, stride:any=None, padding:any=0, ceil_mode:bool=False, "
-    "count_include_pad:bool=True, divisor_override:any=None", expose="tt F", tags=("nn", "pool"), graph=True,
+    "count_include_pad:bool=True, divisor_override:any=None", kernel="(const Tensor& out, const Tensor& x, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, bool count_include_pad, int64_t divisor)", expose="tt F", torch_functional_only=True, tags=("nn", "pool"), graph=True,
     prim="Other")
 def avg_pool2d(args: Args) -> Result:
     return _pool("avg_pool2d", {**args, "dilation": 1}, False)
 
 
-@op("adaptive_avg_pool2d", "input:tensor, output_size:any", expose="tt F", tags=("nn", "pool"), graph=True,
+@op("adaptive_avg_pool2d", "input:tensor, output_size:any", kernel="(const Tensor& out, const Tensor& x)", expose="tt F", torch_functional_only=True, tags=("nn", "pool"), graph=True,
     prim="Other")
 def adaptive_avg_pool2d(args: Args) -> Result:
     """The last two dims become ``output_size`` (None keeps a dim)."""
@@ -208,7 +208,7 @@ def batch_norm(args: Args) -> Result:
 
 
 @op("layer_norm", "input:tensor, normalized_shape:sizes, weight:optional_tensor=None, "
-    "bias:optional_tensor=None, eps:float=1e-05", expose="tt F", tags=("nn", "normalization"),
+    "bias:optional_tensor=None, eps:float=1e-05", kernel="(const Tensor& out, const Tensor& in, const Tensor* w, const Tensor* b, int64_t rows, int64_t cols, double eps)", expose="tt F", tags=("nn", "normalization"),
     signature="(*s) -> (*s)", graph=True, prim="Other")
 def layer_norm(args: Args) -> Result:
     """The trailing dims must equal ``normalized_shape``; weight and bias have that shape."""
@@ -272,7 +272,7 @@ def embedding(args: Args) -> Result:
     return idx.with_tail((*idx.tail, w.dims[1]))
 
 
-@op("dropout2d", "input:tensor, p:float=0.5, training:bool=True, inplace:bool=False", expose="tt F",
+@op("dropout2d", "input:tensor, p:float=0.5, training:bool=True, inplace:bool=False", expose="tt F", torch_functional_only=True,
     function="input:tensor, p:float=0.5, training:bool=True", python="F", tags=("nn", "random"),
     signature="(*s) -> (*s)", graph=True)
 def dropout2d(args: Args) -> Result:

@@ -36,7 +36,8 @@ def _fill(name: str, params: str) -> None:
        gradient=_FILLS, dtype_rule="same", signature="(*s) -> (*s)")(lambda args: args["input"])
 
 
-op("bernoulli", "input:tensor, p:float=None, *, generator:any=None", expose="tt method inplace",
+# its kernel draws elementwise P(1) = p
+op("bernoulli", "input:tensor, p:float=None, *, generator:any=None", kernel="(const Tensor& out, const Tensor& p)", expose="tt method inplace",
    inplace="p:any=0.5, *, generator:any=None", python="method inplace", tags=("creation", "random"), differentiable=False,
    gradient="a random draw", dtype_rule="same", signature="(*s) -> (*s)")(lambda args: args["input"])
 _fill("uniform", "from_:float=0.0, to:float=1.0, *, generator:any=None")

@@ -127,7 +127,7 @@ def _register() -> None:
            overloads=("(input: _AnyTensor) -> Tensor[()]",
                       f"(input: _AnyTensor, dim: Any, keepdim: _bool = False) -> {_VI}") if picks else ())(mrule)
 
-    @op("logsumexp", "input:tensor, dim:any, keepdim:bool=False", expose="tt method", tags=("reduction",),
+    @op("logsumexp", "input:tensor, dim:any, keepdim:bool=False", kernel="(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner)", cpp_fn="Tensor(const Tensor&, const Dims&, bool)", expose="tt method", tags=("reduction",),
         dtype_rule="float", graph=True, prim="Reduction")
     def logsumexp(args: Args) -> Result:
         """A stable log(sum(exp(x))) over ``dim``."""
@@ -160,7 +160,10 @@ def _register() -> None:
         if name == "logcumsumexp":
             params = "input:tensor, dim:int"
         scan_in_place = name in ("cumsum", "cumprod")  # Tensor.cumsum_ / cumprod_: the result written back
-        op(name, params, expose="tt method F" if soft else "tt method inplace" if scan_in_place else "tt method",
+        # one kernel for both, its last parameter saying which
+        kernel = "(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner, bool log)" if name == "softmax" else None
+        op(name, params, cpp_fn=None if name == "logcumsumexp" else "Tensor", kernel=kernel,
+           expose="tt method F" if soft else "tt method inplace" if scan_in_place else "tt method",
            tags=("normalization",) if soft else ("scan",),
            python="tt method" if name == "logcumsumexp" else "inplace" if scan_in_place else "", dtype_rule="float",
            signature="(*s) -> (*s)",
