@@ -583,7 +583,10 @@ def _gradient(op: OpDef) -> str:
 def ops_md() -> str:
     ops = all_ops()
     public = {n: op for n, op in sorted(ops.items()) if (op.expose or op.operators) and op.alias_of is None}
-    internal = sorted(n for n, op in ops.items() if not op.expose and not op.operators and op.alias_of is None)
+    # the collectives' rules (tagged "distributed") check calls of typedtensor.distributed, not graph ops
+    collectives = sorted(n for n, op in ops.items() if "distributed" in op.tags)
+    internal = sorted(n for n, op in ops.items()
+                      if not op.expose and not op.operators and op.alias_of is None and n not in collectives)
     lines = [
         MD_HEADER,
         "# Supported ops",
@@ -634,6 +637,11 @@ def ops_md() -> str:
         "in `graph.print()` and in saved graphs:",
         "",
         ", ".join(f"`{n}`" for n in internal) + ".",
+        "",
+        "## Collectives",
+        "",
+        "`typedtensor.distributed` functions whose shapes the checkers relate "
+        "([distributed](distributed.md)): " + ", ".join(f"`{n}`" for n in collectives) + ".",
     ]
     return "\n".join(lines) + "\n"
 
