@@ -65,6 +65,7 @@ FUNCTIONS_FROM_C: Final[tuple[str, ...]] = (
     "eq",
     "erf",
     "erfc",
+    "erfinv",
     "exp",
     "exp2",
     "expm1",

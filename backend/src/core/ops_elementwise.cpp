@@ -87,6 +87,7 @@ class Unary : public Primitive {
     switch (op_) {
       case UnaryOp::Exp: case UnaryOp::Exp2: case UnaryOp::Expm1: case UnaryOp::Sqrt: case UnaryOp::Rsqrt:
       case UnaryOp::Tan: case UnaryOp::Tanh: case UnaryOp::Sigmoid: case UnaryOp::Relu: case UnaryOp::Reciprocal:
+      case UnaryOp::Erfinv:
         return true;
       default:
         return false;
@@ -443,6 +444,7 @@ TensorList Unary::vjp(const TensorList& in, const TensorList& ct, const std::vec
       return {apply1(std::make_shared<ActBackward>(op_), {g, x})};
     case UnaryOp::Erf: return {mul(g, mul(un(UnaryOp::Exp, neg(sq(x))), kTwoOverSqrtPi))};
     case UnaryOp::Erfc: return {mul(g, mul(un(UnaryOp::Exp, neg(sq(x))), -kTwoOverSqrtPi))};
+    case UnaryOp::Erfinv: return {mul(g, mul(un(UnaryOp::Exp, sq(y)), 1.0 / kTwoOverSqrtPi))};  // sqrt(pi)/2 e^(y^2)
     case UnaryOp::Frac: return {g};
     case UnaryOp::Reciprocal: return {neg(mul(g, sq(y)))};
     case UnaryOp::Square: return {mul(g, mul(x, 2.0))};

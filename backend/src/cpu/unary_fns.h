@@ -3,6 +3,7 @@
 // (elementwise.cpp) and the AVX-512 copy (unary_avx512.cpp), so an op's formula is written once.
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "typedtensor/op_kinds.h"
@@ -31,6 +32,39 @@ template <class T>
 TT_VMATH_INLINE T gelu_tanh(T x) {
   const T k = T(0.79788456080286535588), c = T(0.044715);
   return T(0.5) * x * (T(1) + vtanh(k * (x + c * x * x * x)));
+}
+
+// erfinv: Giles' single-precision approximation ("Approximating the erfinv function", GPU Gems
+// 2012), then Newton steps in double on erf (erfc for |y| > 0.5, whose 1 - |y| is exact), so the
+// result is right to double precision; +-inf at +-1, NaN outside [-1, 1].
+template <class T>
+TT_VMATH_INLINE T verfinv(T y0) {
+  double y = static_cast<double>(y0), a = y < 0 ? -y : y;
+  if (!(a <= 1.0)) return std::numeric_limits<T>::quiet_NaN();
+  if (a == 1.0) return y > 0 ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
+  double w = -std::log((1.0 - a) * (1.0 + a)), p;
+  if (w < 5.0) {
+    w -= 2.5;
+    p = 2.81022636e-08;
+    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503, -0.00417768164,
+                     0.246640727, 1.50140941})
+      p = p * w + c;
+  } else {
+    w = std::sqrt(w) - 3.0;
+    p = -0.000200214257;
+    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047,
+                     1.00167406, 2.83297682})
+      p = p * w + c;
+  }
+  double x = p * a;
+  constexpr double kSqrtPiOverTwo = 0.88622692545275801365;
+  for (int i = 0; i < 3; ++i) {  // f(x) = erf(x) - a, as erfc's (1 - a) - erfc(x) near 1
+    double r = a > 0.5 ? (1.0 - a) - std::erfc(x) : std::erf(x) - a;
+    double step = r * kSqrtPiOverTwo * std::exp(x * x);
+    if (!std::isfinite(step)) break;
+    x -= step;
+  }
+  return static_cast<T>(y < 0 ? -x : x);
 }
 
 // Calls run(f) with the T -> T function of `op` and returns true; false when `op` is not a
@@ -68,6 +102,7 @@ bool fp_unary_fn(UnaryOp op, Run&& run) {
     case UnaryOp::Silu: run([](T x) { return x * vsigmoid(x); }); return true;
     case UnaryOp::Erf: run([](T x) { return verf(x); }); return true;
     case UnaryOp::Erfc: run([](T x) { return verfc(x); }); return true;
+    case UnaryOp::Erfinv: run([](T x) { return verfinv(x); }); return true;
     case UnaryOp::Floor: run([](T x) { return std::floor(x); }); return true;
     case UnaryOp::Ceil: run([](T x) { return std::ceil(x); }); return true;
     case UnaryOp::Round: run([](T x) { return std::nearbyint(x); }); return true;

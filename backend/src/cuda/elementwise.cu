@@ -195,6 +195,7 @@ struct UnaryF {
         case UnaryOp::Silu: return x * sigmoid(x);
         case UnaryOp::Erf: return erf(x);
         case UnaryOp::Erfc: return erfc(x);
+        case UnaryOp::Erfinv: return erfinv(x);
         case UnaryOp::Floor: return floor(x);
         case UnaryOp::Ceil: return ceil(x);
         case UnaryOp::Round: return nearbyint(x);

@@ -125,6 +125,7 @@ unary("hardsigmoid", "Hardsigmoid", torch_functional_only=True, dtype="float_onl
       function="input:tensor", method="", python="F", module=("Hardsigmoid", "inplace:bool=False"))
 unary("hardswish", "Hardswish", torch_functional_only=True, onnx="HardSwish", dtype="float_only", expose="tt method inplace F", params=_INPLACE_F,
       function="input:tensor", method="", python="F", module=("Hardswish", "inplace:bool=False"))
+unary("erfinv", "Erfinv")  # after the last UnaryOp value: the enum is in row order
 unary("elu", None, kernel="(const Tensor& out, const Tensor& a, double alpha)", torch_functional_only=True, prim="Elementwise", onnx="Elu(alpha=float:slope)", fusion="(A > T(0) ? A : @slope * expm1(A))", expose="tt F", params="input:tensor, alpha:float=1.0, inplace:bool=False",
       function="input:tensor, alpha:float=1.0", python="F", module=("ELU", "alpha:float=1.0, inplace:bool=False"))
 unary("leaky_relu", None, kernel="(const Tensor& out, const Tensor& a, double slope)", torch_functional_only=True, prim="Elementwise", onnx="LeakyRelu(alpha=float:slope)", fusion="(A > T(0) ? A : A * @slope)", expose="tt method F",
