@@ -74,6 +74,8 @@ FUNCTIONS_FROM_C: Final[tuple[str, ...]] = (
     "flip",
     "floor",
     "floor_divide",
+    "fmax",
+    "fmin",
     "fmod",
     "frac",
     "from_dlpack",

@@ -377,6 +377,13 @@ TensorList Binary::vjp(const TensorList& x, const TensorList& ct, const std::vec
         d = i == 0 ? ga : sub(g, ga);
         break;
       }
+      case BinaryOp::Fmax:
+      case BinaryOp::Fmin: {  // as torch: the whole gradient to a where a >= b (fmin: <=) or b is NaN, else to b
+        Tensor to_a = binary(BinaryOp::LogicalOr, binary(op_ == BinaryOp::Fmax ? BinaryOp::Ge : BinaryOp::Le, a, b),
+                             binary(BinaryOp::Ne, b, b));
+        d = keep(i == 0 ? to_a : unary(UnaryOp::LogicalNot, to_a), g);
+        break;
+      }
       case BinaryOp::Atan2: {
         Tensor den = add(mul(a, a), mul(b, b));
         d = i == 0 ? div(mul(g, b), den) : neg(div(mul(g, a), den));

@@ -229,6 +229,10 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
     case BinaryOp::Minimum:
       if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return (x != x || x < y) ? x : y; });
       else return run_binary<T, T>(out, a, b, [](T x, T y) { return x < y ? x : y; });
+    case BinaryOp::Fmax:  // NaN loses: y when x is NaN, x when y is
+      return run_binary<T, T>(out, a, b, [](T x, T y) { return (x > y || y != y) ? x : y; });
+    case BinaryOp::Fmin:
+      return run_binary<T, T>(out, a, b, [](T x, T y) { return (x < y || y != y) ? x : y; });
     case BinaryOp::Eq: return run_binary<T, B>(out, a, b, [](T x, T y) { return x == y; });
     case BinaryOp::Ne: return run_binary<T, B>(out, a, b, [](T x, T y) { return x != y; });
     case BinaryOp::Lt: return run_binary<T, B>(out, a, b, [](T x, T y) { return x < y; });

@@ -91,6 +91,8 @@ struct BinaryF {
       case BinaryOp::Minimum:
         if constexpr (is_fp_v<T>) return (x != x || x < y) ? x : y;
         else return x < y ? x : y;
+      case BinaryOp::Fmax: return (x > y || y != y) ? x : y;
+      case BinaryOp::Fmin: return (x < y || y != y) ? x : y;
       case BinaryOp::BitAnd:
         if constexpr (!is_fp_v<T>) return T(x & y);
         else return T(0);
