@@ -361,6 +361,7 @@ CPP_HEADER = """\
 // defines X and expands a list, e.g. `#define X(E, name, ...) E,` inside `enum class UnaryOp`.
 //   TT_UNARY_OPS / TT_BINARY_OPS / TT_REDUCE_OPS:
 //     X(Enum, "registry_name", dtype_rule, differentiable, device, saveable, "fusion")
+//   TT_BINARY_INPLACE_OPS: X(Enum) for each binary op with a Tensor.<name>_ form (torch has no fmax_).
 //   TT_PRIMITIVES (every other primitive a graph can hold, by name):
 //     X("registry_name", kind, differentiable, device, saveable, "fusion")
 // dtype_rule (tt::DTypeRule): Same (the promoted input dtype), Float (integers computed in the default
@@ -401,10 +402,13 @@ def _macro(name: str, rows: list[str]) -> str:
 def ops_inc() -> str:
     ops = all_ops()
     families: dict[str, list[str]] = {"UnaryOp": [], "BinaryOp": [], "ReduceOp": []}
+    binary_inplace: list[str] = []
     for name, op in ops.items():  # registration order: each family's rows are in enum order
         if op.cpp is None:
             continue
         family, enum = op.cpp.split("::")
+        if family == "BinaryOp" and "inplace" in op.expose and "inplace" not in op.python:
+            binary_inplace.append(enum)
         families[family].append(
             f'{enum}, "{name}", {_cpp_dtype(op)}, {_cpp_bool(op.differentiable)}, {_DEVICES[op.cuda]}, '
             f'{_cpp_bool(op.graph)}, "{op.fusion or ""}"'
@@ -417,7 +421,8 @@ def ops_inc() -> str:
     ]
     return (
         CPP_HEADER + _macro("TT_UNARY_OPS", families["UnaryOp"]) + _macro("TT_BINARY_OPS", families["BinaryOp"])
-        + _macro("TT_REDUCE_OPS", families["ReduceOp"]) + _macro("TT_PRIMITIVES", rows)
+        + _macro("TT_BINARY_INPLACE_OPS", binary_inplace) + _macro("TT_REDUCE_OPS", families["ReduceOp"])
+        + _macro("TT_PRIMITIVES", rows)
     )
 
 

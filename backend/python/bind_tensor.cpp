@@ -191,8 +191,14 @@ void def_unary(py::class_<Tensor>& cls, py::module_& m, const char* name, UnaryO
   def_op(cls, m, name, [op](const Tensor& a) { return tt::unary(op, a); });
   def_unary_inplace(cls, name, op);
 }
+bool has_inplace_form(BinaryOp op) {
+#define TT_IS(E) op == BinaryOp::E ||
+  return TT_BINARY_INPLACE_OPS(TT_IS) false;
+#undef TT_IS
+}
 void def_binary(py::class_<Tensor>& cls, py::module_& m, const char* name, BinaryOp op) {
   def_op(cls, m, name, [op](py::handle a, py::handle b) { return fn_binary(op, a, b); }, py::arg("other"));
+  if (!has_inplace_form(op)) return;  // the table's exposure (torch has no fmax_)
   cls.def((std::string(name) + "_").c_str(), [op](Tensor& a, py::handle b) -> Tensor& { return ibinary(op, a, b); },
           py::arg("other"), py::return_value_policy::reference_internal);
 }
