@@ -262,6 +262,10 @@ CASES: dict[str, list[Case]] = {
     "acosh": [c(lambda L, a: a.acosh(), Big((3, 4)))],
     "atanh": [c(lambda L, a: a.atanh(), Unit((3, 4)))],
     "erfc": [c(lambda L, a: a.erfc(), (3, 4))],
+    # ---- ops added through the op table (docs/adding-an-op.md)
+    "erfinv": [c(lambda L, a: a.erfinv(), Unit((3, 4)))],
+    "fmax": [c(lambda L, a, b: L.t.fmax(a, b), (3, 4), (4,))],
+    "fmin": [c(lambda L, a, b: a.fmin(b), (3, 4), (3, 1))],
     "logsigmoid": [c(lambda L, a: L.F.logsigmoid(a), (3, 4))],
     "hardsigmoid": [c(lambda L, a: L.F.hardsigmoid(a * 4), (3, 4))],
     "hardswish": [c(lambda L, a: L.F.hardswish(a * 4), (3, 4))],

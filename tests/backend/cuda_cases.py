@@ -309,6 +309,10 @@ for _n in UNARY_FLOAT[-8:]:
     CASES[_n] = lambda mk, dev, n=_n: _fn(n)(mk(data(3, 17)))
 CASES["acosh"] = lambda mk, dev: tt.acosh(mk(data(3, 17, lo=1.1, hi=4.0)))
 CASES["atanh"] = lambda mk, dev: tt.atanh(mk(data(3, 17, lo=-0.9, hi=0.9)))
+CASES["erfinv"] = lambda mk, dev: tt.erfinv(mk(data(3, 17, lo=-0.99, hi=0.99)))
+for _n in ["fmax", "fmin"]:  # a NaN in each operand, once where the other is not NaN
+    CASES[_n] = lambda mk, dev, n=_n: _fn(n)(mk(np.where(np.eye(3, 5) > 0, np.nan, data(3, 5))),
+                                             mk(np.where(np.eye(3, 5)[::-1] > 0, np.nan, data(3, 5))))
 for _n in ["subtract", "multiply", "divide", "greater", "greater_equal", "less", "less_equal", "not_equal"]:
     CASES[_n] = lambda mk, dev, n=_n: _fn(n)(mk(data(3, 1, 5)), mk(data(5, 4)).t()[:, :1] + 0.5)
 CASES.update({

@@ -22,7 +22,7 @@ OPS: dict[str, tuple[float, float]] = {
     "sin": (-1e6, 1e6), "cos": (-1e6, 1e6), "tan": (-10, 10), "asin": (-1, 1), "acos": (-1, 1),
     "atan": (-50, 50), "sinh": (-20, 20), "cosh": (-20, 20), "tanh": (-20, 20), "asinh": (-1e4, 1e4),
     "acosh": (1, 1e4), "atanh": (-0.999, 0.999), "sigmoid": (-120, 120), "erf": (-6, 6),
-    "erfc": (-6, 12), "floor": (-1e3, 1e3), "ceil": (-1e3, 1e3), "round": (-1e3, 1e3),
+    "erfc": (-6, 12), "erfinv": (-1, 1), "floor": (-1e3, 1e3), "ceil": (-1e3, 1e3), "round": (-1e3, 1e3),
     "trunc": (-1e3, 1e3), "frac": (-1e3, 1e3), "reciprocal": (-1e3, 1e3), "abs": (-1e3, 1e3),
     "neg": (-1e3, 1e3), "square": (-1e3, 1e3), "relu": (-1e3, 1e3), "sign": (-1e3, 1e3),
 }

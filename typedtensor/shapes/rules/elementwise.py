@@ -280,8 +280,8 @@ binary("bitwise_xor", "BitXor", "^", dtype="integral", gradient="integer op")
 binary("fmod", "Fmod", "%")
 binary("hypot", "Hypot", dtype="float")
 binary("copysign", "Copysign", dtype="float")
-binary("fmax", "Fmax")  # maximum that ignores NaN: NaN only where both are
-binary("fmin", "Fmin")
+binary("fmax", "Fmax", expose="tt method")  # maximum that ignores NaN: NaN only where both are (no fmax_ in torch)
+binary("fmin", "Fmin", expose="tt method")
 # ops that run as another's BinaryOp value
 binary("true_divide", None, "/", dtype="float")
 binary("xlogy", None, dtype="float", expose="tt method", python="tt method")
