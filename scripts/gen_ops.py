@@ -362,6 +362,8 @@ CPP_HEADER = """\
 //   TT_UNARY_OPS / TT_BINARY_OPS / TT_REDUCE_OPS:
 //     X(Enum, "registry_name", dtype_rule, differentiable, device, saveable, "fusion")
 //   TT_BINARY_INPLACE_OPS: X(Enum) for each binary op with a Tensor.<name>_ form (torch has no fmax_).
+//   TT_UNARY_ALIASES / TT_BINARY_ALIASES: X(Enum, "alias", inplace) for each other name of an op
+//     (torch's arccos for acos), inplace: it has a Tensor.<alias>_ form.
 //   TT_PRIMITIVES (every other primitive a graph can hold, by name):
 //     X("registry_name", kind, differentiable, device, saveable, "fusion")
 // dtype_rule (tt::DTypeRule): Same (the promoted input dtype), Float (integers computed in the default
@@ -403,6 +405,12 @@ def ops_inc() -> str:
     ops = all_ops()
     families: dict[str, list[str]] = {"UnaryOp": [], "BinaryOp": [], "ReduceOp": []}
     binary_inplace: list[str] = []
+    aliases: dict[str, list[str]] = {"UnaryOp": [], "BinaryOp": []}
+    for name, op in ops.items():
+        target = ops[op.alias_of] if op.alias_of else None
+        if target is not None and target.cpp is not None and target.cpp.split("::")[0] in aliases:
+            family, enum = target.cpp.split("::")
+            aliases[family].append(f'{enum}, "{name}", {_cpp_bool("inplace" in op.expose)}')
     for name, op in ops.items():  # registration order: each family's rows are in enum order
         if op.cpp is None:
             continue
@@ -421,7 +429,8 @@ def ops_inc() -> str:
     ]
     return (
         CPP_HEADER + _macro("TT_UNARY_OPS", families["UnaryOp"]) + _macro("TT_BINARY_OPS", families["BinaryOp"])
-        + _macro("TT_BINARY_INPLACE_OPS", binary_inplace) + _macro("TT_REDUCE_OPS", families["ReduceOp"])
+        + _macro("TT_BINARY_INPLACE_OPS", binary_inplace) + _macro("TT_UNARY_ALIASES", aliases["UnaryOp"])
+        + _macro("TT_BINARY_ALIASES", aliases["BinaryOp"]) + _macro("TT_REDUCE_OPS", families["ReduceOp"])
         + _macro("TT_PRIMITIVES", rows)
     )
 

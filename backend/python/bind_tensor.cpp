@@ -1,5 +1,7 @@
 // typedtensor._C.Tensor: the runtime tensor class. Operators and hot methods are bound here
 // directly (no Python layer in between) to keep per-op latency low.
+#include <type_traits>
+
 #include "convert.h"
 
 namespace ttpy {
@@ -187,18 +189,24 @@ void def_unary_inplace(py::class_<Tensor>& cls, const char* name, UnaryOp op) {
   cls.def((std::string(name) + "_").c_str(), [op](Tensor& a) -> Tensor& { return tt::unary_(op, a); },
           py::return_value_policy::reference_internal);
 }
-void def_unary(py::class_<Tensor>& cls, py::module_& m, const char* name, UnaryOp op) {
+void def_unary(py::class_<Tensor>& cls, py::module_& m, const char* name, UnaryOp op, bool inplace = true) {
   def_op(cls, m, name, [op](const Tensor& a) { return tt::unary(op, a); });
-  def_unary_inplace(cls, name, op);
+  if (inplace) def_unary_inplace(cls, name, op);
 }
 bool has_inplace_form(BinaryOp op) {
 #define TT_IS(E) op == BinaryOp::E ||
   return TT_BINARY_INPLACE_OPS(TT_IS) false;
 #undef TT_IS
 }
-void def_binary(py::class_<Tensor>& cls, py::module_& m, const char* name, BinaryOp op) {
+// The ops bound below by their own code: torch gives them more parameters (add's and sub's alpha,
+// div's rounding_mode, round's decimals, gelu's approximate) or another name (pow's exponent).
+bool bound_by_hand(BinaryOp op) {
+  return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Div || op == BinaryOp::Pow;
+}
+bool bound_by_hand(UnaryOp op) { return op == UnaryOp::Round || op == UnaryOp::Gelu || op == UnaryOp::GeluTanh; }
+void def_binary(py::class_<Tensor>& cls, py::module_& m, const char* name, BinaryOp op, bool inplace) {
   def_op(cls, m, name, [op](py::handle a, py::handle b) { return fn_binary(op, a, b); }, py::arg("other"));
-  if (!has_inplace_form(op)) return;  // the table's exposure (torch has no fmax_)
+  if (!inplace) return;  // the table's exposure (torch has no fmax_)
   cls.def((std::string(name) + "_").c_str(), [op](Tensor& a, py::handle b) -> Tensor& { return ibinary(op, a, b); },
           py::arg("other"), py::return_value_policy::reference_internal);
 }
@@ -374,28 +382,34 @@ void bind_tensor(py::module_& m) {
   // every op of the op table's elementwise lists, under its registry name (the ones whose signature
   // has more, like add's and sub's alpha, gelu's approximate or round's decimals, or other names, like
   // pow's exponent, are bound below)
-#define TT_BIND_BINARY(E, name, ...)                                                                  \
-  if (BinaryOp::E != BinaryOp::Add && BinaryOp::E != BinaryOp::Sub && BinaryOp::E != BinaryOp::Div && \
-      BinaryOp::E != BinaryOp::Pow)                                                                   \
-    def_binary(cls, m, name, BinaryOp::E);
+#define TT_BIND_BINARY(E, name, ...) \
+  if (!bound_by_hand(BinaryOp::E)) def_binary(cls, m, name, BinaryOp::E, has_inplace_form(BinaryOp::E));
   TT_BINARY_OPS(TT_BIND_BINARY)
 #undef TT_BIND_BINARY
 // (one whose table entry holds its C++ function, with torch's further parameters, is bound by
 // bind_table_ops; its in-place form, with the defaults, here)
 #define TT_BIND_UNARY(E, name, ...)                                                                      \
   if (bound_by_table(name)) def_unary_inplace(cls, name, UnaryOp::E);                                    \
-  else if (UnaryOp::E != UnaryOp::Round && UnaryOp::E != UnaryOp::Gelu && UnaryOp::E != UnaryOp::GeluTanh) \
+  else if (!bound_by_hand(UnaryOp::E))                                                                   \
     def_unary(cls, m, name, UnaryOp::E);
   TT_UNARY_OPS(TT_BIND_UNARY)
 #undef TT_BIND_UNARY
-  // torch's other names for some of them
-  const std::pair<const char*, BinaryOp> aliases[] = {
-      {"multiply", BinaryOp::Mul}, {"true_divide", BinaryOp::Div},
-      {"greater", BinaryOp::Gt},   {"less", BinaryOp::Lt},      {"greater_equal", BinaryOp::Ge},
-      {"less_equal", BinaryOp::Le}, {"not_equal", BinaryOp::Ne}};
-  for (const auto& [alias, op] : aliases) def_binary(cls, m, alias, op);
-  def_unary(cls, m, "negative", UnaryOp::Neg);
-  def_unary(cls, m, "absolute", UnaryOp::Abs);
+  // torch's other names for them, from the table's aliases= (those of the ops bound by hand are
+  // bound with them: subtract, divide)
+#define TT_BIND_ALIAS(E, alias, inplace) \
+  if (!bound_by_hand(E)) def_op_alias(cls, m, alias, E, inplace);
+  auto def_op_alias = [](py::class_<Tensor>& c, py::module_& mm, const char* alias, auto op, bool inplace) {
+    if constexpr (std::is_same_v<decltype(op), UnaryOp>) def_unary(c, mm, alias, op, inplace);
+    else def_binary(c, mm, alias, op, inplace);
+  };
+#define TT_UNARY_ALIAS(E, alias, inplace) TT_BIND_ALIAS(UnaryOp::E, alias, inplace)
+#define TT_BINARY_ALIAS(E, alias, inplace) TT_BIND_ALIAS(BinaryOp::E, alias, inplace)
+  TT_UNARY_ALIASES(TT_UNARY_ALIAS)
+  TT_BINARY_ALIASES(TT_BINARY_ALIAS)
+#undef TT_UNARY_ALIAS
+#undef TT_BINARY_ALIAS
+#undef TT_BIND_ALIAS
+  def_binary(cls, m, "true_divide", BinaryOp::Div, true);  // a row of its own (always a float result), Div's kernel
   // pow: torch names its second operand `exponent` in every form
   def_op(cls, m, "pow", [](py::handle a, py::handle b) { return fn_binary(BinaryOp::Pow, a, b); }, py::arg("exponent"));
   cls.def("pow_", [](Tensor& a, py::handle b) -> Tensor& { return ibinary(BinaryOp::Pow, a, b); }, py::arg("exponent"),

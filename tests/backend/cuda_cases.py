@@ -315,6 +315,10 @@ for _n in ["fmax", "fmin"]:  # a NaN in each operand, once where the other is no
                                              mk(np.where(np.eye(3, 5)[::-1] > 0, np.nan, data(3, 5))))
 for _n in ["subtract", "multiply", "divide", "greater", "greater_equal", "less", "less_equal", "not_equal"]:
     CASES[_n] = lambda mk, dev, n=_n: _fn(n)(mk(data(3, 1, 5)), mk(data(5, 4)).t()[:, :1] + 0.5)
+for _n in ["arcsin", "arccos", "arctan", "arcsinh", "arctanh", "fix"]:  # torch's other names (the table's aliases=)
+    CASES[_n] = lambda mk, dev, n=_n: _fn(n)(mk(data(3, 17, lo=-0.9, hi=0.9)))
+CASES["arccosh"] = lambda mk, dev: tt.arccosh(mk(data(3, 17, lo=1.1, hi=4.0)))
+CASES["arctan2"] = lambda mk, dev: tt.arctan2(mk(data(3, 1, 5)), mk(data(5, 4)).t()[:, :1] + 0.5)
 CASES.update({
     "byte": lambda mk, dev: mk(data(3, 5, lo=0, hi=9)).byte(),
     "type_as": lambda mk, dev: mk(data(3, 5)).type_as(mk(data(2, kind="i"))),

@@ -263,7 +263,7 @@ def _unary(name: str) -> Callable[[Draw], Case]:
     return gen
 
 
-for _u in (*UNARY, "absolute", "negative"):
+for _u in (*UNARY, *(a for u in UNARY for a in all_ops()[u].aliases)):  # torch's other names too (arccos)
     CASES[_u] = _unary(_u)
 
 _CAST_CALLS: dict[str, Callable[[Any], Any]] = {
