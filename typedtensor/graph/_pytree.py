@@ -6,6 +6,7 @@ different Python values (control flow on those values was resolved at trace time
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 _TENSOR = "T"
@@ -33,21 +34,23 @@ def flatten(obj: Any, is_tensor: Any, leaves: list[Any]) -> Any:
 
 def unflatten(structure: Any, leaves: list[Any]) -> Any:
     """Rebuilds an object from ``flatten``'s structure, taking tensors from ``leaves`` in order."""
-    it = iter(leaves)
+    return _build(structure, iter(leaves))
 
-    def build(s: Any) -> Any:
-        if s == _TENSOR:
-            return next(it)
-        kind = s[0]
-        if kind == "tuple":
-            return tuple(build(x) for x in s[1])
-        if kind == "list":
-            return [build(x) for x in s[1]]
-        if kind == "dict":
-            return {k: build(v) for k, v in s[1]}
-        return s[2]
 
-    return build(structure)
+def _build(s: Any, it: Iterator[Any]) -> Any:
+    # A module-level function, not a closure that calls itself: such a closure is a reference
+    # cycle (the function's cell holds the function), and the iterator it holds kept every
+    # compiled call's outputs alive until Python's cyclic collector ran.
+    if s == _TENSOR:
+        return next(it)
+    kind = s[0]
+    if kind == "tuple":
+        return tuple(_build(x, it) for x in s[1])
+    if kind == "list":
+        return [_build(x, it) for x in s[1]]
+    if kind == "dict":
+        return {k: _build(v, it) for k, v in s[1]}
+    return s[2]
 
 
 def guard_key(structure: Any) -> Any:
