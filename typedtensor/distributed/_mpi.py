@@ -83,6 +83,9 @@ class _Watchdog:
                     "exited or is not making the same call; aborting the job\n"
                 )
                 sys.stderr.flush()
+                # the launcher forwards each rank's stderr through a pipe it reads when it gets to it:
+                # aborting at once can kill the job before the message above has left the pipe
+                time.sleep(0.5)
                 try:
                     comm.Abort(3)
                 finally:
