@@ -1,7 +1,5 @@
 // typedtensor._C.Tensor: the runtime tensor class. Operators and hot methods are bound here
 // directly (no Python layer in between) to keep per-op latency low.
-#include <type_traits>
-
 #include "convert.h"
 
 namespace ttpy {
@@ -396,19 +394,14 @@ void bind_tensor(py::module_& m) {
 #undef TT_BIND_UNARY
   // torch's other names for them, from the table's aliases= (those of the ops bound by hand are
   // bound with them: subtract, divide)
-#define TT_BIND_ALIAS(E, alias, inplace) \
-  if (!bound_by_hand(E)) def_op_alias(cls, m, alias, E, inplace);
-  auto def_op_alias = [](py::class_<Tensor>& c, py::module_& mm, const char* alias, auto op, bool inplace) {
-    if constexpr (std::is_same_v<decltype(op), UnaryOp>) def_unary(c, mm, alias, op, inplace);
-    else def_binary(c, mm, alias, op, inplace);
-  };
-#define TT_UNARY_ALIAS(E, alias, inplace) TT_BIND_ALIAS(UnaryOp::E, alias, inplace)
-#define TT_BINARY_ALIAS(E, alias, inplace) TT_BIND_ALIAS(BinaryOp::E, alias, inplace)
+#define TT_UNARY_ALIAS(E, alias, inplace) \
+  if (!bound_by_hand(UnaryOp::E)) def_unary(cls, m, alias, UnaryOp::E, inplace);
+#define TT_BINARY_ALIAS(E, alias, inplace) \
+  if (!bound_by_hand(BinaryOp::E)) def_binary(cls, m, alias, BinaryOp::E, inplace);
   TT_UNARY_ALIASES(TT_UNARY_ALIAS)
   TT_BINARY_ALIASES(TT_BINARY_ALIAS)
 #undef TT_UNARY_ALIAS
 #undef TT_BINARY_ALIAS
-#undef TT_BIND_ALIAS
   def_binary(cls, m, "true_divide", BinaryOp::Div, true);  // a row of its own (always a float result), Div's kernel
   // pow: torch names its second operand `exponent` in every form
   def_op(cls, m, "pow", [](py::handle a, py::handle b) { return fn_binary(BinaryOp::Pow, a, b); }, py::arg("exponent"));
