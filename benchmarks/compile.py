@@ -19,31 +19,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
-import statistics
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from _harness import cpu_name, interleaved
 
-CLOCK = time.perf_counter
+CLOCK = "wall"  # --clock: "wall" or "cpu" (_harness.CLOCKS)
 
-
-def interleaved(fns: dict[str, Callable[[], Any]], repeats: int, warmup: int = 2) -> dict[str, float]:
-    """Median per function of samples taken round-robin, so that every implementation sees the same
-    mix of quiet and busy moments on a shared machine (memory-bound kernels suffer most from the
-    other jobs' bandwidth use, even in CPU time)."""
-    for fn in fns.values():
-        for _ in range(warmup):
-            fn()
-    samples: dict[str, list[float]] = {k: [] for k in fns}
-    for _ in range(repeats):
-        for k, fn in fns.items():
-            t0 = CLOCK()
-            fn()
-            samples[k].append(CLOCK() - t0)
-    return {k: statistics.median(v) for k, v in samples.items()}
 
 
 def fmt(t: float | None) -> str:
@@ -101,7 +84,7 @@ def chain(tt: Any, torch: Any, repeats: int) -> list[tuple[str, float | None, st
     src = np.ones(16 * 1024 * 1024, dtype=np.float32)
     dst = np.empty_like(src)
     fns["copy 64 MB"] = lambda: np.copyto(dst, src)
-    t = interleaved(fns, repeats)
+    t = interleaved(fns, repeats, clock=CLOCK)
     notes = {"typedtensor compiled": cf.graph_for(x, w, b).kernels()[0][0], "torch.compile": why}
     names = ("typedtensor eager", "typedtensor compiled", "typedtensor compiled, buffer cache off", "torch eager",
              "torch.compile", "numpy")
@@ -208,7 +191,7 @@ def _train_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], repeats: 
         fns["torch.compile"] = lambda: torch_step(tc)
     except Exception as e:
         why = f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"
-    t = interleaved(fns, repeats)
+    t = interleaved(fns, repeats, clock=CLOCK)
     comp = t["typedtensor compiled"]
     ratio = f"{comp / t['typedtensor eager']:.2f}x our eager"
     if "torch.compile" in t:
@@ -246,7 +229,7 @@ def main() -> None:
     ap.add_argument("--skip-chain", action="store_true", help="only the training steps")
     args = ap.parse_args()
     global CLOCK
-    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
+    CLOCK = args.clock
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     import torch
 
@@ -254,7 +237,7 @@ def main() -> None:
 
     tt.set_num_threads(args.threads)
     torch.set_num_threads(args.threads)
-    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {args.threads} threads, "
+    print(f"# {cpu_name()}, {os.cpu_count()} CPUs, {args.threads} threads, "
           f"torch {torch.__version__}, numpy {np.__version__}, {args.clock} clock, "
           f"load average {os.getloadavg()[0]:.1f}")
     if not args.skip_chain:

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import time
 from collections.abc import Callable
 from typing import Any
+
+from _harness import cpu_name
 
 
 def main() -> None:
@@ -40,10 +41,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     libs = tt.backends.cpu.blas_available()
     start = tt.backends.cpu.get_blas()
-    cpu = platform.machine()
-    if os.path.exists("/proc/cpuinfo"):
-        with open("/proc/cpuinfo") as f:
-            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu)
+    cpu = cpu_name()
     print(f"# {cpu}, {os.cpu_count()} CPUs, {args.threads} threads, {args.clock} clock, torch {torch.__version__}, "
           f"numpy {np.__version__}, BLAS chosen by default: {start}, load average {os.getloadavg()[0]:.1f}\n")
     head = " | ".join(f"typedtensor {lib}" for lib in libs)
