@@ -8,8 +8,11 @@
 2. Training steps (forward + backward, gradients into .grad): an MLP, a one-block attention
    transformer and the small CNN of train.py, typedtensor eager vs compiled vs torch eager vs
    torch.compile.
+3. The same models' full training steps (forward + backward + AdamW or SGD-with-momentum update),
+   the optimizer's update traced into the compiled step.
 
 usage: python benchmarks/compile.py [--threads 2] [--repeats 15] [--clock wall|cpu] [--skip-chain]
+       [--skip-fwd-bwd] [--optimizers adamw,sgd]
 
 ``--clock cpu`` times with the process's CPU time instead of wall time: on a machine shared with
 other jobs, wall time mostly measures the scheduler; with ``--threads 1`` CPU time is the work done.
@@ -204,18 +207,120 @@ def _train_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], repeats: 
     ]
 
 
-def training(tt: Any, torch: Any, repeats: int) -> list[tuple[str, str, float | None, str]]:
-    specs = {
-        "MLP 256x512-1024-1024-10": (
-            [(512, 1024), (1024,), (1024, 1024), (1024,), (1024, 10), (10,)], (256, 512), (256, 10), "mlp"),
-        "attention block B8 T64 D128": (
-            [(128, 128)] * 4 + [(128,), (128,), (128, 512), (512, 128)], (8, 64, 128), (8, 64, 128), "attn"),
-        "CNN 64x1x28x28 conv32-conv64-fc128-fc10": (
-            [(32, 1, 3, 3), (32,), (64, 32, 3, 3), (64,), (128, 64 * 7 * 7), (128,), (10, 128), (10,)],
-            (64, 1, 28, 28), (64, 10), "cnn"),
+def _make_opt(lib: Any, which: str, params: list[Any]) -> Any:
+    if which == "adamw":
+        return lib.optim.AdamW(params, lr=1e-3, weight_decay=1e-2)
+    return lib.optim.SGD(params, lr=1e-2, momentum=0.9)
+
+
+def _full_step_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], which: str,
+                    repeats: int) -> list[tuple[str, str, float | None, str]]:
+    """The whole training step: forward, backward and the optimizer's update (NOTE [ Compiled
+    optimizer steps ] in typedtensor/optim/optimizer.py). Eager and compiled each train their own
+    copy of the parameters; the compiled function traces ``loss.backward()`` and ``opt.step()``, so
+    its graph updates the parameters and the optimizer's state in place. torch.compile compiles the
+    loss and ``opt.step`` (its graph breaks at ``backward()``), as its tutorials do."""
+    shapes, xs, ys, kind = spec
+    rng = np.random.default_rng(1)
+    xn = rng.standard_normal(xs, dtype=np.float32)
+    yn = rng.standard_normal(ys, dtype=np.float32)
+    x, y = tt.from_numpy(xn), tt.from_numpy(yn)
+    tx, ty = torch.from_numpy(xn), torch.from_numpy(yn)
+    ps_eager, ps_comp = _tt_params(tt, shapes, 2), _tt_params(tt, shapes, 2)
+    tps, tps_c = ([torch.tensor(p.detach().numpy(), requires_grad=True) for p in ps_eager] for _ in range(2))
+    opt_eager, opt_comp = _make_opt(tt, which, ps_eager), _make_opt(tt, which, ps_comp)
+    topt, topt_c = _make_opt(torch, which, tps), _make_opt(torch, which, tps_c)
+
+    def loss(lib: Any, params: list[Any], a: Any, c: Any) -> Any:
+        if kind == "mlp":
+            return mlp_loss(lib, params, a, c)
+        if kind == "cnn":
+            return cnn_loss(lib, params, a, c)
+        ln = tt.layer_norm if lib is tt else torch.nn.functional.layer_norm
+        return attn_loss(lib, params, a, c, ln)
+
+    def body(ps: list[Any], opt: Any) -> Callable[[Any, Any], Any]:
+        def step(a: Any, c: Any) -> Any:
+            out = loss(tt, ps, a, c)
+            out.backward()
+            opt.step()
+            return out.detach()
+        return step
+
+    eager_body = body(ps_eager, opt_eager)
+    compiled = tt.compile(body(ps_comp, opt_comp), params=ps_comp)
+
+    def tt_step(ps: list[Any], fn: Callable[[Any, Any], Any]) -> Callable[[], Any]:
+        def run() -> Any:
+            for p in ps:
+                p.grad = None
+            return fn(x, y)
+        return run
+
+    def torch_step(ps: list[Any], opt_step: Callable[[], Any], fn: Callable[..., Any]) -> Callable[[], Any]:
+        def run() -> Any:
+            for p in ps:
+                p.grad = None
+            out = fn(tx, ty)
+            out.backward()
+            opt_step()
+            return out.detach()
+        return run
+
+    eager_run, comp_run = tt_step(ps_eager, eager_body), tt_step(ps_comp, compiled)
+    for _ in range(3):  # the same trajectory, step for step
+        le, lc = eager_run().item(), comp_run().item()
+        assert abs(le - lc) <= 1e-4 * max(1.0, abs(le)), (le, lc)
+    fns: dict[str, Callable[[], Any]] = {
+        "typedtensor eager": eager_run,
+        "typedtensor compiled": comp_run,
+        "torch eager": torch_step(tps, topt.step, lambda a, c: loss(torch, tps, a, c)),
     }
+    why = ""
+    try:
+        tc = torch.compile(lambda a, c: loss(torch, tps_c, a, c))
+        tstep = torch.compile(topt_c.step)
+        run = torch_step(tps_c, tstep, tc)
+        run()
+        fns["torch.compile"] = run
+    except Exception as e:
+        why = f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"
+    t = interleaved(fns, repeats, clock=CLOCK)
+    comp = t["typedtensor compiled"]
+    ratio = f"{comp / t['typedtensor eager']:.2f}x our eager"
+    if "torch.compile" in t:
+        ratio += f", {comp / t['torch.compile']:.2f}x torch.compile"
+    label = f"{name} + {'AdamW' if which == 'adamw' else 'SGD momentum'}"
+    return [
+        (label, "typedtensor eager", t["typedtensor eager"], ""),
+        (label, "typedtensor compiled", comp, ratio),
+        (label, "torch eager", t["torch eager"], ""),
+        (label, "torch.compile", t.get("torch.compile"), why),
+    ]
+
+
+SPECS: dict[str, tuple[Any, ...]] = {
+    "MLP 256x512-1024-1024-10": (
+        [(512, 1024), (1024,), (1024, 1024), (1024,), (1024, 10), (10,)], (256, 512), (256, 10), "mlp"),
+    "attention block B8 T64 D128": (
+        [(128, 128)] * 4 + [(128,), (128,), (128, 512), (512, 128)], (8, 64, 128), (8, 64, 128), "attn"),
+    "CNN 64x1x28x28 conv32-conv64-fc128-fc10": (
+        [(32, 1, 3, 3), (32,), (64, 32, 3, 3), (64,), (128, 64 * 7 * 7), (128,), (10, 128), (10,)],
+        (64, 1, 28, 28), (64, 10), "cnn"),
+}
+
+
+def full_steps(tt: Any, torch: Any, repeats: int, optimizers: list[str]) -> list[tuple[str, str, float | None, str]]:
     rows: list[tuple[str, str, float | None, str]] = []
-    for name, spec in specs.items():
+    for name, spec in SPECS.items():
+        for which in optimizers:
+            rows += _full_step_rows(tt, torch, name, spec, which, repeats)
+    return rows
+
+
+def training(tt: Any, torch: Any, repeats: int) -> list[tuple[str, str, float | None, str]]:
+    rows: list[tuple[str, str, float | None, str]] = []
+    for name, spec in SPECS.items():
         rows += _train_rows(tt, torch, name, spec, repeats)
     return rows
 
@@ -227,6 +332,9 @@ def main() -> None:
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall")
     ap.add_argument("--skip-training", action="store_true")
     ap.add_argument("--skip-chain", action="store_true", help="only the training steps")
+    ap.add_argument("--skip-fwd-bwd", action="store_true", help="leave out the forward + backward rows")
+    ap.add_argument("--optimizers", default="adamw,sgd",
+                    help="the full steps' optimizers (comma-separated: adamw, sgd; empty: no full-step rows)")
     args = ap.parse_args()
     global CLOCK
     CLOCK = args.clock
@@ -244,9 +352,16 @@ def main() -> None:
         report_chain(chain(tt, torch, args.repeats))
     if args.skip_training:
         return
-    print("\n| training step (fwd + bwd) | implementation | time | note |\n| --- | --- | ---: | --- |")
-    for name, impl, t, note in training(tt, torch, args.repeats):
-        print(f"| {name} | {impl} | {fmt(t)} | {note} |")
+    if not args.skip_fwd_bwd:
+        print("\n| training step (fwd + bwd) | implementation | time | note |\n| --- | --- | ---: | --- |")
+        for name, impl, t, note in training(tt, torch, args.repeats):
+            print(f"| {name} | {impl} | {fmt(t)} | {note} |")
+    optimizers = [o for o in args.optimizers.split(",") if o]
+    if optimizers:
+        print("\n| full training step (fwd + bwd + optimizer) | implementation | time | note |\n"
+              "| --- | --- | ---: | --- |")
+        for name, impl, t, note in full_steps(tt, torch, args.repeats, optimizers):
+            print(f"| {name} | {impl} | {fmt(t)} | {note} |")
 
 
 def report_chain(rows: list[tuple[str, float | None, str]]) -> None:

@@ -69,6 +69,12 @@ void bind_graph(py::module_& m) {
         return py::make_tuple(tg::kind_name(v.kind), shape_tuple(v.shape), dtype_object(v.dtype), data, v.slot);
       })
       .def("op_counts", &tg::Graph::op_counts)
+      .def("in_place_writes", [](const tg::Graph& g) {
+        std::vector<std::pair<int, int>> out;  // (value, the capture a fused kernel writes it into)
+        for (size_t v = 0; v < g.write_into.size(); ++v)
+          if (g.write_into[v] >= 0) out.emplace_back(static_cast<int>(v), g.write_into[v]);
+        return out;
+      })
       .def("kernels", [](const tg::Graph& g) {
         py::list out;
         for (const auto& n : g.nodes)
@@ -90,6 +96,10 @@ void bind_graph(py::module_& m) {
       .def("abort", &tg::GraphTracer::abort)
       .def("writebacks", &tg::GraphTracer::writebacks);
 
+  m.def("_graph_tracing", [] { return dynamic_cast<tg::GraphTracer*>(tt::current_tracer()) != nullptr; });
+  m.def("_graph_persist", [](const Tensor& t) {
+    if (auto* g = dynamic_cast<tg::GraphTracer*>(tt::current_tracer())) g->persist(t);
+  });
   m.def("_graph_load", [](const std::string& path) { return tg::load(path); });
   m.def("_graph_load_bytes", [](const py::bytes& b, const std::string& what) { return tg::load_bytes(std::string(b), what); });
   m.def("_graph_default_pipeline", [] { return tg::default_pipeline(); });

@@ -52,6 +52,21 @@ def test_cse_merges_repeated_subexpressions() -> None:
     _check_same(g, lambda a: a.tanh() * a.tanh() + a * 0.5 + a * 0.5, x)
 
 
+def test_cse_keeps_constants_that_differ_past_six_decimals() -> None:
+    # their keys once printed six decimals: 1e-7, 1e-8 (an optimizer's eps) and 0 were one constant
+    x = randn(3, 3)
+
+    def f(a: Any) -> Any:
+        return a * 1e-7 + a * 1e-8 + (a * 0.0 + 2.5e-7)
+
+    g = trace(f, x)
+    g.run_pass("cse")
+    for c in ("1.00000001e-07", "9.99999994e-09", "0", "2.49999999e-07"):
+        assert f"= const {c}" in str(g)
+    _check_same(g, f, x)
+    close(tt.compile(f)(x), f(x), rtol=1e-6)
+
+
 def test_cse_does_not_merge_different_attributes() -> None:
     x = randn(2, 3)
     g = trace(lambda a: a.sum(0) .sum() + a.sum(1).sum(), x)
@@ -251,6 +266,23 @@ def test_reduction_is_not_fused_when_its_input_is_needed_elsewhere() -> None:
     assert "sum" in ops(g2)  # the exp result is an output too: the reduction stays separate
     for got, want in zip(g2(x), [(x * 3.0).exp().sum(), (x * 3.0).exp()], strict=True):
         close(got, want, rtol=1e-5)
+
+
+def test_fuse_is_not_cut_by_small_computations_between_its_nodes() -> None:
+    # An optimizer step's bias corrections are traced between the ops of a parameter's update; the
+    # one-element nodes move before the group, so the update stays one kernel (it was two here).
+    x, s = randn(6, 8), randn()
+
+    def f(a: Any, c: Any) -> Any:
+        y = a * 2.0  # the group starts
+        k = (c * 3.0).exp()  # a scalar made after it starts ...
+        return (y + 1.0) * k  # ... read by the group
+
+    g = trace(f, x, s)
+    g.run_pass("fuse")
+    big = [n for n in g.nodes() if n.op == "fused" and g.value(n.outputs[0]).shape == (6, 8)]
+    assert len(big) == 1 and [m.op for m in big[0].body if m.op != "expand"] == ["mul", "add", "mul"]
+    close(g(x, s)[0], f(x, s), rtol=1e-6)
 
 
 def test_fuse_stops_at_non_elementwise_and_keeps_shared_values() -> None:

@@ -216,8 +216,17 @@ class CompiledFunction:
         if entry.writebacks:
             with _no_grad():
                 for pos, arg, captured in entry.writebacks:
-                    (tensors[arg] if arg is not None else captured).copy_(outs[pos])
+                    target = tensors[arg] if arg is not None else captured
+                    if not _written_in_place(target, outs[pos]):
+                        target.copy_(outs[pos])
         return _pytree.unflatten(entry.out_structure, outs[: entry.n_out])
+
+
+def _written_in_place(target: Any, out: Any) -> bool:
+    """Whether the graph already wrote ``out`` into ``target``'s memory (NOTE [ In-place
+    write-backs ] in backend/src/graph/executor.cpp): then there is nothing to copy."""
+    return bool(out is target or (out.untyped_storage_ptr() == target.untyped_storage_ptr()
+                                  and out.storage_offset() == target.storage_offset()))
 
 
 def _aliases(tensors: list[Any]) -> tuple[Any, ...]:
@@ -243,7 +252,9 @@ def _writebacks(graph: Graph, raw: list[tuple[int, int]]) -> list[tuple[int, int
     backend/src/graph/trace.cpp): the graph computes the written values out of place. Where the
     written tensor lives on after the call -- an argument, or a tensor the function closed over
     (BatchNorm's running statistics, a parameter an optimizer step updates) -- its final value is an
-    extra graph output, copied into it after every call, as torch.compile does. The trace restores
+    extra graph output, copied into it after every call, as torch.compile does -- or, where a fused
+    kernel computes that value last, written there by the kernel itself (NOTE [ In-place
+    write-backs ] in backend/src/graph/executor.cpp). The trace restores
     what its eager run wrote, so the first call updates each tensor once, like the later ones."""
     inputs = graph.inputs
     out: list[tuple[int, int | None, Any]] = []

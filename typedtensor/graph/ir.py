@@ -109,6 +109,11 @@ class Graph:
         """(mode, generated C++ source) of each fused node; mode is compiled/interpreted/pending."""
         return [(m, s) for m, s in self._raw.kernels()]
 
+    def in_place_writes(self) -> dict[int, int]:
+        """{value: capture} for every write-back a fused kernel writes straight into the captured
+        tensor (the memplan pass; NOTE [ In-place write-backs ] in backend/src/graph/executor.cpp)."""
+        return {int(v): int(c) for v, c in self._raw.in_place_writes()}
+
     def cuda_kernels(self) -> list[str]:
         """The CUDA C source of each fused node (what NVRTC compiles when the graph runs on a GPU)."""
         return [str(s) for s in self._raw.cuda_kernels()]

@@ -50,6 +50,28 @@ def bump(step: Tensor) -> float:
     return float(step.item())
 
 
+def tracing() -> bool:
+    """Whether ``tt.compile`` is tracing this step into a graph (NOTE [ Compiled optimizer steps ] in
+    typedtensor/optim/optimizer.py)."""
+    return bool(_C._graph_tracing())
+
+
+def persistent(t: Tensor) -> Tensor:
+    """Declares state made while ``tt.compile`` traces a step to outlive the call: the graph reads
+    and writes it by reference like a parameter, instead of keeping its first values as a constant."""
+    _C._graph_persist(t)
+    return t
+
+
+def step_tensor(step: Tensor) -> Tensor:
+    """Advance a step counter inside a traced step and return the new count as a float64 0-d tensor:
+    the graph must compute the bias corrections from it at every call (``bump``'s Python number would
+    be frozen at the traced step). float64, so ``1 - beta ** step`` keeps the digits eager's Python
+    arithmetic keeps (in float32, ``1 - 0.999 ** 1`` loses four of them)."""
+    step.add_(1)
+    return step.to(_C.float64)
+
+
 def torch_flags(
     name: str, *, foreach: bool | None = None, capturable: bool = False, differentiable: bool = False,
     fused: bool | None = None,

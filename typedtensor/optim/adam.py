@@ -7,7 +7,18 @@ from collections.abc import Iterable
 from typing import Any
 
 from typedtensor._runtime import _C
-from typedtensor.optim._pointwise import addcdiv_, addcmul_, bump, lerp_, maximum_, step_counter, torch_flags
+from typedtensor.optim._pointwise import (
+    addcdiv_,
+    addcmul_,
+    bump,
+    lerp_,
+    maximum_,
+    persistent,
+    step_counter,
+    step_tensor,
+    torch_flags,
+    tracing,
+)
 from typedtensor.optim.optimizer import Optimizer, Tensor
 
 
@@ -55,13 +66,17 @@ class Adam(Optimizer):
         lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
         if group["maximize"]:
             grad = -grad
+        traced = tracing()  # NOTE [ Compiled optimizer steps ]: the step count is a tensor
         if not state:
             state["step"] = step_counter()
             state["exp_avg"] = _C.zeros_like(param)
             state["exp_avg_sq"] = _C.zeros_like(param)
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = _C.zeros_like(param)
-        step = bump(state["step"])
+            if traced:
+                for t in state.values():
+                    persistent(t)
+        step: Any = step_tensor(state["step"]) if traced else bump(state["step"])
         if wd != 0:
             if group.get("decoupled_weight_decay", False):
                 param.mul_(1 - lr * wd)
@@ -72,12 +87,14 @@ class Adam(Optimizer):
         addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
         step_size = lr / (1 - beta1**step)
         bias_correction2_sqrt = (1 - beta2**step) ** 0.5
-        if group["amsgrad"]:
-            max_sq = maximum_(state["max_exp_avg_sq"], exp_avg_sq)
-            denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+        if traced:  # float64 0-d tensors: rounded to the parameter's type where eager rounds its scalars
+            bias_correction2_sqrt = bias_correction2_sqrt.to(param.dtype)
+        sq = maximum_(state["max_exp_avg_sq"], exp_avg_sq) if group["amsgrad"] else exp_avg_sq
+        denom = (sq.sqrt() / bias_correction2_sqrt).add_(eps)
+        if traced:
+            param.add_((exp_avg * (-step_size).to(param.dtype)) / denom)  # addcdiv_'s order
         else:
-            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-        addcdiv_(param, exp_avg, denom, -step_size)
+            addcdiv_(param, exp_avg, denom, -step_size)
 
 
 class AdamW(Adam):

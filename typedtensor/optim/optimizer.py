@@ -9,6 +9,18 @@ optimizer) and records that it ran, which the learning-rate schedulers check (to
 
 ``state`` is a ``defaultdict(dict)`` keyed by parameter, as in torch, so a hand-written optimizer
 may write ``self.state[p]["buf"]`` without first creating the entry.
+
+NOTE [ Compiled optimizer steps ]
+``tt.compile`` of a function that calls ``loss.backward()`` and ``opt.step()`` traces the update
+into the step's graph: parameters and state are captured tensors the function writes in place, so
+they are write-backs (NOTE [ Write-backs ] in typedtensor/graph/compiled.py), and the fuser turns
+each parameter's update into one elementwise kernel that writes the parameter and its state in
+place (NOTE [ In-place write-backs ] in backend/src/graph/executor.cpp). The trace runs the step
+once, and its Python control flow is frozen into the graph, so a traced step keeps out of it what
+changes from step to step: state created on the first step is declared persistent (captured by
+reference, not a constant of the graph), and SGD's and Adam's first-step branches are replaced by
+the general update on zero state (the same numbers); Adam's step count stays a tensor and the bias
+corrections are computed from it in float64 at every call. Eager steps run exactly as before.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from typedtensor.optim._pointwise import torch_flags
+from typedtensor._runtime import _C
+from typedtensor.optim._pointwise import persistent, torch_flags, tracing
 from typedtensor.optim.optimizer import Optimizer, Tensor, required
 
 
@@ -48,6 +49,16 @@ class SGD(Optimizer):
             d_p = d_p.add(param, alpha=wd)
         if momentum != 0:
             buf = state.get("momentum_buffer")
+            if buf is None and tracing():
+                # NOTE [ Compiled optimizer steps ]: the graph must hold the later steps' update, so
+                # the buffer starts at zero, where that update gives the first step's clone exactly
+                # when there is no dampening
+                if group["dampening"] != 0:
+                    raise NotImplementedError(
+                        "tt.compile: the first SGD step with dampening != 0 differs from the later ones; run one "
+                        "step eagerly before compiling the training step")
+                buf = persistent(_C.zeros_like(param))
+                state["momentum_buffer"] = buf
             if buf is None:
                 buf = d_p.clone().detach()
                 state["momentum_buffer"] = buf

@@ -57,6 +57,13 @@ class Graph {
   std::vector<std::string> passes_run;
   std::vector<std::string> saved_pipeline;  // a loaded graph: the passes its saver had run
   int num_slots = 0;
+  // (input or capture value id, output position): the tensors the traced function wrote in place,
+  // whose final values are those outputs (GraphTracer::writebacks(); NOTE [ Write-backs ] in
+  // typedtensor/graph/compiled.py)
+  std::vector<std::pair<int, int>> writebacks;
+  // memplan: per value, the capture a fused kernel writes it into directly, or -1 (NOTE [ In-place
+  // write-backs ] in backend/src/graph/executor.cpp)
+  std::vector<int> write_into;
 
   int add_value(ValueKind k, const Shape& s, DType d, Tensor data = {});
   std::string str() const;
@@ -91,6 +98,11 @@ class GraphTracer : public Tracer {
   // `what` (item(), tolist() ...) reads t's values on the host: refused when t is an input or
   // computed from one (the graph would keep the first call's number).
   void host_read(const Tensor& t, const char* what);
+  // t, made by the traced function without a primitive (an optimizer's state, created on its first
+  // step), outlives the call: it is captured by reference like a tensor made before the trace, not
+  // kept as a constant, so the function's writes to it become write-backs and the trace's eager
+  // writes are undone (NOTE [ Functionalization ]).
+  void persist(const Tensor& t);
   // The graph's outputs: `outputs`, then the final value of every input and captured tensor the
   // function wrote in place (see writebacks()). Puts back what the trace's eager run wrote.
   std::shared_ptr<Graph> finish(const TensorList& outputs);

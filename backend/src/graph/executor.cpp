@@ -60,6 +60,53 @@ void check_view_bounds(const Node& n, const Tensor& in) {
 
 }  // namespace
 
+// NOTE [ In-place write-backs ]
+// A captured tensor the function writes (a parameter and its optimizer state in a compiled training
+// step; NOTE [ Write-backs ] in typedtensor/graph/compiled.py) gets its final value as a graph
+// output, which tt.compile copies into it after the run: for an optimizer, one more pass over every
+// parameter and state tensor. Where a fused kernel computes that final value, and nothing after it
+// reads the tensor's old value, the kernel writes it straight into the captured tensor's memory
+// instead (the output is then that tensor, and the copy finds nothing to do) -- torch.compile's
+// in-place optimizer updates. Safe because a fused kernel reads all its operands at an index before
+// it writes that index: the capture must be one of its same-shaped (not broadcast) operands or
+// none, not be read through a view there, and no later node may read it or a view of it.
+static bool plan_write_backs(Graph& g, const std::vector<int>& root, const std::vector<int>& root_last) {
+  g.write_into.assign(g.values.size(), -1);
+  std::vector<int> prod(g.values.size(), -1);
+  for (size_t k = 0; k < g.nodes.size(); ++k)
+    for (int o : g.nodes[k].outputs) prod[o] = static_cast<int>(k);
+  std::vector<int> out_count(g.values.size(), 0), out_root(g.values.size(), 0);
+  for (int o : g.outputs) {
+    ++out_count[o];
+    ++out_root[root[o]];
+  }
+  bool any = false;
+  for (const auto& [target, pos] : g.writebacks) {
+    if (target < 0 || target >= static_cast<int>(g.values.size()) || pos < 0 || pos >= static_cast<int>(g.outputs.size()))
+      continue;
+    const Value& tv = g.values[target];
+    const int o = g.outputs[pos];
+    if (tv.kind != ValueKind::Capture || !tv.data.defined() || out_root[target] || out_count[o] != 1 || root[o] != o) continue;
+    const Value& ov = g.values[o];
+    if (ov.shape != tv.shape || ov.dtype != tv.dtype || ov.slot >= 0) continue;
+    const int k = prod[o];
+    if (k < 0 || root_last[target] > k) continue;
+    const Node& n = g.nodes[k];
+    auto* fk = dynamic_cast<FusedKernel*>(n.prim.get());
+    if (!fk || fk->reduces()) continue;
+    bool safe = true;
+    for (size_t i = 0; i < n.inputs.size() && safe; ++i) {
+      int v = n.inputs[i];
+      if (v < 0 || root[v] != target) continue;
+      safe = v == target && fk->input_shapes().at(i) == fk->shape();
+    }
+    if (!safe || !fk->allow_aliasing()) continue;
+    g.write_into[o] = target;
+    any = true;
+  }
+  return any;
+}
+
 bool plan_memory(Graph& g) {
   for (Value& v : g.values) v.slot = -1;
   std::vector<int> root = alias_roots(g);
@@ -100,7 +147,7 @@ bool plan_memory(Graph& g) {
     }
   }
   g.num_slots = static_cast<int>(slots.size());
-  return g.num_slots > 0;
+  return plan_write_backs(g, root, root_last) || g.num_slots > 0;
 }
 
 namespace {
@@ -216,6 +263,15 @@ TensorList Graph::run(const TensorList& in) {
       Device dev = ins.empty() ? Device{} : ins[0].device();  // outputs live where the operands do
       for (int o : n.outputs) {
         const Value& v = values[o];
+        const int into = static_cast<size_t>(o) < write_into.size() ? write_into[o] : -1;
+        if (into >= 0) {  // NOTE [ In-place write-backs ]
+          const Tensor& c = values[into].data;
+          if (c.defined() && c.is_contiguous() && c.shape() == v.shape && c.dtype() == v.dtype && c.device() == dev) {
+            c.bump_version();
+            outs.push_back(c);
+            continue;
+          }
+        }
         if (v.slot >= 0) {
           Tensor& buf = state_->slots[v.slot];
           if (!buf.defined() || buf.numel() != shape_numel(v.shape) || buf.dtype() != v.dtype || buf.device() != dev)

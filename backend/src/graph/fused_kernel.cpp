@@ -54,6 +54,14 @@ std::string FusedKernel::mode() const {
   return tried_ || cuda_tried_ ? "interpreted" : "pending";
 }
 
+bool FusedKernel::allow_aliasing() {
+  if (aliasing_) return true;
+  if (tried_ || cuda_tried_) return false;
+  aliasing_ = true;
+  src_ = generate();
+  return true;
+}
+
 void FusedKernel::ensure_compiled() {
   std::call_once(once_, [this] {
     lib_ = compile_kernel(src_);

@@ -1,6 +1,7 @@
 // Elementwise fusion: groups of elementwise nodes of one shape (with the expand views that broadcast
 // their inputs) become one FusedKernel node, run as one generated loop.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -44,7 +45,55 @@ bool is_reduction_tail(const Node& n) {
   return true;
 }
 
+// Moves every node that makes only one-element values to just after the last node it reads, so a
+// group of large elementwise nodes is not cut by the small computations interleaved with it in
+// trace order. An optimizer step's bias corrections (NOTE [ Compiled optimizer steps ] in
+// typedtensor/optim/optimizer.py) sit between the ops of one parameter's update, and the group
+// rule (operands made before the group starts) then split the update into four kernels. The moved
+// nodes are cheap and keep no large buffer alive longer. Stable otherwise: a topological order.
+static bool hoist_scalar_nodes(Graph& g) {
+  const size_t nn = g.nodes.size();
+  std::vector<int> prod(g.values.size(), -1);
+  for (size_t i = 0; i < nn; ++i)
+    for (int o : g.nodes[i].outputs) prod[o] = static_cast<int>(i);
+  // after[k + 1]: the hoisted nodes placed right after node k (after[0]: at the front)
+  std::vector<std::vector<int>> after(nn + 1);
+  std::vector<char> hoisted(nn, 0);
+  bool moved = false;
+  for (size_t k = 0; k < nn; ++k) {
+    const Node& n = g.nodes[k];
+    // pure ops only: moving a random op would change which numbers it draws
+    bool small = !n.outputs.empty() && n.attrs.has_value() && (is_elementwise(n.op) || is_view(n.op) || n.op == "to");
+    for (int o : n.outputs) small = small && shape_numel(g.values[o].shape) <= 1;
+    if (!small) continue;
+    int last = -1;
+    for (int v : n.inputs)
+      if (v >= 0) last = std::max(last, prod[v]);
+    hoisted[k] = 1;
+    after[static_cast<size_t>(last + 1)].push_back(static_cast<int>(k));
+    moved = moved || last + 1 != static_cast<int>(k) || (last >= 0 && hoisted[static_cast<size_t>(last)]);
+  }
+  if (!moved) return false;
+  std::vector<Node> out;
+  out.reserve(nn);
+  std::function<void(size_t)> emit_after = [&](size_t slot) {
+    for (int h : after[slot]) {
+      out.push_back(std::move(g.nodes[static_cast<size_t>(h)]));
+      emit_after(static_cast<size_t>(h) + 1);
+    }
+  };
+  emit_after(0);
+  for (size_t k = 0; k < nn; ++k) {
+    if (hoisted[k]) continue;
+    out.push_back(std::move(g.nodes[k]));
+    emit_after(k + 1);
+  }
+  g.nodes = std::move(out);
+  return true;
+}
+
 bool fuse(Graph& g) {
+  bool hoisted = hoist_scalar_nodes(g);
   const size_t nn = g.nodes.size();
   std::vector<int> prod(g.values.size(), -1);
   for (size_t i = 0; i < nn; ++i)
@@ -216,7 +265,7 @@ bool fuse(Graph& g) {
     drop[at] = 2;
     changed = true;
   }
-  if (!changed) return false;
+  if (!changed) return hoisted;
   std::vector<Node> out;
   for (size_t k = 0; k < nn; ++k) {
     if (drop[k] == 2) out.push_back(std::move(fused_at[k]));

@@ -276,10 +276,10 @@ std::string FusedKernel::generate() const {
   // floats ("no vectype"), and a fused relu backward (where(mask, g, 0)) ran 10x slower for it
   auto mem = [](DType d) { return d == DType::Bool ? "unsigned char" : "T"; };
   for (size_t k = 0; k < in_ids_.size(); ++k)
-    os << "  const " << mem(in_dtypes_[k]) << "* __restrict in" << k << " = static_cast<const " << mem(in_dtypes_[k])
+    os << "  const " << mem(in_dtypes_[k]) << (aliasing_ ? "* in" : "* __restrict in") << k << " = static_cast<const " << mem(in_dtypes_[k])
        << "*>(args[" << k << "]);\n";
   for (size_t k = 0; k < out_ids_.size(); ++k)
-    os << "  " << mem(out_dtypes_[k]) << "* __restrict out" << k << " = static_cast<" << mem(out_dtypes_[k]) << "*>(args["
+    os << "  " << mem(out_dtypes_[k]) << (aliasing_ ? "* out" : "* __restrict out") << k << " = static_cast<" << mem(out_dtypes_[k]) << "*>(args["
        << in_ids_.size() + k << "]);\n";
   os << "  constexpr int64_t N = " << N << ", INNER = " << std::max<int64_t>(inner, 1) << ";\n";
   if (red) {
@@ -365,9 +365,9 @@ std::string FusedKernel::generate_cuda() const {
   os << kCudaPrelude << kMath() << "typedef " << (dtype_ == DType::Float64 ? "double" : "float") << " T;\n";
   os << "extern \"C\" __global__ void __launch_bounds__(" << kCudaBlock << ") tt_kernel(";
   for (size_t k = 0; k < in_ids_.size(); ++k)
-    os << (k ? ", " : "") << "const " << ctype(in_dtypes_[k]) << "* __restrict__ in" << k;
+    os << (k ? ", " : "") << "const " << ctype(in_dtypes_[k]) << (aliasing_ ? "* in" : "* __restrict__ in") << k;
   for (size_t k = 0; k < out_ids_.size(); ++k)
-    os << (k + in_ids_.size() ? ", " : "") << ctype(out_dtypes_[k]) << "* __restrict__ out" << k;
+    os << (k + in_ids_.size() ? ", " : "") << ctype(out_dtypes_[k]) << (aliasing_ ? "* out" : "* __restrict__ out") << k;
   os << ") {\n";
   os << "  const long long N = " << N << "LL, INNER = " << std::max<int64_t>(inner, 1) << "LL;\n";
   std::vector<Load> ld = loads();

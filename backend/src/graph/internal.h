@@ -52,6 +52,11 @@ class FusedKernel : public Primitive {
   static constexpr int kCudaBlock = 256;  // threads per block of the generated CUDA kernels
   // "compiled", "interpreted" or "pending" (not run yet)
   std::string mode() const;
+  // Lets an output share memory with an input read at the same index (an in-place write-back):
+  // the generated source drops its no-alias promises. False once the kernel was compiled.
+  bool allow_aliasing();
+  bool reduces() const { return !reduce_.empty(); }
+  const std::vector<Shape>& input_shapes() const { return in_shapes_; }
 
  private:
   // How the generated loop reads input k: by the flat index, or (broadcast) at a per-row base
@@ -81,6 +86,7 @@ class FusedKernel : public Primitive {
   Shape shape_;  // the elementwise part's shape
   DType dtype_;
   std::string src_;
+  bool aliasing_ = false;  // allow_aliasing(): no __restrict on the pointers
   using KernelFn = void (*)(void* const*, int64_t);
   KernelFn fn_ = nullptr;
   std::shared_ptr<void> lib_;  // keeps fn_'s library loaded (compile_kernel)

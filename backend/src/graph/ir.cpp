@@ -248,6 +248,8 @@ std::shared_ptr<Graph> Graph::clone() const {
   g->passes_run = passes_run;
   g->saved_pipeline = saved_pipeline;
   g->num_slots = num_slots;
+  g->writebacks = writebacks;
+  g->write_into = write_into;
   return g;
 }
 

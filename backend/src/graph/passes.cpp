@@ -1,6 +1,7 @@
 // Rewrites: dead-code and common-subexpression elimination, constant folding, algebraic rules.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
@@ -137,7 +138,10 @@ bool cse(Graph& g) {
     Tensor c = contiguous(to_dtype(v.data, DType::Float64));
     double d = *c.data<double>();
     if (d != d) continue;  // NaN
-    std::string key = value_type_str(v) + "=" + std::to_string(d) + "/" + std::to_string(std::signbit(d));
+    // the exact value (std::to_string's six decimals made 1e-8 and 0 one constant)
+    char exact[40];
+    std::snprintf(exact, sizeof exact, "%a", d);
+    std::string key = value_type_str(v) + "=" + exact;
     auto [it, fresh] = consts.emplace(key, static_cast<int>(i));
     if (!fresh) rename[static_cast<int>(i)] = it->second;
   }
@@ -346,6 +350,7 @@ const std::vector<std::string>& default_pipeline() {
 
 bool run_pass(Graph& g, const std::string& name) {
   bool changed;
+  if (name != "memplan") g.write_into.clear();  // planned for the node list memplan saw
   if (name == "dce") changed = dce(g);
   else if (name == "cse") changed = cse(g);
   else if (name == "fold") changed = fold_constants(g);

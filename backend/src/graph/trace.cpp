@@ -20,7 +20,9 @@
 //    restored when the trace ends, so the first call, which also runs the graph, updates it once.
 //  - a tensor the function made itself (a storage created during the trace, without a primitive:
 //    tt.zeros, arange ...) is a constant of the graph; the constant keeps its contents from before
-//    the write, which only changes the later values.
+//    the write, which only changes the later values. Unless the function declares it persistent
+//    (persist(): an optimizer's state made on its first step): then it is a capture like a tensor
+//    made before the trace, written back, and its contents are restored when the trace ends.
 // A version bump the tracer was not told about (wrote()) is a write it cannot capture: refused.
 #include <algorithm>
 #include <unordered_map>
@@ -79,6 +81,8 @@ struct GraphTracer::Impl {
   };
   std::unordered_map<const Storage*, Host> host;  // tensors made from host data while tracing
   std::vector<std::pair<int, int>> writebacks;
+  // storages the traced function made that outlive the call (persist(): optimizer state)
+  std::unordered_set<const Storage*> persistent;
   uint64_t first_serial = 0;  // storages created from here on were made by the traced function
   const Storage* announced = nullptr;  // the storage assign() was told is about to be written
   Tracer* prev = nullptr;
@@ -235,7 +239,7 @@ int GraphTracer::value_for(const Tensor& t, const std::string& user) {
   }
   // A tensor made by the traced function without a primitive (tt.zeros, arange ...) is a constant
   // of the graph; one that existed before is a capture, read by reference at every run.
-  bool fresh = t.storage()->serial >= I.first_serial;
+  bool fresh = t.storage()->serial >= I.first_serial && !I.persistent.count(t.storage().get());
   ValueKind k = t.impl()->wrapped_number || fresh ? ValueKind::Const : ValueKind::Capture;
   int id = I.g->add_value(k, t.shape(), t.dtype(), t);
   I.in_graph.insert(t.impl());
@@ -360,6 +364,14 @@ void GraphTracer::wrote(const Tensor& t) {
          "modified a tensor in place by an op that cannot be captured; use the out-of-place form");
 }
 
+void GraphTracer::persist(const Tensor& t) {
+  auto& I = *impl_;
+  if (!I.active || !t.defined() || !t.storage()) return;
+  if (I.known.count(t.impl()) || I.mems.count(t.storage().get()))
+    throw ValueError("tt.compile: persist() takes a tensor the traced function made and has not used yet");
+  I.persistent.insert(t.storage().get());
+}
+
 void GraphTracer::host_data(const Tensor& t, const std::string& what, const std::string& where) {
   auto& I = *impl_;
   if (I.active) I.host[t.storage().get()] = Impl::Host{t, what, where};
@@ -423,6 +435,7 @@ std::shared_ptr<Graph> GraphTracer::finish(const TensorList& outputs) {
     I.writebacks.emplace_back(target, static_cast<int>(g.outputs.size()));
     g.outputs.push_back(value);
   }
+  g.writebacks = I.writebacks;
   I.restore();
   g.verify();
   return I.g;
