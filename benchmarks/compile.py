@@ -226,9 +226,9 @@ def _full_step_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], which
     yn = rng.standard_normal(ys, dtype=np.float32)
     x, y = tt.from_numpy(xn), tt.from_numpy(yn)
     tx, ty = torch.from_numpy(xn), torch.from_numpy(yn)
-    ps_eager, ps_comp = _tt_params(tt, shapes, 2), _tt_params(tt, shapes, 2)
+    ps_eager, ps_comp, ps_half = _tt_params(tt, shapes, 2), _tt_params(tt, shapes, 2), _tt_params(tt, shapes, 2)
     tps, tps_c = ([torch.tensor(p.detach().numpy(), requires_grad=True) for p in ps_eager] for _ in range(2))
-    opt_eager, opt_comp = _make_opt(tt, which, ps_eager), _make_opt(tt, which, ps_comp)
+    opt_eager, opt_comp, opt_half = (_make_opt(tt, which, p) for p in (ps_eager, ps_comp, ps_half))
     topt, topt_c = _make_opt(torch, which, tps), _make_opt(torch, which, tps_c)
 
     def loss(lib: Any, params: list[Any], a: Any, c: Any) -> Any:
@@ -250,6 +250,19 @@ def _full_step_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], which
     eager_body = body(ps_eager, opt_eager)
     compiled = tt.compile(body(ps_comp, opt_comp), params=ps_comp)
 
+    def fwd_bwd(a: Any, c: Any) -> Any:
+        out = loss(tt, ps_half, a, c)
+        out.backward()
+        return out.detach()
+
+    compiled_fwd_bwd = tt.compile(fwd_bwd, params=ps_half)
+
+    def half_compiled(a: Any, c: Any) -> Any:
+        """What a compiled step was before the optimizer could be traced: its update runs eagerly."""
+        out = compiled_fwd_bwd(a, c)
+        opt_half.step()
+        return out
+
     def tt_step(ps: list[Any], fn: Callable[[Any, Any], Any]) -> Callable[[], Any]:
         def run() -> Any:
             for p in ps:
@@ -267,13 +280,15 @@ def _full_step_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], which
             return out.detach()
         return run
 
-    eager_run, comp_run = tt_step(ps_eager, eager_body), tt_step(ps_comp, compiled)
+    eager_run, comp_run, half_run = (tt_step(ps_eager, eager_body), tt_step(ps_comp, compiled),
+                                     tt_step(ps_half, half_compiled))
     for _ in range(3):  # the same trajectory, step for step
-        le, lc = eager_run().item(), comp_run().item()
-        assert abs(le - lc) <= 1e-4 * max(1.0, abs(le)), (le, lc)
+        le, lc, lh = eager_run().item(), comp_run().item(), half_run().item()
+        assert abs(le - lc) <= 1e-4 * max(1.0, abs(le)) and abs(le - lh) <= 1e-4 * max(1.0, abs(le)), (le, lc, lh)
     fns: dict[str, Callable[[], Any]] = {
         "typedtensor eager": eager_run,
         "typedtensor compiled": comp_run,
+        "typedtensor compiled fwd+bwd, eager update": half_run,
         "torch eager": torch_step(tps, topt.step, lambda a, c: loss(torch, tps, a, c)),
     }
     why = ""
@@ -291,8 +306,10 @@ def _full_step_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], which
     if "torch.compile" in t:
         ratio += f", {comp / t['torch.compile']:.2f}x torch.compile"
     label = f"{name} + {'AdamW' if which == 'adamw' else 'SGD momentum'}"
+    half = t["typedtensor compiled fwd+bwd, eager update"]
     return [
         (label, "typedtensor eager", t["typedtensor eager"], ""),
+        (label, "typedtensor compiled fwd+bwd, eager update", half, f"{half / t['typedtensor eager']:.2f}x our eager"),
         (label, "typedtensor compiled", comp, ratio),
         (label, "torch eager", t["torch eager"], ""),
         (label, "torch.compile", t.get("torch.compile"), why),

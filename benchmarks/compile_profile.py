@@ -1,6 +1,6 @@
 """Where a training step's time goes: GEMM bound, and per-op time in eager vs compiled.
 
-For the two training steps of benchmarks/compile.py (same models, same data):
+For the training steps of benchmarks/compile.py (same models, same data):
 
 - eager and compiled step time (round-robin median, like compile.py);
 - the GEMM bound: the FLOPs of every matmul the step runs (forward and backward, read off the traced
@@ -9,7 +9,7 @@ For the two training steps of benchmarks/compile.py (same models, same data):
 - a per-op profile (the graph executor's timer) of the step traced with *no* passes (eager's kernels
   without the Python and autograd bookkeeping) and of the optimised graph.
 
-usage: python benchmarks/compile_profile.py [--threads 1] [--repeats 15] [--clock cpu|wall]
+usage: python benchmarks/compile_profile.py [--threads 1] [--repeats 15] [--clock cpu|wall] [--only mlp,attn,cnn]
 """
 
 from __future__ import annotations
@@ -85,7 +85,12 @@ def step_report(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], repeats: 
     ps = bench._tt_params(tt, shapes, 2)
 
     def body(a: Any, c: Any) -> Any:
-        out = bench.mlp_loss(tt, ps, a, c) if kind == "mlp" else bench.attn_loss(tt, ps, a, c, tt.layer_norm)
+        if kind == "mlp":
+            out = bench.mlp_loss(tt, ps, a, c)
+        elif kind == "cnn":
+            out = bench.cnn_loss(tt, ps, a, c)
+        else:
+            out = bench.attn_loss(tt, ps, a, c, tt.layer_norm)
         out.backward()
         return out.detach()
 
@@ -100,7 +105,7 @@ def step_report(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], repeats: 
         return run
 
     t = bench.interleaved({"eager": step(body), "compiled": step(compiled), "unoptimised graph": step(unoptimised)},
-                          repeats)
+                          repeats, clock=bench.CLOCK)
     flops = _matmul_flops(unoptimised.graph_for(x, y))
     bound = flops / rate
     p_eager = _profile(tt, step(unoptimised), repeats)
@@ -130,9 +135,10 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--repeats", type=int, default=15)
     ap.add_argument("--clock", choices=["wall", "cpu"], default="cpu")
+    ap.add_argument("--only", default="", help="the models to profile (comma-separated: mlp, attn, cnn; default all)")
     args = ap.parse_args()
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
-    bench.CLOCK = clock
+    bench.CLOCK = args.clock
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     import torch
 
@@ -143,12 +149,7 @@ def main() -> None:
     rate = _gemm_rate(tt, clock)
     print(f"# {args.threads} threads, {args.clock} clock, load average {os.getloadavg()[0]:.1f}; "
           f"sgemm 1024^3: {rate / 1e9:.1f} GFLOP/s")
-    specs = {
-        "MLP 256x512-1024-1024-10": (
-            [(512, 1024), (1024,), (1024, 1024), (1024,), (1024, 10), (10,)], (256, 512), (256, 10), "mlp"),
-        "attention block B8 T64 D128": (
-            [(128, 128)] * 4 + [(128,), (128,), (128, 512), (512, 128)], (8, 64, 128), (8, 64, 128), "attn"),
-    }
+    specs = {k: v for k, v in bench.SPECS.items() if not args.only or v[3] in args.only.split(",")}
     for name, spec in specs.items():
         print("\n".join(step_report(tt, torch, name, spec, args.repeats, rate)))
 

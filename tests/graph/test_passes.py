@@ -285,6 +285,31 @@ def test_fuse_is_not_cut_by_small_computations_between_its_nodes() -> None:
     close(g(x, s)[0], f(x, s), rtol=1e-6)
 
 
+@pytest.mark.parametrize(("dims", "keepdim"), [((0, 2, 3), False), ((0, 2, 3), True), ((0, 3), False), ((0, 1, 3), True)])
+def test_fuse_splits_a_sum_over_outer_and_trailing_dims(dims: tuple[int, ...], keepdim: bool) -> None:
+    # a conv bias's gradient (dims 0, 2, 3): a sum over the contiguous trailing rows, then over the
+    # leading dims of the small result
+    x = randn(8, 6, 10, 12)
+
+    def f(a: Any) -> Any:
+        return (a * 2.0).sum(dims, keepdim=keepdim)
+
+    g = trace(f, x)
+    g.run_pass("fuse")
+    sums = [n for n in g.nodes() if n.op == "sum"]
+    assert len(sums) == 2
+    assert sums[0].attrs["mask"][-1] == 1 and not any(sums[0].attrs["mask"][:-1])
+    assert len(g.value(sums[0].inputs[0]).shape) == len(g.value(sums[0].outputs[0]).shape) + 1
+    close(g(x)[0], f(x), rtol=1e-5, atol=1e-4)
+
+
+def test_fuse_leaves_trailing_and_view_sums_alone() -> None:
+    x = randn(8, 6, 10, 12)
+    g = trace(lambda a: (a * 2.0).sum((2, 3)) + a.permute(1, 0, 2, 3).sum((0, 2, 3)).sum(), x)
+    g.run_pass("fuse")
+    assert [n.op for n in g.nodes()].count("sum") == 3  # a trailing sum; a sum over a view (not contiguous)
+
+
 def test_fuse_stops_at_non_elementwise_and_keeps_shared_values() -> None:
     x = randn(4, 4)
 
