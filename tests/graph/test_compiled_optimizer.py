@@ -164,3 +164,38 @@ def test_a_capture_last_read_by_its_writer_is_written_in_place() -> None:
         _close(buf, ref)
     assert buf.untyped_storage_ptr() == before
     assert len(compiled.graph_for(x).in_place_writes()) == 1
+
+
+class _HeavyBall(tt.optim.Optimizer):
+    """A hand-written optimizer whose first step differs from the later ones (a cloned buffer)."""
+
+    def __init__(self, params: list[Any]) -> None:
+        super().__init__(params, {"lr": 0.05})
+
+    def _update(self, group: dict[str, Any], param: Any, grad: Any, state: dict[str, Any]) -> None:
+        if "buf" not in state:
+            state["buf"] = grad.clone()
+        else:
+            state["buf"].mul_(0.9).add_(grad)
+        param.add_(state["buf"], alpha=-group["lr"])
+
+
+def test_an_optimizer_that_makes_state_at_a_traced_first_step_is_refused() -> None:
+    x, y = _data()
+    ps = _params(1)
+    opt = _HeavyBall(ps)
+    with pytest.raises(NotImplementedError, match="run one step eagerly"):
+        tt.compile(_step(ps, opt), params=ps)(x, y)
+    assert not opt.state  # the refused trace left no state behind
+    pe, oe = _params(1), None
+    oe = _HeavyBall(pe)
+    for p, o in ((pe, oe), (ps, opt)):
+        _step(p, o)(x, y)
+    eager, compiled = _step(pe, oe), tt.compile(_step(ps, opt), params=ps)
+    for _ in range(3):
+        for p in pe + ps:
+            p.grad = None
+        _close(compiled(x, y), eager(x, y))
+    for a, b in zip(ps, pe, strict=True):
+        _close(a, b)
+        _close(opt.state[a]["buf"], oe.state[b]["buf"])

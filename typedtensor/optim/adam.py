@@ -36,6 +36,8 @@ def _check(lr: float, betas: tuple[float, float], eps: float, weight_decay: floa
 
 
 class Adam(Optimizer):
+    _traced_first_step = True  # NOTE [ Compiled optimizer steps ]
+
     def __init__(
         self,
         params: Iterable[Tensor] | Iterable[dict[str, Any]],

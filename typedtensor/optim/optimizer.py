@@ -20,7 +20,9 @@ once, and its Python control flow is frozen into the graph, so a traced step kee
 changes from step to step: state created on the first step is declared persistent (captured by
 reference, not a constant of the graph), and SGD's and Adam's first-step branches are replaced by
 the general update on zero state (the same numbers); Adam's step count stays a tensor and the bias
-corrections are computed from it in float64 at every call. Eager steps run exactly as before.
+corrections are computed from it in float64 at every call. Eager steps run exactly as before. The
+other optimizers (``_traced_first_step`` False) are refused at a traced first step: one eager step
+first makes their state, which the graph then reads and writes by reference.
 """
 
 from __future__ import annotations
@@ -210,11 +212,20 @@ class Optimizer:
                     if state is None:  # an entry appears only once the update keeps something (torch's layout)
                         state = {}
                         self._update(group, p, grad, state)
+                        if state and not self._traced_first_step and _C._graph_tracing():
+                            raise NotImplementedError(
+                                f"tt.compile: {type(self).__name__} creates its state at its first step, which a "
+                                "compiled step would redo at every call; run one step eagerly before compiling "
+                                "the training step (NOTE [ Compiled optimizer steps ])")
                         if state:
                             self.state[p] = state
                     else:
                         self._update(group, p, grad, state)
         return loss
+
+    #: Whether a traced first step is the general step on persistent zero state (NOTE [ Compiled
+    #: optimizer steps ]); an optimizer that does not say so is refused there.
+    _traced_first_step = False
 
     def _prepare_group(self, group: dict[str, Any]) -> None:
         """Hook run once per group and step (e.g. to validate hyper-parameters)."""

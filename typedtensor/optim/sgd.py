@@ -11,6 +11,8 @@ from typedtensor.optim.optimizer import Optimizer, Tensor, required
 
 
 class SGD(Optimizer):
+    _traced_first_step = True  # NOTE [ Compiled optimizer steps ]
+
     def __init__(
         self,
         params: Iterable[Tensor] | Iterable[dict[str, Any]],
