@@ -310,6 +310,57 @@ def test_fuse_leaves_trailing_and_view_sums_alone() -> None:
     assert [n.op for n in g.nodes()].count("sum") == 3  # a trailing sum; a sum over a view (not contiguous)
 
 
+@pytest.mark.parametrize(("kernel", "stride", "padding", "shift"), [(2, 2, 0, 0.0), (3, 2, 1, 0.0), (3, 1, 1, -0.5), (2, 2, 0, -3.0)])
+def test_fuse_moves_relu_after_max_pooling(kernel: int, stride: int, padding: int, shift: float) -> None:
+    # NOTE [ ReLU before max-pooling ]: relu and its backward's mask run on the pooled tensor; the
+    # loss and gradients are bitwise eager's (overlapping windows, padding, mostly negative inputs)
+    F = tt.nn.functional
+    rng = np.random.default_rng(3)
+    x = tt.tensor(rng.standard_normal((2, 3, 9, 9)).astype(np.float32))
+    w = tt.tensor((rng.standard_normal((4, 3, 3, 3)) * 0.3).astype(np.float32))
+    b = tt.tensor(np.full(4, shift, np.float32))
+    w.requires_grad = b.requires_grad = True
+
+    def f(a: Any) -> Any:
+        h = F.max_pool2d(F.relu(F.conv2d(a, w, b, padding=1)), kernel, stride, padding)
+        loss = (h**2).sum() + h.sum()
+        loss.backward()
+        return loss.detach()
+
+    cf = tt.compile(f, params=[w, b])
+    w.grad = b.grad = None
+    got = cf(x)
+    gw, gb = w.grad, b.grad
+    w.grad = b.grad = None
+    want = f(x)
+    assert float(got.item()) == float(want.item())
+    np.testing.assert_array_equal(gw.numpy(), w.grad.numpy())
+    np.testing.assert_array_equal(gb.numpy(), b.grad.numpy())
+    g = cf.graph_for(x)
+    nodes = g.nodes()
+    producer = {o: n.op for n in nodes for o in n.outputs}
+    # the pooling reads the convolution; its backward reads the relu-masked pooled gradient
+    assert producer[next(n for n in nodes if n.op == "max_pool2d").inputs[0]] == "conv2d"
+    assert producer[next(n for n in nodes if n.op == "max_pool2d_backward").inputs[0]] == "relu_backward"
+    assert "conv2d" not in [producer.get(i) for n in nodes if n.op == "relu_backward" for i in n.inputs]
+
+
+def test_relu_stays_before_max_pooling_when_its_output_is_used_elsewhere() -> None:
+    F = tt.nn.functional
+    x = randn(2, 3, 8, 8)
+
+    def f(a: Any) -> Any:
+        r = F.relu(a * 2.0)
+        return F.max_pool2d(r, 2) .sum() + r.mean()
+
+    g = trace(f, x)
+    g.run_pass("fuse")
+    pool = next(n for n in g.nodes() if n.op == "max_pool2d")
+    assert g.value(pool.inputs[0]).shape == (2, 3, 8, 8)
+    assert any(n.op == "fused" and "relu" in [m.op for m in n.body] for n in g.nodes())
+    close(g(x)[0], f(x), rtol=1e-6)
+
+
 def test_fuse_stops_at_non_elementwise_and_keeps_shared_values() -> None:
     x = randn(4, 4)
 

@@ -165,8 +165,113 @@ static bool split_strided_sums(Graph& g) {
   return changed;
 }
 
+// NOTE [ ReLU before max-pooling ]
+// max_pool2d(relu(c)) = relu(max_pool2d(c)): max commutes with the monotone relu. The second form
+// applies relu to the pooled tensor (a quarter of the elements for 2x2 pooling), and in the
+// backward the relu mask moves with it, onto the pooled gradient:
+//   relu_backward(max_pool2d_backward(g, idx_r), r)  ->  max_pool2d_backward(relu_backward(g, p), idx_c)
+// which is the same gradient. A window whose max is positive has the same argmax in c and in r
+// (the same positive values, the same first-wins ties) and a positive relu output there; a window
+// whose max is <= 0 sends nothing back either way (the old mask is 0 at every element r of it
+// picks, as no window containing a positive element has a max <= 0). So the relu output r, a
+// conv-sized activation, is neither computed nor kept for the backward, and both relu passes run
+// on a quarter of the data. Done when r feeds only the pooling and the masks of relu_backwards that
+// read the pooling's gradient, and the pooling's indices feed only its backwards.
+static bool swap_relu_max_pool(Graph& g) {
+  const size_t nn = g.nodes.size();
+  std::vector<int> prod(g.values.size(), -1);
+  std::vector<std::vector<std::pair<int, size_t>>> users(g.values.size());  // (node, operand slot)
+  for (size_t i = 0; i < nn; ++i) {
+    for (int o : g.nodes[i].outputs) prod[o] = static_cast<int>(i);
+    for (size_t k = 0; k < g.nodes[i].inputs.size(); ++k)
+      if (g.nodes[i].inputs[k] >= 0) users[static_cast<size_t>(g.nodes[i].inputs[k])].emplace_back(static_cast<int>(i), k);
+  }
+  std::vector<char> is_output(g.values.size(), 0);
+  for (int o : g.outputs) is_output[o] = 1;
+  std::vector<char> drop(nn, 0);
+  std::map<size_t, std::vector<Node>> replace;  // node index -> the nodes in its place
+  bool changed = false;
+  for (size_t pi = 0; pi < nn; ++pi) {
+    const Node& P = g.nodes[pi];
+    if (P.op != "max_pool2d" || !P.attrs || P.inputs.size() != 1 || P.outputs.size() != 2 || P.inputs[0] < 0) continue;
+    const int r = P.inputs[0], pv = P.outputs[0], idx = P.outputs[1];
+    const int ri = prod[r];
+    if (ri < 0 || drop[static_cast<size_t>(ri)] || g.nodes[ri].op != "relu" || !g.nodes[ri].attrs || is_output[r] || is_output[idx])
+      continue;
+    const Node& R = g.nodes[ri];
+    if (R.inputs.size() != 1 || R.inputs[0] < 0 || g.values[r].dtype != g.values[R.inputs[0]].dtype) continue;
+    // r: read by P and, as the mask, by relu_backward(max_pool2d_backward(g, idx), r) only
+    std::vector<std::pair<size_t, size_t>> masks;  // (relu_backward node, its max_pool2d_backward node)
+    bool ok = true;
+    for (auto [u, k] : users[r]) {
+      if (u == static_cast<int>(pi) && k == 0) continue;
+      const Node& RB = g.nodes[u];
+      if (RB.op != "relu_backward" || k != 1 || RB.inputs.size() != 2 || RB.inputs[0] < 0 || !RB.attrs) {
+        ok = false;
+        break;
+      }
+      const int gr = RB.inputs[0];
+      const int bi = prod[gr];
+      if (bi < 0 || g.nodes[bi].op != "max_pool2d_backward" || !g.nodes[bi].attrs || g.nodes[bi].inputs.size() != 2 ||
+          g.nodes[bi].inputs[1] != idx || users[gr].size() != 1 || is_output[gr] ||
+          g.values[g.nodes[bi].inputs[0]].shape != g.values[pv].shape) {
+        ok = false;
+        break;
+      }
+      masks.emplace_back(static_cast<size_t>(u), static_cast<size_t>(bi));
+    }
+    for (auto [u, k] : users[idx]) ok = ok && g.nodes[u].op == "max_pool2d_backward" && k == 1;
+    if (!ok) continue;
+    // forward: pooled = max_pool2d(c) (the same indices value), p = relu(pooled)
+    const int c = R.inputs[0];
+    const int pooled = g.add_value(ValueKind::Node, g.values[pv].shape, g.values[pv].dtype);
+    Node P2 = g.nodes[pi];
+    P2.inputs = {c};
+    P2.outputs = {pooled, idx};
+    P2.prim = make_primitive(P2.op, *P2.attrs);
+    Node R2 = g.nodes[ri];
+    R2.inputs = {pooled};
+    R2.outputs = {pv};
+    R2.prim = make_primitive(R2.op, *R2.attrs);
+    replace[pi] = {std::move(P2), std::move(R2)};
+    drop[static_cast<size_t>(ri)] = 1;
+    // backward: relu_backward(g, p) on the pooled gradient, then the pooling's backward
+    for (auto [u, bi] : masks) {
+      const Node& B = g.nodes[bi];
+      const Node& RB = g.nodes[u];
+      const int gin = B.inputs[0];
+      const int gs = g.add_value(ValueKind::Node, g.values[gin].shape, g.values[gin].dtype);
+      Node RB2 = RB;
+      RB2.inputs = {gin, pv};
+      RB2.outputs = {gs};
+      RB2.prim = make_primitive(RB2.op, *RB2.attrs);
+      Node B2 = B;
+      B2.inputs = {gs, idx};
+      B2.outputs = {RB.outputs[0]};
+      B2.prim = make_primitive(B2.op, *B2.attrs);
+      replace[u] = {std::move(RB2), std::move(B2)};
+      drop[bi] = 1;
+    }
+    changed = true;
+  }
+  if (!changed) return false;
+  std::vector<Node> out;
+  for (size_t i = 0; i < nn; ++i) {
+    if (drop[i]) continue;
+    auto it = replace.find(i);
+    if (it == replace.end()) {
+      out.push_back(std::move(g.nodes[i]));
+    } else {
+      for (Node& m : it->second) out.push_back(std::move(m));
+    }
+  }
+  g.nodes = std::move(out);
+  return true;
+}
+
 bool fuse(Graph& g) {
-  bool hoisted = split_strided_sums(g);
+  bool hoisted = swap_relu_max_pool(g);
+  hoisted = split_strided_sums(g) || hoisted;
   hoisted = hoist_scalar_nodes(g) || hoisted;
   const size_t nn = g.nodes.size();
   std::vector<int> prod(g.values.size(), -1);
