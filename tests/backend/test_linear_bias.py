@@ -92,3 +92,16 @@ def test_compiled_step_matches_eager() -> None:
     for p, g in zip(layer.parameters(), want, strict=True):
         assert p.grad is not None
         np.testing.assert_allclose(p.grad.numpy(), g, rtol=1e-5, atol=1e-6)
+
+
+def test_expanded_cotangent_of_a_mean() -> None:
+    """mean()'s backward hands the layer an expanded (stride 0) cotangent, which BLAS cannot read."""
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in ((2, 9, 6), (5, 6), (5,))]
+    ours = [tt.tensor(a, requires_grad=True) for a in arrays]
+    refs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    tt.nn.functional.linear(*ours).mean().backward()
+    torch.nn.functional.linear(*refs).mean().backward()
+    for o, r in zip(ours, refs, strict=True):
+        assert o.grad is not None and r.grad is not None
+        np.testing.assert_allclose(o.grad.numpy(), r.grad.numpy(), rtol=1e-6, atol=1e-7)

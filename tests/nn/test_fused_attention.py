@@ -54,6 +54,16 @@ def test_bool_mask_with_a_row_that_sees_nothing() -> None:
     _compare(SHAPES, mask=mask)
 
 
+def test_bool_mask_leaving_query_and_key_blocks_unreached() -> None:
+    """A whole query block that may attend nothing and a whole key block nobody attends: the
+    backward writes their gradient rows only as zeros (it does not zero-fill first)."""
+    mask = np.random.default_rng(9).random((200, 600)) > 0.3
+    mask[:64] = False  # the first query block (64 rows)
+    mask[:, 256:512] = False  # the second key block (256 keys)
+    for _ in range(2):  # the second time over buffers the first one left behind
+        _compare(((2, 200, 16), (2, 600, 16), (2, 600, 8)), mask=mask)
+
+
 def test_additive_mask_broadcast_over_heads() -> None:
     mask = np.random.default_rng(2).standard_normal((2, 1, 70, 300)).astype(np.float32)
     mask[1, 0, :, 200:] = -np.inf

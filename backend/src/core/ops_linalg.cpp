@@ -233,7 +233,12 @@ class LinearBias : public Primitive {
     return {out};
   }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
-    const Tensor& g = ct[0];
+    // a cotangent BLAS cannot read in place (the expanded one of a mean(), say) is copied once here
+    // rather than by each of the two GEMMs
+    const Tensor& c = ct[0];
+    const int64_t m = c.size(0), n = c.size(1);
+    const bool blas_ok = (c.stride(1) == 1 && c.stride(0) >= n) || (c.stride(0) == 1 && c.stride(1) >= m);
+    const Tensor g = blas_ok || argnums.size() < 2 ? c : contiguous(c);
     TensorList r;
     for (int i : argnums) {
       if (i == 0) r.push_back(matmul(g, x[1]));

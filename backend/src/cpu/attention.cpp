@@ -277,15 +277,19 @@ void backward_typed(const Tensor& dq, const Tensor& dk, const Tensor& dv, const 
   T* DQ = dq.data<T>();
   T* DK = dk.data<T>();
   T* DV = dv.data<T>();
+  const int64_t kblocks = (g.S + kBlockK - 1) / kBlockK;
   parallel_for(0, g.batch, 1, [&](int64_t lo, int64_t hi) {
     std::vector<T> p(kBlockQ * kBlockK), dp(kBlockQ * kBlockK), delta(kBlockQ);
+    // Gradients are not zero-filled first: the first GEMM into a row block writes it (beta = 0),
+    // later ones add. kdone[j]: how many rows of key block j's dk and dv are written so far (a
+    // causal block is first reached by fewer query rows, so fewer keys); rows nothing reached
+    // (skipped, masked blocks) are zeroed at the end.
+    std::vector<int64_t> kdone(static_cast<size_t>(kblocks));
     for (int64_t bi = lo; bi < hi; ++bi) {
       T* dqb = DQ + gq.off[bi];
       T* dkb = DK + gk.off[bi];
       T* dvb = DV + gv.off[bi];
-      zero_rows(dqb, g.L, g.E, gq.rs);
-      zero_rows(dkb, g.S, g.E, gk.rs);
-      zero_rows(dvb, g.S, g.Ev, gv.rs);
+      std::fill(kdone.begin(), kdone.end(), 0);
       const T* qb = g.Q + g.q.off[bi];
       const T* kb = g.K + g.k.off[bi];
       const T* vb = g.V + g.v.off[bi];
@@ -296,9 +300,18 @@ void backward_typed(const Tensor& dq, const Tensor& dk, const Tensor& dv, const 
         for (int64_t i = 0; i < nq; ++i) {  // rowsum(do * out)
           delta[i] = row_dot(dob + i * d.rs, O + o.off[bi] + (q0 + i) * o.rs, g.Ev);
         }
+        bool qdone = false;  // rows [q0, q0 + nq) of dq written
         for (int64_t k0 = 0; k0 < s_end; k0 += kBlockK) {
           const int64_t nk = std::min(kBlockK, s_end - k0);
           if (g.block_masked(bi, q0, nq, k0, nk)) continue;
+          int64_t& done = kdone[k0 / kBlockK];
+          if (done > 0 && done < nk) {  // rows [done, nk) are new to this block: zero them, then add
+            zero_rows(dkb + (k0 + done) * gk.rs, nk - done, g.E, gk.rs);
+            zero_rows(dvb + (k0 + done) * gv.rs, nk - done, g.Ev, gv.rs);
+          }
+          const T beta_k = done == 0 ? T(0) : T(1), beta_q = qdone ? T(1) : T(0);
+          done = std::max(done, nk);
+          qdone = true;
           g.scores(p.data(), bi, q0, nq, k0, nk);
           for (int64_t i = 0; i < nq; ++i) {
             T* row = p.data() + i * kBlockK;
@@ -308,7 +321,7 @@ void backward_typed(const Tensor& dq, const Tensor& dk, const Tensor& dv, const 
             }
             shifted_exp(row, nk, lrow[i]);
           }
-          gemm<T>(true, false, nk, g.Ev, nq, T(1), p.data(), kBlockK, dob, d.rs, T(1), dvb + k0 * gv.rs, gv.rs);
+          gemm<T>(true, false, nk, g.Ev, nq, T(1), p.data(), kBlockK, dob, d.rs, beta_k, dvb + k0 * gv.rs, gv.rs);
           gemm<T>(false, true, nq, nk, g.Ev, T(1), dob, d.rs, vb + k0 * g.v.rs, g.v.rs, T(0), dp.data(), kBlockK);
           for (int64_t i = 0; i < nq; ++i) {
             const T* pr = p.data() + i * kBlockK;
@@ -316,11 +329,18 @@ void backward_typed(const Tensor& dq, const Tensor& dk, const Tensor& dv, const 
             const T di = delta[i];
             for (int64_t j = 0; j < nk; ++j) r[j] = pr[j] * (r[j] - di);
           }
-          gemm<T>(false, false, nq, g.E, nk, g.scale, dp.data(), kBlockK, kb + k0 * g.k.rs, g.k.rs, T(1),
+          gemm<T>(false, false, nq, g.E, nk, g.scale, dp.data(), kBlockK, kb + k0 * g.k.rs, g.k.rs, beta_q,
                   dqb + q0 * gq.rs, gq.rs);
-          gemm<T>(true, false, nk, g.E, nq, g.scale, dp.data(), kBlockK, qb + q0 * g.q.rs, g.q.rs, T(1),
+          gemm<T>(true, false, nk, g.E, nq, g.scale, dp.data(), kBlockK, qb + q0 * g.q.rs, g.q.rs, beta_k,
                   dkb + k0 * gk.rs, gk.rs);
         }
+        if (!qdone) zero_rows(dqb + q0 * gq.rs, nq, g.E, gq.rs);
+      }
+      for (int64_t j = 0; j < kblocks; ++j) {
+        const int64_t k0 = j * kBlockK, rows = std::min(kBlockK, g.S - k0);
+        if (kdone[j] >= rows) continue;
+        zero_rows(dkb + (k0 + kdone[j]) * gk.rs, rows - kdone[j], g.E, gk.rs);
+        zero_rows(dvb + (k0 + kdone[j]) * gv.rs, rows - kdone[j], g.Ev, gv.rs);
       }
     }
   });
