@@ -40,6 +40,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import _harness
 import numpy as np
 
 import typedtensor as tt
@@ -290,11 +291,18 @@ def _median_time(fn: Any, reps: int) -> float:
     return statistics.median(times)
 
 
-def bandwidth(reps: int) -> None:
+def bandwidth(reps: int, clock: str, json_path: str | None) -> None:
     """Per size, ``reps`` rounds (more for the small sizes, where one slow call is more of the
-    time) of the three calls in a shuffled order (the same on every rank), each after a barrier;
-    the ratios of the best and of the median times (the machine may be shared: the best is the
-    least disturbed)."""
+    time) of the calls in a shuffled order (the same on every rank), each after a barrier; the
+    ratios of the best and of the median times (the machine may be shared: the best is the least
+    disturbed).
+
+    mpi4py's ``Allreduce`` gets a numpy view of the very memory ``dist.all_reduce`` reduces, so
+    both see the same pages in the same cache state (the tensor's memory comes from the backend's
+    allocator, 2 MB-aligned and advised for huge pages from 1 MB up; a separate ``np.ones`` gets
+    4 KB pages, which MPI's copies through shared memory walk more slowly at 4-16 MB: that
+    comparison is the last column, for reference)."""
+    import json
     import random
 
     from mpi4py import MPI
@@ -303,35 +311,53 @@ def bandwidth(reps: int) -> None:
     rank = dist.get_rank()
     group = dist.GroupMember.WORLD
     assert group is not None
+    now = time.perf_counter if clock == "wall" else time.process_time
     if rank == 0:
-        print(f"{'MB':>5} {'mpi4py ms':>10} {'ours ms':>8} {'ratio':>6} {'(median)':>8} "
-              f"{'ours, no shape check ms':>24} {'ratio':>6} {'(median)':>8}")
+        print(f"{_harness.cpu_name()}; {clock} clock on rank 0; load average {os.getloadavg()[0]:.1f} at the start")
+        print(f"{'MB':>5} {'mpi4py ms':>10} {'ours ms':>8} {'ratio':>6} {'(median)':>8} {'no check':>9} "
+              f"{'(median)':>8} {'own numpy buffer':>17} {'(median)':>8}")
     order = random.Random(0)
+    rows = []
     for mb in (1, 4, 16, 64, 256):
         n = mb * 1024 * 1024 // 4
-        ours = tt.ones(n)
-        theirs = np.ones(n, dtype=np.float32)
+        ours = tt.zeros(n)
+        same = ours.numpy()  # the same memory
+        own = np.zeros(n, dtype=np.float32)
 
         def bare() -> None:
             group.check_shapes = False
             dist.all_reduce(ours)
             group.check_shapes = True
 
-        calls = {"mpi4py": lambda: comm.Allreduce(MPI.IN_PLACE, theirs, MPI.SUM), "ours": lambda: dist.all_reduce(ours),
-                 "bare": bare}
+        calls = {
+            "mpi4py": lambda: comm.Allreduce(MPI.IN_PLACE, same, MPI.SUM),
+            "ours": lambda: dist.all_reduce(ours),
+            "bare": bare,
+            "own": lambda: comm.Allreduce(MPI.IN_PLACE, own, MPI.SUM),
+        }
         times: dict[str, list[float]] = {k: [] for k in calls}
         names = list(calls)
+        for f in calls.values():  # first touches and MPI's first-use set-up, untimed
+            f()
         for _ in range(max(reps, reps * 64 // (4 * mb))):
             order.shuffle(names)
             for k in names:
-                times[k].append(_median_time(calls[k], 1))
+                comm.Barrier()
+                t0 = now()
+                calls[k]()
+                times[k].append(now() - t0)
         best = {k: min(v) for k, v in times.items()}
         med = {k: statistics.median(v) for k, v in times.items()}
+        ratios = {f"{k}_{s}": (best["mpi4py"] / best[k] if s == "best" else med["mpi4py"] / med[k])
+                  for k in ("ours", "bare", "own") for s in ("best", "median")}
+        rows.append({"mb": mb, "mpi4py_ms": best["mpi4py"] * 1e3, "ours_ms": best["ours"] * 1e3, **ratios})
         if rank == 0:
-            m = best["mpi4py"]
-            print(f"{mb:>5} {m * 1e3:>10.3f} {best['ours'] * 1e3:>8.3f} {m / best['ours']:>6.2f} "
-                  f"{med['mpi4py'] / med['ours']:>8.2f} {best['bare'] * 1e3:>24.3f} {m / best['bare']:>6.2f} "
-                  f"{med['mpi4py'] / med['bare']:>8.2f}")
+            print(f"{mb:>5} {best['mpi4py'] * 1e3:>10.3f} {best['ours'] * 1e3:>8.3f} {ratios['ours_best']:>6.2f} "
+                  f"{ratios['ours_median']:>8.2f} {ratios['bare_best']:>9.2f} {ratios['bare_median']:>8.2f} "
+                  f"{ratios['own_best']:>17.2f} {ratios['own_median']:>8.2f}", flush=True)
+    if rank == 0 and json_path:
+        with open(json_path, "w") as f:
+            json.dump(rows, f)
 
 
 def step_time(reps: int) -> None:
@@ -409,6 +435,8 @@ def main() -> None:
     p.add_argument("--reps", type=int, default=15)
     p.add_argument("--dtype", choices=["float32", "float64"], default="float32")
     p.add_argument("--top", type=int, default=5, help="equivalence: the tensors furthest off, listed")
+    p.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="bandwidth: rank 0's wall or process CPU clock")
+    p.add_argument("--json", default=None, help="bandwidth: also write the table's ratios to this file (rank 0)")
     args = p.parse_args()
     tt.set_num_threads(1)
     dist.init_process_group("mpi")
@@ -417,7 +445,7 @@ def main() -> None:
     elif args.what == "torch-equivalence":
         torch_equivalence(args.model, args.steps, args.dtype, args.top)
     elif args.what == "bandwidth":
-        bandwidth(args.reps)
+        bandwidth(args.reps, args.clock, args.json)
     else:
         step_time(args.reps)
     dist.destroy_process_group()

@@ -208,6 +208,11 @@ class MpiGroup:
         # the shape exchange before each collective costs one small round trip (tens of microseconds;
         # it matters for messages under a few MB); TYPEDTENSOR_DISTRIBUTED_CHECK_SHAPES=0 skips it
         self.check_shapes = os.environ.get("TYPEDTENSOR_DISTRIBUTED_CHECK_SHAPES", "1") != "0"
+        # (shape, dtype) of the checked tensors -> the header exchange's buffers: this rank's header,
+        # what every rank receives when all agree, and the receive buffer (reused: a group's
+        # collectives run one at a time, in the same order on every rank)
+        self._headers: dict[Any, tuple[array.array[int], array.array[int], array.array[int]]] = {}
+        self._in_place = _mpi().IN_PLACE
 
     def rank(self) -> int:
         return int(self.comm.Get_rank())
@@ -231,23 +236,47 @@ class MpiGroup:
             _WATCHDOG.leave(key)
 
     def collective(self, what: str, tensors: Sequence[_Tensor], call: Callable[[], Any]) -> Any:
-        """``check_same`` then the MPI call ``call()``, under one watchdog entry.
-
-        NOTE [ The shape check before a collective ]
-        The headers go first, in a collective of their own, and the data only once they agree:
-        MPI requires every rank to pass the same element count to a collective, and ranks that do
-        not are erroneous MPI (MPICH may truncate, hang or write past a buffer), so the data call
-        cannot start alongside the check. The exchange is one fixed-size Allgather (a few
-        microseconds on one machine, and about as much Python); the data call after it is the
-        same blocking MPI call mpi4py makes. What the check still costs is its synchronisation:
-        about a tenth of a 1 MB all_reduce on a loaded two-core machine, nothing measurable from
-        4 MB up (docs/benchmarks.md); ``TYPEDTENSOR_DISTRIBUTED_CHECK_SHAPES=0`` turns it off.
-        """
+        """``check_same`` then the MPI call ``call()``, under one watchdog entry (NOTE [ The shape
+        check before a collective ])."""
         key = _WATCHDOG.enter(what, self.timeout_s, self.comm)
         try:
             if self.check_shapes and tensors:
                 self._exchange_headers(what, tensors)
             return call()
+        finally:
+            _WATCHDOG.leave(key)
+
+    def all_reduce_in_place(self, what: str, t: _Tensor, op: Any) -> None:
+        """The blocking all-reduce of one contiguous CPU tensor, in place: ``collective`` written out
+        for the most common call (at 1 MB each microsecond of Python before the data call is about
+        half a percent of the call, and on a loaded machine that path runs with cold caches).
+
+        NOTE [ The shape check before a collective ]
+        The headers go first, in a collective of their own, and the data only once they agree:
+        MPI requires every rank to pass the same element count to a collective, and ranks that do
+        not are erroneous MPI (MPICH may truncate, hang or write past a buffer), so the data call
+        cannot start before the counts are known equal, and an error raised after the data call
+        would leave the tensors already overwritten. The exchange is one fixed-size Allgather of
+        buffers kept per (shape, dtype) (about a microsecond of MPI and as much Python; the buffers
+        and the expected answer are built once per shape); the data call after it is the same
+        blocking MPI call mpi4py makes. Overlapping the exchange with the data was measured and
+        does not pay: a count check must still finish first (a round trip of the same cost as the
+        whole header's), and the non-blocking shape exchange beside the data adds a request and a
+        wait (docs/benchmarks.md). Where the check is provably redundant it is skipped:
+        DistributedDataParallel checks every parameter's shape once at construction, and its
+        buckets, laid out from those shapes alike on every rank, go to MPI unchecked.
+        ``TYPEDTENSOR_DISTRIBUTED_CHECK_SHAPES=0`` turns the check off.
+        """
+        key = _WATCHDOG.enter(what, self.timeout_s, self.comm)
+        try:
+            if self.check_shapes:
+                slot = self._headers.get((t.shape, t.dtype))
+                if slot is None:
+                    slot = self._header_buffers((t,))
+                self.comm.Allgather(slot[0], slot[2])
+                if slot[2] != slot[1]:
+                    self._mismatch(what, (t,), slot[2])
+            self.comm.Allreduce(self._in_place, t, op)
         finally:
             _WATCHDOG.leave(key)
 
@@ -257,17 +286,29 @@ class MpiGroup:
         if self.check_shapes and tensors:
             self.blocking(what, lambda: self._exchange_headers(what, tensors))
 
+    def _header_buffers(self, tensors: Sequence[_Tensor]) -> tuple[array.array[int], array.array[int], array.array[int]]:
+        """The exchange's buffers for these tensors' shapes and dtypes (made once per shape)."""
+        key = (tensors[0].shape, tensors[0].dtype) if len(tensors) == 1 else tuple((t.shape, t.dtype) for t in tensors)
+        slot = self._headers.get(key)
+        if slot is None:
+            mine = array.array("q", [x for t in tensors for x in _header(t)])
+            slot = (mine, mine * self._size, array.array("q", bytes(8 * len(mine) * self._size)))
+            if len(self._headers) >= 256:  # a program of ever-changing shapes: start afresh
+                self._headers.clear()
+            self._headers[key] = slot
+        return slot
+
     def _exchange_headers(self, what: str, tensors: Sequence[_Tensor]) -> None:
-        # plain arrays of int64 (not numpy: this runs before every collective, and numpy's array
-        # creation costs a few microseconds); numpy only for the error message
-        mine = array.array("q", _header(tensors[0]) if len(tensors) == 1 else [x for t in tensors for x in _header(t)])
-        size = self._size
-        expected = mine * size  # what every rank receives when all agree
-        got = array.array("q", bytes(8 * len(expected)))
+        mine, expected, got = self._header_buffers(tensors)
         self.comm.Allgather(mine, got)
-        if got == expected:
-            return
-        everyone = np.asarray(got, dtype=np.int64).reshape(size, len(mine))
+        if got != expected:
+            self._mismatch(what, tensors, got)
+
+    def _mismatch(self, what: str, tensors: Sequence[_Tensor], got: array.array[int]) -> None:
+        """Raises the error for headers that differ (the same on every rank: every rank received the
+        same headers)."""
+        size = self._size
+        everyone = np.asarray(got, dtype=np.int64).reshape(size, -1)
         width = 2 + _HEADER_DIMS
         codes = {v: k for k, v in _DTYPE_CODES.items()}
         for i in range(len(tensors)):
