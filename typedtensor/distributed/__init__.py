@@ -388,12 +388,17 @@ def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None) -
 def all_reduce(tensor: _Tensor, op: Any = ReduceOp.SUM, group: Any = None, async_op: bool = False) -> Work | None:
     """Reduces ``tensor`` in place across the group; every rank ends with the result."""
     g = _group(group)
+    if (op is ReduceOp.SUM and not async_op and g.nccl is None and isinstance(tensor, tt.Tensor) and not tensor.is_cuda
+            and tensor.dtype is not tt.bfloat16 and tensor.is_contiguous()):
+        # the most common call, with the least Python before the data call (all_reduce_in_place)
+        g.all_reduce_in_place("all_reduce", tensor, g.mpi_sum)
+        return None
     if g.nccl is not None and _on_nccl(g, tensor):
         g.nccl.all_reduce(tensor, _nccl_op(op))
         return _nccl_done(async_op)
     t = _cpu(tensor, "all_reduce")
     mop = _mpi_op(op)
-    if not async_op and t.is_contiguous():  # the common call, with the least Python around MPI
+    if not async_op and t.is_contiguous():
         avg = op is ReduceOp.AVG or _is_avg(op)
         if avg and not t.is_floating_point():
             raise TypeError("ReduceOp.AVG needs floating-point tensors")

@@ -47,35 +47,36 @@ class _Watchdog:
     ``enter``/``leave`` run around every collective, so they take no lock: a key from an
     ``itertools.count`` and one dict store or pop are each atomic under the GIL, and the watchdog
     reads a copy of the dict made by one C call (``dict.copy``, which runs no Python code while it
-    copies, so no other thread can change the dict under it)."""
+    copies, so no other thread can change the dict under it). ``MpiGroup.all_reduce_in_place``
+    makes the same two steps inline on ``waits`` and ``keys``."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()  # starts the thread once
-        self._waits: dict[int, tuple[str, float, Any]] = {}
-        self._keys = itertools.count()
+        self.waits: dict[int, tuple[str, float, Any]] = {}
+        self.keys = itertools.count()
         self._thread: threading.Thread | None = None
 
     def enter(self, what: str, timeout_s: float, comm: Any) -> int:
-        key = next(self._keys)
-        self._waits[key] = (what, time.monotonic() + timeout_s, comm)
+        key = next(self.keys)
+        self.waits[key] = (what, time.monotonic() + timeout_s, comm)
         if self._thread is None:
-            self._start()
+            self.start()
         return key
 
-    def _start(self) -> None:
+    def start(self) -> None:
         with self._lock:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="typedtensor-dist-watchdog", daemon=True)
                 self._thread.start()
 
     def leave(self, key: int) -> None:
-        self._waits.pop(key, None)
+        self.waits.pop(key, None)
 
     def _run(self) -> None:
         while True:
             time.sleep(0.2)
             now = time.monotonic()
-            late = [(w, c) for w, d, c in self._waits.copy().values() if now > d]
+            late = [(w, c) for w, d, c in self.waits.copy().values() if now > d]
             if late:
                 what, comm = late[0]
                 sys.stderr.write(
@@ -213,6 +214,8 @@ class MpiGroup:
         # collectives run one at a time, in the same order on every rank)
         self._headers: dict[Any, tuple[array.array[int], array.array[int], array.array[int]]] = {}
         self._in_place = _mpi().IN_PLACE
+        self.mpi_sum = _mpi().SUM
+        _WATCHDOG.start()  # here, so that the collectives need not ask
 
     def rank(self) -> int:
         return int(self.comm.Get_rank())
@@ -247,9 +250,11 @@ class MpiGroup:
             _WATCHDOG.leave(key)
 
     def all_reduce_in_place(self, what: str, t: _Tensor, op: Any) -> None:
-        """The blocking all-reduce of one contiguous CPU tensor, in place: ``collective`` written out
-        for the most common call (at 1 MB each microsecond of Python before the data call is about
-        half a percent of the call, and on a loaded machine that path runs with cold caches).
+        """The blocking all-reduce of one contiguous CPU tensor, in place: ``collective`` and the
+        watchdog's ``enter``/``leave`` written out for the most common call. Between two 1 MB
+        all-reduces the Python before the data call runs with cold caches, and each function call
+        on that path showed in the time of the call: every rank waits for the slowest one's
+        Python (measured against mpi4py on two processes: docs/benchmarks.md).
 
         NOTE [ The shape check before a collective ]
         The headers go first, in a collective of their own, and the data only once they agree:
@@ -267,7 +272,9 @@ class MpiGroup:
         buckets, laid out from those shapes alike on every rank, go to MPI unchecked.
         ``TYPEDTENSOR_DISTRIBUTED_CHECK_SHAPES=0`` turns the check off.
         """
-        key = _WATCHDOG.enter(what, self.timeout_s, self.comm)
+        key = next(_WATCHDOG.keys)
+        waits = _WATCHDOG.waits
+        waits[key] = (what, time.monotonic() + self.timeout_s, self.comm)
         try:
             if self.check_shapes:
                 slot = self._headers.get((t.shape, t.dtype))
@@ -278,7 +285,7 @@ class MpiGroup:
                     self._mismatch(what, (t,), slot[2])
             self.comm.Allreduce(self._in_place, t, op)
         finally:
-            _WATCHDOG.leave(key)
+            waits.pop(key, None)
 
     def check_same(self, what: str, tensors: Sequence[_Tensor]) -> None:
         """Exchanges each tensor's dtype and shape first: a mismatch is an error on every rank, not
