@@ -13,11 +13,15 @@ Run on 2 processes with MPI's launcher (1 thread per process):
   function) or examples/char_transformer.py trained with DDP, each rank on half of every batch,
   against the same model trained in one process on the full batch (computed on rank 0 alongside);
   prints how far the parameters are after the last step (the largest elementwise difference
-  relative to each tensor's largest value, the norm of all differences relative to the norm of all
-  parameters, and the ``--top`` tensors furthest off), also against one process that averages the
-  shares' gradients (DDP's order of summation, no communication): in float32 the first comparison
-  shows the rounding of a different summation order, which Adam's normalised step amplifies for
-  tiny gradients; ``--dtype float64`` shows the algorithm's equality.
+  relative to each tensor's largest value, and the norm of all differences relative to the norm
+  of all parameters), per parameter (``--top N`` rows, 0 for all; attention's packed
+  ``in_proj_bias`` as its q, k and v thirds), beside two more comparisons: one process on the full
+  batch with its rows in another order against the full batch (the same mean summed in another
+  order: float rounding alone, amplified by AdamW as DDP's difference is), and DDP against one
+  process that averages the shares' gradients (DDP's order of summation, no communication: 0 when
+  the reduction adds nothing). Parts whose gradient is zero in exact arithmetic (largest |gradient|
+  under 1e-5 of the model's largest: the key third of ``in_proj_bias``) are marked, and the
+  summary is given with and without them. ``--dtype float64`` shows the algorithm's equality.
 - torch-equivalence: the same for torch itself (torch's DDP over gloo against torch in one
   process), the model rebuilt in torch with the same initial parameters, batches and optimiser:
   the rounding any data-parallel implementation shows on these models.
@@ -72,16 +76,34 @@ class Difference:
         self.norm = (diff_sq / max(ref_sq, 1e-300)) ** 0.5
         self.worst = max(self.per_tensor, key=lambda t: t[1])
 
-    def summary(self) -> str:
-        return f"elementwise max {self.worst[1]:.3g} ({self.worst[0]}), norm {self.norm:.3g}"
+    def summary(self, skip: set[str] | frozenset[str] = frozenset()) -> str:
+        kept = [t for t in self.per_tensor if t[0] not in skip]
+        worst = max(kept, key=lambda t: t[1])
+        return f"elementwise max {worst[1]:.3g} ({worst[0]}), norm {self.norm:.3g}"
 
     def table(self, top: int) -> str:
         rows = sorted(self.per_tensor, key=lambda t: -t[1])[:top]
         return "\n".join(f"    {name:<40} elementwise {e:.3g}  norm {n:.3g}" for name, e, n in rows)
 
 
+def _parts(name: str, a: np.ndarray) -> list[tuple[str, np.ndarray]]:
+    """A parameter as the parts the comparison lists: attention's packed ``in_proj_bias`` as its
+    query, key and value thirds. The key third's gradient is zero in exact arithmetic (it adds
+    ``q . b_k`` to every score of a query, a shift softmax ignores), so what it gets in float32 is
+    rounding, which AdamW's normalised step turns into steps of about ``lr``."""
+    if name.endswith("in_proj_bias"):
+        e = a.shape[0] // 3
+        return [(f"{name}[q]", a[:e]), (f"{name}[k]", a[e : 2 * e]), (f"{name}[v]", a[2 * e :])]
+    return [(name, a)]
+
+
 def _params(model: Any) -> list[tuple[str, np.ndarray]]:
-    return [(n, p.detach().cpu().numpy().copy()) for n, p in model.named_parameters()]
+    return [part for n, p in model.named_parameters() for part in _parts(n, p.detach().cpu().numpy().copy())]
+
+
+def _grads(model: Any) -> list[tuple[str, np.ndarray]]:
+    return [part for n, p in model.named_parameters() if p.grad is not None
+            for part in _parts(n, p.grad.detach().cpu().numpy().copy())]
 
 
 def _mlp() -> tuple[Any, Any, Any]:
@@ -148,33 +170,60 @@ def equivalence(model_name: str, steps: int, dtype: str, top: int) -> None:
     if rank != 0:
         return
 
-    def reference(split: bool) -> Any:
-        """One process: the full batch, or (split) the mean of the W shares' gradients, DDP's sum
-        order without the communication."""
+    def reference(mode: str) -> tuple[Any, dict[str, float]]:
+        """One process: the full batch ("full"), the full batch with its rows in another order
+        ("permuted": the same mean, summed in another order, so the difference to "full" is float
+        rounding alone, amplified by the optimiser as DDP's is), or the mean of the W shares'
+        gradients ("split": DDP's order of summation, without the communication). Also the
+        largest |gradient| each parameter part got over the steps."""
         tt.manual_seed(0)
         ref, _, _ = make()
         cast(ref)
         ref.load_state_dict(ref_state)
         ropt = make_opt(ref)
+        peaks: dict[str, float] = {}
         for step in range(steps):
             xb, yb = batch(step)
             xb = prepare(xb)
             ropt.zero_grad()
-            if split:
+            if mode == "split":
                 n = xb.shape[0] // world
                 for r in range(world):
                     (loss(ref, xb[r * n : (r + 1) * n], yb[r * n : (r + 1) * n]) / world).backward()
             else:
+                if mode == "permuted":
+                    perm = tt.tensor(np.random.default_rng(step).permutation(xb.shape[0]))
+                    xb, yb = xb[perm], yb[perm]
                 loss(ref, xb, yb).backward()
+            for name, g in _grads(ref):
+                peaks[name] = max(peaks.get(name, 0.0), float(np.abs(g).max()))
             ropt.step()
-        return ref
+        return ref, peaks
 
-    full = Difference(_params(model), _params(reference(False)))
-    split = Difference(_params(model), _params(reference(True)))
+    full_model, peaks = reference("full")
+    permuted_model, _ = reference("permuted")
+    split_model, _ = reference("split")
+    ours, full_params = _params(model), _params(full_model)
+    full = Difference(ours, full_params)
+    floor = Difference(_params(permuted_model), full_params)
+    split = Difference(ours, _params(split_model))
+    largest = max(peaks.values())
+    zero = {name for name, v in peaks.items() if v < 1e-5 * largest}  # zero in exact arithmetic: rounding only
     count = sum(p.numel() for p in model.parameters())
     print(f"equivalence typedtensor {model_name} ({dtype}): {count} parameters, {steps} steps, {world} ranks x "
-          f"batch/{world}\n  DDP vs 1 process on the full batch: {full.summary()}\n{full.table(top)}\n"
+          f"batch/{world}\n  DDP vs 1 process on the full batch: {full.summary()}; "
+          f"without the parts whose gradient is zero: {full.summary(skip=zero)}\n"
+          f"  1 process, the full batch in another row order, vs the full batch (float rounding alone): "
+          f"{floor.summary()}; without the zero-gradient parts: {floor.summary(skip=zero)}\n"
           f"  DDP vs 1 process averaging the {world} shares' gradients: {split.summary()}")
+    rows = [(name, e, f, s_, peaks.get(name, 0.0) / largest)
+            for (name, e, _), (_, f, _), (_, s_, _) in zip(full.per_tensor, floor.per_tensor, split.per_tensor, strict=True)]
+    rows.sort(key=lambda r: -r[1])
+    print(f"    {'parameter (part)':<34} {'DDP vs full':>11} {'reordered':>10} {'DDP vs split':>12} "
+          f"{'max |grad| / largest':>21}")
+    for name, e, f, s_, g in rows[: top if top > 0 else len(rows)]:
+        note = "  <- gradient zero in exact arithmetic" if name in zero else ""
+        print(f"    {name:<34} {e:>11.2g} {f:>10.2g} {s_:>12.2g} {g:>21.2g}{note}")
 
 
 def _torch_mirror(model_name: str, ours: Any) -> Any:
@@ -276,8 +325,10 @@ def torch_equivalence(model_name: str, steps: int, dtype: str, top: int) -> None
             loss(ref, xb, yb).backward()
             ropt.step()
         full = Difference(_params(model.module), _params(ref))
+        keys = {name for name, _, _ in full.per_tensor if name.endswith("in_proj_bias[k]")}  # zero gradient: _parts
         print(f"equivalence torch {model_name} ({dtype}): DDP (gloo) on {world} ranks x batch/{world} vs 1 process on "
-              f"the full batch, {steps} steps: {full.summary()}\n{full.table(top)}")
+              f"the full batch, {steps} steps: {full.summary()}; without in_proj_bias's key parts (their gradient is "
+              f"zero): {full.summary(skip=keys)}\n{full.table(top)}")
     tdist.destroy_process_group()
 
 
