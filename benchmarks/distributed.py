@@ -6,7 +6,8 @@ Run on 2 processes with MPI's launcher (1 thread per process):
     mpiexec -n 2 python benchmarks/distributed.py equivalence --model char --steps 20
     mpiexec -n 2 python benchmarks/distributed.py torch-equivalence --model mlp --steps 20
     mpiexec -n 2 python benchmarks/distributed.py torch-equivalence --model char --steps 20
-    mpiexec -n 2 python benchmarks/distributed.py bandwidth
+    mpiexec -n 2 python benchmarks/distributed.py bandwidth --reps 25
+    mpiexec -n 2 python benchmarks/distributed.py check-designs --reps 600
     mpiexec -n 2 python benchmarks/distributed.py step
 
 - equivalence: the model of examples/mlp_digits.py (dropout off, so both runs see the same
@@ -26,9 +27,12 @@ Run on 2 processes with MPI's launcher (1 thread per process):
   process), the model rebuilt in torch with the same initial parameters, batches and optimiser:
   the rounding any data-parallel implementation shows on these models.
 - bandwidth: ``typedtensor.distributed.all_reduce`` (SUM, float32; with and without the shape
-  exchange) against mpi4py's own ``Allreduce`` on numpy buffers, 1 MB to 256 MB, interleaved in a
-  shuffled order; the ratios of the best and of the median times (mpi4py's time / ours: 1.0 is as
-  fast).
+  exchange) against mpi4py's own ``Allreduce`` on a numpy view of the same memory (and, for
+  reference, on a numpy array of its own), 1 MB to 256 MB, interleaved in a shuffled order, each
+  call after a barrier; the ratios of the best and of the median times (mpi4py's time / ours: 1.0
+  is as fast). ``--json`` writes the ratios, for the median over several runs.
+- check-designs: the ways of ordering the cross-rank shape check and the data call, measured in
+  mpi4py alone (``check_designs``).
 - step: one DDP training step of the digits MLP (batch 64, 32 per rank) against torch's DDP over
   gloo in the same processes, interleaved, each step after a barrier; the ratio of the medians and
   of the best times (on a shared machine a step waits for the other rank's time slice).
@@ -411,6 +415,71 @@ def bandwidth(reps: int, clock: str, json_path: str | None) -> None:
             json.dump(rows, f)
 
 
+def check_designs(reps: int, mb: float) -> None:
+    """The designs of the cross-rank check, in mpi4py alone (no typedtensor Python): a 1 MB
+    ``Allreduce`` on numpy memory bare; after a blocking ``Allgather`` of the 10-number header (the
+    check as built: NOTE [ The shape check before a collective ] in _mpi.py); after a blocking
+    ``Allreduce(MAX)`` of (count, -count) (detects a count mismatch only); that, with the header's
+    ``Iallgather`` running beside the data call and waited for after it (the full check
+    overlapped); and the header's ``Iallgather`` beside the data with no check first (not safe: a
+    count mismatch would reach MPI; for the cost only). Interleaved in a shuffled order, each call
+    after a barrier; ratios to the bare call, of the best and of the median times."""
+    import array
+    import random
+
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    n = int(mb * 1024 * 1024) // 4
+    data = np.zeros(n, dtype=np.float32)
+    header = array.array("q", [7, 1, n] + [-1] * 7)
+    headers = array.array("q", bytes(8 * len(header) * comm.Get_size()))
+    pair, pair_out = array.array("q", [n, -n]), array.array("q", [0, 0])
+
+    def bare() -> None:
+        comm.Allreduce(MPI.IN_PLACE, data, MPI.SUM)
+
+    def header_first() -> None:
+        comm.Allgather(header, headers)
+        bare()
+
+    def count_first() -> None:
+        comm.Allreduce(pair, pair_out, MPI.MAX)
+        bare()
+
+    def count_first_header_beside() -> None:
+        comm.Allreduce(pair, pair_out, MPI.MAX)
+        req = comm.Iallgather(header, headers)
+        bare()
+        req.Wait()
+
+    def header_beside_unsafe() -> None:
+        req = comm.Iallgather(header, headers)
+        bare()
+        req.Wait()
+
+    calls = {"bare": bare, "header Allgather first": header_first, "(count, -count) MAX first": count_first,
+             "count first, header beside": count_first_header_beside, "header beside (unsafe)": header_beside_unsafe}
+    times: dict[str, list[float]] = {k: [] for k in calls}
+    names = list(calls)
+    order = random.Random(0)
+    for f in calls.values():
+        f()
+    for _ in range(reps):
+        order.shuffle(names)
+        for k in names:
+            comm.Barrier()
+            t0 = time.perf_counter()
+            calls[k]()
+            times[k].append(time.perf_counter() - t0)
+    if comm.Get_rank() == 0:
+        best, med = min(times["bare"]), statistics.median(times["bare"])
+        print(f"{_harness.cpu_name()}; {mb:g} MB float32 all-reduce, {reps} rounds; load average {os.getloadavg()[0]:.1f}")
+        for k, v in times.items():
+            print(f"  {k:<28} best {min(v) * 1e6:8.1f} us ({best / min(v):.3f})  median {statistics.median(v) * 1e6:8.1f} us "
+                  f"({med / statistics.median(v):.3f})")
+
+
 def step_time(reps: int) -> None:
     import mlp_digits as ex
     import torch
@@ -480,13 +549,14 @@ def step_time(reps: int) -> None:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("what", choices=["equivalence", "torch-equivalence", "bandwidth", "step"])
+    p.add_argument("what", choices=["equivalence", "torch-equivalence", "bandwidth", "check-designs", "step"])
     p.add_argument("--model", choices=["mlp", "char"], default="mlp")
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--reps", type=int, default=15)
     p.add_argument("--dtype", choices=["float32", "float64"], default="float32")
     p.add_argument("--top", type=int, default=5, help="equivalence: the tensors furthest off, listed")
     p.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="bandwidth: rank 0's wall or process CPU clock")
+    p.add_argument("--mb", type=float, default=1.0, help="check-designs: the all-reduce's size")
     p.add_argument("--json", default=None, help="bandwidth: also write the table's ratios to this file (rank 0)")
     args = p.parse_args()
     tt.set_num_threads(1)
@@ -497,6 +567,8 @@ def main() -> None:
         torch_equivalence(args.model, args.steps, args.dtype, args.top)
     elif args.what == "bandwidth":
         bandwidth(args.reps, args.clock, args.json)
+    elif args.what == "check-designs":
+        check_designs(args.reps, args.mb)
     else:
         step_time(args.reps)
     dist.destroy_process_group()

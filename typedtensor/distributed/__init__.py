@@ -32,7 +32,7 @@ from types import TracebackType
 from typing import Any, TypeAlias
 
 from typedtensor import _runtime as tt
-from typedtensor.distributed._mpi import MpiGroup, Work
+from typedtensor.distributed._mpi import MpiGroup, Work, abort
 
 _Tensor: TypeAlias = Any  # typedtensor's Tensor (the compiled class, untyped to mypy)
 
@@ -121,8 +121,7 @@ def _abort_job(reason: str, code: int) -> None:
     if world is None or world.size() <= 1:
         return
     sys.stderr.write(f"typedtensor.distributed: rank {world.rank()} {reason}; aborting the job\n")
-    sys.stderr.flush()
-    world.comm.Abort(code)
+    abort(world.comm, code)
 
 
 def _abort_on_uncaught(comm: Any) -> None:
@@ -134,8 +133,7 @@ def _abort_on_uncaught(comm: Any) -> None:
         previous(kind, value, tb)
         if comm.Get_size() > 1 and not issubclass(kind, KeyboardInterrupt):
             sys.stderr.write(f"typedtensor.distributed: rank {comm.Get_rank()} raised {kind.__name__}; aborting the job\n")
-            sys.stderr.flush()
-            comm.Abort(1)
+            abort(comm, 1)
 
     _state["hook"] = (previous, hook)
     sys.excepthook = hook

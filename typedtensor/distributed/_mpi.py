@@ -16,9 +16,12 @@ another way never leaves the others hanging. A rank that raises is handled soone
 from __future__ import annotations
 
 import array
+import fcntl
 import itertools
 import os
+import stat
 import sys
+import termios
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -28,7 +31,7 @@ import numpy as np
 
 _Tensor: TypeAlias = Any  # typedtensor's Tensor (the compiled class, untyped to mypy)
 
-__all__ = ["MpiGroup", "Work", "shape_mismatch"]
+__all__ = ["MpiGroup", "Work", "abort", "shape_mismatch"]
 
 # The dtype codes exchanged in the shape check (any distinct numbers; the same on every rank).
 _DTYPE_CODES = {"bool": 1, "uint8": 2, "int32": 3, "int64": 4, "float16": 5, "bfloat16": 6, "float32": 7, "float64": 8}
@@ -83,17 +86,41 @@ class _Watchdog:
                     f"typedtensor.distributed: rank {comm.Get_rank()}: {what} timed out: another rank failed, "
                     "exited or is not making the same call; aborting the job\n"
                 )
-                sys.stderr.flush()
-                # the launcher forwards each rank's stderr through a pipe it reads when it gets to it:
-                # aborting at once can kill the job before the message above has left the pipe
-                time.sleep(0.5)
                 try:
-                    comm.Abort(3)
+                    abort(comm, 3)
                 finally:
                     os._exit(3)
 
 
 _WATCHDOG = _Watchdog()
+
+
+def abort(comm: Any, code: int, limit_s: float = 3.0) -> None:
+    """``comm.Abort(code)`` once what this rank wrote to stdout and stderr has reached the launcher.
+
+    The launcher forwards each rank's output through pipes it reads when it gets to them, and
+    MPI_Abort kills the whole job at once: aborting straight after writing an error lost all but the
+    first line of a traceback on a loaded machine. So this flushes both streams and, for each that
+    is a pipe, waits (at most ``limit_s`` in all) until the reader has taken everything from it
+    (FIONREAD, the bytes still in the pipe, is 0), then a little longer for the launcher to pass
+    them on."""
+    deadline = time.monotonic() + limit_s
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+            fd = stream.fileno()
+            if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+                continue
+            pending = array.array("i", [0])
+            while time.monotonic() < deadline:
+                fcntl.ioctl(fd, termios.FIONREAD, pending)
+                if pending[0] == 0:
+                    break
+                time.sleep(0.01)
+        except (OSError, ValueError, AttributeError):  # closed, replaced or not a file: nothing to wait for
+            continue
+    time.sleep(0.1)
+    comm.Abort(code)
 
 
 class Work:
