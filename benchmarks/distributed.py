@@ -6,25 +6,33 @@ Run on 2 processes with MPI's launcher (1 thread per process):
     mpiexec -n 2 python benchmarks/distributed.py equivalence --model char --steps 20
     mpiexec -n 2 python benchmarks/distributed.py torch-equivalence --model mlp --steps 20
     mpiexec -n 2 python benchmarks/distributed.py torch-equivalence --model char --steps 20
-    mpiexec -n 2 python benchmarks/distributed.py bandwidth
+    mpiexec -n 2 python benchmarks/distributed.py bandwidth --reps 25
+    mpiexec -n 2 python benchmarks/distributed.py check-designs --reps 600
     mpiexec -n 2 python benchmarks/distributed.py step
 
 - equivalence: the model of examples/mlp_digits.py (dropout off, so both runs see the same
   function) or examples/char_transformer.py trained with DDP, each rank on half of every batch,
   against the same model trained in one process on the full batch (computed on rank 0 alongside);
   prints how far the parameters are after the last step (the largest elementwise difference
-  relative to each tensor's largest value, the norm of all differences relative to the norm of all
-  parameters, and the ``--top`` tensors furthest off), also against one process that averages the
-  shares' gradients (DDP's order of summation, no communication): in float32 the first comparison
-  shows the rounding of a different summation order, which Adam's normalised step amplifies for
-  tiny gradients; ``--dtype float64`` shows the algorithm's equality.
+  relative to each tensor's largest value, and the norm of all differences relative to the norm
+  of all parameters), per parameter (``--top N`` rows, 0 for all; attention's packed
+  ``in_proj_bias`` as its q, k and v thirds), beside two more comparisons: one process on the full
+  batch with its rows in another order against the full batch (the same mean summed in another
+  order: float rounding alone, amplified by AdamW as DDP's difference is), and DDP against one
+  process that averages the shares' gradients (DDP's order of summation, no communication: 0 when
+  the reduction adds nothing). Parts whose gradient is zero in exact arithmetic (largest |gradient|
+  under 1e-5 of the model's largest: the key third of ``in_proj_bias``) are marked, and the
+  summary is given with and without them. ``--dtype float64`` shows the algorithm's equality.
 - torch-equivalence: the same for torch itself (torch's DDP over gloo against torch in one
   process), the model rebuilt in torch with the same initial parameters, batches and optimiser:
   the rounding any data-parallel implementation shows on these models.
 - bandwidth: ``typedtensor.distributed.all_reduce`` (SUM, float32; with and without the shape
-  exchange) against mpi4py's own ``Allreduce`` on numpy buffers, 1 MB to 256 MB, interleaved in a
-  shuffled order; the ratios of the best and of the median times (mpi4py's time / ours: 1.0 is as
-  fast).
+  exchange) against mpi4py's own ``Allreduce`` on a numpy view of the same memory (and, for
+  reference, on a numpy array of its own), 1 MB to 256 MB, interleaved in a shuffled order, each
+  call after a barrier; the ratios of the best and of the median times (mpi4py's time / ours: 1.0
+  is as fast). ``--json`` writes the ratios, for the median over several runs.
+- check-designs: the ways of ordering the cross-rank shape check and the data call, measured in
+  mpi4py alone (``check_designs``).
 - step: one DDP training step of the digits MLP (batch 64, 32 per rank) against torch's DDP over
   gloo in the same processes, interleaved, each step after a barrier; the ratio of the medians and
   of the best times (on a shared machine a step waits for the other rank's time slice).
@@ -40,6 +48,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import _harness
 import numpy as np
 
 import typedtensor as tt
@@ -71,16 +80,34 @@ class Difference:
         self.norm = (diff_sq / max(ref_sq, 1e-300)) ** 0.5
         self.worst = max(self.per_tensor, key=lambda t: t[1])
 
-    def summary(self) -> str:
-        return f"elementwise max {self.worst[1]:.3g} ({self.worst[0]}), norm {self.norm:.3g}"
+    def summary(self, skip: set[str] | frozenset[str] = frozenset()) -> str:
+        kept = [t for t in self.per_tensor if t[0] not in skip]
+        worst = max(kept, key=lambda t: t[1])
+        return f"elementwise max {worst[1]:.3g} ({worst[0]}), norm {self.norm:.3g}"
 
     def table(self, top: int) -> str:
         rows = sorted(self.per_tensor, key=lambda t: -t[1])[:top]
         return "\n".join(f"    {name:<40} elementwise {e:.3g}  norm {n:.3g}" for name, e, n in rows)
 
 
+def _parts(name: str, a: np.ndarray) -> list[tuple[str, np.ndarray]]:
+    """A parameter as the parts the comparison lists: attention's packed ``in_proj_bias`` as its
+    query, key and value thirds. The key third's gradient is zero in exact arithmetic (it adds
+    ``q . b_k`` to every score of a query, a shift softmax ignores), so what it gets in float32 is
+    rounding, which AdamW's normalised step turns into steps of about ``lr``."""
+    if name.endswith("in_proj_bias"):
+        e = a.shape[0] // 3
+        return [(f"{name}[q]", a[:e]), (f"{name}[k]", a[e : 2 * e]), (f"{name}[v]", a[2 * e :])]
+    return [(name, a)]
+
+
 def _params(model: Any) -> list[tuple[str, np.ndarray]]:
-    return [(n, p.detach().cpu().numpy().copy()) for n, p in model.named_parameters()]
+    return [part for n, p in model.named_parameters() for part in _parts(n, p.detach().cpu().numpy().copy())]
+
+
+def _grads(model: Any) -> list[tuple[str, np.ndarray]]:
+    return [part for n, p in model.named_parameters() if p.grad is not None
+            for part in _parts(n, p.grad.detach().cpu().numpy().copy())]
 
 
 def _mlp() -> tuple[Any, Any, Any]:
@@ -147,33 +174,60 @@ def equivalence(model_name: str, steps: int, dtype: str, top: int) -> None:
     if rank != 0:
         return
 
-    def reference(split: bool) -> Any:
-        """One process: the full batch, or (split) the mean of the W shares' gradients, DDP's sum
-        order without the communication."""
+    def reference(mode: str) -> tuple[Any, dict[str, float]]:
+        """One process: the full batch ("full"), the full batch with its rows in another order
+        ("permuted": the same mean, summed in another order, so the difference to "full" is float
+        rounding alone, amplified by the optimiser as DDP's is), or the mean of the W shares'
+        gradients ("split": DDP's order of summation, without the communication). Also the
+        largest |gradient| each parameter part got over the steps."""
         tt.manual_seed(0)
         ref, _, _ = make()
         cast(ref)
         ref.load_state_dict(ref_state)
         ropt = make_opt(ref)
+        peaks: dict[str, float] = {}
         for step in range(steps):
             xb, yb = batch(step)
             xb = prepare(xb)
             ropt.zero_grad()
-            if split:
+            if mode == "split":
                 n = xb.shape[0] // world
                 for r in range(world):
                     (loss(ref, xb[r * n : (r + 1) * n], yb[r * n : (r + 1) * n]) / world).backward()
             else:
+                if mode == "permuted":
+                    perm = tt.tensor(np.random.default_rng(step).permutation(xb.shape[0]))
+                    xb, yb = xb[perm], yb[perm]
                 loss(ref, xb, yb).backward()
+            for name, g in _grads(ref):
+                peaks[name] = max(peaks.get(name, 0.0), float(np.abs(g).max()))
             ropt.step()
-        return ref
+        return ref, peaks
 
-    full = Difference(_params(model), _params(reference(False)))
-    split = Difference(_params(model), _params(reference(True)))
+    full_model, peaks = reference("full")
+    permuted_model, _ = reference("permuted")
+    split_model, _ = reference("split")
+    ours, full_params = _params(model), _params(full_model)
+    full = Difference(ours, full_params)
+    floor = Difference(_params(permuted_model), full_params)
+    split = Difference(ours, _params(split_model))
+    largest = max(peaks.values())
+    zero = {name for name, v in peaks.items() if v < 1e-5 * largest}  # zero in exact arithmetic: rounding only
     count = sum(p.numel() for p in model.parameters())
     print(f"equivalence typedtensor {model_name} ({dtype}): {count} parameters, {steps} steps, {world} ranks x "
-          f"batch/{world}\n  DDP vs 1 process on the full batch: {full.summary()}\n{full.table(top)}\n"
+          f"batch/{world}\n  DDP vs 1 process on the full batch: {full.summary()}; "
+          f"without the parts whose gradient is zero: {full.summary(skip=zero)}\n"
+          f"  1 process, the full batch in another row order, vs the full batch (float rounding alone): "
+          f"{floor.summary()}; without the zero-gradient parts: {floor.summary(skip=zero)}\n"
           f"  DDP vs 1 process averaging the {world} shares' gradients: {split.summary()}")
+    rows = [(name, e, f, s_, peaks.get(name, 0.0) / largest)
+            for (name, e, _), (_, f, _), (_, s_, _) in zip(full.per_tensor, floor.per_tensor, split.per_tensor, strict=True)]
+    rows.sort(key=lambda r: -r[1])
+    print(f"    {'parameter (part)':<34} {'DDP vs full':>11} {'reordered':>10} {'DDP vs split':>12} "
+          f"{'max |grad| / largest':>21}")
+    for name, e, f, s_, g in rows[: top if top > 0 else len(rows)]:
+        note = "  <- gradient zero in exact arithmetic" if name in zero else ""
+        print(f"    {name:<34} {e:>11.2g} {f:>10.2g} {s_:>12.2g} {g:>21.2g}{note}")
 
 
 def _torch_mirror(model_name: str, ours: Any) -> Any:
@@ -275,8 +329,10 @@ def torch_equivalence(model_name: str, steps: int, dtype: str, top: int) -> None
             loss(ref, xb, yb).backward()
             ropt.step()
         full = Difference(_params(model.module), _params(ref))
+        keys = {name for name, _, _ in full.per_tensor if name.endswith("in_proj_bias[k]")}  # zero gradient: _parts
         print(f"equivalence torch {model_name} ({dtype}): DDP (gloo) on {world} ranks x batch/{world} vs 1 process on "
-              f"the full batch, {steps} steps: {full.summary()}\n{full.table(top)}")
+              f"the full batch, {steps} steps: {full.summary()}; without in_proj_bias's key parts (their gradient is "
+              f"zero): {full.summary(skip=keys)}\n{full.table(top)}")
     tdist.destroy_process_group()
 
 
@@ -290,11 +346,18 @@ def _median_time(fn: Any, reps: int) -> float:
     return statistics.median(times)
 
 
-def bandwidth(reps: int) -> None:
+def bandwidth(reps: int, clock: str, json_path: str | None) -> None:
     """Per size, ``reps`` rounds (more for the small sizes, where one slow call is more of the
-    time) of the three calls in a shuffled order (the same on every rank), each after a barrier;
-    the ratios of the best and of the median times (the machine may be shared: the best is the
-    least disturbed)."""
+    time) of the calls in a shuffled order (the same on every rank), each after a barrier; the
+    ratios of the best and of the median times (the machine may be shared: the best is the least
+    disturbed).
+
+    mpi4py's ``Allreduce`` gets a numpy view of the very memory ``dist.all_reduce`` reduces, so
+    both see the same pages in the same cache state (the tensor's memory comes from the backend's
+    allocator, 2 MB-aligned and advised for huge pages from 1 MB up; a separate ``np.ones`` gets
+    4 KB pages, which MPI's copies through shared memory walk more slowly at 4-16 MB: that
+    comparison is the last column, for reference)."""
+    import json
     import random
 
     from mpi4py import MPI
@@ -303,35 +366,118 @@ def bandwidth(reps: int) -> None:
     rank = dist.get_rank()
     group = dist.GroupMember.WORLD
     assert group is not None
+    now = time.perf_counter if clock == "wall" else time.process_time
     if rank == 0:
-        print(f"{'MB':>5} {'mpi4py ms':>10} {'ours ms':>8} {'ratio':>6} {'(median)':>8} "
-              f"{'ours, no shape check ms':>24} {'ratio':>6} {'(median)':>8}")
+        print(f"{_harness.cpu_name()}; {clock} clock on rank 0; load average {os.getloadavg()[0]:.1f} at the start")
+        print(f"{'MB':>5} {'mpi4py ms':>10} {'ours ms':>8} {'ratio':>6} {'(median)':>8} {'no check':>9} "
+              f"{'(median)':>8} {'own numpy buffer':>17} {'(median)':>8}")
     order = random.Random(0)
+    rows = []
     for mb in (1, 4, 16, 64, 256):
         n = mb * 1024 * 1024 // 4
-        ours = tt.ones(n)
-        theirs = np.ones(n, dtype=np.float32)
+        ours = tt.zeros(n)
+        same = ours.numpy()  # the same memory
+        own = np.zeros(n, dtype=np.float32)
 
         def bare() -> None:
             group.check_shapes = False
             dist.all_reduce(ours)
             group.check_shapes = True
 
-        calls = {"mpi4py": lambda: comm.Allreduce(MPI.IN_PLACE, theirs, MPI.SUM), "ours": lambda: dist.all_reduce(ours),
-                 "bare": bare}
+        calls = {
+            "mpi4py": lambda: comm.Allreduce(MPI.IN_PLACE, same, MPI.SUM),
+            "ours": lambda: dist.all_reduce(ours),
+            "bare": bare,
+            "own": lambda: comm.Allreduce(MPI.IN_PLACE, own, MPI.SUM),
+        }
         times: dict[str, list[float]] = {k: [] for k in calls}
         names = list(calls)
+        for f in calls.values():  # first touches and MPI's first-use set-up, untimed
+            f()
         for _ in range(max(reps, reps * 64 // (4 * mb))):
             order.shuffle(names)
             for k in names:
-                times[k].append(_median_time(calls[k], 1))
+                comm.Barrier()
+                t0 = now()
+                calls[k]()
+                times[k].append(now() - t0)
         best = {k: min(v) for k, v in times.items()}
         med = {k: statistics.median(v) for k, v in times.items()}
+        ratios = {f"{k}_{s}": (best["mpi4py"] / best[k] if s == "best" else med["mpi4py"] / med[k])
+                  for k in ("ours", "bare", "own") for s in ("best", "median")}
+        rows.append({"mb": mb, "mpi4py_ms": best["mpi4py"] * 1e3, "ours_ms": best["ours"] * 1e3, **ratios})
         if rank == 0:
-            m = best["mpi4py"]
-            print(f"{mb:>5} {m * 1e3:>10.3f} {best['ours'] * 1e3:>8.3f} {m / best['ours']:>6.2f} "
-                  f"{med['mpi4py'] / med['ours']:>8.2f} {best['bare'] * 1e3:>24.3f} {m / best['bare']:>6.2f} "
-                  f"{med['mpi4py'] / med['bare']:>8.2f}")
+            print(f"{mb:>5} {best['mpi4py'] * 1e3:>10.3f} {best['ours'] * 1e3:>8.3f} {ratios['ours_best']:>6.2f} "
+                  f"{ratios['ours_median']:>8.2f} {ratios['bare_best']:>9.2f} {ratios['bare_median']:>8.2f} "
+                  f"{ratios['own_best']:>17.2f} {ratios['own_median']:>8.2f}", flush=True)
+    if rank == 0 and json_path:
+        with open(json_path, "w") as f:
+            json.dump(rows, f)
+
+
+def check_designs(reps: int, mb: float) -> None:
+    """The designs of the cross-rank check, in mpi4py alone (no typedtensor Python): a 1 MB
+    ``Allreduce`` on numpy memory bare; after a blocking ``Allgather`` of the 10-number header (the
+    check as built: NOTE [ The shape check before a collective ] in _mpi.py); after a blocking
+    ``Allreduce(MAX)`` of (count, -count) (detects a count mismatch only); that, with the header's
+    ``Iallgather`` running beside the data call and waited for after it (the full check
+    overlapped); and the header's ``Iallgather`` beside the data with no check first (not safe: a
+    count mismatch would reach MPI; for the cost only). Interleaved in a shuffled order, each call
+    after a barrier; ratios to the bare call, of the best and of the median times."""
+    import array
+    import random
+
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    n = int(mb * 1024 * 1024) // 4
+    data = np.zeros(n, dtype=np.float32)
+    header = array.array("q", [7, 1, n] + [-1] * 7)
+    headers = array.array("q", bytes(8 * len(header) * comm.Get_size()))
+    pair, pair_out = array.array("q", [n, -n]), array.array("q", [0, 0])
+
+    def bare() -> None:
+        comm.Allreduce(MPI.IN_PLACE, data, MPI.SUM)
+
+    def header_first() -> None:
+        comm.Allgather(header, headers)
+        bare()
+
+    def count_first() -> None:
+        comm.Allreduce(pair, pair_out, MPI.MAX)
+        bare()
+
+    def count_first_header_beside() -> None:
+        comm.Allreduce(pair, pair_out, MPI.MAX)
+        req = comm.Iallgather(header, headers)
+        bare()
+        req.Wait()
+
+    def header_beside_unsafe() -> None:
+        req = comm.Iallgather(header, headers)
+        bare()
+        req.Wait()
+
+    calls = {"bare": bare, "header Allgather first": header_first, "(count, -count) MAX first": count_first,
+             "count first, header beside": count_first_header_beside, "header beside (unsafe)": header_beside_unsafe}
+    times: dict[str, list[float]] = {k: [] for k in calls}
+    names = list(calls)
+    order = random.Random(0)
+    for f in calls.values():
+        f()
+    for _ in range(reps):
+        order.shuffle(names)
+        for k in names:
+            comm.Barrier()
+            t0 = time.perf_counter()
+            calls[k]()
+            times[k].append(time.perf_counter() - t0)
+    if comm.Get_rank() == 0:
+        best, med = min(times["bare"]), statistics.median(times["bare"])
+        print(f"{_harness.cpu_name()}; {mb:g} MB float32 all-reduce, {reps} rounds; load average {os.getloadavg()[0]:.1f}")
+        for k, v in times.items():
+            print(f"  {k:<28} best {min(v) * 1e6:8.1f} us ({best / min(v):.3f})  median {statistics.median(v) * 1e6:8.1f} us "
+                  f"({med / statistics.median(v):.3f})")
 
 
 def step_time(reps: int) -> None:
@@ -403,12 +549,15 @@ def step_time(reps: int) -> None:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("what", choices=["equivalence", "torch-equivalence", "bandwidth", "step"])
+    p.add_argument("what", choices=["equivalence", "torch-equivalence", "bandwidth", "check-designs", "step"])
     p.add_argument("--model", choices=["mlp", "char"], default="mlp")
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--reps", type=int, default=15)
     p.add_argument("--dtype", choices=["float32", "float64"], default="float32")
     p.add_argument("--top", type=int, default=5, help="equivalence: the tensors furthest off, listed")
+    p.add_argument("--clock", choices=["wall", "cpu"], default="wall", help="bandwidth: rank 0's wall or process CPU clock")
+    p.add_argument("--mb", type=float, default=1.0, help="check-designs: the all-reduce's size")
+    p.add_argument("--json", default=None, help="bandwidth: also write the table's ratios to this file (rank 0)")
     args = p.parse_args()
     tt.set_num_threads(1)
     dist.init_process_group("mpi")
@@ -417,7 +566,9 @@ def main() -> None:
     elif args.what == "torch-equivalence":
         torch_equivalence(args.model, args.steps, args.dtype, args.top)
     elif args.what == "bandwidth":
-        bandwidth(args.reps)
+        bandwidth(args.reps, args.clock, args.json)
+    elif args.what == "check-designs":
+        check_designs(args.reps, args.mb)
     else:
         step_time(args.reps)
     dist.destroy_process_group()

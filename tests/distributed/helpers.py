@@ -34,7 +34,7 @@ def child_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def run(cmd: list[str], timeout: float = 120, **extra: str) -> subprocess.CompletedProcess[str]:
+def run(cmd: list[str], timeout: float = 180, **extra: str) -> subprocess.CompletedProcess[str]:
     """Runs ``cmd``; the programs write their per-rank JSON into a fresh folder (TT_RESULTS_DIR), as
     the launcher may interleave the ranks' stdout within a line."""
     out = tempfile.mkdtemp(prefix="tt-dist-")
@@ -44,7 +44,7 @@ def run(cmd: list[str], timeout: float = 120, **extra: str) -> subprocess.Comple
     return proc
 
 
-def mpirun(n: int, program: str, *args: str, timeout: float = 120, **extra: str) -> subprocess.CompletedProcess[str]:
+def mpirun(n: int, program: str, *args: str, timeout: float = 180, **extra: str) -> subprocess.CompletedProcess[str]:
     return run([mpiexec(), "-n", str(n), sys.executable, str(PROGRAMS / program), *args], timeout=timeout, **extra)
 
 

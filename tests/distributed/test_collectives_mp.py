@@ -14,7 +14,7 @@ CHECKS = [
     "async_all_reduce", "broadcast_from_each_rank", "all_gather_list", "all_gather_into_tensor",
     "reduce_scatter_tensor", "reduce_scatter_list", "reduce_to_one_rank", "send_recv_ring", "barrier_and_objects",
     "mismatched_shapes_name_the_dim", "every_kind_of_mismatch_is_an_error_on_every_rank",
-    "avg_of_integers_is_refused_before_any_data_moves",
+    "header_buffers_are_kept_per_shape_and_dtype", "avg_of_integers_is_refused_before_any_data_moves",
     "wrong_output_shapes_are_local_errors", "subgroup",
 ]
 _cache: dict[int, list[dict[str, Any]]] = {}

@@ -11,7 +11,8 @@ import pytest
 from .helpers import mpirun, per_rank
 
 CHECKS = [
-    "parameters_broadcast_from_rank0", "training_equals_single_process_full_batch", "buckets_start_while_the_backward_runs",
+    "parameters_broadcast_from_rank0", "training_equals_single_process_full_batch",
+    "the_reduction_adds_no_rounding_of_its_own", "buckets_start_while_the_backward_runs",
     "gradients_are_averaged_when_backward_returns", "no_sync_accumulates_locally_then_reduces", "find_unused_parameters",
     "an_unused_parameter_without_find_unused_is_torchs_error", "state_dict_has_torchs_module_prefix",
     "mismatched_parameter_shapes_name_the_parameter", "distributed_sampler_splits_the_dataset",

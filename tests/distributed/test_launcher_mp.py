@@ -11,7 +11,7 @@ import pytest
 from .helpers import PROGRAMS, mpirun, per_rank, run
 
 
-def launch(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def launch(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
     return run([sys.executable, "-m", "typedtensor.distributed.run", *args], timeout=timeout)
 
 
@@ -38,7 +38,7 @@ def test_launcher_accepts_torchs_gloo_name_and_underscored_flags() -> None:
 
 @pytest.mark.multiprocess
 def test_launcher_exits_non_zero_when_a_rank_fails() -> None:
-    proc = launch("--nproc-per-node", "2", str(PROGRAMS / "rank_raises.py"), timeout=60)
+    proc = launch("--nproc-per-node", "2", str(PROGRAMS / "rank_raises.py"), timeout=180)
     assert proc.returncode != 0
     assert "rank 1 failed on purpose" in proc.stderr
 
@@ -66,7 +66,7 @@ def test_launcher_runs_modules_and_programs() -> None:
 
 @pytest.mark.multiprocess
 def test_a_rank_exiting_with_an_error_status_ends_the_job() -> None:
-    proc = launch("--nproc-per-node", "2", str(PROGRAMS / "rank_exits.py"), timeout=60)
+    proc = launch("--nproc-per-node", "2", str(PROGRAMS / "rank_exits.py"), timeout=180)
     assert proc.returncode != 0
     assert "rank 1 exited with status 2; aborting the job" in proc.stderr, proc.stderr
     assert "unreachable" not in proc.stdout

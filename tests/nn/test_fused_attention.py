@@ -54,6 +54,16 @@ def test_bool_mask_with_a_row_that_sees_nothing() -> None:
     _compare(SHAPES, mask=mask)
 
 
+def test_bool_mask_leaving_query_and_key_blocks_unreached() -> None:
+    """A whole query block that may attend nothing and a whole key block nobody attends: the
+    backward writes their gradient rows only as zeros (it does not zero-fill first)."""
+    mask = np.random.default_rng(9).random((200, 600)) > 0.3
+    mask[:64] = False  # the first query block (64 rows)
+    mask[:, 256:512] = False  # the second key block (256 keys)
+    for _ in range(2):  # the second time over buffers the first one left behind
+        _compare(((2, 200, 16), (2, 600, 16), (2, 600, 8)), mask=mask)
+
+
 def test_additive_mask_broadcast_over_heads() -> None:
     mask = np.random.default_rng(2).standard_normal((2, 1, 70, 300)).astype(np.float32)
     mask[1, 0, :, 200:] = -np.inf
@@ -79,6 +89,63 @@ def test_strided_inputs() -> None:
     o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
     to = torch.nn.functional.scaled_dot_product_attention(tq, tk, tv, is_causal=True)
     np.testing.assert_allclose(o.detach().numpy(), to.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def _heads_block(x: Any, w: Any, sdpa: Any, heads: int, causal: bool) -> Any:
+    """A QKV projection split into heads, attention, and the heads merged back (the usual block)."""
+    b, s, d = x.shape
+    q, k, v = (t.reshape(b, s, heads, d // heads).transpose(1, 2) for t in (x @ w).chunk(3, -1))
+    a = sdpa(q, k, v, is_causal=causal)
+    return a, a.transpose(1, 2).reshape(b, s, d)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_heads_split_from_a_projection(causal: bool) -> None:
+    """Heads split out of one projection: the output comes laid out [b, s, h, e] (as torch's), so
+    merging the heads back is a view, and the gradients flow back through views; values and
+    gradients match torch's over several query and key blocks."""
+    rng = np.random.default_rng(7)
+    xn = rng.standard_normal((2, 300, 32)).astype(np.float32)
+    wn = (rng.standard_normal((32, 96)) / 6).astype(np.float32)
+    gn = rng.standard_normal((2, 300, 32)).astype(np.float32)
+    x, w = tt.tensor(xn, requires_grad=True), tt.tensor(wn, requires_grad=True)
+    tx, tw = torch.tensor(xn, requires_grad=True), torch.tensor(wn, requires_grad=True)
+    a, merged = _heads_block(x, w, F.scaled_dot_product_attention, 4, causal)
+    ta, tmerged = _heads_block(tx, tw, torch.nn.functional.scaled_dot_product_attention, 4, causal)
+    assert a.transpose(1, 2).is_contiguous() and ta.transpose(1, 2).is_contiguous()
+    merged.backward(tt.tensor(gn))
+    tmerged.backward(torch.tensor(gn))
+    np.testing.assert_allclose(merged.detach().numpy(), tmerged.detach().numpy(), rtol=1e-4, atol=1e-5)
+    for ours, ref in ((x.grad, tx.grad), (w.grad, tw.grad)):
+        assert ours is not None and ref is not None
+        np.testing.assert_allclose(ours.numpy(), ref.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_heads_split_from_a_projection_inside_compile() -> None:
+    rng = np.random.default_rng(8)
+    xn = rng.standard_normal((2, 70, 16)).astype(np.float32)
+    wn = (rng.standard_normal((16, 48)) / 4).astype(np.float32)
+    gn = rng.standard_normal((2, 70, 16)).astype(np.float32)
+    x, w = tt.tensor(xn, requires_grad=True), tt.tensor(wn, requires_grad=True)
+
+    def step(g: Any) -> Any:
+        loss = (_heads_block(x, w, F.scaled_dot_product_attention, 2, True)[1] * g).sum()
+        loss.backward()
+        return loss.detach()
+
+    compiled = tt.compile(step, params=[x, w])
+    compiled(tt.tensor(gn))
+    x.grad = w.grad = None  # the second call runs the captured graph
+    got = compiled(tt.tensor(gn)).item()
+    grads = [t.grad.numpy().copy() for t in (x, w)]
+    tx, tw = torch.tensor(xn, requires_grad=True), torch.tensor(wn, requires_grad=True)
+    want = (_heads_block(tx, tw, torch.nn.functional.scaled_dot_product_attention, 2, True)[1]
+            * torch.tensor(gn)).sum()
+    want.backward()
+    assert abs(got - want.item()) <= 1e-4 * max(1.0, abs(want.item()))
+    for g, t in zip(grads, (tx, tw), strict=True):
+        assert t.grad is not None
+        np.testing.assert_allclose(g, t.grad.numpy(), rtol=1e-4, atol=1e-4)
 
 
 def test_matches_the_composite_path() -> None:

@@ -32,7 +32,7 @@ from types import TracebackType
 from typing import Any, TypeAlias
 
 from typedtensor import _runtime as tt
-from typedtensor.distributed._mpi import MpiGroup, Work
+from typedtensor.distributed._mpi import MpiGroup, Work, abort
 
 _Tensor: TypeAlias = Any  # typedtensor's Tensor (the compiled class, untyped to mypy)
 
@@ -121,8 +121,7 @@ def _abort_job(reason: str, code: int) -> None:
     if world is None or world.size() <= 1:
         return
     sys.stderr.write(f"typedtensor.distributed: rank {world.rank()} {reason}; aborting the job\n")
-    sys.stderr.flush()
-    world.comm.Abort(code)
+    abort(world.comm, code)
 
 
 def _abort_on_uncaught(comm: Any) -> None:
@@ -134,8 +133,7 @@ def _abort_on_uncaught(comm: Any) -> None:
         previous(kind, value, tb)
         if comm.Get_size() > 1 and not issubclass(kind, KeyboardInterrupt):
             sys.stderr.write(f"typedtensor.distributed: rank {comm.Get_rank()} raised {kind.__name__}; aborting the job\n")
-            sys.stderr.flush()
-            comm.Abort(1)
+            abort(comm, 1)
 
     _state["hook"] = (previous, hook)
     sys.excepthook = hook
@@ -281,20 +279,19 @@ class _Buffer:
                 self.tensor.copy_(self.buf)
 
 
-_MPI_OPS: dict[Any, Any] = {}  # ReduceOp -> MPI.Op, filled on first use (importing MPI initialises it)
+_MPI_OPS: dict[int, Any] = {}  # id(ReduceOp member) -> MPI.Op, filled on first use (importing MPI initialises it)
 
 
 def _mpi_op(op: Any) -> Any:
-    if op is ReduceOp.SUM and _MPI_OPS:  # the common case, without hashing the enum (a Python call)
-        return _MPI_OPS[ReduceOp.SUM]
-    if isinstance(op, str):
-        op = ReduceOp[op.upper()]
     if not _MPI_OPS:
         from mpi4py import MPI
 
-        _MPI_OPS.update({ReduceOp.SUM: MPI.SUM, ReduceOp.AVG: MPI.SUM, ReduceOp.PRODUCT: MPI.PROD,
-                         ReduceOp.MIN: MPI.MIN, ReduceOp.MAX: MPI.MAX})
-    got = _MPI_OPS.get(op)
+        # keyed by the members' ids: hashing an enum member is a Python-level call
+        _MPI_OPS.update({id(ReduceOp.SUM): MPI.SUM, id(ReduceOp.AVG): MPI.SUM, id(ReduceOp.PRODUCT): MPI.PROD,
+                         id(ReduceOp.MIN): MPI.MIN, id(ReduceOp.MAX): MPI.MAX})
+    if isinstance(op, str):
+        op = ReduceOp[op.upper()]
+    got = _MPI_OPS.get(id(op)) if isinstance(op, ReduceOp) else None
     if got is None:
         raise ValueError(f"unsupported reduce op {op!r}")
     return got
@@ -388,14 +385,28 @@ def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None) -
 
 def all_reduce(tensor: _Tensor, op: Any = ReduceOp.SUM, group: Any = None, async_op: bool = False) -> Work | None:
     """Reduces ``tensor`` in place across the group; every rank ends with the result."""
-    from mpi4py import MPI
-
     g = _group(group)
-    if _on_nccl(g, tensor):
+    if (op is ReduceOp.SUM and not async_op and g.nccl is None and isinstance(tensor, tt.Tensor) and not tensor.is_cuda
+            and tensor.dtype is not tt.bfloat16 and tensor.is_contiguous()):
+        # the most common call, with the least Python before the data call (all_reduce_in_place)
+        g.all_reduce_in_place("all_reduce", tensor, g.mpi_sum)
+        return None
+    if g.nccl is not None and _on_nccl(g, tensor):
         g.nccl.all_reduce(tensor, _nccl_op(op))
         return _nccl_done(async_op)
     t = _cpu(tensor, "all_reduce")
     mop = _mpi_op(op)
+    if not async_op and t.is_contiguous():
+        avg = op is ReduceOp.AVG or _is_avg(op)
+        if avg and not t.is_floating_point():
+            raise TypeError("ReduceOp.AVG needs floating-point tensors")
+        g.all_reduce_in_place("all_reduce", t, mop)
+        if avg:
+            with tt.no_grad():
+                _divide_in_place(t, g.size())
+        return None
+    from mpi4py import MPI
+
     b = _Buffer(t)
     then = _divide([b], g.size()) if _is_avg(op) else _write_back([b])
     return _run(g, "all_reduce", [t], lambda: g.comm.Iallreduce(MPI.IN_PLACE, b.buf, mop),

@@ -16,9 +16,12 @@ another way never leaves the others hanging. A rank that raises is handled soone
 from __future__ import annotations
 
 import array
+import fcntl
 import itertools
 import os
+import stat
 import sys
+import termios
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -28,7 +31,7 @@ import numpy as np
 
 _Tensor: TypeAlias = Any  # typedtensor's Tensor (the compiled class, untyped to mypy)
 
-__all__ = ["MpiGroup", "Work", "shape_mismatch"]
+__all__ = ["MpiGroup", "Work", "abort", "shape_mismatch"]
 
 # The dtype codes exchanged in the shape check (any distinct numbers; the same on every rank).
 _DTYPE_CODES = {"bool": 1, "uint8": 2, "int32": 3, "int64": 4, "float16": 5, "bfloat16": 6, "float32": 7, "float64": 8}
@@ -47,52 +50,77 @@ class _Watchdog:
     ``enter``/``leave`` run around every collective, so they take no lock: a key from an
     ``itertools.count`` and one dict store or pop are each atomic under the GIL, and the watchdog
     reads a copy of the dict made by one C call (``dict.copy``, which runs no Python code while it
-    copies, so no other thread can change the dict under it)."""
+    copies, so no other thread can change the dict under it). ``MpiGroup.all_reduce_in_place``
+    makes the same two steps inline on ``waits`` and ``keys``."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()  # starts the thread once
-        self._waits: dict[int, tuple[str, float, Any]] = {}
-        self._keys = itertools.count()
+        self.waits: dict[int, tuple[str, float, Any]] = {}
+        self.keys = itertools.count()
         self._thread: threading.Thread | None = None
 
     def enter(self, what: str, timeout_s: float, comm: Any) -> int:
-        key = next(self._keys)
-        self._waits[key] = (what, time.monotonic() + timeout_s, comm)
+        key = next(self.keys)
+        self.waits[key] = (what, time.monotonic() + timeout_s, comm)
         if self._thread is None:
-            self._start()
+            self.start()
         return key
 
-    def _start(self) -> None:
+    def start(self) -> None:
         with self._lock:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="typedtensor-dist-watchdog", daemon=True)
                 self._thread.start()
 
     def leave(self, key: int) -> None:
-        self._waits.pop(key, None)
+        self.waits.pop(key, None)
 
     def _run(self) -> None:
         while True:
             time.sleep(0.2)
             now = time.monotonic()
-            late = [(w, c) for w, d, c in self._waits.copy().values() if now > d]
+            late = [(w, c) for w, d, c in self.waits.copy().values() if now > d]
             if late:
                 what, comm = late[0]
                 sys.stderr.write(
                     f"typedtensor.distributed: rank {comm.Get_rank()}: {what} timed out: another rank failed, "
                     "exited or is not making the same call; aborting the job\n"
                 )
-                sys.stderr.flush()
-                # the launcher forwards each rank's stderr through a pipe it reads when it gets to it:
-                # aborting at once can kill the job before the message above has left the pipe
-                time.sleep(0.5)
                 try:
-                    comm.Abort(3)
+                    abort(comm, 3)
                 finally:
                     os._exit(3)
 
 
 _WATCHDOG = _Watchdog()
+
+
+def abort(comm: Any, code: int, limit_s: float = 3.0) -> None:
+    """``comm.Abort(code)`` once what this rank wrote to stdout and stderr has reached the launcher.
+
+    The launcher forwards each rank's output through pipes it reads when it gets to them, and
+    MPI_Abort kills the whole job at once: aborting straight after writing an error lost all but the
+    first line of a traceback on a loaded machine. So this flushes both streams and, for each that
+    is a pipe, waits (at most ``limit_s`` in all) until the reader has taken everything from it
+    (FIONREAD, the bytes still in the pipe, is 0), then a little longer for the launcher to pass
+    them on."""
+    deadline = time.monotonic() + limit_s
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+            fd = stream.fileno()
+            if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+                continue
+            pending = array.array("i", [0])
+            while time.monotonic() < deadline:
+                fcntl.ioctl(fd, termios.FIONREAD, pending)
+                if pending[0] == 0:
+                    break
+                time.sleep(0.01)
+        except (OSError, ValueError, AttributeError):  # closed, replaced or not a file: nothing to wait for
+            continue
+    time.sleep(0.1)
+    comm.Abort(code)
 
 
 class Work:
@@ -208,6 +236,13 @@ class MpiGroup:
         # the shape exchange before each collective costs one small round trip (tens of microseconds;
         # it matters for messages under a few MB); TYPEDTENSOR_DISTRIBUTED_CHECK_SHAPES=0 skips it
         self.check_shapes = os.environ.get("TYPEDTENSOR_DISTRIBUTED_CHECK_SHAPES", "1") != "0"
+        # (shape, dtype) of the checked tensors -> the header exchange's buffers: this rank's header,
+        # what every rank receives when all agree, and the receive buffer (reused: a group's
+        # collectives run one at a time, in the same order on every rank)
+        self._headers: dict[Any, tuple[array.array[int], array.array[int], array.array[int]]] = {}
+        self._in_place = _mpi().IN_PLACE
+        self.mpi_sum = _mpi().SUM
+        _WATCHDOG.start()  # here, so that the collectives need not ask
 
     def rank(self) -> int:
         return int(self.comm.Get_rank())
@@ -231,18 +266,8 @@ class MpiGroup:
             _WATCHDOG.leave(key)
 
     def collective(self, what: str, tensors: Sequence[_Tensor], call: Callable[[], Any]) -> Any:
-        """``check_same`` then the MPI call ``call()``, under one watchdog entry.
-
-        NOTE [ The shape check before a collective ]
-        The headers go first, in a collective of their own, and the data only once they agree:
-        MPI requires every rank to pass the same element count to a collective, and ranks that do
-        not are erroneous MPI (MPICH may truncate, hang or write past a buffer), so the data call
-        cannot start alongside the check. The exchange is one fixed-size Allgather (a few
-        microseconds on one machine, and about as much Python); the data call after it is the
-        same blocking MPI call mpi4py makes. What the check still costs is its synchronisation:
-        about a tenth of a 1 MB all_reduce on a loaded two-core machine, nothing measurable from
-        4 MB up (docs/benchmarks.md); ``TYPEDTENSOR_DISTRIBUTED_CHECK_SHAPES=0`` turns it off.
-        """
+        """``check_same`` then the MPI call ``call()``, under one watchdog entry (NOTE [ The shape
+        check before a collective ])."""
         key = _WATCHDOG.enter(what, self.timeout_s, self.comm)
         try:
             if self.check_shapes and tensors:
@@ -251,23 +276,73 @@ class MpiGroup:
         finally:
             _WATCHDOG.leave(key)
 
+    def all_reduce_in_place(self, what: str, t: _Tensor, op: Any) -> None:
+        """The blocking all-reduce of one contiguous CPU tensor, in place: ``collective`` and the
+        watchdog's ``enter``/``leave`` written out for the most common call. Between two 1 MB
+        all-reduces the Python before the data call runs with cold caches, and each function call
+        on that path showed in the time of the call: every rank waits for the slowest one's
+        Python (measured against mpi4py on two processes: docs/benchmarks.md).
+
+        NOTE [ The shape check before a collective ]
+        The headers go first, in a collective of their own, and the data only once they agree:
+        MPI requires every rank to pass the same element count to a collective, and ranks that do
+        not are erroneous MPI (MPICH may truncate, hang or write past a buffer), so the data call
+        cannot start before the counts are known equal, and an error raised after the data call
+        would leave the tensors already overwritten. The exchange is one fixed-size Allgather of
+        buffers kept per (shape, dtype) (about a microsecond of MPI and as much Python; the buffers
+        and the expected answer are built once per shape); the data call after it is the same
+        blocking MPI call mpi4py makes. Overlapping the exchange with the data was measured and
+        does not pay: a count check must still finish first (a round trip of the same cost as the
+        whole header's), and the non-blocking shape exchange beside the data adds a request and a
+        wait (docs/benchmarks.md). Where the check is provably redundant it is skipped:
+        DistributedDataParallel checks every parameter's shape once at construction, and its
+        buckets, laid out from those shapes alike on every rank, go to MPI unchecked.
+        ``TYPEDTENSOR_DISTRIBUTED_CHECK_SHAPES=0`` turns the check off.
+        """
+        key = next(_WATCHDOG.keys)
+        waits = _WATCHDOG.waits
+        waits[key] = (what, time.monotonic() + self.timeout_s, self.comm)
+        try:
+            if self.check_shapes:
+                slot = self._headers.get((t.shape, t.dtype))
+                if slot is None:
+                    slot = self._header_buffers((t,))
+                self.comm.Allgather(slot[0], slot[2])
+                if slot[2] != slot[1]:
+                    self._mismatch(what, (t,), slot[2])
+            self.comm.Allreduce(self._in_place, t, op)
+        finally:
+            waits.pop(key, None)
+
     def check_same(self, what: str, tensors: Sequence[_Tensor]) -> None:
         """Exchanges each tensor's dtype and shape first: a mismatch is an error on every rank, not
         a crash or a hang inside MPI."""
         if self.check_shapes and tensors:
             self.blocking(what, lambda: self._exchange_headers(what, tensors))
 
+    def _header_buffers(self, tensors: Sequence[_Tensor]) -> tuple[array.array[int], array.array[int], array.array[int]]:
+        """The exchange's buffers for these tensors' shapes and dtypes (made once per shape)."""
+        key = (tensors[0].shape, tensors[0].dtype) if len(tensors) == 1 else tuple((t.shape, t.dtype) for t in tensors)
+        slot = self._headers.get(key)
+        if slot is None:
+            mine = array.array("q", [x for t in tensors for x in _header(t)])
+            slot = (mine, mine * self._size, array.array("q", bytes(8 * len(mine) * self._size)))
+            if len(self._headers) >= 256:  # a program of ever-changing shapes: start afresh
+                self._headers.clear()
+            self._headers[key] = slot
+        return slot
+
     def _exchange_headers(self, what: str, tensors: Sequence[_Tensor]) -> None:
-        # plain arrays of int64 (not numpy: this runs before every collective, and numpy's array
-        # creation costs a few microseconds); numpy only for the error message
-        mine = array.array("q", _header(tensors[0]) if len(tensors) == 1 else [x for t in tensors for x in _header(t)])
-        size = self._size
-        expected = mine * size  # what every rank receives when all agree
-        got = array.array("q", bytes(8 * len(expected)))
+        mine, expected, got = self._header_buffers(tensors)
         self.comm.Allgather(mine, got)
-        if got == expected:
-            return
-        everyone = np.asarray(got, dtype=np.int64).reshape(size, len(mine))
+        if got != expected:
+            self._mismatch(what, tensors, got)
+
+    def _mismatch(self, what: str, tensors: Sequence[_Tensor], got: array.array[int]) -> None:
+        """Raises the error for headers that differ (the same on every rank: every rank received the
+        same headers)."""
+        size = self._size
+        everyone = np.asarray(got, dtype=np.int64).reshape(size, -1)
         width = 2 + _HEADER_DIMS
         codes = {v: k for k, v in _DTYPE_CODES.items()}
         for i in range(len(tensors)):

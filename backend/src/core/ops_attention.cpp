@@ -17,6 +17,20 @@ constexpr const char* kOp = "scaled_dot_product_attention";
 // The kernels read rows with a unit stride along the last dim (a broadcast there is copied out).
 Tensor unit_last(const Tensor& t) { return t.size(-1) > 1 && t.stride(-1) != 1 ? contiguous(t) : t; }
 
+// An output of shape s ([B, H, L, E]) laid out as [B, L, H, E] when `like` (the input it matches)
+// has its heads split out of one projection -- its head stride nonzero and below its sequence
+// stride -- as torch's flash kernel lays out its output: the caller's transpose(1, 2).reshape(B, L,
+// H * E) after attention, and the gradients' way back through that transpose and reshape, are then
+// views, not copies. Otherwise contiguous.
+Tensor empty_heads_like(const Shape& s, DType dt, const Tensor& like) {
+  if (s.size() == 4 && like.dim() == 4 && s[1] > 1 && s[2] > 1 && like.stride(1) > 0 &&
+      like.stride(1) < like.stride(2)) {
+    Tensor t = empty(Shape{s[0], s[2], s[1], s[3]}, dt);
+    return make_view(t, s, Strides{s[1] * s[2] * s[3], s[3], s[1] * s[3], 1}, t.offset());
+  }
+  return empty(s, dt);
+}
+
 void check_cpu(const TensorList& in) {
   for (const auto& t : in)
     if (on_cuda(t)) throw NotImplementedError(std::string("[") + kOp + "] the fused kernel has no CUDA implementation");
@@ -61,11 +75,11 @@ class AttentionBackward : public Primitive {
   TensorList eval_cpu(const TensorList& in) override {  // (q, k, v, out, lse, dout[, mask]) -> (dq, dk, dv)
     check_cpu(in);
     const Tensor q = unit_last(in[0]), k = unit_last(in[1]), v = unit_last(in[2]), dout = unit_last(in[5]);
-    const Tensor out = contiguous(in[3]), lse = contiguous(in[4]);
+    const Tensor out = unit_last(in[3]), lse = contiguous(in[4]);
     std::optional<Tensor> mask;
     if (kind_ != AttentionMask::None) mask = unit_last(in[6]);
-    TensorList grads = detail::alloc_outputs(*this, in);
-    Tensor dq = grads[0], dk = grads[1], dv = grads[2];
+    Tensor dq = empty_heads_like(q.shape(), q.dtype(), q), dk = empty_heads_like(k.shape(), k.dtype(), k),
+           dv = empty_heads_like(v.shape(), v.dtype(), v);
     cpu::attention_backward(dq, dk, dv, q, k, v, mask ? &*mask : nullptr, kind_, causal_, scale_, out, lse, dout);
     return {dq, dk, dv};
   }
@@ -96,8 +110,8 @@ class Attention : public Primitive {
     const Tensor q = unit_last(in[0]), k = unit_last(in[1]), v = unit_last(in[2]);
     std::optional<Tensor> mask;
     if (kind_ != AttentionMask::None) mask = unit_last(in[3]);
-    TensorList outs = detail::alloc_outputs(*this, in);
-    Tensor out = outs[0], lse = outs[1];
+    const TypeList ty = output_types(types_of(in));
+    Tensor out = empty_heads_like(ty[0].shape, ty[0].dtype, q), lse = empty(ty[1].shape, ty[1].dtype);
     cpu::attention_forward(out, lse, q, k, v, mask ? &*mask : nullptr, kind_, causal_, scale_);
     return {out, lse};
   }

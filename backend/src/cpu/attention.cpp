@@ -12,6 +12,11 @@
 // ds = p (dp - rowsum(do * out)), dq += ds k * scale, dk += ds^T q * scale -- one task per batch
 // element (dk and dv are accumulated over all query blocks by that task alone).
 // A row that may attend nothing (every key masked) gives 0 and a zero gradient, as torch's.
+// out, dq, dk and dv may have strided rows and batch elements: for [B, H, L, E] inputs whose heads
+// were split out of one projection (the sequence stride larger than the head stride), the primitives
+// in ops_attention.cpp lay them out as [B, L, H, E] (torch's flash kernel does so for out), so the
+// usual out.transpose(1, 2).reshape(B, L, H * E) and the gradients' way back through the heads'
+// transpose and reshape are views instead of copies.
 #include "attention.h"
 
 #include <algorithm>
@@ -96,6 +101,11 @@ struct Operand {
   int64_t rs = 0;
 };
 Operand operand(const Tensor& t, int64_t nb) { return {batch_offsets(t, nb), t.size(-2) > 1 ? t.stride(-2) : 0}; }
+// An output's rows (any batch and row strides, a unit last stride): the row stride is also a GEMM's
+// leading dimension, so a single row gets its width.
+Operand out_operand(const Tensor& t, int64_t nb) {
+  return {batch_offsets(t, nb), t.size(-2) > 1 ? t.stride(-2) : std::max<int64_t>(t.size(-1), 1)};
+}
 
 template <class T>
 struct Geometry {
@@ -168,6 +178,13 @@ struct Geometry {
   }
 };
 
+// rows [0, n) of width w, row stride rs, set to 0
+template <class T>
+void zero_rows(T* p, int64_t n, int64_t w, int64_t rs) {
+  if (rs == w) return std::fill(p, p + n * w, T(0));
+  for (int64_t i = 0; i < n; ++i) std::fill(p + i * rs, p + i * rs + w, T(0));
+}
+
 template <class T>
 T row_max(const T* x, int64_t n) {
   T m = -std::numeric_limits<T>::infinity();
@@ -196,6 +213,7 @@ template <class T>
 void forward_typed(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,
                    const Tensor* mask, AttentionMask kind, bool causal, double scale) {
   const Geometry<T> g(q, k, v, mask, kind, causal, scale);
+  const Operand o = out_operand(out, q.dim() - 2);  // rows of out may be strided (NOTE above)
   T* O = out.data<T>();
   T* LSE = lse.data<T>();
   const int64_t qblocks = (g.L + kBlockQ - 1) / kBlockQ;
@@ -232,13 +250,13 @@ void forward_typed(const Tensor& out, const Tensor& lse, const Tensor& q, const 
         gemm<T>(false, false, nq, g.Ev, nk, T(1), s.data(), kBlockK, g.V + g.v.off[bi] + k0 * g.v.rs, g.v.rs, T(1),
                 acc.data(), g.Ev);
       }
-      T* orow = O + (bi * g.L + q0) * g.Ev;
+      T* orow = O + o.off[bi] + q0 * o.rs;
       T* lrow = LSE + bi * g.L + q0;
       for (int64_t i = 0; i < nq; ++i) {
         const bool any = sum[i] > T(0);
         const T inv = any ? T(1) / sum[i] : T(0);
         const T* a = acc.data() + i * g.Ev;
-        for (int64_t e = 0; e < g.Ev; ++e) orow[i * g.Ev + e] = a[e] * inv;
+        for (int64_t e = 0; e < g.Ev; ++e) orow[i * o.rs + e] = a[e] * inv;
         lrow[i] = any ? mx[i] + std::log(sum[i]) : -std::numeric_limits<T>::infinity();
       }
     }
@@ -250,22 +268,28 @@ void backward_typed(const Tensor& dq, const Tensor& dk, const Tensor& dv, const 
                     const Tensor& v, const Tensor* mask, AttentionMask kind, bool causal, double scale,
                     const Tensor& out, const Tensor& lse, const Tensor& dout) {
   const Geometry<T> g(q, k, v, mask, kind, causal, scale);
-  const Operand d = operand(dout, q.dim() - 2);
+  const int64_t nb = q.dim() - 2;
+  const Operand d = operand(dout, nb), o = operand(out, nb), gq = out_operand(dq, nb), gk = out_operand(dk, nb),
+                gv = out_operand(dv, nb);
   const T* DO = dout.data<T>();
   const T* O = out.data<T>();
   const T* LSE = lse.data<T>();
   T* DQ = dq.data<T>();
   T* DK = dk.data<T>();
   T* DV = dv.data<T>();
+  const int64_t kblocks = (g.S + kBlockK - 1) / kBlockK;
   parallel_for(0, g.batch, 1, [&](int64_t lo, int64_t hi) {
     std::vector<T> p(kBlockQ * kBlockK), dp(kBlockQ * kBlockK), delta(kBlockQ);
+    // Gradients are not zero-filled first: the first GEMM into a row block writes it (beta = 0),
+    // later ones add. kdone[j]: how many rows of key block j's dk and dv are written so far (a
+    // causal block is first reached by fewer query rows, so fewer keys); rows nothing reached
+    // (skipped, masked blocks) are zeroed at the end.
+    std::vector<int64_t> kdone(static_cast<size_t>(kblocks));
     for (int64_t bi = lo; bi < hi; ++bi) {
-      T* dqb = DQ + bi * g.L * g.E;
-      T* dkb = DK + bi * g.S * g.E;
-      T* dvb = DV + bi * g.S * g.Ev;
-      std::fill(dqb, dqb + g.L * g.E, T(0));
-      std::fill(dkb, dkb + g.S * g.E, T(0));
-      std::fill(dvb, dvb + g.S * g.Ev, T(0));
+      T* dqb = DQ + gq.off[bi];
+      T* dkb = DK + gk.off[bi];
+      T* dvb = DV + gv.off[bi];
+      std::fill(kdone.begin(), kdone.end(), 0);
       const T* qb = g.Q + g.q.off[bi];
       const T* kb = g.K + g.k.off[bi];
       const T* vb = g.V + g.v.off[bi];
@@ -274,11 +298,20 @@ void backward_typed(const Tensor& dq, const Tensor& dk, const Tensor& dv, const 
         const T* dob = DO + d.off[bi] + q0 * d.rs;
         const T* lrow = LSE + bi * g.L + q0;
         for (int64_t i = 0; i < nq; ++i) {  // rowsum(do * out)
-          delta[i] = row_dot(dob + i * d.rs, O + (bi * g.L + q0 + i) * g.Ev, g.Ev);
+          delta[i] = row_dot(dob + i * d.rs, O + o.off[bi] + (q0 + i) * o.rs, g.Ev);
         }
+        bool qdone = false;  // rows [q0, q0 + nq) of dq written
         for (int64_t k0 = 0; k0 < s_end; k0 += kBlockK) {
           const int64_t nk = std::min(kBlockK, s_end - k0);
           if (g.block_masked(bi, q0, nq, k0, nk)) continue;
+          int64_t& done = kdone[k0 / kBlockK];
+          if (done > 0 && done < nk) {  // rows [done, nk) are new to this block: zero them, then add
+            zero_rows(dkb + (k0 + done) * gk.rs, nk - done, g.E, gk.rs);
+            zero_rows(dvb + (k0 + done) * gv.rs, nk - done, g.Ev, gv.rs);
+          }
+          const T beta_k = done == 0 ? T(0) : T(1), beta_q = qdone ? T(1) : T(0);
+          done = std::max(done, nk);
+          qdone = true;
           g.scores(p.data(), bi, q0, nq, k0, nk);
           for (int64_t i = 0; i < nq; ++i) {
             T* row = p.data() + i * kBlockK;
@@ -288,7 +321,7 @@ void backward_typed(const Tensor& dq, const Tensor& dk, const Tensor& dv, const 
             }
             shifted_exp(row, nk, lrow[i]);
           }
-          gemm<T>(true, false, nk, g.Ev, nq, T(1), p.data(), kBlockK, dob, d.rs, T(1), dvb + k0 * g.Ev, g.Ev);
+          gemm<T>(true, false, nk, g.Ev, nq, T(1), p.data(), kBlockK, dob, d.rs, beta_k, dvb + k0 * gv.rs, gv.rs);
           gemm<T>(false, true, nq, nk, g.Ev, T(1), dob, d.rs, vb + k0 * g.v.rs, g.v.rs, T(0), dp.data(), kBlockK);
           for (int64_t i = 0; i < nq; ++i) {
             const T* pr = p.data() + i * kBlockK;
@@ -296,11 +329,18 @@ void backward_typed(const Tensor& dq, const Tensor& dk, const Tensor& dv, const 
             const T di = delta[i];
             for (int64_t j = 0; j < nk; ++j) r[j] = pr[j] * (r[j] - di);
           }
-          gemm<T>(false, false, nq, g.E, nk, g.scale, dp.data(), kBlockK, kb + k0 * g.k.rs, g.k.rs, T(1),
-                  dqb + q0 * g.E, g.E);
-          gemm<T>(true, false, nk, g.E, nq, g.scale, dp.data(), kBlockK, qb + q0 * g.q.rs, g.q.rs, T(1),
-                  dkb + k0 * g.E, g.E);
+          gemm<T>(false, false, nq, g.E, nk, g.scale, dp.data(), kBlockK, kb + k0 * g.k.rs, g.k.rs, beta_q,
+                  dqb + q0 * gq.rs, gq.rs);
+          gemm<T>(true, false, nk, g.E, nq, g.scale, dp.data(), kBlockK, qb + q0 * g.q.rs, g.q.rs, beta_k,
+                  dkb + k0 * gk.rs, gk.rs);
         }
+        if (!qdone) zero_rows(dqb + q0 * gq.rs, nq, g.E, gq.rs);
+      }
+      for (int64_t j = 0; j < kblocks; ++j) {
+        const int64_t k0 = j * kBlockK, rows = std::min(kBlockK, g.S - k0);
+        if (kdone[j] >= rows) continue;
+        zero_rows(dkb + (k0 + kdone[j]) * gk.rs, rows - kdone[j], g.E, gk.rs);
+        zero_rows(dvb + (k0 + kdone[j]) * gv.rs, rows - kdone[j], g.Ev, gv.rs);
       }
     }
   });

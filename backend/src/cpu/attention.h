@@ -9,12 +9,13 @@ namespace tt::cpu {
 
 enum class AttentionMask { None, Bool, Additive };
 
-// out [*b, L, Ev] and lse [*b, L] (the rows' log-sum-exp of the scaled, masked scores; -inf for
-// a row that may attend nothing, whose output is 0 as in torch) are contiguous.
+// out [*b, L, Ev] (any batch and row strides, a unit last stride) and lse [*b, L] (contiguous: the
+// rows' log-sum-exp of the scaled, masked scores; -inf for a row that may attend nothing, whose
+// output is 0 as in torch).
 void attention_forward(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,
                        const Tensor* mask, AttentionMask kind, bool causal, double scale);
-// dq, dk, dv contiguous, of q's, k's and v's shapes; dout, out and lse as the forward gave them
-// (dout with a unit last stride).
+// dq, dk, dv of q's, k's and v's shapes (any batch and row strides, a unit last stride); dout, out
+// and lse as the forward gave them (dout and out with a unit last stride).
 void attention_backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& q, const Tensor& k,
                         const Tensor& v, const Tensor* mask, AttentionMask kind, bool causal, double scale,
                         const Tensor& out, const Tensor& lse, const Tensor& dout);

@@ -248,6 +248,35 @@ def every_kind_of_mismatch_is_an_error_on_every_rank() -> None:
 
 
 @check
+def header_buffers_are_kept_per_shape_and_dtype() -> None:
+    """The check's buffers are made once per (shape, dtype) and reused: after every rank has used
+    both float32 and float64 tensors of one shape, ranks that pass different ones still get the
+    error, and a call that agrees still reduces."""
+    if W < 2:
+        return
+    for dtype in (tt.float32, tt.float64, tt.float32):
+        t = tt.ones(3, 4, dtype=dtype)
+        dist.all_reduce(t)
+        np.testing.assert_array_equal(t.numpy(), np.full((3, 4), W))
+    odd = R == W - 1
+    try:
+        dist.all_reduce(tt.ones(3, 4, dtype=tt.float64 if odd else tt.float32))
+    except ValueError as e:
+        assert "dtypes differ" in str(e), str(e)
+    else:
+        raise AssertionError("no error for mismatched dtypes of one shape")
+    try:
+        dist.all_reduce(tt.ones(*((4, 3) if odd else (3, 4))))
+    except ValueError as e:
+        assert "dim 0 is 3 on rank 0 and 4" in str(e), str(e)
+    else:
+        raise AssertionError("no error for mismatched shapes of one count")
+    t = tt.ones(3, 4, dtype=tt.float64)
+    dist.all_reduce(t, op="avg")
+    np.testing.assert_array_equal(t.numpy(), np.ones((3, 4)))
+
+
+@check
 def avg_of_integers_is_refused_before_any_data_moves() -> None:
     t = tt.tensor(np.arange(4, dtype=np.int64) + R)
     for async_op in (False, True):

@@ -109,6 +109,35 @@ def training_equals_single_process_full_batch() -> None:
 
 
 @check
+def the_reduction_adds_no_rounding_of_its_own() -> None:
+    """DDP (several buckets, AdamW) against one process that sums the W shares' losses / W into
+    .grad: the same arithmetic as DDP's (each gradient scaled by 1/W, then summed), so on two ranks
+    (where the sum has one order) the parameters are bitwise equal: the bucket flattening, the
+    scaling and the reduction add nothing. With more ranks MPI's order of summation may differ."""
+    def run(model: nn.Module, shares: bool) -> None:
+        opt = tt.optim.AdamW(model.parameters(), lr=1e-2)
+        for step in range(4):
+            x, y = data(step)
+            opt.zero_grad()
+            if shares:
+                for r in range(W):
+                    n = x.shape[0] // W
+                    (nn.functional.cross_entropy(model(x[r * n : (r + 1) * n]), y[r * n : (r + 1) * n]) / W).backward()
+            else:
+                nn.functional.cross_entropy(model(shard(x)), shard(y)).backward()
+            opt.step()
+
+    tt.manual_seed(0)
+    ref = Net()
+    run(ref, shares=True)
+    tt.manual_seed(0)
+    ddp = DDP(Net(), bucket_cap_mb=0.0002)
+    assert len(ddp._buckets) > 2
+    run(ddp, shares=False)
+    assert_params_close(params(ddp.module), params(ref), rtol=0 if W == 2 else 1e-6)
+
+
+@check
 def buckets_start_while_the_backward_runs() -> None:
     tt.manual_seed(0)
     ddp = DDP(Net(), bucket_cap_mb=0.0002)
