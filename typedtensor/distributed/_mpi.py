@@ -294,9 +294,10 @@ class MpiGroup:
         blocking MPI call mpi4py makes. Overlapping the exchange with the data was measured and
         does not pay: a count check must still finish first (a round trip of the same cost as the
         whole header's), and the non-blocking shape exchange beside the data adds a request and a
-        wait (docs/benchmarks.md). Where the check is provably redundant it is skipped:
-        DistributedDataParallel checks every parameter's shape once at construction, and its
-        buckets, laid out from those shapes alike on every rank, go to MPI unchecked.
+        wait (``benchmarks/distributed.py check-designs``; docs/benchmarks.md). Where the check is
+        provably redundant it is skipped: DistributedDataParallel checks every parameter's shape
+        once at construction, and its buckets, laid out from those shapes alike on every rank, go
+        to MPI unchecked.
         ``TYPEDTENSOR_DISTRIBUTED_CHECK_SHAPES=0`` turns the check off.
         """
         key = next(_WATCHDOG.keys)
