@@ -16,12 +16,10 @@ another way never leaves the others hanging. A rank that raises is handled soone
 from __future__ import annotations
 
 import array
-import fcntl
 import itertools
 import os
 import stat
 import sys
-import termios
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -111,13 +109,16 @@ def abort(comm: Any, code: int, limit_s: float = 3.0) -> None:
             fd = stream.fileno()
             if not stat.S_ISFIFO(os.fstat(fd).st_mode):
                 continue
+            import fcntl  # POSIX only, like the pipes this waits on
+            import termios
+
             pending = array.array("i", [0])
             while time.monotonic() < deadline:
                 fcntl.ioctl(fd, termios.FIONREAD, pending)
                 if pending[0] == 0:
                     break
                 time.sleep(0.01)
-        except (OSError, ValueError, AttributeError):  # closed, replaced or not a file: nothing to wait for
+        except (OSError, ValueError, AttributeError, ImportError):  # closed, replaced, not a file: nothing to wait for
             continue
     time.sleep(0.1)
     comm.Abort(code)
