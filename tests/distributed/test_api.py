@@ -4,6 +4,7 @@ names, the shape-mismatch message, and a world size that MPI does not have."""
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import pytest
 
@@ -77,3 +78,58 @@ def test_divide_by_the_world_size_is_division_bit_for_bit(dtype: str, n: int) ->
     want.div_(n)
     assert got.numpy().tobytes() == want.numpy().tobytes()
     np.testing.assert_array_equal(want.numpy(), a / np.array(n, dtype=dtype))
+
+
+class _RecordingComm:
+    """Stands in for a communicator: ``Abort`` records how much of the output pipe was still unread."""
+
+    def __init__(self, unread: Any) -> None:
+        self.unread = unread
+        self.aborted: list[tuple[int, int]] = []
+
+    def Abort(self, code: int) -> None:  # mpi4py's name
+        self.aborted.append((code, self.unread()))
+
+
+def test_abort_waits_until_the_launcher_has_read_the_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a failing rank wrote just before MPI_Abort must have left its stderr pipe when the job
+    is killed (a loaded machine lost a traceback after its first line): the abort waits until the
+    reader has taken everything. The reader here starts late, after the abort was called."""
+    import array
+    import fcntl
+    import os
+    import termios
+    import threading
+
+    from typedtensor.distributed._mpi import abort
+
+    read_end, write_end = os.pipe()
+    stream = os.fdopen(write_end, "w")
+    monkeypatch.setattr(sys, "stderr", stream)
+    got: list[bytes] = []
+
+    def unread() -> int:
+        n = array.array("i", [0])
+        fcntl.ioctl(read_end, termios.FIONREAD, n)
+        return n[0]
+
+    def reader() -> None:
+        threading.Event().wait(0.3)
+        while chunk := os.read(read_end, 65536):
+            got.append(chunk)
+            if b"the last line" in b"".join(got):
+                return
+
+    message = "".join(f"line {i} of the traceback\n" for i in range(2000)) + "the last line\n"
+    stream.write(message)  # under the pipe's 64 KB: the write does not wait for the reader
+    comm = _RecordingComm(unread)
+    thread = threading.Thread(target=reader)
+    thread.start()
+    try:
+        abort(comm, 7, limit_s=30)
+    finally:
+        thread.join()
+        stream.close()
+        os.close(read_end)
+    assert comm.aborted == [(7, 0)]
+    assert b"".join(got).decode() == message

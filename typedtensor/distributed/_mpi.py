@@ -16,12 +16,10 @@ another way never leaves the others hanging. A rank that raises is handled soone
 from __future__ import annotations
 
 import array
-import fcntl
 import itertools
 import os
 import stat
 import sys
-import termios
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -111,13 +109,16 @@ def abort(comm: Any, code: int, limit_s: float = 3.0) -> None:
             fd = stream.fileno()
             if not stat.S_ISFIFO(os.fstat(fd).st_mode):
                 continue
+            import fcntl  # POSIX only, like the pipes this waits on
+            import termios
+
             pending = array.array("i", [0])
             while time.monotonic() < deadline:
                 fcntl.ioctl(fd, termios.FIONREAD, pending)
                 if pending[0] == 0:
                     break
                 time.sleep(0.01)
-        except (OSError, ValueError, AttributeError):  # closed, replaced or not a file: nothing to wait for
+        except (OSError, ValueError, AttributeError, ImportError):  # closed, replaced, not a file: nothing to wait for
             continue
     time.sleep(0.1)
     comm.Abort(code)
@@ -294,9 +295,10 @@ class MpiGroup:
         blocking MPI call mpi4py makes. Overlapping the exchange with the data was measured and
         does not pay: a count check must still finish first (a round trip of the same cost as the
         whole header's), and the non-blocking shape exchange beside the data adds a request and a
-        wait (docs/benchmarks.md). Where the check is provably redundant it is skipped:
-        DistributedDataParallel checks every parameter's shape once at construction, and its
-        buckets, laid out from those shapes alike on every rank, go to MPI unchecked.
+        wait (``benchmarks/distributed.py check-designs``; docs/benchmarks.md). Where the check is
+        provably redundant it is skipped: DistributedDataParallel checks every parameter's shape
+        once at construction, and its buckets, laid out from those shapes alike on every rank, go
+        to MPI unchecked.
         ``TYPEDTENSOR_DISTRIBUTED_CHECK_SHAPES=0`` turns the check off.
         """
         key = next(_WATCHDOG.keys)
