@@ -16,15 +16,27 @@ struct GradModeGuard {
   ~GradModeGuard() { set_grad_mode(prev); }
 };
 
-// a + b, in place into `a` when nothing else can see a's memory (no graph being built).
+// Whether t's memory is t's alone and dense: a sum may be written into it in place.
+bool writable_sum(const Tensor& t, const Tensor& other) {
+  return t.impl_ptr().use_count() == 1 && t.storage().use_count() == 1 && t.is_contiguous() && !t.requires_grad() &&
+         t.dtype() == other.dtype() && t.shape() == other.shape();
+}
+
+// a + b, in place into `a` -- or into `b`, when a is not writable (an expanded gradient, say) and b
+// is -- when nothing else can see that memory (no graph being built). Float addition commutes
+// exactly, so which one holds the sum does not change it.
 void accumulate(Tensor& slot, Tensor&& g, bool create_graph) {
   if (!slot.defined()) {
     slot = std::move(g);
     return;
   }
-  if (!create_graph && slot.impl_ptr().use_count() == 1 && slot.storage().use_count() == 1 &&
-      slot.is_contiguous() && !slot.requires_grad() && slot.dtype() == g.dtype() && slot.shape() == g.shape()) {
+  if (!create_graph && writable_sum(slot, g)) {
     binary_(BinaryOp::Add, slot, g);
+    return;
+  }
+  if (!create_graph && writable_sum(g, slot)) {
+    binary_(BinaryOp::Add, g, slot);
+    slot = std::move(g);
     return;
   }
   slot = binary(BinaryOp::Add, slot, g);
