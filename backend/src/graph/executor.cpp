@@ -69,7 +69,8 @@ void check_view_bounds(const Node& n, const Tensor& in) {
 // instead (the output is then that tensor, and the copy finds nothing to do) -- torch.compile's
 // in-place optimizer updates. Safe because a fused kernel reads all its operands at an index before
 // it writes that index: the capture must be one of its same-shaped (not broadcast) operands or
-// none, not be read through a view there, and no later node may read it or a view of it.
+// none, not be read through a view there, and no later node may read it or a view of it. A run of
+// the graph itself (Graph.run, not only tt.compile's call) then updates the captured tensor.
 static bool plan_write_backs(Graph& g, const std::vector<int>& root, const std::vector<int>& root_last) {
   g.write_into.assign(g.values.size(), -1);
   std::vector<int> prod(g.values.size(), -1);
