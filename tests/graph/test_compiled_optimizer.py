@@ -199,3 +199,4 @@ def test_an_optimizer_that_makes_state_at_a_traced_first_step_is_refused() -> No
     for a, b in zip(ps, pe, strict=True):
         _close(a, b)
         _close(opt.state[a]["buf"], oe.state[b]["buf"])
+
