@@ -38,6 +38,20 @@ _C = _loader.load_core()
 #: Graphs a compiled function keeps by default (NOTE [ The compile cache ]).
 DEFAULT_CACHE_LIMIT = 8
 
+# The guards of the traces under way, innermost last (NOTE [ Trace guards ]).
+_TRACE_GUARDS: list[list[tuple[Callable[[], Any], Any]]] = []
+
+
+def add_trace_guard(read: Callable[[], Any]) -> None:
+    """NOTE [ Trace guards ]
+    Called while ``tt.compile`` traces: the graph is valid only while ``read()`` returns what it
+    returns now (Python state the trace froze into the graph, such as an optimizer's learning rate,
+    which an LR scheduler changes between steps). A call that finds another value traces the
+    function again and keeps the new graph in the old one's place (torch.compile guards alike).
+    Outside a trace it does nothing."""
+    if _TRACE_GUARDS:
+        _TRACE_GUARDS[-1].append((read, read()))
+
 
 class RecompileWarning(UserWarning):
     """A compiled function keeps tracing new input signatures (NOTE [ The compile cache ])."""
@@ -57,6 +71,7 @@ class _Entry:
     # NOTE [ Write-backs ]: (graph output, argument position or None, captured tensor or None) for
     # every argument and captured tensor the function writes in place: copied into it after each call
     writebacks: list[tuple[int, int | None, Any]] = field(default_factory=list)
+    guards: list[tuple[Callable[[], Any], Any]] = field(default_factory=list)  # NOTE [ Trace guards ]
 
 
 class CompiledFunction:
@@ -125,7 +140,12 @@ class CompiledFunction:
         structure = _pytree.flatten((args, kwargs), _is_tensor, tensors)
         key = self._signature(structure, tensors)
         entry = self._cache.get(key)
-        if entry is not None:
+        if entry is not None and all(read() == seen for read, seen in entry.guards):
+            self._cache.move_to_end(key)
+            return entry, tensors
+        if entry is not None:  # a guard changed (NOTE [ Trace guards ]): the same signature, traced anew
+            entry = self._trace(structure, tensors, args, kwargs)
+            self._cache[key] = entry
             self._cache.move_to_end(key)
             return entry, tensors
         entry = self._trace(structure, tensors, args, kwargs)
@@ -160,6 +180,8 @@ class CompiledFunction:
         tracer = _C._GraphTracer()
         aliases = tracer.begin([t.contiguous() for t in tensors])
         t_args, t_kwargs = _pytree.unflatten(structure, aliases)
+        guards: list[tuple[Callable[[], Any], Any]] = []
+        _TRACE_GUARDS.append(guards)
         try:
             result = self.fn(*t_args, **t_kwargs)
             out_tensors: list[Any] = []
@@ -173,6 +195,8 @@ class CompiledFunction:
             for p, g in zip(params, stashed, strict=True):
                 p.grad = g
             raise
+        finally:
+            _TRACE_GUARDS.pop()
         for p, g in zip(params, stashed, strict=True):  # ... and the graph's run accumulates it
             p.grad = g
         graph = Graph(raw)
@@ -196,7 +220,7 @@ class CompiledFunction:
             graph.run_pass(p)
             if self.log_ir:
                 log.append((p, str(graph)))
-        return _Entry(graph, out_structure, n_out, grad_params, log, writebacks)
+        return _Entry(graph, out_structure, n_out, grad_params, log, writebacks, guards)
 
     @staticmethod
     def _accumulate(params: list[Any], which: list[int], grads: list[Any]) -> None:
