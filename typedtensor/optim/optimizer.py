@@ -174,6 +174,10 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Drop every gradient (``set_to_none``, torch's default) or zero it in place."""
+        if _C._graph_tracing():  # inside a compiled step: its gradients replace .grad after each call
+            from typedtensor.graph.compiled import note_grad_reset
+
+            note_grad_reset(p for group in self.param_groups for p in group["params"])
         for group in self.param_groups:
             for p in group["params"]:
                 g = p.grad
