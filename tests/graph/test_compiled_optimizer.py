@@ -199,3 +199,49 @@ def test_an_optimizer_that_makes_state_at_a_traced_first_step_is_refused() -> No
     for a, b in zip(ps, pe, strict=True):
         _close(a, b)
         _close(opt.state[a]["buf"], oe.state[b]["buf"])
+
+
+
+@pytest.mark.parametrize("name", ["sgd-momentum", "adamw"])
+def test_a_learning_rate_change_traces_the_step_again(name: str) -> None:
+    # NOTE [ Trace guards ]: the graph holds the learning rate as a constant; an LR scheduler's change
+    # is seen by the next call, which traces anew (the same signature: the cache does not grow)
+    x, y = _data()
+    pe, pc = _params(1), _params(1)
+    oe, oc = OPTIMIZERS[name](pe), OPTIMIZERS[name](pc)
+    se, sc = (tt.optim.lr_scheduler.StepLR(o, step_size=2, gamma=0.1) for o in (oe, oc))
+    eager = _step(pe, oe)
+    compiled = tt.compile(_step(pc, oc), params=pc)
+    for _ in range(5):
+        for p in pe + pc:
+            p.grad = None
+        _close(compiled(x, y), eager(x, y))
+        se.step()
+        sc.step()
+        for a, b in zip(pc, pe, strict=True):
+            _close(a, b)
+    assert compiled.traces == 3  # lr 0.05 / 0.005 / 0.0005 (sgd), each traced once
+    assert compiled.cache_size() == 1
+
+
+def test_zero_grad_inside_the_step_leaves_this_steps_gradients_in_grad() -> None:
+    # without the note, the graph's gradients were added to what .grad held before the call
+    x, y = _data()
+    pe, pc = _params(1), _params(1)
+    oe, oc = OPTIMIZERS["adamw"](pe), OPTIMIZERS["adamw"](pc)
+
+    def step(ps: list[Any], opt: Any) -> Callable[[Any, Any], Any]:
+        def run(a: Any, c: Any) -> Any:
+            opt.zero_grad()
+            loss = _loss(ps, a, c)
+            loss.backward()
+            opt.step()
+            return loss.detach()
+        return run
+
+    eager, compiled = step(pe, oe), tt.compile(step(pc, oc), params=pc)
+    for _ in range(3):  # .grad is never cleared outside the step
+        _close(compiled(x, y), eager(x, y))
+        for a, b in zip(pc, pe, strict=True):
+            _close(a, b)
+            _close(a.grad, b.grad)

@@ -39,6 +39,36 @@ _C = _loader.load_core()
 DEFAULT_CACHE_LIMIT = 8
 
 
+@dataclass
+class _TraceNotes:
+    """What library code tells a trace under way about Python state it froze or reset."""
+
+    guards: list[tuple[Callable[[], Any], Any]] = field(default_factory=list)  # NOTE [ Trace guards ]
+    grad_resets: set[int] = field(default_factory=set)  # ids of tensors whose .grad the function reset
+
+
+_TRACES: list[_TraceNotes] = []  # the traces under way, innermost last
+
+
+def add_trace_guard(read: Callable[[], Any]) -> None:
+    """NOTE [ Trace guards ]
+    Called while ``tt.compile`` traces: the graph is valid only while ``read()`` returns what it
+    returns now (Python state the trace froze into the graph, such as an optimizer's learning rate,
+    which an LR scheduler changes between steps). A call that finds another value traces the
+    function again and keeps the new graph in the old one's place (torch.compile guards alike).
+    Outside a trace it does nothing."""
+    if _TRACES:
+        _TRACES[-1].guards.append((read, read()))
+
+
+def note_grad_reset(tensors: Any) -> None:
+    """Called while ``tt.compile`` traces a function that resets these tensors' gradients
+    (``opt.zero_grad()`` inside a training step): after each call their ``.grad`` is the graph's
+    gradient, not the gradient added to what ``.grad`` held before the call."""
+    if _TRACES:
+        _TRACES[-1].grad_resets.update(id(t) for t in tensors)
+
+
 class RecompileWarning(UserWarning):
     """A compiled function keeps tracing new input signatures (NOTE [ The compile cache ])."""
 
@@ -57,6 +87,8 @@ class _Entry:
     # NOTE [ Write-backs ]: (graph output, argument position or None, captured tensor or None) for
     # every argument and captured tensor the function writes in place: copied into it after each call
     writebacks: list[tuple[int, int | None, Any]] = field(default_factory=list)
+    guards: list[tuple[Callable[[], Any], Any]] = field(default_factory=list)  # NOTE [ Trace guards ]
+    assign_grads: list[bool] = field(default_factory=list)  # per grad_params: .grad = g, not += g
 
 
 class CompiledFunction:
@@ -125,7 +157,12 @@ class CompiledFunction:
         structure = _pytree.flatten((args, kwargs), _is_tensor, tensors)
         key = self._signature(structure, tensors)
         entry = self._cache.get(key)
-        if entry is not None:
+        if entry is not None and all(read() == seen for read, seen in entry.guards):
+            self._cache.move_to_end(key)
+            return entry, tensors
+        if entry is not None:  # a guard changed (NOTE [ Trace guards ]): the same signature, traced anew
+            entry = self._trace(structure, tensors, args, kwargs)
+            self._cache[key] = entry
             self._cache.move_to_end(key)
             return entry, tensors
         entry = self._trace(structure, tensors, args, kwargs)
@@ -160,6 +197,8 @@ class CompiledFunction:
         tracer = _C._GraphTracer()
         aliases = tracer.begin([t.contiguous() for t in tensors])
         t_args, t_kwargs = _pytree.unflatten(structure, aliases)
+        notes = _TraceNotes()
+        _TRACES.append(notes)
         try:
             result = self.fn(*t_args, **t_kwargs)
             out_tensors: list[Any] = []
@@ -173,6 +212,8 @@ class CompiledFunction:
             for p, g in zip(params, stashed, strict=True):
                 p.grad = g
             raise
+        finally:
+            _TRACES.pop()
         for p, g in zip(params, stashed, strict=True):  # ... and the graph's run accumulates it
             p.grad = g
         graph = Graph(raw)
@@ -196,14 +237,15 @@ class CompiledFunction:
             graph.run_pass(p)
             if self.log_ir:
                 log.append((p, str(graph)))
-        return _Entry(graph, out_structure, n_out, grad_params, log, writebacks)
+        assign = [id(params[i]) in notes.grad_resets for i in grad_params]
+        return _Entry(graph, out_structure, n_out, grad_params, log, writebacks, notes.guards, assign)
 
     @staticmethod
-    def _accumulate(params: list[Any], which: list[int], grads: list[Any]) -> None:
+    def _accumulate(params: list[Any], which: list[int], grads: list[Any], assign: list[bool]) -> None:
         with _no_grad():
-            for i, g in zip(which, grads, strict=True):
+            for i, g, fresh in zip(which, grads, assign, strict=True):
                 p = params[i]
-                if p.grad is None:
+                if p.grad is None or fresh:
                     p.grad = g
                 else:
                     p.grad.add_(g)
@@ -212,7 +254,8 @@ class CompiledFunction:
         entry, tensors = self._entry(args, kwargs)
         outs = entry.graph(*[t if t.is_contiguous() else t.contiguous() for t in tensors])
         if entry.grad_params:
-            self._accumulate(self.params(), entry.grad_params, outs[entry.n_out : entry.n_out + len(entry.grad_params)])
+            self._accumulate(self.params(), entry.grad_params, outs[entry.n_out : entry.n_out + len(entry.grad_params)],
+                             entry.assign_grads)
         if entry.writebacks:
             with _no_grad():
                 for pos, arg, captured in entry.writebacks:

@@ -20,7 +20,10 @@ once, and its Python control flow is frozen into the graph, so a traced step kee
 changes from step to step: state created on the first step is declared persistent (captured by
 reference, not a constant of the graph), and SGD's and Adam's first-step branches are replaced by
 the general update on zero state (the same numbers); Adam's step count stays a tensor and the bias
-corrections are computed from it in float64 at every call. Eager steps run exactly as before. The
+corrections are computed from it in float64 at every call. The groups' options (the learning rate an
+LR scheduler changes) are constants of the graph: the step guards them, and a call that finds them
+changed traces again (NOTE [ Trace guards ] in typedtensor/graph/compiled.py). Eager steps run
+exactly as before. The
 other optimizers (``_traced_first_step`` False) are refused at a traced first step: one eager step
 first makes their state, which the graph then reads and writes by reference.
 """
@@ -171,6 +174,10 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Drop every gradient (``set_to_none``, torch's default) or zero it in place."""
+        if _C._graph_tracing():  # inside a compiled step: its gradients replace .grad after each call
+            from typedtensor.graph.compiled import note_grad_reset
+
+            note_grad_reset(p for group in self.param_groups for p in group["params"])
         for group in self.param_groups:
             for p in group["params"]:
                 g = p.grad
@@ -201,6 +208,10 @@ class Optimizer:
 
             with enable_grad():
                 loss = closure()
+        if _C._graph_tracing():  # the hyper-parameters are frozen into the graph: re-trace when they change
+            from typedtensor.graph.compiled import add_trace_guard
+
+            add_trace_guard(self._hyperparameters)
         with no_grad():
             for group in self.param_groups:
                 self._prepare_group(group)
@@ -222,6 +233,11 @@ class Optimizer:
                     else:
                         self._update(group, p, grad, state)
         return loss
+
+    def _hyperparameters(self) -> list[Any]:
+        """What a traced step reads from the groups (NOTE [ Trace guards ] in typedtensor/graph/compiled.py):
+        every option but the parameters, and which parameters."""
+        return [({k: v for k, v in g.items() if k != "params"}, [id(p) for p in g["params"]]) for g in self.param_groups]
 
     #: Whether a traced first step is the general step on persistent zero state (NOTE [ Compiled
     #: optimizer steps ]); an optimizer that does not say so is refused there.

@@ -69,7 +69,9 @@ void check_view_bounds(const Node& n, const Tensor& in) {
 // instead (the output is then that tensor, and the copy finds nothing to do) -- torch.compile's
 // in-place optimizer updates. Safe because a fused kernel reads all its operands at an index before
 // it writes that index: the capture must be one of its same-shaped (not broadcast) operands or
-// none, not be read through a view there, and no later node may read it or a view of it.
+// none, not be read through a view there, and no later node may read it or a view of it; no other
+// capture may share its memory, and at run time no input may (else the output gets a buffer). A run of
+// the graph itself (Graph.run, not only tt.compile's call) then updates the captured tensor.
 static bool plan_write_backs(Graph& g, const std::vector<int>& root, const std::vector<int>& root_last) {
   g.write_into.assign(g.values.size(), -1);
   std::vector<int> prod(g.values.size(), -1);
@@ -87,6 +89,12 @@ static bool plan_write_backs(Graph& g, const std::vector<int>& root, const std::
     const Value& tv = g.values[target];
     const int o = g.outputs[pos];
     if (tv.kind != ValueKind::Capture || !tv.data.defined() || out_root[target] || out_count[o] != 1 || root[o] != o) continue;
+    // another capture or constant over its memory would see the write early (the tracer refuses a
+    // write into memory another capture shares, so this guards graphs built otherwise)
+    bool shared = false;
+    for (size_t u = 0; u < g.values.size() && !shared; ++u)
+      shared = static_cast<int>(u) != target && g.values[u].data.defined() && g.values[u].data.storage() == tv.data.storage();
+    if (shared) continue;
     const Value& ov = g.values[o];
     if (ov.shape != tv.shape || ov.dtype != tv.dtype || ov.slot >= 0) continue;
     const int k = prod[o];
@@ -266,7 +274,10 @@ TensorList Graph::run(const TensorList& in) {
         const int into = static_cast<size_t>(o) < write_into.size() ? write_into[o] : -1;
         if (into >= 0) {  // NOTE [ In-place write-backs ]
           const Tensor& c = values[into].data;
-          if (c.defined() && c.is_contiguous() && c.shape() == v.shape && c.dtype() == v.dtype && c.device() == dev) {
+          bool aliased = false;  // an argument over the same memory reads it after this write
+          for (size_t i = 0; i < in.size() && !aliased; ++i) aliased = in[i].storage() == c.storage();
+          if (!aliased && c.defined() && c.is_contiguous() && c.shape() == v.shape && c.dtype() == v.dtype &&
+              c.device() == dev) {
             c.bump_version();
             outs.push_back(c);
             continue;
