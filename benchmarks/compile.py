@@ -98,11 +98,16 @@ def chain(tt: Any, torch: Any, repeats: int) -> list[tuple[str, float | None, st
     return rows
 
 
-def _tt_params(tt: Any, shapes: list[tuple[int, ...]], seed: int) -> list[Any]:
+def _tt_params(tt: Any, shapes: list[tuple[int, ...]], seed: int, out_first: bool = False) -> list[Any]:
+    """Normal weights scaled by 1/sqrt(fan-in). The MLP and the block multiply ``x @ w`` (fan-in is a
+    weight's first dim); the CNN's conv and ``F.linear`` weights are [out, in, ...] (fan-in is the
+    product of the other dims). Scaled by the wrong dim, the CNN starts at a loss of ~160 and SGD
+    with momentum diverges to NaN within ten steps, so its full-step rows would time NaN arithmetic."""
     rng = np.random.default_rng(seed)
     ps = []
     for s in shapes:
-        t = tt.from_numpy((rng.standard_normal(s) * (1.0 / np.sqrt(s[0]))).astype(np.float32))
+        fan_in = int(np.prod(s[1:])) if out_first and len(s) > 1 else s[0]
+        t = tt.from_numpy((rng.standard_normal(s) * (1.0 / np.sqrt(fan_in))).astype(np.float32))
         t.requires_grad = True
         ps.append(t)
     return ps
@@ -144,7 +149,7 @@ def _train_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], repeats: 
     yn = rng.standard_normal(ys, dtype=np.float32)
     x, y = tt.from_numpy(xn), tt.from_numpy(yn)
     tx, ty = torch.from_numpy(xn), torch.from_numpy(yn)
-    ps = _tt_params(tt, shapes, 2)
+    ps = _tt_params(tt, shapes, 2, out_first=kind == "cnn")
     tps = [torch.tensor(p.detach().numpy(), requires_grad=True) for p in ps]
 
     def loss(lib: Any, params: list[Any], a: Any, c: Any) -> Any:
@@ -226,7 +231,7 @@ def _full_step_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], which
     yn = rng.standard_normal(ys, dtype=np.float32)
     x, y = tt.from_numpy(xn), tt.from_numpy(yn)
     tx, ty = torch.from_numpy(xn), torch.from_numpy(yn)
-    ps_eager, ps_comp, ps_half = _tt_params(tt, shapes, 2), _tt_params(tt, shapes, 2), _tt_params(tt, shapes, 2)
+    ps_eager, ps_comp, ps_half = (_tt_params(tt, shapes, 2, out_first=kind == "cnn") for _ in range(3))
     tps, tps_c = ([torch.tensor(p.detach().numpy(), requires_grad=True) for p in ps_eager] for _ in range(2))
     opt_eager, opt_comp, opt_half = (_make_opt(tt, which, p) for p in (ps_eager, ps_comp, ps_half))
     topt, topt_c = _make_opt(torch, which, tps), _make_opt(torch, which, tps_c)
@@ -301,6 +306,10 @@ def _full_step_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], which
     except Exception as e:
         why = f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"
     t = interleaved(fns, repeats, clock=CLOCK)
+    for impl in ("typedtensor eager", "typedtensor compiled", "torch eager"):
+        last = float(fns[impl]().item())
+        if not np.isfinite(last):  # a diverged run times inf/NaN arithmetic, not the training step
+            raise RuntimeError(f"{name} + {which}: {impl} diverged (loss {last}) while it was timed")
     comp = t["typedtensor compiled"]
     ratio = f"{comp / t['typedtensor eager']:.2f}x our eager"
     if "torch.compile" in t:

@@ -82,7 +82,7 @@ def step_report(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], repeats: 
     rng = np.random.default_rng(1)
     x = tt.from_numpy(rng.standard_normal(xs, dtype=np.float32))
     y = tt.from_numpy(rng.standard_normal(ys, dtype=np.float32))
-    ps = bench._tt_params(tt, shapes, 2)
+    ps = bench._tt_params(tt, shapes, 2, out_first=kind == "cnn")
 
     def body(a: Any, c: Any) -> Any:
         if kind == "mlp":
