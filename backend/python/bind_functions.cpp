@@ -417,6 +417,7 @@ void bind_functions(py::module_& m) {
   // threads and grad mode
   m.def("set_num_threads", &tt::set_num_threads, py::arg("num"));
   m.def("get_num_threads", &tt::get_num_threads);
+  m.def("set_flush_denormal", &tt::set_flush_denormal, py::arg("mode"));
   m.def("is_grad_enabled", &tt::grad_mode_enabled);
   m.def("_set_grad_enabled", &tt::set_grad_mode, py::arg("mode"));
 }

@@ -201,5 +201,8 @@ Tensor embedding(const Tensor& weight, const Tensor& idx, std::optional<int64_t>
 // ---------------- threads ----------------
 void set_num_threads(int n);
 int get_num_threads();
+// torch.set_flush_denormal: subnormal floats read and written as zero (MXCSR's DAZ and FTZ) on the
+// calling thread and every thread of the pool; false where the CPU has no such switch.
+bool set_flush_denormal(bool mode);
 
 }  // namespace tt
