@@ -142,23 +142,31 @@ def cnn_loss(lib: Any, ps: list[Any], x: Any, y: Any) -> Any:
     return ((F.linear(h, w4, b4) - y) ** 2).mean()
 
 
-def _train_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], repeats: int) -> list[tuple[str, str, float | None, str]]:
-    shapes, xs, ys, kind = spec
+def model_loss(kind: str, lib: Any, ps: list[Any], x: Any, y: Any) -> Any:
+    """The loss of the benchmark's model ``kind`` ("mlp", "attn" or "cnn") in ``lib`` (typedtensor or torch)."""
+    if kind == "mlp":
+        return mlp_loss(lib, ps, x, y)
+    if kind == "cnn":
+        return cnn_loss(lib, ps, x, y)
+    return attn_loss(lib, ps, x, y, lib.nn.functional.layer_norm)
+
+
+def _batch(tt: Any, torch: Any, xs: tuple[int, ...], ys: tuple[int, ...]) -> tuple[Any, Any, Any, Any]:
+    """One fixed batch (inputs, targets) as typedtensor and as torch tensors over the same numbers."""
     rng = np.random.default_rng(1)
     xn = rng.standard_normal(xs, dtype=np.float32)
     yn = rng.standard_normal(ys, dtype=np.float32)
-    x, y = tt.from_numpy(xn), tt.from_numpy(yn)
-    tx, ty = torch.from_numpy(xn), torch.from_numpy(yn)
+    return tt.from_numpy(xn), tt.from_numpy(yn), torch.from_numpy(xn), torch.from_numpy(yn)
+
+
+def _train_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], repeats: int) -> list[tuple[str, str, float | None, str]]:
+    shapes, xs, ys, kind = spec
+    x, y, tx, ty = _batch(tt, torch, xs, ys)
     ps = _tt_params(tt, shapes, 2, out_first=kind == "cnn")
     tps = [torch.tensor(p.detach().numpy(), requires_grad=True) for p in ps]
 
     def loss(lib: Any, params: list[Any], a: Any, c: Any) -> Any:
-        if kind == "mlp":
-            return mlp_loss(lib, params, a, c)
-        if kind == "cnn":
-            return cnn_loss(lib, params, a, c)
-        ln = tt.layer_norm if lib is tt else torch.nn.functional.layer_norm
-        return attn_loss(lib, params, a, c, ln)
+        return model_loss(kind, lib, params, a, c)
 
     def body(a: Any, c: Any) -> Any:
         out = loss(tt, ps, a, c)
@@ -226,23 +234,14 @@ def _full_step_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], which
     its graph updates the parameters and the optimizer's state in place. torch.compile compiles the
     loss and ``opt.step`` (its graph breaks at ``backward()``), as its tutorials do."""
     shapes, xs, ys, kind = spec
-    rng = np.random.default_rng(1)
-    xn = rng.standard_normal(xs, dtype=np.float32)
-    yn = rng.standard_normal(ys, dtype=np.float32)
-    x, y = tt.from_numpy(xn), tt.from_numpy(yn)
-    tx, ty = torch.from_numpy(xn), torch.from_numpy(yn)
+    x, y, tx, ty = _batch(tt, torch, xs, ys)
     ps_eager, ps_comp, ps_half = (_tt_params(tt, shapes, 2, out_first=kind == "cnn") for _ in range(3))
     tps, tps_c = ([torch.tensor(p.detach().numpy(), requires_grad=True) for p in ps_eager] for _ in range(2))
     opt_eager, opt_comp, opt_half = (_make_opt(tt, which, p) for p in (ps_eager, ps_comp, ps_half))
     topt, topt_c = _make_opt(torch, which, tps), _make_opt(torch, which, tps_c)
 
     def loss(lib: Any, params: list[Any], a: Any, c: Any) -> Any:
-        if kind == "mlp":
-            return mlp_loss(lib, params, a, c)
-        if kind == "cnn":
-            return cnn_loss(lib, params, a, c)
-        ln = tt.layer_norm if lib is tt else torch.nn.functional.layer_norm
-        return attn_loss(lib, params, a, c, ln)
+        return model_loss(kind, lib, params, a, c)
 
     def body(ps: list[Any], opt: Any) -> Callable[[Any, Any], Any]:
         def step(a: Any, c: Any) -> Any:

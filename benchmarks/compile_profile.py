@@ -85,12 +85,7 @@ def step_report(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], repeats: 
     ps = bench._tt_params(tt, shapes, 2, out_first=kind == "cnn")
 
     def body(a: Any, c: Any) -> Any:
-        if kind == "mlp":
-            out = bench.mlp_loss(tt, ps, a, c)
-        elif kind == "cnn":
-            out = bench.cnn_loss(tt, ps, a, c)
-        else:
-            out = bench.attn_loss(tt, ps, a, c, tt.layer_norm)
+        out = bench.model_loss(kind, tt, ps, a, c)
         out.backward()
         return out.detach()
 

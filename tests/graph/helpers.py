@@ -33,6 +33,17 @@ def close(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-6) -> None:
     np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=rtol, atol=atol)
 
 
+def leaf_params(seed: int, shapes: Sequence[tuple[int, ...]], scale: float = 0.3) -> list[Any]:
+    """Float32 parameters (requires_grad) of these shapes, normal times ``scale``, the same for a seed."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for s in shapes:
+        t = tt.tensor((rng.standard_normal(s) * scale).astype(np.float32))
+        t.requires_grad = True
+        out.append(t)
+    return out
+
+
 def randn(*shape: int) -> Any:
     return tt.randn(*shape)
 

@@ -12,18 +12,13 @@ import numpy as np
 import pytest
 
 import typedtensor as tt
+from tests.graph.helpers import leaf_params
 
 SHAPES = [(12, 24), (24,), (24, 6), (6,)]
 
 
 def _params(seed: int) -> list[Any]:
-    rng = np.random.default_rng(seed)
-    out = []
-    for s in SHAPES:
-        t = tt.tensor((rng.standard_normal(s) * 0.3).astype(np.float32))
-        t.requires_grad = True
-        out.append(t)
-    return out
+    return leaf_params(seed, SHAPES)
 
 
 def _loss(ps: list[Any], x: Any, y: Any) -> Any:
@@ -59,6 +54,20 @@ def _step(ps: list[Any], opt: Any) -> Callable[[Any, Any], Any]:
 
 def _close(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-7) -> None:
     np.testing.assert_allclose(np.asarray(a.detach().numpy()), np.asarray(b.detach().numpy()), rtol=rtol, atol=atol)
+
+
+def _compiled_follows_eager_after_an_eager_step(pe: list[Any], oe: Any, pc: list[Any], oc: Any) -> None:
+    """One eager step each (the state exists), then three compiled steps equal three eager ones."""
+    x, y = _data()
+    for p, o in ((pe, oe), (pc, oc)):
+        _step(p, o)(x, y)
+    eager, compiled = _step(pe, oe), tt.compile(_step(pc, oc), params=pc)
+    for _ in range(3):
+        for p in pe + pc:
+            p.grad = None
+        _close(compiled(x, y), eager(x, y))
+    for a, b in zip(pc, pe, strict=True):
+        _close(a, b)
 
 
 @pytest.mark.parametrize("name", list(OPTIMIZERS))
@@ -120,15 +129,7 @@ def test_sgd_first_step_with_dampening_is_refused() -> None:
     oe = tt.optim.SGD(pe, lr=0.05, momentum=0.9, dampening=0.5)
     ps = _params(1)
     opt = tt.optim.SGD(ps, lr=0.05, momentum=0.9, dampening=0.5)
-    for p, o in ((pe, oe), (ps, opt)):
-        _step(p, o)(x, y)
-    eager, compiled = _step(pe, oe), tt.compile(_step(ps, opt), params=ps)
-    for _ in range(3):
-        for p in pe + ps:
-            p.grad = None
-        _close(compiled(x, y), eager(x, y))
-    for a, b in zip(ps, pe, strict=True):
-        _close(a, b)
+    _compiled_follows_eager_after_an_eager_step(pe, oe, ps, opt)
 
 
 def test_a_capture_read_after_its_write_is_not_written_in_place() -> None:
@@ -187,17 +188,10 @@ def test_an_optimizer_that_makes_state_at_a_traced_first_step_is_refused() -> No
     with pytest.raises(NotImplementedError, match="run one step eagerly"):
         tt.compile(_step(ps, opt), params=ps)(x, y)
     assert not opt.state  # the refused trace left no state behind
-    pe, oe = _params(1), None
+    pe = _params(1)
     oe = _HeavyBall(pe)
-    for p, o in ((pe, oe), (ps, opt)):
-        _step(p, o)(x, y)
-    eager, compiled = _step(pe, oe), tt.compile(_step(ps, opt), params=ps)
-    for _ in range(3):
-        for p in pe + ps:
-            p.grad = None
-        _close(compiled(x, y), eager(x, y))
+    _compiled_follows_eager_after_an_eager_step(pe, oe, ps, opt)
     for a, b in zip(ps, pe, strict=True):
-        _close(a, b)
         _close(opt.state[a]["buf"], oe.state[b]["buf"])
 
 

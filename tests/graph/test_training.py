@@ -9,17 +9,7 @@ import numpy as np
 import pytest
 
 import typedtensor as tt
-from tests.graph.helpers import close
-
-
-def _params(seed: int, shapes: list[tuple[int, ...]]) -> list[Any]:
-    rng = np.random.default_rng(seed)
-    out = []
-    for s in shapes:
-        t = tt.tensor((rng.standard_normal(s) * 0.3).astype(np.float32))
-        t.requires_grad = True
-        out.append(t)
-    return out
+from tests.graph.helpers import close, leaf_params
 
 
 def _mlp_loss(ps: list[Any], x: Any, y: Any) -> Any:
@@ -54,7 +44,7 @@ CASES = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_compiled_training_step_matches_eager(name: str) -> None:
     loss_fn, shapes, xs, ys = CASES[name]
-    eager_ps, comp_ps = _params(1, shapes), _params(1, shapes)
+    eager_ps, comp_ps = leaf_params(1, shapes), leaf_params(1, shapes)
     x, y = tt.randn(*xs), tt.randn(*ys)
 
     def step(x: Any, y: Any) -> Any:
@@ -84,7 +74,7 @@ def test_compiled_training_step_matches_eager(name: str) -> None:
 def test_training_step_gradients_match_torch() -> None:
     torch = pytest.importorskip("torch")
     loss_fn, shapes, xs, ys = CASES["mlp"]
-    ps = _params(3, shapes)
+    ps = leaf_params(3, shapes)
     x, y = tt.randn(*xs), tt.randn(*ys)
     tps = [torch.tensor(p.detach().numpy(), requires_grad=True) for p in ps]
 

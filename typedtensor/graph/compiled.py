@@ -160,13 +160,11 @@ class CompiledFunction:
         if entry is not None and all(read() == seen for read, seen in entry.guards):
             self._cache.move_to_end(key)
             return entry, tensors
-        if entry is not None:  # a guard changed (NOTE [ Trace guards ]): the same signature, traced anew
-            entry = self._trace(structure, tensors, args, kwargs)
-            self._cache[key] = entry
-            self._cache.move_to_end(key)
-            return entry, tensors
+        # a new signature, or a guard changed (NOTE [ Trace guards ]): the new graph takes the old one's
+        # place, so only a new signature can grow the cache
         entry = self._trace(structure, tensors, args, kwargs)
         self._cache[key] = entry
+        self._cache.move_to_end(key)
         if len(self._cache) > self.cache_limit:
             self._cache.popitem(last=False)
             self._storm()
