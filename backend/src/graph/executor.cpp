@@ -74,9 +74,7 @@ void check_view_bounds(const Node& n, const Tensor& in) {
 // the graph itself (Graph.run, not only tt.compile's call) then updates the captured tensor.
 static bool plan_write_backs(Graph& g, const std::vector<int>& root, const std::vector<int>& root_last) {
   g.write_into.assign(g.values.size(), -1);
-  std::vector<int> prod(g.values.size(), -1);
-  for (size_t k = 0; k < g.nodes.size(); ++k)
-    for (int o : g.nodes[k].outputs) prod[o] = static_cast<int>(k);
+  const std::vector<int> prod = producers(g);
   std::vector<int> out_count(g.values.size(), 0), out_root(g.values.size(), 0);
   for (int o : g.outputs) {
     ++out_count[o];

@@ -53,9 +53,7 @@ bool is_reduction_tail(const Node& n) {
 // nodes are cheap and keep no large buffer alive longer. Stable otherwise: a topological order.
 static bool hoist_scalar_nodes(Graph& g) {
   const size_t nn = g.nodes.size();
-  std::vector<int> prod(g.values.size(), -1);
-  for (size_t i = 0; i < nn; ++i)
-    for (int o : g.nodes[i].outputs) prod[o] = static_cast<int>(i);
+  const std::vector<int> prod = producers(g);
   // after[k + 1]: the hoisted nodes placed right after node k (after[0]: at the front)
   std::vector<std::vector<int>> after(nn + 1);
   std::vector<char> hoisted(nn, 0);
@@ -98,9 +96,7 @@ static bool hoist_scalar_nodes(Graph& g) {
 // the small result over the leading dims, it is 3.3x faster here (64x32x28x28 float32: 0.87 ms ->
 // 0.26 ms at one thread), equal up to the order of the additions.
 static bool split_strided_sums(Graph& g) {
-  std::vector<int> prod(g.values.size(), -1);
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (int o : g.nodes[i].outputs) prod[o] = static_cast<int>(i);
+  const std::vector<int> prod = producers(g);
   std::vector<Node> out;
   bool changed = false;
   auto node = [&](const char* op, Params attrs, int in, const Shape& shape, DType dt, const std::string& where, int id) {
@@ -274,9 +270,7 @@ bool fuse(Graph& g) {
   hoisted = split_strided_sums(g) || hoisted;
   hoisted = hoist_scalar_nodes(g) || hoisted;
   const size_t nn = g.nodes.size();
-  std::vector<int> prod(g.values.size(), -1);
-  for (size_t i = 0; i < nn; ++i)
-    for (int o : g.nodes[i].outputs) prod[o] = static_cast<int>(i);
+  const std::vector<int> prod = producers(g);
   struct Group {
     int start;
     std::vector<int> members;  // compute nodes, in order

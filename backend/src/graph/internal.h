@@ -107,6 +107,8 @@ void note_interpreted();
 // Ops the fuser and the simplifier understand.
 bool is_elementwise(const std::string& op);
 bool is_view(const std::string& op);  // output aliases input 0
+// For each value, the index of the node that makes it (-1 for inputs and constants).
+std::vector<int> producers(const Graph& g);
 std::string attrs_str(const Params& p);
 std::string value_type_str(const Value& v);
 

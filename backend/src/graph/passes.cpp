@@ -10,6 +10,14 @@
 #include "typedtensor/ops.h"
 
 namespace tt::graph {
+
+std::vector<int> producers(const Graph& g) {
+  std::vector<int> p(g.values.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int o : g.nodes[i].outputs) p[o] = static_cast<int>(i);
+  return p;
+}
+
 namespace {
 
 // Replaces uses of value `from` by `to` in every node input (also inside fused bodies) and output.
@@ -22,13 +30,6 @@ void replace_uses(Graph& g, const std::map<int, int>& m) {
   for (Node& n : g.nodes)
     for (int& id : n.inputs) id = f(id);
   for (int& id : g.outputs) id = f(id);
-}
-
-std::vector<int> producers(const Graph& g) {
-  std::vector<int> p(g.values.size(), -1);
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (int o : g.nodes[i].outputs) p[o] = static_cast<int>(i);
-  return p;
 }
 
 // The value of a one-element constant, looking through expand/reshape views of it.
