@@ -7,6 +7,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${TYPEDTENSOR_VENV:-$ROOT/.venv}"
 PY="${PYTHON:-python3}"
+# No wheel cache: a test install is about 3 GB (torch, MKL, onnxruntime, ...), and a cached copy of
+# every wheel beside it doubled what the set-up needs on a disk that was once nearly full.
+export PIP_NO_CACHE_DIR=1
 if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip
