@@ -63,6 +63,20 @@ def persistent(t: Tensor) -> Tensor:
     return t
 
 
+def persist_state(state: dict[str, Any]) -> None:
+    """``persistent`` for every tensor of a state a traced step has just made."""
+    for t in state.values():
+        if isinstance(t, _C.Tensor):
+            persistent(t)
+
+
+def addcdiv_by_(x: Tensor, t1: Tensor, t2: Tensor, value: Tensor) -> Tensor:
+    """``addcdiv_`` with a 0-d tensor ``value`` (a traced step's step-dependent factor, NOTE [ Compiled
+    optimizer steps ] in typedtensor/optim/optimizer.py), in ``addcdiv_``'s order, ``value`` rounded
+    to ``x``'s dtype first as eager rounds its Python number."""
+    return x.add_((t1 * value.to(x.dtype)) / t2)
+
+
 def step_tensor(step: Tensor) -> Tensor:
     """Advance a step counter inside a traced step and return the new count as a float64 0-d tensor:
     the graph must compute the bias corrections from it at every call (``bump``'s Python number would

@@ -6,11 +6,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from typedtensor._runtime import _C
-from typedtensor.optim._pointwise import addcmul_, bump, step_counter, torch_flags
+from typedtensor.optim._pointwise import addcmul_, persist_state, step_counter, torch_flags, tracing
 from typedtensor.optim.optimizer import Optimizer, Tensor
 
 
 class Adadelta(Optimizer):
+    _traced_first_step = True  # NOTE [ Compiled optimizer steps ]: zero state, no first-step branch
+
     def __init__(
         self,
         params: Iterable[Tensor] | Iterable[dict[str, Any]],
@@ -43,7 +45,9 @@ class Adadelta(Optimizer):
             state["step"] = step_counter()
             state["square_avg"] = _C.zeros_like(param)
             state["acc_delta"] = _C.zeros_like(param)
-        bump(state["step"])
+            if tracing():
+                persist_state(state)
+        state["step"].add_(1)  # kept, never read (so no host read inside a compiled step)
         if group["maximize"]:
             grad = -grad
         if wd != 0:

@@ -7,11 +7,23 @@ from collections.abc import Iterable
 from typing import Any
 
 from typedtensor._runtime import _C
-from typedtensor.optim._pointwise import addcdiv_, addcmul_, bump, step_counter, torch_flags
+from typedtensor.optim._pointwise import (
+    addcdiv_,
+    addcdiv_by_,
+    addcmul_,
+    bump,
+    persist_state,
+    step_counter,
+    step_tensor,
+    torch_flags,
+    tracing,
+)
 from typedtensor.optim.optimizer import Optimizer, Tensor
 
 
 class Adagrad(Optimizer):
+    _traced_first_step = True  # NOTE [ Compiled optimizer steps ]: its state is made with the optimizer
+
     def __init__(
         self,
         params: Iterable[Tensor] | Iterable[dict[str, Any]],
@@ -54,7 +66,10 @@ class Adagrad(Optimizer):
         if not state:  # a parameter added with add_param_group after construction
             state["step"] = step_counter()
             state["sum"] = _C.full_like(param, group["initial_accumulator_value"])
-        step = bump(state["step"])
+            if tracing():
+                persist_state(state)
+        traced = tracing()  # NOTE [ Compiled optimizer steps ]: the step count is a tensor
+        step: Any = step_tensor(state["step"]) if traced else bump(state["step"])
         if group["maximize"]:
             grad = -grad
         if group["weight_decay"] != 0:
@@ -62,4 +77,7 @@ class Adagrad(Optimizer):
         clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
         state_sum = addcmul_(state["sum"], grad, grad, 1)
         std = state_sum.sqrt().add_(group["eps"])
-        addcdiv_(param, grad, std, -clr)
+        if traced:
+            addcdiv_by_(param, grad, std, -clr)
+        else:
+            addcdiv_(param, grad, std, -clr)

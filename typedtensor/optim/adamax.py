@@ -6,11 +6,24 @@ from collections.abc import Iterable
 from typing import Any
 
 from typedtensor._runtime import _C
-from typedtensor.optim._pointwise import addcdiv_, bump, lerp_, maximum_, step_counter, torch_flags
+from typedtensor.optim._pointwise import (
+    addcdiv_,
+    addcdiv_by_,
+    bump,
+    lerp_,
+    maximum_,
+    persist_state,
+    step_counter,
+    step_tensor,
+    torch_flags,
+    tracing,
+)
 from typedtensor.optim.optimizer import Optimizer, Tensor
 
 
 class Adamax(Optimizer):
+    _traced_first_step = True  # NOTE [ Compiled optimizer steps ]: zero state, no first-step branch
+
     def __init__(
         self,
         params: Iterable[Tensor] | Iterable[dict[str, Any]],
@@ -48,12 +61,18 @@ class Adamax(Optimizer):
             state["step"] = step_counter()
             state["exp_avg"] = _C.zeros_like(param)
             state["exp_inf"] = _C.zeros_like(param)
+            if tracing():
+                persist_state(state)
         if group["maximize"]:
             grad = -grad
-        step = bump(state["step"])
+        traced = tracing()  # NOTE [ Compiled optimizer steps ]: the step count is a tensor
+        step: Any = step_tensor(state["step"]) if traced else bump(state["step"])
         if group["weight_decay"] != 0:
             grad = grad.add(param, alpha=group["weight_decay"])
         exp_avg = lerp_(state["exp_avg"], grad, 1 - beta1)
         exp_inf = maximum_(state["exp_inf"].mul_(beta2), grad.abs().add_(group["eps"]))
         clr = group["lr"] / (1 - beta1**step)
-        addcdiv_(param, exp_avg, exp_inf, -clr)
+        if traced:
+            addcdiv_by_(param, exp_avg, exp_inf, -clr)
+        else:
+            addcdiv_(param, exp_avg, exp_inf, -clr)

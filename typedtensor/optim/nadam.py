@@ -7,11 +7,24 @@ from collections.abc import Iterable
 from typing import Any
 
 from typedtensor._runtime import _C
-from typedtensor.optim._pointwise import addcdiv_, addcmul_, bump, lerp_, step_counter, torch_flags
+from typedtensor.optim._pointwise import (
+    addcdiv_,
+    addcdiv_by_,
+    addcmul_,
+    bump,
+    lerp_,
+    persist_state,
+    step_counter,
+    step_tensor,
+    torch_flags,
+    tracing,
+)
 from typedtensor.optim.optimizer import Optimizer, Tensor
 
 
 class NAdam(Optimizer):
+    _traced_first_step = True  # NOTE [ Compiled optimizer steps ]: zero state, no first-step branch
+
     def __init__(
         self,
         params: Iterable[Tensor] | Iterable[dict[str, Any]],
@@ -51,14 +64,17 @@ class NAdam(Optimizer):
     def _update(self, group: dict[str, Any], param: Tensor, grad: Tensor, state: dict[str, Any]) -> None:
         beta1, beta2 = group["betas"]
         lr, wd, eps, momentum_decay = group["lr"], group["weight_decay"], group["eps"], group["momentum_decay"]
+        traced = tracing()  # NOTE [ Compiled optimizer steps ]: the step count and the product are tensors
         if not state:
             state["step"] = step_counter()
             state["mu_product"] = _C.tensor(1.0, dtype=_C.float32)
             state["exp_avg"] = _C.zeros_like(param)
             state["exp_avg_sq"] = _C.zeros_like(param)
+            if traced:
+                persist_state(state)
         if group["maximize"]:
             grad = -grad
-        step = bump(state["step"])
+        step: Any = step_tensor(state["step"]) if traced else bump(state["step"])
         bias_correction2 = 1 - beta2**step
         if wd != 0:
             if group["decoupled_weight_decay"]:
@@ -68,12 +84,14 @@ class NAdam(Optimizer):
         mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
         mu_product = state["mu_product"]
-        mu_product.mul_(mu)
+        mu_product.mul_(mu.to(mu_product.dtype) if traced else mu)
         exp_avg = lerp_(state["exp_avg"], grad, 1 - beta1)
         exp_avg_sq = addcmul_(state["exp_avg_sq"].mul_(beta2), grad, grad, 1 - beta2)
-        denom = exp_avg_sq.div(bias_correction2).sqrt()
-        product = float(mu_product.item())
+        denom = exp_avg_sq.div(bias_correction2.to(param.dtype) if traced else bias_correction2).sqrt()
+        # eager reads the float32 product back as a Python number; a traced step keeps it a tensor
+        product: Any = mu_product.to(_C.float64) if traced else float(mu_product.item())
         mu_product_next = product * mu_next
         denom.add_(eps)
-        addcdiv_(param, grad, denom, -lr * (1.0 - mu) / (1.0 - product))
-        addcdiv_(param, exp_avg, denom, (-lr * mu_next) / (1.0 - mu_product_next))
+        add = addcdiv_by_ if traced else addcdiv_
+        add(param, grad, denom, -lr * (1.0 - mu) / (1.0 - product))
+        add(param, exp_avg, denom, (-lr * mu_next) / (1.0 - mu_product_next))

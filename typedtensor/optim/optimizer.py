@@ -18,14 +18,15 @@ each parameter's update into one elementwise kernel that writes the parameter an
 place (NOTE [ In-place write-backs ] in backend/src/graph/executor.cpp). The trace runs the step
 once, and its Python control flow is frozen into the graph, so a traced step keeps out of it what
 changes from step to step: state created on the first step is declared persistent (captured by
-reference, not a constant of the graph), and SGD's and Adam's first-step branches are replaced by
-the general update on zero state (the same numbers); Adam's step count stays a tensor and the bias
-corrections are computed from it in float64 at every call. The groups' options (the learning rate an
-LR scheduler changes) are constants of the graph: the step guards them, and a call that finds them
-changed traces again (NOTE [ Trace guards ] in typedtensor/graph/compiled.py). Eager steps run
-exactly as before. The
-other optimizers (``_traced_first_step`` False) are refused at a traced first step: one eager step
-first makes their state, which the graph then reads and writes by reference.
+reference, not a constant of the graph), first-step branches (SGD's momentum buffer) are replaced by
+the general update on zero state (the same numbers), and the step count stays a tensor from which
+the graph computes, in float64 at every call, what depends on it (bias corrections, NAdam's momentum
+product, Adagrad's decayed rate; RAdam selects its form with ``where``). The groups' options (the
+learning rate an LR scheduler changes) are constants of the graph: the step guards them, and a call
+that finds them changed traces again (NOTE [ Trace guards ] in typedtensor/graph/compiled.py). Eager
+steps run exactly as before. An optimizer that does not declare ``_traced_first_step`` (a
+hand-written one) is refused at a traced first step: one eager step first makes its state, which
+the graph then reads and writes by reference.
 """
 
 from __future__ import annotations

@@ -6,11 +6,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from typedtensor._runtime import _C
-from typedtensor.optim._pointwise import addcdiv_, addcmul_, bump, lerp_, step_counter, torch_flags
+from typedtensor.optim._pointwise import addcdiv_, addcmul_, lerp_, persist_state, step_counter, torch_flags, tracing
 from typedtensor.optim.optimizer import Optimizer, Tensor
 
 
 class RMSprop(Optimizer):
+    _traced_first_step = True  # NOTE [ Compiled optimizer steps ]: zero state, no first-step branch
+
     def __init__(
         self,
         params: Iterable[Tensor] | Iterable[dict[str, Any]],
@@ -53,9 +55,11 @@ class RMSprop(Optimizer):
                 state["momentum_buffer"] = _C.zeros_like(param)
             if group["centered"]:
                 state["grad_avg"] = _C.zeros_like(param)
+            if tracing():
+                persist_state(state)
         if group["maximize"]:
             grad = -grad
-        bump(state["step"])
+        state["step"].add_(1)  # kept, never read (so no host read inside a compiled step)
         if group["weight_decay"] != 0:
             grad = grad.add(param, alpha=group["weight_decay"])
         square_avg = addcmul_(state["square_avg"].mul_(alpha), grad, grad, 1 - alpha)
