@@ -238,6 +238,10 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
+        if _C._graph_tracing():  # inside a compiled step: its gradients replace .grad after each call
+            from typedtensor.graph.compiled import note_grad_reset
+
+            note_grad_reset(self.parameters())
         for p in self.parameters():
             g = p.grad
             if g is None:
