@@ -2,6 +2,7 @@
 // (the single entry point used by typedtensor.autograd). No autograd logic here.
 #include "convert.h"
 #include "typedtensor/autograd.h"
+#include "typedtensor/graph.h"
 
 namespace ttpy {
 namespace {
@@ -129,8 +130,14 @@ void bind_autograd(py::module_& m) {
       .def_property("grad", [](const Tensor& t) -> py::object {
         if (!t.impl()->autograd || !t.impl()->autograd->grad) return py::none();
         return py::cast(Tensor(t.impl()->autograd->grad));
-      }, [](const Tensor& t, py::object g) {
+      }, [](py::object self, py::object g) {
+        const Tensor& t = self.cast<const Tensor&>();
         if (g.is_none()) {
+          // `p.grad = None` inside a function tt.compile traces: the compiled step's gradients then
+          // replace .grad after each call instead of adding to it, as opt.zero_grad() there does
+          // (note_grad_reset in typedtensor/graph/compiled.py)
+          if (dynamic_cast<tt::graph::GraphTracer*>(tt::current_tracer()) != nullptr)
+            py::module_::import("typedtensor.graph.compiled").attr("note_grad_reset")(py::make_tuple(self));
           if (t.impl()->autograd) t.impl()->autograd->grad.reset();
           return;
         }
