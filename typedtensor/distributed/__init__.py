@@ -172,8 +172,10 @@ def init_process_group(
     ):
         if asked is not None and asked >= 0 and asked != mpi_size:
             hint = (
-                " (this process was not started by an MPI launcher: use `mpirun -n N python prog.py` or "
-                "`python -m typedtensor.distributed.run --nproc-per-node N prog.py`)" if mpi_size == 1 else ""
+                " (this process was not started by an MPI launcher: use `mpirun -n N python prog.py`, "
+                "`python -m typedtensor.distributed.run --nproc-per-node N prog.py` or "
+                "`typedtensor.multiprocessing.spawn(fn, nprocs=N)`; processes started by multiprocessing.Process "
+                "or one by one cannot form a group)" if mpi_size == 1 else ""
             )
             raise RuntimeError(f"init_process_group: {what} is {asked} but the MPI job has {mpi_size} processes{hint}")
     for what, asked in (("rank argument", rank), ("RANK", _env_int("RANK"))):
