@@ -32,6 +32,16 @@ def test_availability() -> None:
         assert not dist.is_nccl_available()
 
 
+def test_default_backend_for_device_is_torchs() -> None:
+    import typedtensor as tt
+
+    assert dist.get_default_backend_for_device("cpu") == dist.get_default_backend_for_device(tt.device("cpu")) == "gloo"
+    assert dist.get_default_backend_for_device("cuda:1") == "nccl"
+    with pytest.raises(ValueError, match="Default backend not registered for device : mps"):
+        dist.get_default_backend_for_device("mps")
+    assert dist.is_gloo_available()  # "gloo" names the MPI group on CPUs
+
+
 def test_nccl_and_unknown_backends_are_clear_errors() -> None:
     from typedtensor._runtime import _C
 
@@ -57,7 +67,7 @@ def test_world_size_without_a_launcher_is_explained() -> None:
     proc = run([sys.executable, str(PROGRAMS / "env.py")], WORLD_SIZE="2")
     assert proc.returncode != 0
     assert "WORLD_SIZE is 2 but the MPI job has 1 processes" in proc.stderr
-    assert "mpirun -n N" in proc.stderr
+    assert "mpirun -n N" in proc.stderr and "typedtensor.multiprocessing.spawn" in proc.stderr
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])

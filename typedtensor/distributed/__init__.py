@@ -33,19 +33,23 @@ from typing import Any, TypeAlias
 
 from typedtensor import _runtime as tt
 from typedtensor.distributed._mpi import MpiGroup, Work, abort
+from typedtensor.distributed._rank_main import set_torchrun_env_from_mpi
 
 _Tensor: TypeAlias = Any  # typedtensor's Tensor (the compiled class, untyped to mypy)
 
 __all__ = [
     "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather", "all_gather_into_tensor", "all_gather_object",
     "all_reduce", "barrier", "broadcast", "broadcast_object_list", "destroy_process_group", "get_backend", "get_rank",
-    "get_world_size", "init_process_group", "irecv", "is_available", "is_initialized", "is_mpi_available",
+    "get_default_backend_for_device", "get_world_size", "init_process_group", "irecv", "is_available", "is_initialized", "is_mpi_available",
     "is_nccl_available", "is_torchelastic_launched", "isend", "new_group", "recv", "reduce", "reduce_scatter",
     "reduce_scatter_tensor", "send",
 ]
 
 ProcessGroup = MpiGroup
 default_pg_timeout = datetime.timedelta(minutes=30)
+
+# under `mpirun -n N python prog.py`, torchrun's variables for programs that read them before init
+set_torchrun_env_from_mpi()
 
 
 class ReduceOp(enum.Enum):
@@ -81,7 +85,20 @@ def is_nccl_available() -> bool:
 
 
 def is_gloo_available() -> bool:
-    return False
+    """True where MPI is: ``backend="gloo"`` names the MPI group on CPUs."""
+    return is_available()
+
+
+def get_default_backend_for_device(device: Any) -> str:
+    """torch's backend name for a device: ``"gloo"`` for CPU (the MPI group here), ``"nccl"`` for CUDA."""
+    kind = device if isinstance(device, str) else getattr(device, "type", None)
+    if kind is None:
+        raise ValueError(f"get_default_backend_for_device: expected a device or a device name, got {device!r}")
+    kind = kind.split(":")[0]
+    backends = {"cpu": "gloo", "cuda": "nccl"}
+    if kind not in backends:
+        raise ValueError(f"Default backend not registered for device : {kind}")
+    return backends[kind]
 
 
 def is_initialized() -> bool:
@@ -189,6 +206,7 @@ def init_process_group(
         os.environ.setdefault(var, str(value))
     limit = (timeout or default_pg_timeout).total_seconds()
     world = MpiGroup(comm, limit, range(mpi_size))
+    world.backend = name  # get_backend() answers the name the program asked for, as torch's
     if use_nccl:
         from typedtensor.distributed import _nccl
 
@@ -246,7 +264,9 @@ def new_group(ranks: Sequence[int] | None = None, timeout: datetime.timedelta | 
     comm = world.blocking("new_group", lambda: world.comm.Split(0 if inside else MPI.UNDEFINED, members.index(world.rank()) if inside else 0))
     if not inside:
         return GroupMember.NON_GROUP_MEMBER
-    return MpiGroup(comm, timeout.total_seconds() if timeout else world.timeout_s, members)
+    group = MpiGroup(comm, timeout.total_seconds() if timeout else world.timeout_s, members)
+    group.backend = world.backend
+    return group
 
 
 # ---- tensors to MPI buffers ---------------------------------------------------------------------

@@ -10,7 +10,7 @@ import os
 import runpy
 import sys
 
-__all__ = ["local_rank_from_env", "main", "mpi_rank_from_env"]
+__all__ = ["local_rank_from_env", "main", "mpi_rank_from_env", "set_torchrun_env_from_mpi"]
 
 
 def mpi_rank_from_env() -> int | None:
@@ -29,6 +29,33 @@ def local_rank_from_env() -> int | None:
         if v not in (None, ""):
             return int(v)
     return None
+
+
+def _first_int(*names: str) -> int | None:
+    for name in names:
+        v = os.environ.get(name)
+        if v not in (None, ""):
+            return int(v)
+    return None
+
+
+def set_torchrun_env_from_mpi() -> None:
+    """In a process MPI's launcher started (``mpirun -n N python prog.py``), the variables torchrun
+    would have set and that programs read before ``init_process_group`` (``RANK``, ``WORLD_SIZE``,
+    ``LOCAL_RANK``, ``LOCAL_WORLD_SIZE``, and torchrun's defaults ``MASTER_ADDR=127.0.0.1``,
+    ``MASTER_PORT=29500``), each only where unset; nothing in a process no MPI launcher started."""
+    rank = mpi_rank_from_env()
+    size = _first_int("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE")
+    if rank is None or size is None:
+        return
+    local = local_rank_from_env()
+    local_size = _first_int("MPI_LOCALNRANKS", "OMPI_COMM_WORLD_LOCAL_SIZE")
+    for var, value in (
+        ("RANK", rank), ("WORLD_SIZE", size), ("LOCAL_RANK", rank if local is None else local),
+        ("LOCAL_WORLD_SIZE", size if local_size is None else local_size), ("MASTER_ADDR", "127.0.0.1"),
+        ("MASTER_PORT", 29500),
+    ):
+        os.environ.setdefault(var, str(value))
 
 
 def main(argv: list[str]) -> int:
