@@ -19,6 +19,7 @@ def launch(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]
 def test_launcher_sets_torchruns_environment() -> None:
     proc = launch("--standalone", "--nproc-per-node", "2", "--master-port", "29611", str(PROGRAMS / "env.py"), "--lr", "3")
     ranks = per_rank(proc, 2)
+    assert "RuntimeWarning" not in proc.stderr, proc.stderr  # runpy's, for a rank module the package imported
     assert [r["backend"] for r in ranks] == ["mpi", "mpi"]
     ids = {r["env"]["TORCHELASTIC_RUN_ID"] for r in ranks}
     assert len(ids) == 1

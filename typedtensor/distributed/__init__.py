@@ -32,8 +32,8 @@ from types import TracebackType
 from typing import Any, TypeAlias
 
 from typedtensor import _runtime as tt
+from typedtensor.distributed._env import local_rank_from_env, set_torchrun_env_from_mpi
 from typedtensor.distributed._mpi import MpiGroup, Work, abort
-from typedtensor.distributed._rank_main import set_torchrun_env_from_mpi
 
 _Tensor: TypeAlias = Any  # typedtensor's Tensor (the compiled class, untyped to mypy)
 
@@ -199,8 +199,6 @@ def init_process_group(
         if asked is not None and asked >= 0 and asked != mpi_rank:
             raise RuntimeError(f"init_process_group: {what} is {asked} but this process is MPI rank {mpi_rank}")
     # torchrun's per-process variables, for programs that read them after init under plain mpirun
-    from typedtensor.distributed._rank_main import local_rank_from_env
-
     local = local_rank_from_env()
     for var, value in (("RANK", mpi_rank), ("WORLD_SIZE", mpi_size), ("LOCAL_RANK", mpi_rank if local is None else local)):
         os.environ.setdefault(var, str(value))

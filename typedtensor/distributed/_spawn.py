@@ -156,7 +156,7 @@ def _child(folder: Path) -> int:
     import traceback
 
     from typedtensor import distributed
-    from typedtensor.distributed._rank_main import mpi_rank_from_env
+    from typedtensor.distributed._env import mpi_rank_from_env
 
     rank = mpi_rank_from_env()
     if rank is None:
