@@ -143,3 +143,24 @@ def test_abort_waits_until_the_launcher_has_read_the_output(monkeypatch: pytest.
         os.close(read_end)
     assert comm.aborted == [(7, 0)]
     assert b"".join(got).decode() == message
+
+
+def test_ddp_checks_the_module_and_devices_as_torch() -> None:
+    """A CUDA program's ``DDP(model, device_ids=[rank])`` run on a CPU model is torch's ValueError,
+    as is a device list of several; a module with nothing to train is torch's RuntimeError."""
+    from typedtensor import nn
+    from typedtensor.nn.parallel import DistributedDataParallel as DDP
+
+    with pytest.raises(ValueError, match=r"device_ids and output_device arguments only work with .* device_ids \[0\]"):
+        DDP(nn.Linear(2, 2), device_ids=[0])
+    with pytest.raises(ValueError, match="output_device"):
+        DDP(nn.Linear(2, 2), output_device=1)
+    with pytest.raises(ValueError, match="device_ids can only be None or contain a single element"):
+        DDP(nn.Linear(2, 2), device_ids=[0, 1])
+    with pytest.raises(RuntimeError, match="not needed when a module doesn't have any parameter that requires a grad"):
+        DDP(nn.ReLU())
+    frozen = nn.Linear(2, 2).requires_grad_(False)
+    with pytest.raises(RuntimeError, match="not needed"):
+        DDP(frozen)
+    with pytest.raises(RuntimeError, match="init_process_group first"):  # the CPU spelling passes the checks
+        DDP(nn.Linear(2, 2), device_ids=None)

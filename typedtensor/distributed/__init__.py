@@ -189,10 +189,11 @@ def init_process_group(
     ):
         if asked is not None and asked >= 0 and asked != mpi_size:
             hint = (
-                " (this process was not started by an MPI launcher: use `mpirun -n N python prog.py`, "
-                "`python -m typedtensor.distributed.run --nproc-per-node N prog.py` or "
-                "`typedtensor.multiprocessing.spawn(fn, nprocs=N)`; processes started by multiprocessing.Process "
-                "or one by one cannot form a group)" if mpi_size == 1 else ""
+                " (processes started one by one, by multiprocessing.Process, or each by a launcher or spawn of "
+                "its own are separate MPI jobs and cannot form a group: start all N with one launcher: "
+                "`mpirun -n N python prog.py` (or `mpirun -n 1 python prog.py --rank 0 : -n 1 python prog.py "
+                "--rank 1` for arguments that differ), `python -m typedtensor.distributed.run --nproc-per-node N "
+                "prog.py`, or one `typedtensor.multiprocessing.spawn(fn, nprocs=N)`)" if mpi_size == 1 else ""
             )
             raise RuntimeError(f"init_process_group: {what} is {asked} but the MPI job has {mpi_size} processes{hint}")
     for what, asked in (("rank argument", rank), ("RANK", _env_int("RANK"))):
