@@ -19,11 +19,12 @@ def spawn(mode: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.multiprocess
-def test_spawned_processes_form_one_group_and_train_under_ddp() -> None:
+@pytest.mark.parametrize("mode", ["ok", "ok-join-later"])
+def test_spawned_processes_form_one_group_and_train_under_ddp(mode: str) -> None:
     import typedtensor as tt
     from typedtensor import nn
 
-    proc = spawn("ok")
+    proc = spawn(mode)
     ranks = per_rank(proc, 2)
     assert "spawn returned" in proc.stdout
     tt.manual_seed(0)  # rank 0's initial weights, which DDP broadcasts
@@ -46,4 +47,12 @@ def test_a_spawned_process_that_raises_fails_spawn_in_the_parent(mode: str) -> N
     err = proc.stderr
     assert "ProcessRaisedException" in err and "-- Process 1 terminated with the following error" in err, err
     assert f"ValueError: rank 1 failed {mode.split('-')[1]} " in err, err
+    assert "spawn returned" not in proc.stdout
+
+
+@pytest.mark.multiprocess
+def test_a_spawned_process_that_exits_with_an_error_status_fails_spawn() -> None:
+    proc = spawn("exit-after-init")
+    assert proc.returncode != 0
+    assert "ProcessExitedException" in proc.stderr and "exited with status 3" in proc.stderr, proc.stderr
     assert "spawn returned" not in proc.stdout

@@ -2,7 +2,7 @@
 ``rank``/``world_size`` and a ``tcp://`` init_method, trains a step under DDP, and rank 0 saves the
 plain module's state for the others to load after a barrier.
 
-    python spawn.py WORLD [ok | raise-after-init | raise-before-init]
+    python spawn.py WORLD [ok | ok-join-later | raise-after-init | raise-before-init | exit-after-init]
 """
 
 import json
@@ -23,6 +23,8 @@ def train(rank: int, world: int, mode: str, folder: str) -> None:
     dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29733", rank=rank, world_size=world)
     if mode == "raise-after-init" and rank == 1:
         raise ValueError("rank 1 failed after joining")
+    if mode == "exit-after-init" and rank == 1:
+        sys.exit(3)
     tt.manual_seed(rank)  # different initial weights: DDP must broadcast rank 0's
     model = nn.Linear(4, 2)
     ddp = DDP(model, device_ids=None)
@@ -45,5 +47,11 @@ def train(rank: int, world: int, mode: str, folder: str) -> None:
 if __name__ == "__main__":
     world, mode = int(sys.argv[1]), sys.argv[2]
     with tempfile.TemporaryDirectory() as folder:
-        mp.spawn(train, args=(world, mode, folder), nprocs=world, join=True)
+        if mode == "ok-join-later":
+            context = mp.spawn(train, args=(world, mode, folder), nprocs=world, join=False)
+            assert context is not None
+            while not context.join(timeout=0.5):
+                pass
+        else:
+            mp.spawn(train, args=(world, mode, folder), nprocs=world, join=True)
     print("spawn returned", flush=True)
