@@ -182,3 +182,32 @@ def test_file_objects_and_trailing_bytes() -> None:
     _eq([tt.ones(1)], tt.load(buf))
     with pytest.raises(ValueError, match="trailing bytes"):
         loads(dumps([tt.ones(1)]) + b"\0")
+
+
+@pytest.mark.parametrize("writer", ["safetensors", "typedtensor", "torch"])
+def test_map_location_dicts_and_callables_as_torch(tmp_path: Path, writer: str) -> None:
+    """DDP programs load a rank 0 checkpoint with ``map_location={"cuda:0": f"cuda:{rank}"}``: a
+    location the dict does not name stays where it is; a callable gets (tensor, location)."""
+    path = tmp_path / "ckpt.pt"
+    if writer == "torch":
+        torch = pytest.importorskip("torch")
+        torch.save({"w": torch.ones(3)}, str(path))
+    else:
+        obj: dict[str, Any] = {"w": tt.ones(3)}
+        tt.save(obj if writer == "safetensors" else {"model": obj, "epoch": 3}, str(path))
+
+    def weights(loaded: Any) -> Any:
+        return loaded["w"] if "w" in loaded else loaded["model"]["w"]
+
+    for where in ({"cuda:0": "cuda:1"}, {"cpu": "cpu"}, {"cpu": tt.device("cpu")}):
+        w = weights(tt.load(str(path), map_location=where))
+        assert w.device.type == "cpu" and w.tolist() == [1.0, 1.0, 1.0]
+    seen: list[str] = []
+
+    def doubled(t: Any, location: str) -> Any:
+        seen.append(location)
+        return t * 2
+
+    assert weights(tt.load(str(path), map_location=doubled)).tolist() == [2.0, 2.0, 2.0]
+    assert seen == ["cpu"]
+    assert weights(tt.load(str(path), map_location=lambda t, location: None)).tolist() == [1.0, 1.0, 1.0]

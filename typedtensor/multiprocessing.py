@@ -4,11 +4,18 @@ A tensor sent to another process is pickled, which copies its data (typedtensor 
 tensor storage to hand over; the DataLoader's workers use shared-memory blocks of their own). The
 sharing-strategy calls are accepted for the programs that set them. ``spawn`` starts ``nprocs``
 processes running ``fn(i, *args)`` and, with ``join``, waits for them and raises if one failed.
+
+Where MPI is installed (the ``distributed`` extra), ``spawn`` (and ``start_processes`` with the
+``"spawn"`` start method) starts the processes through MPI's launcher, as the ranks of one MPI job:
+``fn`` calling ``init_process_group("gloo", rank=i, world_size=nprocs)`` then opens one process group,
+as torch's spawned programs expect (``typedtensor.distributed._spawn`` says how). Processes from
+``multiprocessing.Process`` are each an MPI world of one and cannot form a group.
 """
 
 from __future__ import annotations
 
 import multiprocessing as _mp
+import os
 from collections.abc import Callable
 from multiprocessing import *  # noqa: F403  (torch.multiprocessing re-exports the standard module)
 from typing import Any
@@ -95,10 +102,34 @@ class ProcessContext:
         return True
 
 
+def _through_mpi() -> bool:
+    """``spawn`` starts its processes as one MPI job when MPI is installed, so that the process
+    group they open is one group (``typedtensor.distributed._spawn``);
+    ``TYPEDTENSOR_SPAWN_MPI=0`` starts them with Python's ``multiprocessing`` instead."""
+    if os.environ.get("TYPEDTENSOR_SPAWN_MPI", "1") == "0":
+        return False
+    from typedtensor.distributed import _spawn
+
+    return _spawn.available()
+
+
 def start_processes(
     fn: Callable[..., Any], args: tuple[Any, ...] = (), nprocs: int = 1, join: bool = True, daemon: bool = False,
     start_method: str = "spawn",
 ) -> ProcessContext | None:
+    if start_method == "spawn" and _through_mpi():
+        from typedtensor.distributed import _spawn
+
+        mpi_context = _spawn.start(fn, args, nprocs)
+        if not join:
+            return mpi_context
+        try:
+            while not mpi_context.join():
+                pass
+        except KeyboardInterrupt:
+            mpi_context.stop()
+            raise
+        return None
     ctx: Any = _mp.get_context(start_method)
     processes, errors = [], []
     for i in range(nprocs):

@@ -179,3 +179,20 @@ def test_default_collate_nested_structures_like_torch() -> None:
     assert isinstance(converted["a"], tt.Tensor) and isinstance(converted["b"], list)
     assert tuple(converted["c"][0].shape) == ()
 
+
+
+def test_a_seeded_typedtensor_generator_makes_splits_and_orders_repeatable() -> None:
+    """torch's data-parallel programs give ``random_split`` and the samplers
+    ``torch.Generator().manual_seed(s)`` so that every rank splits alike whatever the global seed."""
+    def split(global_seed: int) -> list[int]:
+        tt.manual_seed(global_seed)
+        return D.random_split(list(range(30)), [0.5, 0.5], generator=tt.Generator().manual_seed(42))[0].indices
+
+    assert split(1) == split(2)
+    g1, g2 = tt.Generator().manual_seed(7), tt.Generator().manual_seed(7)
+    first = list(D.RandomSampler(range(30), generator=g1))
+    assert first == list(D.RandomSampler(range(30), generator=g2))
+    assert sorted(first) == list(range(30))
+    assert list(D.RandomSampler(range(30), generator=g1)) != first  # the generator advanced, as torch's does
+    assert list(D.SubsetRandomSampler([3, 5, 9], generator=tt.Generator().manual_seed(3))) == list(
+        D.SubsetRandomSampler([3, 5, 9], generator=tt.Generator().manual_seed(3)))

@@ -32,6 +32,16 @@ def test_availability() -> None:
         assert not dist.is_nccl_available()
 
 
+def test_default_backend_for_device_is_torchs() -> None:
+    import typedtensor as tt
+
+    assert dist.get_default_backend_for_device("cpu") == dist.get_default_backend_for_device(tt.device("cpu")) == "gloo"
+    assert dist.get_default_backend_for_device("cuda:1") == "nccl"
+    with pytest.raises(ValueError, match="Default backend not registered for device : mps"):
+        dist.get_default_backend_for_device("mps")
+    assert dist.is_gloo_available()  # "gloo" names the MPI group on CPUs
+
+
 def test_nccl_and_unknown_backends_are_clear_errors() -> None:
     from typedtensor._runtime import _C
 
@@ -57,7 +67,7 @@ def test_world_size_without_a_launcher_is_explained() -> None:
     proc = run([sys.executable, str(PROGRAMS / "env.py")], WORLD_SIZE="2")
     assert proc.returncode != 0
     assert "WORLD_SIZE is 2 but the MPI job has 1 processes" in proc.stderr
-    assert "mpirun -n N" in proc.stderr
+    assert "mpirun -n N" in proc.stderr and "typedtensor.multiprocessing.spawn" in proc.stderr
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
@@ -133,3 +143,24 @@ def test_abort_waits_until_the_launcher_has_read_the_output(monkeypatch: pytest.
         os.close(read_end)
     assert comm.aborted == [(7, 0)]
     assert b"".join(got).decode() == message
+
+
+def test_ddp_checks_the_module_and_devices_as_torch() -> None:
+    """A CUDA program's ``DDP(model, device_ids=[rank])`` run on a CPU model is torch's ValueError,
+    as is a device list of several; a module with nothing to train is torch's RuntimeError."""
+    from typedtensor import nn
+    from typedtensor.nn.parallel import DistributedDataParallel as DDP
+
+    with pytest.raises(ValueError, match=r"device_ids and output_device arguments only work with .* device_ids \[0\]"):
+        DDP(nn.Linear(2, 2), device_ids=[0])
+    with pytest.raises(ValueError, match="output_device"):
+        DDP(nn.Linear(2, 2), output_device=1)
+    with pytest.raises(ValueError, match="device_ids can only be None or contain a single element"):
+        DDP(nn.Linear(2, 2), device_ids=[0, 1])
+    with pytest.raises(RuntimeError, match="not needed when a module doesn't have any parameter that requires a grad"):
+        DDP(nn.ReLU())
+    frozen = nn.Linear(2, 2).requires_grad_(False)
+    with pytest.raises(RuntimeError, match="not needed"):
+        DDP(frozen)
+    with pytest.raises(RuntimeError, match="init_process_group first"):  # the CPU spelling passes the checks
+        DDP(nn.Linear(2, 2), device_ids=None)

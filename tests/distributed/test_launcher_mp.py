@@ -19,6 +19,8 @@ def launch(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]
 def test_launcher_sets_torchruns_environment() -> None:
     proc = launch("--standalone", "--nproc-per-node", "2", "--master-port", "29611", str(PROGRAMS / "env.py"), "--lr", "3")
     ranks = per_rank(proc, 2)
+    assert "RuntimeWarning" not in proc.stderr, proc.stderr  # runpy's, for a rank module the package imported
+    assert [r["backend"] for r in ranks] == ["mpi", "mpi"]
     ids = {r["env"]["TORCHELASTIC_RUN_ID"] for r in ranks}
     assert len(ids) == 1
     for r in ranks:
@@ -33,7 +35,9 @@ def test_launcher_sets_torchruns_environment() -> None:
 def test_launcher_accepts_torchs_gloo_name_and_underscored_flags() -> None:
     proc = run([sys.executable, "-m", "typedtensor.distributed.run", "--nproc_per_node=2", str(PROGRAMS / "env.py")],
                TT_TEST_BACKEND="gloo")
-    assert [r["world"] for r in per_rank(proc, 2)] == [2, 2]
+    ranks = per_rank(proc, 2)
+    assert [r["world"] for r in ranks] == [2, 2]
+    assert [r["backend"] for r in ranks] == ["gloo", "gloo"]  # get_backend() answers the name asked for
 
 
 @pytest.mark.multiprocess
@@ -49,10 +53,16 @@ def test_launcher_refuses_several_nodes() -> None:
 
 
 @pytest.mark.multiprocess
-def test_plain_mpirun_sets_the_variables_at_init() -> None:
+def test_plain_mpirun_sets_torchruns_variables_before_init() -> None:
+    """torch's example programs read RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR and
+    MASTER_PORT before init_process_group; under plain mpirun, importing typedtensor.distributed set them."""
     ranks = per_rank(mpirun(2, "env.py"), 2)
-    assert [r["env"]["RANK"] for r in ranks] == ["0", "1"]
-    assert all(r["env"]["WORLD_SIZE"] == "2" and not r["elastic"] for r in ranks)
+    for i, r in enumerate(ranks):
+        assert r["before"] == r["env"], r
+        assert r["before"]["RANK"] == r["before"]["LOCAL_RANK"] == str(i)
+        assert r["before"]["WORLD_SIZE"] == r["before"]["LOCAL_WORLD_SIZE"] == "2"
+        assert r["before"]["MASTER_ADDR"] == "127.0.0.1" and r["before"]["MASTER_PORT"] == "29500"
+        assert not r["elastic"] and r["before"]["TORCHELASTIC_RUN_ID"] is None
 
 
 @pytest.mark.multiprocess

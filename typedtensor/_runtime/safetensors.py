@@ -35,6 +35,7 @@ from typing import IO, Any
 import numpy as np
 
 from typedtensor._runtime import _loader
+from typedtensor._runtime.map_location import relocate
 
 _C = _loader.load_core()
 
@@ -225,7 +226,7 @@ def read(f: str | os.PathLike[str] | IO[bytes], name: str, map_location: Any = N
     except _Bad as exc:
         raise ValueError(f"load: {name} is not a valid safetensors file: {exc}") from None
     if map_location is not None:
-        tensors = {k: v.to(map_location) for k, v in tensors.items()}
+        tensors = {k: relocate(v, map_location) for k, v in tensors.items()}
     return tensors, header.metadata
 
 

@@ -36,6 +36,7 @@ from typing import IO, Any, TypeGuard
 import numpy as np
 
 from typedtensor._runtime import _loader
+from typedtensor._runtime.map_location import relocate
 
 _C = _loader.load_core()
 
@@ -172,7 +173,7 @@ class _Decoder:
         else:
             t = _C.tensor(arr.astype(np_dtype.newbyteorder("="), copy=True))
         if self.map_location is not None:
-            t = t.to(self.map_location)
+            t = relocate(t, self.map_location)
         self.cache[i] = t
         return t
 

@@ -34,6 +34,7 @@ import numpy as np
 
 from typedtensor._runtime import _loader
 from typedtensor._runtime import safetensors as st
+from typedtensor._runtime.map_location import relocate
 
 _C = _loader.load_core()
 
@@ -257,7 +258,7 @@ def load(f: str | os.PathLike[str] | IO[bytes], name: str, map_location: Any = N
 
 def _to(obj: Any, device: Any) -> Any:
     if isinstance(obj, _C.Tensor):
-        return obj.to(device)
+        return relocate(obj, device)
     if isinstance(obj, dict):
         return type(obj)((k, _to(v, device)) for k, v in obj.items())
     if isinstance(obj, (list, tuple)):

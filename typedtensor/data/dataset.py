@@ -13,6 +13,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 
 from typedtensor._runtime import _C
+from typedtensor.data.sampler import _rng
 
 T_co = TypeVar("T_co", covariant=True)
 Tensor = Any
@@ -176,14 +177,13 @@ def random_split(
 ) -> list[Subset[T_co]]:
     """Split into non-overlapping random subsets of the given lengths (or fractions summing to 1).
 
-    The permutation comes from ``generator`` (a ``numpy.random.Generator``), else from ``seed``, else
-    from typedtensor's global generator (so ``tt.manual_seed`` makes the split repeatable)."""
+    The permutation comes from ``generator`` (a typedtensor ``Generator``, as torch's, or a
+    ``numpy.random.Generator``), else from ``seed``, else from typedtensor's global generator (so
+    ``tt.manual_seed`` makes the split repeatable)."""
     n = len(dataset)
     sizes = _split_lengths(n, lengths)
     if sum(sizes) != n:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    rng = generator if isinstance(generator, np.random.Generator) else np.random.default_rng(
-        seed if seed is not None else int(_C.randint(0, 2**62, (1,)).item())
-    )
+    rng = np.random.default_rng(seed) if seed is not None and generator is None else _rng(generator)
     perm = rng.permutation(n).tolist()
     return [Subset(dataset, perm[end - size : end]) for end, size in zip(itertools.accumulate(sizes), sizes, strict=True)]

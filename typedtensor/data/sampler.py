@@ -22,12 +22,18 @@ __all__ = [
 
 
 def _rng(generator: Any) -> np.random.Generator:
-    """The generator to draw from: the caller's, or a fresh one seeded from the global generator."""
+    """The generator to draw from: the caller's numpy one, or a fresh one seeded by one draw from
+    the caller's typedtensor ``Generator`` (torch programs pass ``torch.Generator().manual_seed(s)``
+    so that every rank of a data-parallel job splits and shuffles alike) or from the global one."""
     if generator is None:
         return np.random.default_rng(int(_C.randint(0, 2**62, (1,)).item()))
     if isinstance(generator, np.random.Generator):
         return generator
-    raise TypeError(f"generator must be a numpy.random.Generator or None, got {type(generator).__name__}")
+    if isinstance(generator, _C.Generator):
+        return np.random.default_rng(int(_C.randint(0, 2**62, (1,), generator=generator).item()))
+    raise TypeError(
+        f"generator must be a typedtensor Generator, a numpy.random.Generator or None, got {type(generator).__name__}"
+    )
 
 
 class Sampler(Generic[T_co]):

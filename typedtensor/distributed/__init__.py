@@ -32,6 +32,7 @@ from types import TracebackType
 from typing import Any, TypeAlias
 
 from typedtensor import _runtime as tt
+from typedtensor.distributed._env import local_rank_from_env, set_torchrun_env_from_mpi
 from typedtensor.distributed._mpi import MpiGroup, Work, abort
 
 _Tensor: TypeAlias = Any  # typedtensor's Tensor (the compiled class, untyped to mypy)
@@ -39,13 +40,16 @@ _Tensor: TypeAlias = Any  # typedtensor's Tensor (the compiled class, untyped to
 __all__ = [
     "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather", "all_gather_into_tensor", "all_gather_object",
     "all_reduce", "barrier", "broadcast", "broadcast_object_list", "destroy_process_group", "get_backend", "get_rank",
-    "get_world_size", "init_process_group", "irecv", "is_available", "is_initialized", "is_mpi_available",
+    "get_default_backend_for_device", "get_world_size", "init_process_group", "irecv", "is_available", "is_initialized", "is_mpi_available",
     "is_nccl_available", "is_torchelastic_launched", "isend", "new_group", "recv", "reduce", "reduce_scatter",
     "reduce_scatter_tensor", "send",
 ]
 
 ProcessGroup = MpiGroup
 default_pg_timeout = datetime.timedelta(minutes=30)
+
+# under `mpirun -n N python prog.py`, torchrun's variables for programs that read them before init
+set_torchrun_env_from_mpi()
 
 
 class ReduceOp(enum.Enum):
@@ -81,7 +85,20 @@ def is_nccl_available() -> bool:
 
 
 def is_gloo_available() -> bool:
-    return False
+    """True where MPI is: ``backend="gloo"`` names the MPI group on CPUs."""
+    return is_available()
+
+
+def get_default_backend_for_device(device: Any) -> str:
+    """torch's backend name for a device: ``"gloo"`` for CPU (the MPI group here), ``"nccl"`` for CUDA."""
+    kind = device if isinstance(device, str) else getattr(device, "type", None)
+    if kind is None:
+        raise ValueError(f"get_default_backend_for_device: expected a device or a device name, got {device!r}")
+    kind = kind.split(":")[0]
+    backends = {"cpu": "gloo", "cuda": "nccl"}
+    if kind not in backends:
+        raise ValueError(f"Default backend not registered for device : {kind}")
+    return backends[kind]
 
 
 def is_initialized() -> bool:
@@ -172,21 +189,23 @@ def init_process_group(
     ):
         if asked is not None and asked >= 0 and asked != mpi_size:
             hint = (
-                " (this process was not started by an MPI launcher: use `mpirun -n N python prog.py` or "
-                "`python -m typedtensor.distributed.run --nproc-per-node N prog.py`)" if mpi_size == 1 else ""
+                " (processes started one by one, by multiprocessing.Process, or each by a launcher or spawn of "
+                "its own are separate MPI jobs and cannot form a group: start all N with one launcher: "
+                "`mpirun -n N python prog.py` (or `mpirun -n 1 python prog.py --rank 0 : -n 1 python prog.py "
+                "--rank 1` for arguments that differ), `python -m typedtensor.distributed.run --nproc-per-node N "
+                "prog.py`, or one `typedtensor.multiprocessing.spawn(fn, nprocs=N)`)" if mpi_size == 1 else ""
             )
             raise RuntimeError(f"init_process_group: {what} is {asked} but the MPI job has {mpi_size} processes{hint}")
     for what, asked in (("rank argument", rank), ("RANK", _env_int("RANK"))):
         if asked is not None and asked >= 0 and asked != mpi_rank:
             raise RuntimeError(f"init_process_group: {what} is {asked} but this process is MPI rank {mpi_rank}")
     # torchrun's per-process variables, for programs that read them after init under plain mpirun
-    from typedtensor.distributed._rank_main import local_rank_from_env
-
     local = local_rank_from_env()
     for var, value in (("RANK", mpi_rank), ("WORLD_SIZE", mpi_size), ("LOCAL_RANK", mpi_rank if local is None else local)):
         os.environ.setdefault(var, str(value))
     limit = (timeout or default_pg_timeout).total_seconds()
     world = MpiGroup(comm, limit, range(mpi_size))
+    world.backend = name  # get_backend() answers the name the program asked for, as torch's
     if use_nccl:
         from typedtensor.distributed import _nccl
 
@@ -244,7 +263,9 @@ def new_group(ranks: Sequence[int] | None = None, timeout: datetime.timedelta | 
     comm = world.blocking("new_group", lambda: world.comm.Split(0 if inside else MPI.UNDEFINED, members.index(world.rank()) if inside else 0))
     if not inside:
         return GroupMember.NON_GROUP_MEMBER
-    return MpiGroup(comm, timeout.total_seconds() if timeout else world.timeout_s, members)
+    group = MpiGroup(comm, timeout.total_seconds() if timeout else world.timeout_s, members)
+    group.backend = world.backend
+    return group
 
 
 # ---- tensors to MPI buffers ---------------------------------------------------------------------

@@ -10,25 +10,9 @@ import os
 import runpy
 import sys
 
-__all__ = ["local_rank_from_env", "main", "mpi_rank_from_env"]
+from typedtensor.distributed._env import local_rank_from_env, mpi_rank_from_env
 
-
-def mpi_rank_from_env() -> int | None:
-    """The rank MPI's process manager put in the environment (MPICH's Hydra, Open MPI, PMIx)."""
-    for name in ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"):
-        v = os.environ.get(name)
-        if v not in (None, ""):
-            return int(v)
-    return None
-
-
-def local_rank_from_env() -> int | None:
-    """The rank on this machine, where MPI's process manager says it (MPICH's Hydra, Open MPI)."""
-    for name in ("MPI_LOCALRANKID", "OMPI_COMM_WORLD_LOCAL_RANK"):
-        v = os.environ.get(name)
-        if v not in (None, ""):
-            return int(v)
-    return None
+__all__ = ["main"]
 
 
 def main(argv: list[str]) -> int:

@@ -17,8 +17,10 @@ def report(result: dict[str, object]) -> None:
         print(json.dumps(result), flush=True)
 
 
-dist.init_process_group(os.environ.get("TT_TEST_BACKEND", "mpi"))
 names = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID")
-report({"rank": dist.get_rank(), "world": dist.get_world_size(), "argv": sys.argv[1:],
-        "env": {k: os.environ.get(k) for k in names}, "elastic": dist.is_torchelastic_launched()})
+before = {k: os.environ.get(k) for k in names}  # what a torch program reads before init_process_group
+dist.init_process_group(os.environ.get("TT_TEST_BACKEND", "mpi"))
+report({"rank": dist.get_rank(), "world": dist.get_world_size(), "argv": sys.argv[1:], "before": before,
+        "env": {k: os.environ.get(k) for k in names}, "elastic": dist.is_torchelastic_launched(),
+        "backend": dist.get_backend()})
 dist.destroy_process_group()

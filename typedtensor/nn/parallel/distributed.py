@@ -73,6 +73,31 @@ def _tensors_in(obj: Any) -> Iterator[Any]:
             yield from _tensors_in(x)
 
 
+def _check_module_and_devices(module: Module, device_ids: Any, output_device: Any) -> None:
+    """torch's checks of what is wrapped: a CPU module takes no ``device_ids`` or ``output_device``
+    (a CUDA program's ``DDP(model, device_ids=[rank])`` run on CPUs fails here as it does in torch,
+    rather than leaving a CPU model and a device list that disagree)."""
+    params = [p for p in module.parameters() if p.requires_grad]
+    if not params:
+        raise RuntimeError(
+            "DistributedDataParallel is not needed when a module doesn't have any parameter that requires a gradient."
+        )
+    if device_ids is not None and len(device_ids) > 1:
+        raise ValueError("device_ids can only be None or contain a single element.")
+    kinds = {p.device.type for p in params}
+    if len(kinds) != 1:
+        raise ValueError(
+            "DistributedDataParallel's input module must be on the same type of devices, but input module "
+            f"parameters locate in {kinds}."
+        )
+    if kinds == {"cpu"} and (device_ids or output_device):
+        raise ValueError(
+            "DistributedDataParallel device_ids and output_device arguments only work with single-device/multiple-"
+            f"device GPU modules or CPU modules, but got device_ids {device_ids}, output_device {output_device}, and "
+            f"module parameters {({p.device for p in params})}."
+        )
+
+
 class DistributedDataParallel(Module):
     """torch's ``nn.parallel.DistributedDataParallel`` for CPU modules over the MPI process group."""
 
@@ -85,6 +110,7 @@ class DistributedDataParallel(Module):
         super().__init__()
         from typedtensor import distributed as dist
 
+        _check_module_and_devices(module, device_ids, output_device)
         if not dist.is_initialized():
             raise RuntimeError("DistributedDataParallel: call typedtensor.distributed.init_process_group first")
         self.module = module

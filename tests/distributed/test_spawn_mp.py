@@ -1,0 +1,58 @@
+"""``typedtensor.multiprocessing.spawn`` starts its processes as one MPI job, so torch's recipe
+(``mp.spawn`` + ``init_process_group("gloo", init_method="tcp://...", rank=r, world_size=n)``) forms one
+process group; a process that raises, before or after joining, surfaces in the parent as torch's
+``ProcessRaisedException`` with its traceback, and the others do not hang."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from .helpers import PROGRAMS, per_rank, run
+
+
+def spawn(mode: str) -> subprocess.CompletedProcess[str]:
+    return run([sys.executable, str(PROGRAMS / "spawn.py"), "2", mode], timeout=120)
+
+
+@pytest.mark.multiprocess
+@pytest.mark.parametrize("mode", ["ok", "ok-join-later"])
+def test_spawned_processes_form_one_group_and_train_under_ddp(mode: str) -> None:
+    import typedtensor as tt
+    from typedtensor import nn
+
+    proc = spawn(mode)
+    ranks = per_rank(proc, 2)
+    assert "spawn returned" in proc.stdout
+    tt.manual_seed(0)  # rank 0's initial weights, which DDP broadcasts
+    w0 = nn.Linear(4, 2).weight.detach().numpy()
+    # d(sum(xW^T + b))/dW is each row's column sums of x, averaged over the ranks' x = arange + rank
+    grad = np.mean([(np.arange(8.0).reshape(2, 4) + r).sum(0) for r in range(2)], axis=0)
+    expected = w0 - 0.1 * grad[None, :]
+    for r in ranks:
+        assert r["world"] == 2
+        np.testing.assert_allclose(r["weight"], expected, rtol=1e-6)
+        assert r["loaded"] == r["weight"]  # rank 0's checkpoint of ddp.module, read after the barrier
+        assert r["keys"] == ["module.bias", "module.weight"]
+
+
+@pytest.mark.multiprocess
+@pytest.mark.parametrize("mode", ["raise-after-init", "raise-before-init"])
+def test_a_spawned_process_that_raises_fails_spawn_in_the_parent(mode: str) -> None:
+    proc = spawn(mode)
+    assert proc.returncode != 0
+    err = proc.stderr
+    assert "ProcessRaisedException" in err and "-- Process 1 terminated with the following error" in err, err
+    assert f"ValueError: rank 1 failed {mode.split('-')[1]} " in err, err
+    assert "spawn returned" not in proc.stdout
+
+
+@pytest.mark.multiprocess
+def test_a_spawned_process_that_exits_with_an_error_status_fails_spawn() -> None:
+    proc = spawn("exit-after-init")
+    assert proc.returncode != 0
+    assert "ProcessExitedException" in proc.stderr and "exited with status 3" in proc.stderr, proc.stderr
+    assert "spawn returned" not in proc.stdout
