@@ -235,3 +235,27 @@ def test_unfused_for_saving_restores_the_matmul(tmp_path: Any) -> None:
     loaded = tt.jit.load(path)
     close(loaded(x, w, b)[0], want)
     assert gemm_kernels(loaded) == [["matmul", "add", "relu"]]  # saved un-fused, the pipeline re-run
+
+
+def test_write_back_into_a_gemm_operand_is_not_done_in_place(block_rows: Callable[[int], None]) -> None:
+    """The captured weight is the GEMM's second operand, which every block's GEMM reads: the
+    kernel must not write the new weight over it while later blocks still read it."""
+    block_rows(4)
+    rng = np.random.default_rng(11)
+    wn = (rng.standard_normal((12, 12)) * 0.3).astype(np.float32)
+    an = rng.standard_normal((12, 12)).astype(np.float32)
+    w_eager, w_comp = tt.tensor(wn.copy()), tt.tensor(wn.copy())
+
+    def update(w: Any) -> Callable[[Any], Any]:
+        def f(a: Any) -> Any:
+            w.copy_(tt.relu(a @ w + 1.0))
+            return w.sum()
+        return f
+
+    cf = tt.compile(update(w_comp))
+    for _ in range(2):
+        update(w_eager)(tt.tensor(an))
+        cf(tt.tensor(an))
+        close(w_comp, w_eager)
+    g = cf.graph_for(tt.tensor(an))
+    assert gemm_kernels(g) and not g.in_place_writes()
