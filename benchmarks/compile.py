@@ -12,7 +12,10 @@
    the optimizer's update traced into the compiled step.
 
 usage: python benchmarks/compile.py [--threads 2] [--repeats 15] [--clock wall|cpu] [--skip-chain]
-       [--skip-fwd-bwd] [--optimizers adamw,sgd]
+       [--skip-fwd-bwd] [--optimizers adamw,sgd] [--epilogue-ab]
+
+``--epilogue-ab`` adds, to every training row, the compiled step with the ``epilogue`` pass off,
+interleaved with the others: the pass's A/B in one process.
 
 ``--clock cpu`` times with the process's CPU time instead of wall time: on a machine shared with
 other jobs, wall time mostly measures the scheduler; with ``--threads 1`` CPU time is the work done.
@@ -29,6 +32,15 @@ import numpy as np
 from _harness import cpu_name, interleaved
 
 CLOCK = "wall"  # --clock: "wall" or "cpu" (_harness.CLOCKS)
+EPILOGUE_AB = False  # --epilogue-ab: also time each compiled step with the epilogue pass off
+NO_EPILOGUE_ROW = "typedtensor compiled, epilogue pass off"
+
+
+def _no_epilogue(tt: Any) -> list[str]:
+    """The default pipeline without the GEMM epilogues (NOTE [ GEMM epilogues ] in backend/src/graph/epilogue.cpp)."""
+    from typedtensor.graph import PASSES
+
+    return [p for p in PASSES if p != "epilogue"]
 
 
 
@@ -174,6 +186,19 @@ def _train_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], repeats: 
         return out.detach()
 
     compiled = tt.compile(body, params=ps)
+    ps_off = _tt_params(tt, shapes, 2, out_first=kind == "cnn")
+
+    def body_off(a: Any, c: Any) -> Any:
+        out = loss(tt, ps_off, a, c)
+        out.backward()
+        return out.detach()
+
+    compiled_off = tt.compile(body_off, params=ps_off, passes=_no_epilogue(tt))
+
+    def compiled_off_step() -> Any:
+        for p in ps_off:
+            p.grad = None
+        return compiled_off(x, y)
 
     def eager_step() -> Any:
         for p in ps:
@@ -200,6 +225,9 @@ def _train_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], repeats: 
         "typedtensor compiled": compiled_step,
         "torch eager": lambda: torch_step(lambda a, c: loss(torch, tps, a, c)),
     }
+    if EPILOGUE_AB:
+        assert abs(compiled_off_step().item() - comp_loss) <= 1e-4 * max(1.0, abs(comp_loss))
+        fns[NO_EPILOGUE_ROW] = compiled_off_step
     why = ""
     try:
         tc = torch.compile(lambda a, c: loss(torch, tps, a, c))
@@ -212,12 +240,17 @@ def _train_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], repeats: 
     ratio = f"{comp / t['typedtensor eager']:.2f}x our eager"
     if "torch.compile" in t:
         ratio += f", {comp / t['torch.compile']:.2f}x torch.compile"
-    return [
+    rows = [
         (name, "typedtensor eager", t["typedtensor eager"], ""),
         (name, "typedtensor compiled", comp, ratio),
-        (name, "torch eager", t["torch eager"], ""),
-        (name, "torch.compile", t.get("torch.compile"), why),
     ]
+    if EPILOGUE_AB:
+        off = t[NO_EPILOGUE_ROW]
+        rows.append((name, NO_EPILOGUE_ROW, off, f"{off / t['typedtensor eager']:.2f}x our eager; "
+                     f"epilogue on / off {comp / off:.3f}"))
+    rows.append((name, "torch eager", t["torch eager"], ""))
+    rows.append((name, "torch.compile", t.get("torch.compile"), why))
+    return rows
 
 
 def _make_opt(lib: Any, which: str, params: list[Any]) -> Any:
@@ -235,9 +268,9 @@ def _full_step_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], which
     loss and ``opt.step`` (its graph breaks at ``backward()``), as its tutorials do."""
     shapes, xs, ys, kind = spec
     x, y, tx, ty = _batch(tt, torch, xs, ys)
-    ps_eager, ps_comp, ps_half = (_tt_params(tt, shapes, 2, out_first=kind == "cnn") for _ in range(3))
+    ps_eager, ps_comp, ps_half, ps_off = (_tt_params(tt, shapes, 2, out_first=kind == "cnn") for _ in range(4))
     tps, tps_c = ([torch.tensor(p.detach().numpy(), requires_grad=True) for p in ps_eager] for _ in range(2))
-    opt_eager, opt_comp, opt_half = (_make_opt(tt, which, p) for p in (ps_eager, ps_comp, ps_half))
+    opt_eager, opt_comp, opt_half, opt_off = (_make_opt(tt, which, p) for p in (ps_eager, ps_comp, ps_half, ps_off))
     topt, topt_c = _make_opt(torch, which, tps), _make_opt(torch, which, tps_c)
 
     def loss(lib: Any, params: list[Any], a: Any, c: Any) -> Any:
@@ -253,6 +286,7 @@ def _full_step_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], which
 
     eager_body = body(ps_eager, opt_eager)
     compiled = tt.compile(body(ps_comp, opt_comp), params=ps_comp)
+    compiled_off = tt.compile(body(ps_off, opt_off), params=ps_off, passes=_no_epilogue(tt))
 
     def fwd_bwd(a: Any, c: Any) -> Any:
         out = loss(tt, ps_half, a, c)
@@ -284,17 +318,19 @@ def _full_step_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], which
             return out.detach()
         return run
 
-    eager_run, comp_run, half_run = (tt_step(ps_eager, eager_body), tt_step(ps_comp, compiled),
-                                     tt_step(ps_half, half_compiled))
+    eager_run, comp_run, half_run, off_run = (tt_step(ps_eager, eager_body), tt_step(ps_comp, compiled),
+                                              tt_step(ps_half, half_compiled), tt_step(ps_off, compiled_off))
     for _ in range(3):  # the same trajectory, step for step
-        le, lc, lh = eager_run().item(), comp_run().item(), half_run().item()
-        assert abs(le - lc) <= 1e-4 * max(1.0, abs(le)) and abs(le - lh) <= 1e-4 * max(1.0, abs(le)), (le, lc, lh)
+        le, lc, lh, lo = eager_run().item(), comp_run().item(), half_run().item(), off_run().item()
+        assert all(abs(le - v) <= 1e-4 * max(1.0, abs(le)) for v in (lc, lh, lo)), (le, lc, lh, lo)
     fns: dict[str, Callable[[], Any]] = {
         "typedtensor eager": eager_run,
         "typedtensor compiled": comp_run,
         "typedtensor compiled fwd+bwd, eager update": half_run,
         "torch eager": torch_step(tps, topt.step, lambda a, c: loss(torch, tps, a, c)),
     }
+    if EPILOGUE_AB:
+        fns[NO_EPILOGUE_ROW] = off_run
     why = ""
     try:
         tc = torch.compile(lambda a, c: loss(torch, tps_c, a, c))
@@ -315,13 +351,18 @@ def _full_step_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], which
         ratio += f", {comp / t['torch.compile']:.2f}x torch.compile"
     label = f"{name} + {'AdamW' if which == 'adamw' else 'SGD momentum'}"
     half = t["typedtensor compiled fwd+bwd, eager update"]
-    return [
+    rows = [
         (label, "typedtensor eager", t["typedtensor eager"], ""),
         (label, "typedtensor compiled fwd+bwd, eager update", half, f"{half / t['typedtensor eager']:.2f}x our eager"),
         (label, "typedtensor compiled", comp, ratio),
-        (label, "torch eager", t["torch eager"], ""),
-        (label, "torch.compile", t.get("torch.compile"), why),
     ]
+    if EPILOGUE_AB:
+        off = t[NO_EPILOGUE_ROW]
+        rows.append((label, NO_EPILOGUE_ROW, off, f"{off / t['typedtensor eager']:.2f}x our eager; "
+                     f"epilogue on / off {comp / off:.3f}"))
+    rows.append((label, "torch eager", t["torch eager"], ""))
+    rows.append((label, "torch.compile", t.get("torch.compile"), why))
+    return rows
 
 
 SPECS: dict[str, tuple[Any, ...]] = {
@@ -358,11 +399,14 @@ def main() -> None:
     ap.add_argument("--skip-training", action="store_true")
     ap.add_argument("--skip-chain", action="store_true", help="only the training steps")
     ap.add_argument("--skip-fwd-bwd", action="store_true", help="leave out the forward + backward rows")
+    ap.add_argument("--epilogue-ab", action="store_true",
+                    help="also time each compiled step with the epilogue pass off, interleaved (an A/B in one process)")
     ap.add_argument("--optimizers", default="adamw,sgd",
                     help="the full steps' optimizers (comma-separated: adamw, sgd; empty: no full-step rows)")
     args = ap.parse_args()
-    global CLOCK
+    global CLOCK, EPILOGUE_AB
     CLOCK = args.clock
+    EPILOGUE_AB = args.epilogue_ab
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     import torch
 

@@ -105,3 +105,64 @@ def test_expanded_cotangent_of_a_mean() -> None:
     for o, r in zip(ours, refs, strict=True):
         assert o.grad is not None and r.grad is not None
         np.testing.assert_allclose(o.grad.numpy(), r.grad.numpy(), rtol=1e-6, atol=1e-7)
+
+
+X_LAYOUTS = {
+    "transposed input": lambda x: x.t().contiguous().t(),
+    "row-sliced input": lambda x: x.repeat_interleave(2, 0)[::2],
+    "column-sliced input": lambda x: x.repeat_interleave(3, 1)[:, ::3],
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("x_layout", list(X_LAYOUTS))
+def test_non_contiguous_input_matches_torch(dtype: str, x_layout: str) -> None:
+    """A 2-D input of any strides takes the fused path (BLAS reads it, or it is copied once)."""
+    rng = np.random.default_rng(4)
+    arrays = [rng.standard_normal(s).astype(dtype) for s in ((9, 6), (5, 6), (5,))]
+    ours = [tt.tensor(a, requires_grad=True) for a in arrays]
+    refs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    mk = X_LAYOUTS[x_layout]
+    y = tt.nn.functional.linear(mk(ours[0]), ours[1], ours[2])
+    ty = torch.nn.functional.linear(mk(refs[0]), refs[1], refs[2])
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=tol, atol=tol)
+    (y * y).sum().backward()
+    (ty * ty).sum().backward()
+    for o, r in zip(ours, refs, strict=True):
+        assert o.grad is not None and r.grad is not None
+        np.testing.assert_allclose(o.grad.numpy(), r.grad.numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("m,k,n", [(1, 7, 5), (6, 7, 1), (1, 1, 1), (4, 0, 3), (0, 5, 3), (4, 5, 0), (2, 0, 0)])
+def test_edge_sizes_match_torch(dtype: str, m: int, k: int, n: int) -> None:
+    """m or n of 1, and empty sizes: with k = 0 the GEMM (beta = 1 over the bias rows) adds
+    nothing, so every row is the bias, as torch's addmm gives."""
+    rng = np.random.default_rng(m * 100 + k * 10 + n)
+    arrays = [rng.standard_normal(s).astype(dtype) for s in ((m, k), (n, k), (n,))]
+    ours = [tt.tensor(a, requires_grad=True) for a in arrays]
+    refs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    y = tt.nn.functional.linear(*ours)
+    ty = torch.nn.functional.linear(*refs)
+    assert tuple(y.shape) == tuple(ty.shape) == (m, n)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=tol, atol=tol)
+    if k == 0 and m > 0:
+        np.testing.assert_array_equal(y.detach().numpy(), np.broadcast_to(arrays[2], (m, n)))
+    (y * 3.0).sum().backward()
+    (ty * 3.0).sum().backward()
+    for o, r in zip(ours, refs, strict=True):
+        assert o.grad is not None and r.grad is not None
+        np.testing.assert_allclose(o.grad.numpy(), r.grad.numpy(), rtol=tol, atol=tol)
+
+
+def test_bias_rows_are_not_stale() -> None:
+    """The output is prefilled with the bias before the GEMM accumulates: a reused output buffer
+    (the allocator's cache hands the last call's memory back) must not add into old values."""
+    rng = np.random.default_rng(5)
+    xn, wn, bn = (rng.standard_normal(s).astype(np.float32) for s in ((64, 32), (48, 32), (48,)))
+    want = torch.nn.functional.linear(*(torch.tensor(a) for a in (xn, wn, bn))).numpy()
+    x, w, b = (tt.tensor(a) for a in (xn, wn, bn))
+    for _ in range(3):
+        np.testing.assert_allclose(tt.nn.functional.linear(x, w, b).numpy(), want, rtol=1e-5, atol=1e-5)

@@ -1,5 +1,5 @@
 """Graph mode: ``tt.compile`` captures a function into an SSA graph of backend primitives, runs a
-named pipeline of passes (simplify, fold, cse, dce, fuse, memplan) and executes it; ``tt.jit``
+named pipeline of passes (``tt.graph.PASSES``: simplify ... fuse, epilogue, memplan) and executes it; ``tt.jit``
 saves and loads graphs. See docs/graph-mode.md."""
 
 from typedtensor.graph.compiled import DEFAULT_CACHE_LIMIT, CompiledFunction, RecompileWarning, compile

@@ -120,12 +120,18 @@ class GraphTracer : public Tracer {
 };
 
 // ---- passes ----
-// Names: "simplify", "fold", "cse", "dce", "fuse", "memplan". Each returns whether it changed the graph.
+// Names: "simplify", "fold", "cse", "dce", "relu_pool", "split_sums", "hoist_scalars", "fuse",
+// "epilogue", "memplan" (default_pipeline's order). Each returns whether it changed the graph.
 bool dce(Graph& g);
 bool cse(Graph& g);
 bool fold_constants(Graph& g);
 bool simplify(Graph& g);
 bool fuse(Graph& g);
+// NOTE [ GEMM epilogues ] (epilogue.cpp): a 2-D matmul read only by a fused kernel joins it.
+bool epilogue(Graph& g);
+// Rows per block of a GEMM epilogue's product; 0 (the default) sizes blocks to the cache. For tests
+// and measurements.
+void set_epilogue_block_rows(int64_t rows);
 bool plan_memory(Graph& g);
 const std::vector<std::string>& default_pipeline();
 bool run_pass(Graph& g, const std::string& name);  // throws ValueError for an unknown name

@@ -204,12 +204,12 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 // NOTE [ Linear with bias ]
-// Eagerly, a CPU float linear layer with a bias is one primitive: the GEMM, then the bias added in
-// place into the GEMM's result. As matmul + add it wrote the product, then read it back and wrote
-// a second buffer of the same size with the bias added: a [1024, 1024] layer paid 0.5-0.8 ms for
-// a bias add next to a 5 ms GEMM, twice that for the second buffer's allocation and first touch.
-// torch's addmm copies the bias into the output and runs the GEMM with beta = 1 (about as fast
-// as this). Its VJP is the one matmul + add had: g @ w, g^T @ x, and g summed over the rows, in
+// Eagerly, a CPU float linear layer with a bias is one primitive, as torch's addmm: the output
+// prefilled with the bias rows, then the GEMM with beta = 1 accumulating into them (BLAS reads C
+// as it writes it: no pass over the product afterwards; k = 0 leaves the bias). As matmul + add it
+// wrote the product, then read it back and wrote a second buffer of the same size with the bias
+// added: a [1024, 1024] layer paid 0.5-0.8 ms for a bias add next to a 5 ms GEMM, twice that for
+// the second buffer's allocation and first touch. Its VJP is the one matmul + add had: g @ w, g^T @ x, and g summed over the rows, in
 // differentiable ops (double backward works). Under a graph tracer linear stays matmul + add, so
 // tt.compile sees (and may fuse) the two ops it knows.
 namespace {
@@ -249,19 +249,21 @@ class LinearBias : public Primitive {
   }
 };
 
-// The NOTE's fused path applies: a CPU float layer with a [out] bias, a contiguous input of at
-// least 2 dims, nothing empty, and no tracer.
+// The NOTE's fused path applies: a CPU float layer with a [out] bias, an input of 2 dims (any
+// strides) or a contiguous one of more, and no tracer. Empty sizes are fine (k = 0: the bias).
 bool fused_linear_applies(const Tensor& x, const Tensor& w, const Tensor& b) {
   const DType dt = x.dtype();
   if ((dt != DType::Float32 && dt != DType::Float64) || w.dtype() != dt || b.dtype() != dt) return false;
-  if (x.dim() < 2 || w.dim() != 2 || b.dim() != 1 || b.size(0) != w.size(0) || !x.is_contiguous()) return false;
-  if (x.numel() == 0 || w.numel() == 0) return false;
+  if (x.dim() < 2 || w.dim() != 2 || b.dim() != 1 || b.size(0) != w.size(0)) return false;
+  if (x.dim() > 2 && !x.is_contiguous()) return false;
   if (on_cuda(x) || on_cuda(w) || on_cuda(b) || default_device().type != DeviceType::CPU) return false;
   return current_tracer() == nullptr;
 }
 
 Tensor linear_fused(const Tensor& x, const Tensor& w, const Tensor& b) {
-  const int64_t in = w.size(1), rows = x.numel() / in;
+  const int64_t in = w.size(1);
+  int64_t rows = 1;  // the leading dims' product (not numel / in: in may be 0)
+  for (int64_t d = 0; d + 1 < x.dim(); ++d) rows *= x.size(d);
   Tensor r = apply1(std::make_shared<LinearBias>(), {x.dim() == 2 ? x : reshape(x, Shape{rows, in}), w, b});
   if (x.dim() == 2) return r;
   Shape os = x.shape();

@@ -79,8 +79,9 @@ template void blas_gemm<double>(bool, bool, int64_t, int64_t, int64_t, const dou
 
 namespace {
 
+// c = a @ b + beta * c over [batch, m, n] (beta 0 or 1: 1 accumulates into what c holds)
 template <class T>
-void gemm_blas(const Tensor& c, const Tensor& a, const Tensor& b) {
+void gemm_blas(const Tensor& c, const Tensor& a, const Tensor& b, T beta) {
   int64_t batch = c.size(0), m = c.size(1), n = c.size(2), k = a.size(2);
   Tensor aa = a, bb = b;
   MatLayout la, lb;
@@ -102,12 +103,12 @@ void gemm_blas(const Tensor& c, const Tensor& a, const Tensor& b) {
   if (batch >= num_threads() && batch > 1 && m * n * k * batch >= (int64_t(1) << 20)) {  // one matrix per thread
     parallel_for(0, batch, 1, [&](int64_t lo, int64_t hi) {
       for (int64_t i = lo; i < hi; ++i)
-        blas_call<T>(ta, tb, m, n, k, pa + i * sa, la.ld, pb + i * sb, lb.ld, T(0), pc + i * sc, n);
+        blas_call<T>(ta, tb, m, n, k, pa + i * sa, la.ld, pb + i * sb, lb.ld, beta, pc + i * sc, n);
     });
     return;
   }
   for (int64_t i = 0; i < batch; ++i)
-    blas_gemm<T>(ta, tb, m, n, k, pa + i * sa, la.ld, pb + i * sb, lb.ld, T(0), pc + i * sc, n);
+    blas_gemm<T>(ta, tb, m, n, k, pa + i * sa, la.ld, pb + i * sb, lb.ld, beta, pc + i * sc, n);
 }
 
 template <class T>
@@ -146,13 +147,22 @@ void gemm_batched(const Tensor& c, const Tensor& a, const Tensor& b) {
     return;
   }
   switch (c.dtype()) {
-    case DType::Float32: return gemm_blas<float>(c, a, b);
-    case DType::Float64: return gemm_blas<double>(c, a, b);
+    case DType::Float32: return gemm_blas<float>(c, a, b, 0.0f);
+    case DType::Float64: return gemm_blas<double>(c, a, b, 0.0);
     case DType::Int64: return gemm_loop<int64_t>(c, a, b);
     case DType::Int32: return gemm_loop<int32_t>(c, a, b);
     case DType::UInt8: return gemm_loop<uint8_t>(c, a, b);
     case DType::Bool: return gemm_loop<bool>(c, a, b);
     default: throw TypeError(std::string("[matmul] no CPU kernel for dtype ") + dtype_name(c.dtype()));
+  }
+}
+
+void gemm_accumulate(const Tensor& c, const Tensor& a, const Tensor& b) {
+  if (c.numel() == 0 || a.size(2) == 0) return;  // an empty sum adds nothing (torch's addmm with k = 0)
+  switch (c.dtype()) {
+    case DType::Float32: return gemm_blas<float>(c, a, b, 1.0f);
+    case DType::Float64: return gemm_blas<double>(c, a, b, 1.0);
+    default: throw TypeError(std::string("[matmul] no accumulating CPU kernel for dtype ") + dtype_name(c.dtype()));
   }
 }
 

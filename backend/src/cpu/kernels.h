@@ -34,6 +34,9 @@ void norm2(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_
 template <class T>
 void blas_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
                int64_t ldb, T beta, T* c, int64_t ldc);
+// c [batch, m, n] (contiguous) += a [batch, m, k] @ b [batch, k, n], float32 / float64: BLAS with
+// beta = 1 over what c holds; k = 0 leaves c as it is.
+void gemm_accumulate(const Tensor& c, const Tensor& a, const Tensor& b);
 
 // the random generator
 void seed(uint64_t s);

@@ -4,8 +4,9 @@
 
 namespace tt::cpu {
 
-// out [m, n] = x [m, k] @ w[n, k]^T + b [n], float32 / float64: one GEMM, then the bias added in
-// place into its result (no second output buffer). x has a unit last stride; w and b any strides.
+// out [m, n] (contiguous) = x [m, k] @ w[n, k]^T + b [n], float32 / float64, as torch's addmm: out
+// prefilled with the bias rows, then one GEMM with beta = 1 accumulating into them (no separate
+// bias pass; k = 0 leaves the bias). x, w and b any strides (a layout BLAS cannot read is copied).
 void linear_bias(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& b);
 
 }  // namespace tt::cpu

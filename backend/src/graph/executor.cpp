@@ -104,7 +104,8 @@ static bool plan_write_backs(Graph& g, const std::vector<int>& root, const std::
     for (size_t i = 0; i < n.inputs.size() && safe; ++i) {
       int v = n.inputs[i];
       if (v < 0 || root[v] != target) continue;
-      safe = v == target && fk->input_shapes().at(i) == fk->shape();
+      // a GEMM epilogue's matmul operands (0 and 1) are read by every later block's GEMM
+      safe = v == target && fk->input_shapes().at(i) == fk->shape() && !(fk->has_gemm() && i < 2);
     }
     if (!safe || !fk->allow_aliasing()) continue;
     g.write_into[o] = target;

@@ -11,6 +11,20 @@ namespace tt::graph {
 
 FusedKernel::FusedKernel(std::vector<Node> body, std::vector<int> inputs, std::vector<int> outputs, const Graph& g)
     : body_(std::move(body)), in_ids_(std::move(inputs)), out_ids_(std::move(outputs)) {
+  node_in_ids_ = in_ids_;
+  if (body_.size() > 1 && body_.front().op == "matmul") {  // a GEMM epilogue (epilogue.cpp)
+    const Node& mm = body_.front();
+    if (mm.inputs.size() != 2 || mm.outputs.size() != 1 || node_in_ids_.size() < 2 || node_in_ids_[0] != mm.inputs[0] ||
+        node_in_ids_[1] != mm.inputs[1])
+      throw GraphError("graph: a GEMM epilogue's operands must start with its matmul's");
+    gemm_ = true;
+    in_ids_.assign(1, mm.outputs[0]);
+    in_ids_.insert(in_ids_.end(), node_in_ids_.begin() + 2, node_in_ids_.end());
+  }
+  for (int id : node_in_ids_) {
+    node_in_shapes_.push_back(g.values[id].shape);
+    node_in_dtypes_.push_back(g.values[id].dtype);
+  }
   const Node& last = body_.back();
   if (is_reduction_tail(last)) {
     reduce_ = last.op;
@@ -27,7 +41,7 @@ FusedKernel::FusedKernel(std::vector<Node> body, std::vector<int> inputs, std::v
     out_dtypes_.push_back(g.values[id].dtype);
   }
   for (const Node& n : body_)  // the floating type the group computes in (T in the source)
-    if (n.op != "expand") {
+    if (n.op != "expand" && n.op != "matmul") {
       dtype_ = compute_dtype(g, n);
       break;
     }
@@ -40,9 +54,10 @@ FusedKernel::FusedKernel(std::vector<Node> body, std::vector<int> inputs, std::v
 }
 
 TypeList FusedKernel::output_types(const TypeList& in) const {  // the group's, as it was built
-  if (in.size() != in_ids_.size()) throw ValueError("[fused] expected " + std::to_string(in_ids_.size()) + " inputs");
+  if (in.size() != node_in_ids_.size())
+    throw ValueError("[fused] expected " + std::to_string(node_in_ids_.size()) + " inputs");
   for (size_t k = 0; k < in.size(); ++k)
-    if (!in[k].defined || in[k].shape != in_shapes_[k] || in[k].dtype != in_dtypes_[k])
+    if (!in[k].defined || in[k].shape != node_in_shapes_[k] || in[k].dtype != node_in_dtypes_[k])
       throw ValueError("[fused] input " + std::to_string(k) + " differs from the group's");
   TypeList out;
   for (size_t k = 0; k < out_ids_.size(); ++k) out.push_back({out_shapes_[k], out_dtypes_[k]});
@@ -73,7 +88,7 @@ void FusedKernel::ensure_compiled() {
 TensorList FusedKernel::interpret(const TensorList& in) {
   note_interpreted();
   std::map<int, Tensor> env;
-  for (size_t k = 0; k < in_ids_.size(); ++k) env[in_ids_[k]] = in[k];
+  for (size_t k = 0; k < node_in_ids_.size(); ++k) env[node_in_ids_[k]] = in[k];
   for (const Node& n : body_) {
     TensorList ins;
     for (int id : n.inputs) ins.push_back(env.at(id));
@@ -85,13 +100,23 @@ TensorList FusedKernel::interpret(const TensorList& in) {
   return res;
 }
 
+TensorList FusedKernel::loop_inputs(const TensorList& in) {
+  TensorList loop = eval_primitive(body_.front().prim, {in.at(0), in.at(1)});
+  loop.insert(loop.end(), in.begin() + 2, in.end());
+  return loop;
+}
+
 void FusedKernel::run_into(const TensorList& in, const TensorList& out) {
   bool cpu = true;
   for (const auto& t : in) cpu = cpu && t.device().type == DeviceType::CPU;
   if (!cpu) {
-    if (void* k = ensure_cuda()) return launch_cuda(k, in, out);
+    if (void* k = ensure_cuda()) return launch_cuda(k, gemm_ ? loop_inputs(in) : in, out);
   }
   if (cpu) ensure_compiled();
+  if (cpu && fn_ && gemm_) {
+    if (dtype_ == DType::Float64) return run_gemm_blocks<double>(in, out);
+    return run_gemm_blocks<float>(in, out);
+  }
   if (!cpu || !fn_) {
     TensorList res = interpret(in);
     for (size_t k = 0; k < out.size(); ++k) {
@@ -143,7 +168,7 @@ TensorList FusedKernel::eval_cuda(const TensorList& in) {
   if (!fn) return interpret(in);
   TensorList out;
   for (const TensorType& t : output_types(types_of(in))) out.push_back(empty(t.shape, t.dtype, in.at(0).device()));
-  launch_cuda(fn, in, out);
+  launch_cuda(fn, gemm_ ? loop_inputs(in) : in, out);
   return out;
 }
 

@@ -51,7 +51,7 @@ bool is_reduction_tail(const Node& n) {
 // typedtensor/optim/optimizer.py) sit between the ops of one parameter's update, and the group
 // rule (operands made before the group starts) then split the update into four kernels. The moved
 // nodes are cheap and keep no large buffer alive longer. Stable otherwise: a topological order.
-static bool hoist_scalar_nodes(Graph& g) {
+bool hoist_scalar_nodes(Graph& g) {
   const size_t nn = g.nodes.size();
   const std::vector<int> prod = producers(g);
   // after[k + 1]: the hoisted nodes placed right after node k (after[0]: at the front)
@@ -95,7 +95,7 @@ static bool hoist_scalar_nodes(Graph& g) {
 // over the trailing dims (contiguous rows, which the fuser can also fold into a kernel) and a sum of
 // the small result over the leading dims, it is 3.3x faster here (64x32x28x28 float32: 0.87 ms ->
 // 0.26 ms at one thread), equal up to the order of the additions.
-static bool split_strided_sums(Graph& g) {
+bool split_strided_sums(Graph& g) {
   const std::vector<int> prod = producers(g);
   std::vector<Node> out;
   bool changed = false;
@@ -173,7 +173,7 @@ static bool split_strided_sums(Graph& g) {
 // conv-sized activation, is neither computed nor kept for the backward, and both relu passes run
 // on a quarter of the data. Done when r feeds only the pooling and the masks of relu_backwards that
 // read the pooling's gradient, and the pooling's indices feed only its backwards.
-static bool swap_relu_max_pool(Graph& g) {
+bool swap_relu_max_pool(Graph& g) {
   const size_t nn = g.nodes.size();
   std::vector<int> prod(g.values.size(), -1);
   std::vector<std::vector<std::pair<int, size_t>>> users(g.values.size());  // (node, operand slot)
@@ -266,9 +266,6 @@ static bool swap_relu_max_pool(Graph& g) {
 }
 
 bool fuse(Graph& g) {
-  bool hoisted = swap_relu_max_pool(g);
-  hoisted = split_strided_sums(g) || hoisted;
-  hoisted = hoist_scalar_nodes(g) || hoisted;
   const size_t nn = g.nodes.size();
   const std::vector<int> prod = producers(g);
   struct Group {
@@ -438,7 +435,7 @@ bool fuse(Graph& g) {
     drop[at] = 2;
     changed = true;
   }
-  if (!changed) return hoisted;
+  if (!changed) return false;
   std::vector<Node> out;
   for (size_t k = 0; k < nn; ++k) {
     if (drop[k] == 2) out.push_back(std::move(fused_at[k]));

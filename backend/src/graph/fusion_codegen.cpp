@@ -245,6 +245,7 @@ std::map<int, std::string> FusedKernel::emit_body(std::ostream& os, const std::s
       name[n.outputs[0]] = name.at(n.inputs[0]);
       continue;
     }
+    if (gemm_ && bi == 0) continue;  // the GEMM: its product is input 0
     std::string a = name.at(n.inputs[0]);
     std::string b = n.inputs.size() > 1 ? name.at(n.inputs[1]) : "";
     std::string c = n.inputs.size() > 2 ? name.at(n.inputs[2]) : "";
@@ -271,7 +272,10 @@ std::string FusedKernel::generate() const {
   const int64_t inner = R == 0 ? 1 : (any_bc ? shape_[R - 1] : N);
   std::ostringstream os;
   os << kHostPrelude << kMath() << "#include <vector>\nusing T = " << (dtype_ == DType::Float64 ? "double" : "float") << ";\n";
-  os << "extern \"C\" void tt_kernel(void* const* args, int64_t nthreads) {\n";
+  // a GEMM epilogue's loop runs on one block of the product's rows, [lo, hi) in elements, serially
+  // (its caller spreads the blocks over the threads); input 0 is that block alone (the GEMM's scratch)
+  if (gemm_) os << "extern \"C\" void tt_kernel(void* const* args, int64_t lo, int64_t hi) {\n";
+  else os << "extern \"C\" void tt_kernel(void* const* args, int64_t nthreads) {\n";
   // bool data is read and written as bytes: GCC does not vectorise a loop that loads `bool` next to
   // floats ("no vectype"), and a fused relu backward (where(mask, g, 0)) ran 10x slower for it
   auto mem = [](DType d) { return d == DType::Bool ? "unsigned char" : "T"; };
@@ -297,6 +301,8 @@ std::string FusedKernel::generate() const {
     os << "    const int64_t end = i + CH < (ro + 1) * RLEN ? i + CH : (ro + 1) * RLEN;\n";
     bool is_max = reduce_ == "amax", is_min = reduce_ == "amin";
     os << "    T acc = " << (is_max ? "-TT_INF" : is_min ? "TT_INF" : "T(0)") << ";\n";
+  } else if (gemm_) {
+    os << "  {\n    int64_t i = lo;\n    const int64_t end = hi;\n";
   } else {
     // NOTE [ Dynamic blocks ]: blocks are handed out one at a time (schedule(dynamic, 1)), not in
     // one static half per thread: on a shared machine a thread that loses its core (to another
@@ -317,7 +323,7 @@ std::string FusedKernel::generate() const {
   for (size_t k = 0; k < in_ids_.size(); ++k) {
     std::string ks = std::to_string(k);
     if (!ld[k].broadcast) {
-      load[k] = "in" + ks + "[i + j]";
+      load[k] = "in" + ks + (gemm_ && k == 0 ? "[i - lo + j]" : "[i + j]");
       continue;
     }
     os << "      const int64_t b" << k << " = " << ld[k].base << ";\n";

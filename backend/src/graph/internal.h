@@ -29,6 +29,10 @@ TensorList eval_primitive(const std::shared_ptr<Primitive>& p, const TensorList&
 
 // A group of elementwise nodes (plus the expand views that broadcast its inputs) run as one loop:
 // generated C++ compiled with the system compiler on first use, else interpreted node by node.
+// With a GEMM epilogue (NOTE [ GEMM epilogues ] in epilogue.cpp) the body starts with a 2-D matmul
+// whose product only the loop reads: the node's inputs are the matmul's two operands, then the
+// loop's other inputs; the loop (input 0: the product) runs on each block of the product's rows
+// right after the GEMM wrote it.
 class FusedKernel : public Primitive {
  public:
   FusedKernel(std::vector<Node> body, std::vector<int> inputs, std::vector<int> outputs, const Graph& g);
@@ -42,7 +46,7 @@ class FusedKernel : public Primitive {
   void run_into(const TensorList& in, const TensorList& out);
 
   const std::vector<Node>& body() const { return body_; }
-  const std::vector<int>& input_ids() const { return in_ids_; }
+  const std::vector<int>& input_ids() const { return node_in_ids_; }  // the node's operands
   const std::vector<int>& output_ids() const { return out_ids_; }
   const Shape& shape() const { return shape_; }
   DType dtype() const { return dtype_; }
@@ -56,7 +60,10 @@ class FusedKernel : public Primitive {
   // the generated source drops its no-alias promises. False once the kernel was compiled.
   bool allow_aliasing();
   bool reduces() const { return !reduce_.empty(); }
-  const std::vector<Shape>& input_shapes() const { return in_shapes_; }
+  const std::vector<Shape>& input_shapes() const { return node_in_shapes_; }  // per node operand
+  bool has_gemm() const { return gemm_; }  // a GEMM epilogue: node operands 0 and 1 are the matmul's
+  // Rows of the product per block of a GEMM epilogue (m rows of n elements of `itemsize` bytes).
+  static int64_t gemm_block_rows(int64_t m, int64_t n, int64_t itemsize, int threads);
 
  private:
   // How the generated loop reads input k: by the flat index, or (broadcast) at a per-row base
@@ -66,6 +73,9 @@ class FusedKernel : public Primitive {
     std::string base;
   };
   TensorList interpret(const TensorList& in);
+  TensorList loop_inputs(const TensorList& in);  // a GEMM epilogue's loop operands (the product computed)
+  template <class T>
+  void run_gemm_blocks(const TensorList& in, const TensorList& out);
   std::vector<Load> loads() const;
   std::map<int, std::string> emit_body(std::ostream& os, const std::string& indent) const;
   std::string accumulate(const std::map<int, std::string>& name) const;
@@ -76,7 +86,13 @@ class FusedKernel : public Primitive {
   void launch_cuda(void* fn, const TensorList& in, const TensorList& out);
 
   std::vector<Node> body_;
-  std::vector<int> in_ids_, out_ids_;
+  // in_*: the loop's inputs (what the generated source reads); node_in_*: the node's operands.
+  // The same, except with a GEMM epilogue: loop input 0 is the product, node operands 0 and 1 the
+  // matmul's, and loop input k >= 1 is node operand k + 1.
+  std::vector<int> in_ids_, out_ids_, node_in_ids_;
+  std::vector<Shape> node_in_shapes_;
+  std::vector<DType> node_in_dtypes_;
+  bool gemm_ = false;
   std::vector<Shape> in_shapes_;  // each input's own shape (broadcast to shape_ where smaller)
   std::vector<bool> in_broadcast_;
   std::vector<Shape> out_shapes_;
@@ -88,6 +104,7 @@ class FusedKernel : public Primitive {
   std::string src_;
   bool aliasing_ = false;  // allow_aliasing(): no __restrict on the pointers
   using KernelFn = void (*)(void* const*, int64_t);
+  using RangeFn = void (*)(void* const*, int64_t, int64_t);  // a GEMM epilogue's: elements [lo, hi)
   KernelFn fn_ = nullptr;
   std::shared_ptr<void> lib_;  // keeps fn_'s library loaded (compile_kernel)
   std::once_flag once_;
@@ -96,6 +113,13 @@ class FusedKernel : public Primitive {
   void* cuda_fn_ = nullptr;  // the loaded CUDA kernel, or nullptr (no NVRTC: per-op kernels)
   bool cuda_tried_ = false;
 };
+
+// The graph rewrites that prepare the fuser's groups, each its own pass (run before `fuse`):
+// "relu_pool": NOTE [ ReLU before max-pooling ]; "split_sums": a sum over leading and trailing dims
+// split in two; "hoist_scalars": one-element nodes moved next to their operands. In fusion.cpp.
+bool swap_relu_max_pool(Graph& g);
+bool split_strided_sums(Graph& g);
+bool hoist_scalar_nodes(Graph& g);
 
 // Compiles `source` (cached on disk by hash) and returns the symbol tt_kernel, or nullptr with the
 // reason in compiler_status().last_error. The pointer owns the library: it is closed when the last

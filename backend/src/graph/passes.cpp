@@ -345,7 +345,8 @@ void unfuse(Graph& g) {
 }
 
 const std::vector<std::string>& default_pipeline() {
-  static const std::vector<std::string> p = {"simplify", "fold", "cse", "dce", "fuse", "memplan"};
+  static const std::vector<std::string> p = {"simplify",      "fold", "cse",      "dce",    "relu_pool", "split_sums",
+                                             "hoist_scalars", "fuse", "epilogue", "memplan"};
   return p;
 }
 
@@ -356,10 +357,17 @@ bool run_pass(Graph& g, const std::string& name) {
   else if (name == "cse") changed = cse(g);
   else if (name == "fold") changed = fold_constants(g);
   else if (name == "simplify") changed = simplify(g);
+  else if (name == "relu_pool") changed = swap_relu_max_pool(g);
+  else if (name == "split_sums") changed = split_strided_sums(g);
+  else if (name == "hoist_scalars") changed = hoist_scalar_nodes(g);
   else if (name == "fuse") changed = fuse(g);
+  else if (name == "epilogue") changed = epilogue(g);
   else if (name == "memplan") changed = plan_memory(g);
-  else
-    throw ValueError("tt.compile: unknown pass '" + name + "' (known: simplify, fold, cse, dce, fuse, memplan)");
+  else {
+    std::string known;
+    for (const std::string& p : default_pipeline()) known += (known.empty() ? "" : ", ") + p;
+    throw ValueError("tt.compile: unknown pass '" + name + "' (known: " + known + ")");
+  }
   g.passes_run.push_back(name);
   g.verify();
   return changed;
