@@ -447,3 +447,15 @@ def test_verifier_runs_between_passes_and_catches_bad_graphs() -> None:
     for p in tt.graph.PASSES:
         g.run_pass(p)  # each pass verifies its result
     assert g.passes_run == list(tt.graph.PASSES)
+
+
+def test_hoist_scalars_keeps_operands_before_their_users() -> None:
+    # one-element nodes only: the add reads the expand of abs (hoisted to the front) and the mul
+    # (hoisted after the const's expand); it used to land between them, before the mul
+    def f(a: Any, b: Any) -> Any:
+        return (b.abs() + (a + a) * 0.25).amax(0)
+
+    x, y = randn(1, 1), randn(1)
+    g = trace(f, x, y)
+    g.run_pass("hoist_scalars")  # the verifier runs after the pass
+    close(g(x, y)[0], f(x, y))

@@ -87,6 +87,10 @@ bool hoist_scalar_nodes(Graph& g) {
     emit_after(k + 1);
   }
   g.nodes = std::move(out);
+  // A hoisted node whose operands are hoisted nodes keyed after different places can land before
+  // one of them (placed after its operand with the larger original index, which may itself have
+  // moved ahead of the other): a stable topological sort puts it after both, moving nothing else.
+  toposort(g);
   return true;
 }
 
