@@ -152,6 +152,7 @@ def start(fn: Any, args: tuple[Any, ...], nprocs: int) -> MpiProcessContext:
 
 
 def _child(folder: Path) -> int:
+    import multiprocessing.process
     import multiprocessing.spawn
     import traceback
 
@@ -162,9 +163,20 @@ def _child(folder: Path) -> int:
     if rank is None:
         sys.stderr.write("typedtensor.distributed._spawn: this process was not started by MPI's launcher\n")
         return 2
-    multiprocessing.spawn.prepare(pickle.loads((folder / _PREPARE).read_bytes()))
+    me: Any = multiprocessing.process.current_process()
+    # as Python's spawned children: while the main module is imported again, a spawn at its top
+    # level (no `if __name__ == "__main__":`) is the bootstrapping error, not a new job of its own
+    me._inheriting = True
     try:
+        multiprocessing.spawn.prepare(pickle.loads((folder / _PREPARE).read_bytes()))
         fn, args = pickle.loads((folder / _CALL).read_bytes())
+    except BaseException:
+        (folder / f"error-{rank}.tmp").write_text(traceback.format_exc())
+        os.replace(folder / f"error-{rank}.tmp", folder / f"error-{rank}.txt")
+        return 1
+    finally:
+        del me._inheriting
+    try:
         fn(rank, *args)
     except KeyboardInterrupt:
         return 1
@@ -176,7 +188,9 @@ def _child(folder: Path) -> int:
         distributed._abort_job(f"exited with status {e.code}", code)
         return code
     except BaseException as e:
-        (folder / f"error-{rank}.txt").write_text(traceback.format_exc())
+        # written whole, then renamed: the parent reads any error-*.txt it sees
+        (folder / f"error-{rank}.tmp").write_text(traceback.format_exc())
+        os.replace(folder / f"error-{rank}.tmp", folder / f"error-{rank}.txt")
         distributed._abort_job(f"raised {type(e).__name__}", 1)
         return 1
     return 0
