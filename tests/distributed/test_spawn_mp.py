@@ -68,3 +68,14 @@ def test_a_spawn_at_the_top_of_the_main_module_is_pythons_bootstrapping_error(tm
     proc = run([sys.executable, str(script)], timeout=60)
     assert proc.returncode != 0
     assert "ProcessRaisedException" in proc.stderr and "finished its bootstrapping phase" in proc.stderr, proc.stderr
+
+
+@pytest.mark.multiprocess
+def test_args_that_pickle_only_down_a_spawn_pipe_start_without_mpi_and_say_so() -> None:
+    """A multiprocessing Queue in spawn's args cannot reach processes started by MPI's launcher:
+    spawn starts them with Python's multiprocessing (as torch), and a group of two is then refused
+    with the reason and the way out."""
+    proc = spawn("queue-arg")
+    assert proc.returncode != 0
+    assert "ProcessRaisedException" in proc.stderr, proc.stderr
+    assert "pickle only down a spawn pipe" in proc.stderr and "Manager().Queue()" in proc.stderr, proc.stderr

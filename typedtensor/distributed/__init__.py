@@ -197,6 +197,14 @@ def init_process_group(
                 "--rank 1` for arguments that differ), `python -m typedtensor.distributed.run --nproc-per-node N "
                 "prog.py`, or one `typedtensor.multiprocessing.spawn(fn, nprocs=N)`)" if mpi_size == 1 else ""
             )
+            why = os.environ.get("TYPEDTENSOR_SPAWNED_WITHOUT_MPI")
+            if why and mpi_size == 1:
+                hint = (
+                    " (typedtensor.multiprocessing.spawn started this process with Python's multiprocessing, not "
+                    f"as one MPI job with the others, because its args pickle only down a spawn pipe ({why}); "
+                    "pass args that pickle (e.g. a multiprocessing.Manager().Queue() for a Queue) and spawn starts "
+                    "the processes as one MPI job)"
+                )
             raise RuntimeError(f"init_process_group: {what} is {asked} but the MPI job has {mpi_size} processes{hint}")
     for what, asked in (("rank argument", rank), ("RANK", _env_int("RANK"))):
         if asked is not None and asked >= 0 and asked != mpi_rank:

@@ -19,6 +19,10 @@ itself as a spawned child does (the parent's ``sys.path``, ``sys.argv``, working
 main module imported as ``__mp_main__``), unpickles ``fn`` and calls ``fn(rank, *args)`` with its MPI
 rank, which is the ``rank`` torch's program passes on to ``init_process_group``.
 
+``fn`` and ``args`` must pickle outside a spawn: a ``multiprocessing`` Queue in ``args`` passes only
+down a spawn pipe, so such a spawn starts its processes with Python's ``multiprocessing`` (each
+then an MPI world of one, and ``init_process_group`` says why if it is asked for more).
+
 A child that raises writes its traceback to DIR and ends the job (``MPI_Abort`` when it had opened
 a process group with other ranks, so none is left waiting in a collective; else the parent, which
 watches DIR, stops the job); the parent raises torch's ``ProcessRaisedException`` with it.
@@ -39,7 +43,7 @@ from typing import Any
 
 from typedtensor.multiprocessing import ProcessContext, ProcessExitedException, ProcessRaisedException
 
-__all__ = ["MpiProcessContext", "available", "start"]
+__all__ = ["WITHOUT_MPI", "MpiProcessContext", "available", "pickled_call", "start"]
 
 # what MPI's process managers put in a rank's environment: a nested launch must not see its parent's
 _LAUNCHER_VARS = ("PMI_", "PMIX_", "HYDRA_", "MPI_LOCAL", "OMPI_", "MPIR_")
@@ -130,8 +134,23 @@ def _child_env() -> dict[str, str]:
     return env
 
 
-def start(fn: Any, args: tuple[Any, ...], nprocs: int) -> MpiProcessContext:
-    """Starts ``fn(i, *args)`` for ``i`` in ``range(nprocs)`` as the ranks of one MPI job."""
+# set in the children of a spawn that could not go through MPI: init_process_group's error says why
+WITHOUT_MPI = "TYPEDTENSOR_SPAWNED_WITHOUT_MPI"
+
+
+def pickled_call(fn: Any, args: tuple[Any, ...]) -> bytes | str:
+    """``(fn, args)`` pickled for the children, or why it cannot be: objects that pass only by
+    inheritance (a ``multiprocessing`` Queue, Pipe or Lock) pickle only down a spawn pipe, which
+    the MPI launcher does not give (``spawn`` then starts the processes with Python's own)."""
+    try:
+        return pickle.dumps((fn, args))
+    except Exception as e:  # pickling raises whatever the object's __reduce__ raises
+        return f"{type(e).__name__}: {e}"
+
+
+def start(call: bytes, nprocs: int) -> MpiProcessContext:
+    """Starts the pickled ``fn(i, *args)`` (``pickled_call``) for ``i`` in ``range(nprocs)`` as the
+    ranks of one MPI job."""
     import multiprocessing.spawn
 
     from typedtensor.distributed.run import mpiexec_path
@@ -139,11 +158,6 @@ def start(fn: Any, args: tuple[Any, ...], nprocs: int) -> MpiProcessContext:
     folder = Path(tempfile.mkdtemp(prefix="tt-spawn-"))
     prepare = multiprocessing.spawn.get_preparation_data("SpawnProcess")
     prepare["authkey"] = bytes(prepare["authkey"])  # an AuthenticationString pickles only down a spawn pipe
-    try:
-        call = pickle.dumps((fn, args))
-    except Exception as e:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise TypeError(f"spawn: the function and its args must be picklable to start the processes: {e}") from e
     (folder / _PREPARE).write_bytes(pickle.dumps(prepare))
     (folder / _CALL).write_bytes(call)
     cmd = [mpiexec_path(), "-n", str(nprocs), sys.executable, "-m", "typedtensor.distributed._spawn", str(folder)]
