@@ -10,8 +10,8 @@ torch's most common way to start a data-parallel program on one machine is
     mp.spawn(main, args=(world_size,), nprocs=world_size)
 
 Processes started by Python's ``multiprocessing`` are each an MPI world of one, and MPICH cannot join
-such singletons afterwards (``MPI_Comm_connect`` between two singletons fails: both are rank 0 of
-a world 0, and MPICH refuses to connect groups that look the same). So ``spawn`` starts its
+such singletons afterwards (MPICH 5.0's ``MPI_Comm_connect`` between two singletons fails with
+"Local and remote groups ... must not overlap": both are process 0 of a world 0). So ``spawn`` starts its
 processes as one MPI job instead: ``mpiexec -n nprocs python -m typedtensor.distributed._spawn DIR``,
 where DIR holds what Python's spawn start method would send down a pipe (the parent's
 ``multiprocessing.spawn.get_preparation_data``, then ``(fn, args)`` pickled). Each child prepares
