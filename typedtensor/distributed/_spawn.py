@@ -155,9 +155,9 @@ def start(call: bytes, nprocs: int) -> MpiProcessContext:
 
     from typedtensor.distributed.run import mpiexec_path
 
-    folder = Path(tempfile.mkdtemp(prefix="tt-spawn-"))
-    prepare = multiprocessing.spawn.get_preparation_data("SpawnProcess")
+    prepare = multiprocessing.spawn.get_preparation_data("SpawnProcess")  # raises while the main module imports
     prepare["authkey"] = bytes(prepare["authkey"])  # an AuthenticationString pickles only down a spawn pipe
+    folder = Path(tempfile.mkdtemp(prefix="tt-spawn-"))
     (folder / _PREPARE).write_bytes(pickle.dumps(prepare))
     (folder / _CALL).write_bytes(call)
     cmd = [mpiexec_path(), "-n", str(nprocs), sys.executable, "-m", "typedtensor.distributed._spawn", str(folder)]
