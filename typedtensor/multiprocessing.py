@@ -117,32 +117,48 @@ def start_processes(
     fn: Callable[..., Any], args: tuple[Any, ...] = (), nprocs: int = 1, join: bool = True, daemon: bool = False,
     start_method: str = "spawn",
 ) -> ProcessContext | None:
+    without_mpi = None  # why these processes cannot be one MPI job, when spawn would have made them one
     if start_method == "spawn" and _through_mpi():
         from typedtensor.distributed import _spawn
 
-        mpi_context = _spawn.start(fn, args, nprocs)
-        if not join:
-            return mpi_context
-        try:
-            while not mpi_context.join():
-                pass
-        except KeyboardInterrupt:
-            mpi_context.stop()
-            raise
-        return None
+        call = _spawn.pickled_call(fn, args)
+        if isinstance(call, str):
+            without_mpi = call
+        else:
+            return _join_mpi(_spawn.start(call, nprocs), join)
     ctx: Any = _mp.get_context(start_method)
     processes, errors = [], []
-    for i in range(nprocs):
-        q = ctx.SimpleQueue()
-        p = ctx.Process(target=_wrap, args=(fn, i, args, q), daemon=daemon)
-        p.start()
-        processes.append(p)
-        errors.append(q)
+    if without_mpi is not None:  # the children inherit it: init_process_group's error says why
+        os.environ["TYPEDTENSOR_SPAWNED_WITHOUT_MPI"] = without_mpi
+    try:
+        for i in range(nprocs):
+            q = ctx.SimpleQueue()
+            p = ctx.Process(target=_wrap, args=(fn, i, args, q), daemon=daemon)
+            p.start()
+            processes.append(p)
+            errors.append(q)
+    finally:
+        if without_mpi is not None:
+            os.environ.pop("TYPEDTENSOR_SPAWNED_WITHOUT_MPI", None)
     context = ProcessContext(processes, errors)
     if not join:
         return context
     while not context.join():
         pass
+    return None
+
+
+def _join_mpi(mpi_context: Any, join: bool) -> ProcessContext | None:
+    """``spawn``'s ending for processes started as one MPI job (``typedtensor.distributed._spawn``)."""
+    if not join:
+        context: ProcessContext = mpi_context
+        return context
+    try:
+        while not mpi_context.join():
+            pass
+    except KeyboardInterrupt:
+        mpi_context.stop()
+        raise
     return None
 
 

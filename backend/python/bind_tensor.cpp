@@ -121,12 +121,13 @@ Tensor to_impl(const Tensor& a, py::args args, py::kwargs kw) {
       dev = x.cast<const Tensor&>().device();
       continue;
     }
-    if (py::isinstance<py::str>(x) || py::isinstance<DeviceObj>(x)) {
+    if (x.is_none()) continue;
+    if (PyBool_Check(x.ptr())) continue;  // non_blocking
+    // a device: a name, a device object, or (torch's `model.to(local_rank)`) a bare CUDA index
+    if (py::isinstance<py::str>(x) || py::isinstance<DeviceObj>(x) || py::isinstance<py::int_>(x)) {
       dev = device_from(x);
       continue;
     }
-    if (x.is_none()) continue;
-    if (PyBool_Check(x.ptr())) continue;  // non_blocking
     dt = dtype_from(x);
   }
   if (kw.contains("dtype")) dt = dtype_from(kw["dtype"]);

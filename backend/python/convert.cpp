@@ -3,6 +3,7 @@
 #include "convert.h"
 
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "dlpack.h"
@@ -135,6 +136,12 @@ DType dtype_or(py::handle h, DType def) {
 tt::Device device_from(py::handle h) {
   if (h.is_none()) return {};
   if (py::isinstance<DeviceObj>(h)) return h.cast<DeviceObj&>().dev;
+  if (py::isinstance<py::int_>(h) && !PyBool_Check(h.ptr())) {  // torch: a bare index is a CUDA device
+    long long idx = h.cast<long long>();
+    if (idx < 0 || idx > std::numeric_limits<int>::max())
+      throw tt::ValueError("Device index must not be negative, got " + std::to_string(idx));
+    return {tt::DeviceType::CUDA, static_cast<int>(idx)};
+  }
   std::string s = py::str(h);
   if (s == "cpu") return {};
   if (s.rfind("cuda", 0) == 0) {

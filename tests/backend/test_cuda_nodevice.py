@@ -37,10 +37,25 @@ def test_unavailable_reports_why() -> None:
     lambda: tt.tensor([1.0, 2.0], device="cuda"),
     lambda: tt.arange(3, device="cuda"),
     lambda: tt.zeros_like(tt.ones(2), device="cuda"),
-], ids=["to", "to-index", "to-device-kw", "cuda", "zeros", "randn", "tensor", "arange", "zeros_like"])
+    lambda: tt.ones(2).to(0),  # torch: a bare index is a CUDA device (DDP programs' `.to(local_rank)`)
+    lambda: tt.ones(2).to(1, tt.float64),
+    lambda: tt.zeros(2, device=0),
+], ids=["to", "to-index", "to-device-kw", "cuda", "zeros", "randn", "tensor", "arange", "zeros_like", "to-int",
+        "to-int-dtype", "zeros-int"])
 def test_moving_to_cuda_raises_clearly(make: object) -> None:
     with pytest.raises(RuntimeError, match="CUDA is not available"):
         make()  # type: ignore[operator]
+
+
+def test_a_bare_index_names_a_cuda_device_as_torch() -> None:
+    import typedtensor.nn as nn
+
+    assert tt.device(0) == tt.device("cuda:0") and tt.device(1).index == 1
+    assert tt.ones(2).to(int).dtype == tt.int64  # the type int is still a dtype
+    with pytest.raises(ValueError, match="Device index must not be negative"):
+        tt.ones(2).to(-1)
+    with pytest.raises(RuntimeError, match="CUDA is not available"):
+        nn.Linear(2, 2).to(0)  # `model.to(rank)`: a CUDA move, not "expected a dtype, got int"
 
 
 def test_cpu_paths_untouched() -> None:

@@ -40,6 +40,8 @@ def run(cmd: list[str], timeout: float = 180, **extra: str) -> subprocess.Comple
     out = tempfile.mkdtemp(prefix="tt-dist-")
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=child_env(TT_RESULTS_DIR=out, **extra),
                           cwd="/")
+    if not os.listdir(out):  # nothing to read back (a run that failed on purpose): leave no folder behind
+        os.rmdir(out)
     setattr(proc, "results_dir", out)  # noqa: B010
     return proc
 

@@ -15,7 +15,8 @@ CHECKS = [
     "reduce_scatter_tensor", "reduce_scatter_list", "reduce_to_one_rank", "send_recv_ring", "barrier_and_objects",
     "mismatched_shapes_name_the_dim", "every_kind_of_mismatch_is_an_error_on_every_rank",
     "header_buffers_are_kept_per_shape_and_dtype", "avg_of_integers_is_refused_before_any_data_moves",
-    "wrong_output_shapes_are_local_errors", "subgroup",
+    "wrong_output_shapes_are_local_errors", "subgroup", "gather_to_each_rank", "scatter_from_each_rank",
+    "all_to_all_even_uneven_and_lists", "objects_gathered_and_scattered", "group_rank_queries_and_monitored_barrier",
 ]
 _cache: dict[int, list[dict[str, Any]]] = {}
 

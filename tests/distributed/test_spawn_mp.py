@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -56,3 +57,25 @@ def test_a_spawned_process_that_exits_with_an_error_status_fails_spawn() -> None
     assert proc.returncode != 0
     assert "ProcessExitedException" in proc.stderr and "exited with status 3" in proc.stderr, proc.stderr
     assert "spawn returned" not in proc.stdout
+
+
+@pytest.mark.multiprocess
+def test_a_spawn_at_the_top_of_the_main_module_is_pythons_bootstrapping_error(tmp_path: Path) -> None:
+    """The children import the main module again: a spawn there, without the `__main__` guard, must
+    be Python's error in each child, not a new job per child (and so on without end)."""
+    script = tmp_path / "unguarded.py"
+    script.write_text("import typedtensor.multiprocessing as mp\n\n\ndef f(rank):\n    pass\n\n\nmp.spawn(f, nprocs=2)\n")
+    proc = run([sys.executable, str(script)], timeout=60)
+    assert proc.returncode != 0
+    assert "ProcessRaisedException" in proc.stderr and "finished its bootstrapping phase" in proc.stderr, proc.stderr
+
+
+@pytest.mark.multiprocess
+def test_args_that_pickle_only_down_a_spawn_pipe_start_without_mpi_and_say_so() -> None:
+    """A multiprocessing Queue in spawn's args cannot reach processes started by MPI's launcher:
+    spawn starts them with Python's multiprocessing (as torch), and a group of two is then refused
+    with the reason and the way out."""
+    proc = spawn("queue-arg")
+    assert proc.returncode != 0
+    assert "ProcessRaisedException" in proc.stderr, proc.stderr
+    assert "pickle only down a spawn pipe" in proc.stderr and "Manager().Queue()" in proc.stderr, proc.stderr

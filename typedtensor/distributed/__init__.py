@@ -39,10 +39,12 @@ _Tensor: TypeAlias = Any  # typedtensor's Tensor (the compiled class, untyped to
 
 __all__ = [
     "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather", "all_gather_into_tensor", "all_gather_object",
-    "all_reduce", "barrier", "broadcast", "broadcast_object_list", "destroy_process_group", "get_backend", "get_rank",
-    "get_default_backend_for_device", "get_world_size", "init_process_group", "irecv", "is_available", "is_initialized", "is_mpi_available",
-    "is_nccl_available", "is_torchelastic_launched", "isend", "new_group", "recv", "reduce", "reduce_scatter",
-    "reduce_scatter_tensor", "send",
+    "all_reduce", "all_to_all", "all_to_all_single", "barrier", "broadcast", "broadcast_object_list",
+    "destroy_process_group", "gather", "gather_object", "get_backend", "get_default_backend_for_device",
+    "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_rank", "get_world_size",
+    "init_process_group", "irecv", "is_available", "is_initialized", "is_mpi_available", "is_nccl_available",
+    "is_torchelastic_launched", "isend", "monitored_barrier", "new_group", "recv", "reduce", "reduce_scatter",
+    "reduce_scatter_tensor", "scatter", "scatter_object_list", "send",
 ]
 
 ProcessGroup = MpiGroup
@@ -195,6 +197,14 @@ def init_process_group(
                 "--rank 1` for arguments that differ), `python -m typedtensor.distributed.run --nproc-per-node N "
                 "prog.py`, or one `typedtensor.multiprocessing.spawn(fn, nprocs=N)`)" if mpi_size == 1 else ""
             )
+            why = os.environ.get("TYPEDTENSOR_SPAWNED_WITHOUT_MPI")
+            if why and mpi_size == 1:
+                hint = (
+                    " (typedtensor.multiprocessing.spawn started this process with Python's multiprocessing, not "
+                    f"as one MPI job with the others, because its args pickle only down a spawn pipe ({why}); "
+                    "pass args that pickle (e.g. a multiprocessing.Manager().Queue() for a Queue) and spawn starts "
+                    "the processes as one MPI job)"
+                )
             raise RuntimeError(f"init_process_group: {what} is {asked} but the MPI job has {mpi_size} processes{hint}")
     for what, asked in (("rank argument", rank), ("RANK", _env_int("RANK"))):
         if asked is not None and asked >= 0 and asked != mpi_rank:
@@ -601,6 +611,165 @@ def recv(tensor: _Tensor, src: int | None = None, group: Any = None, tag: int = 
     return g.global_ranks[got]
 
 
+def _same_shape_list(what: str, name: str, tensors: Sequence[_Tensor], like: _Tensor, n: int) -> None:
+    if len(tensors) != n:
+        raise ValueError(f"{what}: {name} has {len(tensors)} tensors for a group of {n}")
+    for x in tensors:
+        if tuple(x.shape) != tuple(like.shape) or x.dtype != like.dtype:
+            raise ValueError(f"{what}: every tensor of {name} must match {tuple(like.shape)} {like.dtype}, got "
+                             f"{tuple(x.shape)} {x.dtype}")
+
+
+def gather(tensor: _Tensor, gather_list: list[_Tensor] | None = None, dst: int = 0, group: Any = None,
+           async_op: bool = False) -> Work | None:
+    """Global rank ``dst``'s ``gather_list[r]`` receives rank r's ``tensor``; the other ranks pass no list."""
+    g = _group(group)
+    t = _cpu(tensor, "gather")
+    root = g.group_rank(dst)
+    mine = g.rank() == root
+    if mine and not gather_list:
+        raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
+    if not mine and gather_list:
+        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
+    out = None
+    if mine:
+        assert gather_list is not None
+        _same_shape_list("gather", "gather_list", gather_list, t, g.size())
+        out = tt._C.empty(g.size(), *t.shape, dtype=t.dtype)
+    src = _Buffer(t)
+
+    def then() -> None:
+        if gather_list and out is not None:
+            with tt.no_grad():
+                for i, o in enumerate(gather_list):
+                    o.copy_(out[i])
+
+    return _run(g, "gather", [t], lambda: g.comm.Igather(src.buf, out, root=root),
+                lambda: g.comm.Gather(src.buf, out, root=root), async_op, then, (t, out, *(gather_list or ())))
+
+
+def scatter(tensor: _Tensor, scatter_list: list[_Tensor] | None = None, src: int = 0, group: Any = None,
+            async_op: bool = False) -> Work | None:
+    """Rank r's ``tensor`` receives global rank ``src``'s ``scatter_list[r]``; the other ranks pass no list."""
+    g = _group(group)
+    t = _cpu(tensor, "scatter")
+    root = g.group_rank(src)
+    mine = g.rank() == root
+    if mine and not scatter_list:
+        raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
+    if not mine and scatter_list:
+        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+    stacked = None
+    if mine:
+        assert scatter_list is not None
+        _same_shape_list("scatter", "scatter_list", scatter_list, t, g.size())
+        stacked = tt._C.stack([_cpu(x, "scatter").detach() for x in scatter_list])
+    dst = _Buffer(t)
+    return _run(g, "scatter", [t], lambda: g.comm.Iscatter(stacked, dst.buf, root=root),
+                lambda: g.comm.Scatter(stacked, dst.buf, root=root), async_op, _write_back([dst]), (t, stacked))
+
+
+def all_to_all_single(output: _Tensor, input: _Tensor, output_split_sizes: Sequence[int] | None = None,
+                      input_split_sizes: Sequence[int] | None = None, group: Any = None,
+                      async_op: bool = False) -> Work | None:
+    """Rank r sends the r-th share of ``input``'s dim 0 to every rank and receives every rank's r-th
+    share into ``output``: equal shares without split sizes, else ``input_split_sizes`` rows to each
+    rank and ``output_split_sizes`` rows from each (the shapes may then differ between ranks)."""
+    g = _group(group)
+    i, o = _cpu(input, "all_to_all_single"), _cpu(output, "all_to_all_single")
+    w = g.size()
+    if i.dtype != o.dtype or tuple(i.shape[1:]) != tuple(o.shape[1:]):
+        raise ValueError(f"all_to_all_single: input {tuple(i.shape)} {i.dtype} and output {tuple(o.shape)} {o.dtype} "
+                         "must agree in dtype and in every dim but the first")
+    row = 1
+    for d in i.shape[1:]:
+        row *= int(d)
+    src, dst = _Buffer(i), _Buffer(o)
+    if not input_split_sizes and not output_split_sizes:
+        if i.shape[0] % w or tuple(i.shape) != tuple(o.shape):
+            raise ValueError(f"all_to_all_single: without split sizes, input and output must have the same shape "
+                             f"with dim 0 a multiple of {w}; got {tuple(i.shape)} and {tuple(o.shape)}")
+        return _run(g, "all_to_all_single", [i], lambda: g.comm.Ialltoall(src.buf, dst.buf),
+                    lambda: g.comm.Alltoall(src.buf, dst.buf), async_op, _write_back([dst]), (i, o))
+    ins = list(input_split_sizes or [i.shape[0] // w] * w)
+    outs = list(output_split_sizes or [o.shape[0] // w] * w)
+    if len(ins) != w or len(outs) != w or sum(ins) != i.shape[0] or sum(outs) != o.shape[0]:
+        raise ValueError(f"all_to_all_single: split sizes {ins} (input) and {outs} (output) must have {w} entries "
+                         f"summing to dim 0 of input {tuple(i.shape)} and output {tuple(o.shape)}")
+
+    def spec(buf: Any, rows: list[int]) -> list[Any]:
+        counts = [r * row for r in rows]
+        displs = [sum(counts[:k]) for k in range(len(counts))]
+        return [buf, (counts, displs)]
+
+    send, recv = spec(src.buf, ins), spec(dst.buf, outs)
+    # the shapes may differ between ranks: only the dtypes and the dims after the first are checked
+    return _run(g, "all_to_all_single", [i[:0]], lambda: g.comm.Ialltoallv(send, recv),
+                lambda: g.comm.Alltoallv(send, recv), async_op, _write_back([dst]), (i, o))
+
+
+def all_to_all(output_tensor_list: list[_Tensor], input_tensor_list: list[_Tensor], group: Any = None,
+               async_op: bool = False) -> Work | None:
+    """``output_tensor_list[r]`` on each rank receives rank r's ``input_tensor_list[this rank]``."""
+    g = _group(group)
+    w = g.size()
+    if len(input_tensor_list) != w or len(output_tensor_list) != w:
+        raise ValueError(f"all_to_all: both lists must hold {w} tensors, got {len(input_tensor_list)} and "
+                         f"{len(output_tensor_list)}")
+    ins = [_cpu(x, "all_to_all").detach().reshape(-1) for x in input_tensor_list]
+    outs = [_cpu(x, "all_to_all") for x in output_tensor_list]
+    flat_in = tt._C.cat(ins)
+    flat_out = tt._C.empty(sum(int(x.numel()) for x in outs), dtype=flat_in.dtype)
+
+    def then() -> None:
+        with tt.no_grad():
+            at = 0
+            for x in outs:
+                n = int(x.numel())
+                x.copy_(flat_out[at : at + n].reshape(x.shape))
+                at += n
+
+    work = all_to_all_single(flat_out, flat_in, [int(x.numel()) for x in outs], [int(x.numel()) for x in ins], group,
+                             async_op)
+    if work is None:
+        then()
+        return None
+
+    def wait_then_copy() -> None:
+        work.wait()
+        then()
+
+    return Work([], "all_to_all", g.timeout_s, g.comm, wait_then_copy, (flat_in, flat_out, *outs))
+
+
+def monitored_barrier(group: Any = None, timeout: datetime.timedelta | None = None, wait_all_ranks: bool = False) -> None:
+    """A barrier that ends the job when a rank has not arrived within ``timeout`` (the group's by
+    default): the watchdog's NOTE [ Collective timeouts ] in ``_mpi.py``."""
+    g = _group(group)
+    limit = g.timeout_s if timeout is None else timeout.total_seconds()
+    saved, g.timeout_s = g.timeout_s, limit
+    try:
+        g.blocking("monitored_barrier", lambda: g.comm.Barrier())
+    finally:
+        g.timeout_s = saved
+
+
+def get_process_group_ranks(group: Any) -> list[int]:
+    """The global ranks of ``group``'s members, in group-rank order."""
+    return list(_group(group).global_ranks)
+
+
+def get_global_rank(group: Any, group_rank: int) -> int:
+    ranks = _group(group).global_ranks
+    if not 0 <= group_rank < len(ranks):
+        raise ValueError(f"Group rank {group_rank} is not part of group {ranks}")
+    return ranks[group_rank]
+
+
+def get_group_rank(group: Any, global_rank: int) -> int:
+    return _group(group).group_rank(global_rank)
+
+
 # ---- Python objects (pickled) -------------------------------------------------------------------
 
 
@@ -617,3 +786,30 @@ def broadcast_object_list(object_list: list[Any], src: int = 0, group: Any = Non
     got = g.blocking("broadcast_object_list", lambda: g.comm.bcast(list(object_list), root=g.group_rank(src)))
     object_list[:] = got
 
+
+
+def gather_object(obj: Any, object_gather_list: list[Any] | None = None, dst: int = 0, group: Any = None) -> None:
+    """Global rank ``dst``'s ``object_gather_list`` receives every rank's ``obj`` (pickled)."""
+    g = _group(group)
+    root = g.group_rank(dst)
+    mine = g.rank() == root
+    if mine and (object_gather_list is None or len(object_gather_list) != g.size()):
+        raise ValueError(f"gather_object: object_gather_list on the destination rank must have {g.size()} entries")
+    got = g.blocking("gather_object", lambda: g.comm.gather(obj, root=root))
+    if mine:
+        assert object_gather_list is not None
+        object_gather_list[:] = got
+
+
+def scatter_object_list(scatter_object_output_list: list[Any], scatter_object_input_list: list[Any] | None = None,
+                        src: int = 0, group: Any = None) -> None:
+    """``scatter_object_output_list[0]`` on rank r receives global rank ``src``'s
+    ``scatter_object_input_list[r]`` (pickled)."""
+    g = _group(group)
+    root = g.group_rank(src)
+    if not scatter_object_output_list:
+        raise ValueError("Expected argument scatter_object_output_list to be a list of size at least 1.")
+    if g.rank() == root and (scatter_object_input_list is None or len(scatter_object_input_list) != g.size()):
+        raise ValueError(f"scatter_object_list: the source rank's input list must have {g.size()} entries")
+    items = list(scatter_object_input_list) if g.rank() == root and scatter_object_input_list is not None else None
+    scatter_object_output_list[0] = g.blocking("scatter_object_list", lambda: g.comm.scatter(items, root=root))

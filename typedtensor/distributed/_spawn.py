@@ -10,14 +10,18 @@ torch's most common way to start a data-parallel program on one machine is
     mp.spawn(main, args=(world_size,), nprocs=world_size)
 
 Processes started by Python's ``multiprocessing`` are each an MPI world of one, and MPICH cannot join
-such singletons afterwards (``MPI_Comm_connect`` between two singletons fails: both are rank 0 of
-a world 0, and MPICH refuses to connect groups that look the same). So ``spawn`` starts its
+such singletons afterwards (MPICH 5.0's ``MPI_Comm_connect`` between two singletons fails with
+"Local and remote groups ... must not overlap": both are process 0 of a world 0). So ``spawn`` starts its
 processes as one MPI job instead: ``mpiexec -n nprocs python -m typedtensor.distributed._spawn DIR``,
 where DIR holds what Python's spawn start method would send down a pipe (the parent's
 ``multiprocessing.spawn.get_preparation_data``, then ``(fn, args)`` pickled). Each child prepares
 itself as a spawned child does (the parent's ``sys.path``, ``sys.argv``, working directory, and the
 main module imported as ``__mp_main__``), unpickles ``fn`` and calls ``fn(rank, *args)`` with its MPI
 rank, which is the ``rank`` torch's program passes on to ``init_process_group``.
+
+``fn`` and ``args`` must pickle outside a spawn: a ``multiprocessing`` Queue in ``args`` passes only
+down a spawn pipe, so such a spawn starts its processes with Python's ``multiprocessing`` (each
+then an MPI world of one, and ``init_process_group`` says why if it is asked for more).
 
 A child that raises writes its traceback to DIR and ends the job (``MPI_Abort`` when it had opened
 a process group with other ranks, so none is left waiting in a collective; else the parent, which
@@ -39,7 +43,7 @@ from typing import Any
 
 from typedtensor.multiprocessing import ProcessContext, ProcessExitedException, ProcessRaisedException
 
-__all__ = ["MpiProcessContext", "available", "start"]
+__all__ = ["WITHOUT_MPI", "MpiProcessContext", "available", "pickled_call", "start"]
 
 # what MPI's process managers put in a rank's environment: a nested launch must not see its parent's
 _LAUNCHER_VARS = ("PMI_", "PMIX_", "HYDRA_", "MPI_LOCAL", "OMPI_", "MPIR_")
@@ -130,20 +134,30 @@ def _child_env() -> dict[str, str]:
     return env
 
 
-def start(fn: Any, args: tuple[Any, ...], nprocs: int) -> MpiProcessContext:
-    """Starts ``fn(i, *args)`` for ``i`` in ``range(nprocs)`` as the ranks of one MPI job."""
+# set in the children of a spawn that could not go through MPI: init_process_group's error says why
+WITHOUT_MPI = "TYPEDTENSOR_SPAWNED_WITHOUT_MPI"
+
+
+def pickled_call(fn: Any, args: tuple[Any, ...]) -> bytes | str:
+    """``(fn, args)`` pickled for the children, or why it cannot be: objects that pass only by
+    inheritance (a ``multiprocessing`` Queue, Pipe or Lock) pickle only down a spawn pipe, which
+    the MPI launcher does not give (``spawn`` then starts the processes with Python's own)."""
+    try:
+        return pickle.dumps((fn, args))
+    except Exception as e:  # pickling raises whatever the object's __reduce__ raises
+        return f"{type(e).__name__}: {e}"
+
+
+def start(call: bytes, nprocs: int) -> MpiProcessContext:
+    """Starts the pickled ``fn(i, *args)`` (``pickled_call``) for ``i`` in ``range(nprocs)`` as the
+    ranks of one MPI job."""
     import multiprocessing.spawn
 
     from typedtensor.distributed.run import mpiexec_path
 
-    folder = Path(tempfile.mkdtemp(prefix="tt-spawn-"))
-    prepare = multiprocessing.spawn.get_preparation_data("SpawnProcess")
+    prepare = multiprocessing.spawn.get_preparation_data("SpawnProcess")  # raises while the main module imports
     prepare["authkey"] = bytes(prepare["authkey"])  # an AuthenticationString pickles only down a spawn pipe
-    try:
-        call = pickle.dumps((fn, args))
-    except Exception as e:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise TypeError(f"spawn: the function and its args must be picklable to start the processes: {e}") from e
+    folder = Path(tempfile.mkdtemp(prefix="tt-spawn-"))
     (folder / _PREPARE).write_bytes(pickle.dumps(prepare))
     (folder / _CALL).write_bytes(call)
     cmd = [mpiexec_path(), "-n", str(nprocs), sys.executable, "-m", "typedtensor.distributed._spawn", str(folder)]
@@ -152,6 +166,7 @@ def start(fn: Any, args: tuple[Any, ...], nprocs: int) -> MpiProcessContext:
 
 
 def _child(folder: Path) -> int:
+    import multiprocessing.process
     import multiprocessing.spawn
     import traceback
 
@@ -162,9 +177,20 @@ def _child(folder: Path) -> int:
     if rank is None:
         sys.stderr.write("typedtensor.distributed._spawn: this process was not started by MPI's launcher\n")
         return 2
-    multiprocessing.spawn.prepare(pickle.loads((folder / _PREPARE).read_bytes()))
+    me: Any = multiprocessing.process.current_process()
+    # as Python's spawned children: while the main module is imported again, a spawn at its top
+    # level (no `if __name__ == "__main__":`) is the bootstrapping error, not a new job of its own
+    me._inheriting = True
     try:
+        multiprocessing.spawn.prepare(pickle.loads((folder / _PREPARE).read_bytes()))
         fn, args = pickle.loads((folder / _CALL).read_bytes())
+    except BaseException:
+        (folder / f"error-{rank}.tmp").write_text(traceback.format_exc())
+        os.replace(folder / f"error-{rank}.tmp", folder / f"error-{rank}.txt")
+        return 1
+    finally:
+        del me._inheriting
+    try:
         fn(rank, *args)
     except KeyboardInterrupt:
         return 1
@@ -176,7 +202,9 @@ def _child(folder: Path) -> int:
         distributed._abort_job(f"exited with status {e.code}", code)
         return code
     except BaseException as e:
-        (folder / f"error-{rank}.txt").write_text(traceback.format_exc())
+        # written whole, then renamed: the parent reads any error-*.txt it sees
+        (folder / f"error-{rank}.tmp").write_text(traceback.format_exc())
+        os.replace(folder / f"error-{rank}.tmp", folder / f"error-{rank}.txt")
         distributed._abort_job(f"raised {type(e).__name__}", 1)
         return 1
     return 0

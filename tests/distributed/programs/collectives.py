@@ -187,6 +187,81 @@ def barrier_and_objects() -> None:
 
 
 @check
+def gather_to_each_rank() -> None:
+    for dst in range(W):
+        out = [tt.zeros(3, 4) for _ in range(W)] if dst == R else None
+        dist.gather(tt.tensor(value(R)), out, dst=dst)
+        if out is not None:
+            for r in range(W):
+                np.testing.assert_array_equal(out[r].numpy(), value(r))
+    try:
+        dist.gather(tt.tensor(value(R)), [tt.zeros(3, 4)] * W if R != 0 else None, dst=0)  # each rank on the wrong side
+    except ValueError as e:  # the list on the wrong side is refused locally, before any data moves
+        assert "gather_list" in str(e)
+    else:
+        raise AssertionError("a gather_list on the wrong rank was accepted")
+
+
+@check
+def scatter_from_each_rank() -> None:
+    for src in range(W):
+        shares = [tt.tensor(value(src) + 100 * r) for r in range(W)] if src == R else None
+        out = tt.zeros(3, 4)
+        work = dist.scatter(out, shares, src=src, async_op=True)
+        assert work is not None
+        work.wait()
+        np.testing.assert_array_equal(out.numpy(), value(src) + 100 * R)
+
+
+@check
+def all_to_all_even_uneven_and_lists() -> None:
+    # even: row block j of rank r's input goes to rank j
+    inp = tt.tensor(value(R, (W * 2, 3)))
+    out = tt.zeros(W * 2, 3)
+    dist.all_to_all_single(out, inp)
+    np.testing.assert_array_equal(out.numpy(), np.concatenate([value(r, (W * 2, 3))[R * 2 : R * 2 + 2] for r in range(W)]))
+    # uneven: rank r sends j + 1 rows to rank j, so receives R + 1 rows from everyone
+    sends = [j + 1 for j in range(W)]
+    rows = sum(sends)
+    inp = tt.tensor(value(R, (rows, 2)))
+    out = tt.zeros(W * (R + 1), 2)
+    dist.all_to_all_single(out, inp, output_split_sizes=[R + 1] * W, input_split_sizes=sends)
+    start = sum(sends[:R])
+    np.testing.assert_array_equal(out.numpy(), np.concatenate([value(r, (rows, 2))[start : start + R + 1] for r in range(W)]))
+    ins = [tt.tensor(value(R, (j + 1,)) + j) for j in range(W)]
+    outs = [tt.zeros(R + 1) for _ in range(W)]
+    dist.all_to_all(outs, ins)
+    for r in range(W):
+        np.testing.assert_array_equal(outs[r].numpy(), value(r, (R + 1,)) + R)
+
+
+@check
+def objects_gathered_and_scattered() -> None:
+    got: list[object] | None = [None] * W if R == W - 1 else None
+    dist.gather_object({"from": R}, got, dst=W - 1)
+    if got is not None:
+        assert got == [{"from": r} for r in range(W)]
+    out: list[object] = [None]
+    dist.scatter_object_list(out, [f"to {r}" for r in range(W)] if R == 0 else None, src=0)
+    assert out == [f"to {R}"]
+
+
+@check
+def group_rank_queries_and_monitored_barrier() -> None:
+    import datetime
+
+    world = dist.GroupMember.WORLD
+    assert dist.get_process_group_ranks(world) == list(range(W))
+    assert dist.get_global_rank(world, W - 1) == W - 1 and dist.get_group_rank(world, 0) == 0
+    dist.monitored_barrier(timeout=datetime.timedelta(seconds=60))
+    if W > 2:
+        g = dist.new_group([1, 2])
+        if g is not dist.GroupMember.NON_GROUP_MEMBER:
+            assert dist.get_process_group_ranks(g) == [1, 2]
+            assert dist.get_global_rank(g, 0) == 1 and dist.get_group_rank(g, 2) == 1
+
+
+@check
 def mismatched_shapes_name_the_dim() -> None:
     if W < 2:
         return

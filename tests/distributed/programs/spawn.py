@@ -2,7 +2,7 @@
 ``rank``/``world_size`` and a ``tcp://`` init_method, trains a step under DDP, and rank 0 saves the
 plain module's state for the others to load after a barrier.
 
-    python spawn.py WORLD [ok | ok-join-later | raise-after-init | raise-before-init | exit-after-init]
+    python spawn.py WORLD [ok | ok-join-later | raise-after-init | raise-before-init | exit-after-init | queue-arg]
 """
 
 import json
@@ -17,7 +17,7 @@ from typedtensor import nn
 from typedtensor.nn.parallel import DistributedDataParallel as DDP
 
 
-def train(rank: int, world: int, mode: str, folder: str) -> None:
+def train(rank: int, world: int, mode: str, folder: str, queue: object = None) -> None:
     if mode == "raise-before-init" and rank == 1:
         raise ValueError("rank 1 failed before joining")
     dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29733", rank=rank, world_size=world)
@@ -52,6 +52,8 @@ if __name__ == "__main__":
             assert context is not None
             while not context.join(timeout=0.5):
                 pass
+        elif mode == "queue-arg":  # a Queue passes only down a spawn pipe: not through MPI's launcher
+            mp.spawn(train, args=(world, mode, folder, mp.get_context("spawn").SimpleQueue()), nprocs=world)
         else:
             mp.spawn(train, args=(world, mode, folder), nprocs=world, join=True)
     print("spawn returned", flush=True)
