@@ -104,6 +104,7 @@ void bind_graph(py::module_& m) {
   m.def("_graph_load_bytes", [](const py::bytes& b, const std::string& what) { return tg::load_bytes(std::string(b), what); });
   m.def("_graph_default_pipeline", [] { return tg::default_pipeline(); });
   m.def("_graph_epilogue_block_rows", [](int64_t rows) { tg::set_epilogue_block_rows(rows); });
+  m.def("_graph_epilogue_packed", [](bool on) { tg::set_epilogue_packed(on); });
   m.def("_graph_compiler_status", [] {
     auto s = tg::compiler_status();
     py::dict d;

@@ -259,3 +259,33 @@ def test_write_back_into_a_gemm_operand_is_not_done_in_place(block_rows: Callabl
         close(w_comp, w_eager)
     g = cf.graph_for(tt.tensor(an))
     assert gemm_kernels(g) and not g.in_place_writes()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("blas", ["mkl", "openblas"])
+def test_packed_and_unpacked_blocks_equal_eager(block_rows: Callable[[int], None], dtype: str, blas: str) -> None:
+    """With MKL the blocks share one packed B (cblas_?gemm_compute); switched off, or with
+    OpenBLAS (no packed API), each block is its own GEMM: both give eager's numbers."""
+    if blas not in CPU.blas_available():
+        pytest.skip(f"{blas} is not available here")
+    start = CPU.get_blas()
+    CPU.set_blas(blas)
+    block_rows(24)
+    rng = np.random.default_rng(12)
+    xn, wn, bn = (rng.standard_normal(s).astype(dtype) for s in ((100, 70), (70, 90), (90,)))
+    x, w, b = tt.tensor(xn), tt.tensor(wn), tt.tensor(bn)
+
+    def f(a: Any, w: Any, b: Any) -> Any:
+        return tt.sigmoid(a @ w + b)
+
+    want = f(x, w, b).numpy()
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    try:
+        for packed in (True, False):
+            _C._graph_epilogue_packed(packed)
+            cf = tt.compile(f)
+            np.testing.assert_allclose(cf(x, w, b).numpy(), want, rtol=tol, atol=tol)
+            assert len(gemm_kernels(cf.graph_for(x, w, b))) == 1
+    finally:
+        _C._graph_epilogue_packed(True)
+        CPU.set_blas(start)

@@ -132,6 +132,8 @@ bool epilogue(Graph& g);
 // Rows per block of a GEMM epilogue's product; 0 (the default) sizes blocks to the cache. For tests
 // and measurements.
 void set_epilogue_block_rows(int64_t rows);
+// Whether a GEMM epilogue's blocks share one MKL-packed B (where MKL is the BLAS); on by default.
+void set_epilogue_packed(bool on);
 bool plan_memory(Graph& g);
 const std::vector<std::string>& default_pipeline();
 bool run_pass(Graph& g, const std::string& name);  // throws ValueError for an unknown name

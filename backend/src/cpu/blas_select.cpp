@@ -7,7 +7,9 @@
 // OpenBLAS already matches the best peer there). Nothing is linked against MKL: where it is
 // absent, or TYPEDTENSOR_BLAS=openblas, or the CPU is not Intel's, the library is never opened.
 // MKL runs sequential (its threading layer set before its first call), so OpenMP's pool stays the
-// only one (NOTE [ One thread pool ] in kernels.h). TYPEDTENSOR_BLAS=mkl|openblas|auto (default
+// only one (NOTE [ One thread pool ] in kernels.h). Where MKL is loaded its packed-operand GEMM
+// (cblas_?gemm_pack / _compute) is looked up too, for the compiled graphs' GEMM epilogues (NOTE
+// [ GEMM epilogues ] in graph/epilogue.cpp). TYPEDTENSOR_BLAS=mkl|openblas|auto (default
 // auto) and typedtensor.backends.cpu.set_blas() override the choice.
 #include "blas_select.h"
 
@@ -54,6 +56,15 @@ struct Selector {
   GemmFns mkl_fns{nullptr, nullptr};
   std::string mkl_error;
 
+  template <class T>
+  static void load_packed(void* h, const std::string& p, PackedGemm<T>* out) {
+    PackedGemm<T> f;
+    f.get_size = reinterpret_cast<decltype(f.get_size)>(dlsym(h, ("cblas_" + p + "gemm_pack_get_size").c_str()));
+    f.pack = reinterpret_cast<decltype(f.pack)>(dlsym(h, ("cblas_" + p + "gemm_pack").c_str()));
+    f.compute = reinterpret_cast<decltype(f.compute)>(dlsym(h, ("cblas_" + p + "gemm_compute").c_str()));
+    if (f.available()) *out = f;
+  }
+
   // Must hold mu. Opens libmkl_rt once; false (with mkl_error) when it is not there.
   bool load_mkl() {
     if (mkl_handle) return true;
@@ -82,6 +93,8 @@ struct Selector {
     if (set_layer(1) != 1 && set_threads) set_threads(1);
     mkl_handle = h;
     mkl_fns = {s, d};
+    load_packed(h, "s", &mkl_fns.spacked);  // optional: a GEMM epilogue's blocks share one packed B
+    load_packed(h, "d", &mkl_fns.dpacked);
     return true;
   }
 

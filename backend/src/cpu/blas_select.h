@@ -3,6 +3,8 @@
 // dgemm with 32-bit sizes, as OpenBLAS's scipy_cblas_* and MKL's LP64 cblas_* both take them.
 #include <cblas.h>
 
+#include <cstddef>
+
 namespace tt::cpu {
 
 using SgemmFn = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint, blasint, float,
@@ -10,9 +12,25 @@ using SgemmFn = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint,
 using DgemmFn = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint, blasint, double,
                          const double*, blasint, const double*, blasint, double, double*, blasint);
 
+// MKL's packed-operand GEMM (cblas_?gemm_pack_get_size / _pack / _compute), for a GEMM epilogue's
+// blocks that share one B (NOTE [ GEMM epilogues ] in graph/epilogue.cpp). The enums are MKL's:
+// layout 101 (row major), identifier 162 (B), trans 111/112, and 151 (CblasPacked) for the operand
+// that was packed. Null with OpenBLAS, which has no such API.
+template <class T>
+struct PackedGemm {
+  size_t (*get_size)(int identifier, blasint m, blasint n, blasint k) = nullptr;
+  void (*pack)(int layout, int identifier, int trans, blasint m, blasint n, blasint k, T alpha, const T* src, blasint ld,
+               T* dest) = nullptr;
+  void (*compute)(int layout, blasint transa, blasint transb, blasint m, blasint n, blasint k, const T* a, blasint lda,
+                  const T* b, blasint ldb, T beta, T* c, blasint ldc) = nullptr;
+  bool available() const { return get_size && pack && compute; }
+};
+
 struct GemmFns {
   SgemmFn sgemm;
   DgemmFn dgemm;
+  PackedGemm<float> spacked{};
+  PackedGemm<double> dpacked{};
 };
 
 // The chosen library's GEMMs; single-threaded (NOTE [ One thread pool ] in kernels.h).

@@ -1,22 +1,25 @@
 // NOTE [ GEMM epilogues ]
 // A 2-D matmul whose product only one fused elementwise kernel reads (a layer's bias add and
-// activation; in the backward, the activation's mask times the propagated gradient; an optimizer's
-// update of a weight from its gradient's GEMM) wrote the whole product to memory, and the kernel
-// then read it all back in a second pass. The `epilogue` pass (after `fuse`) merges the two into
-// one FusedKernel whose body starts with the matmul: at run time the product's rows are split into
-// blocks; a block is computed by one BLAS call into a per-thread scratch buffer the size of the
-// block (sized to stay in L2: gemm_block_rows), and the kernel's loop runs on those rows right
-// after, reading the product from cache. The product never gets a full-size buffer. A bias rides
-// along as one of the loop's (broadcast) operands.
+// activation; in the backward, an activation's derivative times the propagated gradient; a loss's
+// first elementwise ops) wrote the whole product to memory, and the kernel then read it all back in
+// a second pass. The `epilogue` pass (after `fuse`) merges the two into one FusedKernel whose body
+// starts with the matmul: at run time the product's rows are split into blocks; a block is computed
+// by one BLAS call into a scratch buffer the size of the block, and the kernel's loop runs on those
+// rows right after, reading the product from cache. The product never gets a full-size buffer. A
+// bias rides along as one of the loop's (broadcast) operands.
 //
-// Each block's GEMM packs B again (the BLAS packs it per call). That costs: at one thread on an
-// Intel Xeon (MKL and OpenBLAS alike), [256, 1024] x [1024, 1024] in 64-row blocks took 1.2-1.6x
-// the time of one call, in 128-row blocks 1.1-1.6x (a loaded machine: the spread is noise), while
-// the second pass the epilogue saves is 1-2% of such a GEMM. So blocks are large: half an L2
-// (1 MiB of product rows, at least 64 rows), which makes the 256-row layers of an MLP one block
-// (the GEMM into a scratch buffer that stays in cache, the kernel right after), and only products
-// larger than that are split. MKL's packed-B API (cblas_sgemm_pack / cblas_sgemm_compute) would
-// remove the repacking; it is not used yet.
+// A BLAS call packs B (into its own panel layout) every time, so blocks cost: at one thread on an
+// Intel Xeon, [1024, 1024] x [1024, 1024] in 64- or 128-row blocks took 1.2-1.5x one call's time
+// with MKL's sgemm, and OpenBLAS lost 15-20% even with 256-row blocks -- while the second pass the
+// epilogue saves is 1-2% of such a GEMM. So:
+// - with MKL, B is packed once per run (cblas_sgemm_pack) and every block runs cblas_sgemm_compute
+//   on it; the blocks are 1 MiB of product rows (half the 2 MiB L2 of the Xeons measured), at least
+//   64 rows. With the packed B, 64-row blocks took 1.0-1.13x and 128-row ones 1.0-1.07x one call.
+// - without the packed API (OpenBLAS), one block per thread: at one thread the whole GEMM, then the
+//   kernel (the product in a scratch buffer from the allocator's cache); with threads, the row
+//   blocks the GEMM would be split into anyway (NOTE [ One thread pool ] in cpu/kernels.h).
+// A product of one block (an MLP's 256-row layers) is never packed. docs/graph-mode.md ("GEMM
+// epilogues") has the figures.
 //
 // The kernel still reads its other operands and writes its outputs at their full indices, so the
 // memory planner, the in-place write-back planner (which refuses the matmul's operands as targets:
@@ -25,21 +28,30 @@
 // materialised and the generated kernel runs over it.
 #include <algorithm>
 #include <atomic>
+#include <optional>
+#include <type_traits>
 #include <vector>
 
+#include "../cpu/blas_select.h"
 #include "../cpu/kernels.h"
 #include "../cpu/parallel.h"
 #include "fusion.h"
+#include "typedtensor/gil.h"
 #include "typedtensor/ops.h"
 
 namespace tt::graph {
 namespace {
 
 std::atomic<int64_t> g_block_rows{0};  // set_epilogue_block_rows: 0 = sized by gemm_block_rows
-// A block of the product: half the L2 of the Xeons measured (2 MiB per core), and at least 64 rows
-// (each block's GEMM packs B again: NOTE above)
-constexpr int64_t kBlockBytes = int64_t(1) << 20;
+std::atomic<bool> g_packed{true};      // set_epilogue_packed: MKL's packed B where MKL is the BLAS
+constexpr int64_t kBlockBytes = int64_t(1) << 20;  // product rows per block with a packed B
 constexpr int64_t kMinBlockRows = 64;
+
+template <class T>
+const cpu::PackedGemm<T>& packed_fns() {
+  if constexpr (std::is_same_v<T, float>) return cpu::gemm_fns().spacked;
+  else return cpu::gemm_fns().dpacked;
+}
 
 // A [rows, cols] matrix as BLAS reads it without a copy (gemm.cpp's rule), else a contiguous copy.
 struct BlasOperand {
@@ -55,27 +67,21 @@ BlasOperand blas_operand(const Tensor& t) {
   return {contiguous(t), false, std::max<int64_t>(cols, 1)};
 }
 
-// The per-thread scratch block (kept between calls: no allocation or page faults per run).
-template <class T>
-T* scratch(size_t elems) {
-  thread_local std::vector<T> buf;
-  if (buf.size() < elems) buf.resize(elems);
-  return buf.data();
-}
-
 }  // namespace
 
 void set_epilogue_block_rows(int64_t rows) { g_block_rows.store(std::max<int64_t>(rows, 0)); }
+void set_epilogue_packed(bool on) { g_packed.store(on); }
 
-int64_t FusedKernel::gemm_block_rows(int64_t m, int64_t n, int64_t itemsize, int threads) {
-  if (int64_t forced = g_block_rows.load()) return std::min(forced, std::max<int64_t>(m, 1));
+int64_t FusedKernel::gemm_block_rows(int64_t m, int64_t n, int64_t itemsize, int threads, bool packed) {
+  m = std::max<int64_t>(m, 1);
+  if (int64_t forced = g_block_rows.load()) return std::min(forced, m);
+  threads = std::max(threads, 1);
+  const int64_t per_thread = (m + threads - 1) / threads;
+  if (!packed) return per_thread;  // GEMM, then the kernel (per thread's rows)
   int64_t rows = kBlockBytes / std::max<int64_t>(n * itemsize, 1);
   rows = std::max<int64_t>(rows / 16 * 16, kMinBlockRows);
-  if (threads > 1) {  // at least a block per thread when the rows allow
-    const int64_t per = ((m + threads - 1) / threads + 15) / 16 * 16;
-    rows = std::min(rows, std::max<int64_t>(per, 16));
-  }
-  return std::min(rows, std::max<int64_t>(m, 1));
+  if (threads > 1) rows = std::min(rows, (per_thread + 15) / 16 * 16);  // a block per thread at least
+  return std::min(rows, m);
 }
 
 template <class T>
@@ -93,21 +99,36 @@ void FusedKernel::run_gemm_blocks(const TensorList& in, const TensorList& out) {
     base.push_back(keep.back().raw());
   }
   for (const Tensor& t : out) base.push_back(t.raw());
+  const cpu::PackedGemm<T>& pk = packed_fns<T>();
+  const bool can_pack = k > 0 && g_packed.load() && pk.available();
   const int threads = get_num_threads();
-  const int64_t mb = gemm_block_rows(m, n, static_cast<int64_t>(sizeof(T)), threads);
+  const int64_t mb = gemm_block_rows(m, n, static_cast<int64_t>(sizeof(T)), threads, can_pack);
   const int64_t nblocks = (m + mb - 1) / mb;
   const auto fn = reinterpret_cast<RangeFn>(reinterpret_cast<void*>(fn_));
   std::optional<GilRelease> no_gil;  // NOTE [ The GIL ]
   if (m * n * std::max<int64_t>(k, 1) >= (int64_t(1) << 20)) no_gil.emplace();
+  Tensor packed;  // B in MKL's packed layout, shared by the blocks
+  if (can_pack && nblocks > 1) {
+    const auto mi = static_cast<blasint>(m), ni = static_cast<blasint>(n), ki = static_cast<blasint>(k);
+    const size_t bytes = pk.get_size(162, mi, ni, ki);
+    packed = empty(Shape{static_cast<int64_t>(bytes / sizeof(T)) + 1}, A.dtype());
+    pk.pack(101, 162, b.trans ? 112 : 111, mi, ni, ki, T(1), pb, static_cast<blasint>(b.ld), packed.template data<T>());
+  }
+  const T* pp = packed.defined() ? packed.template data<T>() : nullptr;
   cpu::parallel_for(0, nblocks, 1, [&](int64_t lo, int64_t hi) {
-    T* c = scratch<T>(static_cast<size_t>(mb * n));
+    Tensor scratch = empty(Shape{mb * n}, A.dtype());  // from the allocator's cache after the first run
+    T* c = scratch.template data<T>();
     std::vector<void*> args = base;
     args[0] = c;
     for (int64_t blk = lo; blk < hi; ++blk) {
       const int64_t r0 = blk * mb, rows = std::min(mb, m - r0);
+      const T* ablk = a.trans ? pa + r0 : pa + r0 * a.ld;
       if (k == 0) std::fill(c, c + rows * n, T(0));
+      else if (pp)
+        pk.compute(101, a.trans ? 112 : 111, 151, static_cast<blasint>(rows), static_cast<blasint>(n), static_cast<blasint>(k),
+                   ablk, static_cast<blasint>(a.ld), pp, static_cast<blasint>(b.ld), T(0), c, static_cast<blasint>(n));
       else
-        cpu::blas_gemm<T>(a.trans, b.trans, rows, n, k, a.trans ? pa + r0 : pa + r0 * a.ld, a.ld, pb, b.ld, T(0), c, n);
+        cpu::blas_gemm<T>(a.trans, b.trans, rows, n, k, ablk, a.ld, pb, b.ld, T(0), c, n);
       fn(args.data(), r0 * n, (r0 + rows) * n);
     }
   });

@@ -62,8 +62,9 @@ class FusedKernel : public Primitive {
   bool reduces() const { return !reduce_.empty(); }
   const std::vector<Shape>& input_shapes() const { return node_in_shapes_; }  // per node operand
   bool has_gemm() const { return gemm_; }  // a GEMM epilogue: node operands 0 and 1 are the matmul's
-  // Rows of the product per block of a GEMM epilogue (m rows of n elements of `itemsize` bytes).
-  static int64_t gemm_block_rows(int64_t m, int64_t n, int64_t itemsize, int threads);
+  // Rows of the product per block of a GEMM epilogue (m rows of n elements of `itemsize` bytes),
+  // with B packed once for all blocks or not (NOTE [ GEMM epilogues ] in epilogue.cpp).
+  static int64_t gemm_block_rows(int64_t m, int64_t n, int64_t itemsize, int threads, bool packed);
 
  private:
   // How the generated loop reads input k: by the flat index, or (broadcast) at a per-row base
