@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .helpers import PROGRAMS, per_rank, run
+from .helpers import PROGRAMS, child_env, per_rank, run
 
 
 def spawn(mode: str) -> subprocess.CompletedProcess[str]:
@@ -79,3 +79,32 @@ def test_args_that_pickle_only_down_a_spawn_pipe_start_without_mpi_and_say_so() 
     assert proc.returncode != 0
     assert "ProcessRaisedException" in proc.stderr, proc.stderr
     assert "pickle only down a spawn pipe" in proc.stderr and "Manager().Queue()" in proc.stderr, proc.stderr
+
+
+@pytest.mark.multiprocess
+def test_the_children_import_the_package_the_parent_runs_whatever_the_working_directory(tmp_path: Path) -> None:
+    """A working directory holding another ``typedtensor`` (a checkout of the project, say) must not
+    shadow the package in the children: Python puts the working directory first on the path of a
+    ``python -m`` process, and the children had been started so. They take the parent's path first."""
+    decoy = tmp_path / "cwd" / "typedtensor"
+    decoy.mkdir(parents=True)
+    (decoy / "__init__.py").write_text("raise ImportError('the decoy package in the working directory')\n")
+    script = tmp_path / "prog" / "squares.py"
+    script.parent.mkdir()
+    script.write_text(
+        "import sys\n"
+        "import typedtensor.multiprocessing as mp\n\n\n"
+        "def f(rank):\n"
+        "    import typedtensor as tt\n"
+        "    print('child', rank, float((tt.ones(2) * rank).sum()), flush=True)\n\n\n"
+        "if __name__ == '__main__':\n"
+        "    mp.spawn(f, nprocs=2)\n"
+        "    print('spawn returned')\n"
+    )
+    env = child_env()
+    env.pop("PYTHONSAFEPATH")  # as a user's shell: the working directory on a -m process's path
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env,
+                          cwd=decoy.parent)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert sorted(line for line in proc.stdout.splitlines() if line.startswith("child")) == ["child 0 0.0", "child 1 2.0"]
+    assert "spawn returned" in proc.stdout

@@ -12,8 +12,8 @@ torch's most common way to start a data-parallel program on one machine is
 Processes started by Python's ``multiprocessing`` are each an MPI world of one, and MPICH cannot join
 such singletons afterwards (MPICH 5.0's ``MPI_Comm_connect`` between two singletons fails with
 "Local and remote groups ... must not overlap": both are process 0 of a world 0). So ``spawn`` starts its
-processes as one MPI job instead: ``mpiexec -n nprocs python -m typedtensor.distributed._spawn DIR``,
-where DIR holds what Python's spawn start method would send down a pipe (the parent's
+processes as one MPI job instead: ``mpiexec -n nprocs python -c _BOOT DIR``, where DIR holds what
+Python's spawn start method would send down a pipe (the parent's
 ``multiprocessing.spawn.get_preparation_data``, then ``(fn, args)`` pickled). Each child prepares
 itself as a spawned child does (the parent's ``sys.path``, ``sys.argv``, working directory, and the
 main module imported as ``__mp_main__``), unpickles ``fn`` and calls ``fn(rank, *args)`` with its MPI
@@ -49,6 +49,18 @@ __all__ = ["WITHOUT_MPI", "MpiProcessContext", "available", "pickled_call", "sta
 _LAUNCHER_VARS = ("PMI_", "PMIX_", "HYDRA_", "MPI_LOCAL", "OMPI_", "MPIR_")
 _CALL = "call.pkl"
 _PREPARE = "prepare.pkl"
+# A child's first lines: the parent's sys.path before anything of typedtensor is imported. Started
+# with ``python -m typedtensor.distributed._spawn`` from a checkout of the project (the tests' working
+# directory), a child imported the checkout's unbuilt ``typedtensor`` (``-m`` puts the working
+# directory first on sys.path) instead of the package the parent runs.
+_BOOT = (
+    "import pickle, sys\n"
+    f"with open(sys.argv[1] + '/{_PREPARE}', 'rb') as f:\n"
+    "    sys.path[:] = pickle.load(f)['sys_path']\n"
+    "from pathlib import Path\n"
+    "from typedtensor.distributed._spawn import _child\n"
+    "sys.exit(_child(Path(sys.argv[1])))\n"
+)
 
 
 def available() -> bool:
@@ -160,7 +172,7 @@ def start(call: bytes, nprocs: int) -> MpiProcessContext:
     folder = Path(tempfile.mkdtemp(prefix="tt-spawn-"))
     (folder / _PREPARE).write_bytes(pickle.dumps(prepare))
     (folder / _CALL).write_bytes(call)
-    cmd = [mpiexec_path(), "-n", str(nprocs), sys.executable, "-m", "typedtensor.distributed._spawn", str(folder)]
+    cmd = [mpiexec_path(), "-n", str(nprocs), sys.executable, "-c", _BOOT, str(folder)]
     proc = subprocess.Popen(cmd, env=_child_env())
     return MpiProcessContext(proc, folder, nprocs)
 
@@ -209,6 +221,3 @@ def _child(folder: Path) -> int:
         return 1
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(_child(Path(sys.argv[1])))
