@@ -244,13 +244,18 @@ def _train_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], repeats: 
         (name, "typedtensor eager", t["typedtensor eager"], ""),
         (name, "typedtensor compiled", comp, ratio),
     ]
-    if EPILOGUE_AB:
-        off = t[NO_EPILOGUE_ROW]
-        rows.append((name, NO_EPILOGUE_ROW, off, f"{off / t['typedtensor eager']:.2f}x our eager; "
-                     f"epilogue on / off {comp / off:.3f}"))
+    rows += _epilogue_rows(name, t, comp)
     rows.append((name, "torch eager", t["torch eager"], ""))
     rows.append((name, "torch.compile", t.get("torch.compile"), why))
     return rows
+
+
+def _epilogue_rows(label: str, t: dict[str, Any], comp: float) -> list[tuple[str, str, float | None, str]]:
+    """With --epilogue-ab, the compiled step again with the epilogue pass off, beside the step."""
+    if not EPILOGUE_AB:
+        return []
+    off = t[NO_EPILOGUE_ROW]
+    return [(label, NO_EPILOGUE_ROW, off, f"{off / t['typedtensor eager']:.2f}x our eager; epilogue on / off {comp / off:.3f}")]
 
 
 def _make_opt(lib: Any, which: str, params: list[Any]) -> Any:
@@ -356,10 +361,7 @@ def _full_step_rows(tt: Any, torch: Any, name: str, spec: tuple[Any, ...], which
         (label, "typedtensor compiled fwd+bwd, eager update", half, f"{half / t['typedtensor eager']:.2f}x our eager"),
         (label, "typedtensor compiled", comp, ratio),
     ]
-    if EPILOGUE_AB:
-        off = t[NO_EPILOGUE_ROW]
-        rows.append((label, NO_EPILOGUE_ROW, off, f"{off / t['typedtensor eager']:.2f}x our eager; "
-                     f"epilogue on / off {comp / off:.3f}"))
+    rows += _epilogue_rows(label, t, comp)
     rows.append((label, "torch eager", t["torch eager"], ""))
     rows.append((label, "torch.compile", t.get("torch.compile"), why))
     return rows
