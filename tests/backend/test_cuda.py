@@ -243,3 +243,13 @@ def test_conv_net_gradients_match_cpu() -> None:
 
 def test_nn_modules_and_adam_match_cpu() -> None:
     np.testing.assert_allclose(nn_losses("cuda"), nn_losses("cpu"), rtol=1e-4, atol=1e-5)
+
+
+def test_set_device_selects_device_zero_as_torch() -> None:
+    for device in (0, "cuda:0", tt.device("cuda", 0), -1):
+        tt.cuda.set_device(device)
+    assert tt.cuda.current_device() == 0
+    with pytest.raises(RuntimeError, match=r"invalid device ordinal|device 0 only"):
+        tt.cuda.set_device(tt.cuda.device_count())
+    with pytest.raises(ValueError, match="Expected a cuda device"):
+        tt.cuda.set_device("cpu")

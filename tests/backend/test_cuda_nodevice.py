@@ -58,6 +58,19 @@ def test_a_bare_index_names_a_cuda_device_as_torch() -> None:
         nn.Linear(2, 2).to(0)  # `model.to(rank)`: a CUDA move, not "expected a dtype, got int"
 
 
+def test_set_device_and_current_device_as_torch_without_a_device() -> None:
+    tt.cuda.set_device(-1)  # torch: a negative index leaves the device as it is
+    for device in (0, "cuda:0", tt.device("cuda", 0), 1):
+        with pytest.raises(RuntimeError, match="CUDA is not available"):
+            tt.cuda.set_device(device)
+    with pytest.raises(ValueError, match="Expected a cuda device, but got: cpu"):
+        tt.cuda.set_device("cpu")
+    with pytest.raises(ValueError, match="with a specified index"):
+        tt.cuda.set_device("cuda")  # torch's message: no index to select
+    with pytest.raises(RuntimeError, match="CUDA is not available"):
+        tt.cuda.current_device()
+
+
 def test_cpu_paths_untouched() -> None:
     x = tt.arange(6.0).reshape(2, 3)
     assert x.device == tt.device("cpu") and x.to("cpu") is not None and x.cpu().tolist() == x.tolist()

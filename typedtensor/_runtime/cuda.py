@@ -13,6 +13,7 @@ import functools
 import os
 import site
 import sys
+from typing import Any
 
 from typedtensor._runtime import _exports, _loader
 
@@ -20,6 +21,7 @@ __all__ = [
     "CPU_ONLY_OPS",
     "HOST_FALLBACK_OPS",
     "cublas_status",
+    "current_device",
     "device_count",
     "empty_cache",
     "initial_seed",
@@ -32,6 +34,7 @@ __all__ = [
     "memory_reserved",
     "nvrtc_status",
     "reset_peak_memory_stats",
+    "set_device",
     "status",
     "synchronize",
 ]
@@ -87,6 +90,45 @@ def cublas_status() -> str:
 def synchronize() -> None:
     """Wait until every queued kernel has finished (a no-op without a device)."""
     _C._cuda_synchronize()
+
+
+def _device_index(device: Any) -> int:
+    """torch's reading of ``set_device``'s argument: an index, ``"cuda:N"`` or a device with an index
+    (a negative index: the current device)."""
+    if device is None:
+        return -1
+    if isinstance(device, int) and not isinstance(device, bool):
+        return device
+    d = _C.device(device) if isinstance(device, str) else device
+    if getattr(d, "type", None) != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {d}")
+    if d.index is None:
+        raise ValueError(f"Expected a torch.device with a specified index or an integer, but got:{d}")
+    return int(d.index)
+
+
+def set_device(device: Any) -> None:
+    """Selects the CUDA device the process uses, as ``torch.cuda.set_device``; a negative index
+    changes nothing. typedtensor drives one device per process, index 0: a job with one process per
+    GPU gives each its own with ``CUDA_VISIBLE_DEVICES``, and each then calls ``set_device(0)``."""
+    index = _device_index(device)
+    if index < 0:
+        return
+    if not is_available():
+        raise RuntimeError(f"set_device: CUDA is not available: {status()}")
+    if index >= device_count():
+        raise RuntimeError(f"set_device: CUDA error: invalid device ordinal {index} ({device_count()} device(s))")
+    if index != 0:
+        raise RuntimeError(
+            f"set_device({index}): typedtensor drives CUDA device 0 only; start one process per GPU with "
+            "CUDA_VISIBLE_DEVICES naming its GPU, and select device 0 in each")
+
+
+def current_device() -> int:
+    """The index of the CUDA device in use (0: typedtensor drives one device per process)."""
+    if not is_available():
+        raise RuntimeError(f"current_device: CUDA is not available: {status()}")
+    return 0
 
 
 def manual_seed(seed: int) -> None:
