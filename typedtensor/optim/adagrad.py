@@ -77,7 +77,4 @@ class Adagrad(Optimizer):
         clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
         state_sum = addcmul_(state["sum"], grad, grad, 1)
         std = state_sum.sqrt().add_(group["eps"])
-        if traced:
-            addcdiv_by_(param, grad, std, -clr)
-        else:
-            addcdiv_(param, grad, std, -clr)
+        (addcdiv_by_ if traced else addcdiv_)(param, grad, std, -clr)

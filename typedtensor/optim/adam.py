@@ -9,6 +9,7 @@ from typing import Any
 from typedtensor._runtime import _C
 from typedtensor.optim._pointwise import (
     addcdiv_,
+    addcdiv_by_,
     addcmul_,
     bump,
     lerp_,
@@ -93,10 +94,7 @@ class Adam(Optimizer):
             bias_correction2_sqrt = bias_correction2_sqrt.to(param.dtype)
         sq = maximum_(state["max_exp_avg_sq"], exp_avg_sq) if group["amsgrad"] else exp_avg_sq
         denom = (sq.sqrt() / bias_correction2_sqrt).add_(eps)
-        if traced:
-            param.add_((exp_avg * (-step_size).to(param.dtype)) / denom)  # addcdiv_'s order
-        else:
-            addcdiv_(param, exp_avg, denom, -step_size)
+        (addcdiv_by_ if traced else addcdiv_)(param, exp_avg, denom, -step_size)
 
 
 class AdamW(Adam):

@@ -72,7 +72,4 @@ class Adamax(Optimizer):
         exp_avg = lerp_(state["exp_avg"], grad, 1 - beta1)
         exp_inf = maximum_(state["exp_inf"].mul_(beta2), grad.abs().add_(group["eps"]))
         clr = group["lr"] / (1 - beta1**step)
-        if traced:
-            addcdiv_by_(param, exp_avg, exp_inf, -clr)
-        else:
-            addcdiv_(param, exp_avg, exp_inf, -clr)
+        (addcdiv_by_ if traced else addcdiv_)(param, exp_avg, exp_inf, -clr)
