@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import typedtensor as tt
-from tests.graph.test_compiled_optimizer import _data, _params, _step
+from tests.graph.test_compiled_optimizer import _data, _params, _step, compiled_equals_eager_step_for_step
 
 OPTIMIZERS: dict[str, Callable[[list[Any]], Any]] = {
     "rmsprop": lambda ps: tt.optim.RMSprop(ps, lr=1e-2),
@@ -41,21 +41,7 @@ def _close(a: Any, b: Any) -> None:
 
 @pytest.mark.parametrize("name", list(OPTIMIZERS))
 def test_compiled_step_equals_eager_step_for_step(name: str) -> None:
-    x, y = _data()
-    pe, pc = _params(1), _params(1)
-    oe, oc = OPTIMIZERS[name](pe), OPTIMIZERS[name](pc)
-    eager = _step(pe, oe)
-    compiled = tt.compile(_step(pc, oc), params=pc)
-    for _ in range(STEPS):
-        for p in pe + pc:
-            p.grad = None
-        _close(compiled(x, y), eager(x, y))
-        for a, b in zip(pc, pe, strict=True):
-            _close(a, b)
-            assert set(oc.state[a]) == set(oe.state[b])
-            for k in oe.state[b]:
-                _close(oc.state[a][k], oe.state[b][k])
-    assert compiled.traces == 1  # the later steps ran the graph traced at the first
+    compiled_equals_eager_step_for_step(OPTIMIZERS[name], STEPS, _close)
 
 
 def _rho(step: int, beta2: float) -> float:
