@@ -16,12 +16,11 @@ struct MatLayout {
   int64_t ld;
 };
 
-// A [rows, cols] view with strides (rs, cs) that BLAS can read without a copy, if any.
 bool blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, MatLayout* l) {
-  if (cols <= 1 && rows <= 1) { *l = {CblasNoTrans, std::max<int64_t>(cols, 1)}; return true; }
-  if ((cs == 1 || cols == 1) && rs >= std::max<int64_t>(cols, 1)) { *l = {CblasNoTrans, rs}; return true; }
-  if ((rs == 1 || rows == 1) && cs >= std::max<int64_t>(rows, 1)) { *l = {CblasTrans, cs}; return true; }
-  return false;
+  bool trans = false;
+  if (!blas_readable(rows, cols, rs, cs, &trans, &l->ld)) return false;
+  l->trans = trans ? CblasTrans : CblasNoTrans;
+  return true;
 }
 
 template <class T>
@@ -38,6 +37,13 @@ void blas_call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, in
 }
 
 }  // namespace
+
+bool blas_readable(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool* trans, int64_t* ld) {
+  if (cols <= 1 && rows <= 1) { *trans = false; *ld = std::max<int64_t>(cols, 1); return true; }
+  if ((cs == 1 || cols == 1) && rs >= std::max<int64_t>(cols, 1)) { *trans = false; *ld = rs; return true; }
+  if ((rs == 1 || rows == 1) && cs >= std::max<int64_t>(rows, 1)) { *trans = true; *ld = cs; return true; }
+  return false;
+}
 
 template <class T>
 void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,

@@ -37,6 +37,9 @@ void blas_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, cons
 // c [batch, m, n] (contiguous) += a [batch, m, k] @ b [batch, k, n], float32 / float64: BLAS with
 // beta = 1 over what c holds; k = 0 leaves c as it is.
 void gemm_accumulate(const Tensor& c, const Tensor& a, const Tensor& b);
+// Whether BLAS reads a [rows, cols] view with strides (rs, cs) as it is: then its transposition
+// and leading dimension (the one rule of gemm.cpp and of the graph's GEMM epilogues).
+bool blas_readable(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool* trans, int64_t* ld);
 
 // the random generator
 void seed(uint64_t s);

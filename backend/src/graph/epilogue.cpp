@@ -53,18 +53,16 @@ const cpu::PackedGemm<T>& packed_fns() {
   else return cpu::gemm_fns().dpacked;
 }
 
-// A [rows, cols] matrix as BLAS reads it without a copy (gemm.cpp's rule), else a contiguous copy.
+// A [rows, cols] matrix as BLAS reads it without a copy (cpu::blas_readable), else a contiguous copy.
 struct BlasOperand {
   Tensor keep;
   bool trans = false;
   int64_t ld = 1;
 };
 BlasOperand blas_operand(const Tensor& t) {
-  const int64_t rows = t.size(0), cols = t.size(1), rs = t.stride(0), cs = t.stride(1);
-  if (cols <= 1 && rows <= 1) return {t, false, std::max<int64_t>(cols, 1)};
-  if ((cs == 1 || cols == 1) && rs >= std::max<int64_t>(cols, 1)) return {t, false, rs};
-  if ((rs == 1 || rows == 1) && cs >= std::max<int64_t>(rows, 1)) return {t, true, cs};
-  return {contiguous(t), false, std::max<int64_t>(cols, 1)};
+  BlasOperand r{t};
+  if (cpu::blas_readable(t.size(0), t.size(1), t.stride(0), t.stride(1), &r.trans, &r.ld)) return r;
+  return {contiguous(t), false, std::max<int64_t>(t.size(1), 1)};
 }
 
 }  // namespace
