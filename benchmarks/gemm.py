@@ -1,11 +1,13 @@
-"""float32 matmul throughput: typedtensor on each BLAS it can run (OpenBLAS, MKL), torch, numpy,
-interleaved in one process.
+"""float32 (or bfloat16) matmul throughput: typedtensor on each BLAS it can run (OpenBLAS, MKL),
+torch, numpy, interleaved in one process.
 
-    python benchmarks/gemm.py [--threads 1] [--clock cpu|wall] [--rounds 9]
+    python benchmarks/gemm.py [--threads 1] [--clock cpu|wall] [--rounds 9] [--dtype float32|bfloat16]
 
 Each round times every implementation once per size (enough calls for ~50 ms each); the table
 gives the median GFLOP/s over rounds and typedtensor / torch as a throughput ratio (higher is
-better; the target on Intel is >= 0.95 at n >= 512). ``--clock cpu`` (the default) times with the
+better; the target on Intel is >= 0.95 at n >= 512). ``--dtype bfloat16`` times bfloat16 operands
+(numpy has no bfloat16: its column times float32): MKL's bfloat16 GEMM for typedtensor on MKL,
+float32 widening on OpenBLAS (NOTE [ bfloat16 GEMM ] in backend/src/cpu/gemm.cpp), oneDNN for torch. ``--clock cpu`` (the default) times with the
 process's CPU clock: with one thread on a machine shared with other jobs, that measures the work
 done rather than the scheduler; use ``--clock wall`` with ``--threads 2`` on a quiet machine.
 """
@@ -28,6 +30,7 @@ def main() -> None:
     ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--sizes", default="128,256,512,1024,2048")
+    ap.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32")
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     os.environ.setdefault("OPENBLAS_NUM_THREADS", str(args.threads))
@@ -43,7 +46,7 @@ def main() -> None:
     start = tt.backends.cpu.get_blas()
     cpu = cpu_name()
     print(f"# {cpu}, {os.cpu_count()} CPUs, {args.threads} threads, {args.clock} clock, torch {torch.__version__}, "
-          f"numpy {np.__version__}, BLAS chosen by default: {start}, load average {os.getloadavg()[0]:.1f}\n")
+          f"numpy {np.__version__}, {args.dtype}, BLAS chosen by default: {start}, load average {os.getloadavg()[0]:.1f}\n")
     head = " | ".join(f"typedtensor {lib}" for lib in libs)
     print(f"| n | {head} | torch | numpy | " + " | ".join(f"{lib} / torch" for lib in libs) + " |")
     print("| ---: |" + " ---: |" * (2 * len(libs) + 2))
@@ -52,6 +55,8 @@ def main() -> None:
         a = rng.standard_normal((n, n), dtype=np.float32)
         b = rng.standard_normal((n, n), dtype=np.float32)
         ta, tb, xa, xb = torch.from_numpy(a), torch.from_numpy(b), tt.from_numpy(a), tt.from_numpy(b)
+        if args.dtype == "bfloat16":
+            ta, tb, xa, xb = ta.bfloat16(), tb.bfloat16(), xa.to(tt.bfloat16), xb.to(tt.bfloat16)
         calls = max(1, int(50e6 * args.threads / (2 * n**3) * 150))  # ~50 ms at 150 GFLOP/s per thread
 
         def ours(lib: str) -> Callable[[], Any]:

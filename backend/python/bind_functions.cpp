@@ -166,6 +166,7 @@ void bind_functions(py::module_& m) {
         py::arg("b_hh"), py::arg("w_hr"), py::arg("batch_sizes"), py::arg("reverse"));
   m.def("_cpu_blas", [] { return tt::blas_library(); });
   m.def("_cpu_blas_available", [] { return tt::blas_available(); });
+  m.def("_cpu_blas_has_bf16_gemm", [] { return tt::blas_has_bf16_gemm(); });
   m.def("_cpu_set_blas", [](const std::string& name) { tt::set_blas(name); });
   m.def("_cpu_set_blas_mkl_path", [](const std::string& path) { tt::set_blas_mkl_path(path); });
   m.def("_cpu_cache_empty", [] { tt::cpu_cache_empty(); });

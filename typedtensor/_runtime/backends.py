@@ -75,6 +75,13 @@ class _Cpu:
         """The BLAS libraries this machine can run: ``"openblas"``, and ``"mkl"`` where installed."""
         return [str(n) for n in _C._cpu_blas_available()]
 
+    def blas_has_bf16_gemm(self) -> bool:
+        """Whether bfloat16 matrix products run natively on the BLAS in use (MKL's bfloat16 GEMM,
+        on AMX where the CPU has it); otherwise matmul widens bfloat16 to float32, multiplies and
+        rounds back (NOTE [ bfloat16 GEMM ] in backend/src/cpu/gemm.cpp). Results agree either
+        way to bfloat16's rounding."""
+        return bool(_C._cpu_blas_has_bf16_gemm())
+
     def set_blas(self, name: str) -> None:
         """``"openblas"``, ``"mkl"`` (an error where it cannot be loaded) or ``"auto"`` (MKL on
         Intel CPUs where it is installed, else OpenBLAS)."""

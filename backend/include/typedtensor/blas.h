@@ -14,6 +14,9 @@ std::vector<std::string> blas_available();
 // "openblas", "mkl" or "auto" (the default choice); throws std::invalid_argument for other names
 // and std::runtime_error when MKL is asked for but cannot be loaded.
 void set_blas(const std::string& name);
+// Whether the library in use multiplies bfloat16 matrices natively (MKL's bfloat16 GEMM; NOTE
+// [ bfloat16 GEMM ] in backend/src/cpu/gemm.cpp); otherwise they are widened to float32 first.
+bool blas_has_bf16_gemm();
 // Where the Python side found libmkl_rt (tried before the loader's own search path).
 void set_blas_mkl_path(const std::string& path);
 

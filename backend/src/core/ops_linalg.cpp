@@ -7,6 +7,7 @@
 #include "../cpu/kernels.h"
 #include "../cpu/linear.h"
 #include "internal.h"
+#include "typedtensor/blas.h"
 #include "typedtensor/device.h"
 
 namespace tt {
@@ -154,7 +155,9 @@ Tensor matmul(const Tensor& a0, const Tensor& b0) {
                     shape_str(a0.shape()) + " @ " + shape_str(b0.shape()));
   }
   DType dt = a.dtype();
-  bool half = is_half(dt);
+  // float16, and bfloat16 without a bfloat16 GEMM, multiply in float32 and round back; bfloat16 on
+  // a CPU whose BLAS has one goes in as it is (NOTE [ bfloat16 GEMM ] in cpu/gemm.cpp)
+  bool half = is_half(dt) && !(dt == DType::BFloat16 && !on_cuda(a) && blas_has_bf16_gemm());
   // fold [*, m, k] @ [k, n] into one GEMM when the left batch is contiguous
   if (b.dim() == 2 && a.dim() > 2 && a.is_contiguous()) {
     int64_t rows = 1;

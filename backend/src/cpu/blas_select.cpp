@@ -9,7 +9,8 @@
 // MKL runs sequential (its threading layer set before its first call), so OpenMP's pool stays the
 // only one (NOTE [ One thread pool ] in kernels.h). Where MKL is loaded its packed-operand GEMM
 // (cblas_?gemm_pack / _compute) is looked up too, for the compiled graphs' GEMM epilogues (NOTE
-// [ GEMM epilogues ] in graph/epilogue.cpp). TYPEDTENSOR_BLAS=mkl|openblas|auto (default
+// [ GEMM epilogues ] in graph/epilogue.cpp), and its bfloat16 GEMM (NOTE [ bfloat16 GEMM ] in
+// gemm.cpp). TYPEDTENSOR_BLAS=mkl|openblas|auto (default
 // auto) and typedtensor.backends.cpu.set_blas() override the choice.
 #include "blas_select.h"
 
@@ -95,6 +96,7 @@ struct Selector {
     mkl_fns = {s, d};
     load_packed(h, "s", &mkl_fns.spacked);  // optional: a GEMM epilogue's blocks share one packed B
     load_packed(h, "d", &mkl_fns.dpacked);
+    mkl_fns.bf16gemm = reinterpret_cast<Bf16GemmFn>(dlsym(h, "cblas_gemm_bf16bf16f32"));  // optional
     return true;
   }
 
@@ -161,6 +163,8 @@ std::vector<std::string> blas_available() {
   if (s.load_mkl()) out.push_back("mkl");
   return out;
 }
+
+bool blas_has_bf16_gemm() { return cpu::gemm_fns().bf16gemm != nullptr; }
 
 void set_blas(const std::string& name) {
   if (name != "openblas" && name != "mkl" && name != "auto")

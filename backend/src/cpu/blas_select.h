@@ -4,6 +4,7 @@
 #include <cblas.h>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace tt::cpu {
 
@@ -26,11 +27,18 @@ struct PackedGemm {
   bool available() const { return get_size && pack && compute; }
 };
 
+// MKL's cblas_gemm_bf16bf16f32: C (float32) = alpha op(A) op(B) + beta C with bfloat16 A and B (raw
+// bits), accumulated in float32 -- AMX tiles or AVX512_BF16 where the CPU has them (NOTE
+// [ bfloat16 GEMM ] in gemm.cpp). Null with OpenBLAS (the scipy-openblas32 build exports no sbgemm).
+using Bf16GemmFn = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint, blasint, float,
+                            const uint16_t*, blasint, const uint16_t*, blasint, float, float*, blasint);
+
 struct GemmFns {
   SgemmFn sgemm;
   DgemmFn dgemm;
   PackedGemm<float> spacked{};
   PackedGemm<double> dpacked{};
+  Bf16GemmFn bf16gemm = nullptr;
 };
 
 // The chosen library's GEMMs; single-threaded (NOTE [ One thread pool ] in kernels.h).

@@ -1,8 +1,9 @@
 // Matrix products: float32/float64 through the BLAS chosen at run time (NOTE [ BLAS by CPU ] in
-// blas_select.cpp: OpenBLAS, or MKL on Intel CPUs where it is installed); integer types through a
-// plain loop (BLAS has none).
+// blas_select.cpp: OpenBLAS, or MKL on Intel CPUs where it is installed); bfloat16 through MKL's
+// bfloat16 GEMM where MKL is the one chosen; integer types through a plain loop (BLAS has none).
 #include "blas_select.h"
 
+#include <cstring>
 #include <type_traits>
 
 #include "kernels.h"
@@ -45,13 +46,18 @@ bool blas_readable(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool* tra
   return false;
 }
 
-template <class T>
-void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
-               T beta, T* c, int64_t ldc) {
+namespace {
+
+// Splits C = op(A) op(B) [m, n] (inner size k) over OpenMP's pool: call(r0, rows, c0, cols) computes
+// one block of C, serially (NOTE [ One thread pool ] in kernels.h). Row blocks of C (and of op(A))
+// or column blocks (and of op(B)), multiples of 16; one call inside a parallel region or when the
+// product is too small to share. A large product lets other Python threads run (NOTE [ The GIL ]).
+template <class Call>
+void split_gemm(int64_t m, int64_t n, int64_t k, const Call& call) {
   int nt = num_threads();
   constexpr int64_t kMinFlopsPerThread = int64_t(1) << 20;
   int64_t work = m * n * k;
-  std::optional<GilRelease> no_gil;  // a large product lets other Python threads run (NOTE [ The GIL ])
+  std::optional<GilRelease> no_gil;
   if (work >= kMinFlopsPerThread) no_gil.emplace();
   int parts = static_cast<int>(std::min<int64_t>(nt, work / kMinFlopsPerThread));
 #ifdef _OPENMP
@@ -59,24 +65,29 @@ void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, in
 #else
   bool nested = true;
 #endif
-  if (parts < 2 || nested) return blas_call<T>(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
-  if (m >= n || m >= 64 * parts) {  // row blocks of C (and of op(A)), multiples of 16 rows
+  if (parts < 2 || nested) return call(int64_t(0), m, int64_t(0), n);
+  if (m >= n || m >= 64 * parts) {
     int64_t per = ((m + parts - 1) / parts + 15) / 16 * 16;
     parallel_for(0, (m + per - 1) / per, 1, [&](int64_t lo, int64_t hi) {
-      for (int64_t blk = lo; blk < hi; ++blk) {
-        int64_t r0 = blk * per, rows = std::min(per, m - r0);
-        blas_call<T>(ta, tb, rows, n, k, ta ? a + r0 : a + r0 * lda, lda, b, ldb, beta, c + r0 * ldc, ldc);
-      }
+      for (int64_t blk = lo; blk < hi; ++blk) call(blk * per, std::min(per, m - blk * per), int64_t(0), n);
     });
-  } else {  // column blocks of C (and of op(B))
+  } else {
     int64_t per = ((n + parts - 1) / parts + 15) / 16 * 16;
     parallel_for(0, (n + per - 1) / per, 1, [&](int64_t lo, int64_t hi) {
-      for (int64_t blk = lo; blk < hi; ++blk) {
-        int64_t c0 = blk * per, cols = std::min(per, n - c0);
-        blas_call<T>(ta, tb, m, cols, k, a, lda, tb ? b + c0 * ldb : b + c0, ldb, beta, c + c0, ldc);
-      }
+      for (int64_t blk = lo; blk < hi; ++blk) call(int64_t(0), m, blk * per, std::min(per, n - blk * per));
     });
   }
+}
+
+}  // namespace
+
+template <class T>
+void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
+               T beta, T* c, int64_t ldc) {
+  split_gemm(m, n, k, [&](int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
+    blas_call<T>(ta, tb, rows, cols, k, ta ? a + r0 : a + r0 * lda, lda, tb ? b + c0 * ldb : b + c0, ldb, beta,
+                 c + r0 * ldc + c0, ldc);
+  });
 }
 template void blas_gemm<float>(bool, bool, int64_t, int64_t, int64_t, const float*, int64_t, const float*, int64_t,
                                float, float*, int64_t);
@@ -117,6 +128,66 @@ void gemm_blas(const Tensor& c, const Tensor& a, const Tensor& b, T beta) {
     blas_gemm<T>(ta, tb, m, n, k, pa + i * sa, la.ld, pb + i * sb, lb.ld, beta, pc + i * sc, n);
 }
 
+// NOTE [ bfloat16 GEMM ]
+// A bfloat16 product runs on MKL's cblas_gemm_bf16bf16f32 where MKL is the chosen BLAS (Intel CPUs,
+// NOTE [ BLAS by CPU ] in blas_select.cpp): bfloat16 operands, float32 accumulation -- AMX tiles on
+// Sapphire Rapids and later, where it is several times float32's throughput. Each block's float32
+// result is rounded to bfloat16 (nearest even) while it is still in cache. The sum is the float32
+// one that torch's oneDNN path rounds too, so results match torch to bfloat16's rounding; what
+// differs is only the order of the float32 additions. Without that GEMM (OpenBLAS: AMD, or
+// TYPEDTENSOR_BLAS=openblas) matmul widens bfloat16 to float32 first (ops_linalg.cpp).
+// BFloat16(float)'s rounding (nearest even, NaN kept a quiet NaN) written without a branch, so the
+// compiler vectorises it: the output pass then costs a few percent of the GEMM, not a third.
+void round_to_bf16(const float* src, uint16_t* dst, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) {
+    uint32_t u;
+    std::memcpy(&u, src + j, 4);
+    uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    dst[j] = static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? 0x7fc0u : rounded);
+  }
+}
+
+void gemm_bf16(const Tensor& c, const Tensor& a, const Tensor& b) {
+  int64_t batch = c.size(0), m = c.size(1), n = c.size(2), k = a.size(2);
+  Bf16GemmFn gemm = gemm_fns().bf16gemm;
+  Tensor aa = a, bb = b;
+  MatLayout la, lb;
+  if (!blas_layout(m, k, a.stride(1), a.stride(2), &la)) {
+    aa = empty(a.shape(), a.dtype());
+    copy(aa, a);
+    blas_layout(m, k, aa.stride(1), aa.stride(2), &la);
+  }
+  if (!blas_layout(k, n, b.stride(1), b.stride(2), &lb)) {
+    bb = empty(b.shape(), b.dtype());
+    copy(bb, b);
+    blas_layout(k, n, bb.stride(1), bb.stride(2), &lb);
+  }
+  const uint16_t* pa = &aa.data<BFloat16>()->bits;
+  const uint16_t* pb = &bb.data<BFloat16>()->bits;
+  BFloat16* pc = c.data<BFloat16>();
+  Tensor acc = empty(Shape{batch, m, n}, DType::Float32);  // from the allocator's cache after the first call
+  float* pf = acc.data<float>();
+  int64_t sa = aa.stride(0), sb = bb.stride(0), sc = m * n;
+  bool ta = la.trans == CblasTrans, tb = lb.trans == CblasTrans;
+  auto block = [&](int64_t i, int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
+    const uint16_t* ai = pa + i * sa + (ta ? r0 : r0 * la.ld);
+    const uint16_t* bi = pb + i * sb + (tb ? c0 * lb.ld : c0);
+    float* fi = pf + i * sc + r0 * n + c0;
+    gemm(CblasRowMajor, la.trans, lb.trans, (blasint)rows, (blasint)cols, (blasint)k, 1.0f, ai, (blasint)la.ld, bi,
+         (blasint)lb.ld, 0.0f, fi, (blasint)n);
+    uint16_t* ci = &pc[i * sc + r0 * n + c0].bits;
+    for (int64_t r = 0; r < rows; ++r) round_to_bf16(fi + r * n, ci + r * n, cols);
+  };
+  if (batch >= num_threads() && batch > 1 && m * n * k * batch >= (int64_t(1) << 20)) {  // one matrix per thread
+    parallel_for(0, batch, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) block(i, 0, m, 0, n);
+    });
+    return;
+  }
+  for (int64_t i = 0; i < batch; ++i)
+    split_gemm(m, n, k, [&](int64_t r0, int64_t rows, int64_t c0, int64_t cols) { block(i, r0, rows, c0, cols); });
+}
+
 template <class T>
 void gemm_loop(const Tensor& c, const Tensor& a, const Tensor& b) {
   int64_t batch = c.size(0), m = c.size(1), n = c.size(2), k = a.size(2);
@@ -155,13 +226,27 @@ void gemm_batched(const Tensor& c, const Tensor& a, const Tensor& b) {
   switch (c.dtype()) {
     case DType::Float32: return gemm_blas<float>(c, a, b, 0.0f);
     case DType::Float64: return gemm_blas<double>(c, a, b, 0.0);
+    case DType::BFloat16: {
+      if (gemm_fns().bf16gemm) return gemm_bf16(c, a, b);
+      // a graph traced while MKL was the BLAS, run after set_blas("openblas"): widen here
+      Tensor af = empty(a.shape(), DType::Float32), bf = empty(b.shape(), DType::Float32);
+      Tensor cf = empty(c.shape(), DType::Float32);
+      copy(af, a);
+      copy(bf, b);
+      gemm_blas<float>(cf, af, bf, 0.0f);
+      copy(c, cf);
+      return;
+    }
     case DType::Int64: return gemm_loop<int64_t>(c, a, b);
     case DType::Int32: return gemm_loop<int32_t>(c, a, b);
     case DType::UInt8: return gemm_loop<uint8_t>(c, a, b);
     case DType::Bool: return gemm_loop<bool>(c, a, b);
-    default: throw TypeError(std::string("[matmul] no CPU kernel for dtype ") + dtype_name(c.dtype()));
+    default: break;
   }
+  throw TypeError(std::string("[matmul] no CPU kernel for dtype ") + dtype_name(c.dtype()));
 }
+
+
 
 void gemm_accumulate(const Tensor& c, const Tensor& a, const Tensor& b) {
   if (c.numel() == 0 || a.size(2) == 0) return;  // an empty sum adds nothing (torch's addmm with k = 0)

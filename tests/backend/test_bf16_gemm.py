@@ -1,0 +1,163 @@
+"""bfloat16 matrix products (NOTE [ bfloat16 GEMM ] in backend/src/cpu/gemm.cpp): MKL's bfloat16
+GEMM where MKL is the BLAS, float32 widening under OpenBLAS. Either way the result is the float32 sum
+of the bfloat16 operands rounded to bfloat16, as torch's: checked against that sum computed in
+float64 and against torch, for every operand layout the GEMM reads as it is, the layouts it must
+copy, batches, broadcast batch dims, threads, gradients, and non-finite values."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import typedtensor as tt
+
+CPU = tt.backends.cpu
+START = CPU.get_blas()
+LIBS = CPU.blas_available()
+
+
+@pytest.fixture(params=LIBS)
+def blas(request: pytest.FixtureRequest) -> Iterator[str]:
+    CPU.set_blas(request.param)
+    try:
+        yield str(request.param)
+    finally:
+        CPU.set_blas(START)
+
+
+def _bf16(shape: tuple[int, ...], seed: int) -> np.ndarray:
+    """float32 values that bfloat16 holds exactly, so both libraries multiply the same numbers."""
+    x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    return torch.from_numpy(x).bfloat16().float().numpy()
+
+
+def _ours(x: np.ndarray) -> tt.Tensor:
+    return tt.from_numpy(np.ascontiguousarray(x)).to(tt.bfloat16)
+
+
+def _check(out: tt.Tensor, a: np.ndarray, b: np.ndarray, torch_out: torch.Tensor) -> None:
+    """Within one bfloat16 rounding (relative 2**-8) of the float64 sum, plus float32's
+    accumulation error; and as close to torch's bfloat16 result."""
+    assert out.dtype == tt.bfloat16
+    got = out.float().numpy()
+    exact = np.matmul(a.astype(np.float64), b.astype(np.float64))
+    bound = np.matmul(np.abs(a).astype(np.float64), np.abs(b).astype(np.float64))
+    k = a.shape[-1]
+    tol = 2.0**-8 * np.abs(exact) + 1e-6 * k * bound + 1e-30
+    assert np.all(np.abs(got - exact) <= tol), float(np.max(np.abs(got - exact) / tol))
+    theirs = torch_out.float().numpy()
+    assert np.all(np.abs(got - theirs) <= 2 * tol)
+
+
+def test_native_gemm_follows_the_blas(blas: str) -> None:
+    if blas == "openblas":
+        assert not CPU.blas_has_bf16_gemm()
+    # MKL 2021 and later export cblas_gemm_bf16bf16f32; the `mkl` wheel this project installs does
+    assert CPU.blas_has_bf16_gemm() == (blas == "mkl")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(("m", "n", "k", "ta", "tb"), [(7, 5, 3, False, False), (300, 40, 200, True, False),
+                                                       (20, 600, 200, False, True), (129, 130, 131, True, True),
+                                                       (1, 64, 32, False, False), (64, 1, 32, False, True)])
+def test_2d_products(blas: str, threads: int, m: int, n: int, k: int, ta: bool, tb: bool) -> None:
+    a = _bf16((k, m) if ta else (m, k), 0)
+    b = _bf16((n, k) if tb else (k, n), 1)
+    x, y = _ours(a), _ours(b)
+    prev = tt.get_num_threads()
+    tt.set_num_threads(threads)
+    try:
+        out = (x.t() if ta else x) @ (y.t() if tb else y)
+    finally:
+        tt.set_num_threads(prev)
+    ta_, tb_ = torch.from_numpy(a).bfloat16(), torch.from_numpy(b).bfloat16()
+    ref = (ta_.t() if ta else ta_) @ (tb_.t() if tb else tb_)
+    _check(out, a.T if ta else a, b.T if tb else b, ref)
+
+
+def test_batched_and_broadcast_batches(blas: str) -> None:
+    a = _bf16((3, 1, 17, 24), 2)
+    b = _bf16((1, 4, 24, 9), 3)
+    out = _ours(a) @ _ours(b)
+    assert out.shape == (3, 4, 17, 9)
+    ref = torch.from_numpy(a).bfloat16() @ torch.from_numpy(b).bfloat16()
+    _check(out, np.broadcast_to(a, (3, 4, 17, 24)), np.broadcast_to(b, (3, 4, 24, 9)), ref)
+
+
+def test_many_small_heads_one_per_thread(blas: str) -> None:
+    # the attention-head shape: the batch is split over threads, one whole matrix each
+    a, b = _bf16((16, 64, 64), 4), _bf16((16, 64, 64), 5)
+    prev = tt.get_num_threads()
+    tt.set_num_threads(2)
+    try:
+        out = _ours(a) @ _ours(b).mT
+    finally:
+        tt.set_num_threads(prev)
+    ref = torch.from_numpy(a).bfloat16() @ torch.from_numpy(b).bfloat16().mT
+    _check(out, a, np.swapaxes(b, -1, -2), ref)
+
+
+def test_layouts_the_gemm_cannot_read_are_copied(blas: str) -> None:
+    a, b = _bf16((40, 60), 6), _bf16((30, 50), 7)
+    x = _ours(a)[:, ::2]  # [40, 30], strides (60, 2): no BLAS layout reads it
+    y = _ours(b)[:, ::2]  # [30, 25], strides (50, 2)
+    ra, rb = np.ascontiguousarray(a[:, ::2]), np.ascontiguousarray(b[:, ::2])
+    _check(x @ y, ra, rb, torch.from_numpy(ra).bfloat16() @ torch.from_numpy(rb).bfloat16())
+
+
+def test_vectors_and_empty_sizes(blas: str) -> None:
+    a, v = _bf16((6, 5), 8), _bf16((5,), 9)
+    out = _ours(a) @ _ours(v)
+    assert out.shape == (6,)
+    _check(out, a, v, torch.from_numpy(a).bfloat16() @ torch.from_numpy(v).bfloat16())
+    z = _ours(np.zeros((4, 0), np.float32)) @ _ours(np.zeros((0, 3), np.float32))
+    assert z.dtype == tt.bfloat16 and z.shape == (4, 3) and not z.float().numpy().any()
+    e = _ours(np.zeros((0, 5), np.float32)) @ _ours(a.T)
+    assert e.shape == (0, 6)
+
+
+def test_non_finite_values_propagate_as_torchs(blas: str) -> None:
+    a, b = _bf16((4, 8), 10), _bf16((8, 3), 11)
+    a[0, 0], a[1, 2], a[2, 5] = np.inf, np.nan, -np.inf
+    out = (_ours(a) @ _ours(b)).float().numpy()
+    ref = (torch.from_numpy(a).bfloat16() @ torch.from_numpy(b).bfloat16()).float().numpy()
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(ref))
+    np.testing.assert_array_equal(np.isposinf(out), np.isposinf(ref))
+    np.testing.assert_array_equal(np.isneginf(out), np.isneginf(ref))
+    big = np.full((2, 64), 2.0**100, np.float32)  # the float32 sum overflows: inf, as torch's
+    out = (_ours(big) @ _ours(big.T)).float().numpy()
+    assert np.isposinf(out).all()
+
+
+def test_gradients_match_torch(blas: str) -> None:
+    a, b = _bf16((3, 33, 20), 12), _bf16((20, 17), 13)
+    g = _bf16((3, 33, 17), 14)
+    x, w = _ours(a), _ours(b)
+    x.requires_grad = True
+    w.requires_grad = True
+    (x @ w).backward(_ours(g))
+    tx = torch.from_numpy(a).bfloat16().requires_grad_()
+    tw = torch.from_numpy(b).bfloat16().requires_grad_()
+    ty: Any = tx @ tw  # torch's stubs leave Tensor.backward untyped
+    ty.backward(torch.from_numpy(g).bfloat16())
+    assert x.grad is not None and w.grad is not None and tx.grad is not None and tw.grad is not None
+    _check(x.grad, g, b.T, tx.grad)
+    _check(w.grad, a.reshape(-1, 20).T, g.reshape(-1, 17), tw.grad)
+
+
+def test_compiled_graph_runs_after_the_blas_changes() -> None:
+    a, b = _bf16((9, 16), 15), _bf16((16, 7), 16)
+    f = tt.compile(lambda x, y: x @ y)
+    want = f(_ours(a), _ours(b)).float().numpy()  # traced under the BLAS in use
+    CPU.set_blas("openblas")
+    try:
+        got = f(_ours(a), _ours(b)).float().numpy()
+    finally:
+        CPU.set_blas(START)
+    ref = torch.from_numpy(a).bfloat16() @ torch.from_numpy(b).bfloat16()
+    _check(tt.from_numpy(got).to(tt.bfloat16), a, b, ref)
+    _check(tt.from_numpy(want).to(tt.bfloat16), a, b, ref)
