@@ -219,3 +219,46 @@ def test_saved_graph_reloads_the_primitive(tmp_path: Any) -> None:
     got = tt.jit.load(path)(q, k, v, mask)
     got = got[0] if isinstance(got, (list, tuple)) else got
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def _within_one_ulp(a: np.ndarray, b: np.ndarray, mantissa_bits: int) -> bool:
+    """Whether two arrays of a half type's values are at most one unit in its last place apart
+    (plus 1e-6 for values near zero, whose sign float32's own rounding may flip)."""
+    _, exp = np.frexp(np.maximum(np.abs(a), np.abs(b)))
+    ulp = np.ldexp(1.0, exp - 1 - mantissa_bits)
+    return bool(np.all(np.abs(a - b) <= ulp + 1e-6))
+
+
+@pytest.mark.parametrize("half", ["bfloat16", "float16"])
+@pytest.mark.parametrize("mask_kind", ["none", "causal", "bool", "additive"])
+def test_half_types_run_the_kernel_in_float32(half: str, mask_kind: str) -> None:
+    """float16 / bfloat16 attention widens to float32 once, runs the fused kernel and rounds the
+    output (and the gradients) back: each within one unit in the last place of torch's float32
+    attention on the same (rounded) values, rounded the same way. The composite path would round
+    the scores and probabilities too, several units off."""
+    tdt, odt = getattr(torch, half), getattr(tt, half)
+    rng = np.random.default_rng(7)
+    shapes = ((2, 3, 70, 16), (2, 3, 90, 16), (2, 3, 90, 8))
+    qn, kn, vn = (torch.from_numpy(rng.standard_normal(s).astype(np.float32)).to(tdt).float().numpy() for s in shapes)
+    gn = torch.from_numpy(rng.standard_normal((2, 3, 70, 8)).astype(np.float32)).to(tdt).float().numpy()
+    mask: Any = None
+    tmask: Any = None
+    if mask_kind == "bool":
+        mn = rng.random((70, 90)) > 0.3
+        mask, tmask = tt.tensor(mn), torch.tensor(mn)
+    elif mask_kind == "additive":
+        mn = torch.from_numpy(rng.standard_normal((70, 90)).astype(np.float32)).to(tdt).float().numpy()
+        mask, tmask = tt.tensor(mn).to(odt), torch.tensor(mn)
+    causal = mask_kind == "causal"
+    q, k, v = (tt.tensor(a).to(odt).requires_grad_() for a in (qn, kn, vn))
+    o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal)
+    assert o.dtype == odt
+    o.backward(tt.tensor(gn).to(odt))
+    tq, tk, tv = (torch.tensor(a, requires_grad=True) for a in (qn, kn, vn))
+    to = torch.nn.functional.scaled_dot_product_attention(tq, tk, tv, attn_mask=tmask, is_causal=causal)
+    to.backward(torch.tensor(gn))
+    for ours, ref in ((o, to), (q.grad, tq.grad), (k.grad, tk.grad), (v.grad, tv.grad)):
+        assert ours is not None and ref is not None
+        assert ours.dtype == odt
+        rounded = ref.detach().to(tdt).float().numpy()
+        assert _within_one_ulp(ours.detach().float().numpy(), rounded, 7 if half == "bfloat16" else 10)

@@ -232,7 +232,12 @@ def scaled_dot_product_attention(
         raise ValueError("scaled_dot_product_attention: pass either attn_mask or is_causal=True, not both")
     e = query.shape[-1]
     s = (1.0 / e**0.5 if e else 1.0) if scale is None else scale
-    if _fused_attention_applies(query, key, value, attn_mask, dropout_p):
+    wide = _fused_attention_dtype(query, key, value, attn_mask, dropout_p)
+    if wide is not None and wide != query.dtype:  # float16 / bfloat16: the kernel runs in float32
+        mask = attn_mask.to(wide) if attn_mask is not None and attn_mask.dtype != _C.bool else attn_mask
+        out = _C._fused_attention(query.to(wide), key.to(wide), value.to(wide), mask, is_causal, float(s))
+        return out.to(query.dtype)
+    if wide is not None:
         return _C._fused_attention(query, key, value, attn_mask, is_causal, float(s))
     scores = query @ key.transpose(-2, -1)
     scores = scores * s
@@ -251,22 +256,31 @@ def scaled_dot_product_attention(
     return attn @ value
 
 
-def _fused_attention_applies(query: Any, key: Any, value: Any, attn_mask: Any | None, dropout_p: float) -> bool:
-    """The fused CPU kernel (NOTE [ Fused attention ] in backend/src/cpu/attention.cpp) runs float32 /
-    float64 CPU attention without dropout; a float mask that needs a gradient, CUDA tensors and empty
-    sequences take the composite below."""
+def _fused_attention_dtype(query: Any, key: Any, value: Any, attn_mask: Any | None, dropout_p: float) -> Any | None:
+    """The dtype the fused CPU kernel (NOTE [ Fused attention ] in backend/src/cpu/attention.cpp)
+    computes this attention in, or None where it does not run: dropout, a float mask that needs a
+    gradient, CUDA tensors and empty sequences take the composite path. float16 and bfloat16 run in
+    float32 and are rounded back once, as the storage types they are here (docs/backend.md); torch's
+    CPU flash attention also keeps its scores and softmax in float32 for them. The composite path
+    would round the scores and the probabilities to the half type in between, and multiply slower."""
     if dropout_p > 0.0 or query.is_cuda or key.is_cuda or value.is_cuda:
-        return False
-    if not (query.dtype == key.dtype == value.dtype and query.dtype in (_C.float32, _C.float64)):
-        return False
+        return None
+    if not query.dtype == key.dtype == value.dtype:
+        return None
+    if query.dtype in (_C.float32, _C.float64):
+        wide = query.dtype
+    elif query.dtype in (_C.float16, _C.bfloat16):
+        wide = _C.float32
+    else:
+        return None
     if 0 in (query.shape[-2], key.shape[-2], query.shape[-1], value.shape[-1]):
-        return False
+        return None
     if attn_mask is not None:
         if attn_mask.is_cuda:
-            return False
+            return None
         if attn_mask.dtype != _C.bool and (not attn_mask.is_floating_point() or attn_mask.requires_grad):
-            return False
-    return True
+            return None
+    return wide
 
 
 def _check_reduction(reduction: str) -> None:
