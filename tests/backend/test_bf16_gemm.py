@@ -161,3 +161,25 @@ def test_compiled_graph_runs_after_the_blas_changes() -> None:
     ref = torch.from_numpy(a).bfloat16() @ torch.from_numpy(b).bfloat16()
     _check(tt.from_numpy(got).to(tt.bfloat16), a, b, ref)
     _check(tt.from_numpy(want).to(tt.bfloat16), a, b, ref)
+
+
+@pytest.mark.parametrize("batch", [(), (3,)])
+def test_linear_with_bias_rounds_once_and_matches_torch(blas: str, batch: tuple[int, ...]) -> None:
+    """With MKL the layer is one primitive: the bias in the float32 accumulator, rounded once, as
+    torch's addmm; under OpenBLAS matmul + add rounds twice, still within the bound."""
+    x, w, bias = _bf16((*batch, 37, 48), 17), _bf16((29, 48), 18), _bf16((29,), 19)
+    g = _bf16((*batch, 37, 29), 20)
+    ox, ow, ob = (_ours(t).requires_grad_() for t in (x, w, bias))
+    out = tt.nn.functional.linear(ox, ow, ob)
+    out.backward(_ours(g))
+    rx, rw, rb = (torch.from_numpy(t).bfloat16().requires_grad_() for t in (x, w, bias))
+    ref: Any = torch.nn.functional.linear(rx, rw, rb)
+    ref.backward(torch.from_numpy(g).bfloat16())
+    x2 = x.reshape(-1, 48)
+    _check(out.detach().reshape(-1, 29), np.hstack([x2, np.ones((len(x2), 1), np.float32)]), np.vstack([w.T, bias[None]]),
+           ref.detach().reshape(-1, 29))
+    assert ox.grad is not None and ow.grad is not None and ob.grad is not None
+    assert rx.grad is not None and rw.grad is not None and rb.grad is not None
+    _check(ox.grad, g, w, rx.grad)
+    _check(ow.grad, g.reshape(-1, 29).T, x2, rw.grad)
+    np.testing.assert_allclose(ob.grad.float().numpy(), rb.grad.float().numpy(), rtol=2**-7, atol=1e-6)

@@ -222,7 +222,9 @@ class LinearBias : public Primitive {
   TypeList output_types(const TypeList& in) const override {  // x [m, k], w [n, k], b [n] -> [m, n]
     detail::TypeCheck c(name(), in);
     c.count(3);
-    c.real(0);
+    const DType dt = in[0].dtype;
+    if (dt != DType::Float32 && dt != DType::Float64 && dt != DType::BFloat16)
+      c.fail(std::string("needs float32, float64 or bfloat16, got ") + dtype_name(dt));
     c.same_dtype(0, 1);
     c.same_dtype(0, 2);
     const Shape &x = in[0].shape, &w = in[1].shape, &b = in[2].shape;
@@ -256,7 +258,8 @@ class LinearBias : public Primitive {
 // strides) or a contiguous one of more, and no tracer. Empty sizes are fine (k = 0: the bias).
 bool fused_linear_applies(const Tensor& x, const Tensor& w, const Tensor& b) {
   const DType dt = x.dtype();
-  if ((dt != DType::Float32 && dt != DType::Float64) || w.dtype() != dt || b.dtype() != dt) return false;
+  const bool bf16 = dt == DType::BFloat16 && blas_has_bf16_gemm();  // NOTE [ bfloat16 GEMM ] in cpu/gemm.cpp
+  if ((dt != DType::Float32 && dt != DType::Float64 && !bf16) || w.dtype() != dt || b.dtype() != dt) return false;
   if (x.dim() < 2 || w.dim() != 2 || b.dim() != 1 || b.size(0) != w.size(0)) return false;
   if (x.dim() > 2 && !x.is_contiguous()) return false;
   if (on_cuda(x) || on_cuda(w) || on_cuda(b) || default_device().type != DeviceType::CPU) return false;
@@ -285,6 +288,13 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor* b) {
                 "input features " + std::to_string(x.shape()[x.dim() - 1]) + " (dim -1) vs weight in_features " +
                     std::to_string(in) + "; shapes " + shape_str(x.shape()) + " and " + shape_str(w.shape()));
   if (b && fused_linear_applies(x, w, *b)) return linear_fused(x, w, *b);
+  const DType dt = x.dtype();
+  if (b && is_half(dt) && w.dtype() == dt && b->dtype() == dt && !on_cuda(x) && !on_cuda(w) && !on_cuda(*b)) {
+    // float16, and bfloat16 without a bfloat16 GEMM: bias + product in float32, rounded once (as
+    // torch's addmm), not the product rounded and then the sum
+    Tensor wide_b = to_dtype(*b, DType::Float32);
+    return to_dtype(linear(to_dtype(x, DType::Float32), to_dtype(w, DType::Float32), &wide_b), dt);
+  }
   Tensor r = matmul(x, w.dim() == 2 ? transpose(w, 0, 1) : w);
   if (b) {
     Shape bs = broadcast_shapes(r.shape(), b->shape(), "linear");

@@ -134,7 +134,9 @@ void gemm_blas(const Tensor& c, const Tensor& a, const Tensor& b, T beta) {
 // Sapphire Rapids and later, where it is several times float32's throughput. Each block's float32
 // result is rounded to bfloat16 (nearest even) while it is still in cache. The sum is the float32
 // one that torch's oneDNN path rounds too, so results match torch to bfloat16's rounding; what
-// differs is only the order of the float32 additions. Without that GEMM (OpenBLAS: AMD, or
+// differs is only the order of the float32 additions. A linear layer's bias goes into the float32
+// block before the product (gemm_accumulate), so bias + product is rounded once, as torch's addmm.
+// Without that GEMM (OpenBLAS: AMD, or
 // TYPEDTENSOR_BLAS=openblas) matmul widens bfloat16 to float32 first (ops_linalg.cpp).
 // BFloat16(float)'s rounding (nearest even, NaN kept a quiet NaN) written without a branch, so the
 // compiler vectorises it: the output pass then costs a few percent of the GEMM, not a third.
@@ -147,7 +149,9 @@ void round_to_bf16(const float* src, uint16_t* dst, int64_t n) {
   }
 }
 
-void gemm_bf16(const Tensor& c, const Tensor& a, const Tensor& b) {
+// c = a @ b, or c += a @ b (accumulate: c's bfloat16 values widened into the float32 block first,
+// so the sum is rounded once, as torch's addmm rounds its bias + product)
+void gemm_bf16(const Tensor& c, const Tensor& a, const Tensor& b, bool accumulate) {
   int64_t batch = c.size(0), m = c.size(1), n = c.size(2), k = a.size(2);
   Bf16GemmFn gemm = gemm_fns().bf16gemm;
   Tensor aa = a, bb = b;
@@ -173,9 +177,12 @@ void gemm_bf16(const Tensor& c, const Tensor& a, const Tensor& b) {
     const uint16_t* ai = pa + i * sa + (ta ? r0 : r0 * la.ld);
     const uint16_t* bi = pb + i * sb + (tb ? c0 * lb.ld : c0);
     float* fi = pf + i * sc + r0 * n + c0;
-    gemm(CblasRowMajor, la.trans, lb.trans, (blasint)rows, (blasint)cols, (blasint)k, 1.0f, ai, (blasint)la.ld, bi,
-         (blasint)lb.ld, 0.0f, fi, (blasint)n);
     uint16_t* ci = &pc[i * sc + r0 * n + c0].bits;
+    if (accumulate)
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < cols; ++j) fi[r * n + j] = float(pc[i * sc + (r0 + r) * n + c0 + j]);
+    gemm(CblasRowMajor, la.trans, lb.trans, (blasint)rows, (blasint)cols, (blasint)k, 1.0f, ai, (blasint)la.ld, bi,
+         (blasint)lb.ld, accumulate ? 1.0f : 0.0f, fi, (blasint)n);
     for (int64_t r = 0; r < rows; ++r) round_to_bf16(fi + r * n, ci + r * n, cols);
   };
   if (batch >= num_threads() && batch > 1 && m * n * k * batch >= (int64_t(1) << 20)) {  // one matrix per thread
@@ -227,7 +234,7 @@ void gemm_batched(const Tensor& c, const Tensor& a, const Tensor& b) {
     case DType::Float32: return gemm_blas<float>(c, a, b, 0.0f);
     case DType::Float64: return gemm_blas<double>(c, a, b, 0.0);
     case DType::BFloat16: {
-      if (gemm_fns().bf16gemm) return gemm_bf16(c, a, b);
+      if (gemm_fns().bf16gemm) return gemm_bf16(c, a, b, false);
       // a graph traced while MKL was the BLAS, run after set_blas("openblas"): widen here
       Tensor af = empty(a.shape(), DType::Float32), bf = empty(b.shape(), DType::Float32);
       Tensor cf = empty(c.shape(), DType::Float32);
@@ -253,6 +260,9 @@ void gemm_accumulate(const Tensor& c, const Tensor& a, const Tensor& b) {
   switch (c.dtype()) {
     case DType::Float32: return gemm_blas<float>(c, a, b, 1.0f);
     case DType::Float64: return gemm_blas<double>(c, a, b, 1.0);
+    case DType::BFloat16:
+      if (gemm_fns().bf16gemm) return gemm_bf16(c, a, b, true);
+      [[fallthrough]];
     default: throw TypeError(std::string("[matmul] no accumulating CPU kernel for dtype ") + dtype_name(c.dtype()));
   }
 }

@@ -35,7 +35,8 @@ template <class T>
 void blas_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
                int64_t ldb, T beta, T* c, int64_t ldc);
 // c [batch, m, n] (contiguous) += a [batch, m, k] @ b [batch, k, n], float32 / float64: BLAS with
-// beta = 1 over what c holds; k = 0 leaves c as it is.
+// beta = 1 over what c holds; k = 0 leaves c as it is. bfloat16 where the BLAS multiplies it (NOTE
+// [ bfloat16 GEMM ] in gemm.cpp): c widened, accumulated in float32, rounded once.
 void gemm_accumulate(const Tensor& c, const Tensor& a, const Tensor& b);
 // Whether BLAS reads a [rows, cols] view with strides (rs, cs) as it is: then its transposition
 // and leading dimension (the one rule of gemm.cpp and of the graph's GEMM epilogues).

@@ -31,7 +31,8 @@ void linear_bias(const Tensor& out, const Tensor& x, const Tensor& w, const Tens
   const int64_t m = x.size(0), k = x.size(1), n = w.size(0);
   if (out.dtype() == DType::Float32) fill_rows<float>(out, b);
   else if (out.dtype() == DType::Float64) fill_rows<double>(out, b);
-  else throw TypeError("[linear] the fused CPU kernel needs float32 or float64");
+  else if (out.dtype() == DType::BFloat16) fill_rows<BFloat16>(out, b);  // MKL's bfloat16 GEMM (ops_linalg.cpp)
+  else throw TypeError("[linear] the fused CPU kernel needs float32, float64 or bfloat16");
   // out += [1, m, k] @ [1, k, n] through the matmul kernel (its BLAS layouts and thread split), beta = 1
   gemm_accumulate(make_view(out, Shape{1, m, n}, Strides{m * n, n, 1}, out.offset()),
                   make_view(x, Shape{1, m, k}, Strides{m * k, x.stride(0), x.stride(1)}, x.offset()),
