@@ -139,8 +139,8 @@ void gemm_blas(const Tensor& c, const Tensor& a, const Tensor& b, T beta) {
 // Without that GEMM (OpenBLAS: AMD, or
 // TYPEDTENSOR_BLAS=openblas) matmul widens bfloat16 to float32 first (ops_linalg.cpp).
 // BFloat16(float)'s rounding (nearest even, NaN kept a quiet NaN) written without a branch, so the
-// compiler vectorises it: the output pass then costs a few percent of the GEMM, not a third.
-void round_to_bf16(const float* src, uint16_t* dst, int64_t n) {
+// compiler vectorises it.
+void round_bits(const float* src, uint16_t* dst, int64_t n) {
   for (int64_t j = 0; j < n; ++j) {
     uint32_t u;
     std::memcpy(&u, src + j, 4);
@@ -183,7 +183,7 @@ void gemm_bf16(const Tensor& c, const Tensor& a, const Tensor& b, bool accumulat
         for (int64_t j = 0; j < cols; ++j) fi[r * n + j] = float(pc[i * sc + (r0 + r) * n + c0 + j]);
     gemm(CblasRowMajor, la.trans, lb.trans, (blasint)rows, (blasint)cols, (blasint)k, 1.0f, ai, (blasint)la.ld, bi,
          (blasint)lb.ld, accumulate ? 1.0f : 0.0f, fi, (blasint)n);
-    for (int64_t r = 0; r < rows; ++r) round_to_bf16(fi + r * n, ci + r * n, cols);
+    for (int64_t r = 0; r < rows; ++r) round_bits(fi + r * n, ci + r * n, cols);
   };
   if (batch >= num_threads() && batch > 1 && m * n * k * batch >= (int64_t(1) << 20)) {  // one matrix per thread
     parallel_for(0, batch, 1, [&](int64_t lo, int64_t hi) {
@@ -222,6 +222,20 @@ void gemm_loop(const Tensor& c, const Tensor& a, const Tensor& b) {
 }
 
 }  // namespace
+
+void round_to_bf16(const float* src, BFloat16* dst, int64_t n) { round_bits(src, &dst->bits, n); }
+
+void blas_gemm_bf16(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const BFloat16* a, int64_t lda,
+                    const BFloat16* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  Bf16GemmFn gemm = gemm_fns().bf16gemm;
+  if (!gemm) throw TypeError("[matmul] the BLAS in use has no bfloat16 GEMM (see blas_has_bf16_gemm())");
+  split_gemm(m, n, k, [&](int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
+    const BFloat16* ab = ta ? a + r0 : a + r0 * lda;
+    const BFloat16* bb = tb ? b + c0 * ldb : b + c0;
+    gemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (blasint)rows, (blasint)cols,
+         (blasint)k, 1.0f, &ab->bits, (blasint)lda, &bb->bits, (blasint)ldb, beta, c + r0 * ldc + c0, (blasint)ldc);
+  });
+}
 
 void gemm_batched(const Tensor& c, const Tensor& a, const Tensor& b) {
   if (on_cuda(c)) return cuda_kernels().gemm_batched(c, a, b);  // NOTE [ Device dispatch ]
