@@ -134,11 +134,11 @@ def test_a_python_float_does_not_make_inplace_ops_traced_copies() -> None:
 
 
 def test_half_arithmetic_with_a_large_python_number() -> None:
-    """x / 1e30 for a float16 x: torch takes the number at float32 precision for + - * /, so it is
-    not inf (which made inf / inf = NaN); remainder rounds it to the half type first."""
+    """x / 1e30 for a float16 x: torch takes the number at float32 precision for * and /, so it is
+    not inf (which made inf / inf = NaN); + - and remainder round it to the half type first."""
     x = [math.inf, -2.0, 3.0e4]
     for dtype in ("float16", "bfloat16"):
         a, r = tt.tensor(x).to(getattr(tt, dtype)), torch.tensor(x).to(getattr(torch, dtype))
-        for f in (lambda t: t / 1e30, lambda t: t * 1e-30, lambda t: t + 1e30, lambda t: t % 0.1):
+        for f in (lambda t: t / 1e30, lambda t: t * 1e-30, lambda t: t + 1e30, lambda t: t % 0.1, lambda t: -t + 1e30):
             np.testing.assert_array_equal(f(a).float().numpy(), f(r).float().numpy())
 

@@ -310,9 +310,10 @@ class Context:
         self.names: dict[int, str] = {}
         self._users: set[int] = set()
         self._dims: dict[str, str] = {}
+        self.widened: set[int] = set()  # bfloat16 values an emitter sees as float32 (_emit_widened)
 
     def dtype(self, vid: int) -> str:
-        return _dtype_name(self.values[vid].dtype)
+        return "float32" if vid in self.widened else _dtype_name(self.values[vid].dtype)
 
     @staticmethod
     def onnx_type(dtype: str) -> int:
@@ -403,6 +404,28 @@ def _param_names(module: Any) -> dict[tuple[int, tuple[int, ...], tuple[int, ...
     return names
 
 
+def _widens(c: Context, n: Any) -> bool:
+    """A bfloat16 elementwise op or matrix product: the backend runs it on bfloat16 tensors directly
+    (widening inside its kernel, a GEMM accumulating in float32), but ONNX runtimes rarely implement
+    bfloat16 arithmetic, so the exported model widens to float32 around it -- the same roundings."""
+    return (n.op in _ops.ELEMENTWISE_PRIMS or n.op == "matmul") and any(
+        v >= 0 and c.dtype(v) == "bfloat16" for v in n.inputs)
+
+
+def _emit_widened(c: Context, n: Any, emit: Any, ins: list[str]) -> list[str]:
+    f32 = _ONNX_TYPES["float32"]
+    wide = [c.b.node("Cast", [x], to=f32) if v >= 0 and c.dtype(v) == "bfloat16" else x for v, x in zip(n.inputs, ins, strict=True)]
+    back = [v for v in n.outputs if _dtype_name(c.values[v].dtype) == "bfloat16"]
+    c.widened.update(v for v in n.inputs if v >= 0 and c.dtype(v) == "bfloat16")
+    c.widened.update(back)
+    try:
+        outs = emit(c, n, wide)
+    finally:
+        c.widened.clear()
+    return [c.b.node("Cast", [o], to=_ONNX_TYPES["bfloat16"]) if o and v in back else o
+            for v, o in zip(n.outputs, outs, strict=True)]
+
+
 def _value_info(onnx: Any, name: str, dtype: str, dims: Sequence[Poly | None]) -> Any:
     shape: list[Any] = []
     for p in dims:
@@ -439,7 +462,8 @@ def _build(onnx: Any, fits: _Fits, dims: _Dims, names: list[str], output_names: 
         if emit is None or n.opaque:
             raise NotImplementedError(f"tt.onnx.export: primitive {n.op!r} has no ONNX form yet")
         c.current = k
-        outs = emit(c, n, [c.names[v] if v >= 0 else "" for v in n.inputs])
+        ins = [c.names[v] if v >= 0 else "" for v in n.inputs]
+        outs = _emit_widened(c, n, emit, ins) if _widens(c, n) else emit(c, n, ins)
         for v, name in zip(n.outputs, outs, strict=True):
             if name:
                 c.names[v] = name

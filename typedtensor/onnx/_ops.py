@@ -74,6 +74,16 @@ def _direct_from_table() -> dict[str, DirectSpec]:
 DIRECT: dict[str, DirectSpec] = _direct_from_table()
 
 
+def _elementwise_prims() -> frozenset[str]:
+    from typedtensor.shapes.registry import all_ops
+
+    return frozenset(name for name, op in all_ops().items() if op.cpp and op.cpp.startswith(("BinaryOp::", "UnaryOp::")))
+
+
+# the ops of the backend's Binary and Unary primitives (op table: cpp = BinaryOp:: / UnaryOp::)
+ELEMENTWISE_PRIMS: frozenset[str] = _elementwise_prims()
+
+
 def _direct(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
     onnx_op, attrs = DIRECT[n.op]
     return [c.b.node(onnx_op, x, **{a: _ATTR_TYPES[kind](n.attrs[key]) for a, kind, key in attrs})]

@@ -1,4 +1,5 @@
 // Front-end elementwise ops: promotion, explicit broadcasting, then the Binary/Unary/... primitives.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -51,10 +52,22 @@ TypeList same_shape_types(const char* op, const TypeList& in, size_t n) {
 
 class Binary : public Primitive {
  public:
-  explicit Binary(BinaryOp op) : op_(op) {}
+  // f32_second: a half first operand with a float32 second one (a number kept at float32
+  // precision); eager only, never traced
+  explicit Binary(BinaryOp op, bool f32_second = false) : op_(op), f32_second_(f32_second) {}
   const char* name() const override { return binary_name(op_); }
   TypeList output_types(const TypeList& in) const override {
-    TypeList out = same_shape_types(name(), in, 2);
+    // a half operand with a float32 second operand of * and / (a Python number kept at float32
+    // precision, NOTE [ Half elementwise kernels ] in cpu/elementwise.cpp)
+    bool f32_second = in.size() == 2 && in[0].defined && in[1].defined && is_half(in[0].dtype) &&
+                      in[1].dtype == DType::Float32 && (op_ == BinaryOp::Mul || op_ == BinaryOp::Div);
+    TypeList out;
+    if (f32_second) {
+      detail::TypeCheck(name(), in).shape(1, in[0].shape, "operand");
+      out = {in[0]};
+    } else {
+      out = same_shape_types(name(), in, 2);
+    }
     out[0].dtype = out_dtype(op_, out[0].dtype);
     return out;
   }
@@ -68,6 +81,7 @@ class Binary : public Primitive {
 
  private:
   BinaryOp op_;
+  bool f32_second_;
  public:  // graph mode
   std::optional<Params> attrs() const override { return Params{}; }
 };
@@ -347,10 +361,38 @@ class AddScaled : public Primitive {
   double alpha_;
 };
 
+// NOTE [ Half gradients ]: the VJP of a float16 / bfloat16 Binary or Unary is its float32 formula
+// on widened operands (and the widened half result, which is what torch saves too), each gradient
+// rounded once to its input's type -- except where one op of the half type gives that very rounding
+// (g, -g, g * b, g / b, g * y, relu's mask), which then runs directly.
+// `grad_dtype[i]`: the dtype of input i's gradient (its inputs may not be saved).
+TensorList half_vjp_in_float(Primitive& p, const TensorList& x, const TensorList& ct, const std::vector<int>& argnums,
+                             const TensorList& out, const std::vector<DType>& grad_dtype) {
+  auto widen = [](const TensorList& ts) {
+    TensorList r;
+    for (const Tensor& t : ts) r.push_back(t.defined() && is_half(t.dtype()) ? to_dtype(t, DType::Float32) : t);
+    return r;
+  };
+  // inputs the VJP does not read are geometry-only tensors with no memory: passed as they are
+  TensorList r = p.vjp(p.vjp_needs_inputs() ? widen(x) : x, widen(ct), argnums, widen(out));
+  for (size_t k = 0; k < r.size(); ++k)
+    if (r[k].defined()) r[k] = to_dtype(r[k], grad_dtype[static_cast<size_t>(argnums[k])]);
+  return r;
+}
+
 TensorList Binary::vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums, const TensorList& out) {
   using namespace vjp;
   const Tensor& g = ct[0];
   const Tensor &a = x[0], &b = x[1];
+  if (is_half(g.dtype())) {  // NOTE [ Half gradients ]; the result's dtype is a's
+    bool direct = !f32_second_ && (op_ == BinaryOp::Add || op_ == BinaryOp::Sub || op_ == BinaryOp::Mul);
+    if (op_ == BinaryOp::Div && !f32_second_)
+      direct = std::all_of(argnums.begin(), argnums.end(), [](int i) { return i == 0; });
+    if (!direct) {
+      Binary f(op_);
+      return half_vjp_in_float(f, x, ct, argnums, out, {g.dtype(), f32_second_ ? DType::Float32 : g.dtype()});
+    }
+  }
   TensorList r;
   for (int i : argnums) {
     Tensor d;
@@ -413,6 +455,10 @@ TensorList Unary::vjp(const TensorList& in, const TensorList& ct, const std::vec
   const Tensor& g = ct[0];
   const Tensor& x = in[0];
   const Tensor& y = out.empty() ? Tensor() : out[0];
+  if (is_half(g.dtype()) && op_ != UnaryOp::Neg && op_ != UnaryOp::Exp && op_ != UnaryOp::Relu) {
+    Unary f(op_);  // NOTE [ Half gradients ]; the result's dtype is x's
+    return half_vjp_in_float(f, in, ct, {0}, out, {g.dtype()});
+  }
   constexpr double kLn2 = 0.69314718055994530942, kLn10 = 2.30258509299404568402;
   constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
   auto sq = [](const Tensor& t) { return mul(t, t); };
@@ -443,7 +489,7 @@ TensorList Unary::vjp(const TensorList& in, const TensorList& ct, const std::vec
     case UnaryOp::Atanh: return {div(g, one_minus(sq(x)))};
     case UnaryOp::Sigmoid: return {mul(g, mul(y, one_minus(y)))};
     case UnaryOp::Relu:  // one fused pass on the CPU (mask and select were two, and a bool tensor)
-      if (!on_cuda(y)) return {apply1(std::make_shared<ActBackward>(op_), {g, y})};
+      if (!on_cuda(y) && !is_half(y.dtype())) return {apply1(std::make_shared<ActBackward>(op_), {g, y})};
       return {keep(cmp(BinaryOp::Gt, y, 0.0), g)};
     case UnaryOp::Gelu:
     case UnaryOp::GeluTanh:
@@ -483,6 +529,11 @@ bool is_bitwise(BinaryOp op) { return op_info(op).dtype == DTypeRule::Integral; 
 bool is_arith(BinaryOp op) {
   return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div;
 }
+
+// float16 / bfloat16 operands that the CPU's Binary and Unary take directly (CUDA keeps the
+// float32 composition)
+bool half_on_cpu(const Tensor& a) { return !on_cuda(a) && default_device().type == DeviceType::CPU; }
+bool half_on_cpu(const Tensor& a, const Tensor& b) { return half_on_cpu(a) && half_on_cpu(b); }
 
 bool unary_needs_float(UnaryOp op) {
   DTypeRule r = op_info(op).dtype;
@@ -662,9 +713,25 @@ Tensor binary_impl(BinaryOp op, const Tensor& a0, const Tensor& b0) {
     compute = DType::Float32;
   }
   // a half result: the operands are rounded to the half type first, then computed in float32, as
-  // torch does (bf16 x % 0.1 divides by 0.1 rounded to bf16) -- except a 0-d second operand of
-  // + - * /, which torch's kernels take at float32 precision (x / 1e30 is not x / inf)
-  bool exact_scalar = b0.dim() == 0 && op <= BinaryOp::Div;
+  // torch does (bf16 x % 0.1 divides by 0.1 rounded to bf16; bf16 x + 0.1 adds 0.1 rounded to bf16,
+  // so -inf + 1e30 is NaN in float16) -- except a 0-d second operand of * and /, which torch's
+  // kernels take at float32 precision (x / 1e30 is not x / inf)
+  bool exact_scalar = b0.dim() == 0 && (op == BinaryOp::Mul || op == BinaryOp::Div);
+  if (half && half_on_cpu(a0, b0)) {  // NOTE [ Half elementwise kernels ] in cpu/elementwise.cpp
+    // the same roundings without the float32 tensors: the kernel widens, computes and rounds;
+    // a float32 scalar operand is not traced (an exported graph's ops take one dtype)
+    bool f32_scalar = exact_scalar && b0.dtype() != out_half;
+    if (!f32_scalar || current_tracer() == nullptr) {
+      Tensor a = cast(a0, out_half), b = cast(b0, f32_scalar ? DType::Float32 : out_half);
+      if (a.shape() != b.shape()) {
+        Shape s = broadcast_shapes(a.shape(), b.shape(), name);
+        if (a.shape() != s) a = expand(a, s);
+        if (b.shape() != s) b = expand(b, s);
+      }
+      if (plain_cpu_call(a, b)) return binary_on_cpu(op, a, b);
+      return apply1(std::make_shared<Binary>(op, f32_scalar), {a, b});
+    }
+  }
   Tensor a = half ? cast(cast(a0, out_half), compute) : cast(a0, compute);
   Tensor b = half && !exact_scalar ? cast(cast(b0, out_half), compute) : cast(b0, compute);
   // An integer tensor exponent may be negative (torch: 0 unless the base is +-1, as ipow gives);
@@ -683,7 +750,7 @@ Tensor binary_impl(BinaryOp op, const Tensor& a0, const Tensor& b0) {
 
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   // fast path: same dtype (not half) and shape
-  if (a.dtype() == b.dtype() && a.shape() == b.shape() && !is_half(a.dtype()) &&
+  if (a.dtype() == b.dtype() && a.shape() == b.shape() && (!is_half(a.dtype()) || half_on_cpu(a, b)) &&
       (is_floating(a.dtype()) || !needs_float(op)) && (is_arith(op) || op == BinaryOp::Maximum ||
                                                       op == BinaryOp::Minimum || is_compare(op)) &&
       !(op == BinaryOp::Sub && a.dtype() == DType::Bool)) {
@@ -845,7 +912,7 @@ Tensor unary(UnaryOp op, const Tensor& a0) {
   if (op == UnaryOp::Neg && d == DType::Bool)
     throw TypeError("[neg] negation of a bool tensor is not supported; use logical_not");
   if (op == UnaryOp::BitNot && is_floating(d)) throw TypeError("[bitwise_not] only integer and bool tensors are supported");
-  bool half = is_half(a.dtype());
+  bool half = is_half(a.dtype()) && !half_on_cpu(a);  // NOTE [ Half elementwise kernels ]
   if (half) a = to_dtype(a, DType::Float32);
   Tensor out = plain_cpu_call(a) ? unary_on_cpu(op, a) : apply1(std::make_shared<Unary>(op), {a});
   if (half && out.dtype() == DType::Float32) out = to_dtype(out, d);

@@ -9,6 +9,7 @@
 #include "binary_span.h"
 #include "cast.h"
 #include "copy.h"
+#include "half_run.h"
 #include "kernels.h"
 #include "loops.h"
 #include "unary_span.h"
@@ -390,6 +391,201 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a) {
   throw TypeError(std::string("[") + unary_name(op) + "] not supported for dtype " + dtype_name(a.dtype()));
 }
 
+// ---- float16 / bfloat16 ----
+// NOTE [ Half elementwise kernels ]: a half op is its float32 op with the result rounded once. Same-layout operands (contiguous, or a
+// broadcast single value) are widened kHalfRun elements at a time into float32 runs on the stack,
+// the float32 span runs on them and its results are rounded into the output: one pass, no
+// temporary tensors. Other layouts, and the ops that have no span form here (pow's constant
+// exponents, isnan...), widen whole operands into float32 tensors and call the float32 kernel --
+// the same conversions, so the same bits either way.
+constexpr int64_t kHalfRun = kBinaryRun;  // binary_span's scratch arrays take at most this many
+
+// A half-layout operand: the element pointer of a contiguous run, or one broadcast value read as
+// float (a half value, or the float32 of a Python number kept at float32 precision).
+struct HalfOperand {
+  const void* data = nullptr;
+  float value = 0.0f;
+  bool broadcast = false;
+};
+
+bool all_broadcast(const Tensor& t) {
+  for (size_t d = 0; d < t.shape().size(); ++d)
+    if (t.shape()[d] != 1 && t.strides()[d] != 0) return false;
+  return true;
+}
+
+template <class H>
+bool half_operand(const Tensor& t, const Tensor& out, HalfOperand& r) {
+  if (t.numel() == 0) return false;
+  if (t.dtype() == DType::Float32 || all_broadcast(t)) {
+    if (!all_broadcast(t)) return false;
+    r.broadcast = true;
+    r.value = t.dtype() == DType::Float32 ? *t.data<float>() : static_cast<float>(*t.data<H>());
+    return true;
+  }
+  if (!t.is_contiguous() || t.shape() != out.shape()) return false;
+  r.data = t.data<H>();
+  return true;
+}
+
+// o[i] = op(x[i], y[i]) in float32 for the ops the chunked half path takes; false: not taken.
+bool half_binary_span(BinaryOp op, float* __restrict o, const float* __restrict x, const float* __restrict y,
+                      int64_t n) {
+  switch (op) {
+    case BinaryOp::Add: for (int64_t i = 0; i < n; ++i) o[i] = x[i] + y[i]; return true;
+    case BinaryOp::Sub: for (int64_t i = 0; i < n; ++i) o[i] = x[i] - y[i]; return true;
+    case BinaryOp::Mul: for (int64_t i = 0; i < n; ++i) o[i] = x[i] * y[i]; return true;
+    case BinaryOp::Div: for (int64_t i = 0; i < n; ++i) o[i] = x[i] / y[i]; return true;
+    // the functors of binary_typed<float>
+    case BinaryOp::Maximum:
+      for (int64_t i = 0; i < n; ++i) o[i] = (x[i] != x[i] || x[i] > y[i]) ? x[i] : y[i];
+      return true;
+    case BinaryOp::Minimum:
+      for (int64_t i = 0; i < n; ++i) o[i] = (x[i] != x[i] || x[i] < y[i]) ? x[i] : y[i];
+      return true;
+    case BinaryOp::Fmax: for (int64_t i = 0; i < n; ++i) o[i] = (x[i] > y[i] || y[i] != y[i]) ? x[i] : y[i]; return true;
+    case BinaryOp::Fmin: for (int64_t i = 0; i < n; ++i) o[i] = (x[i] < y[i] || y[i] != y[i]) ? x[i] : y[i]; return true;
+    case BinaryOp::Copysign: for (int64_t i = 0; i < n; ++i) o[i] = std::copysign(x[i], y[i]); return true;
+    case BinaryOp::Atan2: case BinaryOp::Hypot: case BinaryOp::Fmod: case BinaryOp::Remainder: case BinaryOp::FloorDiv:
+      if (wide_unary_enabled()) return binary_span_wide(op, o, x, y, n);
+      return binary_span<float>(op, o, x, y, n);
+    default: return false;
+  }
+}
+
+bool half_compare_span(BinaryOp op, bool* __restrict o, const float* __restrict x, const float* __restrict y,
+                       int64_t n) {
+  switch (op) {
+    case BinaryOp::Eq: for (int64_t i = 0; i < n; ++i) o[i] = x[i] == y[i]; return true;
+    case BinaryOp::Ne: for (int64_t i = 0; i < n; ++i) o[i] = x[i] != y[i]; return true;
+    case BinaryOp::Lt: for (int64_t i = 0; i < n; ++i) o[i] = x[i] < y[i]; return true;
+    case BinaryOp::Le: for (int64_t i = 0; i < n; ++i) o[i] = x[i] <= y[i]; return true;
+    case BinaryOp::Gt: for (int64_t i = 0; i < n; ++i) o[i] = x[i] > y[i]; return true;
+    case BinaryOp::Ge: for (int64_t i = 0; i < n; ++i) o[i] = x[i] >= y[i]; return true;
+    default: return false;
+  }
+}
+
+// The ops half_binary_span and half_compare_span take.
+bool half_binary_chunked(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add: case BinaryOp::Sub: case BinaryOp::Mul: case BinaryOp::Div: case BinaryOp::Maximum:
+    case BinaryOp::Minimum: case BinaryOp::Fmax: case BinaryOp::Fmin: case BinaryOp::Copysign: case BinaryOp::Atan2:
+    case BinaryOp::Hypot: case BinaryOp::Fmod: case BinaryOp::Remainder: case BinaryOp::FloorDiv: case BinaryOp::Eq:
+    case BinaryOp::Ne: case BinaryOp::Lt: case BinaryOp::Le: case BinaryOp::Gt: case BinaryOp::Ge:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The operand widened into `run` (k elements from i), or its broadcast run.
+template <class H>
+const float* widened(const HalfOperand& v, int64_t i, int64_t k, float* run) {
+  if (v.broadcast) return run;
+  widen_run(static_cast<const H*>(v.data) + i, run, k);
+  return run;
+}
+
+template <class H>
+bool half_binary_runs(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  HalfOperand x, y;
+  if (!out.is_contiguous() || !half_binary_chunked(op) || !half_operand<H>(a, out, x) || !half_operand<H>(b, out, y))
+    return false;
+  const bool compare = out.dtype() == DType::Bool;
+  const bool cheap = op <= BinaryOp::Div || compare || op == BinaryOp::Maximum || op == BinaryOp::Minimum;
+  char* o = static_cast<char*>(out.raw());
+  parallel_for(0, out.numel(), cheap ? kGrain : kGrain / 4, [&](int64_t lo, int64_t hi) {
+    alignas(64) float xa[kHalfRun], xb[kHalfRun], res[kHalfRun];
+    if (x.broadcast) std::fill(xa, xa + kHalfRun, x.value);
+    if (y.broadcast) std::fill(xb, xb + kHalfRun, y.value);
+    for (int64_t i = lo; i < hi; i += kHalfRun) {
+      int64_t k = std::min(kHalfRun, hi - i);
+      const float* xs = widened<H>(x, i, k, xa);
+      const float* ys = widened<H>(y, i, k, xb);
+      if (compare) {
+        half_compare_span(op, reinterpret_cast<bool*>(o) + i, xs, ys, k);
+      } else {
+        half_binary_span(op, res, xs, ys, k);
+        narrow_run(res, reinterpret_cast<H*>(o) + i, k);
+      }
+    }
+  });
+  return true;
+}
+
+// o[i] = op(x[i]) in float32 for the ops the chunked half path takes; false: not taken.
+bool half_unary_span(UnaryOp op, float* __restrict o, const float* __restrict x, int64_t n) {
+  if (has_unary_span<float>(op)) return run_span<float>(op, o, x, n), true;
+  switch (op) {  // the functors of unary_typed<float>
+    case UnaryOp::Neg: for (int64_t i = 0; i < n; ++i) o[i] = -x[i]; return true;
+    case UnaryOp::Abs: for (int64_t i = 0; i < n; ++i) o[i] = x[i] < 0.0f ? -x[i] : x[i]; return true;
+    case UnaryOp::Relu:
+      for (int64_t i = 0; i < n; ++i) o[i] = x[i] > 0.0f ? x[i] : (x[i] != x[i] ? x[i] : 0.0f);
+      return true;
+    case UnaryOp::Relu6: for (int64_t i = 0; i < n; ++i) o[i] = std::min(std::max(x[i], 0.0f), 6.0f); return true;
+    case UnaryOp::Sign: for (int64_t i = 0; i < n; ++i) o[i] = static_cast<float>((0.0f < x[i]) - (x[i] < 0.0f)); return true;
+    case UnaryOp::Square: for (int64_t i = 0; i < n; ++i) o[i] = x[i] * x[i]; return true;
+    default: return false;
+  }
+}
+
+// The ops half_unary_span takes.
+bool half_unary_chunked(UnaryOp op) {
+  if (has_unary_span<float>(op)) return true;
+  switch (op) {
+    case UnaryOp::Neg: case UnaryOp::Abs: case UnaryOp::Relu: case UnaryOp::Relu6: case UnaryOp::Sign:
+    case UnaryOp::Square:
+      return true;
+    default:
+      return false;
+  }
+}
+
+template <class H>
+bool half_unary_runs(UnaryOp op, const Tensor& out, const Tensor& a) {
+  if (out.dtype() != a.dtype() || !out.is_contiguous() || !a.is_contiguous() || a.shape() != out.shape() ||
+      !half_unary_chunked(op))
+    return false;
+  H* o = out.data<H>();
+  const H* x = a.data<H>();
+  parallel_for(0, out.numel(), unary_is_cheap(op) ? kGrain : kGrain / 4, [&](int64_t lo, int64_t hi) {
+    alignas(64) float xa[kHalfRun], res[kHalfRun];
+    for (int64_t i = lo; i < hi; i += kHalfRun) {
+      int64_t k = std::min(kHalfRun, hi - i);
+      widen_run(x + i, xa, k);
+      half_unary_span(op, res, xa, k);
+      narrow_run(res, o + i, k);
+    }
+  });
+  return true;
+}
+
+// A half (or float32) operand as a float32 tensor of its shape: a broadcast operand is widened
+// once, at its unexpanded size, and expanded again.
+Tensor widened_tensor(const Tensor& t) {
+  if (t.dtype() == DType::Float32) return t;
+  Shape compact = t.shape();
+  Strides st = t.strides();
+  for (size_t d = 0; d < compact.size(); ++d)
+    if (st[d] == 0) compact[d] = 1;
+  Tensor w = empty(compact, DType::Float32);
+  copy_host(w, make_view(t, compact, st, t.offset()));
+  Strides ws = w.strides();
+  for (size_t d = 0; d < compact.size(); ++d)
+    if (compact[d] != t.shape()[d]) ws[d] = 0;
+  return make_view(w, t.shape(), ws, w.offset());
+}
+
+// The float32 kernel on widened operands; a half result rounded into out.
+template <class Kernel>
+void half_via_float(const Tensor& out, Kernel kernel) {
+  if (!is_half(out.dtype())) return kernel(out);
+  Tensor r = empty(out.shape(), DType::Float32);
+  kernel(r);
+  copy_host(out, r);
+}
+
 template <class F>
 decltype(auto) visit_compute(DType d, F&& f) {
   switch (d) {
@@ -412,11 +608,29 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
       b.dtype() != DType::Bool && out.numel() > 0 && any_zero(b))
     throw ValueError(std::string("[") + binary_name(op) + "] integer division by zero");
   if (on_cuda(out)) return cuda_kernels().binary(op, out, a, b);  // NOTE [ Device dispatch ]
+  if (is_half(a.dtype())) {  // NOTE [ Half elementwise kernels ]; b: the same half type, or a float32 scalar
+    if (out.numel() == 0) return;
+    bool done = a.dtype() == DType::Float16 ? half_binary_runs<Half>(op, out, a, b) : half_binary_runs<BFloat16>(op, out, a, b);
+    if (!done) {
+      Tensor fa = widened_tensor(a), fb = widened_tensor(b);
+      half_via_float(out, [&](const Tensor& o) { binary_typed<float>(op, o, fa, fb); });
+    }
+    return;
+  }
   visit_compute(a.dtype(), [&](auto tag) { binary_typed<decltype(tag)>(op, out, a, b); });
 }
 
 void unary(UnaryOp op, const Tensor& out, const Tensor& a) {
   if (on_cuda(out)) return cuda_kernels().unary(op, out, a);  // NOTE [ Device dispatch ]
+  if (is_half(a.dtype())) {  // NOTE [ Half elementwise kernels ]
+    if (out.numel() == 0) return;
+    bool done = a.dtype() == DType::Float16 ? half_unary_runs<Half>(op, out, a) : half_unary_runs<BFloat16>(op, out, a);
+    if (!done) {
+      Tensor fa = widened_tensor(a);
+      half_via_float(out, [&](const Tensor& o) { unary_typed<float>(op, o, fa); });
+    }
+    return;
+  }
   visit_compute(a.dtype(), [&](auto tag) { unary_typed<decltype(tag)>(op, out, a); });
 }
 
