@@ -1,7 +1,11 @@
 """Every elementwise op and the common reductions at 1M elements: typedtensor vs torch (and numpy
 where it has the op), in one process, same threads, float32 and float64.
 
-    python benchmarks/elementwise_sweep.py [--threads 1] [--dtype float32] [--markdown] [--only NAME]
+    python benchmarks/elementwise_sweep.py [--threads 1] [--dtype float32] [--markdown] [--only NAME] [--cpu-time]
+
+float16 / bfloat16 (`--dtype bfloat16`): the inputs are the float32 draws rounded to the type on
+both sides, and numpy has no column (no bfloat16; its float16 arithmetic is scalar code).
+`--cpu-time` times with the process CPU clock (one thread on a loaded machine).
 
 `benchmarks/ops.py` is the issue's table (sizes 1K..16M, matmul, conv); this sweep is the breadth:
 the 1.0x-torch target for elementwise ops and reductions holds for each row, not only add/mul/exp.
@@ -12,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -38,7 +43,8 @@ FUNCTIONAL: dict[str, tuple[float, float]] = {
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--dtype", default="float32", choices=["float32", "float64"])
+    ap.add_argument("--dtype", default="float32", choices=["float32", "float64", "bfloat16", "float16"])
+    ap.add_argument("--cpu-time", action="store_true", help="time with the process CPU clock")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--only", default="", help="run only the rows whose name contains this text")
     args = ap.parse_args()
@@ -53,13 +59,17 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(0)
     dt = args.dtype
+    half = dt in ("bfloat16", "float16")
+    clock = time.process_time if args.cpu_time else time.perf_counter
     rows: list[tuple[str, float, float | None, float, str]] = []
 
     def bench(name: str, ours: Callable[[], Any], ref_np: Callable[[], Any] | None, ref_torch: Callable[[], Any]) -> None:
         if args.only not in name:
             return
+        if half:
+            ref_np = None
         fns = [ours] + ([ref_np] if ref_np is not None else []) + [ref_torch]
-        medians, ratios = compare(fns, settle=0.1 if args.threads > 1 else 0.0)
+        medians, ratios = compare(fns, settle=0.1 if args.threads > 1 else 0.0, clock=clock)
         a, c = medians[0], medians[-1]
         b = medians[1] if ref_np is not None else None
         rows.append((name, a, b, c, spread(ratios)))
@@ -69,6 +79,9 @@ def main() -> None:
                   f"torch {c * 1e6:9.1f} µs  tt/torch {a / c:5.2f} ({spread(ratios)}){mark}", flush=True)
 
     def data(lo: float, hi: float) -> tuple[Any, Any, Any]:
+        if half:
+            v = rng.uniform(lo, hi, N).astype(np.float32)
+            return tt.from_numpy(v).to(getattr(tt, dt)), v, torch.from_numpy(v).to(getattr(torch, dt))
         v = rng.uniform(lo, hi, N).astype(dt)
         return tt.from_numpy(v), v, torch.from_numpy(v)
 
@@ -137,7 +150,8 @@ def main() -> None:
 
     if args.markdown:
         print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; threads={args.threads}; "
-              f"dtype {dt}; 1M elements; torch {torch.__version__}, numpy {np.__version__}; "
+              f"dtype {dt}; 1M elements; {'CPU time' if args.cpu_time else 'wall time'}; "
+              f"torch {torch.__version__}, numpy {np.__version__}; "
               f"typedtensor CPU capability {tt.backends.cpu.get_cpu_capability()}\n")
         print("| op | typedtensor | numpy | torch | tt / torch | per-round range |")
         print("| --- | ---: | ---: | ---: | ---: | ---: |")

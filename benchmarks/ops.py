@@ -17,20 +17,20 @@ from collections.abc import Callable
 from typing import Any
 
 
-def _calls_per_timing(fn: Callable[[], Any], target: float) -> int:
+def _calls_per_timing(fn: Callable[[], Any], target: float, clock: Callable[[], float] = time.perf_counter) -> int:
     fn()
     n = 1
     while True:
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(n):
             fn()
-        if time.perf_counter() - t0 > target or n > 1 << 20:
+        if clock() - t0 > target or n > 1 << 20:
             return n
         n *= 4
 
 
 def compare(fns: list[Callable[[], Any]], min_time: float = 0.2, rounds: int = 9,
-            settle: float = 0.0) -> tuple[list[float], list[float]]:
+            settle: float = 0.0, clock: Callable[[], float] = time.perf_counter) -> tuple[list[float], list[float]]:
     """Per-call medians of each function, timed in interleaved rounds (a timing of each per round),
     so a drift in the machine's state (another process, clocks, caches) lands on all of them alike
     instead of on whichever ran during it. Also returns the per-round ratios fns[0] / fns[-1]: their
@@ -39,8 +39,9 @@ def compare(fns: list[Callable[[], Any]], min_time: float = 0.2, rounds: int = 9
     With threads, each library's pool spins for a while after a call (OpenBLAS, OpenMP) and would
     steal the core from the next library timed: `settle` seconds of sleep before each block let
     it park, and an untimed block as long as the timed one then wakes the block's own pool and
-    brings the clock back up after the sleep."""
-    ns = [_calls_per_timing(fn, min_time / rounds) for fn in fns]
+    brings the clock back up after the sleep. `clock`: time.process_time on a loaded machine at one
+    thread (the process's CPU time, not what other processes take from it)."""
+    ns = [_calls_per_timing(fn, min_time / rounds, clock) for fn in fns]
     times: list[list[float]] = [[] for _ in fns]
     for _ in range(rounds):
         for fn, n, out in zip(fns, ns, times, strict=True):
@@ -48,10 +49,10 @@ def compare(fns: list[Callable[[], Any]], min_time: float = 0.2, rounds: int = 9
                 time.sleep(settle)
                 for _ in range(n):
                     fn()
-            t0 = time.perf_counter()
+            t0 = clock()
             for _ in range(n):
                 fn()
-            out.append((time.perf_counter() - t0) / n)
+            out.append((clock() - t0) / n)
     ratios = [a / c for a, c in zip(times[0], times[-1], strict=True)]
     return [statistics.median(t) for t in times], ratios
 

@@ -398,7 +398,7 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& a) {
 // temporary tensors. Other layouts, and the ops that have no span form here (pow's constant
 // exponents, isnan...), widen whole operands into float32 tensors and call the float32 kernel --
 // the same conversions, so the same bits either way.
-constexpr int64_t kHalfRun = kBinaryRun;  // binary_span's scratch arrays take at most this many
+constexpr int64_t kHalfRun = 1024;  // a run per call of the span kernels: 12 KiB of stack, L1-resident
 
 // A half-layout operand: the element pointer of a contiguous run, or one broadcast value read as
 // float (a half value, or the float32 of a Python number kept at float32 precision).
@@ -447,8 +447,12 @@ bool half_binary_span(BinaryOp op, float* __restrict o, const float* __restrict 
     case BinaryOp::Fmin: for (int64_t i = 0; i < n; ++i) o[i] = (x[i] < y[i] || y[i] != y[i]) ? x[i] : y[i]; return true;
     case BinaryOp::Copysign: for (int64_t i = 0; i < n; ++i) o[i] = std::copysign(x[i], y[i]); return true;
     case BinaryOp::Atan2: case BinaryOp::Hypot: case BinaryOp::Fmod: case BinaryOp::Remainder: case BinaryOp::FloorDiv:
-      if (wide_unary_enabled()) return binary_span_wide(op, o, x, y, n);
-      return binary_span<float>(op, o, x, y, n);
+      for (int64_t i = 0; i < n; i += kBinaryRun) {  // binary_span takes at most kBinaryRun
+        int64_t k = std::min(kBinaryRun, n - i);
+        if (wide_unary_enabled()) binary_span_wide(op, o + i, x + i, y + i, k);
+        else binary_span<float>(op, o + i, x + i, y + i, k);
+      }
+      return true;
     default: return false;
   }
 }
@@ -479,11 +483,25 @@ bool half_binary_chunked(BinaryOp op) {
   }
 }
 
+// half_run.h's conversions, in AVX-512 lanes where the CPU has them (the same bits)
+template <class H>
+void widen(const H* x, float* o, int64_t n, bool wide) {
+  if (!wide) return widen_run(x, o, n);
+  if constexpr (std::is_same_v<H, BFloat16>) widen_bf16_wide(reinterpret_cast<const uint16_t*>(x), o, n);
+  else widen_f16_wide(reinterpret_cast<const uint16_t*>(x), o, n);
+}
+template <class H>
+void narrow(const float* x, H* o, int64_t n, bool wide) {
+  if (!wide) return narrow_run(x, o, n);
+  if constexpr (std::is_same_v<H, BFloat16>) narrow_bf16_wide(x, reinterpret_cast<uint16_t*>(o), n);
+  else narrow_f16_wide(x, reinterpret_cast<uint16_t*>(o), n);
+}
+
 // The operand widened into `run` (k elements from i), or its broadcast run.
 template <class H>
-const float* widened(const HalfOperand& v, int64_t i, int64_t k, float* run) {
+const float* widened(const HalfOperand& v, int64_t i, int64_t k, float* run, bool wide) {
   if (v.broadcast) return run;
-  widen_run(static_cast<const H*>(v.data) + i, run, k);
+  widen(static_cast<const H*>(v.data) + i, run, k, wide);
   return run;
 }
 
@@ -495,19 +513,20 @@ bool half_binary_runs(BinaryOp op, const Tensor& out, const Tensor& a, const Ten
   const bool compare = out.dtype() == DType::Bool;
   const bool cheap = op <= BinaryOp::Div || compare || op == BinaryOp::Maximum || op == BinaryOp::Minimum;
   char* o = static_cast<char*>(out.raw());
+  const bool wide = wide_unary_enabled();
   parallel_for(0, out.numel(), cheap ? kGrain : kGrain / 4, [&](int64_t lo, int64_t hi) {
     alignas(64) float xa[kHalfRun], xb[kHalfRun], res[kHalfRun];
     if (x.broadcast) std::fill(xa, xa + kHalfRun, x.value);
     if (y.broadcast) std::fill(xb, xb + kHalfRun, y.value);
     for (int64_t i = lo; i < hi; i += kHalfRun) {
       int64_t k = std::min(kHalfRun, hi - i);
-      const float* xs = widened<H>(x, i, k, xa);
-      const float* ys = widened<H>(y, i, k, xb);
+      const float* xs = widened<H>(x, i, k, xa, wide);
+      const float* ys = widened<H>(y, i, k, xb, wide);
       if (compare) {
         half_compare_span(op, reinterpret_cast<bool*>(o) + i, xs, ys, k);
       } else {
         half_binary_span(op, res, xs, ys, k);
-        narrow_run(res, reinterpret_cast<H*>(o) + i, k);
+        narrow(res, reinterpret_cast<H*>(o) + i, k, wide);
       }
     }
   });
@@ -549,13 +568,14 @@ bool half_unary_runs(UnaryOp op, const Tensor& out, const Tensor& a) {
     return false;
   H* o = out.data<H>();
   const H* x = a.data<H>();
+  const bool wide = wide_unary_enabled();
   parallel_for(0, out.numel(), unary_is_cheap(op) ? kGrain : kGrain / 4, [&](int64_t lo, int64_t hi) {
     alignas(64) float xa[kHalfRun], res[kHalfRun];
     for (int64_t i = lo; i < hi; i += kHalfRun) {
       int64_t k = std::min(kHalfRun, hi - i);
-      widen_run(x + i, xa, k);
+      widen(x + i, xa, k, wide);
       half_unary_span(op, res, xa, k);
-      narrow_run(res, o + i, k);
+      narrow(res, o + i, k, wide);
     }
   });
   return true;

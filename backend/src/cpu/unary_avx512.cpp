@@ -22,4 +22,41 @@ void param_unary_span_wide(ParamUnaryOp op, double* o, const double* x, int64_t 
   isa_avx512::param_unary_span<double>(op, o, x, n, p);
 }
 
+// NOTE [ Half elementwise kernels ] (elementwise.cpp): the widening and rounding of half runs, 16
+// lanes at a time, the tail under a mask. The bits of half_run.h's loops (round to nearest even,
+// every NaN to 0x7fc0 for bfloat16; F16C's rounding for float16). Raw uint16_t, so no inline
+// function of dtype.h is compiled here.
+void widen_bf16_wide(const uint16_t* x, float* o, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << (n - i)) - 1u);
+    __m512i v = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, x + i));
+    _mm512_mask_storeu_ps(o + i, m, _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)));
+  }
+}
+void narrow_bf16_wide(const float* x, uint16_t* o, int64_t n) {
+  const __m512i bias = _mm512_set1_epi32(0x7fff), one = _mm512_set1_epi32(1), qnan = _mm512_set1_epi32(0x7fc0);
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << (n - i)) - 1u);
+    __m512 f = _mm512_maskz_loadu_ps(m, x + i);
+    __m512i u = _mm512_castps_si512(f);
+    __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), one);
+    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, bias), lsb), 16);
+    r = _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q), qnan);
+    _mm256_mask_storeu_epi16(o + i, m, _mm512_cvtepi32_epi16(r));
+  }
+}
+void widen_f16_wide(const uint16_t* x, float* o, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << (n - i)) - 1u);
+    _mm512_mask_storeu_ps(o + i, m, _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, x + i)));
+  }
+}
+void narrow_f16_wide(const float* x, uint16_t* o, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << (n - i)) - 1u);
+    __m256i h = _mm512_cvtps_ph(_mm512_maskz_loadu_ps(m, x + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm256_mask_storeu_epi16(o + i, m, h);
+  }
+}
+
 }  // namespace tt::cpu

@@ -24,5 +24,11 @@ void param_unary_span_wide(ParamUnaryOp op, double* o, const double* x, int64_t 
 // Only to be called when wide_unary_enabled(): same contract as binary_span in binary_span.h.
 bool binary_span_wide(BinaryOp op, float* o, const float* x, const float* y, int64_t n);
 bool binary_span_wide(BinaryOp op, double* o, const double* x, const double* y, int64_t n);
+// Only to be called when wide_unary_enabled(): half_run.h's widen_run / narrow_run on the raw bits
+// of bfloat16 and float16 runs, in AVX-512 lanes.
+void widen_bf16_wide(const uint16_t* x, float* o, int64_t n);
+void narrow_bf16_wide(const float* x, uint16_t* o, int64_t n);
+void widen_f16_wide(const uint16_t* x, float* o, int64_t n);
+void narrow_f16_wide(const float* x, uint16_t* o, int64_t n);
 
 }  // namespace tt::cpu
