@@ -46,7 +46,8 @@ def main() -> None:
     ap.add_argument("--dtype", default="float32", choices=["float32", "float64", "bfloat16", "float16"])
     ap.add_argument("--cpu-time", action="store_true", help="time with the process CPU clock")
     ap.add_argument("--markdown", action="store_true")
-    ap.add_argument("--only", default="", help="run only the rows whose name contains this text")
+    ap.add_argument("--only", action="append", default=[],
+                    help="run only the rows whose name contains this text (repeatable)")
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     os.environ.setdefault("OPENBLAS_NUM_THREADS", str(args.threads))
@@ -64,7 +65,7 @@ def main() -> None:
     rows: list[tuple[str, float, float | None, float, str]] = []
 
     def bench(name: str, ours: Callable[[], Any], ref_np: Callable[[], Any] | None, ref_torch: Callable[[], Any]) -> None:
-        if args.only not in name:
+        if args.only and not any(o in name for o in args.only):
             return
         if half:
             ref_np = None
