@@ -120,8 +120,33 @@ class Unary : public Primitive {
   std::optional<Params> attrs() const override { return Params{}; }
 };
 
+// out = kernel(ins) for contiguous half tensors of one shape, block by block: each block of the
+// inputs widened into float32 buffers that stay in cache, the float32 kernel run on them, its result
+// rounded into out. The float32 result rounded once, as the composition with float32 tensors gives.
+template <class Kernel>
+void in_float_blocks(const Tensor& out, const TensorList& ins, Kernel kernel) {
+  constexpr int64_t kBlock = 16384;  // 64 KiB per float32 buffer
+  const int64_t n = out.numel(), m = std::min(n, kBlock);
+  Tensor o32 = empty(Shape{m}, DType::Float32);
+  TensorList bufs;
+  for (size_t j = 0; j < ins.size(); ++j) bufs.push_back(empty(Shape{m}, DType::Float32));
+  auto part = [](const Tensor& t, int64_t at, int64_t k) { return make_view(t, Shape{k}, Strides{1}, t.offset() + at); };
+  for (int64_t i = 0; i < n; i += kBlock) {
+    const int64_t k = std::min(kBlock, n - i);
+    TensorList wide;
+    for (size_t j = 0; j < ins.size(); ++j) {
+      wide.push_back(part(bufs[j], 0, k));
+      cpu::copy(wide.back(), part(ins[j], i, k));
+    }
+    Tensor o = part(o32, 0, k);
+    kernel(o, wide);
+    cpu::copy(part(out, i, k), o);
+  }
+}
+
 // g * f'(x) for gelu / gelu_tanh / silu in one kernel; its own VJP (double backward) is written
-// with front-end ops: d/dg = f'(x), d/dx = g f''(x).
+// with front-end ops: d/dg = f'(x), d/dx = g f''(x). float16 / bfloat16 on the CPU: the float32
+// kernel over widened blocks (NOTE [ Half gradients ]).
 class ActBackward : public Primitive {
  public:
   explicit ActBackward(UnaryOp op) : op_(op) {}
@@ -132,16 +157,22 @@ class ActBackward : public Primitive {
                                       : "silu_backward";
   }
   TypeList output_types(const TypeList& in) const override {  // (g, x) -> dx
-    detail::TypeCheck(name(), in).count(2).real(0);
+    detail::TypeCheck c(name(), in);
+    c.count(2);
+    if (!is_half(in[0].dtype)) c.real(0);
     return same_shape_types(name(), in, 2);
   }
   TensorList eval_cpu(const TensorList& in) override {
     Tensor g = contiguous(in[0]), x = contiguous(in[1]);
     Tensor out = detail::alloc_output(*this, in);
-    cpu::activation_backward(op_, out, g, x);
+    if (is_half(out.dtype()) && out.numel() > 0)
+      in_float_blocks(out, {g, x}, [this](const Tensor& o, const TensorList& w) { cpu::activation_backward(op_, o, w[0], w[1]); });
+    else
+      cpu::activation_backward(op_, out, g, x);
     return {out};
   }
-  TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList&) override {
+  TensorList vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums, const TensorList& out) override;
+  TensorList float_vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums) {
     using namespace vjp;
     const Tensor &g = in[0], &x = in[1], &c = ct[0];
     TensorList r;
@@ -380,6 +411,15 @@ TensorList half_vjp_in_float(Primitive& p, const TensorList& x, const TensorList
   return r;
 }
 
+TensorList ActBackward::vjp(const TensorList& in, const TensorList& ct, const std::vector<int>& argnums,
+                            const TensorList& out) {
+  if (is_half(ct[0].dtype())) {  // NOTE [ Half gradients ]
+    ActBackward f(op_);
+    return half_vjp_in_float(f, in, ct, argnums, out, {ct[0].dtype(), ct[0].dtype()});
+  }
+  return float_vjp(in, ct, argnums);
+}
+
 TensorList Binary::vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums, const TensorList& out) {
   using namespace vjp;
   const Tensor& g = ct[0];
@@ -455,7 +495,9 @@ TensorList Unary::vjp(const TensorList& in, const TensorList& ct, const std::vec
   const Tensor& g = ct[0];
   const Tensor& x = in[0];
   const Tensor& y = out.empty() ? Tensor() : out[0];
-  if (is_half(g.dtype()) && op_ != UnaryOp::Neg && op_ != UnaryOp::Exp && op_ != UnaryOp::Relu) {
+  // gelu, gelu_tanh, silu: ActBackward widens blocks itself (on the CPU)
+  bool fused_act = (op_ == UnaryOp::Gelu || op_ == UnaryOp::GeluTanh || op_ == UnaryOp::Silu) && !on_cuda(g);
+  if (is_half(g.dtype()) && op_ != UnaryOp::Neg && op_ != UnaryOp::Exp && op_ != UnaryOp::Relu && !fused_act) {
     Unary f(op_);  // NOTE [ Half gradients ]; the result's dtype is x's
     return half_vjp_in_float(f, in, ct, {0}, out, {g.dtype()});
   }
