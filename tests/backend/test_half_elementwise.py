@@ -260,6 +260,17 @@ def test_in_place(dtype: str) -> None:
     a.relu_()
     ta.relu_()
     _same(a, ta, "relu_")
+    for number in (0.1, 1e-30, 3.0):  # the number at float32 precision, as out of place
+        a.mul_(number).div_(number * 0.7)
+        ta.mul_(number).div_(number * 0.7)
+        _same(a, ta, f"mul_ / div_ by {number}")
+    view, tview = a[::3], ta[::3]  # a strided self
+    view.sub_(b[::3])
+    tview.sub_(tb[::3])
+    _same(a, ta, "sub_ into a strided view")
+    a.add_(b[:1])  # a broadcast operand
+    ta.add_(tb[:1])
+    _same(a, ta, "add_ of a broadcast operand")
 
 
 # gradients: name, ours, torch's. The VJP is the float32 formula rounded once (NOTE [ Half

@@ -875,8 +875,11 @@ Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other0) {
   check_writable_once(self, name.c_str());
   DType rt = result_type(self, other0);
   // a Python number (float64 when a float) in self's type when the op computes in that type
-  // (x.mul_(0.9) on float32): the fast path below then writes in place, with no traced op
-  const Tensor& other = other0.impl()->wrapped_number && rt == self.dtype() ? detail::cast(other0, rt) : other0;
+  // (x.mul_(0.9) on float32): the fast path below then writes in place, with no traced op. Not for
+  // a half self's * and /: their number keeps float32 precision, as out of place (and in torch)
+  const bool keeps_number = is_half(self.dtype()) && (op == BinaryOp::Mul || op == BinaryOp::Div);
+  const Tensor& other =
+      other0.impl()->wrapped_number && rt == self.dtype() && !keeps_number ? detail::cast(other0, rt) : other0;
   if (needs_float(op) && !is_floating(rt)) rt = kDefaultFloat;
   if (is_compare(op) || is_logical(op)) rt = DType::Bool;
   if (!detail::can_cast(rt, self.dtype()))
@@ -897,7 +900,10 @@ Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other0) {
   }
   if (self.numel() == 0) return self;
   // an op that computes in floating point (div, pow, atan2...) writes a floating self in place too
-  if (self.dtype() == other.dtype() && !is_half(self.dtype()) && (is_floating(self.dtype()) || !needs_float(op)) &&
+  // a half self on the CPU too (NOTE [ Half elementwise kernels ])
+  const bool half_ok = is_half(self.dtype()) && half_on_cpu(self, other);
+  if (self.dtype() == other.dtype() && (!is_half(self.dtype()) || half_ok) &&
+      (is_floating(self.dtype()) || !needs_float(op)) &&
       !overlaps(self, other) &&
       !is_compare(op) && !is_logical(op) && !(op == BinaryOp::Sub && self.dtype() == DType::Bool) &&
       !(is_bitwise(op) && is_floating(self.dtype()))) {
