@@ -431,8 +431,13 @@ def _layer_norm(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
 @emits("conv2d")
 def _conv(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
     sh, sw, ph, pw, dh, dw, groups = (int(v) for v in n.attrs["geom"][:7])
-    return [c.b.node("Conv", x[:3] if n.attrs["bias"] else x[:2], strides=[sh, sw], pads=[ph, pw, ph, pw],
-                     dilations=[dh, dw], group=groups)]
+    ins = x[:3] if n.attrs["bias"] else x[:2]
+    # opset 18's Conv has no bfloat16 (the backend's bfloat16 convolution sums in float32 too)
+    wide = _in_dtype(c, n) == "bfloat16"
+    if wide:
+        ins = [c.b.node("Cast", [v], to=c.onnx_type("float32")) for v in ins]
+    y = c.b.node("Conv", ins, strides=[sh, sw], pads=[ph, pw, ph, pw], dilations=[dh, dw], group=groups)
+    return [c.b.node("Cast", [y], to=c.onnx_type("bfloat16")) if wide else y]
 
 
 def _pool_ceil(size: int, k: int, s: int, p: int, d: int, out: int) -> int:
