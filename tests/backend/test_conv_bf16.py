@@ -74,6 +74,7 @@ CASES = [
     Case((2, 3, 8, 7), (4, 3, 4, 3), padding="same", dilation=(1, 2)),  # 'same' with an odd total pad
     Case((2, 3, 9, 9), (5, 3, 3, 3), padding="same", bias=False),
     Case((3, 16, 6, 5), (24, 16, 1, 1)),  # 1x1: the image is its own columns
+    Case((2, 3, 5, 6), (4, 3, 1, 3), padding=(1, 2)),  # padding past the kernel: dx by col2im at stride 1
     Case((3, 8, 5, 6), (12, 4, 1, 1), groups=2, bias=False),
     Case((4, 40, 30, 30), (32, 40, 3, 3), padding=(1, 1)),  # several column tiles per image, k = 360
     Case((7, 5, 4, 4), (6, 5, 3, 3), padding=(1, 1)),  # small maps: the input gradient's sample blocks
