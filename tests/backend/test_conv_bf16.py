@@ -66,21 +66,26 @@ class Case:
         return {"stride": self.stride, "padding": self.padding, "dilation": self.dilation, "groups": self.groups}
 
 
+# Under MKL the bfloat16 GEMM runs where the inner size c kh kw / groups is at least 32; the input
+# gradient is a convolution with the flipped kernel at stride 1 with c / groups >= 16 and padding
+# within the kernel's reach, col2im otherwise (NOTE [ bfloat16 input gradient ]).
 CASES = [
-    Case((2, 3, 9, 11), (5, 3, 3, 3)),
-    Case((3, 4, 12, 10), (6, 4, 3, 2), stride=(2, 3), padding=(1, 2)),
-    Case((2, 6, 11, 13), (8, 3, 3, 3), padding=(2, 1), dilation=(2, 3), groups=2),
-    Case((2, 4, 10, 9), (4, 1, 3, 3), padding=(1, 1), groups=4, bias=False),  # depthwise
+    Case((2, 4, 9, 11), (5, 4, 3, 3)),
+    Case((3, 4, 12, 10), (6, 4, 3, 3), stride=(2, 3), padding=(1, 2)),
+    Case((2, 32, 11, 13), (8, 16, 3, 3), padding=(2, 1), dilation=(2, 3), groups=2),
     Case((2, 3, 8, 7), (4, 3, 4, 3), padding="same", dilation=(1, 2)),  # 'same' with an odd total pad
-    Case((2, 3, 9, 9), (5, 3, 3, 3), padding="same", bias=False),
-    Case((3, 16, 6, 5), (24, 16, 1, 1)),  # 1x1: the image is its own columns
-    Case((2, 3, 5, 6), (4, 3, 1, 3), padding=(1, 2)),  # padding past the kernel: dx by col2im at stride 1
-    Case((3, 8, 5, 6), (12, 4, 1, 1), groups=2, bias=False),
-    Case((4, 40, 30, 30), (32, 40, 3, 3), padding=(1, 1)),  # several column tiles per image, k = 360
+    Case((2, 16, 9, 9), (5, 16, 3, 3), padding="same", bias=False),
+    Case((3, 32, 6, 5), (24, 32, 1, 1)),  # 1x1: the image is its own columns
+    Case((3, 64, 5, 6), (12, 32, 1, 1), groups=2, bias=False),
+    Case((2, 16, 5, 6), (4, 16, 1, 3), padding=(1, 2)),  # padding past the kernel's reach
+    Case((4, 40, 30, 30), (32, 40, 3, 3), padding=(1, 1)),  # several column tiles per image
     Case((7, 5, 4, 4), (6, 5, 3, 3), padding=(1, 1)),  # small maps: the input gradient's sample blocks
     Case((1, 8, 20, 20), (16, 8, 5, 5), stride=(2, 2), padding=(2, 2)),  # one sample: the GEMM is split
-    Case((3, 10, 9), (4, 3, 3, 3), stride=(2, 1)),  # unbatched
-    Case((5, 7, 8), (6, 5, 3, 2), padding="same", bias=False),
+    Case((4, 10, 9), (4, 4, 3, 3), stride=(2, 1)),  # unbatched
+    Case((5, 7, 8), (6, 5, 3, 4), padding="same", bias=False),
+    # inner size under 32: widened to float32 inside the kernel under MKL too
+    Case((2, 3, 9, 11), (5, 3, 3, 3)),  # an RGB first layer
+    Case((2, 4, 10, 9), (4, 1, 3, 3), padding=(1, 1), groups=4, bias=False),  # depthwise
 ]
 
 

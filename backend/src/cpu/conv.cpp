@@ -290,7 +290,11 @@ void conv2d(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* b
   }
   if (x.dtype() == DType::Float32) return conv2d_typed<float>(out, x, w, bias, sh, sw, ph, pw, dh, dw, groups);
   if (x.dtype() == DType::BFloat16) {  // NOTE [ bfloat16 convolution ]
-    if (blas_has_bf16_gemm()) return conv2d_bf16(out, x, w, bias, sh, sw, ph, pw, dh, dw, groups);
+    // a GEMM whose inner size (c kh kw per group) is under one AMX tile's depth of 32 bfloat16
+    // (a first layer on 1-3 channels, a depthwise 3x3) ran slower than float32 on widened operands
+    constexpr int64_t kMinDepth = 32;
+    if (blas_has_bf16_gemm() && w.size(1) * w.size(2) * w.size(3) >= kMinDepth)
+      return conv2d_bf16(out, x, w, bias, sh, sw, ph, pw, dh, dw, groups);
     return conv2d_bf16_widened(out, x, w, bias, sh, sw, ph, pw, dh, dw, groups);
   }
   if (x.dtype() == DType::Float64) return conv2d_typed<double>(out, x, w, bias, sh, sw, ph, pw, dh, dw, groups);

@@ -155,7 +155,10 @@ bool conv_bwd_input_by_conv(const Tensor& dx, const Tensor& g, const Tensor& wt,
                             int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
   int64_t c = dx.size(1), o = wt.size(0), kh = wt.size(2), kw = wt.size(3);
   int64_t qh = dh * (kh - 1) - ph, qw = dw * (kw - 1) - pw;  // the flipped convolution's padding
-  if (sh != 1 || sw != 1 || qh < 0 || qw < 0) return false;
+  // its GEMM has c / groups rows: a handful (an RGB input's gradient) wastes AMX's 16-row tiles
+  // and reads o kh kw columns per pixel, where W^T @ g has kh kw c rows
+  constexpr int64_t kMinRows = 16;
+  if (sh != 1 || sw != 1 || qh < 0 || qw < 0 || c / groups < kMinRows) return false;
   // a conv_transpose2d's output_padding widens dx past what g reaches: col2im writes those zeros
   if (dx.size(2) != g.size(2) + dh * (kh - 1) - 2 * ph || dx.size(3) != g.size(3) + dw * (kw - 1) - 2 * pw) return false;
   int64_t cg = c / groups, og = o / groups, khw = kh * kw;
