@@ -21,6 +21,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from _harness import cpu_name
+
 CLOCK: Callable[[], float] = time.perf_counter
 
 
@@ -74,18 +76,6 @@ def fmt(t: float) -> str:
     if t < 1e-3:
         return f"{t * 1e6:.2f} µs"
     return f"{t * 1e3:.3f} ms"
-
-
-def cpu_name() -> str:
-    """The CPU's model name (/proc/cpuinfo), else what platform reports."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 # conv2d rows: batch, channels, height = width, out channels, kernel, padding
