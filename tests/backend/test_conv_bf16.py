@@ -219,3 +219,67 @@ def test_onnx_export_of_a_bfloat16_convolution(blas: str) -> None:
     with tt.no_grad():
         want = f(tt.from_numpy(x)).numpy()
     np.testing.assert_allclose(got, want, rtol=2.0**-7, atol=1e-6)  # float32 sums in another order
+
+
+@dataclass(frozen=True)
+class TCase:
+    x: tuple[int, ...]  # [N, C_in, H, W] or unbatched
+    w: tuple[int, int, int, int]  # [C_in, C_out / groups, kh, kw]
+    stride: tuple[int, int] = (1, 1)
+    padding: tuple[int, int] = (0, 0)
+    output_padding: tuple[int, int] = (0, 0)
+    groups: int = 1
+    dilation: tuple[int, int] = (1, 1)
+    bias: bool = False
+
+    def kwargs(self) -> dict[str, Any]:
+        return {"stride": self.stride, "padding": self.padding, "output_padding": self.output_padding,
+                "groups": self.groups, "dilation": self.dilation}
+
+
+# conv_transpose2d is conv2d's input-gradient kernel (NOTE [ Transposed convolution ]): bfloat16 on
+# the GEMM without a bias; with one it widens, so that bias + product is rounded once
+TCASES = [
+    TCase((2, 64, 4, 4), (64, 32, 4, 4), stride=(2, 2), padding=(1, 1)),  # a dcgan generator layer
+    TCase((3, 40, 5, 6), (40, 8, 3, 3), stride=(2, 3), padding=(1, 0), output_padding=(1, 2)),
+    TCase((2, 32, 6, 5), (32, 16, 3, 3), padding=(1, 1)),  # stride 1: a conv2d with the flipped kernel
+    TCase((2, 64, 5, 5), (64, 8, 3, 3), stride=(2, 2), groups=2, dilation=(2, 1)),
+    TCase((16, 1, 1), (16, 48, 4, 4)),  # unbatched, 1x1 -> 4x4
+    TCase((2, 32, 4, 4), (32, 8, 4, 4), stride=(2, 2), padding=(1, 1), bias=True),
+]
+
+
+@pytest.mark.parametrize("case", TCASES, ids=lambda c: f"x{c.x}-w{c.w}-s{c.stride}-p{c.padding}-op{c.output_padding}"
+                         f"-g{c.groups}-d{c.dilation}" + ("-bias" if c.bias else ""))
+def test_conv_transpose2d(blas: str, threads: int, case: TCase) -> None:
+    x, w = _bf16(case.x, 20), _bf16(case.w, 21)
+    b = _bf16((case.w[1] * case.groups,), 22) if case.bias else None
+
+    def run(dtype: torch.dtype, xs: np.ndarray, ws: np.ndarray, bs: np.ndarray | None,
+            gy: np.ndarray | None) -> tuple[torch.Tensor, ...]:
+        tx, tw = (torch.from_numpy(a).to(dtype).requires_grad_() for a in (xs, ws))
+        tb = torch.from_numpy(bs).to(dtype).requires_grad_() if bs is not None else None
+        y: Any = torch.nn.functional.conv_transpose2d(tx, tw, tb, **case.kwargs())
+        if gy is None:
+            return (y.detach(),)
+        y.backward(torch.from_numpy(gy).to(dtype))
+        assert tx.grad is not None and tw.grad is not None
+        return (y.detach(), tx.grad, tw.grad) + ((tb.grad,) if tb is not None and tb.grad is not None else ())
+
+    gy = _bf16(tuple(run(torch.float32, x, w, b, None)[0].shape), 23)
+    exact = run(torch.float64, x, w, b, gy)
+    bound = run(torch.float64, np.abs(x), np.abs(w), np.abs(b) if b is not None else None, np.abs(gy))
+    theirs = run(torch.bfloat16, x, w, b, gy)
+    ox, ow = _ours(x).requires_grad_(), _ours(w).requires_grad_()
+    ob = _ours(b).requires_grad_() if b is not None else None
+    y = F.conv_transpose2d(ox, ow, ob, **case.kwargs())
+    y.backward(_ours(gy))
+    assert ox.grad is not None and ow.grad is not None
+    cin_g, cout_g, kh, kw = case.w[0] // case.groups, case.w[1], case.w[2], case.w[3]
+    positions = (case.x[0] if len(case.x) == 4 else 1) * int(np.prod(case.x[-2:]))
+    _check("y", y.detach(), exact[0], bound[0], cin_g * kh * kw + 1, theirs[0])
+    _check("dx", ox.grad, exact[1], bound[1], cout_g * kh * kw, theirs[1])
+    _check("dw", ow.grad, exact[2], bound[2], positions, theirs[2])
+    if ob is not None:
+        assert ob.grad is not None
+        _check("db", ob.grad, exact[3], bound[3], int(np.prod(gy.shape)), theirs[3])

@@ -507,7 +507,9 @@ Tensor conv_transpose2d(const Tensor& x0, const Tensor& w, const Tensor* b, std:
     throw TypeError(std::string("[conv_transpose2d] needs floating point tensors, got ") + dtype_name(x.dtype()));
   check_same_float("conv_transpose2d", x, w);
   if (b) check_same_float("conv_transpose2d", x, *b);
-  DType dt = x.dtype(), cdt = is_half(dt) ? DType::Float32 : dt;
+  // bfloat16 without a bias on the bfloat16 GEMM (NOTE [ bfloat16 convolution ] in cpu/conv.cpp);
+  // with one, widened, so that bias + product is rounded once (the primitive has no bias input)
+  DType dt = x.dtype(), cdt = b ? (is_half(dt) ? DType::Float32 : dt) : conv_compute_dtype(x);
   ConvParams p{stride.first, stride.second, padding.first, padding.second, dilation.first, dilation.second, groups};
   Tensor r = apply1(std::make_shared<Conv2dBackwardInput>(p, Shape{x.size(0), o, oh, ow}),
                     {detail::cast(x, cdt), detail::cast(w, cdt)});
