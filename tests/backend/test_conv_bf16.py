@@ -67,16 +67,16 @@ class Case:
 
 
 # Under MKL the bfloat16 GEMM runs where the inner size c kh kw / groups is at least 32; the input
-# gradient is a convolution with the flipped kernel at stride 1 with c / groups >= 16 and padding
-# within the kernel's reach, col2im otherwise (NOTE [ bfloat16 input gradient ]).
+# gradient is a convolution with the flipped kernel at stride 1 with c / groups >= 16, at least 128
+# pixels and padding within the kernel's reach, col2im otherwise (NOTE [ bfloat16 input gradient ]).
 CASES = [
     Case((2, 4, 9, 11), (5, 4, 3, 3)),
     Case((3, 4, 12, 10), (6, 4, 3, 3), stride=(2, 3), padding=(1, 2)),
     Case((2, 32, 11, 13), (8, 16, 3, 3), padding=(2, 1), dilation=(2, 3), groups=2),
     Case((2, 3, 8, 7), (4, 3, 4, 3), padding="same", dilation=(1, 2)),  # 'same' with an odd total pad
-    Case((2, 16, 9, 9), (5, 16, 3, 3), padding="same", bias=False),
-    Case((3, 32, 6, 5), (24, 32, 1, 1)),  # 1x1: the image is its own columns
-    Case((3, 64, 5, 6), (12, 32, 1, 1), groups=2, bias=False),
+    Case((2, 16, 12, 11), (5, 16, 3, 3), padding="same", bias=False),
+    Case((3, 32, 12, 11), (24, 32, 1, 1)),  # 1x1: the image is its own columns
+    Case((3, 64, 5, 6), (12, 32, 1, 1), groups=2, bias=False),  # a small map: dx by col2im
     Case((2, 16, 5, 6), (4, 16, 1, 3), padding=(1, 2)),  # padding past the kernel's reach
     Case((4, 40, 30, 30), (32, 40, 3, 3), padding=(1, 1)),  # several column tiles per image
     Case((7, 5, 4, 4), (6, 5, 3, 3), padding=(1, 1)),  # small maps: the input gradient's sample blocks
@@ -242,7 +242,7 @@ class TCase:
 TCASES = [
     TCase((2, 64, 4, 4), (64, 32, 4, 4), stride=(2, 2), padding=(1, 1)),  # a dcgan generator layer
     TCase((3, 40, 5, 6), (40, 8, 3, 3), stride=(2, 3), padding=(1, 0), output_padding=(1, 2)),
-    TCase((2, 32, 6, 5), (32, 16, 3, 3), padding=(1, 1)),  # stride 1: a conv2d with the flipped kernel
+    TCase((2, 32, 12, 11), (32, 16, 3, 3), padding=(1, 1)),  # stride 1: a conv2d with the flipped kernel
     TCase((2, 64, 5, 5), (64, 8, 3, 3), stride=(2, 2), groups=2, dilation=(2, 1)),
     TCase((16, 1, 1), (16, 48, 4, 4)),  # unbatched, 1x1 -> 4x4
     TCase((2, 32, 4, 4), (32, 8, 4, 4), stride=(2, 2), padding=(1, 1), bias=True),

@@ -156,9 +156,12 @@ bool conv_bwd_input_by_conv(const Tensor& dx, const Tensor& g, const Tensor& wt,
   int64_t c = dx.size(1), o = wt.size(0), kh = wt.size(2), kw = wt.size(3);
   int64_t qh = dh * (kh - 1) - ph, qw = dw * (kw - 1) - pw;  // the flipped convolution's padding
   // its GEMM has c / groups rows: a handful (an RGB input's gradient) wastes AMX's 16-row tiles
-  // and reads o kh kw columns per pixel, where W^T @ g has kh kw c rows
-  constexpr int64_t kMinRows = 16;
-  if (sh != 1 || sw != 1 || qh < 0 || qw < 0 || c / groups < kMinRows) return false;
+  // and reads o kh kw columns per pixel, where W^T @ g has kh kw c rows. Its GEMMs have one
+  // sample's pixels as columns: on maps under ~128 pixels (a generator's 1x1 -> 4x4) col2im, whose
+  // GEMM takes several samples' columns at once (NOTE [ Sample blocks ]), was as fast or faster.
+  constexpr int64_t kMinRows = 16, kMinPixels = 128;
+  if (sh != 1 || sw != 1 || qh < 0 || qw < 0 || c / groups < kMinRows || dx.size(2) * dx.size(3) < kMinPixels)
+    return false;
   // a conv_transpose2d's output_padding widens dx past what g reaches: col2im writes those zeros
   if (dx.size(2) != g.size(2) + dh * (kh - 1) - 2 * ph || dx.size(3) != g.size(3) + dw * (kw - 1) - 2 * pw) return false;
   int64_t cg = c / groups, og = o / groups, khw = kh * kw;
