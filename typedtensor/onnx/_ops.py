@@ -74,9 +74,20 @@ def _direct_from_table() -> dict[str, DirectSpec]:
 DIRECT: dict[str, DirectSpec] = _direct_from_table()
 
 
+# ONNX operators written between Casts to float32 and back for bfloat16 operands: opset 18 allows
+# bfloat16 MatMul, but onnxruntime's CPU provider has no kernel for it. The backend's bfloat16
+# matmul sums in float32 and rounds once (NOTE [ bfloat16 GEMM ] in backend/src/cpu/gemm.cpp),
+# which is what Cast, the float32 MatMul and Cast compute.
+_WIDENED_FOR_BFLOAT16 = frozenset({"MatMul"})
+
+
 def _direct(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
     onnx_op, attrs = DIRECT[n.op]
-    return [c.b.node(onnx_op, x, **{a: _ATTR_TYPES[kind](n.attrs[key]) for a, kind, key in attrs})]
+    kw = {a: _ATTR_TYPES[kind](n.attrs[key]) for a, kind, key in attrs}
+    if onnx_op in _WIDENED_FOR_BFLOAT16 and _in_dtype(c, n) == "bfloat16":
+        wide = [c.b.node("Cast", [v], to=c.onnx_type("float32")) for v in x]
+        return [c.b.node("Cast", [c.b.node(onnx_op, wide, **kw)], to=c.onnx_type("bfloat16"))]
+    return [c.b.node(onnx_op, x, **kw)]
 
 
 emits(*DIRECT)(_direct)
