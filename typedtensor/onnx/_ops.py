@@ -81,12 +81,17 @@ DIRECT: dict[str, DirectSpec] = _direct_from_table()
 _WIDENED_FOR_BFLOAT16 = frozenset({"MatMul"})
 
 
+def _in_float32(c: Context, onnx_op: str, x: list[str], **kw: Any) -> str:
+    """``onnx_op`` on bfloat16 operands computed in float32 and rounded back once."""
+    wide = [c.b.node("Cast", [v], to=c.onnx_type("float32")) for v in x]
+    return c.b.node("Cast", [c.b.node(onnx_op, wide, **kw)], to=c.onnx_type("bfloat16"))
+
+
 def _direct(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
     onnx_op, attrs = DIRECT[n.op]
     kw = {a: _ATTR_TYPES[kind](n.attrs[key]) for a, kind, key in attrs}
     if onnx_op in _WIDENED_FOR_BFLOAT16 and _in_dtype(c, n) == "bfloat16":
-        wide = [c.b.node("Cast", [v], to=c.onnx_type("float32")) for v in x]
-        return [c.b.node("Cast", [c.b.node(onnx_op, wide, **kw)], to=c.onnx_type("bfloat16"))]
+        return [_in_float32(c, onnx_op, x, **kw)]
     return [c.b.node(onnx_op, x, **kw)]
 
 
@@ -443,12 +448,11 @@ def _layer_norm(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
 def _conv(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
     sh, sw, ph, pw, dh, dw, groups = (int(v) for v in n.attrs["geom"][:7])
     ins = x[:3] if n.attrs["bias"] else x[:2]
+    geom: dict[str, Any] = {"strides": [sh, sw], "pads": [ph, pw, ph, pw], "dilations": [dh, dw], "group": groups}
     # opset 18's Conv has no bfloat16 (the backend's bfloat16 convolution sums in float32 too)
-    wide = _in_dtype(c, n) == "bfloat16"
-    if wide:
-        ins = [c.b.node("Cast", [v], to=c.onnx_type("float32")) for v in ins]
-    y = c.b.node("Conv", ins, strides=[sh, sw], pads=[ph, pw, ph, pw], dilations=[dh, dw], group=groups)
-    return [c.b.node("Cast", [y], to=c.onnx_type("bfloat16")) if wide else y]
+    if _in_dtype(c, n) == "bfloat16":
+        return [_in_float32(c, "Conv", ins, **geom)]
+    return [c.b.node("Conv", ins, **geom)]
 
 
 def _pool_ceil(size: int, k: int, s: int, p: int, d: int, out: int) -> int:
