@@ -39,15 +39,15 @@ def _ours(x: np.ndarray) -> tt.Tensor:
     return tt.from_numpy(np.ascontiguousarray(x)).to(tt.bfloat16)
 
 
-def _check(out: tt.Tensor, a: np.ndarray, b: np.ndarray, torch_out: torch.Tensor) -> None:
-    """Within one bfloat16 rounding (relative 2**-8) of the float64 sum, plus float32's
-    accumulation error; and as close to torch's bfloat16 result."""
+def _check(out: tt.Tensor, a: np.ndarray, b: np.ndarray, torch_out: torch.Tensor, roundings: int = 1) -> None:
+    """Within ``roundings`` bfloat16 roundings (relative 2**-8 each) of the float64 sum, plus
+    float32's accumulation error; and as close to torch's bfloat16 result."""
     assert out.dtype == tt.bfloat16
     got = out.float().numpy()
     exact = np.matmul(a.astype(np.float64), b.astype(np.float64))
     bound = np.matmul(np.abs(a).astype(np.float64), np.abs(b).astype(np.float64))
     k = a.shape[-1]
-    tol = 2.0**-8 * np.abs(exact) + 1e-6 * k * bound + 1e-30
+    tol = roundings * 2.0**-8 * np.abs(exact) + 1e-6 * k * bound + 1e-30
     assert np.all(np.abs(got - exact) <= tol), float(np.max(np.abs(got - exact) / tol))
     theirs = torch_out.float().numpy()
     assert np.all(np.abs(got - theirs) <= 2 * tol)
@@ -183,3 +183,22 @@ def test_linear_with_bias_rounds_once_and_matches_torch(blas: str, batch: tuple[
     _check(ox.grad, g, w, rx.grad)
     _check(ow.grad, g.reshape(-1, 29).T, x2, rw.grad)
     np.testing.assert_allclose(ob.grad.float().numpy(), rb.grad.float().numpy(), rtol=2**-7, atol=1e-6)
+
+
+def test_compiled_linear_keeps_the_bfloat16_gemm(blas: str) -> None:
+    """Under tt.compile a bfloat16 layer with the bfloat16 GEMM is traced as matmul + add: the
+    product rounded, then the sum (each within 2**-8 of its own value); without that GEMM it is
+    widened and rounded once, as eagerly."""
+    x, w, bias = _bf16((40, 48), 21), _bf16((29, 48), 22), _bf16((29,), 23)
+    f = tt.compile(lambda a, b, c: tt.nn.functional.linear(a, b, c))
+    out = f(_ours(x), _ours(w), _ours(bias)).float().numpy()
+    graph = str(f.graph_for(_ours(x), _ours(w), _ours(bias)))
+    assert ("bf16[40, 29] = matmul" in graph) == CPU.blas_has_bf16_gemm(), graph
+    product = x.astype(np.float64) @ w.T.astype(np.float64)
+    exact = product + bias
+    accumulation = 1e-6 * 48 * (np.abs(x).astype(np.float64) @ np.abs(w.T) + np.abs(bias))
+    twice = CPU.blas_has_bf16_gemm()
+    tol = 2.0**-8 * (np.abs(exact) + (np.abs(product) if twice else 0)) + accumulation
+    assert np.all(np.abs(out - exact) <= tol)
+    eager = tt.nn.functional.linear(_ours(x), _ours(w), _ours(bias)).float().numpy()
+    assert np.all(np.abs(eager - exact) <= 2.0**-8 * np.abs(exact) + accumulation)

@@ -405,11 +405,10 @@ def _param_names(module: Any) -> dict[tuple[int, tuple[int, ...], tuple[int, ...
 
 
 def _widens(c: Context, n: Any) -> bool:
-    """A bfloat16 elementwise op or matrix product: the backend runs it on bfloat16 tensors directly
-    (widening inside its kernel, a GEMM accumulating in float32), but ONNX runtimes rarely implement
-    bfloat16 arithmetic, so the exported model widens to float32 around it -- the same roundings."""
-    return (n.op in _ops.ELEMENTWISE_PRIMS or n.op == "matmul") and any(
-        v >= 0 and c.dtype(v) == "bfloat16" for v in n.inputs)
+    """A bfloat16 elementwise op: the backend runs it on bfloat16 tensors directly (widening inside
+    its kernel), but onnxruntime's CPU provider has no bfloat16 arithmetic, so the exported model
+    computes it in float32 between Casts -- the same roundings (MatMul and Conv: _ops._in_float32)."""
+    return n.op in _ops.ELEMENTWISE_PRIMS and any(v >= 0 and c.dtype(v) == "bfloat16" for v in n.inputs)
 
 
 def _emit_widened(c: Context, n: Any, emit: Any, ins: list[str]) -> list[str]:

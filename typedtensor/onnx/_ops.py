@@ -84,9 +84,25 @@ def _elementwise_prims() -> frozenset[str]:
 ELEMENTWISE_PRIMS: frozenset[str] = _elementwise_prims()
 
 
+# ONNX operators written between Casts to float32 and back for bfloat16 operands: opset 18 allows
+# bfloat16 MatMul, but onnxruntime's CPU provider has no kernel for it. The backend's bfloat16
+# matmul sums in float32 and rounds once (NOTE [ bfloat16 GEMM ] in backend/src/cpu/gemm.cpp),
+# which is what Cast, the float32 MatMul and Cast compute.
+_WIDENED_FOR_BFLOAT16 = frozenset({"MatMul"})
+
+
+def _in_float32(c: Context, onnx_op: str, x: list[str], **kw: Any) -> str:
+    """``onnx_op`` on bfloat16 operands computed in float32 and rounded back once."""
+    wide = [c.b.node("Cast", [v], to=c.onnx_type("float32")) for v in x]
+    return c.b.node("Cast", [c.b.node(onnx_op, wide, **kw)], to=c.onnx_type("bfloat16"))
+
+
 def _direct(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
     onnx_op, attrs = DIRECT[n.op]
-    return [c.b.node(onnx_op, x, **{a: _ATTR_TYPES[kind](n.attrs[key]) for a, kind, key in attrs})]
+    kw = {a: _ATTR_TYPES[kind](n.attrs[key]) for a, kind, key in attrs}
+    if onnx_op in _WIDENED_FOR_BFLOAT16 and _in_dtype(c, n) == "bfloat16":
+        return [_in_float32(c, onnx_op, x, **kw)]
+    return [c.b.node(onnx_op, x, **kw)]
 
 
 emits(*DIRECT)(_direct)
@@ -441,8 +457,12 @@ def _layer_norm(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
 @emits("conv2d")
 def _conv(c: Context, n: NodeInfo, x: list[str]) -> list[str]:
     sh, sw, ph, pw, dh, dw, groups = (int(v) for v in n.attrs["geom"][:7])
-    return [c.b.node("Conv", x[:3] if n.attrs["bias"] else x[:2], strides=[sh, sw], pads=[ph, pw, ph, pw],
-                     dilations=[dh, dw], group=groups)]
+    ins = x[:3] if n.attrs["bias"] else x[:2]
+    geom: dict[str, Any] = {"strides": [sh, sw], "pads": [ph, pw, ph, pw], "dilations": [dh, dw], "group": groups}
+    # opset 18's Conv has no bfloat16 (the backend's bfloat16 convolution sums in float32 too)
+    if _in_dtype(c, n) == "bfloat16":
+        return [_in_float32(c, "Conv", ins, **geom)]
+    return [c.b.node("Conv", ins, **geom)]
 
 
 def _pool_ceil(size: int, k: int, s: int, p: int, d: int, out: int) -> int:

@@ -5,6 +5,7 @@
 
 #include "../cpu/kernels.h"
 #include "internal.h"
+#include "typedtensor/blas.h"
 #include "typedtensor/device.h"
 
 namespace tt {
@@ -35,6 +36,14 @@ bool in_range(std::initializer_list<int64_t> v, int64_t lo) {
   for (int64_t x : v)
     if (x < lo || x > kMaxGeom) return false;
   return true;
+}
+
+// The dtypes conv2d and its VJP pieces take: float32, float64, and bfloat16, which the CPU kernels
+// multiply on the bfloat16 GEMM or widen themselves (NOTE [ bfloat16 convolution ] in cpu/conv.cpp)
+void conv_dtype(const detail::TypeCheck& c, size_t i) {
+  DType d = c[i].dtype;
+  if (d != DType::Float32 && d != DType::Float64 && d != DType::BFloat16)
+    c.fail(std::string("needs float32, float64 or bfloat16, got ") + dtype_name(d));
 }
 
 // conv2d and its two VJP pieces: x [N, C, H, W], w [O, C/g, kh, kw] -> y [N, O, oh, ow].
@@ -81,6 +90,15 @@ void check_pool_window(const detail::TypeCheck& c, const int64_t* k, int64_t dh,
   }
 }
 
+// The dtype a convolution computes in: float16, and bfloat16 without a bfloat16 GEMM, widen to
+// float32; bfloat16 on a CPU whose BLAS multiplies it stays bfloat16 (NOTE [ bfloat16 convolution ]
+// in cpu/conv.cpp), as a bfloat16 matmul does.
+DType conv_compute_dtype(const Tensor& x) {
+  DType dt = x.dtype();
+  if (dt == DType::BFloat16 && !on_cuda(x) && blas_has_bf16_gemm()) return dt;
+  return is_half(dt) ? DType::Float32 : dt;
+}
+
 Tensor conv_of(const Tensor& x, const Tensor& w, const ConvParams& p) {
   return conv2d(x, w, nullptr, {p.sh, p.sw}, {p.ph, p.pw}, {p.dh, p.dw}, p.g);
 }
@@ -110,7 +128,7 @@ class Conv2dBackwardInput : public Primitive {
   TypeList output_types(const TypeList& in) const override {  // (gy, w) -> dx
     detail::TypeCheck c(name(), in);
     c.count(2);
-    c.real(0);
+    conv_dtype(c, 0);
     c.same_dtype(0, 1);
     check_conv_grad_shapes(c, p_, xs_, in[1].shape, in[0].shape);
     return {{xs_, in[0].dtype}};
@@ -137,7 +155,7 @@ class Conv2dBackwardWeight : public Primitive {
   TypeList output_types(const TypeList& in) const override {  // (gy, x) -> dw
     detail::TypeCheck c(name(), in);
     c.count(2);
-    c.real(0);
+    conv_dtype(c, 0);
     c.same_dtype(0, 1);
     check_conv_grad_shapes(c, p_, in[1].shape, ws_, in[0].shape);
     return {{ws_, in[0].dtype}};
@@ -193,7 +211,7 @@ class Conv2d : public Primitive {
     detail::TypeCheck c(name(), in);
     c.count(bias_ ? 3 : 2);
     for (size_t i = 0; i < in.size(); ++i) {
-      c.real(i);
+      conv_dtype(c, i);
       c.same_dtype(0, i);
     }
     Shape y = conv_output_shape(c, ConvParams{sh_, sw_, ph_, pw_, dh_, dw_, g_}, in[0].shape, in[1].shape);
@@ -413,7 +431,7 @@ Tensor conv2d(const Tensor& x0, const Tensor& w, const Tensor* b, std::pair<int6
   if (!is_floating(x.dtype())) throw TypeError(std::string("[conv2d] needs floating point tensors, got ") + dtype_name(x.dtype()));
   check_same_float("conv2d", x, w);
   if (b) check_same_float("conv2d", x, *b);
-  DType dt = x.dtype(), cdt = is_half(dt) ? DType::Float32 : dt;
+  DType dt = x.dtype(), cdt = conv_compute_dtype(x);
   TensorList in{detail::cast(x, cdt), detail::cast(w, cdt)};
   if (b) in.push_back(detail::cast(*b, cdt));
   Tensor r = apply1(std::make_shared<Conv2d>(stride.first, stride.second, padding.first, padding.second, dilation.first,
@@ -489,7 +507,9 @@ Tensor conv_transpose2d(const Tensor& x0, const Tensor& w, const Tensor* b, std:
     throw TypeError(std::string("[conv_transpose2d] needs floating point tensors, got ") + dtype_name(x.dtype()));
   check_same_float("conv_transpose2d", x, w);
   if (b) check_same_float("conv_transpose2d", x, *b);
-  DType dt = x.dtype(), cdt = is_half(dt) ? DType::Float32 : dt;
+  // bfloat16 without a bias on the bfloat16 GEMM (NOTE [ bfloat16 convolution ] in cpu/conv.cpp);
+  // with one, widened, so that bias + product is rounded once (the primitive has no bias input)
+  DType dt = x.dtype(), cdt = b ? (is_half(dt) ? DType::Float32 : dt) : conv_compute_dtype(x);
   ConvParams p{stride.first, stride.second, padding.first, padding.second, dilation.first, dilation.second, groups};
   Tensor r = apply1(std::make_shared<Conv2dBackwardInput>(p, Shape{x.size(0), o, oh, ow}),
                     {detail::cast(x, cdt), detail::cast(w, cdt)});

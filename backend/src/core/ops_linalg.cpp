@@ -289,9 +289,13 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor* b) {
                     std::to_string(in) + "; shapes " + shape_str(x.shape()) + " and " + shape_str(w.shape()));
   if (b && fused_linear_applies(x, w, *b)) return linear_fused(x, w, *b);
   const DType dt = x.dtype();
-  if (b && is_half(dt) && w.dtype() == dt && b->dtype() == dt && !on_cuda(x) && !on_cuda(w) && !on_cuda(*b)) {
+  const bool native_bf16 = dt == DType::BFloat16 && blas_has_bf16_gemm();
+  if (b && is_half(dt) && !native_bf16 && w.dtype() == dt && b->dtype() == dt && !on_cuda(x) && !on_cuda(w) &&
+      !on_cuda(*b)) {
     // float16, and bfloat16 without a bfloat16 GEMM: bias + product in float32, rounded once (as
-    // torch's addmm), not the product rounded and then the sum
+    // torch's addmm), not the product rounded and then the sum. (A traced bfloat16 layer with the
+    // bfloat16 GEMM stays matmul + add below, rounded twice: widening would trade its GEMM for a
+    // float32 one several times slower.)
     Tensor wide_b = to_dtype(*b, DType::Float32);
     return to_dtype(linear(to_dtype(x, DType::Float32), to_dtype(w, DType::Float32), &wide_b), dt);
   }

@@ -12,6 +12,7 @@
 #include "../core/cpu_allocator.h"
 #include "im2col.h"
 #include "kernels.h"
+#include "typedtensor/blas.h"
 #include "parallel.h"
 #include "vmath.h"
 
@@ -71,6 +72,79 @@ void conv2d_typed(const Tensor& out, const Tensor& x, const Tensor& wt, const Te
     CpuScratch<T> col(direct ? 0 : static_cast<size_t>(kk * tile_cols));
     for (int64_t ni = 0; ni < n; ++ni) one(ni, col);
   }
+}
+
+// NOTE [ bfloat16 convolution ]
+// Where the BLAS multiplies bfloat16 (blas_has_bf16_gemm(): MKL, AMX on Sapphire Rapids and later;
+// NOTE [ bfloat16 GEMM ] in gemm.cpp) a bfloat16 conv2d stays bfloat16: im2col writes bfloat16
+// columns, the GEMM accumulates in a float32 tile prefilled with the bias (beta = 1), and the tile
+// is rounded once to bfloat16 (nearest even) while it is still in cache -- the float32 sum of
+// bias + product that torch's oneDNN convolution rounds once too. The backward (conv_backward.cpp)
+// runs on the same GEMM: col2im and the weight gradient's sum over the batch accumulate in float32
+// and are rounded once. Without that GEMM (OpenBLAS; float16; CUDA) the front end widens to float32
+// (ops_conv_pool.cpp); a graph traced under MKL and run after set_blas("openblas") widens here.
+void conv2d_bf16(const Tensor& out, const Tensor& x, const Tensor& wt, const Tensor* bias, int64_t sh, int64_t sw,
+                 int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
+  int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
+  int64_t o = wt.size(0), kh = wt.size(2), kw = wt.size(3);
+  int64_t oh = out.size(2), ow = out.size(3);
+  int64_t cg = c / groups, og = o / groups, kk = cg * kh * kw, sp = oh * ow;
+  const BFloat16* px = x.data<BFloat16>();
+  const BFloat16* pwt = wt.data<BFloat16>();
+  const BFloat16* pb = bias ? bias->data<BFloat16>() : nullptr;
+  BFloat16* po = out.data<BFloat16>();
+  bool direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;
+  // tiles of whole output rows, bfloat16 columns of ~512 KB (a few hundred columns: the bfloat16
+  // GEMM ran at two thirds of its speed on the ~100 columns of 128 KB tiles), and the float32 tile
+  // they feed
+  int64_t tile_rows = std::max<int64_t>(1, std::min<int64_t>(oh, (int64_t{1} << 18) / std::max<int64_t>(kk * ow, 1)));
+  int64_t tile_cols = tile_rows * ow;
+  auto one = [&](int64_t ni, BFloat16* col, float* acc) {
+    for (int64_t g = 0; g < groups; ++g) {
+      const BFloat16* xg = px + (ni * c + g * cg) * h * w;
+      BFloat16* dst = po + (ni * o + g * og) * sp;
+      for (int64_t oy0 = 0; oy0 < oh; oy0 += tile_rows) {
+        int64_t oy1 = std::min(oh, oy0 + tile_rows), cols = (oy1 - oy0) * ow;
+        const BFloat16* src = xg + oy0 * ow;  // a 1x1 convolution reads the image as its columns
+        int64_t ld = sp;
+        if (!direct) {
+          im2col_rows(xg, cg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oy0, oy1, ow, col);
+          src = col;
+          ld = cols;
+        }
+        for (int64_t oc = 0; oc < og; ++oc) {
+          float bv = pb ? float(pb[g * og + oc]) : 0.0f;
+          std::fill(acc + oc * cols, acc + (oc + 1) * cols, bv);
+        }
+        blas_gemm_bf16(false, false, og, cols, kk, pwt + g * og * kk, kk, src, ld, 1.0f, acc, cols);
+        for (int64_t oc = 0; oc < og; ++oc) round_to_bf16(acc + oc * cols, dst + oc * sp + oy0 * ow, cols);
+      }
+    }
+  };
+  auto run = [&](int64_t lo, int64_t hi) {
+    CpuScratch<BFloat16> col(direct ? 0 : static_cast<size_t>(kk * tile_cols));
+    CpuScratch<float> acc(static_cast<size_t>(og * tile_cols));
+    for (int64_t ni = lo; ni < hi; ++ni) one(ni, col.data(), acc.data());
+  };
+  int nt = num_threads();
+  if (n >= nt && nt > 1) parallel_for(0, n, 1, run);  // one sample per thread, serial GEMMs
+  else run(0, n);
+}
+
+// bfloat16 without the bfloat16 GEMM: widened to float32, convolved, rounded once
+void conv2d_bf16_widened(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, int64_t sh,
+                         int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
+  Tensor xf = empty(x.shape(), DType::Float32), wf = empty(w.shape(), DType::Float32);
+  Tensor of = empty(out.shape(), DType::Float32);
+  copy(xf, x);
+  copy(wf, w);
+  Tensor bf;
+  if (bias) {
+    bf = empty(bias->shape(), DType::Float32);
+    copy(bf, *bias);
+  }
+  conv2d_typed<float>(of, xf, wf, bias ? &bf : nullptr, sh, sw, ph, pw, dh, dw, groups);
+  copy(out, of);
 }
 
 // `v` replaces the running maximum `best` of a window: the first NaN wins (as on the general path),
@@ -206,7 +280,7 @@ void conv2d(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* b
       int64_t n = out.size(0), o = out.size(1), sp = out.size(2) * out.size(3);
       visit_dtype(out.dtype(), [&](auto tag) {
         using T = decltype(tag);
-        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, BFloat16>) {
           for (int64_t i = 0; i < n * o; ++i)
             for (int64_t j = 0; j < sp; ++j) out.data<T>()[i * sp + j] = bias->data<T>()[i % o];
         }
@@ -215,6 +289,14 @@ void conv2d(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* b
     return;
   }
   if (x.dtype() == DType::Float32) return conv2d_typed<float>(out, x, w, bias, sh, sw, ph, pw, dh, dw, groups);
+  if (x.dtype() == DType::BFloat16) {  // NOTE [ bfloat16 convolution ]
+    // a GEMM whose inner size (c kh kw per group) is under one AMX tile's depth of 32 bfloat16
+    // (a first layer on 1-3 channels, a depthwise 3x3) ran slower than float32 on widened operands
+    constexpr int64_t kMinDepth = 32;
+    if (blas_has_bf16_gemm() && w.size(1) * w.size(2) * w.size(3) >= kMinDepth)
+      return conv2d_bf16(out, x, w, bias, sh, sw, ph, pw, dh, dw, groups);
+    return conv2d_bf16_widened(out, x, w, bias, sh, sw, ph, pw, dh, dw, groups);
+  }
   if (x.dtype() == DType::Float64) return conv2d_typed<double>(out, x, w, bias, sh, sw, ph, pw, dh, dw, groups);
   throw TypeError(std::string("[conv2d] no CPU kernel for dtype ") + dtype_name(x.dtype()));
 }

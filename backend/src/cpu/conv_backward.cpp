@@ -7,6 +7,7 @@
 #include "im2col.h"
 #include "kernels.h"
 #include "parallel.h"
+#include "typedtensor/blas.h"
 
 namespace tt::cpu {
 namespace {
@@ -144,6 +145,137 @@ void conv_bwd_weight(const Tensor& dwt, const Tensor& g, const Tensor& x, int64_
   }
 }
 
+// NOTE [ bfloat16 input gradient ]
+// With stride 1 the input gradient is itself a convolution: dx = conv2d(g, W') with W'[c, o] the
+// kernel flipped in both spatial dims and its channel axes swapped (per group), padding
+// d (k - 1) - p. That runs the forward kernel, whose GEMM has k = o kh kw, where W^T @ g has only
+// k = o and writes kh kw times the image in float32 columns for col2im (three to four times the
+// forward's time at 64 channels). Same float32 sum, rounded once; other strides take col2im.
+bool conv_bwd_input_by_conv(const Tensor& dx, const Tensor& g, const Tensor& wt, int64_t sh, int64_t sw, int64_t ph,
+                            int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
+  int64_t c = dx.size(1), o = wt.size(0), kh = wt.size(2), kw = wt.size(3);
+  int64_t qh = dh * (kh - 1) - ph, qw = dw * (kw - 1) - pw;  // the flipped convolution's padding
+  // its GEMM has c / groups rows: a handful (an RGB input's gradient) wastes AMX's 16-row tiles
+  // and reads o kh kw columns per pixel, where W^T @ g has kh kw c rows. Its GEMMs have one
+  // sample's pixels as columns: on maps under ~128 pixels (a generator's 1x1 -> 4x4) col2im, whose
+  // GEMM takes several samples' columns at once (NOTE [ Sample blocks ]), was as fast or faster.
+  constexpr int64_t kMinRows = 16, kMinPixels = 128;
+  if (sh != 1 || sw != 1 || qh < 0 || qw < 0 || c / groups < kMinRows || dx.size(2) * dx.size(3) < kMinPixels)
+    return false;
+  // a conv_transpose2d's output_padding widens dx past what g reaches: col2im writes those zeros
+  if (dx.size(2) != g.size(2) + dh * (kh - 1) - 2 * ph || dx.size(3) != g.size(3) + dw * (kw - 1) - 2 * pw) return false;
+  int64_t cg = c / groups, og = o / groups, khw = kh * kw;
+  Tensor flipped = empty(Shape{c, og, kh, kw}, DType::BFloat16);
+  const BFloat16* src = wt.data<BFloat16>();
+  BFloat16* dst = flipped.data<BFloat16>();
+  for (int64_t gi = 0; gi < groups; ++gi)
+    for (int64_t oi = 0; oi < og; ++oi)
+      for (int64_t ci = 0; ci < cg; ++ci) {
+        const BFloat16* s = src + ((gi * og + oi) * cg + ci) * khw;
+        BFloat16* d = dst + ((gi * cg + ci) * og + oi) * khw;
+        for (int64_t j = 0; j < khw; ++j) d[j] = s[khw - 1 - j];
+      }
+  conv2d(dx, g, flipped, nullptr, 1, 1, qh, qw, dh, dw, groups);
+  return true;
+}
+
+// NOTE [ bfloat16 convolution ] in conv.cpp: dx at strides above 1 (NOTE [ bfloat16 input
+// gradient ]) is col2im(W^T @ g), the columns and the image accumulated in float32 and rounded once.
+void conv_bwd_input_bf16(const Tensor& dx, const Tensor& g, const Tensor& wt, int64_t sh, int64_t sw, int64_t ph,
+                         int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
+  if (conv_bwd_input_by_conv(dx, g, wt, sh, sw, ph, pw, dh, dw, groups)) return;
+  int64_t n = dx.size(0), c = dx.size(1), h = dx.size(2), w = dx.size(3);
+  int64_t o = wt.size(0), kh = wt.size(2), kw = wt.size(3), oh = g.size(2), ow = g.size(3);
+  int64_t cg = c / groups, og = o / groups, kk = cg * kh * kw, sp = oh * ow, chw = c * h * w;
+  const BFloat16* pg = g.data<BFloat16>();
+  const BFloat16* pwt = wt.data<BFloat16>();
+  BFloat16* px = dx.data<BFloat16>();
+  // (a 1x1 kernel with stride 1 and no padding went through conv_bwd_input_by_conv)
+  bool threads = per_sample_threads(n);
+  int64_t nb = sample_block(sp, threads ? (n + num_threads() - 1) / num_threads() : n);
+  auto samples = [&](int64_t lo, int64_t hi) {
+    CpuScratch<float> col(static_cast<size_t>(kk * sp * nb));
+    CpuScratch<float> image(static_cast<size_t>(chw * nb));  // the block's dx in float32
+    CpuScratch<BFloat16> block(nb > 1 ? static_cast<size_t>(og * sp * nb) : 0);
+    for (int64_t n0 = lo; n0 < hi; n0 += nb) {
+      int64_t m = std::min(nb, hi - n0), cols = m * sp;
+      std::fill(image.data(), image.data() + m * chw, 0.0f);
+      for (int64_t gi = 0; gi < groups; ++gi) {
+        const BFloat16* gg = pg + (n0 * o + gi * og) * sp;
+        float* xg = image.data() + gi * cg * h * w;
+        if (m > 1) {  // block[oi, (b, s)] = g[n0 + b, gi * og + oi, s]
+          for (int64_t oi = 0; oi < og; ++oi)
+            for (int64_t b = 0; b < m; ++b)
+              std::memcpy(block.data() + oi * cols + b * sp, gg + (b * o + oi) * sp,
+                          static_cast<size_t>(sp) * sizeof(BFloat16));
+          gg = block.data();
+        }
+        // col[kk, cols] = W_g^T [kk, og] @ g_g [og, cols], in float32
+        blas_gemm_bf16(true, false, kk, cols, og, pwt + gi * og * kk, kk, gg, cols, 0.0f, col.data(), cols);
+        for (int64_t b = 0; b < m; ++b)
+          col2im(col.data() + b * sp, cols, cg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, xg + b * chw);
+      }
+      round_to_bf16(image.data(), px + n0 * chw, m * chw);
+    }
+  };
+  if (threads) parallel_for(0, n, 1, samples);
+  else samples(0, n);
+}
+
+// dW = sum over samples of g @ cols^T, accumulated in float32 (per thread, then summed in part
+// order) and rounded once
+void conv_bwd_weight_bf16(const Tensor& dwt, const Tensor& g, const Tensor& x, int64_t sh, int64_t sw, int64_t ph,
+                          int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
+  int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
+  int64_t o = dwt.size(0), kh = dwt.size(2), kw = dwt.size(3), oh = g.size(2), ow = g.size(3);
+  int64_t cg = c / groups, og = o / groups, kk = cg * kh * kw, sp = oh * ow;
+  const BFloat16* pg = g.data<BFloat16>();
+  const BFloat16* px = x.data<BFloat16>();
+  int64_t wn = dwt.numel();
+  bool direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;
+  auto samples = [&](int64_t lo, int64_t hi, float* acc) {
+    std::fill(acc, acc + wn, 0.0f);
+    CpuScratch<BFloat16> col(direct ? 0 : static_cast<size_t>(kk * sp));
+    for (int64_t ni = lo; ni < hi; ++ni)
+      for (int64_t gi = 0; gi < groups; ++gi) {
+        const BFloat16* xg = px + (ni * c + gi * cg) * h * w;
+        const BFloat16* src = xg;
+        if (!direct) {
+          im2col(xg, cg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, col.data());
+          src = col.data();
+        }
+        // dW_g [og, kk] += g_g [og, sp] @ col^T [sp, kk]
+        blas_gemm_bf16(false, true, og, kk, sp, pg + (ni * o + gi * og) * sp, sp, src, sp, 1.0f, acc + gi * og * kk, kk);
+      }
+  };
+  int64_t parts = per_sample_threads(n) ? num_threads() : 1;
+  std::vector<float> partial(static_cast<size_t>(parts * wn));
+  if (parts == 1) {
+    samples(0, n, partial.data());
+  } else {
+    parallel_for(0, parts, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t p = lo; p < hi; ++p) samples(p * n / parts, (p + 1) * n / parts, partial.data() + p * wn);
+    });
+    for (int64_t p = 1; p < parts; ++p) {
+      const float* src = partial.data() + p * wn;
+      for (int64_t i = 0; i < wn; ++i) partial[static_cast<size_t>(i)] += src[i];
+    }
+  }
+  round_to_bf16(partial.data(), dwt.data<BFloat16>(), wn);
+}
+
+// bfloat16 without the bfloat16 GEMM (a graph traced under MKL, run after set_blas("openblas")):
+// the float32 kernel on widened operands, rounded once
+template <class Kernel>
+void widened_bf16(const Tensor& out, const Tensor& a, const Tensor& b, const Kernel& kernel) {
+  Tensor af = empty(a.shape(), DType::Float32), bf = empty(b.shape(), DType::Float32);
+  Tensor of = empty(out.shape(), DType::Float32);
+  copy(af, a);
+  copy(bf, b);
+  kernel(of, af, bf);
+  copy(out, of);
+}
+
 }  // namespace
 
 void conv2d_backward_input(const Tensor& dx, const Tensor& g, const Tensor& w, int64_t sh, int64_t sw, int64_t ph,
@@ -152,6 +284,12 @@ void conv2d_backward_input(const Tensor& dx, const Tensor& g, const Tensor& w, i
   if (dx.numel() == 0) return;
   if (dx.dtype() == DType::Float32) return conv_bwd_input<float>(dx, g, w, sh, sw, ph, pw, dh, dw, groups);
   if (dx.dtype() == DType::Float64) return conv_bwd_input<double>(dx, g, w, sh, sw, ph, pw, dh, dw, groups);
+  if (dx.dtype() == DType::BFloat16) {  // NOTE [ bfloat16 convolution ] in conv.cpp
+    if (blas_has_bf16_gemm()) return conv_bwd_input_bf16(dx, g, w, sh, sw, ph, pw, dh, dw, groups);
+    return widened_bf16(dx, g, w, [&](const Tensor& o, const Tensor& a, const Tensor& b) {
+      conv_bwd_input<float>(o, a, b, sh, sw, ph, pw, dh, dw, groups);
+    });
+  }
   throw TypeError(std::string("[conv2d] no CPU backward kernel for dtype ") + dtype_name(dx.dtype()));
 }
 
@@ -161,6 +299,12 @@ void conv2d_backward_weight(const Tensor& dw_, const Tensor& g, const Tensor& x,
   if (dw_.numel() == 0) return;
   if (dw_.dtype() == DType::Float32) return conv_bwd_weight<float>(dw_, g, x, sh, sw, ph, pw, dh, dw, groups);
   if (dw_.dtype() == DType::Float64) return conv_bwd_weight<double>(dw_, g, x, sh, sw, ph, pw, dh, dw, groups);
+  if (dw_.dtype() == DType::BFloat16) {  // NOTE [ bfloat16 convolution ] in conv.cpp
+    if (blas_has_bf16_gemm()) return conv_bwd_weight_bf16(dw_, g, x, sh, sw, ph, pw, dh, dw, groups);
+    return widened_bf16(dw_, g, x, [&](const Tensor& o, const Tensor& a, const Tensor& b) {
+      conv_bwd_weight<float>(o, a, b, sh, sw, ph, pw, dh, dw, groups);
+    });
+  }
   throw TypeError(std::string("[conv2d] no CPU backward kernel for dtype ") + dtype_name(dw_.dtype()));
 }
 

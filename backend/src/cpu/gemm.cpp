@@ -96,36 +96,55 @@ template void blas_gemm<double>(bool, bool, int64_t, int64_t, int64_t, const dou
 
 namespace {
 
+// a [batch, m, k] and b [batch, k, n] as BLAS reads them: each as it is where its strides allow
+// (blas_readable), else a contiguous copy
+struct BlasOperands {
+  Tensor a, b;
+  MatLayout la, lb;
+  bool ta() const { return la.trans == CblasTrans; }
+  bool tb() const { return lb.trans == CblasTrans; }
+};
+
+BlasOperands blas_operands(const Tensor& a, const Tensor& b) {
+  int64_t m = a.size(1), k = a.size(2), n = b.size(2);
+  BlasOperands o{a, b, {}, {}};
+  if (!blas_layout(m, k, a.stride(1), a.stride(2), &o.la)) {
+    o.a = empty(a.shape(), a.dtype());
+    copy(o.a, a);
+    blas_layout(m, k, o.a.stride(1), o.a.stride(2), &o.la);
+  }
+  if (!blas_layout(k, n, b.stride(1), b.stride(2), &o.lb)) {
+    o.b = empty(b.shape(), b.dtype());
+    copy(o.b, b);
+    blas_layout(k, n, o.b.stride(1), o.b.stride(2), &o.lb);
+  }
+  return o;
+}
+
+// A batch of at least one matrix per thread, with work enough to share: each thread takes whole
+// matrices (the attention heads' case) rather than every product being split.
+bool one_matrix_per_thread(int64_t batch, int64_t m, int64_t n, int64_t k) {
+  return batch >= num_threads() && batch > 1 && m * n * k * batch >= (int64_t(1) << 20);
+}
+
 // c = a @ b + beta * c over [batch, m, n] (beta 0 or 1: 1 accumulates into what c holds)
 template <class T>
 void gemm_blas(const Tensor& c, const Tensor& a, const Tensor& b, T beta) {
   int64_t batch = c.size(0), m = c.size(1), n = c.size(2), k = a.size(2);
-  Tensor aa = a, bb = b;
-  MatLayout la, lb;
-  if (!blas_layout(m, k, a.stride(1), a.stride(2), &la)) {
-    aa = empty(a.shape(), a.dtype());
-    copy(aa, a);
-    blas_layout(m, k, aa.stride(1), aa.stride(2), &la);
-  }
-  if (!blas_layout(k, n, b.stride(1), b.stride(2), &lb)) {
-    bb = empty(b.shape(), b.dtype());
-    copy(bb, b);
-    blas_layout(k, n, bb.stride(1), bb.stride(2), &lb);
-  }
-  const T* pa = aa.data<T>();
-  const T* pb = bb.data<T>();
+  const BlasOperands o = blas_operands(a, b);
+  const T* pa = o.a.data<T>();
+  const T* pb = o.b.data<T>();
   T* pc = c.data<T>();
-  int64_t sa = aa.stride(0), sb = bb.stride(0), sc = m * n;
-  bool ta = la.trans == CblasTrans, tb = lb.trans == CblasTrans;
-  if (batch >= num_threads() && batch > 1 && m * n * k * batch >= (int64_t(1) << 20)) {  // one matrix per thread
+  int64_t sa = o.a.stride(0), sb = o.b.stride(0), sc = m * n;
+  if (one_matrix_per_thread(batch, m, n, k)) {
     parallel_for(0, batch, 1, [&](int64_t lo, int64_t hi) {
       for (int64_t i = lo; i < hi; ++i)
-        blas_call<T>(ta, tb, m, n, k, pa + i * sa, la.ld, pb + i * sb, lb.ld, beta, pc + i * sc, n);
+        blas_call<T>(o.ta(), o.tb(), m, n, k, pa + i * sa, o.la.ld, pb + i * sb, o.lb.ld, beta, pc + i * sc, n);
     });
     return;
   }
   for (int64_t i = 0; i < batch; ++i)
-    blas_gemm<T>(ta, tb, m, n, k, pa + i * sa, la.ld, pb + i * sb, lb.ld, beta, pc + i * sc, n);
+    blas_gemm<T>(o.ta(), o.tb(), m, n, k, pa + i * sa, o.la.ld, pb + i * sb, o.lb.ld, beta, pc + i * sc, n);
 }
 
 // NOTE [ bfloat16 GEMM ]
@@ -136,8 +155,9 @@ void gemm_blas(const Tensor& c, const Tensor& a, const Tensor& b, T beta) {
 // one that torch's oneDNN path rounds too, so results match torch to bfloat16's rounding; what
 // differs is only the order of the float32 additions. A linear layer's bias goes into the float32
 // block before the product (gemm_accumulate), so bias + product is rounded once, as torch's addmm.
-// Without that GEMM (OpenBLAS: AMD, or
-// TYPEDTENSOR_BLAS=openblas) matmul widens bfloat16 to float32 first (ops_linalg.cpp).
+// Without that GEMM (OpenBLAS: AMD, or TYPEDTENSOR_BLAS=openblas) matmul widens bfloat16 to float32
+// first (ops_linalg.cpp).
+
 // BFloat16(float)'s rounding (nearest even, NaN kept a quiet NaN) written without a branch, so the
 // compiler vectorises it.
 void round_bits(const float* src, uint16_t* dst, int64_t n) {
@@ -154,25 +174,15 @@ void round_bits(const float* src, uint16_t* dst, int64_t n) {
 void gemm_bf16(const Tensor& c, const Tensor& a, const Tensor& b, bool accumulate) {
   int64_t batch = c.size(0), m = c.size(1), n = c.size(2), k = a.size(2);
   Bf16GemmFn gemm = gemm_fns().bf16gemm;
-  Tensor aa = a, bb = b;
-  MatLayout la, lb;
-  if (!blas_layout(m, k, a.stride(1), a.stride(2), &la)) {
-    aa = empty(a.shape(), a.dtype());
-    copy(aa, a);
-    blas_layout(m, k, aa.stride(1), aa.stride(2), &la);
-  }
-  if (!blas_layout(k, n, b.stride(1), b.stride(2), &lb)) {
-    bb = empty(b.shape(), b.dtype());
-    copy(bb, b);
-    blas_layout(k, n, bb.stride(1), bb.stride(2), &lb);
-  }
-  const uint16_t* pa = &aa.data<BFloat16>()->bits;
-  const uint16_t* pb = &bb.data<BFloat16>()->bits;
+  const BlasOperands o = blas_operands(a, b);
+  const MatLayout &la = o.la, &lb = o.lb;
+  const uint16_t* pa = &o.a.data<BFloat16>()->bits;
+  const uint16_t* pb = &o.b.data<BFloat16>()->bits;
   BFloat16* pc = c.data<BFloat16>();
   Tensor acc = empty(Shape{batch, m, n}, DType::Float32);  // from the allocator's cache after the first call
   float* pf = acc.data<float>();
-  int64_t sa = aa.stride(0), sb = bb.stride(0), sc = m * n;
-  bool ta = la.trans == CblasTrans, tb = lb.trans == CblasTrans;
+  int64_t sa = o.a.stride(0), sb = o.b.stride(0), sc = m * n;
+  bool ta = o.ta(), tb = o.tb();
   auto block = [&](int64_t i, int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
     const uint16_t* ai = pa + i * sa + (ta ? r0 : r0 * la.ld);
     const uint16_t* bi = pb + i * sb + (tb ? c0 * lb.ld : c0);
@@ -185,7 +195,7 @@ void gemm_bf16(const Tensor& c, const Tensor& a, const Tensor& b, bool accumulat
          (blasint)lb.ld, accumulate ? 1.0f : 0.0f, fi, (blasint)n);
     for (int64_t r = 0; r < rows; ++r) round_bits(fi + r * n, ci + r * n, cols);
   };
-  if (batch >= num_threads() && batch > 1 && m * n * k * batch >= (int64_t(1) << 20)) {  // one matrix per thread
+  if (one_matrix_per_thread(batch, m, n, k)) {
     parallel_for(0, batch, 1, [&](int64_t lo, int64_t hi) {
       for (int64_t i = lo; i < hi; ++i) block(i, 0, m, 0, n);
     });
