@@ -42,3 +42,17 @@ def pair(torch: Any, data: np.ndarray, dtype: str) -> tuple[Any, Any]:
     """The same values as a typedtensor and a torch tensor."""
     arr = data.astype(np.dtype(dtype) if dtype != "bool" else bool)
     return tt.tensor(arr), torch.tensor(arr)
+
+
+def bf16_values(shape: tuple[int, ...], seed: int) -> np.ndarray:
+    """Normal float32 values that bfloat16 holds exactly, so every implementation multiplies the
+    same numbers."""
+    import torch
+
+    x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    return torch.from_numpy(x).bfloat16().float().numpy()  # type: ignore[no-any-return]
+
+
+def as_bf16(x: np.ndarray) -> Any:
+    """A typedtensor bfloat16 tensor of ``x``'s values."""
+    return tt.from_numpy(np.ascontiguousarray(x)).to(tt.bfloat16)

@@ -6,7 +6,6 @@ copy, batches, broadcast batch dims, threads, gradients, and non-finite values."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -15,28 +14,14 @@ import torch
 
 import typedtensor as tt
 
+from .helpers import as_bf16, bf16_values
+
 CPU = tt.backends.cpu
 START = CPU.get_blas()
 LIBS = CPU.blas_available()
 
 
-@pytest.fixture(params=LIBS)
-def blas(request: pytest.FixtureRequest) -> Iterator[str]:
-    CPU.set_blas(request.param)
-    try:
-        yield str(request.param)
-    finally:
-        CPU.set_blas(START)
 
-
-def _bf16(shape: tuple[int, ...], seed: int) -> np.ndarray:
-    """float32 values that bfloat16 holds exactly, so both libraries multiply the same numbers."""
-    x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
-    return torch.from_numpy(x).bfloat16().float().numpy()
-
-
-def _ours(x: np.ndarray) -> tt.Tensor:
-    return tt.from_numpy(np.ascontiguousarray(x)).to(tt.bfloat16)
 
 
 def _check(out: tt.Tensor, a: np.ndarray, b: np.ndarray, torch_out: torch.Tensor, roundings: int = 1) -> None:
@@ -65,9 +50,9 @@ def test_native_gemm_follows_the_blas(blas: str) -> None:
                                                        (20, 600, 200, False, True), (129, 130, 131, True, True),
                                                        (1, 64, 32, False, False), (64, 1, 32, False, True)])
 def test_2d_products(blas: str, threads: int, m: int, n: int, k: int, ta: bool, tb: bool) -> None:
-    a = _bf16((k, m) if ta else (m, k), 0)
-    b = _bf16((n, k) if tb else (k, n), 1)
-    x, y = _ours(a), _ours(b)
+    a = bf16_values((k, m) if ta else (m, k), 0)
+    b = bf16_values((n, k) if tb else (k, n), 1)
+    x, y = as_bf16(a), as_bf16(b)
     prev = tt.get_num_threads()
     tt.set_num_threads(threads)
     try:
@@ -80,9 +65,9 @@ def test_2d_products(blas: str, threads: int, m: int, n: int, k: int, ta: bool, 
 
 
 def test_batched_and_broadcast_batches(blas: str) -> None:
-    a = _bf16((3, 1, 17, 24), 2)
-    b = _bf16((1, 4, 24, 9), 3)
-    out = _ours(a) @ _ours(b)
+    a = bf16_values((3, 1, 17, 24), 2)
+    b = bf16_values((1, 4, 24, 9), 3)
+    out = as_bf16(a) @ as_bf16(b)
     assert out.shape == (3, 4, 17, 9)
     ref = torch.from_numpy(a).bfloat16() @ torch.from_numpy(b).bfloat16()
     _check(out, np.broadcast_to(a, (3, 4, 17, 24)), np.broadcast_to(b, (3, 4, 24, 9)), ref)
@@ -90,11 +75,11 @@ def test_batched_and_broadcast_batches(blas: str) -> None:
 
 def test_many_small_heads_one_per_thread(blas: str) -> None:
     # the attention-head shape: the batch is split over threads, one whole matrix each
-    a, b = _bf16((16, 64, 64), 4), _bf16((16, 64, 64), 5)
+    a, b = bf16_values((16, 64, 64), 4), bf16_values((16, 64, 64), 5)
     prev = tt.get_num_threads()
     tt.set_num_threads(2)
     try:
-        out = _ours(a) @ _ours(b).mT
+        out = as_bf16(a) @ as_bf16(b).mT
     finally:
         tt.set_num_threads(prev)
     ref = torch.from_numpy(a).bfloat16() @ torch.from_numpy(b).bfloat16().mT
@@ -102,44 +87,44 @@ def test_many_small_heads_one_per_thread(blas: str) -> None:
 
 
 def test_layouts_the_gemm_cannot_read_are_copied(blas: str) -> None:
-    a, b = _bf16((40, 60), 6), _bf16((30, 50), 7)
-    x = _ours(a)[:, ::2]  # [40, 30], strides (60, 2): no BLAS layout reads it
-    y = _ours(b)[:, ::2]  # [30, 25], strides (50, 2)
+    a, b = bf16_values((40, 60), 6), bf16_values((30, 50), 7)
+    x = as_bf16(a)[:, ::2]  # [40, 30], strides (60, 2): no BLAS layout reads it
+    y = as_bf16(b)[:, ::2]  # [30, 25], strides (50, 2)
     ra, rb = np.ascontiguousarray(a[:, ::2]), np.ascontiguousarray(b[:, ::2])
     _check(x @ y, ra, rb, torch.from_numpy(ra).bfloat16() @ torch.from_numpy(rb).bfloat16())
 
 
 def test_vectors_and_empty_sizes(blas: str) -> None:
-    a, v = _bf16((6, 5), 8), _bf16((5,), 9)
-    out = _ours(a) @ _ours(v)
+    a, v = bf16_values((6, 5), 8), bf16_values((5,), 9)
+    out = as_bf16(a) @ as_bf16(v)
     assert out.shape == (6,)
     _check(out, a, v, torch.from_numpy(a).bfloat16() @ torch.from_numpy(v).bfloat16())
-    z = _ours(np.zeros((4, 0), np.float32)) @ _ours(np.zeros((0, 3), np.float32))
+    z = as_bf16(np.zeros((4, 0), np.float32)) @ as_bf16(np.zeros((0, 3), np.float32))
     assert z.dtype == tt.bfloat16 and z.shape == (4, 3) and not z.float().numpy().any()
-    e = _ours(np.zeros((0, 5), np.float32)) @ _ours(a.T)
+    e = as_bf16(np.zeros((0, 5), np.float32)) @ as_bf16(a.T)
     assert e.shape == (0, 6)
 
 
 def test_non_finite_values_propagate_as_torchs(blas: str) -> None:
-    a, b = _bf16((4, 8), 10), _bf16((8, 3), 11)
+    a, b = bf16_values((4, 8), 10), bf16_values((8, 3), 11)
     a[0, 0], a[1, 2], a[2, 5] = np.inf, np.nan, -np.inf
-    out = (_ours(a) @ _ours(b)).float().numpy()
+    out = (as_bf16(a) @ as_bf16(b)).float().numpy()
     ref = (torch.from_numpy(a).bfloat16() @ torch.from_numpy(b).bfloat16()).float().numpy()
     np.testing.assert_array_equal(np.isnan(out), np.isnan(ref))
     np.testing.assert_array_equal(np.isposinf(out), np.isposinf(ref))
     np.testing.assert_array_equal(np.isneginf(out), np.isneginf(ref))
     big = np.full((2, 64), 2.0**100, np.float32)  # the float32 sum overflows: inf, as torch's
-    out = (_ours(big) @ _ours(big.T)).float().numpy()
+    out = (as_bf16(big) @ as_bf16(big.T)).float().numpy()
     assert np.isposinf(out).all()
 
 
 def test_gradients_match_torch(blas: str) -> None:
-    a, b = _bf16((3, 33, 20), 12), _bf16((20, 17), 13)
-    g = _bf16((3, 33, 17), 14)
-    x, w = _ours(a), _ours(b)
+    a, b = bf16_values((3, 33, 20), 12), bf16_values((20, 17), 13)
+    g = bf16_values((3, 33, 17), 14)
+    x, w = as_bf16(a), as_bf16(b)
     x.requires_grad = True
     w.requires_grad = True
-    (x @ w).backward(_ours(g))
+    (x @ w).backward(as_bf16(g))
     tx = torch.from_numpy(a).bfloat16().requires_grad_()
     tw = torch.from_numpy(b).bfloat16().requires_grad_()
     ty: Any = tx @ tw  # torch's stubs leave Tensor.backward untyped
@@ -150,12 +135,12 @@ def test_gradients_match_torch(blas: str) -> None:
 
 
 def test_compiled_graph_runs_after_the_blas_changes() -> None:
-    a, b = _bf16((9, 16), 15), _bf16((16, 7), 16)
+    a, b = bf16_values((9, 16), 15), bf16_values((16, 7), 16)
     f = tt.compile(lambda x, y: x @ y)
-    want = f(_ours(a), _ours(b)).float().numpy()  # traced under the BLAS in use
+    want = f(as_bf16(a), as_bf16(b)).float().numpy()  # traced under the BLAS in use
     CPU.set_blas("openblas")
     try:
-        got = f(_ours(a), _ours(b)).float().numpy()
+        got = f(as_bf16(a), as_bf16(b)).float().numpy()
     finally:
         CPU.set_blas(START)
     ref = torch.from_numpy(a).bfloat16() @ torch.from_numpy(b).bfloat16()
@@ -167,11 +152,11 @@ def test_compiled_graph_runs_after_the_blas_changes() -> None:
 def test_linear_with_bias_rounds_once_and_matches_torch(blas: str, batch: tuple[int, ...]) -> None:
     """With MKL the layer is one primitive: the bias in the float32 accumulator, rounded once, as
     torch's addmm; under OpenBLAS matmul + add rounds twice, still within the bound."""
-    x, w, bias = _bf16((*batch, 37, 48), 17), _bf16((29, 48), 18), _bf16((29,), 19)
-    g = _bf16((*batch, 37, 29), 20)
-    ox, ow, ob = (_ours(t).requires_grad_() for t in (x, w, bias))
+    x, w, bias = bf16_values((*batch, 37, 48), 17), bf16_values((29, 48), 18), bf16_values((29,), 19)
+    g = bf16_values((*batch, 37, 29), 20)
+    ox, ow, ob = (as_bf16(t).requires_grad_() for t in (x, w, bias))
     out = tt.nn.functional.linear(ox, ow, ob)
-    out.backward(_ours(g))
+    out.backward(as_bf16(g))
     rx, rw, rb = (torch.from_numpy(t).bfloat16().requires_grad_() for t in (x, w, bias))
     ref: Any = torch.nn.functional.linear(rx, rw, rb)
     ref.backward(torch.from_numpy(g).bfloat16())
@@ -189,10 +174,10 @@ def test_compiled_linear_keeps_the_bfloat16_gemm(blas: str) -> None:
     """Under tt.compile a bfloat16 layer with the bfloat16 GEMM is traced as matmul + add: the
     product rounded, then the sum (each within 2**-8 of its own value); without that GEMM it is
     widened and rounded once, as eagerly."""
-    x, w, bias = _bf16((40, 48), 21), _bf16((29, 48), 22), _bf16((29,), 23)
+    x, w, bias = bf16_values((40, 48), 21), bf16_values((29, 48), 22), bf16_values((29,), 23)
     f = tt.compile(lambda a, b, c: tt.nn.functional.linear(a, b, c))
-    out = f(_ours(x), _ours(w), _ours(bias)).float().numpy()
-    graph = str(f.graph_for(_ours(x), _ours(w), _ours(bias)))
+    out = f(as_bf16(x), as_bf16(w), as_bf16(bias)).float().numpy()
+    graph = str(f.graph_for(as_bf16(x), as_bf16(w), as_bf16(bias)))
     assert ("bf16[40, 29] = matmul" in graph) == CPU.blas_has_bf16_gemm(), graph
     product = x.astype(np.float64) @ w.T.astype(np.float64)
     exact = product + bias
@@ -200,5 +185,5 @@ def test_compiled_linear_keeps_the_bfloat16_gemm(blas: str) -> None:
     twice = CPU.blas_has_bf16_gemm()
     tol = 2.0**-8 * (np.abs(exact) + (np.abs(product) if twice else 0)) + accumulation
     assert np.all(np.abs(out - exact) <= tol)
-    eager = tt.nn.functional.linear(_ours(x), _ours(w), _ours(bias)).float().numpy()
+    eager = tt.nn.functional.linear(as_bf16(x), as_bf16(w), as_bf16(bias)).float().numpy()
     assert np.all(np.abs(eager - exact) <= 2.0**-8 * np.abs(exact) + accumulation)

@@ -17,19 +17,13 @@ import torch
 
 import typedtensor as tt
 
+from .helpers import as_bf16, bf16_values
+
 CPU = tt.backends.cpu
 START = CPU.get_blas()
 LIBS = CPU.blas_available()
 F = tt.nn.functional
 
-
-@pytest.fixture(params=LIBS)
-def blas(request: pytest.FixtureRequest) -> Iterator[str]:
-    CPU.set_blas(request.param)
-    try:
-        yield str(request.param)
-    finally:
-        CPU.set_blas(START)
 
 
 @pytest.fixture(params=[1, 2])
@@ -42,14 +36,6 @@ def threads(request: pytest.FixtureRequest) -> Iterator[int]:
         tt.set_num_threads(prev)
 
 
-def _bf16(shape: tuple[int, ...], seed: int) -> np.ndarray:
-    """float32 values that bfloat16 holds exactly, so every implementation sums the same numbers."""
-    x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
-    return torch.from_numpy(x).bfloat16().float().numpy()
-
-
-def _ours(x: np.ndarray) -> tt.Tensor:
-    return tt.from_numpy(np.ascontiguousarray(x)).to(tt.bfloat16)
 
 
 @dataclass(frozen=True)
@@ -119,19 +105,19 @@ def _check(name: str, got: tt.Tensor, exact: torch.Tensor, bound: torch.Tensor, 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"x{c.x}-w{c.w}-s{c.stride}-p{c.padding}-d{c.dilation}-g{c.groups}"
                          + ("-bias" if c.bias else ""))
 def test_forward_and_gradients(blas: str, threads: int, case: Case) -> None:
-    x, w = _bf16(case.x, 0), _bf16(case.w, 1)
-    b = _bf16((case.w[0],), 2) if case.bias else None
+    x, w = bf16_values(case.x, 0), bf16_values(case.w, 1)
+    b = bf16_values((case.w[0],), 2) if case.bias else None
     shape = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), None, **case.kwargs()).shape
-    gy = _bf16(tuple(shape), 3)
+    gy = bf16_values(tuple(shape), 3)
     exact = _torch_conv(case, x, w, b, gy, torch.float64)
     # the same linear maps of the absolute values bound each sum's terms
     bound = _torch_conv(case, np.abs(x), np.abs(w), np.abs(b) if b is not None else None, np.abs(gy), torch.float64)
     theirs = _torch_conv(case, x, w, b, gy, torch.bfloat16)
 
-    ox, ow = _ours(x).requires_grad_(), _ours(w).requires_grad_()
-    ob = _ours(b).requires_grad_() if b is not None else None
+    ox, ow = as_bf16(x).requires_grad_(), as_bf16(w).requires_grad_()
+    ob = as_bf16(b).requires_grad_() if b is not None else None
     y = F.conv2d(ox, ow, ob, **case.kwargs())
-    y.backward(_ours(gy))
+    y.backward(as_bf16(gy))
     assert ox.grad is not None and ow.grad is not None
     cg, kh, kw = case.w[1], case.w[2], case.w[3]
     og = case.w[0] // case.groups
@@ -153,7 +139,7 @@ def test_bias_and_product_are_rounded_once(blas: str) -> None:
     w = np.full((2, 1, 1, 1), 1.0 + 2.0**-6, np.float32)
     b = np.full((2,), -1.0, np.float32)
     exact = 3 * 2.0**-7 + 2.0**-13
-    got = F.conv2d(_ours(x), _ours(w), _ours(b)).float().numpy()
+    got = F.conv2d(as_bf16(x), as_bf16(w), as_bf16(b)).float().numpy()
     want = torch.nn.functional.conv2d(*(torch.from_numpy(a).bfloat16() for a in (x, w, b))).float().numpy()
     np.testing.assert_array_equal(want, exact)
     np.testing.assert_array_equal(got, exact)
@@ -162,9 +148,9 @@ def test_bias_and_product_are_rounded_once(blas: str) -> None:
 def test_compiled_graph_matches_eager_and_runs_after_the_blas_changes() -> None:
     """A graph traced while MKL was the BLAS holds bfloat16 conv primitives; after set_blas("openblas")
     the kernels widen them to float32 themselves."""
-    x, w, b = _bf16((3, 4, 9, 8), 6), _bf16((6, 2, 3, 3), 7), _bf16((6,), 8)
+    x, w, b = bf16_values((3, 4, 9, 8), 6), bf16_values((6, 2, 3, 3), 7), bf16_values((6,), 8)
     gy_shape = (3, 6, 9, 8)
-    gy = _bf16(gy_shape, 9)
+    gy = bf16_values(gy_shape, 9)
 
     def step(a: tt.Tensor, k: tt.Tensor, c: tt.Tensor, g: tt.Tensor) -> tuple[tt.Tensor, ...]:
         a, k, c = a.requires_grad_(), k.requires_grad_(), c.requires_grad_()
@@ -178,14 +164,14 @@ def test_compiled_graph_matches_eager_and_runs_after_the_blas_changes() -> None:
     bound = _torch_conv(case, np.abs(x), np.abs(w), np.abs(b), np.abs(gy), torch.float64)
     theirs = _torch_conv(case, x, w, b, gy, torch.bfloat16)
     terms = [2 * 9 + 1, 3 * 9, 3 * 72, 3 * 72]
-    eager = step(_ours(x), _ours(w), _ours(b), _ours(gy))
+    eager = step(as_bf16(x), as_bf16(w), as_bf16(b), as_bf16(gy))
     f = tt.compile(lambda a, k, c: F.conv2d(a, k, c, padding=1, groups=2))
-    compiled = f(_ours(x), _ours(w), _ours(b))
+    compiled = f(as_bf16(x), as_bf16(w), as_bf16(b))
     np.testing.assert_array_equal(compiled.float().numpy(), eager[0].float().numpy())
     for lib in LIBS:
         CPU.set_blas(lib)
         try:
-            got = f(_ours(x), _ours(w), _ours(b))
+            got = f(as_bf16(x), as_bf16(w), as_bf16(b))
         finally:
             CPU.set_blas(START)
         _check("compiled y", got, exact[0], bound[0], terms[0], theirs[0])
@@ -194,9 +180,9 @@ def test_compiled_graph_matches_eager_and_runs_after_the_blas_changes() -> None:
 
 
 def test_non_finite_values_propagate_as_torchs(blas: str) -> None:
-    x, w = _bf16((1, 2, 5, 5), 10), _bf16((3, 2, 3, 3), 11)
+    x, w = bf16_values((1, 2, 5, 5), 10), bf16_values((3, 2, 3, 3), 11)
     x[0, 0, 1, 1], x[0, 1, 3, 3] = np.nan, np.inf
-    got = F.conv2d(_ours(x), _ours(w)).float().numpy()
+    got = F.conv2d(as_bf16(x), as_bf16(w)).float().numpy()
     ref = torch.nn.functional.conv2d(torch.from_numpy(x).bfloat16(), torch.from_numpy(w).bfloat16()).float().numpy()
     np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
     np.testing.assert_array_equal(np.isinf(got), np.isinf(ref))
@@ -206,14 +192,14 @@ def test_onnx_export_of_a_bfloat16_convolution(blas: str) -> None:
     """opset 18's Conv has no bfloat16: the export widens the operands around it."""
     pytest.importorskip("onnx")
     ort = pytest.importorskip("onnxruntime")
-    w, b = _ours(_bf16((4, 3, 3, 3), 12)), _ours(_bf16((4,), 13))
+    w, b = as_bf16(bf16_values((4, 3, 3, 3), 12)), as_bf16(bf16_values((4,), 13))
 
     def f(x: Any) -> Any:
         return F.conv2d(x.to(tt.bfloat16), w, b, padding=1).float()
 
     proto = tt.onnx.export(f, [tt.randn(2, 3, 6, 6)], dynamic=False)
     assert {"Conv", "Cast"} <= {node.op_type for node in proto.graph.node}
-    x = _bf16((2, 3, 6, 6), 14)
+    x = bf16_values((2, 3, 6, 6), 14)
     sess = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
     (got,) = sess.run(None, {sess.get_inputs()[0].name: x})
     with tt.no_grad():
@@ -252,8 +238,8 @@ TCASES = [
 @pytest.mark.parametrize("case", TCASES, ids=lambda c: f"x{c.x}-w{c.w}-s{c.stride}-p{c.padding}-op{c.output_padding}"
                          f"-g{c.groups}-d{c.dilation}" + ("-bias" if c.bias else ""))
 def test_conv_transpose2d(blas: str, threads: int, case: TCase) -> None:
-    x, w = _bf16(case.x, 20), _bf16(case.w, 21)
-    b = _bf16((case.w[1] * case.groups,), 22) if case.bias else None
+    x, w = bf16_values(case.x, 20), bf16_values(case.w, 21)
+    b = bf16_values((case.w[1] * case.groups,), 22) if case.bias else None
 
     def run(dtype: torch.dtype, xs: np.ndarray, ws: np.ndarray, bs: np.ndarray | None,
             gy: np.ndarray | None) -> tuple[torch.Tensor, ...]:
@@ -266,14 +252,14 @@ def test_conv_transpose2d(blas: str, threads: int, case: TCase) -> None:
         assert tx.grad is not None and tw.grad is not None
         return (y.detach(), tx.grad, tw.grad) + ((tb.grad,) if tb is not None and tb.grad is not None else ())
 
-    gy = _bf16(tuple(run(torch.float32, x, w, b, None)[0].shape), 23)
+    gy = bf16_values(tuple(run(torch.float32, x, w, b, None)[0].shape), 23)
     exact = run(torch.float64, x, w, b, gy)
     bound = run(torch.float64, np.abs(x), np.abs(w), np.abs(b) if b is not None else None, np.abs(gy))
     theirs = run(torch.bfloat16, x, w, b, gy)
-    ox, ow = _ours(x).requires_grad_(), _ours(w).requires_grad_()
-    ob = _ours(b).requires_grad_() if b is not None else None
+    ox, ow = as_bf16(x).requires_grad_(), as_bf16(w).requires_grad_()
+    ob = as_bf16(b).requires_grad_() if b is not None else None
     y = F.conv_transpose2d(ox, ow, ob, **case.kwargs())
-    y.backward(_ours(gy))
+    y.backward(as_bf16(gy))
     assert ox.grad is not None and ow.grad is not None
     cin_g, cout_g, kh, kw = case.w[0] // case.groups, case.w[1], case.w[2], case.w[3]
     positions = (case.x[0] if len(case.x) == 4 else 1) * int(np.prod(case.x[-2:]))
