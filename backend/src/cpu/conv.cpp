@@ -11,6 +11,7 @@
 
 #include "../core/cpu_allocator.h"
 #include "im2col.h"
+#include "half_run.h"
 #include "kernels.h"
 #include "typedtensor/blas.h"
 #include "parallel.h"
@@ -117,7 +118,7 @@ void conv2d_bf16(const Tensor& out, const Tensor& x, const Tensor& wt, const Ten
           std::fill(acc + oc * cols, acc + (oc + 1) * cols, bv);
         }
         blas_gemm_bf16(false, false, og, cols, kk, pwt + g * og * kk, kk, src, ld, 1.0f, acc, cols);
-        for (int64_t oc = 0; oc < og; ++oc) round_to_bf16(acc + oc * cols, dst + oc * sp + oy0 * ow, cols);
+        for (int64_t oc = 0; oc < og; ++oc) narrow_run(acc + oc * cols, dst + oc * sp + oy0 * ow, cols);
       }
     }
   };

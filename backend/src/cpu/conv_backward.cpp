@@ -5,6 +5,7 @@
 
 #include "../core/cpu_allocator.h"
 #include "im2col.h"
+#include "half_run.h"
 #include "kernels.h"
 #include "parallel.h"
 #include "typedtensor/blas.h"
@@ -215,7 +216,7 @@ void conv_bwd_input_bf16(const Tensor& dx, const Tensor& g, const Tensor& wt, in
         for (int64_t b = 0; b < m; ++b)
           col2im(col.data() + b * sp, cols, cg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, xg + b * chw);
       }
-      round_to_bf16(image.data(), px + n0 * chw, m * chw);
+      narrow_run(image.data(), px + n0 * chw, m * chw);
     }
   };
   if (threads) parallel_for(0, n, 1, samples);
@@ -261,7 +262,7 @@ void conv_bwd_weight_bf16(const Tensor& dwt, const Tensor& g, const Tensor& x, i
       for (int64_t i = 0; i < wn; ++i) partial[static_cast<size_t>(i)] += src[i];
     }
   }
-  round_to_bf16(partial.data(), dwt.data<BFloat16>(), wn);
+  narrow_run(partial.data(), dwt.data<BFloat16>(), wn);
 }
 
 // bfloat16 without the bfloat16 GEMM (a graph traced under MKL, run after set_blas("openblas")):

@@ -3,9 +3,9 @@
 // bfloat16 GEMM where MKL is the one chosen; integer types through a plain loop (BLAS has none).
 #include "blas_select.h"
 
-#include <cstring>
 #include <type_traits>
 
+#include "half_run.h"
 #include "kernels.h"
 #include "parallel.h"
 
@@ -158,17 +158,6 @@ void gemm_blas(const Tensor& c, const Tensor& a, const Tensor& b, T beta) {
 // Without that GEMM (OpenBLAS: AMD, or TYPEDTENSOR_BLAS=openblas) matmul widens bfloat16 to float32
 // first (ops_linalg.cpp).
 
-// BFloat16(float)'s rounding (nearest even, NaN kept a quiet NaN) written without a branch, so the
-// compiler vectorises it.
-void round_bits(const float* src, uint16_t* dst, int64_t n) {
-  for (int64_t j = 0; j < n; ++j) {
-    uint32_t u;
-    std::memcpy(&u, src + j, 4);
-    uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-    dst[j] = static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? 0x7fc0u : rounded);
-  }
-}
-
 // c = a @ b, or c += a @ b (accumulate: c's bfloat16 values widened into the float32 block first,
 // so the sum is rounded once, as torch's addmm rounds its bias + product)
 void gemm_bf16(const Tensor& c, const Tensor& a, const Tensor& b, bool accumulate) {
@@ -187,13 +176,12 @@ void gemm_bf16(const Tensor& c, const Tensor& a, const Tensor& b, bool accumulat
     const uint16_t* ai = pa + i * sa + (ta ? r0 : r0 * la.ld);
     const uint16_t* bi = pb + i * sb + (tb ? c0 * lb.ld : c0);
     float* fi = pf + i * sc + r0 * n + c0;
-    uint16_t* ci = &pc[i * sc + r0 * n + c0].bits;
+    BFloat16* ci = pc + i * sc + r0 * n + c0;
     if (accumulate)
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t j = 0; j < cols; ++j) fi[r * n + j] = float(pc[i * sc + (r0 + r) * n + c0 + j]);
+      for (int64_t r = 0; r < rows; ++r) widen_run(ci + r * n, fi + r * n, cols);
     gemm(CblasRowMajor, la.trans, lb.trans, (blasint)rows, (blasint)cols, (blasint)k, 1.0f, ai, (blasint)la.ld, bi,
          (blasint)lb.ld, accumulate ? 1.0f : 0.0f, fi, (blasint)n);
-    for (int64_t r = 0; r < rows; ++r) round_bits(fi + r * n, ci + r * n, cols);
+    for (int64_t r = 0; r < rows; ++r) narrow_run(fi + r * n, ci + r * n, cols);
   };
   if (one_matrix_per_thread(batch, m, n, k)) {
     parallel_for(0, batch, 1, [&](int64_t lo, int64_t hi) {
@@ -232,8 +220,6 @@ void gemm_loop(const Tensor& c, const Tensor& a, const Tensor& b) {
 }
 
 }  // namespace
-
-void round_to_bf16(const float* src, BFloat16* dst, int64_t n) { round_bits(src, &dst->bits, n); }
 
 void blas_gemm_bf16(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const BFloat16* a, int64_t lda,
                     const BFloat16* b, int64_t ldb, float beta, float* c, int64_t ldc) {

@@ -36,10 +36,9 @@ void blas_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, cons
                int64_t ldb, T beta, T* c, int64_t ldc);
 // NOTE [ bfloat16 GEMM ] (gemm.cpp): row-major float32 C = op(A) op(B) + beta C for bfloat16 A and B,
 // accumulated in float32, split over threads as blas_gemm; only where blas_has_bf16_gemm() (throws
-// otherwise). round_to_bf16 rounds a float32 run to bfloat16 (nearest even, vectorised).
+// otherwise). half_run.h's narrow_run rounds the float32 results to bfloat16.
 void blas_gemm_bf16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const BFloat16* a, int64_t lda,
                     const BFloat16* b, int64_t ldb, float beta, float* c, int64_t ldc);
-void round_to_bf16(const float* src, BFloat16* dst, int64_t n);
 // c [batch, m, n] (contiguous) += a [batch, m, k] @ b [batch, k, n], float32 / float64: BLAS with
 // beta = 1 over what c holds; k = 0 leaves c as it is. bfloat16 where the BLAS multiplies it (NOTE
 // [ bfloat16 GEMM ] in gemm.cpp): c widened, accumulated in float32, rounded once.
