@@ -132,22 +132,6 @@ void conv2d_bf16(const Tensor& out, const Tensor& x, const Tensor& wt, const Ten
   else run(0, n);
 }
 
-// bfloat16 without the bfloat16 GEMM: widened to float32, convolved, rounded once
-void conv2d_bf16_widened(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, int64_t sh,
-                         int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
-  Tensor xf = empty(x.shape(), DType::Float32), wf = empty(w.shape(), DType::Float32);
-  Tensor of = empty(out.shape(), DType::Float32);
-  copy(xf, x);
-  copy(wf, w);
-  Tensor bf;
-  if (bias) {
-    bf = empty(bias->shape(), DType::Float32);
-    copy(bf, *bias);
-  }
-  conv2d_typed<float>(of, xf, wf, bias ? &bf : nullptr, sh, sw, ph, pw, dh, dw, groups);
-  copy(out, of);
-}
-
 // `v` replaces the running maximum `best` of a window: the first NaN wins (as on the general path),
 // otherwise the first of equal maxima. Bitwise, not short-circuit, so loops stay branch-free.
 template <class T>
@@ -296,7 +280,10 @@ void conv2d(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* b
     constexpr int64_t kMinDepth = 32;
     if (blas_has_bf16_gemm() && w.size(1) * w.size(2) * w.size(3) >= kMinDepth)
       return conv2d_bf16(out, x, w, bias, sh, sw, ph, pw, dh, dw, groups);
-    return conv2d_bf16_widened(out, x, w, bias, sh, sw, ph, pw, dh, dw, groups);
+    // without it: float32 on widened operands, rounded once
+    return run_widened(out, {x, w, bias ? *bias : Tensor()}, [&](const Tensor& o, const std::vector<Tensor>& in) {
+      conv2d_typed<float>(o, in[0], in[1], bias ? &in[2] : nullptr, sh, sw, ph, pw, dh, dw, groups);
+    });
   }
   if (x.dtype() == DType::Float64) return conv2d_typed<double>(out, x, w, bias, sh, sw, ph, pw, dh, dw, groups);
   throw TypeError(std::string("[conv2d] no CPU kernel for dtype ") + dtype_name(x.dtype()));

@@ -265,17 +265,6 @@ void conv_bwd_weight_bf16(const Tensor& dwt, const Tensor& g, const Tensor& x, i
   narrow_run(partial.data(), dwt.data<BFloat16>(), wn);
 }
 
-// bfloat16 without the bfloat16 GEMM (a graph traced under MKL, run after set_blas("openblas")):
-// the float32 kernel on widened operands, rounded once
-template <class Kernel>
-void widened_bf16(const Tensor& out, const Tensor& a, const Tensor& b, const Kernel& kernel) {
-  Tensor af = empty(a.shape(), DType::Float32), bf = empty(b.shape(), DType::Float32);
-  Tensor of = empty(out.shape(), DType::Float32);
-  copy(af, a);
-  copy(bf, b);
-  kernel(of, af, bf);
-  copy(out, of);
-}
 
 }  // namespace
 
@@ -287,8 +276,8 @@ void conv2d_backward_input(const Tensor& dx, const Tensor& g, const Tensor& w, i
   if (dx.dtype() == DType::Float64) return conv_bwd_input<double>(dx, g, w, sh, sw, ph, pw, dh, dw, groups);
   if (dx.dtype() == DType::BFloat16) {  // NOTE [ bfloat16 convolution ] in conv.cpp
     if (blas_has_bf16_gemm()) return conv_bwd_input_bf16(dx, g, w, sh, sw, ph, pw, dh, dw, groups);
-    return widened_bf16(dx, g, w, [&](const Tensor& o, const Tensor& a, const Tensor& b) {
-      conv_bwd_input<float>(o, a, b, sh, sw, ph, pw, dh, dw, groups);
+    return run_widened(dx, {g, w}, [&](const Tensor& o, const std::vector<Tensor>& in) {
+      conv_bwd_input<float>(o, in[0], in[1], sh, sw, ph, pw, dh, dw, groups);
     });
   }
   throw TypeError(std::string("[conv2d] no CPU backward kernel for dtype ") + dtype_name(dx.dtype()));
@@ -302,8 +291,8 @@ void conv2d_backward_weight(const Tensor& dw_, const Tensor& g, const Tensor& x,
   if (dw_.dtype() == DType::Float64) return conv_bwd_weight<double>(dw_, g, x, sh, sw, ph, pw, dh, dw, groups);
   if (dw_.dtype() == DType::BFloat16) {  // NOTE [ bfloat16 convolution ] in conv.cpp
     if (blas_has_bf16_gemm()) return conv_bwd_weight_bf16(dw_, g, x, sh, sw, ph, pw, dh, dw, groups);
-    return widened_bf16(dw_, g, x, [&](const Tensor& o, const Tensor& a, const Tensor& b) {
-      conv_bwd_weight<float>(o, a, b, sh, sw, ph, pw, dh, dw, groups);
+    return run_widened(dw_, {g, x}, [&](const Tensor& o, const std::vector<Tensor>& in) {
+      conv_bwd_weight<float>(o, in[0], in[1], sh, sw, ph, pw, dh, dw, groups);
     });
   }
   throw TypeError(std::string("[conv2d] no CPU backward kernel for dtype ") + dtype_name(dw_.dtype()));

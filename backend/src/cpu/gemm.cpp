@@ -246,13 +246,9 @@ void gemm_batched(const Tensor& c, const Tensor& a, const Tensor& b) {
     case DType::BFloat16: {
       if (gemm_fns().bf16gemm) return gemm_bf16(c, a, b, false);
       // a graph traced while MKL was the BLAS, run after set_blas("openblas"): widen here
-      Tensor af = empty(a.shape(), DType::Float32), bf = empty(b.shape(), DType::Float32);
-      Tensor cf = empty(c.shape(), DType::Float32);
-      copy(af, a);
-      copy(bf, b);
-      gemm_blas<float>(cf, af, bf, 0.0f);
-      copy(c, cf);
-      return;
+      return run_widened(c, {a, b}, [](const Tensor& o, const std::vector<Tensor>& in) {
+        gemm_blas<float>(o, in[0], in[1], 0.0f);
+      });
     }
     case DType::Int64: return gemm_loop<int64_t>(c, a, b);
     case DType::Int32: return gemm_loop<int32_t>(c, a, b);

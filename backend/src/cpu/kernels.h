@@ -4,6 +4,7 @@
 // table (NOTE [ Device dispatch ] in typedtensor/device.h).
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "typedtensor/device.h"
 #include "typedtensor/kernel_list.h"
@@ -39,6 +40,24 @@ void blas_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, cons
 // otherwise). half_run.h's narrow_run rounds the float32 results to bfloat16.
 void blas_gemm_bf16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const BFloat16* a, int64_t lda,
                     const BFloat16* b, int64_t ldb, float beta, float* c, int64_t ldc);
+// A bfloat16 op run by its float32 kernel on widened copies of its operands (an undefined one, a
+// missing bias, stays undefined), the kernel's result rounded into `out` once: the bfloat16 GEMM
+// and convolutions where the BLAS has no bfloat16 GEMM (NOTE [ bfloat16 GEMM ] in gemm.cpp).
+template <class Kernel>
+void run_widened(const Tensor& out, const std::vector<Tensor>& in, const Kernel& kernel) {
+  std::vector<Tensor> wide;
+  for (const Tensor& t : in) {
+    Tensor f = t;
+    if (t.defined()) {
+      f = empty(t.shape(), DType::Float32);
+      copy(f, t);
+    }
+    wide.push_back(f);
+  }
+  Tensor wide_out = empty(out.shape(), DType::Float32);
+  kernel(wide_out, wide);
+  copy(out, wide_out);
+}
 // c [batch, m, n] (contiguous) += a [batch, m, k] @ b [batch, k, n], float32 / float64: BLAS with
 // beta = 1 over what c holds; k = 0 leaves c as it is. bfloat16 where the BLAS multiplies it (NOTE
 // [ bfloat16 GEMM ] in gemm.cpp): c widened, accumulated in float32, rounded once.
