@@ -179,3 +179,12 @@ def _cublas_dirs() -> list[str]:
             if os.path.isdir(d) and d not in dirs:
                 dirs.append(d)
     return dirs
+
+
+def __getattr__(name: str) -> Any:
+    # ``tt.cuda.amp``: torch's deprecated device-bound mixed-precision spellings, loaded on first use
+    if name == "amp":
+        import typedtensor.amp.cuda as amp
+
+        return amp
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
