@@ -1,6 +1,9 @@
+# ``__all__`` makes ``amp`` an explicit re-export (a stub's ``from .amp import cpu as amp`` alone is not one).
+__all__ = ["amp", "current_device", "device_count", "is_available", "synchronize"]
+
 from typing import Any
 
-from .amp import cpu as amp  # noqa: F401  (torch.cpu.amp)
+from .amp import cpu as amp  # (torch.cpu.amp)
 
 def is_available() -> bool: ...
 def device_count() -> int: ...
