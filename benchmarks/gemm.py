@@ -2,6 +2,7 @@
 torch, numpy, interleaved in one process.
 
     python benchmarks/gemm.py [--threads 1] [--clock cpu|wall] [--rounds 9] [--dtype float32|bfloat16]
+                              [--precision highest|high|medium]
 
 Each round times every implementation once per size (enough calls for ~50 ms each); the table
 gives the median GFLOP/s over rounds and typedtensor / torch as a throughput ratio (higher is
@@ -10,6 +11,8 @@ better; the target on Intel is >= 0.95 at n >= 512). ``--dtype bfloat16`` times 
 float32 widening on OpenBLAS (NOTE [ bfloat16 GEMM ] in backend/src/cpu/gemm.cpp), oneDNN for torch. ``--clock cpu`` (the default) times with the
 process's CPU clock: with one thread on a machine shared with other jobs, that measures the work
 done rather than the scheduler; use ``--clock wall`` with ``--threads 2`` on a quiet machine.
+``--precision medium`` sets both libraries' ``set_float32_matmul_precision``: float32 operands rounded
+to bfloat16 on the bfloat16 GEMM (NOTE [ float32 matmul precision ] in backend/src/cpu/gemm.cpp).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--sizes", default="128,256,512,1024,2048")
     ap.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32")
+    ap.add_argument("--precision", choices=["highest", "high", "medium"], default="highest")
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     os.environ.setdefault("OPENBLAS_NUM_THREADS", str(args.threads))
@@ -42,11 +46,13 @@ def main() -> None:
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
     tt.set_num_threads(args.threads)
     torch.set_num_threads(args.threads)
+    tt.set_float32_matmul_precision(args.precision)
+    torch.set_float32_matmul_precision(args.precision)
     libs = tt.backends.cpu.blas_available()
     start = tt.backends.cpu.get_blas()
     cpu = cpu_name()
     print(f"# {cpu}, {os.cpu_count()} CPUs, {args.threads} threads, {args.clock} clock, torch {torch.__version__}, "
-          f"numpy {np.__version__}, {args.dtype}, BLAS chosen by default: {start}, load average {os.getloadavg()[0]:.1f}\n")
+          f"numpy {np.__version__}, {args.dtype}, precision {args.precision}, BLAS chosen by default: {start}, load average {os.getloadavg()[0]:.1f}\n")
     head = " | ".join(f"typedtensor {lib}" for lib in libs)
     print(f"| n | {head} | torch | numpy | " + " | ".join(f"{lib} / torch" for lib in libs) + " |")
     print("| ---: |" + " ---: |" * (2 * len(libs) + 2))

@@ -1,6 +1,6 @@
 """Training-step benchmarks: typedtensor vs torch eager, side by side in one run, same threads.
 
-    python benchmarks/train.py [--threads 2] [--repeats 15] [--markdown]
+    python benchmarks/train.py [--threads 2] [--repeats 15] [--markdown] [--precision highest|high|medium]
 
 Workloads (issue 6):
 - MLP 784-512-512-10, batch 256: forward + cross-entropy + backward + SGD step;
@@ -15,7 +15,8 @@ Workloads (issue 6):
 
 Both libraries start from identical weights. Each figure is the median over ``--repeats`` timed
 steps after warm-up, the two libraries' steps interleaved; the ratio is typedtensor / torch (lower
-is better).
+is better). ``--precision`` sets both libraries' ``set_float32_matmul_precision`` ("medium": float32
+products on the bfloat16 GEMM, NOTE [ float32 matmul precision ] in backend/src/cpu/gemm.cpp).
 """
 
 from __future__ import annotations
@@ -257,6 +258,7 @@ def main() -> None:
                     help="time with the process's CPU clock (with --threads 1: robust to other load on the machine)")
     ap.add_argument("--only", choices=["mlp", "block", "block-explicit", "block-sdpa", "block-explicit-bf16",
                                        "block-sdpa-bf16", "cnn", "memory"], action="append")
+    ap.add_argument("--precision", choices=["highest", "high", "medium"], default="highest")
     ap.add_argument("--memory-child", choices=["typedtensor", "torch"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
@@ -273,6 +275,10 @@ def main() -> None:
 
     tt.set_num_threads(args.threads)
     torch.set_num_threads(args.threads)
+    tt.set_float32_matmul_precision(args.precision)
+    torch.set_float32_matmul_precision(args.precision)
+    if args.precision != "highest":
+        print(f"float32 matmul precision: {args.precision}")
     tt.manual_seed(0)
     torch.manual_seed(0)
     targets = {"mlp": 1.0, "block": 1.2, "block-explicit": 0.9, "block-sdpa": 0.9, "block-explicit-bf16": 1.0,
@@ -307,7 +313,7 @@ def main() -> None:
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         print(f"{platform.python_implementation()} {platform.python_version()}, {platform.machine()}, "
               f"{os.cpu_count()} CPUs, {args.threads} threads, torch {torch.__version__}, load average {load:.1f}, "
-              f"{'CPU' if args.cpu_time else 'wall'} clock.\n")
+              f"{'CPU' if args.cpu_time else 'wall'} clock, float32 matmul precision {args.precision}.\n")
         print("| workload | typedtensor | torch eager | ratio | target |")
         print("| --- | --- | --- | --- | --- |")
         for name, ours, ref, target in rows:

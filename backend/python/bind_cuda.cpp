@@ -27,8 +27,6 @@ void bind_cuda(py::module_& m) {
   m.def("_cuda_empty_cache", [] { c::empty_cache(); });
   m.def("_cuda_manual_seed", [](py::int_ s) { c::seed(static_cast<uint64_t>(PyLong_AsUnsignedLongLongMask(s.ptr()))); });
   m.def("_cuda_initial_seed", [] { return c::seed_value(); });
-  m.def("_cuda_set_allow_tf32", [](bool b) { c::set_allow_tf32(b); });
-  m.def("_cuda_allow_tf32", [] { return c::allow_tf32(); });
   m.def("_cuda_cublas_available", [] { return c::cublas_available(); });
   m.def("_cuda_cublas_status", [] { return c::cublas_status(); });
   m.def("_cuda_set_cublas_search_path", [](const std::string& d) { c::set_cublas_search_path(d); });
@@ -69,8 +67,6 @@ void bind_cuda(py::module_& m) {
   m.def("_cuda_empty_cache", [] {});
   m.def("_cuda_manual_seed", [](py::int_) {});
   m.def("_cuda_initial_seed", [] { return tt::initial_seed(); });
-  m.def("_cuda_set_allow_tf32", [](bool) {});
-  m.def("_cuda_allow_tf32", [] { return false; });
   m.def("_cuda_cublas_available", [] { return false; });
   m.def("_cuda_cublas_status", [] { return std::string("typedtensor was built without CUDA"); });
   m.def("_cuda_set_cublas_search_path", [](const std::string&) {});

@@ -1,5 +1,8 @@
 // Module-level functions of typedtensor._C: creation, random, joining, nn ops, threads, interop.
 #include "convert.h"
+
+#include <algorithm>
+
 #include "typedtensor/attention.h"
 #include "typedtensor/blas.h"
 #include "typedtensor/cpu_capability.h"
@@ -168,6 +171,9 @@ void bind_functions(py::module_& m) {
   m.def("_cpu_blas_available", [] { return tt::blas_available(); });
   m.def("_cpu_blas_has_bf16_gemm", [] { return tt::blas_has_bf16_gemm(); });
   m.def("_cpu_set_blas", [](const std::string& name) { tt::set_blas(name); });
+  m.def("_set_float32_matmul_precision",
+        [](int p) { tt::set_float32_matmul_precision(static_cast<tt::MatmulPrecision>(std::clamp(p, 0, 2))); });
+  m.def("_float32_matmul_precision", [] { return static_cast<int>(tt::float32_matmul_precision()); });
   m.def("_cpu_set_blas_mkl_path", [](const std::string& path) { tt::set_blas_mkl_path(path); });
   m.def("_cpu_cache_empty", [] { tt::cpu_cache_empty(); });
   m.def("_cpu_cache_set_limit", [](size_t bytes) { tt::cpu_cache_set_limit(bytes); });

@@ -122,6 +122,8 @@ for _name in _exports.FUNCTIONS_IN_PYTHON:
         globals()[_name] = getattr(composite, _name, None) or getattr(functional, _name)
 del _name
 
+from typedtensor._runtime.backends import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
+
 composite.install(Tensor)
 tensor_meta.install(Tensor)
 
@@ -132,6 +134,7 @@ __all__ = [
     "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
     "allclose", "equal", "numel", "is_floating_point", "save", "load",
     "Generator", "default_generator", "seed", "get_rng_state", "set_rng_state",
+    "set_float32_matmul_precision", "get_float32_matmul_precision",
     *_NOT_OPS_FROM_C,
     *_exports.FUNCTIONS_FROM_C,
     *_exports.FUNCTIONS_IN_PYTHON,

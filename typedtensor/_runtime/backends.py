@@ -17,6 +17,7 @@ that have it (twice the lanes of the ``"avx2"`` baseline), switched with
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from typedtensor._runtime import _loader
@@ -26,16 +27,36 @@ __all__ = ["cpu", "cuda"]
 _C = _loader.load_core()
 
 
+_PRECISIONS = ("highest", "high", "medium")  # the backend's MatmulPrecision, in its order
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """torch's: ``"highest"`` (the default) multiplies float32 in float32; ``"high"`` lets cuBLAS use
+    TF32 tensor cores; ``"medium"`` also rounds float32 operands to bfloat16 for the CPU's bfloat16
+    GEMM where the BLAS has one (NOTE [ float32 matmul precision ] in backend/src/cpu/gemm.cpp).
+    Another string warns and changes nothing, as torch's does."""
+    if precision not in _PRECISIONS:
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
+                      "set_float32_matmul_precision call has no effect.", UserWarning, stacklevel=2)
+        return
+    _C._set_float32_matmul_precision(_PRECISIONS.index(precision))
+
+
+def get_float32_matmul_precision() -> str:
+    return _PRECISIONS[int(_C._float32_matmul_precision())]
+
+
 class _Matmul:
-    """``allow_tf32`` reads and writes the backend's flag."""
+    """``allow_tf32`` is the float32 matmul precision seen from CUDA, as torch's: True is ``"high"``
+    (or ``"medium"``), and setting it sets the precision to ``"high"`` or ``"highest"``."""
 
     @property
     def allow_tf32(self) -> bool:
-        return bool(_C._cuda_allow_tf32())
+        return get_float32_matmul_precision() != "highest"
 
     @allow_tf32.setter
     def allow_tf32(self, value: bool) -> None:
-        _C._cuda_set_allow_tf32(bool(value))
+        set_float32_matmul_precision("high" if value else "highest")
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name != "allow_tf32":

@@ -32,6 +32,8 @@ NOT_OPS: Final[dict[str, str]] = {
     **_all("a class: a random stream of its own (generator= of the random ops)", "typedtensor.Generator"),
     **_all("thread settings", "typedtensor.set_num_threads", "typedtensor.get_num_threads",
            "typedtensor.set_flush_denormal"),
+    **_all("a setting of the backend's float32 matrix products",
+           "typedtensor.set_float32_matmul_precision", "typedtensor.get_float32_matmul_precision"),
     **_all("answers with a Python bool, not a tensor", "typedtensor.allclose", "typedtensor.equal",
            "typedtensor.is_tensor", "typedtensor.is_floating_point"),
     **_all("answers with a Python int", "typedtensor.numel"),

@@ -20,4 +20,12 @@ bool blas_has_bf16_gemm();
 // Where the Python side found libmkl_rt (tried before the loader's own search path).
 void set_blas_mkl_path(const std::string& path);
 
+// torch.set_float32_matmul_precision (NOTE [ float32 matmul precision ] in backend/src/cpu/gemm.cpp):
+// Highest (the default) multiplies float32 in float32; High lets cuBLAS use TF32 tensor cores
+// (torch.backends.cuda.matmul.allow_tf32 reads and writes this setting); Medium also rounds float32
+// operands to bfloat16 on a CPU whose BLAS has a bfloat16 GEMM. One process-wide setting, as torch's.
+enum class MatmulPrecision { Highest = 0, High = 1, Medium = 2 };
+void set_float32_matmul_precision(MatmulPrecision p);
+MatmulPrecision float32_matmul_precision();
+
 }  // namespace tt

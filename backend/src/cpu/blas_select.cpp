@@ -145,6 +145,10 @@ const GemmFns& gemm_fns() {
   return *f;
 }
 
+bool float32_gemm_in_bf16() {
+  return float32_matmul_precision() == MatmulPrecision::Medium && gemm_fns().bf16gemm != nullptr;
+}
+
 }  // namespace tt::cpu
 
 namespace tt {
@@ -165,6 +169,15 @@ std::vector<std::string> blas_available() {
 }
 
 bool blas_has_bf16_gemm() { return cpu::gemm_fns().bf16gemm != nullptr; }
+
+namespace {
+std::atomic<int> g_matmul_precision{static_cast<int>(MatmulPrecision::Highest)};
+}  // namespace
+
+void set_float32_matmul_precision(MatmulPrecision p) { g_matmul_precision.store(static_cast<int>(p)); }
+MatmulPrecision float32_matmul_precision() {
+  return static_cast<MatmulPrecision>(g_matmul_precision.load(std::memory_order_relaxed));
+}
 
 void set_blas(const std::string& name) {
   if (name != "openblas" && name != "mkl" && name != "auto")

@@ -44,4 +44,8 @@ struct GemmFns {
 // The chosen library's GEMMs; single-threaded (NOTE [ One thread pool ] in kernels.h).
 const GemmFns& gemm_fns();
 
+// Whether float32 products run on the bfloat16 GEMM: the "medium" float32 matmul precision with a
+// BLAS that has one (NOTE [ float32 matmul precision ] in gemm.cpp).
+bool float32_gemm_in_bf16();
+
 }  // namespace tt::cpu

@@ -127,11 +127,15 @@ bool one_matrix_per_thread(int64_t batch, int64_t m, int64_t n, int64_t k) {
   return batch >= num_threads() && batch > 1 && m * n * k * batch >= (int64_t(1) << 20);
 }
 
+void gemm_float32_on_bf16(const Tensor& c, const BlasOperands& o, float beta);
+
 // c = a @ b + beta * c over [batch, m, n] (beta 0 or 1: 1 accumulates into what c holds)
 template <class T>
 void gemm_blas(const Tensor& c, const Tensor& a, const Tensor& b, T beta) {
   int64_t batch = c.size(0), m = c.size(1), n = c.size(2), k = a.size(2);
   const BlasOperands o = blas_operands(a, b);
+  if constexpr (std::is_same_v<T, float>)
+    if (float32_gemm_in_bf16()) return gemm_float32_on_bf16(c, o, beta);
   const T* pa = o.a.data<T>();
   const T* pb = o.b.data<T>();
   T* pc = c.data<T>();
@@ -193,6 +197,35 @@ void gemm_bf16(const Tensor& c, const Tensor& a, const Tensor& b, bool accumulat
     split_gemm(m, n, k, [&](int64_t r0, int64_t rows, int64_t c0, int64_t cols) { block(i, r0, rows, c0, cols); });
 }
 
+// NOTE [ float32 matmul precision ]
+// torch.set_float32_matmul_precision("medium") makes torch 2.13's CPU matmuls (mm, bmm, matmul,
+// addmm, linear, and its flash attention) round their float32 operands to bfloat16 and multiply
+// them on oneDNN's bfloat16 GEMM, with float32 accumulation and a float32 result; convolutions keep
+// float32. Here the same holds where MKL is the BLAS: each operand is rounded once into a compact
+// bfloat16 copy laid out as BLAS reads it (round_to_bf16), and cblas_gemm_bf16bf16f32 writes the
+// float32 product -- AMX on CPUs that have it, several times float32's throughput. The graph's GEMM
+// epilogues do the same (graph/epilogue.cpp), so a compiled step agrees with eager. The fused
+// attention kernel keeps float32, more exact than torch's under "medium"; so do convolutions and the
+// recurrent layers. "high" changes nothing on a CPU (TF32 is a GPU format), as in torch, and neither
+// setting does with OpenBLAS, which has no bfloat16 GEMM. The default, "highest", is float32 throughout.
+void gemm_float32_on_bf16(const Tensor& c, const BlasOperands& o, float beta) {
+  const int64_t batch = c.size(0), m = c.size(1), n = c.size(2), k = o.a.size(2);
+  const Bf16Matrices a = round_to_bf16(o.a.data<float>(), o.ta(), o.la.ld, m, k, batch, o.a.stride(0));
+  const Bf16Matrices b = round_to_bf16(o.b.data<float>(), o.tb(), o.lb.ld, k, n, batch, o.b.stride(0));
+  float* pc = c.data<float>();
+  auto product = [&](int64_t i) {
+    blas_gemm_bf16(o.ta(), o.tb(), m, n, k, a.data() + i * a.batch_stride, a.ld, b.data() + i * b.batch_stride, b.ld,
+                   beta, pc + i * m * n, n);
+  };
+  if (one_matrix_per_thread(batch, m, n, k)) {
+    parallel_for(0, batch, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) product(i);  // serial inside the region (split_gemm)
+    });
+    return;
+  }
+  for (int64_t i = 0; i < batch; ++i) product(i);
+}
+
 template <class T>
 void gemm_loop(const Tensor& c, const Tensor& a, const Tensor& b) {
   int64_t batch = c.size(0), m = c.size(1), n = c.size(2), k = a.size(2);
@@ -231,6 +264,20 @@ void blas_gemm_bf16(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const BFl
     gemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (blasint)rows, (blasint)cols,
          (blasint)k, 1.0f, &ab->bits, (blasint)lda, &bb->bits, (blasint)ldb, beta, c + r0 * ldc + c0, (blasint)ldc);
   });
+}
+
+Bf16Matrices round_to_bf16(const float* p, bool trans, int64_t ld, int64_t rows, int64_t cols, int64_t batch,
+                           int64_t batch_stride) {
+  const int64_t lines = trans ? cols : rows, len = trans ? rows : cols;  // as stored
+  const int64_t copies = batch_stride == 0 ? 1 : batch;
+  // copies * lines * len is at most the operand's own element count
+  Bf16Matrices r{empty(Shape{copies * lines * len}, DType::BFloat16), std::max<int64_t>(len, 1),
+                 copies == 1 ? 0 : lines * len};
+  BFloat16* out = r.keep.data<BFloat16>();
+  parallel_for(0, copies * lines, std::max<int64_t>(1, kGrain / std::max<int64_t>(len, 1)), [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) narrow_run(p + (i / lines) * batch_stride + (i % lines) * ld, out + i * len, len);
+  });
+  return r;
 }
 
 void gemm_batched(const Tensor& c, const Tensor& a, const Tensor& b) {

@@ -40,6 +40,17 @@ void blas_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, cons
 // otherwise). half_run.h's narrow_run rounds the float32 results to bfloat16.
 void blas_gemm_bf16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const BFloat16* a, int64_t lda,
                     const BFloat16* b, int64_t ldb, float beta, float* c, int64_t ldc);
+// float32 matrices rounded (nearest even) to bfloat16 for the bfloat16 GEMM (NOTE [ float32 matmul
+// precision ] in gemm.cpp): op(X) is [rows, cols] at p, stored transposed when `trans`, with leading
+// dimension ld; `batch` of them batch_stride apart (0: one matrix shared by the batch). The copy is
+// compact with the same transposition: ld is its stored row length, batch_stride 0 when shared.
+struct Bf16Matrices {
+  Tensor keep;
+  int64_t ld = 1, batch_stride = 0;
+  const BFloat16* data() const { return keep.data<BFloat16>(); }
+};
+Bf16Matrices round_to_bf16(const float* p, bool trans, int64_t ld, int64_t rows, int64_t cols, int64_t batch = 1,
+                           int64_t batch_stride = 0);
 // A bfloat16 op run by its float32 kernel on widened copies of its operands (an undefined one, a
 // missing bias, stays undefined), the kernel's result rounded into `out` once: the bfloat16 GEMM
 // and convolutions where the BLAS has no bfloat16 GEMM (NOTE [ bfloat16 GEMM ] in gemm.cpp).

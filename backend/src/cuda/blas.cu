@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common.cuh"
+#include "typedtensor/blas.h"
 
 namespace tt::cuda {
 namespace {
@@ -41,7 +42,6 @@ struct Cublas {
 
 std::mutex g_mu;
 std::string g_search;  // ':'-separated folders
-std::atomic<bool> g_tf32{false};
 
 template <class F>
 bool sym(void* lib, const char* name, F*& out) {
@@ -164,8 +164,8 @@ std::string library_search_path() {
   std::lock_guard<std::mutex> lk(g_mu);
   return g_search;
 }
-void set_allow_tf32(bool allow) { g_tf32.store(allow); }
-bool allow_tf32() { return g_tf32.load(); }
+// torch.backends.cuda.matmul.allow_tf32 is the float32 matmul precision's "high" or "medium"
+bool allow_tf32() { return tt::float32_matmul_precision() != tt::MatmulPrecision::Highest; }
 
 // Row-major C[i] (m x n, ldc) = op(A[i]) (m x k) @ op(B[i]) (k x n), i < batch; ta/tb: the buffers
 // hold A^T / B^T (column-major-stored operands). Runs as column-major C^T = op(B)^T op(A)^T.

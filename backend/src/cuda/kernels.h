@@ -46,7 +46,6 @@ std::string library_search_path();  // those folders (NVRTC is looked for there 
 void* load_generated(const std::string& source, const std::string& cache_dir, std::string* why);
 void launch_generated(void* kernel, std::vector<void*>& args, int64_t grid, int block);
 std::string nvrtc_status();  // where NVRTC was loaded from, or why it was not
-void set_allow_tf32(bool allow);
 bool allow_tf32();
 
 // ---- random.cu (Philox4x32-10): the generator ----

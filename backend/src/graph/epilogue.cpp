@@ -97,8 +97,15 @@ void FusedKernel::run_gemm_blocks(const TensorList& in, const TensorList& out) {
     base.push_back(keep.back().raw());
   }
   for (const Tensor& t : out) base.push_back(t.raw());
+  // NOTE [ float32 matmul precision ] (cpu/gemm.cpp): "medium" rounds A and B to bfloat16 once
+  std::optional<cpu::Bf16Matrices> a16, b16;
+  if constexpr (std::is_same_v<T, float>)
+    if (k > 0 && cpu::float32_gemm_in_bf16()) {
+      a16 = cpu::round_to_bf16(pa, a.trans, a.ld, m, k);
+      b16 = cpu::round_to_bf16(pb, b.trans, b.ld, k, n);
+    }
   const cpu::PackedGemm<T>& pk = packed_fns<T>();
-  const bool can_pack = k > 0 && g_packed.load() && pk.available();
+  const bool can_pack = k > 0 && g_packed.load() && pk.available() && !a16;
   const int threads = get_num_threads();
   const int64_t mb = gemm_block_rows(m, n, static_cast<int64_t>(sizeof(T)), threads, can_pack);
   const int64_t nblocks = (m + mb - 1) / mb;
@@ -122,7 +129,11 @@ void FusedKernel::run_gemm_blocks(const TensorList& in, const TensorList& out) {
       const int64_t r0 = blk * mb, rows = std::min(mb, m - r0);
       const T* ablk = a.trans ? pa + r0 : pa + r0 * a.ld;
       if (k == 0) std::fill(c, c + rows * n, T(0));
-      else if (pp)
+      else if (a16) {
+        if constexpr (std::is_same_v<T, float>)
+          cpu::blas_gemm_bf16(a.trans, b.trans, rows, n, k, a16->data() + (a.trans ? r0 : r0 * a16->ld), a16->ld,
+                              b16->data(), b16->ld, 0.0f, c, n);
+      } else if (pp)
         pk.compute(101, a.trans ? 112 : 111, 151, static_cast<blasint>(rows), static_cast<blasint>(n), static_cast<blasint>(k),
                    ablk, static_cast<blasint>(a.ld), pp, static_cast<blasint>(b.ld), T(0), c, static_cast<blasint>(n));
       else
