@@ -149,6 +149,9 @@ def _report(name: str, cmp: Comparison) -> str:
         f"loss {last + 1} typedtensor {cmp.ours[last]:.7g} torch {cmp.torch[last]:.7g} "
         f"(torch's one-ulp spread {cmp.noise(last):.3g}); largest difference on the way: loss {worst + 1}, "
         f"{abs(cmp.ours[worst] - cmp.torch[worst]):.3g}"
+        + (f"; {sum(map(len, cmp.torch_draws))} multinomial draws, typedtensor's == torch's: "
+           f"{cmp.ours_draws == cmp.torch_draws} (torch's one-ulp run's: {cmp.torch_perturbed_draws == cmp.torch_draws})"
+           if cmp.torch_draws else "")
     )
 
 
