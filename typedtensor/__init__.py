@@ -19,8 +19,10 @@ __version__ = "0.1.0"
 
 _SUBMODULES = frozenset({
     "nn", "optim", "data", "utils", "cuda", "autograd", "jit", "onnx", "shapes", "accelerator", "backends",
-    "distributed", "multiprocessing", "serialization",
+    "distributed", "multiprocessing", "serialization", "amp", "cpu",
 })
+# Mixed precision names torch also exports at the top level (``torch.GradScaler``): from typedtensor.amp
+_AMP_NAMES = frozenset({"GradScaler"})
 
 
 def _load_runtime() -> Any:
@@ -30,6 +32,10 @@ def _load_runtime() -> Any:
 def __getattr__(name: str) -> Any:
     if name == "compile":  # graph mode (typedtensor/graph): tt.compile(fn, passes=...)
         value = importlib.import_module("typedtensor.graph").compile
+        globals()[name] = value
+        return value
+    if name in _AMP_NAMES:
+        value = getattr(importlib.import_module("typedtensor.amp"), name)
         globals()[name] = value
         return value
     if name in _SUBMODULES:
@@ -48,7 +54,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    names = set(globals()) | set(_SUBMODULES)
+    names = set(globals()) | set(_SUBMODULES) | set(_AMP_NAMES)
     with contextlib.suppress(ImportError):
         names |= set(getattr(_load_runtime(), "__all__", ()))
     return sorted(names)

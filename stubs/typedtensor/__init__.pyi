@@ -19,8 +19,10 @@ from typing import IO, Any, Generic, TypeAlias, TypeVar, overload
 from typing_extensions import Self, TypeVarTuple, Unpack
 
 from . import accelerator as accelerator
+from . import amp as amp
 from . import autograd as autograd
 from . import backends as backends
+from . import cpu as cpu
 from . import cuda as cuda
 from . import data as data
 from . import distributed as distributed
@@ -31,6 +33,7 @@ from . import onnx as onnx
 from . import optim as optim
 from . import serialization as serialization
 from . import utils as utils
+from .amp import GradScaler as GradScaler
 from .autograd import Node as _Node
 from .nn import functional as functional
 
