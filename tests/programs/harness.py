@@ -67,6 +67,10 @@ class Program:
     prepare: Callable[[Path], None] | None = None  # writes the synthetic data files into the run directory
     per_step: int = 1  # losses computed per optimizer step (dcgan: D on real, D on fake, G)
     env: tuple[tuple[str, str], ...] = ()  # environment variables set for the run
+    # appended to every command line of the torch runs: a flag whose torch path cannot run under the
+    # harness (nanoGPT's --compile: inductor refuses the harness's patched functions), so typedtensor's
+    # run with the flag is compared with torch's without it
+    torch_extra: tuple[str, ...] = ()
 
 
 @dataclass
@@ -330,7 +334,8 @@ class _Recorder:
             for child in m.modules():
                 if child is not m:
                     inner.add(id(child))
-        return [m for m in self.modules if id(m) not in inner]
+        # a compiled model (torch.compile's OptimizedModule) stands for the module it wraps
+        return [m._modules.get("_orig_mod") or m for m in self.modules if id(m) not in inner]
 
     def sync(self) -> None:
         self.synced = True
@@ -418,7 +423,7 @@ def run_program(
             runpy.run_path(str(workdir / script), run_name="__main__")
         with recorder.installed(), shared.installed():
             for argv in ([program.script, *program.argv], *(shlex.split(line) for line in program.then)):
-                sys.argv = argv
+                sys.argv = argv + list(program.torch_extra if lib_name == "torch" else ())
                 try:
                     runpy.run_path(str(workdir / argv[0]), run_name="__main__")
                 except StopRun:  # the losses are all there; what comes after (sampling) still runs

@@ -111,6 +111,14 @@ PROGRAMS = {
         "nanogpt_dropout", "train.py", (_NANOGPT_CONFIG, "--dropout=0.1", "--bias=True"),
         losses=11, prepare=_tiny_char, directory="nanogpt",
     ),
+    # compile=True (nanoGPT's default) on typedtensor: model = torch.compile(model), the loss
+    # differentiated outside, the checkpoint's state_dict with the _orig_mod. keys its resume strips;
+    # compared with torch's eager run (torch's inductor refuses the harness's patched functions)
+    "nanogpt_compile": Program(
+        "nanogpt_compile", "train.py", (_NANOGPT_CONFIG, "--compile=True"),
+        then=(f"train.py {_NANOGPT_CONFIG} --compile=True --init_from=resume --max_iters=15",),
+        losses=17, prepare=_tiny_char, directory="nanogpt", torch_extra=("--compile=False",),
+    ),
 }
 
 # What each program still needs from typedtensor (the xfail reasons; empty when it runs).
@@ -125,6 +133,7 @@ MISSING: dict[str, str] = {
     "mingpt": "",
     "nanogpt": "",
     "nanogpt_dropout": "",
+    "nanogpt_compile": "",
 }
 # Each list above was checked by running the program with stand-ins for exactly those pieces (a
 # Python LSTM, a ConvTranspose2d from conv2d, ...): with them, every one of these programs passes.
