@@ -21,8 +21,13 @@ _SUBMODULES = frozenset({
     "nn", "optim", "data", "utils", "cuda", "autograd", "jit", "onnx", "shapes", "accelerator", "backends",
     "distributed", "multiprocessing", "serialization", "amp", "cpu",
 })
-# Mixed precision names torch also exports at the top level (``torch.GradScaler``): from typedtensor.amp
-_AMP_NAMES = frozenset({"GradScaler"})
+# Mixed precision names torch also exports at the top level (``torch.autocast``): from typedtensor.amp
+_AMP_NAMES = frozenset({
+    "GradScaler", "autocast", "autocast_decrement_nesting", "autocast_increment_nesting", "clear_autocast_cache",
+    "get_autocast_cpu_dtype", "get_autocast_dtype", "get_autocast_gpu_dtype", "is_autocast_cache_enabled",
+    "is_autocast_cpu_enabled", "is_autocast_enabled", "set_autocast_cache_enabled", "set_autocast_cpu_dtype",
+    "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled", "set_autocast_gpu_dtype",
+})
 
 
 def _load_runtime() -> Any:
@@ -35,7 +40,8 @@ def __getattr__(name: str) -> Any:
         globals()[name] = value
         return value
     if name in _AMP_NAMES:
-        value = getattr(importlib.import_module("typedtensor.amp"), name)
+        amp = importlib.import_module("typedtensor.amp.autocast_mode" if name != "GradScaler" else "typedtensor.amp")
+        value = getattr(amp, name)
         globals()[name] = value
         return value
     if name in _SUBMODULES:

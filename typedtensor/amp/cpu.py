@@ -1,11 +1,23 @@
-"""``typedtensor.cpu.amp``: torch's deprecated ``torch.cpu.amp`` spellings, bound to device ``"cpu"``."""
+"""``typedtensor.cpu.amp``: torch's deprecated ``torch.cpu.amp`` spellings, bound to device type ``"cpu"``."""
 
 from __future__ import annotations
 
-from . import grad_scaler
+from typing import Any
+
+from typedtensor._runtime import _C
+
+from . import autocast_mode, grad_scaler
 from ._deprecated import warn_deprecated
 
-__all__ = ["GradScaler"]
+__all__ = ["GradScaler", "autocast"]
+
+
+class autocast(autocast_mode.autocast):
+    """``autocast("cpu", ...)`` (bfloat16 by default); warns (FutureWarning) as torch's deprecated spelling does."""
+
+    def __init__(self, enabled: bool = True, dtype: Any = _C.bfloat16, cache_enabled: bool = True) -> None:
+        warn_deprecated("cpu", "autocast")
+        super().__init__("cpu", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
 
 
 class GradScaler(grad_scaler.GradScaler):

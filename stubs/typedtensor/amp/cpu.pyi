@@ -1,4 +1,10 @@
-from . import grad_scaler
+
+from typedtensor import dtype
+
+from . import autocast_mode, grad_scaler
+
+class autocast(autocast_mode.autocast):
+    def __init__(self, enabled: bool = True, dtype: dtype = ..., cache_enabled: bool = True) -> None: ...
 
 class GradScaler(grad_scaler.GradScaler):
     def __init__(
