@@ -345,38 +345,39 @@ def test_training_under_autocast_matches_torch(kind: str) -> None:
     assert got[-1] < got[0]
 
 
-def test_custom_fwd_and_bwd_as_torch() -> None:
+@pytest.mark.parametrize("lib_name", ["typedtensor", "torch"])
+def test_custom_fwd_and_bwd_as_torch(lib_name: str) -> None:
     # typedtensor has no autograd.Function yet: the decorators work on any forward/backward pair whose
     # first argument is the context object, as torch's do
     from types import SimpleNamespace
 
-    for lib in (tt, torch):
-        seen: dict[str, Any] = {}
+    lib = tt if lib_name == "typedtensor" else torch
+    seen: dict[str, Any] = {}
 
-        @lib.amp.custom_fwd(device_type="cpu", cast_inputs=lib.float32)
-        def forward(ctx: Any, a: Any, pair: tuple[Any, Any]) -> Any:
-            seen["fwd"] = (lib.is_autocast_enabled("cpu"), _dtype_name(a.dtype), _dtype_name(pair[1].dtype))
-            return a @ pair[0]
+    @lib.amp.custom_fwd(device_type="cpu", cast_inputs=lib.float32)
+    def forward(ctx: Any, a: Any, pair: tuple[Any, Any]) -> Any:
+        seen["fwd"] = (lib.is_autocast_enabled("cpu"), _dtype_name(a.dtype), _dtype_name(pair[1].dtype))
+        return a @ pair[0]
 
-        @lib.amp.custom_bwd(device_type="cpu")
-        def backward(ctx: Any, g: Any) -> Any:
-            seen["bwd"] = lib.is_autocast_enabled("cpu")
-            return g
+    @lib.amp.custom_bwd(device_type="cpu")
+    def backward(ctx: Any, g: Any) -> Any:
+        seen["bwd"] = lib.is_autocast_enabled("cpu")
+        return g
 
-        ctx = SimpleNamespace()
-        x = lib.ones(2, 2, dtype=lib.bfloat16)
-        with lib.autocast("cpu"):
-            out = forward(ctx, x, (x, lib.ones(2, dtype=lib.int64)))
-        backward(ctx, out)
-        assert seen == {"fwd": (False, "float32", "int64"), "bwd": False}
-        assert _dtype_name(out.dtype) == "float32"
-        ctx2 = SimpleNamespace()
+    ctx = SimpleNamespace()
+    x = lib.ones(2, 2, dtype=lib.bfloat16)
+    with lib.autocast("cpu"):
+        out = forward(ctx, x, (x, lib.ones(2, dtype=lib.int64)))
+    backward(ctx, out)
+    assert seen == {"fwd": (False, "float32", "int64"), "bwd": False}
+    assert _dtype_name(out.dtype) == "float32"
 
-        @lib.amp.custom_fwd(device_type="cpu")
-        def forward2(ctx: Any, a: Any) -> Any:
-            return a @ a
+    @lib.amp.custom_fwd(device_type="cpu")
+    def forward2(ctx: Any, a: Any) -> Any:
+        return a @ a
 
-        with lib.autocast("cpu"):
-            assert _dtype_name(forward2(ctx2, lib.ones(2, 2)).dtype) == "bfloat16"
-        backward(ctx2, out)
-        assert seen["bwd"] is True  # the backward runs under the state its forward ran under
+    ctx2 = SimpleNamespace()
+    with lib.autocast("cpu"):
+        assert _dtype_name(forward2(ctx2, lib.ones(2, 2)).dtype) == "bfloat16"
+    backward(ctx2, out)
+    assert seen["bwd"] is True  # the backward runs under the state its forward ran under
