@@ -127,6 +127,23 @@ def test_modules_match_torch_forward_and_grads(kind: str) -> None:
         _close(p.grad, q.grad, rounds=12.0)
 
 
+def test_more_cpp_ops_follow_their_policy_as_torch() -> None:
+    def calls(lib: Any, x: Any, w: Any) -> list[Any]:
+        F = lib.nn.functional
+        return [lib.mm(x, w), lib.tensordot(x, w, dims=1), lib.stack([x @ w, x]),
+                F.conv_transpose2d(x.reshape(1, 2, 4, 8)[:, :, :, :4], w.reshape(2, 4, 2, 4)),
+                lib.baddbmm(x.reshape(2, 4, 8)[:, :, :4], x.reshape(2, 4, 8), w.reshape(2, 8, 4)),
+                F.nll_loss(F.log_softmax(x @ w, -1), lib.tensor([1, 0, 3, 2, 7, 5, 0, 1]))]
+
+    (x, tx), (w, tw) = _pair(8, 8, seed=4), _pair(8, 8, seed=5)
+    with tt.autocast("cpu"):
+        ours = calls(tt, x, w)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        ref = calls(torch, tx, tw)
+    for a, b in zip(ours, ref, strict=True):
+        _close(a, b, rounds=4.0)
+
+
 def test_float64_and_integer_inputs_are_not_cast() -> None:
     a64 = tt.randn(3, 3, dtype=tt.float64)
     with tt.autocast("cpu"):
