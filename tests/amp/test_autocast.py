@@ -282,6 +282,19 @@ def test_compiled_function_holds_the_casts() -> None:
     assert f(x)[0].dtype == tt.bfloat16 and f(x)[1].dtype == tt.float32
 
 
+def test_compiled_function_retraces_for_another_autocast_state() -> None:
+    w = tt.randn(8, 8)
+    compiled = tt.compile(lambda x: (x @ w).relu())
+    x = tt.randn(4, 8)
+    assert compiled(x).dtype == tt.float32
+    with tt.autocast("cpu"):
+        assert compiled(x).dtype == tt.bfloat16
+        with tt.autocast("cpu", dtype=tt.float16):
+            assert compiled(x).dtype == tt.float16
+    assert compiled(x).dtype == tt.float32
+    assert compiled.traces == 3
+
+
 def test_python_ops_with_a_policy_are_wrapped() -> None:
     # every Python-written op with a CPU policy casts (the C++ ones are checked above and below)
     from typedtensor._runtime import composite, functional
