@@ -127,6 +127,23 @@ def test_modules_match_torch_forward_and_grads(kind: str) -> None:
         _close(p.grad, q.grad, rounds=12.0)
 
 
+def test_more_cpp_ops_follow_their_policy_as_torch() -> None:
+    def calls(lib: Any, x: Any, w: Any) -> list[Any]:
+        F = lib.nn.functional
+        return [lib.mm(x, w), lib.tensordot(x, w, dims=1), lib.stack([x @ w, x]),
+                F.conv_transpose2d(x.reshape(1, 2, 4, 8)[:, :, :, :4], w.reshape(2, 4, 2, 4)),
+                lib.baddbmm(x.reshape(2, 4, 8)[:, :, :4], x.reshape(2, 4, 8), w.reshape(2, 8, 4)),
+                F.nll_loss(F.log_softmax(x @ w, -1), lib.tensor([1, 0, 3, 2, 7, 5, 0, 1]))]
+
+    (x, tx), (w, tw) = _pair(8, 8, seed=4), _pair(8, 8, seed=5)
+    with tt.autocast("cpu"):
+        ours = calls(tt, x, w)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        ref = calls(torch, tx, tw)
+    for a, b in zip(ours, ref, strict=True):
+        _close(a, b, rounds=4.0)
+
+
 def test_float64_and_integer_inputs_are_not_cast() -> None:
     a64 = tt.randn(3, 3, dtype=tt.float64)
     with tt.autocast("cpu"):
@@ -265,6 +282,19 @@ def test_compiled_function_holds_the_casts() -> None:
     assert f(x)[0].dtype == tt.bfloat16 and f(x)[1].dtype == tt.float32
 
 
+def test_compiled_function_retraces_for_another_autocast_state() -> None:
+    w = tt.randn(8, 8)
+    compiled = tt.compile(lambda x: (x @ w).relu())
+    x = tt.randn(4, 8)
+    assert compiled(x).dtype == tt.float32
+    with tt.autocast("cpu"):
+        assert compiled(x).dtype == tt.bfloat16
+        with tt.autocast("cpu", dtype=tt.float16):
+            assert compiled(x).dtype == tt.float16
+    assert compiled(x).dtype == tt.float32
+    assert compiled.traces == 3
+
+
 def test_python_ops_with_a_policy_are_wrapped() -> None:
     # every Python-written op with a CPU policy casts (the C++ ones are checked above and below)
     from typedtensor._runtime import composite, functional
@@ -343,3 +373,41 @@ def test_training_under_autocast_matches_torch(kind: str) -> None:
     want = _train(torch, ref, [(torch.tensor(x), torch.tensor(y)) for x, y in raw], ce)
     np.testing.assert_allclose(got, want, rtol=8 * BF16_EPS)
     assert got[-1] < got[0]
+
+
+@pytest.mark.parametrize("lib_name", ["typedtensor", "torch"])
+def test_custom_fwd_and_bwd_as_torch(lib_name: str) -> None:
+    # typedtensor has no autograd.Function yet: the decorators work on any forward/backward pair whose
+    # first argument is the context object, as torch's do
+    from types import SimpleNamespace
+
+    lib = tt if lib_name == "typedtensor" else torch
+    seen: dict[str, Any] = {}
+
+    @lib.amp.custom_fwd(device_type="cpu", cast_inputs=lib.float32)
+    def forward(ctx: Any, a: Any, pair: tuple[Any, Any]) -> Any:
+        seen["fwd"] = (lib.is_autocast_enabled("cpu"), _dtype_name(a.dtype), _dtype_name(pair[1].dtype))
+        return a @ pair[0]
+
+    @lib.amp.custom_bwd(device_type="cpu")
+    def backward(ctx: Any, g: Any) -> Any:
+        seen["bwd"] = lib.is_autocast_enabled("cpu")
+        return g
+
+    ctx = SimpleNamespace()
+    x = lib.ones(2, 2, dtype=lib.bfloat16)
+    with lib.autocast("cpu"):
+        out = forward(ctx, x, (x, lib.ones(2, dtype=lib.int64)))
+    backward(ctx, out)
+    assert seen == {"fwd": (False, "float32", "int64"), "bwd": False}
+    assert _dtype_name(out.dtype) == "float32"
+
+    @lib.amp.custom_fwd(device_type="cpu")
+    def forward2(ctx: Any, a: Any) -> Any:
+        return a @ a
+
+    ctx2 = SimpleNamespace()
+    with lib.autocast("cpu"):
+        assert _dtype_name(forward2(ctx2, lib.ones(2, 2)).dtype) == "bfloat16"
+    backward(ctx2, out)
+    assert seen["bwd"] is True  # the backward runs under the state its forward ran under

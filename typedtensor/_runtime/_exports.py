@@ -464,6 +464,8 @@ HOST_FALLBACK_OPS: Final[tuple[str, ...]] = (
 )
 # autocast policies (NOTE [ Autocast policy ] in typedtensor/shapes/registry.py): op -> (CPU, CUDA)
 AUTOCAST: Final[dict[str, tuple[str | None, str | None]]] = {
+    'addcdiv': (None, 'promote'),
+    'addcmul': (None, 'promote'),
     'addmm': ('lower', 'lower'),
     'addmv': (None, 'lower'),
     'baddbmm': ('lower', 'lower'),
@@ -480,6 +482,8 @@ AUTOCAST: Final[dict[str, tuple[str | None, str | None]]] = {
     'conv_transpose1d': ('lower', 'lower'),
     'conv_transpose2d': ('lower', 'lower'),
     'cosine_embedding_loss': (None, 'float32'),
+    'cosine_similarity': (None, 'float32'),
+    'cross': (None, 'promote'),
     'cross_entropy': ('float32', 'float32'),
     'cumprod': (None, 'float32'),
     'cumsum': (None, 'float32'),
@@ -489,6 +493,7 @@ AUTOCAST: Final[dict[str, tuple[str | None, str | None]]] = {
     'hinge_embedding_loss': (None, 'float32'),
     'huber_loss': ('float32', 'float32'),
     'index_copy': ('promote', 'promote'),
+    'interpolate': (None, 'float32'),
     'kl_div': (None, 'float32'),
     'l1_loss': ('float32', 'float32'),
     'layer_norm': (None, 'float32'),

@@ -143,7 +143,10 @@ class CompiledFunction:
         sig = tuple((tuple(t.shape), str(t.dtype), str(t.device), bool(t.requires_grad)) for t in tensors)
         training = getattr(self.fn, "training", None)
         grads = tuple(bool(p.requires_grad) for p in self.params())
-        return (_pytree.guard_key(structure), sig, bool(_C.is_grad_enabled()), training, grads, _aliases(tensors))
+        # a trace holds the casts autocast made while it ran (docs/amp.md): another autocast state retraces
+        autocast = tuple((bool(_C._autocast_is_enabled(d)), str(_C._autocast_get_dtype(d))) for d in ("cpu", "cuda"))
+        return (_pytree.guard_key(structure), sig, bool(_C.is_grad_enabled()), training, grads, _aliases(tensors),
+                autocast)
 
     def params(self) -> list[Any]:
         """The tensors whose ``.grad`` a traced ``backward()`` sets: ``params=`` or a Module's."""

@@ -70,7 +70,7 @@ def margin_ranking_loss(args: Args) -> Result:
 
 
 @op("cosine_similarity", "x1:tensor, x2:tensor, dim:int=1, eps:float=1e-08", expose="tt F", python="tt F",
-    tags=("nn",))
+    tags=("nn",), autocast="cuda=float32")
 def cosine_similarity(args: Args) -> Result:
     """The broadcast shape of ``x1`` and ``x2`` without ``dim``."""
     a, b = args["x1"], args["x2"]

@@ -44,7 +44,7 @@ def _rank(name: str, x: ShapeLike, ranks: tuple[int, ...], what: str = "input") 
 
 
 @op("addcdiv", "input:tensor, tensor1:tensor, tensor2:tensor, *, value:any=1", expose="tt method inplace",
-    python="tt method inplace", tags=("elementwise",))
+    python="tt method inplace", tags=("elementwise",), autocast="cuda=promote")
 def addcdiv(args: Args) -> Result:
     """``input + value * tensor1 / tensor2``: the three broadcast together."""
     return broadcast_all([args["input"], args["tensor1"], args["tensor2"]], "addcdiv")
@@ -161,7 +161,8 @@ def kron(args: Args) -> Result:
     return Shape(tuple(x * y for x, y in zip(a, b, strict=True)))
 
 
-@op("cross", "input:tensor, other:tensor, dim:int=None", expose="tt method", python="tt method", tags=("linalg",))
+@op("cross", "input:tensor, other:tensor, dim:int=None", expose="tt method", python="tt method", tags=("linalg",),
+    autocast="cuda=promote")
 def cross(args: Args) -> Result:
     """The cross product of 3-vectors along ``dim`` (default: the first dim of size 3; torch
     warns that the default will become -1)."""
