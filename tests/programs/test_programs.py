@@ -74,6 +74,8 @@ PROGRAMS = {
          "--system.work_dir=out"),
         losses=20,
     ),
+    # runs until its loss falls under 1e-3 (no flags); the harness stops it after 20 steps
+    "regression": Program("regression", "main.py", (), losses=20),
 }
 
 # What each program still needs from typedtensor (the xfail reasons; empty when it runs).
@@ -86,6 +88,7 @@ MISSING: dict[str, str] = {
     "time_sequence_prediction": "",
     "imagenet": "",
     "mingpt": "",
+    "regression": "",
 }
 # Each list above was checked by running the program with stand-ins for exactly those pieces (a
 # Python LSTM, a ConvTranspose2d from conv2d, ...): with them, every one of these programs passes.
