@@ -76,6 +76,10 @@ PROGRAMS = {
     ),
     # runs until its loss falls under 1e-3 (no flags); the harness stops it after 20 steps
     "regression": Program("regression", "main.py", (), losses=20),
+    "siamese_network": Program(
+        "siamese_network", "main.py", ("--batch-size", "8", "--test-batch-size", "32", "--epochs", "1",
+                                       "--log-interval", "5", "--no-accel", "--lr", "0.05"), losses=20,
+    ),
 }
 
 # What each program still needs from typedtensor (the xfail reasons; empty when it runs).
@@ -89,11 +93,12 @@ MISSING: dict[str, str] = {
     "imagenet": "",
     "mingpt": "",
     "regression": "",
+    "siamese_network": "",
 }
 # Each list above was checked by running the program with stand-ins for exactly those pieces (a
 # Python LSTM, a ConvTranspose2d from conv2d, ...): with them, every one of these programs passes.
 
-SLOW = {"imagenet", "time_sequence_prediction", "dcgan"}
+SLOW = {"imagenet", "time_sequence_prediction", "dcgan", "siamese_network"}
 
 
 def _param(name: str) -> object:
