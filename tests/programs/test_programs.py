@@ -80,6 +80,12 @@ PROGRAMS = {
         "siamese_network", "main.py", ("--batch-size", "8", "--test-batch-size", "32", "--epochs", "1",
                                        "--log-interval", "5", "--no-accel", "--lr", "0.05"), losses=20,
     ),
+    # each of the two layers trains for --epochs steps on one batch of --train_size images
+    "mnist_forward_forward": Program(
+        "mnist_forward_forward", "main.py",
+        ("--epochs", "10", "--train_size", "64", "--test_size", "32", "--log-interval", "5", "--no_accel"),
+        losses=20,
+    ),
 }
 
 # What each program still needs from typedtensor (the xfail reasons; empty when it runs).
@@ -94,6 +100,7 @@ MISSING: dict[str, str] = {
     "mingpt": "",
     "regression": "",
     "siamese_network": "",
+    "mnist_forward_forward": "",
 }
 # Each list above was checked by running the program with stand-ins for exactly those pieces (a
 # Python LSTM, a ConvTranspose2d from conv2d, ...): with them, every one of these programs passes.
