@@ -206,7 +206,10 @@ def test_switching_off_drops_cached_results(tmp_path: Path, capsys: pytest.Captu
 # -- torch programs as written read as their typedtensor ports ----------------------------------
 
 PROGRAMS = HERE.parent / "programs"
-PORTED = ["dcgan", "mingpt", "mnist", "mnist_rnn", "time_sequence_prediction", "vae", "word_language_model"]
+PORTED = [
+    "dcgan", "mingpt", "mnist", "mnist_rnn", "time_sequence_prediction", "vae", "word_language_model", "regression",
+    "siamese_network", "mnist_forward_forward",
+]
 _BACK_TO_TORCH = [
     (re.compile(r"^import typedtensor as torch$", re.M), "import torch"),
     (re.compile(r"^(\s*)(import|from) typedtensor\b", re.M), r"\1\2 torch"),
