@@ -143,9 +143,11 @@ def bench_block(tt: Any, torch: Any, np: Any, repeats: int) -> tuple[float, floa
     return compare_ms(step_tt, step_torch, repeats)
 
 
-def bench_block_qkv(tt: Any, torch: Any, np: Any, repeats: int, sdpa: bool, bf16: bool = False) -> tuple[float, float]:
+def bench_block_qkv(tt: Any, torch: Any, np: Any, repeats: int, sdpa: bool, bf16: bool = False,
+                    autocast: bool = False) -> tuple[float, float]:
     """``bf16``: weights and input in bfloat16 (the loss taken in float32), as a
-    ``model.to(torch.bfloat16)`` user runs it."""
+    ``model.to(torch.bfloat16)`` user runs it. ``autocast``: float32 weights and input, the forward
+    under ``autocast("cpu", dtype=bfloat16)``, as a mixed-precision user runs it."""
     x = np.random.default_rng(0).standard_normal((8, 128, 256)).astype(np.float32)
     ref, ours = block_qkv(torch.nn), block_qkv(tt.nn)
     _same_weights(ours, ref, tt)
@@ -157,13 +159,15 @@ def bench_block_qkv(tt: Any, torch: Any, np: Any, repeats: int, sdpa: bool, bf16
 
     def step_tt() -> None:
         ours.zero_grad()
-        out = _block_qkv_forward(ours, tt.nn.functional, xt, sdpa)
-        (out.float() if bf16 else out).mean().backward()
+        with tt.autocast("cpu", dtype=tt.bfloat16, enabled=autocast):
+            out = _block_qkv_forward(ours, tt.nn.functional, xt, sdpa)
+        (out.float() if bf16 or autocast else out).mean().backward()
 
     def step_torch() -> None:
         ref.zero_grad()
-        out = _block_qkv_forward(ref, torch.nn.functional, xr, sdpa)
-        (out.float() if bf16 else out).mean().backward()
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+            out = _block_qkv_forward(ref, torch.nn.functional, xr, sdpa)
+        (out.float() if bf16 or autocast else out).mean().backward()
 
     return compare_ms(step_tt, step_torch, repeats)
 
@@ -257,7 +261,7 @@ def main() -> None:
     ap.add_argument("--cpu-time", action="store_true",
                     help="time with the process's CPU clock (with --threads 1: robust to other load on the machine)")
     ap.add_argument("--only", choices=["mlp", "block", "block-explicit", "block-sdpa", "block-explicit-bf16",
-                                       "block-sdpa-bf16", "cnn", "memory"], action="append")
+                                       "block-sdpa-bf16", "block-sdpa-autocast", "cnn", "memory"], action="append")
     ap.add_argument("--precision", choices=["highest", "high", "medium"], default="highest")
     ap.add_argument("--memory-child", choices=["typedtensor", "torch"], help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -282,7 +286,7 @@ def main() -> None:
     tt.manual_seed(0)
     torch.manual_seed(0)
     targets = {"mlp": 1.0, "block": 1.2, "block-explicit": 0.9, "block-sdpa": 0.9, "block-explicit-bf16": 1.0,
-               "block-sdpa-bf16": 1.0, "cnn": 1.5}
+               "block-sdpa-bf16": 1.0, "block-sdpa-autocast": 1.0, "cnn": 1.5}
     names = {
         "mlp": "MLP 784-512-512-10, batch 256 (fwd+bwd+SGD)",
         "block": "transformer block b8 s128 d256 h4 mlp1024 (fwd+bwd)",
@@ -290,6 +294,7 @@ def main() -> None:
         "block-sdpa": "same block, F.scaled_dot_product_attention (fwd+bwd)",
         "block-explicit-bf16": "same block, attention written out, bfloat16",
         "block-sdpa-bf16": "same block, SDPA, bfloat16",
+        "block-sdpa-autocast": "same block, SDPA, float32 under autocast bfloat16",
         "cnn": "small CNN 64x1x28x28 (fwd+bwd+SGD)",
     }
     rows = []
@@ -298,9 +303,10 @@ def main() -> None:
         ("block-explicit", lambda t, r, n, k: bench_block_qkv(t, r, n, k, sdpa=False)),
         ("block-sdpa", lambda t, r, n, k: bench_block_qkv(t, r, n, k, sdpa=True)), ("cnn", bench_cnn),
         ("block-explicit-bf16", lambda t, r, n, k: bench_block_qkv(t, r, n, k, sdpa=False, bf16=True)),
-        ("block-sdpa-bf16", lambda t, r, n, k: bench_block_qkv(t, r, n, k, sdpa=True, bf16=True)))
+        ("block-sdpa-bf16", lambda t, r, n, k: bench_block_qkv(t, r, n, k, sdpa=True, bf16=True)),
+        ("block-sdpa-autocast", lambda t, r, n, k: bench_block_qkv(t, r, n, k, sdpa=True, autocast=True)))
     for key, fn in benches:
-        if (args.only and key not in args.only) or (not args.only and key.endswith("-bf16")):
+        if (args.only and key not in args.only) or (not args.only and key.endswith(("-bf16", "-autocast"))):
             continue  # the bfloat16 rows run when named
         ours, ref = fn(tt, torch, np, args.repeats)
         rows.append((names[key], ours, ref, targets[key]))

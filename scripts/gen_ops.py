@@ -343,6 +343,11 @@ def exports() -> str:
         _tuple("CPU_ONLY_OPS", sorted(api.cuda_support("cpu")), "ops that never run on a CUDA tensor"),
         _tuple("HOST_FALLBACK_OPS", sorted(api.cuda_support("host")),
                "ops that take CUDA tensors but compute on the host"),
+        "# autocast policies (NOTE [ Autocast policy ] in typedtensor/shapes/registry.py): op -> (CPU, CUDA)\n",
+        "AUTOCAST: Final[dict[str, tuple[str | None, str | None]]] = {\n",
+        *(f"    {name!r}: ({op.autocast.cpu!r}, {op.autocast.cuda!r}),\n"
+          for name, op in sorted(ops.items()) if op.autocast is not None),
+        "}\n",
         "# ``nn`` modules that wrap one op: (class name, op, constructor parameters with defaults, whether\n"
         "# the op takes ``training``)\n",
         "MODULES: Final[tuple[tuple[str, str, tuple[tuple[str, Any], ...], bool], ...]] = (\n",
@@ -366,6 +371,8 @@ CPP_HEADER = """\
 //     (torch's arccos for acos), inplace: it has a Tensor.<alias>_ form.
 //   TT_PRIMITIVES (every other primitive a graph can hold, by name):
 //     X("registry_name", kind, differentiable, device, saveable, "fusion")
+//   TT_AUTOCAST_OPS: X("registry_name", cpu_policy, cuda_policy) for each op with an autocast policy
+//     (tt::autocast::Policy: None, Lower, Float32, Promote; NOTE [ Autocast policy ] in the registry).
 // dtype_rule (tt::DTypeRule): Same (the promoted input dtype), Float (integers computed in the default
 //   float), FloatOnly (floating inputs only), Accumulate (integers accumulate in int64), Compare (bool
 //   output), Logical (bool output from truthiness), Integral (integer and bool inputs only).
@@ -384,6 +391,7 @@ _DTYPE_RULES = {"same": "Same", "float": "Float", "float_only": "FloatOnly", "ac
                 "bool": "Compare", "integral": "Integral"}
 _DEVICES = {"kernel": "Cuda", "host": "HostFallback", "cpu": "CpuOnly"}
 _KINDS = ("Elementwise", "View", "StridedView", "Reduction", "Index", "Other")
+_AUTOCAST = {None: "None", "lower": "Lower", "float32": "Float32", "promote": "Promote"}
 
 
 def _cpp_dtype(op: OpDef) -> str:
@@ -432,6 +440,10 @@ def ops_inc() -> str:
         + _macro("TT_BINARY_INPLACE_OPS", binary_inplace) + _macro("TT_UNARY_ALIASES", aliases["UnaryOp"])
         + _macro("TT_BINARY_ALIASES", aliases["BinaryOp"]) + _macro("TT_REDUCE_OPS", families["ReduceOp"])
         + _macro("TT_PRIMITIVES", rows)
+        + _macro("TT_AUTOCAST_OPS", [
+            f'"{name}", {_AUTOCAST[op.autocast.cpu]}, {_AUTOCAST[op.autocast.cuda]}'
+            for name, op in sorted(ops.items()) if op.autocast is not None
+        ])
     )
 
 
@@ -645,6 +657,17 @@ def ops_md() -> str:
         "  accepts several dims; `softmax` of an empty integer tensor raises ([backend](backend.md#semantics)).",
         "- **Graph mode**: `tt.compile` refuses random ops and in-place writes to captured tensors instead of",
         "  freezing them into the graph ([graph mode](graph-mode.md#capture)).",
+        "",
+        "## Autocast policies",
+        "",
+        "What `tt.autocast` does to each op's floating inputs ([mixed precision](amp.md)): `lower` casts them to",
+        "the region's dtype (bfloat16 or float16), `float32` to float32, `promote` to the widest among them;",
+        "an op not listed runs in the dtype its inputs have. float64 inputs are never cast.",
+        "",
+        "| op | CPU | CUDA |",
+        "| --- | --- | --- |",
+        *(f"| `{n}` | {op.autocast.cpu or '-'} | {op.autocast.cuda or '-'} |"
+          for n, op in sorted(ops.items()) if op.autocast is not None and op.alias_of is None),
         "",
         "## Internal primitives",
         "",

@@ -19,7 +19,14 @@ __version__ = "0.1.0"
 
 _SUBMODULES = frozenset({
     "nn", "optim", "data", "utils", "cuda", "autograd", "jit", "onnx", "shapes", "accelerator", "backends",
-    "distributed", "multiprocessing", "serialization",
+    "distributed", "multiprocessing", "serialization", "amp", "cpu",
+})
+# Mixed precision names torch also exports at the top level (``torch.autocast``): from typedtensor.amp
+_AMP_NAMES = frozenset({
+    "GradScaler", "autocast", "autocast_decrement_nesting", "autocast_increment_nesting", "clear_autocast_cache",
+    "get_autocast_cpu_dtype", "get_autocast_dtype", "get_autocast_gpu_dtype", "is_autocast_cache_enabled",
+    "is_autocast_cpu_enabled", "is_autocast_enabled", "set_autocast_cache_enabled", "set_autocast_cpu_dtype",
+    "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled", "set_autocast_gpu_dtype",
 })
 
 
@@ -30,6 +37,11 @@ def _load_runtime() -> Any:
 def __getattr__(name: str) -> Any:
     if name == "compile":  # graph mode (typedtensor/graph): tt.compile(fn, passes=...)
         value = importlib.import_module("typedtensor.graph").compile
+        globals()[name] = value
+        return value
+    if name in _AMP_NAMES:
+        amp = importlib.import_module("typedtensor.amp.autocast_mode" if name != "GradScaler" else "typedtensor.amp")
+        value = getattr(amp, name)
         globals()[name] = value
         return value
     if name in _SUBMODULES:
@@ -48,7 +60,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    names = set(globals()) | set(_SUBMODULES)
+    names = set(globals()) | set(_SUBMODULES) | set(_AMP_NAMES)
     with contextlib.suppress(ImportError):
         names |= set(getattr(_load_runtime(), "__all__", ()))
     return sorted(names)

@@ -18,14 +18,15 @@ _C = _loader.load_core()
 GraphError = _C.GraphError
 
 
-def save(graph: Graph | CompiledFunction, path: str | os.PathLike[str], *example_args: Any) -> None:
+def save(graph: Graph | CompiledFunction | Any, path: str | os.PathLike[str], *example_args: Any) -> None:
     """Writes ``graph`` (or the graph a compiled function runs for ``example_args``; with no
     arguments, its only traced graph) to ``path``. Captured tensors are stored by value."""
+    graph = getattr(graph, "compiled", graph)  # tt.compile(module) gives an OptimizedModule
     if isinstance(graph, CompiledFunction):
         if example_args:
             graph = graph.graph_for(*example_args)
         else:
-            graphs = [e.graph for e in graph._cache.values()]
+            graphs = [e.graph for e in graph._cache.values() if e.graph is not None]
             if len(graphs) != 1:
                 raise ValueError(f"tt.jit.save: the compiled function has {len(graphs)} traced graphs; pass example arguments")
             graph = graphs[0]

@@ -84,6 +84,7 @@ void bind_tensor(py::module_& m);
 void bind_functions(py::module_& m);
 void bind_autograd(py::module_& m);  // after bind_tensor
 void bind_cuda(py::module_& m);
+void bind_amp(py::module_& m);  // bind_amp.cpp: tt.autocast's state
 void bind_types(py::module_& m);
 
 }  // namespace ttpy

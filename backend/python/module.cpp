@@ -53,4 +53,5 @@ PYBIND11_MODULE(_C, m) {
   ttpy::bind_graph(m);
   ttpy::bind_autograd(m);
   ttpy::bind_cuda(m);
+  ttpy::bind_amp(m);
 }

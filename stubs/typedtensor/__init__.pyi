@@ -19,8 +19,10 @@ from typing import IO, Any, Generic, TypeAlias, TypeVar, overload
 from typing_extensions import Self, TypeVarTuple, Unpack
 
 from . import accelerator as accelerator
+from . import amp as amp
 from . import autograd as autograd
 from . import backends as backends
+from . import cpu as cpu
 from . import cuda as cuda
 from . import data as data
 from . import distributed as distributed
@@ -31,6 +33,23 @@ from . import onnx as onnx
 from . import optim as optim
 from . import serialization as serialization
 from . import utils as utils
+from .amp import GradScaler as GradScaler
+from .amp.autocast_mode import autocast as autocast
+from .amp.autocast_mode import autocast_decrement_nesting as autocast_decrement_nesting
+from .amp.autocast_mode import autocast_increment_nesting as autocast_increment_nesting
+from .amp.autocast_mode import clear_autocast_cache as clear_autocast_cache
+from .amp.autocast_mode import get_autocast_cpu_dtype as get_autocast_cpu_dtype
+from .amp.autocast_mode import get_autocast_dtype as get_autocast_dtype
+from .amp.autocast_mode import get_autocast_gpu_dtype as get_autocast_gpu_dtype
+from .amp.autocast_mode import is_autocast_cache_enabled as is_autocast_cache_enabled
+from .amp.autocast_mode import is_autocast_cpu_enabled as is_autocast_cpu_enabled
+from .amp.autocast_mode import is_autocast_enabled as is_autocast_enabled
+from .amp.autocast_mode import set_autocast_cache_enabled as set_autocast_cache_enabled
+from .amp.autocast_mode import set_autocast_cpu_dtype as set_autocast_cpu_dtype
+from .amp.autocast_mode import set_autocast_cpu_enabled as set_autocast_cpu_enabled
+from .amp.autocast_mode import set_autocast_dtype as set_autocast_dtype
+from .amp.autocast_mode import set_autocast_enabled as set_autocast_enabled
+from .amp.autocast_mode import set_autocast_gpu_dtype as set_autocast_gpu_dtype
 from .autograd import Node as _Node
 from .nn import functional as functional
 

@@ -253,3 +253,12 @@ def test_set_device_selects_device_zero_as_torch() -> None:
         tt.cuda.set_device(tt.cuda.device_count())
     with pytest.raises(ValueError, match="Expected a cuda device"):
         tt.cuda.set_device("cpu")
+
+
+def test_bf16_supported_on_any_device_as_a_storage_type() -> None:
+    """nanoGPT picks bfloat16 when ``torch.cuda.is_bf16_supported()``: bfloat16 tensors run on every
+    GPU here (computed in float32), torch's "emulation"; natively never."""
+    assert tt.cuda.is_bf16_supported() is True
+    assert tt.cuda.is_bf16_supported(including_emulation=False) is False
+    x = tt.ones(4, device="cuda", dtype=tt.bfloat16)
+    assert (x * 3).float().cpu().tolist() == [3.0] * 4

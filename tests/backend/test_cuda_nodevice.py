@@ -94,6 +94,11 @@ def test_numpy_and_item_of_a_cuda_tensor() -> None:
         fake.cpu()  # the copy needs the device
 
 
+def test_bf16_support_without_a_device_is_false_as_torch() -> None:
+    assert tt.cuda.is_bf16_supported() is False  # torch: False where CUDA is not available
+    assert tt.cuda.is_bf16_supported(including_emulation=False) is False
+
+
 def test_tf32_switch() -> None:
     flag = tt.backends.cuda.matmul
     assert flag.allow_tf32 is False

@@ -91,6 +91,34 @@ def test_strided_inputs() -> None:
     np.testing.assert_allclose(o.detach().numpy(), to.numpy(), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_one_query_row_and_one_key_row(causal: bool) -> None:
+    """One query and one key (a decoder's first generated token, nanoGPT's ``generate``): the
+    kernel's GEMMs must get a leading dimension of at least the row width (BLAS rejects a GEMM
+    with lda = 0 and leaves its output unwritten)."""
+    _compare(((2, 3, 1, 16), (2, 3, 1, 16), (2, 3, 1, 8)), causal=causal)
+    _compare(((2, 3, 1, 16), (2, 3, 5, 16), (2, 3, 5, 8)), causal=causal)
+    _compare(((2, 3, 5, 16), (2, 3, 1, 16), (2, 3, 1, 8)))
+
+
+def test_rows_broadcast_along_the_sequence() -> None:
+    """Keys, values and the incoming gradient expanded along the sequence (row stride 0): each
+    row is read where it lies, whatever the stride BLAS would reject."""
+    rng = np.random.default_rng(5)
+    qn = rng.standard_normal((2, 6, 16)).astype(np.float32)
+    kn, vn = rng.standard_normal((2, 1, 16)).astype(np.float32), rng.standard_normal((2, 1, 8)).astype(np.float32)
+    q, k, v = (tt.tensor(a, requires_grad=True) for a in (qn, kn, vn))
+    tq, tk, tv = (torch.tensor(a, requires_grad=True) for a in (qn, kn, vn))
+    o = F.scaled_dot_product_attention(q, k.expand(2, 7, 16), v.expand(2, 7, 8), is_causal=True)
+    to = torch.nn.functional.scaled_dot_product_attention(tq, tk.expand(2, 7, 16), tv.expand(2, 7, 8), is_causal=True)
+    o.sum(1).pow(2).sum().backward()  # the gradient reaching the kernel is expanded along the rows
+    to.sum(1).pow(2).sum().backward()
+    np.testing.assert_allclose(o.detach().numpy(), to.detach().numpy(), rtol=1e-4, atol=1e-5)
+    for ours, ref in ((q.grad, tq.grad), (k.grad, tk.grad), (v.grad, tv.grad)):
+        assert ours is not None and ref is not None
+        np.testing.assert_allclose(ours.numpy(), ref.numpy(), rtol=1e-4, atol=1e-4)
+
+
 def _heads_block(x: Any, w: Any, sdpa: Any, heads: int, causal: bool) -> Any:
     """A QKV projection split into heads, attention, and the heads merged back (the usual block)."""
     b, s, d = x.shape

@@ -10,11 +10,17 @@ points the imports back at torch; nothing else in the text changes. Around each 
   torch run and loaded, root by root and in construction order, in the typedtensor run, so each program starts
   from torch's initialisation;
 - **the same random draws**: ``randn``/``rand``/``randint``/``randperm`` (and their ``_like``
-  forms), ``F.dropout``/``dropout2d`` masks and ``RandomSampler`` orders come from one numpy
-  generator with the same seed in both runs (each library keeps its own generator otherwise), and
-  Python's ``random`` starts from that seed in each run;
+  forms), ``multinomial``, ``F.dropout``/``dropout2d`` masks, the attention-weight dropout of
+  ``F.scaled_dot_product_attention`` and ``RandomSampler`` orders come from one numpy generator
+  with the same seed in both runs (each library keeps its own generator otherwise), and Python's
+  ``random`` starts from that seed in each run;
 - **the losses**: ``Tensor.backward`` records the value of each scalar it starts from, and stops
-  the program (``StopRun``) once the wanted number has been recorded.
+  the program (``StopRun``) once the wanted number has been recorded; the indices ``multinomial``
+  draws (a language model's samples) are recorded too.
+
+A program may be several command lines run one after the other in one directory (``Program.then``:
+training resumed from the checkpoint the first one wrote, then sampling from it): the weights are
+synced once, at the first module call of the first, and the draws and losses run on across them.
 
 A third run, on torch again with every initial weight moved by one float32 ulp, measures how far
 float32 rounding alone moves the losses of that program: the comparison's yardstick (``Comparison``
@@ -29,6 +35,7 @@ import os
 import random
 import re
 import runpy
+import shlex
 import shutil
 import sys
 import warnings
@@ -58,9 +65,15 @@ class Program:
     argv: tuple[str, ...]
     losses: int
     before: tuple[str, ...] = ()  # scripts run first in the same directory (e.g. a data generator)
+    then: tuple[str, ...] = ()  # command lines run after the script, as the same run (``shlex`` syntax)
+    directory: str = ""  # the program's folder here, where several entries run one program (default: name)
     prepare: Callable[[Path], None] | None = None  # writes the synthetic data files into the run directory
     per_step: int = 1  # losses computed per optimizer step (dcgan: D on real, D on fake, G)
     env: tuple[tuple[str, str], ...] = ()  # environment variables set for the run
+    # appended to every command line of the torch runs: a flag whose torch path cannot run under the
+    # harness (nanoGPT's --compile: inductor refuses the harness's patched functions), so typedtensor's
+    # run with the flag is compared with torch's without it
+    torch_extra: tuple[str, ...] = ()
 
 
 @dataclass
@@ -68,6 +81,7 @@ class RunResult:
     losses: list[float]
     initial_state: list[tuple[str, dict[str, np.ndarray]]] = field(default_factory=list)
     stopped: bool = False
+    draws: list[list[int]] = field(default_factory=list)  # what each multinomial call returned, flattened
 
 
 def to_torch_source(text: str) -> str:
@@ -167,6 +181,8 @@ class SharedRandom:
         self.lib = lib
         self.seed = seed
         self.rng = np.random.default_rng(seed)
+        self.draws: list[list[int]] = []
+        self.sdpa = lib.F.scaled_dot_product_attention
 
     def _out(self, array: np.ndarray, kwargs: dict[str, Any], default: Any) -> Any:
         t = self.lib.from_numpy(array, kwargs.get("dtype") or default)
@@ -207,6 +223,49 @@ class SharedRandom:
         kwargs.pop("generator", None)
         return self._out(self.rng.permutation(int(n)), kwargs, self.lib.top.int64)
 
+    def multinomial(self, input: Any, num_samples: int, replacement: bool = False, **kwargs: Any) -> Any:
+        """torch's semantics (rows of non-negative weights; without replacement a drawn category is
+        not drawn again), by inverting each row's cumulative distribution at a shared uniform draw."""
+        kwargs.pop("generator", None)
+        weights = self.lib.to_numpy(input).astype(np.float64)
+        rows = weights.reshape(-1, weights.shape[-1])
+        out = np.empty((rows.shape[0], int(num_samples)), dtype=np.int64)
+        for r, row in enumerate(rows):
+            w = row.copy()
+            for s in range(int(num_samples)):
+                cdf = np.cumsum(w)
+                i = int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right"))
+                if i == len(w):  # u * total rounded up to the total: the last category that has weight
+                    i = int(np.flatnonzero(w)[-1])
+                out[r, s] = i
+                if not replacement:
+                    w[out[r, s]] = 0.0
+        result = out.reshape(*weights.shape[:-1], int(num_samples))
+        self.draws.append([int(i) for i in result.reshape(-1)])
+        return self.lib.from_numpy(result).to(input.device)
+
+    def scaled_dot_product_attention(
+        self, query: Any, key: Any, value: Any, attn_mask: Any = None, dropout_p: float = 0.0,
+        is_causal: bool = False, scale: float | None = None, **kwargs: Any,
+    ) -> Any:
+        """The library's own attention without dropout; with it, the same composition in both runs
+        (scores, mask, softmax, then the shared dropout mask on the weights, as torch's math path)."""
+        if dropout_p == 0.0:
+            return self.sdpa(query, key, value, attn_mask=attn_mask, dropout_p=0.0, is_causal=is_causal, scale=scale, **kwargs)
+        s = 1.0 / float(query.size(-1)) ** 0.5 if scale is None else scale
+        att = (query @ key.transpose(-2, -1)) * s
+        rows, cols = int(query.size(-2)), int(key.size(-2))
+        if is_causal:
+            allowed = self.lib.from_numpy(np.tril(np.ones((rows, cols), dtype=bool))).to(query.device)
+            att = att.masked_fill(allowed.logical_not(), float("-inf"))
+        if attn_mask is not None:
+            if attn_mask.dtype == self.lib.top.bool:
+                att = att.masked_fill(attn_mask.logical_not(), float("-inf"))
+            else:
+                att = att + attn_mask
+        att = self._masked(self.lib.F.softmax(att, dim=-1), dropout_p, True, False, tuple(att.shape))
+        return att @ value
+
     def _masked(self, input: Any, p: float, training: bool, inplace: bool, mask_shape: tuple[int, ...]) -> Any:
         if not training or p == 0.0:
             return input
@@ -243,9 +302,9 @@ class SharedRandom:
     def installed(self) -> Iterator[None]:
         lib = self.lib
         with contextlib.ExitStack() as stack:
-            for name in ("randn", "rand", "randn_like", "rand_like", "randint", "randperm"):
+            for name in ("randn", "rand", "randn_like", "rand_like", "randint", "randperm", "multinomial"):
                 stack.enter_context(_patched(lib.top, name, getattr(self, name)))
-            for name in ("dropout", "dropout2d"):
+            for name in ("dropout", "dropout2d", "scaled_dot_product_attention"):
                 stack.enter_context(_patched(lib.F, name, getattr(self, name)))
             shared = self
 
@@ -285,7 +344,8 @@ class _Recorder:
             for child in m.modules():
                 if child is not m:
                     inner.add(id(child))
-        return [m for m in self.modules if id(m) not in inner]
+        # a compiled model (torch.compile's OptimizedModule) stands for the module it wraps
+        return [m._modules.get("_orig_mod") or m for m in self.modules if id(m) not in inner]
 
     def sync(self) -> None:
         self.synced = True
@@ -343,6 +403,8 @@ class _Recorder:
 
         def record_backward(self: Any, *args: Any, **kwargs: Any) -> Any:
             if self.numel() == 1:
+                if len(rec.losses) >= rec.wanted:  # a later command line (Program.then) goes on training
+                    raise StopRun
                 rec.losses.append(float(self.detach().cpu().reshape(-1)[0].item()))
                 if len(rec.losses) >= rec.wanted:
                     raise StopRun
@@ -369,7 +431,7 @@ def run_program(
     """Runs ``program`` on ``lib_name`` ("torch" or "typedtensor") in ``workdir`` (created here)."""
     lib = _Lib(lib_name)
     workdir.mkdir(parents=True)
-    _copy_tree(HERE / program.name, workdir, lib_name)
+    _copy_tree(HERE / (program.directory or program.name), workdir, lib_name)
     _copy_tree(STANDINS, workdir, lib_name)
     if program.prepare is not None:
         program.prepare(workdir)
@@ -386,12 +448,13 @@ def run_program(
         for script in program.before:
             sys.argv = [script]
             runpy.run_path(str(workdir / script), run_name="__main__")
-        sys.argv = [program.script, *program.argv]
         with recorder.installed(), shared.installed():
-            try:
-                runpy.run_path(str(workdir / program.script), run_name="__main__")
-            except StopRun:
-                stopped = True
+            for argv in ([program.script, *program.argv], *(shlex.split(line) for line in program.then)):
+                sys.argv = argv + list(program.torch_extra if lib_name == "torch" else ())
+                try:
+                    runpy.run_path(str(workdir / argv[0]), run_name="__main__")
+                except StopRun:  # the losses are all there; what comes after (sampling) still runs
+                    stopped = True
     finally:
         for k, v in old_env.items():
             if v is None:
@@ -406,7 +469,7 @@ def run_program(
             file = getattr(mod, "__file__", None) or ""
             if file.startswith(str(workdir)):
                 del sys.modules[name]
-    return RunResult(recorder.losses, recorder.initial_state, stopped)
+    return RunResult(recorder.losses, recorder.initial_state, stopped, shared.draws)
 
 
 # ---------------------------------------------------------------- the comparison
@@ -419,6 +482,9 @@ class Comparison:
     - the losses of the last step (20 optimizer steps in): within ten times the largest one-ulp
       spread torch showed over the run.
 
+    Where the program samples (``multinomial``), its draws must be torch's, unless torch's one-ulp
+    run already drew differently (then rounding alone decides a draw, and it is reported).
+
     The losses in between are reported, not checked: an adaptive optimizer turns float32 rounding
     into full-size differences as soon as a gradient element that cancels to nearly zero changes
     sign (Adam's first step moves every weight by about ``lr * sign(g)``), and which elements flip
@@ -430,6 +496,9 @@ class Comparison:
     torch_perturbed: list[float]
     ours: list[float]
     per_step: int = 1
+    torch_draws: list[list[int]] = field(default_factory=list)
+    torch_perturbed_draws: list[list[int]] = field(default_factory=list)
+    ours_draws: list[list[int]] = field(default_factory=list)
 
     def noise(self, i: int) -> float:
         """How far one ulp of initial weights moved torch's own losses, up to loss ``i``."""
@@ -453,6 +522,8 @@ class Comparison:
                     f"loss {i + 1}: typedtensor {got!r} vs torch {ref!r} (|diff| {abs(got - ref):.3g} > tolerance {tol:.3g}; "
                     f"torch's one-ulp spread {self.noise(end if i > 0 else 0):.3g})"
                 )
+        if self.ours_draws != self.torch_draws and self.torch_perturbed_draws == self.torch_draws:
+            out.append(f"multinomial draws: typedtensor {self.ours_draws} vs torch {self.torch_draws}")
         return out
 
 
@@ -467,4 +538,4 @@ def compare(program: Program, tmp: Path) -> Comparison:
             f"{program.name}: typedtensor computed {len(ours.losses)} losses where torch computed {len(ref.losses)}"
         )
     pert = run_program(program, "torch", tmp / "torch-ulp", load=ref.initial_state, perturb=True)
-    return Comparison(ref.losses, pert.losses, ours.losses, program.per_step)
+    return Comparison(ref.losses, pert.losses, ours.losses, program.per_step, ref.draws, pert.draws, ours.draws)

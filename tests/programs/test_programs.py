@@ -36,6 +36,30 @@ def _wikitext_like(root: Path) -> None:
         (folder / f"{split}.txt").write_text(text + "\n", encoding="utf8")
 
 
+def _tiny_char(root: Path) -> None:
+    """nanoGPT reads data/<dataset>/train.bin and val.bin (uint16 token ids) and meta.pkl (vocab_size,
+    stoi, itos), as its data/shakespeare_char/prepare.py writes them: here from made-up lines."""
+    import pickle
+
+    import numpy as np
+
+    rng = np.random.default_rng(11)
+    words = ["the", "king", "queen", "shall", "speak", "of", "love", "and", "war", "my", "lord", "good", "night"]
+    text = "\n".join(" ".join(rng.choice(words, size=int(rng.integers(3, 8)))).capitalize() + "." for _ in range(150))
+    text += "\n"
+    chars = sorted(set(text))
+    stoi = {ch: i for i, ch in enumerate(chars)}
+    folder = root / "data" / "tiny_char"
+    folder.mkdir(parents=True)
+    split = int(len(text) * 0.9)
+    for name, part in (("train", text[:split]), ("val", text[split:])):
+        np.array([stoi[c] for c in part], dtype=np.uint16).tofile(folder / f"{name}.bin")
+    with open(folder / "meta.pkl", "wb") as f:
+        pickle.dump({"vocab_size": len(chars), "itos": dict(enumerate(chars)), "stoi": stoi}, f)
+
+
+_NANOGPT_CONFIG = "config/train_tiny_char.py"
+
 PROGRAMS = {
     "mnist": Program(
         "mnist", "main.py", ("--batch-size", "8", "--test-batch-size", "32", "--epochs", "1", "--log-interval", "5"),
@@ -74,6 +98,27 @@ PROGRAMS = {
          "--system.work_dir=out"),
         losses=20,
     ),
+    # 11 iterations (0..10) from scratch, a checkpoint at 5 and 10; resumed from it up to iteration 15
+    # (the optimizer's state and the iteration count from the checkpoint); then sampling from the
+    # checkpoint written at 15 with top_k.
+    "nanogpt": Program(
+        "nanogpt", "train.py", (_NANOGPT_CONFIG,),
+        then=(f"train.py {_NANOGPT_CONFIG} --init_from=resume --max_iters=15",
+              "sample.py --out_dir=out-tiny-char --device=cpu --num_samples=2 --max_new_tokens=12 --top_k=5"),
+        losses=17, prepare=_tiny_char,
+    ),
+    "nanogpt_dropout": Program(
+        "nanogpt_dropout", "train.py", (_NANOGPT_CONFIG, "--dropout=0.1", "--bias=True"),
+        losses=11, prepare=_tiny_char, directory="nanogpt",
+    ),
+    # compile=True (nanoGPT's default) on typedtensor: model = torch.compile(model), the loss
+    # differentiated outside, the checkpoint's state_dict with the _orig_mod. keys its resume strips;
+    # compared with torch's eager run (torch's inductor refuses the harness's patched functions)
+    "nanogpt_compile": Program(
+        "nanogpt_compile", "train.py", (_NANOGPT_CONFIG, "--compile=True"),
+        then=(f"train.py {_NANOGPT_CONFIG} --compile=True --init_from=resume --max_iters=15",),
+        losses=17, prepare=_tiny_char, directory="nanogpt", torch_extra=("--compile=False",),
+    ),
     # runs until its loss falls under 1e-3 (no flags); the harness stops it after 20 steps
     "regression": Program("regression", "main.py", (), losses=20),
     # --lr 0.05 (default 1.0): Adadelta's first steps move every weight by about lr * 3e-3 * sign(g), so
@@ -100,6 +145,9 @@ MISSING: dict[str, str] = {
     "time_sequence_prediction": "",
     "imagenet": "",
     "mingpt": "",
+    "nanogpt": "",
+    "nanogpt_dropout": "",
+    "nanogpt_compile": "",
     "regression": "",
     "siamese_network": "",
     "mnist_forward_forward": "",
@@ -127,6 +175,9 @@ def _report(name: str, cmp: Comparison) -> str:
         f"loss {last + 1} typedtensor {cmp.ours[last]:.7g} torch {cmp.torch[last]:.7g} "
         f"(torch's one-ulp spread {cmp.noise(last):.3g}); largest difference on the way: loss {worst + 1}, "
         f"{abs(cmp.ours[worst] - cmp.torch[worst]):.3g}"
+        + (f"; {sum(map(len, cmp.torch_draws))} multinomial draws, typedtensor's == torch's: "
+           f"{cmp.ours_draws == cmp.torch_draws} (torch's one-ulp run's: {cmp.torch_perturbed_draws == cmp.torch_draws})"
+           if cmp.torch_draws else "")
     )
 
 

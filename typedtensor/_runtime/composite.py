@@ -12,6 +12,7 @@ from collections import namedtuple
 from typing import Any
 
 from typedtensor._runtime import _exports, _loader
+from typedtensor._runtime.autocast import wrap_ops
 from typedtensor._runtime.errors import check
 from typedtensor._runtime.sampling import (  # noqa: F401 (the op table's Python forms are looked up here)
     bernoulli,
@@ -257,6 +258,7 @@ def _inplace(name: str) -> Any:
     return method
 
 
+wrap_ops(globals())  # the Python-written ops with an autocast policy (NOTE [ Autocast policy ])
 FUNCTIONS = tuple(n for n in _exports.FUNCTIONS_IN_PYTHON if n in globals())
 _FILLS = (bernoulli_, exponential_, normal_, random_, uniform_)  # attached by install()
 

@@ -26,6 +26,7 @@ __all__ = [
     "empty_cache",
     "initial_seed",
     "is_available",
+    "is_bf16_supported",
     "is_built",
     "manual_seed",
     "manual_seed_all",
@@ -67,6 +68,16 @@ def device_count() -> int:
 def is_available() -> bool:
     """True when a CUDA device can be used."""
     return device_count() > 0
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """Whether bfloat16 tensors can be used on the CUDA device, as ``torch.cuda.is_bf16_supported``:
+    False without a device. typedtensor's CUDA kernels keep bfloat16 as a storage type and compute in
+    float32 on every GPU (docs/backend.md), what torch counts as emulation: True with
+    ``including_emulation`` (torch's default, as nanoGPT calls it). Without it torch asks whether the
+    GPU computes bfloat16 natively (compute capability 8.0 on), which these kernels never do on
+    any GPU: False (torch says True on such GPUs; a difference on purpose)."""
+    return is_available() and bool(including_emulation)
 
 
 def status() -> str:
@@ -179,3 +190,12 @@ def _cublas_dirs() -> list[str]:
             if os.path.isdir(d) and d not in dirs:
                 dirs.append(d)
     return dirs
+
+
+def __getattr__(name: str) -> Any:
+    # ``tt.cuda.amp``: torch's deprecated device-bound mixed-precision spellings, loaded on first use
+    if name == "amp":
+        import typedtensor.amp.cuda as amp
+
+        return amp
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -613,9 +613,12 @@ def _pad_indexed(input: Any, pad: tuple[int, ...], mode: str) -> Any:
 
 # the convolutions, pools, resampling, normalisations, activations and losses written in their own modules
 from typedtensor._runtime.activation import *  # noqa: E402,F403
+from typedtensor._runtime.autocast import wrap_ops  # noqa: E402
 from typedtensor._runtime.conv import *  # noqa: E402,F403
 from typedtensor._runtime.loss import *  # noqa: E402,F403
 from typedtensor._runtime.norm import *  # noqa: E402,F403
 from typedtensor._runtime.resample import *  # noqa: E402,F403
+
+wrap_ops(globals())  # the Python-written F ops with an autocast policy (NOTE [ Autocast policy ])
 
 __all__ = [*_exports.FUNCTIONAL_FROM_C, *_exports.FUNCTIONAL_IN_PYTHON]

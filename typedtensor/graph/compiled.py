@@ -17,7 +17,17 @@ ragged batches, a Python number that changes each call): it warns once with ``Re
 which says how to avoid it. torch.compile stops re-compiling after 8 signatures (its
 ``recompile_limit``) and runs the function eagerly from then on; here the function goes on being
 compiled and the cache keeps the recent graphs, so a workload that cycles through a few shapes
-stays compiled."""
+stays compiled.
+
+NOTE [ Differentiable outputs ]
+A graph's outputs carry no autograd history: its backward, where there is one, is traced into the
+same graph (a training step that calls ``loss.backward()`` inside). ``model = torch.compile(model)``
+followed by ``model(x).backward()`` outside -- torch's most common use, which torch serves by
+tracing a separate backward graph (AOTAutograd) -- would therefore leave the parameters without
+gradients. So a call whose trace computed no gradients but returned outputs that require grad (grad
+mode on, inputs or parameters that require grad) is not served by a graph: the function runs
+eagerly for that signature, with its autograd graph, and warns once (``EagerFallbackWarning``). The
+same module under ``no_grad()``/``eval()`` runs its graph, and so does a compiled training step."""
 
 from __future__ import annotations
 
@@ -73,13 +83,18 @@ class RecompileWarning(UserWarning):
     """A compiled function keeps tracing new input signatures (NOTE [ The compile cache ])."""
 
 
+class EagerFallbackWarning(UserWarning):
+    """A compiled function's outputs are differentiated outside it, so it runs eagerly (NOTE
+    [ Differentiable outputs ])."""
+
+
 def _is_tensor(x: Any) -> bool:
     return isinstance(x, _C.Tensor)
 
 
 @dataclass
 class _Entry:
-    graph: Graph
+    graph: Graph | None  # None: the function runs eagerly (NOTE [ Differentiable outputs ])
     out_structure: Any
     n_out: int  # the function's own outputs; then parameter gradients, then write-backs
     grad_params: list[int] = field(default_factory=list)  # which params those gradients belong to
@@ -119,6 +134,7 @@ class CompiledFunction:
         self._cache: OrderedDict[Any, _Entry] = OrderedDict()  # least recently used first
         self.traces = 0
         self._warned = False
+        self._warned_eager = False
         self.__wrapped__ = fn
         self.__doc__ = getattr(fn, "__doc__", None)
 
@@ -127,7 +143,10 @@ class CompiledFunction:
         sig = tuple((tuple(t.shape), str(t.dtype), str(t.device), bool(t.requires_grad)) for t in tensors)
         training = getattr(self.fn, "training", None)
         grads = tuple(bool(p.requires_grad) for p in self.params())
-        return (_pytree.guard_key(structure), sig, bool(_C.is_grad_enabled()), training, grads, _aliases(tensors))
+        # a trace holds the casts autocast made while it ran (docs/amp.md): another autocast state retraces
+        autocast = tuple((bool(_C._autocast_is_enabled(d)), str(_C._autocast_get_dtype(d))) for d in ("cpu", "cuda"))
+        return (_pytree.guard_key(structure), sig, bool(_C.is_grad_enabled()), training, grads, _aliases(tensors),
+                autocast)
 
     def params(self) -> list[Any]:
         """The tensors whose ``.grad`` a traced ``backward()`` sets: ``params=`` or a Module's."""
@@ -138,7 +157,11 @@ class CompiledFunction:
 
     def graph_for(self, *args: Any, **kwargs: Any) -> Graph:
         """The optimised graph these arguments run (tracing it if needed)."""
-        return self._entry(args, kwargs)[0].graph
+        graph = self._entry(args, kwargs)[0].graph
+        if graph is None:
+            raise RuntimeError("tt.compile: these arguments run the function eagerly, without a graph: its outputs "
+                               "require grad and are differentiated outside it (NOTE [ Differentiable outputs ])")
+        return graph
 
     def ir_log(self, *args: Any, **kwargs: Any) -> list[tuple[str, str]]:
         """[(stage, IR text)] from the trace through each pass (compile with log_ir=True)."""
@@ -204,7 +227,11 @@ class CompiledFunction:
             n_out = len(out_tensors)
             grad_params = [i for i, p in enumerate(params) if p.grad is not None]
             new_grads = [params[i].grad for i in grad_params]
-            raw = tracer.finish(out_tensors + new_grads)  # ... and becomes an extra output
+            eager = not grad_params and bool(_C.is_grad_enabled()) and any(t.requires_grad for t in out_tensors)
+            if eager:  # NOTE [ Differentiable outputs ]
+                tracer.abort()
+            else:
+                raw = tracer.finish(out_tensors + new_grads)  # ... and becomes an extra output
         except BaseException:
             tracer.abort()
             for p, g in zip(params, stashed, strict=True):
@@ -214,6 +241,9 @@ class CompiledFunction:
             _TRACES.pop()
         for p, g in zip(params, stashed, strict=True):  # ... and the graph's run accumulates it
             p.grad = g
+        if eager:
+            self._warn_eager()
+            return _Entry(None, out_structure, n_out)
         graph = Graph(raw)
         for k, i in enumerate(grad_params):
             if graph.value(graph.outputs[n_out + k]).kind != "node":
@@ -248,8 +278,22 @@ class CompiledFunction:
                 else:
                     p.grad.add_(g)
 
+    def _warn_eager(self) -> None:
+        if self._warned_eager:
+            return
+        self._warned_eager = True
+        name = getattr(self.fn, "__qualname__", None) or type(self.fn).__name__
+        warnings.warn(
+            f"tt.compile: the outputs of {name} require grad and are differentiated outside the compiled function; "
+            "it runs eagerly for such calls, so that backward() reaches its inputs and parameters. Compile the "
+            "whole training step (the forward, loss.backward() and opt.step() in one function) to run it as a graph.",
+            EagerFallbackWarning, stacklevel=5,
+        )
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         entry, tensors = self._entry(args, kwargs)
+        if entry.graph is None:  # NOTE [ Differentiable outputs ]
+            return self.fn(*args, **kwargs)
         outs = entry.graph(*[t if t.is_contiguous() else t.contiguous() for t in tensors])
         if entry.grad_params:
             self._accumulate(self.params(), entry.grad_params, outs[entry.n_out : entry.n_out + len(entry.grad_params)],
@@ -329,7 +373,19 @@ def compile(
 
     ``cache_limit`` bounds the graphs kept, one per input signature, least recently used dropped
     first; tracing more signatures than that warns once (``RecompileWarning``; NOTE [ The compile
-    cache ])."""
+    cache ]).
+
+    A Module compiles into an ``OptimizedModule`` (typedtensor/graph/optimized_module.py), a Module
+    as torch's. Outputs differentiated outside the compiled function run it eagerly (NOTE
+    [ Differentiable outputs ])."""
     if fn is None:
-        return lambda f: CompiledFunction(f, passes, freeze, check_shapes, log_ir, params, cache_limit)
-    return CompiledFunction(fn, passes, freeze, check_shapes, log_ir, params, cache_limit)
+        return lambda f: compile(f, passes, freeze=freeze, check_shapes=check_shapes, log_ir=log_ir, params=params,
+                                 cache_limit=cache_limit)
+    compiled = CompiledFunction(fn, passes, freeze, check_shapes, log_ir, params, cache_limit)
+    from typedtensor.nn.module import Module
+
+    if isinstance(fn, Module):
+        from typedtensor.graph.optimized_module import OptimizedModule
+
+        return OptimizedModule(fn, compiled)
+    return compiled

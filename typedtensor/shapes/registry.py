@@ -127,6 +127,42 @@ _FORM_WORDS: Final[dict[str, Form]] = {
     "tt": "function", "function": "function", "method": "method", "inplace": "inplace", "_": "inplace",
     "F": "functional", "functional": "functional", "property": "property",
 }
+# NOTE [ Autocast policy ]
+# What ``autocast`` does to an op's floating inputs, per device type (torch's lists, kept true by
+# tests/amp/test_policy_table.py, which runs every op under torch's CPU autocast):
+#   lower    cast to the region's low-precision dtype (bfloat16 / float16): GEMMs, convolutions, attention;
+#   float32  cast to float32: ops whose range or accumulation needs it (losses, prod, CUDA's softmax);
+#   promote  cast to the widest floating dtype among them (cat, stack): mixed inputs are not an error;
+#   None     leave them alone (the op runs in whatever dtype its inputs have).
+# float64 inputs and tensors on the other device type are never cast. The runtime applies the
+# policy once per call, at the op's front end (backend/include/typedtensor/autocast.h for C++ ops,
+# typedtensor/amp/autocast_mode.py for Python-written ones); the lists it reads are generated from
+# this field by scripts/gen_ops.py.
+AutocastCast = Literal["lower", "float32", "promote"]
+
+
+@dataclass(frozen=True)
+class Autocast:
+    """An op's autocast policy on CPU and on CUDA (NOTE [ Autocast policy ])."""
+
+    cpu: AutocastCast | None = None
+    cuda: AutocastCast | None = None
+
+
+def parse_autocast(text: str) -> Autocast | None:
+    """``"lower"`` (both device types) or ``"cpu=float32 cuda=lower"`` (each its own; one left out:
+    none there) as an ``Autocast``; ``""`` is None."""
+    if not text:
+        return None
+    words = text.split()
+    if len(words) == 1 and "=" not in words[0]:
+        return Autocast(words[0], words[0])  # type: ignore[arg-type]
+    per = dict(w.split("=", 1) for w in words)
+    assert set(per) <= {"cpu", "cuda"}, f"autocast: unknown device type in {text!r}"
+    assert set(per.values()) <= {"lower", "float32", "promote"}, f"autocast: unknown policy in {text!r}"
+    return Autocast(per.get("cpu"), per.get("cuda"))  # type: ignore[arg-type]
+
+
 CudaSupport = Literal["kernel", "host", "cpu"]
 """``kernel``: runs on a CUDA tensor on the device (its own kernels, or primitives that have them);
 ``host``: accepts a CUDA tensor but computes on the host (a copy there and back); ``cpu``: CPU only."""
@@ -195,6 +231,7 @@ class OpDef:
     overloads: tuple[str, ...] = ()  # typed stub signatures of the function form, tried in order
     method_overloads: tuple[str, ...] = ()  # the method form's, where not the above with ``self``
     method_self: bool = True  # False: the method does not bind ``self`` to the first parameter
+    autocast: Autocast | None = None  # NOTE [ Autocast policy ]
 
     def positional(self) -> list[Param]:
         return [p for p in self.params if not p.keyword_only]
@@ -354,6 +391,7 @@ def op(
     method_overloads: tuple[str, ...] = (),
     method_self: bool = True,
     alias_expose: Mapping[str, str] | None = None,
+    autocast: str = "",
 ) -> Callable[[Rule], Rule]:
     """Register ``fn`` as the rule of op ``name``: the op's one entry (NOTE [ One op table ]).
 
@@ -362,7 +400,7 @@ def op(
     forms (``"tt method inplace F property"``); ``function`` / ``method`` / ``functional`` give a
     form's own parameter spec where it differs (a method's without ``self``); ``python`` names the
     forms implemented in Python; ``module`` is ``(class name, constructor spec)`` of the ``nn``
-    module that wraps the op. Each alias gets an entry of its own that shares everything else
+    module that wraps the op; ``autocast`` its policy under ``tt.autocast`` (``parse_autocast``). Each alias gets an entry of its own that shares everything else
     but its operators and module (and its forms, where ``alias_expose`` names them).
     """
     parsed = parse_params(params) if isinstance(params, str) else params
@@ -391,7 +429,7 @@ def op(
                     cpp_fn=cpp_function(cpp_fn, parsed, name) if cpp_fn and n == name else None,
                     kernel=kernel if n == name else None, returns=returns, overloads=overloads,
                     method_overloads=method_overloads,
-                    method_self=method_self,
+                    method_self=method_self, autocast=parse_autocast(autocast),
                 )
             )
         return fn

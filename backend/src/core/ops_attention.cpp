@@ -16,6 +16,13 @@ constexpr const char* kOp = "scaled_dot_product_attention";
 
 // The kernels read rows with a unit stride along the last dim (a broadcast there is copied out).
 Tensor unit_last(const Tensor& t) { return t.size(-1) > 1 && t.stride(-1) != 1 ? contiguous(t) : t; }
+// A GEMM operand's rows also lie at least a row width apart: BLAS takes the row stride as the
+// leading dimension and refuses one below the width, so rows broadcast along the sequence (stride
+// 0, an expanded key or an incoming gradient) are copied out too.
+Tensor gemm_rows(const Tensor& t) {
+  const Tensor u = unit_last(t);
+  return u.size(-2) > 1 && u.stride(-2) < u.size(-1) ? contiguous(u) : u;
+}
 
 // An output of shape s ([B, H, L, E]) laid out as [B, L, H, E] when `like` (the input it matches)
 // has its heads split out of one projection -- its head stride nonzero and below its sequence
@@ -74,7 +81,7 @@ class AttentionBackward : public Primitive {
   }
   TensorList eval_cpu(const TensorList& in) override {  // (q, k, v, out, lse, dout[, mask]) -> (dq, dk, dv)
     check_cpu(in);
-    const Tensor q = unit_last(in[0]), k = unit_last(in[1]), v = unit_last(in[2]), dout = unit_last(in[5]);
+    const Tensor q = gemm_rows(in[0]), k = gemm_rows(in[1]), v = gemm_rows(in[2]), dout = gemm_rows(in[5]);
     const Tensor out = unit_last(in[3]), lse = contiguous(in[4]);
     std::optional<Tensor> mask;
     if (kind_ != AttentionMask::None) mask = unit_last(in[6]);
@@ -107,7 +114,7 @@ class Attention : public Primitive {
   }
   TensorList eval_cpu(const TensorList& in) override {  // (q, k, v[, mask]) -> (out, lse)
     check_cpu(in);
-    const Tensor q = unit_last(in[0]), k = unit_last(in[1]), v = unit_last(in[2]);
+    const Tensor q = gemm_rows(in[0]), k = gemm_rows(in[1]), v = gemm_rows(in[2]);
     std::optional<Tensor> mask;
     if (kind_ != AttentionMask::None) mask = unit_last(in[3]);
     const TypeList ty = output_types(types_of(in));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "typedtensor/autocast.h"
 #include "../cpu/kernels.h"
 #include "internal.h"
 #include "typedtensor/blas.h"
@@ -397,6 +398,7 @@ class Pool2d : public Primitive {
 
 Tensor conv2d(const Tensor& x0, const Tensor& w, const Tensor* b, std::pair<int64_t, int64_t> stride,
               std::pair<int64_t, int64_t> padding, std::pair<int64_t, int64_t> dilation, int64_t groups) {
+  TT_AUTOCAST("conv2d", conv2d, x0, w, b, stride, padding, dilation, groups);
   Params params{{"stride", std::vector<int64_t>{stride.first, stride.second}},
                 {"padding", std::vector<int64_t>{padding.first, padding.second}},
                 {"dilation", std::vector<int64_t>{dilation.first, dilation.second}},
@@ -445,6 +447,7 @@ Tensor conv2d(const Tensor& x0, const Tensor& w, const Tensor* b, std::pair<int6
 // the top/left) and that first row/column is dropped: the same windows as the asymmetric pad,
 // shape errors name the caller's input, and the gradient flows through narrow.
 Tensor conv2d_same(const Tensor& x, const Tensor& w, const Tensor* b, std::pair<int64_t, int64_t> dilation, int64_t groups) {
+  TT_AUTOCAST("conv2d", conv2d_same, x, w, b, dilation, groups);
   if (w.dim() != 4 || (x.dim() != 3 && x.dim() != 4) || dilation.first <= 0 || dilation.second <= 0)
     return conv2d(x, w, b, {1, 1}, {0, 0}, dilation, groups);  // its error for the bad argument
   int64_t th = dilation.first * (w.size(2) - 1), tw = dilation.second * (w.size(3) - 1);
@@ -464,6 +467,7 @@ Tensor conv2d_same(const Tensor& x, const Tensor& w, const Tensor* b, std::pair<
 Tensor conv_transpose2d(const Tensor& x0, const Tensor& w, const Tensor* b, std::pair<int64_t, int64_t> stride,
                         std::pair<int64_t, int64_t> padding, std::pair<int64_t, int64_t> output_padding, int64_t groups,
                         std::pair<int64_t, int64_t> dilation) {
+  TT_AUTOCAST("conv_transpose2d", conv_transpose2d, x0, w, b, stride, padding, output_padding, groups, dilation);
   Params params{{"stride", std::vector<int64_t>{stride.first, stride.second}},
                 {"padding", std::vector<int64_t>{padding.first, padding.second}},
                 {"output_padding", std::vector<int64_t>{output_padding.first, output_padding.second}},

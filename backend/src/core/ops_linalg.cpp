@@ -4,6 +4,7 @@
 #include <set>
 #include <vector>
 
+#include "typedtensor/autocast.h"
 #include "../cpu/kernels.h"
 #include "../cpu/linear.h"
 #include "internal.h"
@@ -133,6 +134,7 @@ class MatMul : public Primitive {
 
 // ---------------- matmul family ----------------
 Tensor matmul(const Tensor& a0, const Tensor& b0) {
+  TT_AUTOCAST("matmul", matmul, a0, b0);
   if (a0.dim() == 0 || b0.dim() == 0)
     shape_error("matmul", {a0.shape(), b0.shape()}, {}, "both arguments to matmul need to be at least 1D");
   check_same_float("matmul", a0, b0);
@@ -188,6 +190,7 @@ Tensor matmul(const Tensor& a0, const Tensor& b0) {
 }
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  TT_AUTOCAST("mm", mm, a, b);
   if (a.dim() != 2 || b.dim() != 2)
     shape_error("mm", {a.shape(), b.shape()}, {}, "mm expects 2-D tensors, got shapes " + shape_str(a.shape()) + " and " + shape_str(b.shape()));
   if (a.shape()[1] != b.shape()[0])
@@ -198,6 +201,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  TT_AUTOCAST("bmm", bmm, a, b);
   if (a.dim() != 3 || b.dim() != 3)
     shape_error("bmm", {a.shape(), b.shape()}, {}, "bmm expects 3-D tensors, got shapes " + shape_str(a.shape()) + " and " + shape_str(b.shape()));
   if (a.shape()[0] != b.shape()[0] || a.shape()[2] != b.shape()[1])
@@ -279,6 +283,7 @@ Tensor linear_fused(const Tensor& x, const Tensor& w, const Tensor& b) {
 }  // namespace
 
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor* b) {
+  TT_AUTOCAST("linear", linear, x, w, b);
   if (w.dim() != 2 && w.dim() != 1)
     shape_error("linear", {x.shape(), w.shape()}, {}, "weight must be 1-D or 2-D, got " + shape_str(w.shape()));
   if (x.dim() == 0) shape_error("linear", {x.shape(), w.shape()}, {}, "input must be at least 1-D");
@@ -404,6 +409,7 @@ Operand contract(const Operand& a0, const Operand& b0, const std::set<char>& kee
 }  // namespace
 
 Tensor einsum(const std::string& eq0, const TensorList& xs) {
+  TT_AUTOCAST("einsum", einsum, eq0, xs);
   std::string eq;
   for (char c : eq0)
     if (c != ' ') eq += c;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "typedtensor/autocast.h"
 #include "../cpu/kernels.h"
 #include "../cpu/layer_norm_backward.h"
 #include "internal.h"
@@ -297,8 +298,14 @@ static Tensor softmax_common(bool log, const Tensor& a, int64_t dim, std::option
   Tensor r = apply1(std::make_shared<Softmax>(a.dim() == 0 ? 0 : d, log), {x});
   return detail::cast(r, out);
 }
-Tensor softmax(const Tensor& a, int64_t dim, std::optional<DType> dtype) { return softmax_common(false, a, dim, dtype); }
-Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<DType> dtype) { return softmax_common(true, a, dim, dtype); }
+Tensor softmax(const Tensor& a, int64_t dim, std::optional<DType> dtype) {
+  TT_AUTOCAST("softmax", softmax, a, dim, dtype);
+  return softmax_common(false, a, dim, dtype);
+}
+Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<DType> dtype) {
+  TT_AUTOCAST("log_softmax", log_softmax, a, dim, dtype);
+  return softmax_common(true, a, dim, dtype);
+}
 
 Tensor cross_entropy_indices(const Tensor& x, const Tensor& t, int64_t ignore_index, bool mean) {
   if (x.dim() != 2 || t.dim() != 1 || t.size(0) != x.size(0))
@@ -314,6 +321,7 @@ Tensor cross_entropy_indices(const Tensor& x, const Tensor& t, int64_t ignore_in
 }
 
 Tensor layer_norm(const Tensor& x, const Shape& ns, const Tensor* w, const Tensor* b, double eps) {
+  TT_AUTOCAST("layer_norm", layer_norm, x, ns, w, b, eps);
   int64_t k = static_cast<int64_t>(ns.size());
   bool ok = k <= x.dim() && k > 0;
   for (int64_t i = 0; ok && i < k; ++i)

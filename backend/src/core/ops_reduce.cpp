@@ -4,6 +4,7 @@
 #include <limits>
 #include <numeric>
 
+#include "typedtensor/autocast.h"
 #include "../cpu/kernels.h"
 #include "internal.h"
 #include "typedtensor/op_info.h"
@@ -349,6 +350,7 @@ DType float_compute(const char* op, DType d) {
 }  // namespace
 
 Tensor reduce(ReduceOp op, const Tensor& a, const OptDims& dims, bool keepdim, std::optional<DType> dtype) {
+  if (op == ReduceOp::Prod) TT_AUTOCAST("prod", reduce, op, a, dims, keepdim, dtype);
   const char* name = reduce_name(op);
   auto mask = reduce_mask(name, a, dims);
   DType in = dtype ? *dtype : a.dtype();
@@ -417,6 +419,7 @@ Tensor var(const Tensor& a, const OptDims& dims, double correction, bool keepdim
 Tensor std_(const Tensor& a, const OptDims& dims, double correction, bool keepdim) { return var_common(true, a, dims, correction, keepdim); }
 
 Tensor logsumexp(const Tensor& a, const Dims& dims, bool keepdim) {
+  TT_AUTOCAST("logsumexp", logsumexp, a, dims, keepdim);
   auto mask = reduce_mask("logsumexp", a, dims);
   DType d = is_floating(a.dtype()) ? a.dtype() : kDefaultFloat;
   Tensor x = detail::cast(a, is_half(d) ? DType::Float32 : d);

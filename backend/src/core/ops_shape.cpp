@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 
+#include "typedtensor/autocast.h"
 #include "../cpu/kernels.h"
 #include "internal.h"
 #include "typedtensor/checked.h"
@@ -776,6 +777,7 @@ Tensor triu(const Tensor& a, int64_t k) {
 
 // ---------------- joining ----------------
 Tensor cat(const TensorList& xs0, int64_t dim) {
+  TT_AUTOCAST("cat", cat, xs0, dim);
   if (xs0.empty()) throw ValueError("[cat] expected a non-empty list of tensors");
   // legacy: 1-d empty tensors are skipped (torch keeps this behaviour)
   TensorList xs;
@@ -813,6 +815,7 @@ Tensor cat(const TensorList& xs0, int64_t dim) {
 }
 
 Tensor stack(const TensorList& xs, int64_t dim) {
+  TT_AUTOCAST("stack", stack, xs, dim);
   if (xs.empty()) throw ValueError("[stack] expected a non-empty list of tensors");
   std::vector<Shape> shapes;
   for (const auto& t : xs) shapes.push_back(t.shape());

@@ -100,10 +100,14 @@ struct Operand {
   std::vector<int64_t> off;
   int64_t rs = 0;
 };
-Operand operand(const Tensor& t, int64_t nb) { return {batch_offsets(t, nb), t.size(-2) > 1 ? t.stride(-2) : 0}; }
-// An output's rows (any batch and row strides, a unit last stride): the row stride is also a GEMM's
-// leading dimension, so a single row gets its width.
-Operand out_operand(const Tensor& t, int64_t nb) {
+// The mask's rows: a row stride of 0 repeats its one row (a mask broadcast along the queries).
+Operand mask_operand(const Tensor& t, int64_t nb) { return {batch_offsets(t, nb), t.size(-2) > 1 ? t.stride(-2) : 0}; }
+// The rows of a GEMM operand or output (q, k, v, out, dout, dq, dk, dv; any batch and row strides, a
+// unit last stride): the row stride is the GEMM's leading dimension, which BLAS rejects below the
+// row width even where one row is read (a call with lda = 0 is refused, its output left unwritten),
+// so a single row gets its width. Rows of more than one share no stride below the width
+// (gemm_rows in ops_attention.cpp copies such an operand out).
+Operand rows_operand(const Tensor& t, int64_t nb) {
   return {batch_offsets(t, nb), t.size(-2) > 1 ? t.stride(-2) : std::max<int64_t>(t.size(-1), 1)};
 }
 
@@ -126,10 +130,10 @@ struct Geometry {
     batch = 1;
     for (int64_t d = 0; d < nb; ++d) batch *= tq.size(d);
     L = tq.size(-2), S = tk.size(-2), E = tq.size(-1), Ev = tv.size(-1);
-    q = operand(tq, nb), k = operand(tk, nb), v = operand(tv, nb);
+    q = rows_operand(tq, nb), k = rows_operand(tk, nb), v = rows_operand(tv, nb);
     Q = tq.data<T>(), K = tk.data<T>(), V = tv.data<T>(), M = nullptr;
     if (kind != AttentionMask::None) {
-      m = operand(*mask, nb);
+      m = mask_operand(*mask, nb);
       M = mask->raw();
     }
   }
@@ -213,7 +217,7 @@ template <class T>
 void forward_typed(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,
                    const Tensor* mask, AttentionMask kind, bool causal, double scale) {
   const Geometry<T> g(q, k, v, mask, kind, causal, scale);
-  const Operand o = out_operand(out, q.dim() - 2);  // rows of out may be strided (NOTE above)
+  const Operand o = rows_operand(out, q.dim() - 2);  // rows of out may be strided (NOTE above)
   T* O = out.data<T>();
   T* LSE = lse.data<T>();
   const int64_t qblocks = (g.L + kBlockQ - 1) / kBlockQ;
@@ -269,8 +273,8 @@ void backward_typed(const Tensor& dq, const Tensor& dk, const Tensor& dv, const 
                     const Tensor& out, const Tensor& lse, const Tensor& dout) {
   const Geometry<T> g(q, k, v, mask, kind, causal, scale);
   const int64_t nb = q.dim() - 2;
-  const Operand d = operand(dout, nb), o = operand(out, nb), gq = out_operand(dq, nb), gk = out_operand(dk, nb),
-                gv = out_operand(dv, nb);
+  const Operand d = rows_operand(dout, nb), o = rows_operand(out, nb), gq = rows_operand(dq, nb),
+                gk = rows_operand(dk, nb), gv = rows_operand(dv, nb);
   const T* DO = dout.data<T>();
   const T* O = out.data<T>();
   const T* LSE = lse.data<T>();

@@ -65,7 +65,7 @@ def softmin(args: Args) -> Result:
 
 
 @op("prelu", "input:tensor, weight:tensor", expose="tt F", python="tt F", tags=("nn", "elementwise"),
-    signature="(*s) -> (*s)")
+    signature="(*s) -> (*s)", autocast="lower")
 def prelu(args: Args) -> Result:
     """``max(0, x) + weight * min(0, x)``; ``weight`` is ``[1]`` or one slope per channel (dim 1)."""
     x: ShapeLike = args["input"]

@@ -168,26 +168,26 @@ _CONV_T = ("input:tensor, weight:tensor, bias:optional_tensor=None, stride:ints=
            "output_padding:ints=0, groups:int=1, dilation:ints=1")
 
 
-@op("conv1d", _CONV, expose="tt F", python="tt F", tags=("nn", "conv"))
+@op("conv1d", _CONV, expose="tt F", python="tt F", tags=("nn", "conv"), autocast="lower")
 def conv1d(args: Args) -> Result:
     """``[N, C, L]`` (or ``[C, L]``) with weight ``[O, C / groups, k]``: conv2d over a height of 1."""
     return conv_nd("conv1d", args, 1)
 
 
-@op("conv3d", _CONV, expose="tt F", python="tt F", tags=("nn", "conv"))
+@op("conv3d", _CONV, expose="tt F", python="tt F", tags=("nn", "conv"), autocast="lower")
 def conv3d(args: Args) -> Result:
     """``[N, C, D, H, W]`` (or unbatched) with weight ``[O, C / groups, kD, kH, kW]``: one conv2d over
     the depth taps stacked as channels (NOTE [ conv3d from conv2d ] in _runtime/conv.py)."""
     return conv_nd("conv3d", args, 3)
 
 
-@op("conv_transpose1d", _CONV_T, expose="tt F", python="tt F", tags=("nn", "conv"))
+@op("conv_transpose1d", _CONV_T, expose="tt F", python="tt F", tags=("nn", "conv"), autocast="lower")
 def conv_transpose1d(args: Args) -> Result:
     """``[N, C_in, L]`` with weight ``[C_in, C_out / groups, k]``: conv_transpose2d over a height of 1."""
     return conv_transpose_nd("conv_transpose1d", args, 1)
 
 
-@op("conv_transpose2d", _CONV_T, expose="tt F", tags=("nn", "conv"))
+@op("conv_transpose2d", _CONV_T, expose="tt F", tags=("nn", "conv"), autocast="lower")
 def conv_transpose2d(args: Args) -> Result:
     """conv2d's input-gradient as an op: the ``conv2d_backward_input`` primitive (NOTE [ Transposed
     convolution ] in backend/src/core/ops_conv_pool.cpp)."""

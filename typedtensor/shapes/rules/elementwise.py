@@ -338,7 +338,7 @@ def lerp(args: Args) -> Result:
 
 
 @op("addcmul", "input:tensor, tensor1:tensor, tensor2:tensor, *, value:any=1", expose="tt method inplace",
-    python="tt method inplace", tags=("elementwise",))
+    python="tt method inplace", tags=("elementwise",), autocast="cuda=promote")
 def addcmul(args: Args) -> Result:
     return broadcast_all([args["input"], args["tensor1"], args["tensor2"]], "addcmul")
 

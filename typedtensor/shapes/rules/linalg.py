@@ -56,7 +56,7 @@ def matmul_shapes(a: ShapeLike, b: ShapeLike, name: str = "matmul", code: str = 
     return batch.with_tail((*batch.tail, a.tail[-2], b.tail[-1]))
 
 
-@op("matmul", "input:tensor, other:tensor", cpp_fn="Tensor", expose="tt method", tags=("linalg", "matmul"),
+@op("matmul", "input:tensor, other:tensor", cpp_fn="Tensor", expose="tt method", tags=("linalg", "matmul"), autocast="lower",
     signature="(*b, m, k), (*b, k, n) -> (*b, m, n)", operators=("__matmul__", "__rmatmul__"), graph=True, prim="Other",
     onnx="MatMul",
     overloads=("(input: Tensor[_M, _K], other: Tensor[_K, _N]) -> Tensor[_M, _N]",
@@ -67,22 +67,22 @@ def matmul(args: Args) -> Result:
 
 
 def _sig_op(name: str, sig: str, other: str, code: str = "shape-matmul", symbol: str = "@",
-            python: str = "", overloads: tuple[str, ...] = (), cpp_fn: str | None = None) -> None:
+            python: str = "", overloads: tuple[str, ...] = (), cpp_fn: str | None = None, autocast: str = "") -> None:
     rule = signature_rule(sig, name, code, symbol)
 
     def apply(args: Args) -> Result:
         return rule((args["input"], args[other]))
 
     op(name, f"input:tensor, {other}:tensor", expose="tt method", tags=("linalg",), signature=sig, python=python,
-       overloads=overloads, cpp_fn=cpp_fn)(apply)
+       overloads=overloads, cpp_fn=cpp_fn, autocast=autocast)(apply)
 
 
-_sig_op("mm", "(m, k), (k, n) -> (m, n)", "mat2", cpp_fn="Tensor",
+_sig_op("mm", "(m, k), (k, n) -> (m, n)", "mat2", cpp_fn="Tensor", autocast="lower",
         overloads=("(input: Tensor[_M, _K], mat2: Tensor[_K, _N]) -> Tensor[_M, _N]",
                    "(input: _AnyTensor, mat2: _AnyTensor) -> _AnyTensor"))
-_sig_op("bmm", "(b, m, k), (b, k, n) -> (b, m, n)", "mat2", cpp_fn="Tensor")
-_sig_op("mv", "(m, k), (k) -> (m)", "vec", python="tt method")
-_sig_op("dot", "(k), (k) -> ()", "tensor")  # torch's schema: dot(self, tensor)
+_sig_op("bmm", "(b, m, k), (b, k, n) -> (b, m, n)", "mat2", cpp_fn="Tensor", autocast="lower")
+_sig_op("mv", "(m, k), (k) -> (m)", "vec", python="tt method", autocast="cuda=lower")
+_sig_op("dot", "(k), (k) -> ()", "tensor", autocast="cuda=promote")  # torch's schema: dot(self, tensor)
 _sig_op("outer", "(m), (n) -> (m, n)", "vec2", symbol=",")
 
 
@@ -101,7 +101,7 @@ def t(args: Args) -> Result:
 
 
 @op("linear", "input:tensor, weight:tensor, bias:optional_tensor=None", expose="tt F", torch_functional_only=True, graph=True, tags=("linalg", "nn"),
-    signature="(*b, i), (o, i), (o) -> (*b, o)")
+    signature="(*b, i), (o, i), (o) -> (*b, o)", autocast="lower")
 def linear(args: Args) -> Result:
     """``input @ weight.T + bias`` with ``weight`` of shape ``[out, in]``."""
     x, w, b = args["input"], args["weight"], args["bias"]
@@ -121,7 +121,8 @@ def linear(args: Args) -> Result:
 
 
 @op("cdist", "x1:tensor, x2:tensor, p:float=2.0, compute_mode:str='use_mm_for_euclid_dist_if_necessary'",
-    expose="tt", python="tt", tags=("linalg",), dtype_rule="float_only", signature="(*b, p, m), (*b, r, m) -> (*b, p, r)")
+    expose="tt", python="tt", tags=("linalg",), dtype_rule="float_only", signature="(*b, p, m), (*b, r, m) -> (*b, p, r)",
+    autocast="float32")
 def cdist(args: Args) -> Result:
     """The ``p``-norm distance of every row of ``x1`` ``[*b, P, M]`` to every row of ``x2``
     ``[*b, R, M]``: ``[*b, P, R]``, the batch dims broadcast."""
@@ -143,7 +144,7 @@ def cdist(args: Args) -> Result:
     return batch.with_tail((*batch.tail, x1.tail[-2], x2.tail[-2]))
 
 
-@op("tensordot", "a:tensor, b:tensor, dims:any=2", expose="tt", tags=("linalg",))
+@op("tensordot", "a:tensor, b:tensor, dims:any=2", expose="tt", tags=("linalg",), autocast="cpu=lower cuda=promote")
 def tensordot(args: Args) -> Result:
     """Contract the last ``dims`` of ``a`` with the first of ``b`` (or explicit dim lists)."""
     a, b, dims = args["a"], args["b"], args["dims"]
@@ -188,7 +189,7 @@ def tensordot(args: Args) -> Result:
     return Shape(keep_a + keep_b)
 
 
-@op("einsum", "equation:str, *operands:tensors", expose="tt", tags=("linalg",))
+@op("einsum", "equation:str, *operands:tensors", expose="tt", tags=("linalg",), autocast="cuda=lower")
 def einsum(args: Args) -> Result:
     """Subscript letters bind dims consistently (``...`` broadcasts); the output follows the
     explicit ``->`` part or, implicitly, the letters used once in alphabetical order."""

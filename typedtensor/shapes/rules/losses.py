@@ -39,7 +39,7 @@ for _name, _params in (
     ("poisson_nll_loss", "input:tensor, target:tensor, log_input:bool=True, full:bool=False, size_average:any=None, "
                          "eps:float=1e-08, reduce:any=None, reduction:str='mean'"),
 ):
-    op(_name, _params, expose="F", python="F", tags=("nn", "loss"))(_same(_name))
+    op(_name, _params, expose="F", python="F", tags=("nn", "loss"), autocast="cuda=float32")(_same(_name))
 
 
 def _reduce_class_dim(per: ShapeLike, reduction: Any) -> Result:
@@ -59,7 +59,7 @@ def multilabel_soft_margin_loss(args: Args) -> Result:
 
 
 @op("margin_ranking_loss", f"input1:tensor, input2:tensor, target:tensor, margin:float=0.0, {_LEGACY}, "
-    "reduction:str='mean'", expose="F", python="F", tags=("nn", "loss"))
+    "reduction:str='mean'", expose="F", python="F", tags=("nn", "loss"), autocast="cuda=float32")
 def margin_ranking_loss(args: Args) -> Result:
     """Two scores and a ``+1`` / ``-1`` target, all of one shape."""
     per = _pair("margin_ranking_loss", args, "input1", "input2")
@@ -70,7 +70,7 @@ def margin_ranking_loss(args: Args) -> Result:
 
 
 @op("cosine_similarity", "x1:tensor, x2:tensor, dim:int=1, eps:float=1e-08", expose="tt F", python="tt F",
-    tags=("nn",))
+    tags=("nn",), autocast="cuda=float32")
 def cosine_similarity(args: Args) -> Result:
     """The broadcast shape of ``x1`` and ``x2`` without ``dim``."""
     a, b = args["x1"], args["x2"]
@@ -103,7 +103,7 @@ def pairwise_distance(args: Args) -> Result:
 
 
 @op("cosine_embedding_loss", f"input1:tensor, input2:tensor, target:tensor, margin:float=0.0, {_LEGACY}, "
-    "reduction:str='mean'", expose="F", python="F", tags=("nn", "loss"))
+    "reduction:str='mean'", expose="F", python="F", tags=("nn", "loss"), autocast="cuda=float32")
 def cosine_embedding_loss(args: Args) -> Result:
     """Pairs ``[N, D]`` (or ``[D]``) and a ``[N]`` (or ``[]``) target of +1 / -1."""
     per = _pair("cosine_embedding_loss", args, "input1", "input2")
@@ -171,13 +171,13 @@ def _margin_class(name: str, args: Args, multilabel: bool) -> Result:
 
 
 @op("multi_margin_loss", f"input:tensor, target:tensor, p:int=1, margin:float=1.0, weight:optional_tensor=None, "
-    f"{_LEGACY}, reduction:str='mean'", expose="F", python="F", tags=("nn", "loss"))
+    f"{_LEGACY}, reduction:str='mean'", expose="F", python="F", tags=("nn", "loss"), autocast="cuda=float32")
 def multi_margin_loss(args: Args) -> Result:
     return _margin_class("multi_margin_loss", args, False)
 
 
 @op("multilabel_margin_loss", f"input:tensor, target:tensor, {_LEGACY}, reduction:str='mean'", expose="F", python="F",
-    tags=("nn", "loss"))
+    tags=("nn", "loss"), autocast="cuda=float32")
 def multilabel_margin_loss(args: Args) -> Result:
     return _margin_class("multilabel_margin_loss", args, True)
 
@@ -206,7 +206,8 @@ def _triplet(name: str, args: Args) -> Result:
 
 
 @op("triplet_margin_loss", f"anchor:tensor, positive:tensor, negative:tensor, margin:float=1.0, p:float=2.0, "
-    f"eps:float=1e-06, swap:bool=False, {_LEGACY}, reduction:str='mean'", expose="F", python="F", tags=("nn", "loss"))
+    f"eps:float=1e-06, swap:bool=False, {_LEGACY}, reduction:str='mean'", expose="F", python="F", tags=("nn", "loss"),
+    autocast="cuda=float32")
 def triplet_margin_loss(args: Args) -> Result:
     """Anchors, positives and negatives ``[N, D]`` (or ``[D]``): one loss per triplet."""
     return _triplet("triplet_margin_loss", args)

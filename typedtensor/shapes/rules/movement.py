@@ -356,7 +356,7 @@ def _tensors(value: Any) -> list[ShapeLike] | Unknown:
 
 
 @op("cat", "tensors:tensors, dim:int=0", expose="tt", tags=("movement", "join"), aliases=("concat", "concatenate"),
-    graph=True, prim="Other", onnx="Concat(axis=int:dim)")
+    graph=True, prim="Other", onnx="Concat(axis=int:dim)", autocast="promote")
 def cat(args: Args) -> Result:
     """Join along ``dim``: ranks equal, other dims equal; the joined dim is the sum."""
     shapes = _tensors(args["tensors"])
@@ -396,7 +396,7 @@ def cat(args: Args) -> Result:
     return Shape((*merged[:p], total, *merged[p + 1:]))
 
 
-@op("stack", "tensors:tensors, dim:int=0", expose="tt", tags=("movement", "join"))
+@op("stack", "tensors:tensors, dim:int=0", expose="tt", tags=("movement", "join"), autocast="promote")
 def stack(args: Args) -> Result:
     """Join along a new dim: all shapes equal."""
     shapes = _tensors(args["tensors"])

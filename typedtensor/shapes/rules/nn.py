@@ -63,7 +63,8 @@ def _spatial(op_name: str, x: Shape, kernel: tuple[DimExpr, ...], stride: tuple[
 
 
 @op("conv2d", "input:tensor, weight:tensor, bias:optional_tensor=None, stride:ints=1, padding:any=0, "
-    "dilation:ints=1, groups:int=1", kernel="(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups)", expose="tt F", tags=("nn", "conv"), graph=True, prim="Other")
+    "dilation:ints=1, groups:int=1", kernel="(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups)", expose="tt F", tags=("nn", "conv"), graph=True, prim="Other",
+    autocast="lower")
 def conv2d(args: Args) -> Result:
     """Input ``[N, C, H, W]`` or unbatched ``[C, H, W]``; weight ``[O, C/groups, kH, kW]``."""
     x, w, b = args["input"], args["weight"], args["bias"]
@@ -209,7 +210,7 @@ def batch_norm(args: Args) -> Result:
 
 @op("layer_norm", "input:tensor, normalized_shape:sizes, weight:optional_tensor=None, "
     "bias:optional_tensor=None, eps:float=1e-05", kernel="(const Tensor& out, const Tensor& in, const Tensor* w, const Tensor* b, int64_t rows, int64_t cols, double eps)", expose="tt F", tags=("nn", "normalization"),
-    signature="(*s) -> (*s)", graph=True, prim="Other")
+    signature="(*s) -> (*s)", graph=True, prim="Other", autocast="cuda=float32")
 def layer_norm(args: Args) -> Result:
     """The trailing dims must equal ``normalized_shape``; weight and bias have that shape."""
     x: ShapeLike = args["input"]
@@ -239,7 +240,8 @@ def layer_norm(args: Args) -> Result:
 
 
 @op("group_norm", "input:tensor, num_groups:int, weight:optional_tensor=None, bias:optional_tensor=None, "
-    "eps:float=1e-05", expose="tt F", python="tt F", tags=("nn", "normalization"), signature="(*s) -> (*s)")
+    "eps:float=1e-05", expose="tt F", python="tt F", tags=("nn", "normalization"), signature="(*s) -> (*s)",
+    autocast="cuda=float32")
 def group_norm(args: Args) -> Result:
     x: ShapeLike = args["input"]
     if isinstance(x, Shape) and x.is_fixed and len(x.dims) < 2:
@@ -286,7 +288,8 @@ def dropout2d(args: Args) -> Result:
 
 @op("scaled_dot_product_attention", "query:tensor, key:tensor, value:tensor, attn_mask:optional_tensor=None, "
     "dropout_p:float=0.0, is_causal:bool=False, scale:float=None", expose="F", python="F", tags=("nn", "attention"),
-    prim="Other", prim_cuda="cpu", graph=True)  # the fused CPU kernel (backend/src/cpu/attention.cpp)
+    prim="Other", prim_cuda="cpu", graph=True,  # the fused CPU kernel (backend/src/cpu/attention.cpp)
+    autocast="lower")
 def scaled_dot_product_attention(args: Args) -> Result:
     """``softmax(q @ k.mT) @ v``: q ``[*b, L, E]``, k ``[*b, S, E]``, v ``[*b, S, Ev]`` -> ``[*b, L, Ev]``."""
     from .linalg import matmul_shapes
@@ -370,14 +373,16 @@ def _class_loss(name: str, args: Args, allow_probs: bool) -> Result:
 
 @op("cross_entropy", "input:tensor, target:tensor, weight:optional_tensor=None, size_average:any=None, "
     "ignore_index:int=-100, reduce:any=None, reduction:str='mean', label_smoothing:float=0.0", expose="F", python="F",
-    tags=("nn", "loss"), graph=True, prim="Other", prim_cuda="cpu")  # the primitive: the fused CPU kernel
+    tags=("nn", "loss"), graph=True, prim="Other", prim_cuda="cpu",  # the primitive: the fused CPU kernel
+    autocast="float32")
 def cross_entropy(args: Args) -> Result:
     """Logits ``[N, C, *d]`` (or ``[C]``) with class-index targets ``[N, *d]`` or probabilities ``[N, C, *d]``."""
     return _class_loss("cross_entropy", args, True)
 
 
 @op("nll_loss", "input:tensor, target:tensor, weight:optional_tensor=None, size_average:any=None, "
-    "ignore_index:int=-100, reduce:any=None, reduction:str='mean'", expose="F", python="F", tags=("nn", "loss"))
+    "ignore_index:int=-100, reduce:any=None, reduction:str='mean'", expose="F", python="F", tags=("nn", "loss"),
+    autocast="float32")
 def nll_loss(args: Args) -> Result:
     """Log-probabilities ``[N, C, *d]`` with class-index targets ``[N, *d]``."""
     return _class_loss("nll_loss", args, False)
@@ -419,11 +424,11 @@ for _name, _extra in (
     ("huber_loss", "reduction:str='mean', delta:float=1.0"),
 ):
     op(_name, f"input:tensor, target:tensor, {_extra}", expose="F", python="F",
-       tags=("nn", "loss"))(_equal_shapes_rule(_name))
+       tags=("nn", "loss"), autocast="float32")(_equal_shapes_rule(_name))
 
 
 @op("binary_cross_entropy", "input:tensor, target:tensor, weight:optional_tensor=None, size_average:any=None, "
-    "reduce:any=None, reduction:str='mean'", expose="F", python="F", tags=("nn", "loss"))
+    "reduce:any=None, reduction:str='mean'", expose="F", python="F", tags=("nn", "loss"), autocast="cpu=float32")
 def binary_cross_entropy(args: Args) -> Result:
     """Probabilities and targets of the same shape."""
     return _equal_shapes("binary_cross_entropy", args)
@@ -431,7 +436,7 @@ def binary_cross_entropy(args: Args) -> Result:
 
 @op("binary_cross_entropy_with_logits", "input:tensor, target:tensor, weight:optional_tensor=None, "
     "size_average:any=None, reduce:any=None, reduction:str='mean', pos_weight:optional_tensor=None",
-    expose="F", python="F", tags=("nn", "loss"))
+    expose="F", python="F", tags=("nn", "loss"), autocast="float32")
 def binary_cross_entropy_with_logits(args: Args) -> Result:
     """Logits and targets of the same shape; ``pos_weight`` broadcasts over the class dim."""
     return _equal_shapes("binary_cross_entropy_with_logits", args)

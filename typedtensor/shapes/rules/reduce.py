@@ -84,7 +84,8 @@ def _register() -> None:
            differentiable=name not in ("all", "any", "count_nonzero"),
            gradient="" if name not in ("all", "any", "count_nonzero") else "boolean result",
            dtype_rule=_DTYPE.get(name, "accumulate"), graph=name in _CPP, fusion=_COMBINE.get(name),
-           cpp=f"ReduceOp::{_CPP[name]}" if name in _CPP else None)(rule)
+           cpp=f"ReduceOp::{_CPP[name]}" if name in _CPP else None,
+           autocast="float32" if name == "prod" else "")(rule)
 
     for name in ("var", "std"):
         def vrule(args: Args, name: str = name) -> Result:
@@ -128,7 +129,7 @@ def _register() -> None:
                       f"(input: _AnyTensor, dim: Any, keepdim: _bool = False) -> {_VI}") if picks else ())(mrule)
 
     @op("logsumexp", "input:tensor, dim:any, keepdim:bool=False", kernel="(const Tensor& out, const Tensor& in, int64_t outer, int64_t r, int64_t inner)", cpp_fn="Tensor(const Tensor&, const Dims&, bool)", expose="tt method", tags=("reduction",),
-        dtype_rule="float", graph=True, prim="Reduction")
+        dtype_rule="float", graph=True, prim="Reduction", autocast="cuda=float32")
     def logsumexp(args: Args) -> Result:
         """A stable log(sum(exp(x))) over ``dim``."""
         return reduce_shape("logsumexp", args["input"], args["dim"], args["keepdim"])
@@ -167,7 +168,8 @@ def _register() -> None:
            tags=("normalization",) if soft else ("scan",),
            python="tt method" if name == "logcumsumexp" else "inplace" if scan_in_place else "", dtype_rule="float",
            signature="(*s) -> (*s)",
-           graph=name != "logcumsumexp", prim=None if name == "logcumsumexp" else "Other")(srule)
+           graph=name != "logcumsumexp", prim=None if name == "logcumsumexp" else "Other",
+           autocast="" if name == "logcumsumexp" else "cuda=float32")(srule)
 
     for name in ("sort", "argsort"):
         def sort_rule(args: Args, name: str = name) -> Result:

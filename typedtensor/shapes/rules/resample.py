@@ -47,7 +47,8 @@ def _scaled(size: DimExpr, scale: Any) -> DimExpr:
 
 
 @op("interpolate", "input:tensor, size:any=None, scale_factor:any=None, mode:str='nearest', align_corners:bool=None, "
-    "recompute_scale_factor:bool=None, antialias:bool=False", expose="F", python="F", tags=("nn", "resample"))
+    "recompute_scale_factor:bool=None, antialias:bool=False", expose="F", python="F", tags=("nn", "resample"),
+    autocast="cuda=float32")
 def interpolate(args: Args) -> Result:
     """``[N, C, *s]`` (1 to 3 spatial dims) -> ``[N, C, *size]`` or ``[N, C, *floor(s * scale_factor)]``."""
     x: ShapeLike = args["input"]

@@ -44,7 +44,7 @@ def _rank(name: str, x: ShapeLike, ranks: tuple[int, ...], what: str = "input") 
 
 
 @op("addcdiv", "input:tensor, tensor1:tensor, tensor2:tensor, *, value:any=1", expose="tt method inplace",
-    python="tt method inplace", tags=("elementwise",))
+    python="tt method inplace", tags=("elementwise",), autocast="cuda=promote")
 def addcdiv(args: Args) -> Result:
     """``input + value * tensor1 / tensor2``: the three broadcast together."""
     return broadcast_all([args["input"], args["tensor1"], args["tensor2"]], "addcdiv")
@@ -64,7 +64,8 @@ for _name, _bound in (("clamp_min", "min"), ("clamp_max", "max")):
 # ---- linear algebra ----
 
 
-@op("trace", "input:tensor", expose="tt method", python="tt method", tags=("linalg",), signature="(m, n) -> ()")
+@op("trace", "input:tensor", expose="tt method", python="tt method", tags=("linalg",), signature="(m, n) -> ()",
+    autocast="cpu=float32")
 def trace(args: Args) -> Result:
     """The sum of the main diagonal of a matrix: ``[]``."""
     return _rank("trace", args["input"], (2,)) or Shape(())
@@ -140,7 +141,8 @@ def _addmm_like(name: str, sig: str, first: str, second: str, ranks: tuple[int, 
         return merged if isinstance(merged, Issue) else product
 
     op(name, f"input:tensor, {first}:tensor, {second}:tensor, *, beta:any=1, alpha:any=1",
-       expose="tt method inplace", python="tt method inplace", tags=("linalg",), signature=sig)(rule)
+       expose="tt method inplace", python="tt method inplace", tags=("linalg",), signature=sig,
+       autocast="cuda=lower" if name == "addmv" else "lower")(rule)
 
 
 _addmm_like("addmm", "(m, n), (m, k), (k, n) -> (m, n)", "mat1", "mat2", (2, 2))
@@ -159,7 +161,8 @@ def kron(args: Args) -> Result:
     return Shape(tuple(x * y for x, y in zip(a, b, strict=True)))
 
 
-@op("cross", "input:tensor, other:tensor, dim:int=None", expose="tt method", python="tt method", tags=("linalg",))
+@op("cross", "input:tensor, other:tensor, dim:int=None", expose="tt method", python="tt method", tags=("linalg",),
+    autocast="cuda=promote")
 def cross(args: Args) -> Result:
     """The cross product of 3-vectors along ``dim`` (default: the first dim of size 3; torch
     warns that the default will become -1)."""
@@ -345,7 +348,7 @@ def _index_dim(name: str, args: Args, source: str | None) -> Result:
 op("index_fill", "input:tensor, dim:int, index:tensor, value:any", expose="tt method inplace",
    python="tt method inplace", tags=("indexing",), signature=_SAME)(lambda args: _index_dim("index_fill", args, None))
 op("index_copy", "input:tensor, dim:int, index:tensor, source:tensor", expose="tt method inplace",
-   python="tt method inplace", tags=("indexing",), signature=_SAME)(
+   python="tt method inplace", tags=("indexing",), signature=_SAME, autocast="promote")(
     lambda args: _index_dim("index_copy", args, "source"))
 
 
