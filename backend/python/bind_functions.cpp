@@ -36,8 +36,10 @@ class GeneratorArg {
 };
 }  // namespace
 
-#define TT_CREATION_KW py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), \
-                       py::arg("requires_grad") = false
+#define TT_CREATION_ARGS py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false
+#define TT_CREATION_KW py::kw_only(), TT_CREATION_ARGS
+// torch's factories take their sizes as f(2, 3), f((2, 3)) or f(size=(2, 3))
+#define TT_SIZE_KW py::kw_only(), py::arg("size") = py::none()
 
 void bind_functions(py::module_& m) {
   m.def("tensor", [](py::handle data, py::object dtype, py::object device, bool rg) {
@@ -97,18 +99,18 @@ void bind_functions(py::module_& m) {
   m.def("to_dlpack", &to_dlpack, py::arg("tensor"));
   m.def("is_tensor", [](py::handle h) { return is_tensor(h); }, py::arg("obj"));
 
-  m.def("zeros", [](py::args s, py::object dtype, py::object device, bool rg) {
+  m.def("zeros", [](py::args s, py::object size, py::object dtype, py::object device, bool rg) {
     tt::DeviceScope ds(device_arg(device));
-    return with_grad(tt::zeros(shape_from_args(s, "zeros"), float_default(dtype)), rg);
-  }, TT_CREATION_KW);
-  m.def("ones", [](py::args s, py::object dtype, py::object device, bool rg) {
+    return with_grad(tt::zeros(shape_from_args_or_size(s, size, "zeros"), float_default(dtype)), rg);
+  }, TT_SIZE_KW, TT_CREATION_ARGS);
+  m.def("ones", [](py::args s, py::object size, py::object dtype, py::object device, bool rg) {
     tt::DeviceScope ds(device_arg(device));
-    return with_grad(tt::ones(shape_from_args(s, "ones"), float_default(dtype)), rg);
-  }, TT_CREATION_KW);
-  m.def("empty", [](py::args s, py::object dtype, py::object device, bool rg) {
+    return with_grad(tt::ones(shape_from_args_or_size(s, size, "ones"), float_default(dtype)), rg);
+  }, TT_SIZE_KW, TT_CREATION_ARGS);
+  m.def("empty", [](py::args s, py::object size, py::object dtype, py::object device, bool rg) {
     tt::DeviceScope ds(device_arg(device));
-    return with_grad(tt::empty(shape_from_args(s, "empty"), float_default(dtype)), rg);
-  }, TT_CREATION_KW);
+    return with_grad(tt::empty(shape_from_args_or_size(s, size, "empty"), float_default(dtype)), rg);
+  }, TT_SIZE_KW, TT_CREATION_ARGS);
   m.def("full", [](py::handle s, py::handle v, py::object dtype, py::object device, bool rg) {
     tt::DeviceScope ds(device_arg(device));
     return with_grad(tt::full(shape_from(s, "full"), scalar_arg(v, "full"), dtype_from(dtype)), rg);
@@ -181,17 +183,17 @@ void bind_functions(py::module_& m) {
     tt::manual_seed(static_cast<uint64_t>(PyLong_AsUnsignedLongLongMask(seed.ptr())));
   }, py::arg("seed"));
   m.def("initial_seed", &tt::initial_seed);
-  m.def("rand", [](py::args s, py::object generator, py::object dtype, py::object device, bool rg) {
+  m.def("rand", [](py::args s, py::object size, py::object generator, py::object dtype, py::object device, bool rg) {
     GeneratorArg ga(generator, device_arg(device), "rand");
     tt::DeviceScope ds(device_arg(device));
-    return with_grad(tt::rand(shape_from_args(s, "rand"), float_default(dtype)), rg);
-  }, py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+    return with_grad(tt::rand(shape_from_args_or_size(s, size, "rand"), float_default(dtype)), rg);
+  }, TT_SIZE_KW, py::arg("generator") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
      py::arg("requires_grad") = false);
-  m.def("randn", [](py::args s, py::object generator, py::object dtype, py::object device, bool rg) {
+  m.def("randn", [](py::args s, py::object size, py::object generator, py::object dtype, py::object device, bool rg) {
     GeneratorArg ga(generator, device_arg(device), "randn");
     tt::DeviceScope ds(device_arg(device));
-    return with_grad(tt::randn(shape_from_args(s, "randn"), float_default(dtype)), rg);
-  }, py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+    return with_grad(tt::randn(shape_from_args_or_size(s, size, "randn"), float_default(dtype)), rg);
+  }, TT_SIZE_KW, py::arg("generator") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
      py::arg("requires_grad") = false);
   m.def("rand_like", [](const Tensor& a, py::object dtype) {
     tt::DeviceScope ds(a.device());

@@ -318,6 +318,12 @@ Shape shape_from_args(const py::args& args, const char* op) {
   return s;
 }
 
+Shape shape_from_args_or_size(const py::args& args, const py::object& size, const char* op) {
+  if (size.is_none()) return shape_from_args(args, op);
+  if (args.size() != 0) throw py::type_error(std::string(op) + "() got multiple values for argument 'size'");
+  return shape_from(size, op);
+}
+
 tt::OptDims dims_from(py::handle h) {
   if (h.is_none()) return std::nullopt;
   tt::Dims d;

@@ -47,6 +47,8 @@ bool is_tensor(py::handle h);
 bool scalar_from(py::handle h, Scalar* out);  // Python/numpy bool/int/float
 Scalar scalar_arg(py::handle h, const char* what);
 Shape shape_from_args(const py::args& args, const char* op);  // f(2, 3) or f((2, 3))
+// f(2, 3), f((2, 3)) or f(size=(2, 3)), as torch's factories take them
+Shape shape_from_args_or_size(const py::args& args, const py::object& size, const char* op);
 Shape shape_from(py::handle h, const char* op);
 tt::OptDims dims_from(py::handle h);
 std::optional<int64_t> opt_int(py::handle h);

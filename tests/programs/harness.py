@@ -5,14 +5,15 @@ A program here is a public training script ported with its imports pointed at ty
 (see README.md). For the torch run the harness copies the program into a scratch directory and
 points the imports back at torch; nothing else in the text changes. Around each run it installs:
 
-- **the same initial weights**: at the first call of any module, the state dict of every root
-  module built so far (a module that no other one contains) is recorded in the torch run and
-  loaded, root by root and in construction order, in the typedtensor run, so each program starts
+- **the same initial weights**: at the first call (or ``forward``) of any module, the state dict
+  of every root module built so far (a module that no other one contains) is recorded in the
+  torch run and loaded, root by root and in construction order, in the typedtensor run, so each program starts
   from torch's initialisation;
 - **the same random draws**: ``randn``/``rand``/``randint``/``randperm`` (and their ``_like``
   forms), ``multinomial``, ``F.dropout``/``dropout2d`` masks, the attention-weight dropout of
   ``F.scaled_dot_product_attention`` and ``RandomSampler`` orders come from one numpy generator
-  with the same seed in both runs (each library keeps its own generator otherwise);
+  with the same seed in both runs (each library keeps its own generator otherwise), and Python's
+  ``random`` starts from that seed in each run;
 - **the losses**: ``Tensor.backward`` records the value of each scalar it starts from, and stops
   the program (``StopRun``) once the wanted number has been recorded; the indices ``multinomial``
   draws (a language model's samples) are recorded too.
@@ -29,7 +30,9 @@ says what is checked against it).
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import random
 import re
 import runpy
 import shlex
@@ -176,6 +179,7 @@ class SharedRandom:
 
     def __init__(self, lib: _Lib, seed: int) -> None:
         self.lib = lib
+        self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.draws: list[list[int]] = []
         self.sdpa = lib.F.scaled_dot_product_attention
@@ -309,7 +313,13 @@ class SharedRandom:
 
             for cls in lib.samplers:
                 stack.enter_context(_patched(cls, "__iter__", sampler_iter))
-            yield
+            # Python's own generator (siamese_network's dataset draws its pairs with ``random``)
+            state = random.getstate()
+            random.seed(shared.seed)
+            try:
+                yield
+            finally:
+                random.setstate(state)
 
 
 # ---------------------------------------------------------------- weights and losses
@@ -370,11 +380,26 @@ class _Recorder:
         def init(self: Any, *args: Any, **kwargs: Any) -> None:
             module_init(self, *args, **kwargs)
             rec.modules.append(self)
+            # a program may call ``self.forward(x)`` rather than ``self(x)`` (mnist_forward_forward
+            # does): the first forward syncs the weights too, however it is reached
+            for cls in type(self).__mro__:
+                if cls is not rec.lib.Module and "forward" in vars(cls) and cls not in wrapped:
+                    wrapped.add(cls)
+                    stack.enter_context(_patched(cls, "forward", syncing_forward(vars(cls)["forward"])))
 
         def call(self: Any, *args: Any, **kwargs: Any) -> Any:
             if not rec.synced:
                 rec.sync()
             return module_call(self, *args, **kwargs)
+
+        def syncing_forward(forward: Callable[..., Any]) -> Callable[..., Any]:
+            @functools.wraps(forward)
+            def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+                if not rec.synced:
+                    rec.sync()
+                return forward(self, *args, **kwargs)
+
+            return wrapper
 
         def record_backward(self: Any, *args: Any, **kwargs: Any) -> Any:
             if self.numel() == 1:
@@ -385,9 +410,11 @@ class _Recorder:
                     raise StopRun
             return backward(self, *args, **kwargs)
 
-        with _patched(self.lib.Module, "__init__", init), _patched(self.lib.Module, "__call__", call), _patched(
-            self.lib.Tensor, "backward", record_backward
-        ):
+        wrapped: set[type] = set()
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(_patched(self.lib.Module, "__init__", init))
+            stack.enter_context(_patched(self.lib.Module, "__call__", call))
+            stack.enter_context(_patched(self.lib.Tensor, "backward", record_backward))
             yield
 
 

@@ -119,6 +119,20 @@ PROGRAMS = {
         then=(f"train.py {_NANOGPT_CONFIG} --compile=True --init_from=resume --max_iters=15",),
         losses=17, prepare=_tiny_char, directory="nanogpt", torch_extra=("--compile=False",),
     ),
+    # runs until its loss falls under 1e-3 (no flags); the harness stops it after 20 steps
+    "regression": Program("regression", "main.py", (), losses=20),
+    # --lr 0.05 (default 1.0): Adadelta's first steps move every weight by about lr * 3e-3 * sign(g), so
+    # torch's own one-ulp run ends step 20 1.5 away at lr 1.0 (0.4 at 0.05); the first loss is exact either way
+    "siamese_network": Program(
+        "siamese_network", "main.py", ("--batch-size", "8", "--test-batch-size", "32", "--epochs", "1",
+                                       "--log-interval", "5", "--no-accel", "--lr", "0.05"), losses=20,
+    ),
+    # each of the two layers trains for --epochs steps on one batch of --train_size images
+    "mnist_forward_forward": Program(
+        "mnist_forward_forward", "main.py",
+        ("--epochs", "10", "--train_size", "64", "--test_size", "32", "--log-interval", "5", "--no_accel"),
+        losses=20,
+    ),
 }
 
 # What each program still needs from typedtensor (the xfail reasons; empty when it runs).
@@ -134,11 +148,14 @@ MISSING: dict[str, str] = {
     "nanogpt": "",
     "nanogpt_dropout": "",
     "nanogpt_compile": "",
+    "regression": "",
+    "siamese_network": "",
+    "mnist_forward_forward": "",
 }
 # Each list above was checked by running the program with stand-ins for exactly those pieces (a
 # Python LSTM, a ConvTranspose2d from conv2d, ...): with them, every one of these programs passes.
 
-SLOW = {"imagenet", "time_sequence_prediction", "dcgan"}
+SLOW = {"imagenet", "time_sequence_prediction", "dcgan", "siamese_network"}
 
 
 def _param(name: str) -> object:

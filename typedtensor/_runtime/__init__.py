@@ -100,6 +100,16 @@ def detach(input: Any) -> Any:
 from typedtensor._runtime import _exports, composite, tensor_meta  # noqa: E402
 from typedtensor._runtime.compare import allclose, equal  # noqa: E402
 from typedtensor._runtime.compare import isclose as isclose  # noqa: E402
+from typedtensor._runtime.legacy_tensors import (  # noqa: E402
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+)
 from typedtensor._runtime.sampling import (  # noqa: E402
     Generator,
     default_generator,
@@ -134,6 +144,7 @@ __all__ = [
     "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
     "allclose", "equal", "numel", "is_floating_point", "save", "load",
     "Generator", "default_generator", "seed", "get_rng_state", "set_rng_state",
+    "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor", "ByteTensor", "BoolTensor",
     "set_float32_matmul_precision", "get_float32_matmul_precision",
     *_NOT_OPS_FROM_C,
     *_exports.FUNCTIONS_FROM_C,

@@ -44,7 +44,6 @@ class MultiheadAttention(Module):
         kdim: int | None = None,
         vdim: int | None = None,
         batch_first: bool = False,
-        *,
         device: Any = None,
         dtype: Any = None,
     ) -> None:

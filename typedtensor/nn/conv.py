@@ -124,7 +124,7 @@ class Conv1d(_ConvNd):
 
     def __init__(
         self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
-        dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros", *, device: Any = None,
+        dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device: Any = None,
         dtype: Any = None,
     ) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, 0, groups, bias,
@@ -138,7 +138,7 @@ class Conv2d(_ConvNd):
 
     def __init__(
         self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
-        dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros", *, device: Any = None,
+        dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device: Any = None,
         dtype: Any = None,
     ) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, 0, groups, bias,
@@ -152,7 +152,7 @@ class Conv3d(_ConvNd):
 
     def __init__(
         self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
-        dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros", *, device: Any = None,
+        dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device: Any = None,
         dtype: Any = None,
     ) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, 0, groups, bias,
@@ -165,7 +165,7 @@ class _ConvTransposeNd(_ConvNd):
     def __init__(
         self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
         output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1, padding_mode: str = "zeros",
-        *, device: Any = None, dtype: Any = None,
+        device: Any = None, dtype: Any = None,
     ) -> None:
         if isinstance(padding, str):
             raise ValueError(f"{type(self).__name__}: padding must be an int or a tuple, not a string")

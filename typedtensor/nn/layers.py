@@ -32,7 +32,7 @@ def _size(v: Any, what: str) -> int:
 class Linear(Module):
     """``y = x @ W.T + b`` with ``W: [out_features, in_features]``."""
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, *, device: Any = None, dtype: Any = None) -> None:
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         self.in_features = _size(in_features, "Linear: in_features")
         self.out_features = _size(out_features, "Linear: out_features")
@@ -208,7 +208,7 @@ class BatchNorm2d(_BatchNorm):
 class LayerNorm(Module):
     def __init__(
         self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
-        *, device: Any = None, dtype: Any = None,
+        device: Any = None, dtype: Any = None,
     ) -> None:
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
@@ -247,7 +247,7 @@ class Embedding(Module):
     def __init__(
         self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None, max_norm: float | None = None,
         norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False, _weight: Tensor | None = None,
-        _freeze: bool = False, *, device: Any = None, dtype: Any = None,
+        _freeze: bool = False, device: Any = None, dtype: Any = None,
     ) -> None:
         super().__init__()
         self.num_embeddings = _size(num_embeddings, "Embedding: num_embeddings")

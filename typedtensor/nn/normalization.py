@@ -131,7 +131,7 @@ class LocalResponseNorm(Module):
 class RMSNorm(Module):
     """``x / sqrt(mean(x^2) + eps) * weight`` over the trailing ``normalized_shape`` dims."""
 
-    def __init__(self, normalized_shape: Any, eps: float | None = None, elementwise_affine: bool = True, *,
+    def __init__(self, normalized_shape: Any, eps: float | None = None, elementwise_affine: bool = True,
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)

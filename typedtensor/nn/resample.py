@@ -120,7 +120,7 @@ class EmbeddingBag(Module):
     def __init__(
         self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None, norm_type: float = 2.0,
         scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False, _weight: Tensor | None = None,
-        include_last_offset: bool = False, padding_idx: int | None = None, *, device: Any = None, dtype: Any = None,
+        include_last_offset: bool = False, padding_idx: int | None = None, device: Any = None, dtype: Any = None,
     ) -> None:
         super().__init__()
         self.num_embeddings = num_embeddings

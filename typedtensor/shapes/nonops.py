@@ -30,6 +30,8 @@ NOT_OPS: Final[dict[str, str]] = {
     **_all("random state", "typedtensor.manual_seed", "typedtensor.initial_seed", "typedtensor.seed",
            "typedtensor.get_rng_state", "typedtensor.set_rng_state", "typedtensor.default_generator"),
     **_all("a class: a random stream of its own (generator= of the random ops)", "typedtensor.Generator"),
+    **_all("a legacy tensor-type constructor and isinstance test (_runtime/legacy_tensors.py)", *(
+        f"typedtensor.{t}Tensor" for t in ("Float", "Double", "Half", "BFloat16", "Long", "Int", "Byte", "Bool"))),
     **_all("thread settings", "typedtensor.set_num_threads", "typedtensor.get_num_threads",
            "typedtensor.set_flush_denormal"),
     **_all("a setting of the backend's float32 matrix products",

@@ -128,7 +128,7 @@ class Linear(Module, Generic[_I, _O]):
     out_features: _O
     weight: Parameter[_O, _I]
     bias: Parameter[_O] | None
-    def __init__(self, in_features: _I, out_features: _O, bias: bool = True, *, device: Any = None, dtype: Any = None) -> None: ...
+    def __init__(self, in_features: _I, out_features: _O, bias: bool = True, device: Any = None, dtype: Any = None) -> None: ...
     def forward(self, input: Tensor[Unpack[_Bs], _I]) -> Tensor[Unpack[_Bs], _O]: ...
     def __call__(self, input: Tensor[Unpack[_Bs], _I]) -> Tensor[Unpack[_Bs], _O]: ...
 
@@ -148,7 +148,6 @@ class Conv2d(Module, Generic[_I, _O, _Kn, _St, _Pd, _Dl]):
         groups: int = 1,
         bias: bool = True,
         padding_mode: str = "zeros",
-        *,
         device: Any = None,
         dtype: Any = None,
     ) -> None: ...
@@ -208,7 +207,7 @@ class LayerNorm(Module, Generic[_E]):
     normalized_shape: tuple[int, ...]
     def __init__(
         self, normalized_shape: _E, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
-        *, device: Any = None, dtype: Any = None,
+        device: Any = None, dtype: Any = None,
     ) -> None: ...
     def forward(self, input: _AnyTensor) -> _AnyTensor: ...
     def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
@@ -220,7 +219,7 @@ class Embedding(Module, Generic[_V, _E]):
     def __init__(
         self, num_embeddings: _V, embedding_dim: _E, padding_idx: int | None = None, max_norm: float | None = None,
         norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False,
-        _weight: Tensor[_V, _E] | None = None, _freeze: bool = False, *, device: Any = None, dtype: Any = None,
+        _weight: Tensor[_V, _E] | None = None, _freeze: bool = False, device: Any = None, dtype: Any = None,
     ) -> None: ...
     def forward(self, input: Tensor[Unpack[_Bs]]) -> Tensor[Unpack[_Bs], _E]: ...
     def __call__(self, input: Tensor[Unpack[_Bs]]) -> Tensor[Unpack[_Bs], _E]: ...
@@ -367,7 +366,6 @@ class MultiheadAttention(Module, Generic[_E, _NH, _BF]):
         kdim: int | None = None,
         vdim: int | None = None,
         batch_first: bool = False,
-        *,
         device: Any = None,
         dtype: Any = None,
     ) -> None: ...
@@ -563,7 +561,6 @@ class Conv1d(Module, Generic[_I, _O, _Kn, _St, _Pd, _Dl]):
         groups: int = 1,
         bias: bool = True,
         padding_mode: str = "zeros",
-        *,
         device: Any = None,
         dtype: Any = None,
     ) -> None: ...
@@ -586,7 +583,6 @@ class Conv3d(Module, Generic[_I, _O, _Kn, _St, _Pd, _Dl]):
         groups: int = 1,
         bias: bool = True,
         padding_mode: str = "zeros",
-        *,
         device: Any = None,
         dtype: Any = None,
     ) -> None: ...
@@ -610,7 +606,6 @@ class ConvTranspose1d(Module, Generic[_I, _O, _Kn, _St, _Pd, _Dl, _OP]):
         bias: bool = True,
         dilation: _Single = 1,
         padding_mode: str = "zeros",
-        *,
         device: Any = None,
         dtype: Any = None,
     ) -> None: ...
@@ -634,7 +629,6 @@ class ConvTranspose2d(Module, Generic[_I, _O, _Kn, _St, _Pd, _Dl, _OP]):
         bias: bool = True,
         dilation: _Pair = 1,
         padding_mode: str = "zeros",
-        *,
         device: Any = None,
         dtype: Any = None,
     ) -> None: ...
@@ -773,7 +767,7 @@ class EmbeddingBag(Module, Generic[_V, _E, _ILO]):
         self, num_embeddings: _V, embedding_dim: _E, max_norm: float | None = None, norm_type: float = 2.0,
         scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
         _weight: Tensor[_V, _E] | None = None, include_last_offset: bool = False, padding_idx: int | None = None,
-        *, device: Any = None, dtype: Any = None,
+        device: Any = None, dtype: Any = None,
     ) -> None: ...
     def forward(
         self, input: _AnyTensor, offsets: _AnyTensor | None = None, per_sample_weights: _AnyTensor | None = None
@@ -830,7 +824,7 @@ class LocalResponseNorm(_ShapePreserving, Generic[_Sz]):
 class RMSNorm(_ShapePreserving, Generic[_E]):
     normalized_shape: tuple[int, ...]
     def __init__(
-        self, normalized_shape: _E, eps: float | None = None, elementwise_affine: bool = True, *, device: Any = None,
+        self, normalized_shape: _E, eps: float | None = None, elementwise_affine: bool = True, device: Any = None,
         dtype: Any = None,
     ) -> None: ...
 

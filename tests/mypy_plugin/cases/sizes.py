@@ -22,6 +22,8 @@ def creation(b: Batch, n: int) -> None:
     reveal_type(tt.empty(b))  # R: Tensor[Batch]
     reveal_type(tt.full((b, 2), 0.5))  # R: Tensor[Batch, Literal[2]]
     reveal_type(tt.zeros(()))  # R: Tensor[()]
+    reveal_type(tt.empty(size=(b, 3)))  # R: Tensor[Batch, Literal[3]]
+    reveal_type(tt.randn(size=(2, b), dtype=tt.float64))  # R: Tensor[Literal[2], Batch]
     reveal_type(tt.arange(10))  # R: Tensor[Literal[10]]
     reveal_type(tt.randint(0, 10, (b, 3)))  # R: Tensor[Batch, Literal[3]]
 

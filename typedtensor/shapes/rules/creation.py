@@ -29,7 +29,7 @@ _FACTORY_KW = "*, dtype:dtype=None, device:any=None, requires_grad:bool=False"
 _RANDOM_KW = "*, generator:any=None, dtype:dtype=None, device:any=None, requires_grad:bool=False"
 _LEAF = "creates a leaf"
 _SIZES_OVERLOADS = (
-    "(size: tuple[Unpack[Shape]], /, *, dtype: _DType | None = None, device: Any = None, requires_grad: _bool = False)"
+    "(size: tuple[Unpack[Shape]], *, dtype: _DType | None = None, device: Any = None, requires_grad: _bool = False)"
     " -> Tensor[Unpack[Shape]]",
     "(*size: Unpack[Shape], dtype: _DType | None = None, device: Any = None, requires_grad: _bool = False)"
     " -> Tensor[Unpack[Shape]]",

@@ -33,14 +33,32 @@ class MNIST:
     def __len__(self) -> int:
         return self.train_size if self.train else self.test_size
 
-    def __getitem__(self, index: int) -> tuple[Any, Any]:
-        if not 0 <= index < len(self):
-            raise IndexError(f"MNIST index {index} out of range")
+    def _draw(self, index: int) -> tuple[np.ndarray, int]:
         rng = np.random.default_rng((self._seed, index))
         target = int(rng.integers(10))
         img = rng.integers(0, 96, (28, 28), dtype=np.uint8)
         row, col = 4 + 7 * (target // 4), 4 + 6 * (target % 4)
         img[row : row + 6, col : col + 6] = 255
+        return img, target
+
+    @property
+    def data(self) -> Any:
+        """Every image as one uint8 (N, 28, 28) tensor, as torchvision's ``MNIST.data``."""
+        import typedtensor as torch
+
+        return torch.from_numpy(np.stack([self._draw(i)[0] for i in range(len(self))]))
+
+    @property
+    def targets(self) -> Any:
+        """Every label as one int64 (N,) tensor, as torchvision's ``MNIST.targets``."""
+        import typedtensor as torch
+
+        return torch.from_numpy(np.array([self._draw(i)[1] for i in range(len(self))], dtype=np.int64))
+
+    def __getitem__(self, index: int) -> tuple[Any, Any]:
+        if not 0 <= index < len(self):
+            raise IndexError(f"MNIST index {index} out of range")
+        img, target = self._draw(index)
         sample: Any = self.transform(img) if self.transform is not None else img
         if self.target_transform is not None:
             return sample, self.target_transform(target)

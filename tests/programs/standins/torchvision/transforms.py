@@ -37,3 +37,21 @@ class Normalize:
 
     def __call__(self, tensor: np.ndarray) -> np.ndarray:
         return ((tensor - self.mean) / self.std).astype(np.float32)
+
+
+class Lambda:
+    """A user function as a transform. torchvision hands it what the transforms before it made, a
+    tensor after ``ToTensor``; here those make numpy arrays, so an array becomes a tensor of the
+    library the program runs on (``typedtensor``, or ``torch`` in the torch twin) first."""
+
+    def __init__(self, lambd: Callable[[Any], Any]) -> None:
+        if not callable(lambd):
+            raise TypeError(f"Argument lambd should be callable, got {type(lambd).__name__!r}")
+        self.lambd = lambd
+
+    def __call__(self, img: Any) -> Any:
+        if isinstance(img, np.ndarray):
+            import typedtensor as torch
+
+            img = torch.from_numpy(np.ascontiguousarray(img))
+        return self.lambd(img)
