@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from typedtensor.mypy_plugin.errors import CODES, LINT_CODES
+
 from tests.mypy_plugin.mypy_harness import run_mypy
 
 PROGRAMS = Path(__file__).resolve().parents[1] / "programs"
