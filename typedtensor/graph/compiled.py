@@ -133,8 +133,7 @@ class CompiledFunction:
         self.cache_limit = cache_limit
         self._cache: OrderedDict[Any, _Entry] = OrderedDict()  # least recently used first
         self.traces = 0
-        self._warned = False
-        self._warned_eager = False
+        self._warned: set[type[UserWarning]] = set()
         self.__wrapped__ = fn
         self.__doc__ = getattr(fn, "__doc__", None)
 
@@ -193,19 +192,23 @@ class CompiledFunction:
             self._storm()
         return entry, tensors
 
+    def _name(self) -> str:
+        return getattr(self.fn, "__qualname__", None) or type(self.fn).__name__
+
+    def _warn_once(self, category: type[UserWarning], message: str, stacklevel: int) -> None:
+        """Each kind of warning once per compiled function (stacklevel as the caller's own warnings.warn)."""
+        if category in self._warned:
+            return
+        self._warned.add(category)
+        warnings.warn(message, category, stacklevel=stacklevel + 1)
+
     def _storm(self) -> None:
         """Warn once that this function keeps re-compiling (NOTE [ The compile cache ])."""
-        if self._warned:
-            return
-        self._warned = True
-        name = getattr(self.fn, "__qualname__", None) or type(self.fn).__name__
-        warnings.warn(
-            f"tt.compile: {name} has been traced for {self.traces} different input signatures (shapes, dtypes, "
-            f"devices, requires_grad or non-tensor arguments); only the {self.cache_limit} most recently used graphs "
-            "are kept (cache_limit=). Each new signature traces and optimises the function again: pad inputs to a "
-            "few fixed shapes, pass changing numbers as tensors, or leave this function uncompiled.",
-            RecompileWarning, stacklevel=4,
-        )
+        self._warn_once(RecompileWarning, (
+            f"tt.compile: {self._name()} has been traced for {self.traces} different input signatures (shapes, "
+            f"dtypes, devices, requires_grad or non-tensor arguments); only the {self.cache_limit} most recently used "
+            "graphs are kept (cache_limit=). Each new signature traces and optimises the function again: pad inputs to "
+            "a few fixed shapes, pass changing numbers as tensors, or leave this function uncompiled."), stacklevel=4)
 
     def _trace(self, structure: Any, tensors: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Entry:
         self.traces += 1
@@ -279,16 +282,12 @@ class CompiledFunction:
                     p.grad.add_(g)
 
     def _warn_eager(self) -> None:
-        if self._warned_eager:
-            return
-        self._warned_eager = True
-        name = getattr(self.fn, "__qualname__", None) or type(self.fn).__name__
-        warnings.warn(
-            f"tt.compile: the outputs of {name} require grad and are differentiated outside the compiled function; "
-            "it runs eagerly for such calls, so that backward() reaches its inputs and parameters. Compile the "
-            "whole training step (the forward, loss.backward() and opt.step() in one function) to run it as a graph.",
-            EagerFallbackWarning, stacklevel=5,
-        )
+        """NOTE [ Differentiable outputs ]"""
+        self._warn_once(EagerFallbackWarning, (
+            f"tt.compile: the outputs of {self._name()} require grad and are differentiated outside the compiled "
+            "function; it runs eagerly for such calls, so that backward() reaches its inputs and parameters. Compile "
+            "the whole training step (the forward, loss.backward() and opt.step() in one function) to run it as a "
+            "graph."), stacklevel=5)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         entry, tensors = self._entry(args, kwargs)
