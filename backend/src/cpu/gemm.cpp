@@ -127,6 +127,20 @@ bool one_matrix_per_thread(int64_t batch, int64_t m, int64_t n, int64_t k) {
   return batch >= num_threads() && batch > 1 && m * n * k * batch >= (int64_t(1) << 20);
 }
 
+// product(i) for each of a batch of [m, n] products (inner size k): whole matrices per thread where
+// one_matrix_per_thread, each product then serial (split_gemm makes one call inside a parallel
+// region); otherwise one after another, each split over the threads by split_gemm.
+template <class Product>
+void each_matrix(int64_t batch, int64_t m, int64_t n, int64_t k, const Product& product) {
+  if (one_matrix_per_thread(batch, m, n, k)) {
+    parallel_for(0, batch, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) product(i);
+    });
+    return;
+  }
+  for (int64_t i = 0; i < batch; ++i) product(i);
+}
+
 void gemm_float32_on_bf16(const Tensor& c, const BlasOperands& o, float beta);
 
 // c = a @ b + beta * c over [batch, m, n] (beta 0 or 1: 1 accumulates into what c holds)
@@ -140,15 +154,9 @@ void gemm_blas(const Tensor& c, const Tensor& a, const Tensor& b, T beta) {
   const T* pb = o.b.data<T>();
   T* pc = c.data<T>();
   int64_t sa = o.a.stride(0), sb = o.b.stride(0), sc = m * n;
-  if (one_matrix_per_thread(batch, m, n, k)) {
-    parallel_for(0, batch, 1, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i)
-        blas_call<T>(o.ta(), o.tb(), m, n, k, pa + i * sa, o.la.ld, pb + i * sb, o.lb.ld, beta, pc + i * sc, n);
-    });
-    return;
-  }
-  for (int64_t i = 0; i < batch; ++i)
+  each_matrix(batch, m, n, k, [&](int64_t i) {
     blas_gemm<T>(o.ta(), o.tb(), m, n, k, pa + i * sa, o.la.ld, pb + i * sb, o.lb.ld, beta, pc + i * sc, n);
+  });
 }
 
 // NOTE [ bfloat16 GEMM ]
@@ -187,14 +195,9 @@ void gemm_bf16(const Tensor& c, const Tensor& a, const Tensor& b, bool accumulat
          (blasint)lb.ld, accumulate ? 1.0f : 0.0f, fi, (blasint)n);
     for (int64_t r = 0; r < rows; ++r) narrow_run(fi + r * n, ci + r * n, cols);
   };
-  if (one_matrix_per_thread(batch, m, n, k)) {
-    parallel_for(0, batch, 1, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) block(i, 0, m, 0, n);
-    });
-    return;
-  }
-  for (int64_t i = 0; i < batch; ++i)
+  each_matrix(batch, m, n, k, [&](int64_t i) {
     split_gemm(m, n, k, [&](int64_t r0, int64_t rows, int64_t c0, int64_t cols) { block(i, r0, rows, c0, cols); });
+  });
 }
 
 // NOTE [ float32 matmul precision ]
@@ -213,17 +216,10 @@ void gemm_float32_on_bf16(const Tensor& c, const BlasOperands& o, float beta) {
   const Bf16Matrices a = round_to_bf16(o.a.data<float>(), o.ta(), o.la.ld, m, k, batch, o.a.stride(0));
   const Bf16Matrices b = round_to_bf16(o.b.data<float>(), o.tb(), o.lb.ld, k, n, batch, o.b.stride(0));
   float* pc = c.data<float>();
-  auto product = [&](int64_t i) {
+  each_matrix(batch, m, n, k, [&](int64_t i) {
     blas_gemm_bf16(o.ta(), o.tb(), m, n, k, a.data() + i * a.batch_stride, a.ld, b.data() + i * b.batch_stride, b.ld,
                    beta, pc + i * m * n, n);
-  };
-  if (one_matrix_per_thread(batch, m, n, k)) {
-    parallel_for(0, batch, 1, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) product(i);  // serial inside the region (split_gemm)
-    });
-    return;
-  }
-  for (int64_t i = 0; i < batch; ++i) product(i);
+  });
 }
 
 template <class T>
