@@ -136,7 +136,7 @@ _FORM_WORDS: Final[dict[str, Form]] = {
 #   None     leave them alone (the op runs in whatever dtype its inputs have).
 # float64 inputs and tensors on the other device type are never cast. The runtime applies the
 # policy once per call, at the op's front end (backend/include/typedtensor/autocast.h for C++ ops,
-# typedtensor/amp/autocast_mode.py for Python-written ones); the lists it reads are generated from
+# typedtensor/_runtime/autocast.py for Python-written ones); the lists it reads are generated from
 # this field by scripts/gen_ops.py.
 AutocastCast = Literal["lower", "float32", "promote"]
 
@@ -156,7 +156,7 @@ def parse_autocast(text: str) -> Autocast | None:
         return None
     words = text.split()
     if len(words) == 1 and "=" not in words[0]:
-        return Autocast(words[0], words[0])  # type: ignore[arg-type]
+        words = [f"cpu={words[0]}", f"cuda={words[0]}"]  # one policy for both, checked as the others
     per = dict(w.split("=", 1) for w in words)
     assert set(per) <= {"cpu", "cuda"}, f"autocast: unknown device type in {text!r}"
     assert set(per.values()) <= {"lower", "float32", "promote"}, f"autocast: unknown policy in {text!r}"
