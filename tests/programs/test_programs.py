@@ -101,6 +101,8 @@ def _bsds300_like(root: Path) -> None:
         folder.mkdir(parents=True)
         for i, image in enumerate(_photos(rng, count, 264, 272)):
             Image.fromarray(image).save(folder / f"{i:03d}.png")
+    (small,) = _photos(rng, 1, 20, 24)  # what super_resolve.py upscales (8 times: 160 x 192)
+    Image.fromarray(small).save(root / "small.png")
 
 
 def _coco_like(root: Path) -> None:
@@ -196,17 +198,25 @@ PROGRAMS = {
         losses=20,
     ),
     # upscale factor 8: the 256-pixel crops become 32-pixel inputs; 10 training images in batches of 2
-    # over 4 epochs (each followed by its test pass and a torch.save of the whole model)
+    # over 4 epochs (each followed by its test pass and a torch.save of the whole model); then
+    # super_resolve.py upscales an image with the model pickled after epoch 3 (torch.load under
+    # serialization.safe_globals)
     "super_resolution": Program(
         "super_resolution", "main.py",
         ("--upscale_factor", "8", "--batchSize", "2", "--testBatchSize", "2", "--nEpochs", "4", "--threads", "0"),
+        then=("super_resolve.py --input_image small.png --model model_epoch_3.pth --output_filename out.png",),
         losses=20, prepare=_bsds300_like,
     ),
-    # 32-pixel crops of 40 images in batches of 2 (one epoch, 20 steps) through torchvision's VGG16
+    # 32-pixel crops of 40 images in batches of 2 (one epoch, 20 steps) through torchvision's VGG16, a
+    # checkpoint of the transformer's state_dict after step 10; then the program's eval mode stylizes
+    # an image with that checkpoint (torch.load, load_state_dict, no_grad, its save_image)
     "fast_neural_style": Program(
         "fast_neural_style", "neural_style.py",
         ("train", "--dataset", "data", "--style-image", "style.png", "--save-model-dir", "out", "--epochs", "1",
-         "--batch-size", "2", "--image-size", "32", "--log-interval", "5"),
+         "--batch-size", "2", "--image-size", "32", "--log-interval", "5", "--checkpoint-model-dir", "ckpt",
+         "--checkpoint-interval", "10"),
+        then=("neural_style.py eval --content-image data/images/000.png --model ckpt/ckpt_epoch_0_batch_id_10.pth "
+              "--output-image stylized.png",),
         losses=20, prepare=_coco_like,
     ),
 }

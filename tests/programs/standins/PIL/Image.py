@@ -1,7 +1,8 @@
 """``PIL.Image`` for the ported programs: ``open`` / ``fromarray`` / ``save`` on PNG files (8-bit,
 grayscale or RGB, not interlaced), ``convert`` between ``L``, ``RGB`` and ``YCbCr`` with Pillow's
-formulas, ``split``, ``copy``, ``crop`` and ``resize`` (a separable triangle filter widened by the
-downscale factor, as Pillow's ``BILINEAR``).
+formulas, ``split``, ``merge``, ``copy``, ``crop`` and ``resize`` (a separable triangle filter widened
+by the downscale factor, as Pillow's ``BILINEAR``; ``BICUBIC`` and ``LANCZOS`` resize with it too,
+``NEAREST`` picks the nearest pixel).
 
 The test data is written by the tests with this module, so reading only what it writes (filter types
 0 to 2) is enough; any other PNG is refused rather than misread."""
@@ -136,6 +137,17 @@ def fromarray(obj: Any, mode: str | None = None) -> Image:
         if mode is None or (array.ndim == 3 and array.shape[-1] != 3):
             raise TypeError(f"fromarray: cannot tell the mode of an array of shape {array.shape}")
     return Image(array, mode)
+
+
+def merge(mode: str, bands: Sequence[Image]) -> Image:
+    """One image from single-band (``L``) images, one per channel of ``mode``."""
+    if len(bands) != _CHANNELS[mode] or any(b.mode != "L" for b in bands):
+        raise ValueError(f"merge: {mode!r} takes {_CHANNELS[mode]} 'L' bands")
+    if len({b.size for b in bands}) != 1:
+        raise ValueError("merge: the bands differ in size")
+    if mode == "L":
+        return bands[0].copy()
+    return Image(np.stack([np.asarray(b) for b in bands], axis=-1), mode)
 
 
 def new(mode: str, size: Sequence[int], color: int | Sequence[int] = 0) -> Image:

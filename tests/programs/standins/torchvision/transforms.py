@@ -20,13 +20,21 @@ class Compose:
 
 
 class ToTensor:
-    """uint8 H x W (x C) -> float32 C x H x W in [0, 1], as torchvision's ToTensor does."""
+    """uint8 H x W (x C) -> float32 C x H x W in [0, 1], as torchvision's ToTensor does. A ``PIL``
+    image becomes a tensor of the library the program runs on, as in torchvision (super_resolve.py
+    calls ``.view`` on it); a numpy array stays an array, which the DataLoader's ``default_collate``
+    turns into that library's tensors (the synthetic datasets' samples, in DataLoader workers too)."""
 
-    def __call__(self, pic: np.ndarray) -> np.ndarray:
+    def __call__(self, pic: Any) -> Any:
         arr = np.asarray(pic)
         if arr.ndim == 2:
             arr = arr[:, :, None]
-        return np.ascontiguousarray(arr.transpose(2, 0, 1), dtype=np.float32) / np.float32(255)
+        out = np.ascontiguousarray(arr.transpose(2, 0, 1), dtype=np.float32) / np.float32(255)
+        if isinstance(pic, np.ndarray):
+            return out
+        import typedtensor as torch
+
+        return torch.from_numpy(out)
 
 
 class Normalize:
