@@ -21,6 +21,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("typedtensor._C")
 
+from tests.programs import harness
 from tests.programs.harness import Comparison, Program, compare
 
 
@@ -275,3 +276,25 @@ def test_program_trains_like_torch(name: str, tmp_path: Path) -> None:
     print(_report(name, cmp))
     failures = cmp.failures()
     assert not failures, f"{name}: losses differ from torch's beyond float32 noise:\n" + "\n".join(failures)
+
+
+@pytest.mark.parametrize("lib_name", ["torch", "typedtensor"])
+def test_a_programs_matmul_precision_does_not_outlive_its_run(
+    lib_name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """nanoGPT sets ``allow_tf32``, which is the float32 matmul precision in both libraries; the
+    programs run in this process one after another, so the harness restores it after each run."""
+    source = tmp_path / "src" / "sets_tf32"
+    source.mkdir(parents=True)
+    (source / "main.py").write_text(
+        "import typedtensor as torch\n"  # the ports' form: the harness points it at torch for torch's run
+
+        "torch.backends.cuda.matmul.allow_tf32 = True\n"
+        "torch.backends.cudnn.allow_tf32 = False\n"
+        "assert torch.get_float32_matmul_precision() == 'high'\n"
+    )
+    monkeypatch.setattr(harness, "HERE", tmp_path / "src")
+    top = harness._Lib(lib_name).top
+    before = (top.get_float32_matmul_precision(), top.backends.cudnn.allow_tf32)
+    harness.run_program(harness.Program("sets_tf32", "main.py", (), losses=0), lib_name, tmp_path / "run")
+    assert (top.get_float32_matmul_precision(), top.backends.cudnn.allow_tf32) == before
