@@ -133,3 +133,15 @@ def test_compiled_module_save_and_training_flag_guard(tmp_path: Any) -> None:
     g = tt.jit.load(tmp_path / "net.ttg")
     with tt.no_grad():
         close(g(x)[0], m(x), rtol=1e-5)
+
+
+def test_the_fallback_warning_names_the_callers_line() -> None:
+    """The warning points at the user's call whether the compiled function is called directly or
+    through the compiled module's ``__call__`` and ``forward`` (a fixed stacklevel named
+    typedtensor's own module.py for the second)."""
+    x = randn(5, 8)
+    net = _Net()
+    for compiled in (tt.compile(_Net()), tt.compile(lambda t: net(t))):
+        with pytest.warns(EagerFallbackWarning) as record:
+            compiled(x)
+        assert record[0].filename == __file__, record[0].filename

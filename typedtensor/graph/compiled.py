@@ -31,10 +31,13 @@ same module under ``no_grad()``/``eval()`` runs its graph, and so does a compile
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any
 
 from typedtensor._runtime import _loader
@@ -47,6 +50,19 @@ _C = _loader.load_core()
 
 #: Graphs a compiled function keeps by default (NOTE [ The compile cache ]).
 DEFAULT_CACHE_LIMIT = 8
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` of ``warnings.warn`` called from the caller of this function that names the
+    innermost frame outside the typedtensor package (the user's call)."""
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 @dataclass
@@ -195,12 +211,14 @@ class CompiledFunction:
     def _name(self) -> str:
         return getattr(self.fn, "__qualname__", None) or type(self.fn).__name__
 
-    def _warn_once(self, category: type[UserWarning], message: str, stacklevel: int) -> None:
-        """Each kind of warning once per compiled function (stacklevel as the caller's own warnings.warn)."""
+    def _warn_once(self, category: type[UserWarning], message: str) -> None:
+        """Each kind of warning once per compiled function, attributed to the first caller outside
+        typedtensor: a compiled function is reached directly, or through a compiled module's
+        ``__call__`` and ``forward``, so no fixed stacklevel names the user's line."""
         if category in self._warned:
             return
         self._warned.add(category)
-        warnings.warn(message, category, stacklevel=stacklevel + 1)
+        warnings.warn(message, category, stacklevel=_user_stacklevel())
 
     def _storm(self) -> None:
         """Warn once that this function keeps re-compiling (NOTE [ The compile cache ])."""
@@ -208,7 +226,7 @@ class CompiledFunction:
             f"tt.compile: {self._name()} has been traced for {self.traces} different input signatures (shapes, "
             f"dtypes, devices, requires_grad or non-tensor arguments); only the {self.cache_limit} most recently used "
             "graphs are kept (cache_limit=). Each new signature traces and optimises the function again: pad inputs to "
-            "a few fixed shapes, pass changing numbers as tensors, or leave this function uncompiled."), stacklevel=4)
+            "a few fixed shapes, pass changing numbers as tensors, or leave this function uncompiled."))
 
     def _trace(self, structure: Any, tensors: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Entry:
         self.traces += 1
@@ -287,7 +305,7 @@ class CompiledFunction:
             f"tt.compile: the outputs of {self._name()} require grad and are differentiated outside the compiled "
             "function; it runs eagerly for such calls, so that backward() reaches its inputs and parameters. Compile "
             "the whole training step (the forward, loss.backward() and opt.step() in one function) to run it as a "
-            "graph."), stacklevel=5)
+            "graph."))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         entry, tensors = self._entry(args, kwargs)
