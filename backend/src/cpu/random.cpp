@@ -1,7 +1,8 @@
 // The random generators (NOTE [ Generators ] in typedtensor/ops.h): the global one, seedable with
-// tt.manual_seed, and the tt.Generator objects, each a 64-bit splitmix stream, serial so results
-// are reproducible for a seed whatever the thread count. A GeneratorScope points this thread's
-// draws at a generator of its own.
+// tt.manual_seed, and the tt.Generator objects, each a 64-bit splitmix stream whose values for a
+// seed do not depend on the thread count (most fills draw serially; normal draws are computed in
+// parallel from reserved positions, NOTE [ Parallel normal draws ]). A GeneratorScope points this
+// thread's draws at a generator of its own.
 #include <algorithm>
 #include <cmath>
 #include <mutex>
