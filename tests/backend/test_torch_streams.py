@@ -30,6 +30,7 @@ DRAWS: dict[str, Callable[[Any], Any]] = {
     "randperm": lambda m: m.randperm(50),
     "bernoulli-tensor": lambda m: m.bernoulli(m.tensor(WEIGHTS)),
     "bernoulli_-number": lambda m: m.empty(500).bernoulli_(0.3),
+    "bernoulli-number": lambda m: m.bernoulli(m.ones(100), 0.3),
     "exponential_": lambda m: m.empty(1000).exponential_(),
     "multinomial-one": lambda m: m.multinomial(m.tensor(WEIGHTS), 1),
     "multinomial-one-replacement": lambda m: m.multinomial(m.tensor(WEIGHTS), 1, True),
