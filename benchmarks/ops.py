@@ -157,6 +157,13 @@ def main() -> None:
               getattr(tX, name))
     for name in ("log", "log1p", "sqrt"):
         bench(f"{name} 1M", getattr(P, name), lambda f=getattr(np, name): f(nP), getattr(tP, name))
+    # random fills at 4M (model initialisation draws its weights this way: nn.init.normal_, GPT-style inits)
+    gen = np.random.default_rng(1)
+    R, nR, tR = tt.empty(1 << 22), np.empty(1 << 22, dtype=np.float32), torch.empty(1 << 22)
+    bench("normal_ 4M", lambda: R.normal_(), lambda: nR.__setitem__(slice(None), gen.standard_normal(1 << 22, dtype=np.float32)),
+          lambda: tR.normal_())
+    bench("uniform_ 4M", lambda: R.uniform_(), lambda: nR.__setitem__(slice(None), gen.random(1 << 22, dtype=np.float32)),
+          lambda: tR.uniform_())
     # reductions and softmax
     for shape in ([(1024, 1024)] if args.quick else [(1024, 1024), (4096, 4096)]):
         v = rng.standard_normal(shape).astype(np.float32)

@@ -208,7 +208,8 @@ def test_switching_off_drops_cached_results(tmp_path: Path, capsys: pytest.Captu
 PROGRAMS = HERE.parent / "programs"
 PORTED = [
     "dcgan", "mingpt", "mnist", "mnist_rnn", "nanogpt", "time_sequence_prediction", "vae", "word_language_model",
-    "regression", "siamese_network", "mnist_forward_forward", "reinforcement_learning",
+    "regression", "siamese_network", "mnist_forward_forward", "super_resolution", "fast_neural_style",
+    "reinforcement_learning",
 ]
 _BACK_TO_TORCH = [
     (re.compile(r"^import typedtensor as torch$", re.M), "import torch"),

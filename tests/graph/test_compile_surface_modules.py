@@ -26,6 +26,9 @@ CASES: list[tuple[str, Callable[[], Any], tuple[int, ...]]] = [
     ("AvgPool3d", lambda: tt.nn.AvgPool3d(2, padding=1, count_include_pad=False), (2, 2, 4, 5, 4)),
     ("Upsample-bilinear", lambda: tt.nn.Upsample(scale_factor=2, mode="bilinear"), (2, 3, 4, 5)),
     ("PixelShuffle", lambda: tt.nn.PixelShuffle(2), (2, 8, 3, 4)),
+    # fast_neural_style's convolution block: reflection padding, then the convolution
+    ("ReflectionPad2d+Conv2d", lambda: tt.nn.Sequential(tt.nn.ReflectionPad2d(1), tt.nn.Conv2d(3, 4, 3)), (2, 3, 5, 6)),
+    ("ConstantPad1d", lambda: tt.nn.ConstantPad1d((2, -1), 0.5), (2, 3, 5)),
     ("GroupNorm", lambda: tt.nn.GroupNorm(2, 4), (2, 4, 3, 3)),
     ("InstanceNorm2d", lambda: tt.nn.InstanceNorm2d(3, affine=True), (2, 3, 4, 4)),
     ("TransformerEncoderLayer",

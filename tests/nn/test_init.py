@@ -77,3 +77,33 @@ def test_layers_use_torch_default_bounds() -> None:
     assert abs(emb.std() - 1.0) < 0.05
     ln = tt.nn.LayerNorm(5)
     assert to_np(ln.weight).tolist() == [1] * 5 and to_np(ln.bias).tolist() == [0] * 5
+
+
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6), (64, 1, 5, 5), (9, 32, 3, 3), (5, 5)])
+def test_orthogonal_gives_orthonormal_rows_or_columns(shape: tuple[int, ...]) -> None:
+    """``orthogonal_`` (super_resolution initialises its convolutions with it): the flattened
+    ``rows x cols`` matrix has orthonormal columns when tall and orthonormal rows when wide, times the gain."""
+    gain = init.calculate_gain("relu")
+    w = to_np(init.orthogonal_(tt.empty(*shape), gain)).astype(np.float64)
+    flat = w.reshape(shape[0], -1) / gain
+    rows, cols = flat.shape
+    gram = flat.T @ flat if rows >= cols else flat @ flat.T
+    np.testing.assert_allclose(gram, np.eye(min(rows, cols)), atol=1e-5)
+    assert np.linalg.matrix_rank(flat) == min(rows, cols)
+
+
+def test_orthogonal_draws_differ_and_follow_the_seed() -> None:
+    tt.manual_seed(3)
+    a = to_np(init.orthogonal_(tt.empty(4, 4)))
+    b = to_np(init.orthogonal_(tt.empty(4, 4)))
+    tt.manual_seed(3)
+    np.testing.assert_array_equal(to_np(init.orthogonal_(tt.empty(4, 4))), a)
+    assert not np.allclose(a, b)
+
+
+def test_orthogonal_rejects_vectors_and_runs_outside_autograd() -> None:
+    with pytest.raises(ValueError, match="2 or more dimensions"):
+        init.orthogonal_(tt.empty(5))
+    w = tt.nn.Parameter(tt.empty(3, 4))
+    assert init.orthogonal_(w) is w and w.grad_fn is None and w.requires_grad
+    assert tuple(init.orthogonal_(tt.empty(0, 3)).shape) == (0, 3)

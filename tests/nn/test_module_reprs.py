@@ -50,6 +50,12 @@ CASES: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
     ("UpsamplingNearest2d", (), {"scale_factor": 2.0}), ("UpsamplingBilinear2d", ((4, 5),), {}),
     ("PixelShuffle", (2,), {}), ("PixelUnshuffle", (3,), {}), ("Unfold", ((2, 3),), {"stride": 2}),
     ("Fold", ((5, 6), 2), {}), ("EmbeddingBag", (10, 3), {"mode": "max"}),
+    # padding
+    ("ReflectionPad2d", (3,), {}), ("ReflectionPad1d", ((1, 2),), {}), ("ReplicationPad3d", ((1, 0, 2, 1, 0, 1),), {}),
+    ("CircularPad2d", (1,), {}), ("ZeroPad2d", ((1, 2, 3, 4),), {}), ("ZeroPad1d", (2,), {}),
+    ("ConstantPad2d", (1, 3.5), {}), ("ConstantPad3d", ((1, 1, 0, 0, 2, 2), 0.0), {}), ("ConstantPad1d", ((0, 2), -1), {}),
+    ("CircularPad1d", (2,), {}), ("CircularPad3d", (1,), {}), ("ReflectionPad3d", (1,), {}),
+    ("ReplicationPad1d", ((3, 0),), {}), ("ReplicationPad2d", (2,), {}), ("ZeroPad3d", ((1, 0, 0, 1, 2, 0),), {}),
     # normalisation
     ("GroupNorm", (2, 4), {}), ("InstanceNorm1d", (3,), {}), ("InstanceNorm2d", (3,), {"affine": True}),
     ("InstanceNorm3d", (3,), {"track_running_stats": True}), ("BatchNorm3d", (3,), {}), ("LocalResponseNorm", (3,), {}),

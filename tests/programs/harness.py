@@ -439,6 +439,10 @@ def run_program(
     shared = SharedRandom(lib, seed)
     old_cwd, old_argv, old_path = os.getcwd(), sys.argv, list(sys.path)
     old_env = {k: os.environ.get(k) for k, _ in program.env}
+    # process-wide settings a program may change (nanoGPT sets allow_tf32, which is the float32
+    # matmul precision in both libraries): restored, so one program's choice does not reach the next
+    old_precision = lib.top.get_float32_matmul_precision()
+    old_cudnn_tf32 = lib.top.backends.cudnn.allow_tf32
     before = set(sys.modules)
     stopped = False
     try:
@@ -464,6 +468,8 @@ def run_program(
         os.chdir(old_cwd)
         sys.argv = old_argv
         sys.path[:] = old_path
+        lib.top.set_float32_matmul_precision(old_precision)
+        lib.top.backends.cudnn.allow_tf32 = old_cudnn_tf32
         for name in set(sys.modules) - before:
             mod = sys.modules.get(name)
             file = getattr(mod, "__file__", None) or ""

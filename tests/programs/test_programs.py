@@ -14,12 +14,14 @@ what is missing, so it turns into a failure ("XPASS") the day the last piece lan
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 pytest.importorskip("torch")
 pytest.importorskip("typedtensor._C")
 
+from tests.programs import harness
 from tests.programs.harness import Comparison, Program, compare
 
 
@@ -56,6 +58,69 @@ def _tiny_char(root: Path) -> None:
         np.array([stoi[c] for c in part], dtype=np.uint16).tofile(folder / f"{name}.bin")
     with open(folder / "meta.pkl", "wb") as f:
         pickle.dump({"vocab_size": len(chars), "itos": dict(enumerate(chars)), "stoi": stoi}, f)
+
+
+def _pil_image(root: Path) -> Any:
+    """``PIL.Image`` from the stand-ins copied into the run directory (Pillow is not installed here),
+    loaded without registering it, so the program imports its own copy."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_pil_image_for_test_data", root / "PIL" / "Image.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _photos(rng: Any, count: int, height: int, width: int) -> list[Any]:
+    """Photo-like RGB uint8 images: a smooth colour gradient, a few flat discs and mild noise, so a
+    resize and a crop change them the way they change real photographs."""
+    import numpy as np
+
+    rows, cols = np.mgrid[0:height, 0:width].astype(np.float64)
+    images = []
+    for _ in range(count):
+        base = rng.uniform(0, 255, 3) + rng.uniform(-0.4, 0.4, 3) * rows[..., None] + rng.uniform(-0.4, 0.4, 3) * cols[..., None]
+        for _ in range(4):
+            cy, cx, radius = rng.uniform(0, height), rng.uniform(0, width), rng.uniform(height / 10, height / 3)
+            base[(rows - cy) ** 2 + (cols - cx) ** 2 < radius**2] = rng.uniform(0, 255, 3)
+        base += rng.normal(0, 6, base.shape)
+        images.append(np.clip(base, 0, 255).astype(np.uint8))
+    return images
+
+
+def _bsds300_like(root: Path) -> None:
+    """super_resolution reads dataset/BSDS300/images/{train,test}/*.jpg (481 x 321 photographs) and
+    downloads them when that folder is missing: here a few photo-like PNGs, written with the PIL
+    stand-in, big enough for the program's 256-pixel centre crop."""
+    import numpy as np
+
+    Image = _pil_image(root)
+    rng = np.random.default_rng(5)
+    for split, count in (("train", 10), ("test", 4)):
+        folder = root / "dataset" / "BSDS300" / "images" / split
+        folder.mkdir(parents=True)
+        for i, image in enumerate(_photos(rng, count, 264, 272)):
+            Image.fromarray(image).save(folder / f"{i:03d}.png")
+    (small,) = _photos(rng, 1, 20, 24)  # what super_resolve.py upscales (8 times: 160 x 192)
+    Image.fromarray(small).save(root / "small.png")
+
+
+def _coco_like(root: Path) -> None:
+    """fast_neural_style trains on an ImageFolder (COCO's images in one class folder) towards one
+    style image: here photo-like PNGs of uneven sizes (its Resize and CenterCrop both act) and a
+    style image as big as a training crop."""
+    import numpy as np
+
+    Image = _pil_image(root)
+    rng = np.random.default_rng(9)
+    folder = root / "data" / "images"
+    folder.mkdir(parents=True)
+    for i in range(40):
+        (image,) = _photos(rng, 1, int(rng.integers(36, 44)), int(rng.integers(36, 44)))
+        Image.fromarray(image).save(folder / f"{i:03d}.png")
+    (style,) = _photos(rng, 1, 32, 32)
+    Image.fromarray(style).save(root / "style.png")
 
 
 _NANOGPT_CONFIG = "config/train_tiny_char.py"
@@ -133,6 +198,28 @@ PROGRAMS = {
         ("--epochs", "10", "--train_size", "64", "--test_size", "32", "--log-interval", "5", "--no_accel"),
         losses=20,
     ),
+    # upscale factor 8: the 256-pixel crops become 32-pixel inputs; 10 training images in batches of 2
+    # over 4 epochs (each followed by its test pass and a torch.save of the whole model); then
+    # super_resolve.py upscales an image with the model pickled after epoch 3 (torch.load under
+    # serialization.safe_globals)
+    "super_resolution": Program(
+        "super_resolution", "main.py",
+        ("--upscale_factor", "8", "--batchSize", "2", "--testBatchSize", "2", "--nEpochs", "4", "--threads", "0"),
+        then=("super_resolve.py --input_image small.png --model model_epoch_3.pth --output_filename out.png",),
+        losses=20, prepare=_bsds300_like,
+    ),
+    # 32-pixel crops of 40 images in batches of 2 (one epoch, 20 steps) through torchvision's VGG16, a
+    # checkpoint of the transformer's state_dict after step 10; then the program's eval mode stylizes
+    # an image with that checkpoint (torch.load, load_state_dict, no_grad, its save_image)
+    "fast_neural_style": Program(
+        "fast_neural_style", "neural_style.py",
+        ("train", "--dataset", "data", "--style-image", "style.png", "--save-model-dir", "out", "--epochs", "1",
+         "--batch-size", "2", "--image-size", "32", "--log-interval", "5", "--checkpoint-model-dir", "ckpt",
+         "--checkpoint-interval", "10"),
+        then=("neural_style.py eval --content-image data/images/000.png --model ckpt/ckpt_epoch_0_batch_id_10.pth "
+              "--output-image stylized.png",),
+        losses=20, prepare=_coco_like,
+    ),
     # CartPole-v1 from standins/gymnasium; one loss per episode, the harness stops them after 20
     # (the programs run until the running reward passes 475, with no flag to stop sooner)
     "reinforce": Program(
@@ -159,13 +246,18 @@ MISSING: dict[str, str] = {
     "regression": "",
     "siamese_network": "",
     "mnist_forward_forward": "",
+    "super_resolution": "",
+    "fast_neural_style": "",
     "reinforce": "",
     "actor_critic": "",
 }
 # Each list above was checked by running the program with stand-ins for exactly those pieces (a
 # Python LSTM, a ConvTranspose2d from conv2d, ...): with them, every one of these programs passes.
 
-SLOW = {"imagenet", "time_sequence_prediction", "dcgan", "siamese_network", "reinforce", "actor_critic"}
+SLOW = {
+    "imagenet", "time_sequence_prediction", "dcgan", "siamese_network", "super_resolution", "fast_neural_style",
+    "reinforce", "actor_critic",
+}
 
 
 def _param(name: str) -> object:
@@ -197,3 +289,25 @@ def test_program_trains_like_torch(name: str, tmp_path: Path) -> None:
     print(_report(name, cmp))
     failures = cmp.failures()
     assert not failures, f"{name}: losses differ from torch's beyond float32 noise:\n" + "\n".join(failures)
+
+
+@pytest.mark.parametrize("lib_name", ["torch", "typedtensor"])
+def test_a_programs_matmul_precision_does_not_outlive_its_run(
+    lib_name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """nanoGPT sets ``allow_tf32``, which is the float32 matmul precision in both libraries; the
+    programs run in this process one after another, so the harness restores it after each run."""
+    source = tmp_path / "src" / "sets_tf32"
+    source.mkdir(parents=True)
+    (source / "main.py").write_text(
+        "import typedtensor as torch\n"  # the ports' form: the harness points it at torch for torch's run
+
+        "torch.backends.cuda.matmul.allow_tf32 = True\n"
+        "torch.backends.cudnn.allow_tf32 = False\n"
+        "assert torch.get_float32_matmul_precision() == 'high'\n"
+    )
+    monkeypatch.setattr(harness, "HERE", tmp_path / "src")
+    top = harness._Lib(lib_name).top
+    before = (top.get_float32_matmul_precision(), top.backends.cudnn.allow_tf32)
+    harness.run_program(harness.Program("sets_tf32", "main.py", (), losses=0), lib_name, tmp_path / "run")
+    assert (top.get_float32_matmul_precision(), top.backends.cudnn.allow_tf32) == before

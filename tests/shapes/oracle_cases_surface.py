@@ -20,6 +20,7 @@ from oracle_cases import (  # type: ignore[import-not-found]
     F,
     S,
     T,
+    _circular_wraps_cropped,
     _mod,
     axis,
     case,
@@ -572,3 +573,29 @@ def _m_transformer(cls: str) -> Callable[[Draw], Case]:
 
 for _cls in ("Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer"):
     MODULE_CASES[f"typedtensor.nn.{_cls}"] = _m_transformer(_cls)
+
+
+
+def _m_padding(cls: str, nd: int) -> Callable[[Draw], Case]:
+    """A padding module: an int for every side, or F.pad's tuple (last dim first; negative values
+    crop); circular padding that wraps more than once around what the cropping leaves is F.pad's
+    deliberate difference (torch returns uninitialised memory there)."""
+    constant = cls.startswith("Constant")
+
+    def gen(draw: Draw) -> Case:
+        x = _norm_input(draw, nd)
+        padding: Any = (draw(st.integers(0, 3)) if draw(st.booleans())
+                        else tuple(draw(st.integers(-1, 3)) for _ in range(2 * nd)))
+        args = (padding, 1.5) if constant else (padding,)
+        pads = (padding,) * (2 * nd) if isinstance(padding, int) else padding
+        wraps = cls.startswith("Circular") and len(x) > nd and any(
+            _circular_wraps_cropped(x[len(x) - 1 - i], pads[2 * i], pads[2 * i + 1]) for i in range(nd))
+        return _mod(cls, (args, {}), lambda: getattr(nn, cls)(*args), x,
+                    deliberate="circular-pad-wraps-cropped" if wraps else None)
+
+    return gen
+
+
+for _nd in (1, 2, 3):
+    for _kind in ("Reflection", "Replication", "Circular", "Zero", "Constant"):
+        MODULE_CASES[f"typedtensor.nn.{_kind}Pad{_nd}d"] = _m_padding(f"{_kind}Pad{_nd}d", _nd)

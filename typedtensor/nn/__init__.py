@@ -68,6 +68,21 @@ from typedtensor.nn.normalization import InstanceNorm2d as InstanceNorm2d
 from typedtensor.nn.normalization import InstanceNorm3d as InstanceNorm3d
 from typedtensor.nn.normalization import LocalResponseNorm as LocalResponseNorm
 from typedtensor.nn.normalization import RMSNorm as RMSNorm
+from typedtensor.nn.padding import CircularPad1d as CircularPad1d
+from typedtensor.nn.padding import CircularPad2d as CircularPad2d
+from typedtensor.nn.padding import CircularPad3d as CircularPad3d
+from typedtensor.nn.padding import ConstantPad1d as ConstantPad1d
+from typedtensor.nn.padding import ConstantPad2d as ConstantPad2d
+from typedtensor.nn.padding import ConstantPad3d as ConstantPad3d
+from typedtensor.nn.padding import ReflectionPad1d as ReflectionPad1d
+from typedtensor.nn.padding import ReflectionPad2d as ReflectionPad2d
+from typedtensor.nn.padding import ReflectionPad3d as ReflectionPad3d
+from typedtensor.nn.padding import ReplicationPad1d as ReplicationPad1d
+from typedtensor.nn.padding import ReplicationPad2d as ReplicationPad2d
+from typedtensor.nn.padding import ReplicationPad3d as ReplicationPad3d
+from typedtensor.nn.padding import ZeroPad1d as ZeroPad1d
+from typedtensor.nn.padding import ZeroPad2d as ZeroPad2d
+from typedtensor.nn.padding import ZeroPad3d as ZeroPad3d
 from typedtensor.nn.parameter import Parameter as Parameter
 from typedtensor.nn.pooling import AdaptiveAvgPool1d as AdaptiveAvgPool1d
 from typedtensor.nn.pooling import AdaptiveAvgPool3d as AdaptiveAvgPool3d
@@ -121,6 +136,10 @@ __all__ = [
     "MarginRankingLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss2d",
     "PReLU", "PairwiseDistance", "PoissonNLLLoss", "SmoothL1Loss", "SoftMarginLoss", "Softmax2d", "Softmin",
     "TripletMarginLoss", "TripletMarginWithDistanceLoss",
+    # padding
+    "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+    "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+    "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
 ]
 
 # torch's import paths, built on the classes above: they read typedtensor.nn, so they come after it

@@ -130,7 +130,32 @@ def kaiming_normal_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlin
     return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan))
 
 
+def orthogonal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+    """A (semi-)orthogonal matrix, scaled by ``gain``, as torch draws it: the ``Q`` of the QR
+    decomposition of a standard-normal ``rows x cols`` matrix (its transpose when wider than tall),
+    each column's sign fixed by ``R``'s diagonal so the draw is uniform over orthogonal matrices; a
+    tensor of more than 2 dims is filled as ``rows = shape[0]`` by ``cols = the rest``. The
+    factorisation runs in float64 on the host (an initialiser, not part of any graph)."""
+    import numpy as np
+
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor  # torch leaves an empty tensor alone
+    rows = int(tensor.shape[0])
+    cols = tensor.numel() // rows
+    flat = _C.randn(rows, cols, dtype=_C.float32).cpu().numpy().astype(np.float64)
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    values = _C.from_numpy(np.ascontiguousarray(q * gain, dtype=np.float32))
+    return _fill_from(tensor, values.reshape(tuple(tensor.shape)).to(tensor.dtype).to(tensor.device))
+
+
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "zeros_", "ones_", "eye_",
-    "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+    "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",
 ]

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "kernels.h"
+#include "parallel.h"
 
 namespace tt {
 
@@ -342,23 +343,38 @@ void rand_uniform(const Tensor& out, double lo, double hi) {
   }
 }
 
+// NOTE [ Parallel normal draws ]
+// torch's normal_fill draws every uniform first and then turns each block of 16 into normals on
+// its own: the draws are taken under the generator's lock (serially: the Mersenne Twister is not
+// counter-based), the lock is released, and the blocks are transformed in parallel, so the values
+// do not depend on the thread count and the lock is never held across a parallel region (which may
+// release the GIL while another thread waits for it). The redrawn last block follows the others.
 void rand_normal(const Tensor& out, double mean, double sd) {
   if (on_cuda(out)) return cuda_kernels().rand_normal(out, mean, sd);  // NOTE [ Device dispatch ]
   const int64_t n = out.numel();
+  if (n == 0) return;
   State& g = current();
-  std::lock_guard<std::mutex> lk(g.mu);
   auto fill = [&](auto* p) {
     using T = std::remove_pointer_t<decltype(p)>;
-    if (n >= 16) {
-      for (int64_t i = 0; i < n; ++i) p[i] = uniform_of<T>(g);
-      for (int64_t i = 0; i + 16 <= n; i += 16) normal_fill_16(p + i, static_cast<T>(mean), static_cast<T>(sd));
-      if (n % 16 != 0) {  // the last 16 values again, from fresh draws
-        T* tail = p + n - 16;
-        for (int i = 0; i < 16; ++i) tail[i] = uniform_of<T>(g);
-        normal_fill_16(tail, static_cast<T>(mean), static_cast<T>(sd));
-      }
-    } else {
+    const T m = static_cast<T>(mean), s = static_cast<T>(sd);
+    if (n < 16) {
+      std::lock_guard<std::mutex> lk(g.mu);
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(normal_double(g) * sd + mean);
+      return;
+    }
+    T tail[16];
+    {
+      std::lock_guard<std::mutex> lk(g.mu);
+      for (int64_t i = 0; i < n; ++i) p[i] = uniform_of<T>(g);
+      if (n % 16 != 0)
+        for (T& v : tail) v = uniform_of<T>(g);
+    }
+    parallel_for(0, n / 16, 1024, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) normal_fill_16(p + 16 * b, m, s);
+    });
+    if (n % 16 != 0) {  // torch's last 16 values, again, from the fresh draws
+      normal_fill_16(tail, m, s);
+      std::copy(tail, tail + 16, p + n - 16);
     }
   };
   if (out.dtype() == DType::Float64) return fill(out.data<double>());

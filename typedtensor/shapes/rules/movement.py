@@ -22,7 +22,7 @@ from ..dims import (
     is_literal,
 )
 from ..issue import Issue
-from ..registry import Args, Outputs, Result, Rule, op
+from ..registry import Args, Outputs, Result, Rule, module, op
 from ..shape import Shape, ShapeLike, Star, fmt_shape
 from ._common import dim_at, dim_position, fmt_dims, insert, need_rank, norm_axis, replace
 from ._provable import counts_differ, sizes_differ, solve_hole
@@ -874,3 +874,33 @@ def _pad_mode_issue(x: Shape, pads: Any, mode: str) -> Issue | None:
 
 
 _ = (broadcast_dim, d_sub)
+
+
+# ---------------------------------------------------------------------------------------------
+# The padding modules (torch.nn.modules.padding): ``pad`` with the module's padding, an int
+# standing for every side of each of the last ``dims`` dims.
+
+
+def _padding_module(cls: str, mode: str, dims: int, constant: bool = False) -> None:
+    def forward(c: Args, args: Args) -> Result:
+        padding = c["padding"]
+        if isinstance(padding, Unknown):
+            return UNKNOWN
+        pads = tuple(padding) if isinstance(padding, (tuple, list)) else (padding,) * (2 * dims)
+        if len(pads) != 2 * dims:
+            return Issue("shape-arg", f"{cls}: padding must be an int or {2 * dims} ints, got {len(pads)}")
+        result = pad({"input": args["input"], "pad": pads, "mode": mode, "value": None})
+        if isinstance(result, Issue) and result.code not in ("shape-arg", "shape-rank", "shape-axis"):
+            return Issue("shape-arg", f"{cls}.forward: {result.message}")
+        return result
+
+    ctor = "padding:any, value:float" if constant else "padding:any"
+    module(f"typedtensor.nn.{cls}", ctor, ("padding",), "input:tensor", ops=("pad",))(forward)
+
+
+for _dims in (1, 2, 3):
+    _padding_module(f"ReflectionPad{_dims}d", "reflect", _dims)
+    _padding_module(f"ReplicationPad{_dims}d", "replicate", _dims)
+    _padding_module(f"CircularPad{_dims}d", "circular", _dims)
+    _padding_module(f"ZeroPad{_dims}d", "constant", _dims)
+    _padding_module(f"ConstantPad{_dims}d", "constant", _dims, constant=True)

@@ -22,6 +22,12 @@ from typedtensor.nn import BatchNorm2d as BatchNorm2d
 from typedtensor.nn import BatchNorm3d as BatchNorm3d
 from typedtensor.nn import BCELoss as BCELoss
 from typedtensor.nn import BCEWithLogitsLoss as BCEWithLogitsLoss
+from typedtensor.nn import CircularPad1d as CircularPad1d
+from typedtensor.nn import CircularPad2d as CircularPad2d
+from typedtensor.nn import CircularPad3d as CircularPad3d
+from typedtensor.nn import ConstantPad1d as ConstantPad1d
+from typedtensor.nn import ConstantPad2d as ConstantPad2d
+from typedtensor.nn import ConstantPad3d as ConstantPad3d
 from typedtensor.nn import Conv1d as Conv1d
 from typedtensor.nn import Conv2d as Conv2d
 from typedtensor.nn import Conv3d as Conv3d
@@ -80,8 +86,14 @@ from typedtensor.nn import PixelShuffle as PixelShuffle
 from typedtensor.nn import PixelUnshuffle as PixelUnshuffle
 from typedtensor.nn import PoissonNLLLoss as PoissonNLLLoss
 from typedtensor.nn import PReLU as PReLU
+from typedtensor.nn import ReflectionPad1d as ReflectionPad1d
+from typedtensor.nn import ReflectionPad2d as ReflectionPad2d
+from typedtensor.nn import ReflectionPad3d as ReflectionPad3d
 from typedtensor.nn import ReLU as ReLU
 from typedtensor.nn import ReLU6 as ReLU6
+from typedtensor.nn import ReplicationPad1d as ReplicationPad1d
+from typedtensor.nn import ReplicationPad2d as ReplicationPad2d
+from typedtensor.nn import ReplicationPad3d as ReplicationPad3d
 from typedtensor.nn import RMSNorm as RMSNorm
 from typedtensor.nn import RNNBase as RNNBase
 from typedtensor.nn import RNNCell as RNNCell
@@ -112,6 +124,9 @@ from typedtensor.nn import Unfold as Unfold
 from typedtensor.nn import Upsample as Upsample
 from typedtensor.nn import UpsamplingBilinear2d as UpsamplingBilinear2d
 from typedtensor.nn import UpsamplingNearest2d as UpsamplingNearest2d
+from typedtensor.nn import ZeroPad1d as ZeroPad1d
+from typedtensor.nn import ZeroPad2d as ZeroPad2d
+from typedtensor.nn import ZeroPad3d as ZeroPad3d
 
 from . import activation as activation
 from . import adaptive as adaptive

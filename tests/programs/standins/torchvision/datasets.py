@@ -1,4 +1,5 @@
-"""Synthetic ``MNIST`` and ``FakeData`` with torchvision's constructor signatures.
+"""Synthetic ``MNIST`` and ``FakeData`` with torchvision's constructor signatures, and ``ImageFolder`` over
+image files the tests write.
 
 Each sample is drawn from ``numpy.random.default_rng`` seeded by the dataset and the index, so every
 run (and every DataLoader worker) sees the same images; an MNIST image is noise plus a bright square
@@ -90,6 +91,59 @@ class FakeData:
         img = rng.integers(0, 256, (h, w, c), dtype=np.uint8)
         target = int(rng.integers(self.num_classes))
         sample: Any = self.transform(img) if self.transform is not None else img
+        if self.target_transform is not None:
+            return sample, self.target_transform(target)
+        return sample, target
+
+
+IMG_EXTENSIONS = (".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp")
+
+
+def pil_loader(path: str) -> Any:
+    """torchvision's default loader: the file as an RGB ``PIL`` image."""
+    from PIL import Image
+
+    return Image.open(path).convert("RGB")
+
+
+class ImageFolder:
+    """torchvision's ``ImageFolder``: ``root/<class>/<image>``, classes in sorted order, each sample
+    ``(transform(loader(path)), class_index)``, samples sorted by class then by file name."""
+
+    def __init__(
+        self, root: str, transform: Transform = None, target_transform: Transform = None,
+        loader: Callable[[str], Any] = pil_loader, is_valid_file: Callable[[str], bool] | None = None,
+    ) -> None:
+        import os
+
+        self.root = root
+        self.transform = transform
+        self.target_transform = target_transform
+        self.loader = loader
+        self.classes = sorted(entry.name for entry in os.scandir(root) if entry.is_dir())
+        if not self.classes:
+            raise FileNotFoundError(f"Couldn't find any class folder in {root}.")
+        self.class_to_idx = {name: i for i, name in enumerate(self.classes)}
+        valid = is_valid_file or (lambda path: path.lower().endswith(IMG_EXTENSIONS))
+        self.samples: list[tuple[str, int]] = []
+        for name in self.classes:
+            folder = os.path.join(root, name)
+            for dirpath, _, files in sorted(os.walk(folder, followlinks=True)):
+                for file in sorted(files):
+                    path = os.path.join(dirpath, file)
+                    if valid(path):
+                        self.samples.append((path, self.class_to_idx[name]))
+        self.imgs = self.samples
+        self.targets = [target for _, target in self.samples]
+
+    def __len__(self) -> int:
+        return len(self.samples)
+
+    def __getitem__(self, index: int) -> tuple[Any, Any]:
+        path, target = self.samples[index]
+        sample = self.loader(path)
+        if self.transform is not None:
+            sample = self.transform(sample)
         if self.target_transform is not None:
             return sample, self.target_transform(target)
         return sample, target

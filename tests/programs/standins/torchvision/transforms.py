@@ -1,4 +1,5 @@
-"""The transforms the ported programs use, on numpy arrays (H x W or H x W x C uint8 images)."""
+"""The transforms the ported programs use, on numpy arrays (H x W or H x W x C uint8 images) and, for
+the geometric ones, on ``PIL`` images (what ``ImageFolder`` and the programs' own loaders give)."""
 
 from __future__ import annotations
 
@@ -19,13 +20,21 @@ class Compose:
 
 
 class ToTensor:
-    """uint8 H x W (x C) -> float32 C x H x W in [0, 1], as torchvision's ToTensor does."""
+    """uint8 H x W (x C) -> float32 C x H x W in [0, 1], as torchvision's ToTensor does. A ``PIL``
+    image becomes a tensor of the library the program runs on, as in torchvision (super_resolve.py
+    calls ``.view`` on it); a numpy array stays an array, which the DataLoader's ``default_collate``
+    turns into that library's tensors (the synthetic datasets' samples, in DataLoader workers too)."""
 
-    def __call__(self, pic: np.ndarray) -> np.ndarray:
+    def __call__(self, pic: Any) -> Any:
         arr = np.asarray(pic)
         if arr.ndim == 2:
             arr = arr[:, :, None]
-        return np.ascontiguousarray(arr.transpose(2, 0, 1), dtype=np.float32) / np.float32(255)
+        out = np.ascontiguousarray(arr.transpose(2, 0, 1), dtype=np.float32) / np.float32(255)
+        if isinstance(pic, np.ndarray):
+            return out
+        import typedtensor as torch
+
+        return torch.from_numpy(out)
 
 
 class Normalize:
@@ -55,3 +64,63 @@ class Lambda:
 
             img = torch.from_numpy(np.ascontiguousarray(img))
         return self.lambd(img)
+
+
+def _as_image(img: Any) -> Any:
+    """A PIL image as it is; a uint8 array as a PIL image (torchvision's geometric transforms take either)."""
+    if isinstance(img, np.ndarray):
+        from PIL import Image
+
+        return Image.fromarray(img)
+    return img
+
+
+def _pair(size: int | Sequence[int]) -> tuple[int, int]:
+    """(height, width) from torchvision's ``int`` or ``(h, w)`` sizes."""
+    if isinstance(size, int):
+        return size, size
+    if len(size) == 1:
+        return int(size[0]), int(size[0])
+    return int(size[0]), int(size[1])
+
+
+class CenterCrop:
+    """The central ``size`` window, as torchvision rounds it (zero-padded where the image is smaller)."""
+
+    def __init__(self, size: int | Sequence[int]) -> None:
+        self.size = _pair(size)
+
+    def __call__(self, img: Any) -> Any:
+        img = _as_image(img)
+        crop_h, crop_w = self.size
+        width, height = img.size
+        top = round((height - crop_h) / 2.0)
+        left = round((width - crop_w) / 2.0)
+        return img.crop((left, top, left + crop_w, top + crop_h))
+
+
+class Resize:
+    """torchvision's Resize: an ``int`` scales the shorter side to it (keeping the aspect ratio,
+    the longer side truncated as torchvision does), ``(h, w)`` is the exact size; bilinear."""
+
+    def __init__(self, size: int | Sequence[int], interpolation: Any = None, max_size: int | None = None,
+                 antialias: bool | None = True) -> None:
+        self.size = size
+        self.interpolation = interpolation
+
+    def __call__(self, img: Any) -> Any:
+        from PIL import Image
+
+        img = _as_image(img)
+        width, height = img.size
+        if isinstance(self.size, int) or len(self.size) == 1:
+            short = self.size if isinstance(self.size, int) else int(self.size[0])
+            if width <= height:
+                new_w, new_h = short, int(short * height / width)
+            else:
+                new_w, new_h = int(short * width / height), short
+        else:
+            new_h, new_w = _pair(self.size)
+        if (new_w, new_h) == (width, height):
+            return img
+        return img.resize((new_w, new_h), Image.BILINEAR)
