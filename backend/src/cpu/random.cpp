@@ -206,7 +206,7 @@ inline float bits_float(uint32_t b) {
   return f;
 }
 
-float cephes_logf(float x) {
+__attribute__((always_inline)) inline float cephes_logf(float x) {
   x = std::max(x, bits_float(0x00800000U));  // the smallest normal float
   uint32_t bits = float_bits(x);
   const int32_t exponent = static_cast<int32_t>(bits >> 23) - 0x7f;
@@ -216,7 +216,7 @@ float cephes_logf(float x) {
   const bool below = x < 0.707106781186547524f;
   const float tmp = below ? x : 0.0f;
   x = x - 1.0f;
-  if (below) e = e - 1.0f;
+  e = below ? e - 1.0f : e;
   x = x + tmp;
   const float z = x * x;
   static constexpr float kP[] = {7.0376836292E-2f, -1.1514610310E-1f, 1.1676998740E-1f,
@@ -232,7 +232,7 @@ float cephes_logf(float x) {
   return x;
 }
 
-void cephes_sincosf(float xin, float* s, float* c) {
+__attribute__((always_inline)) inline void cephes_sincosf(float xin, float* s, float* c) {
   uint32_t sign_sin = float_bits(xin) & 0x80000000U;
   float x = bits_float(float_bits(xin) & 0x7fffffffU);
   float y = x * 1.27323954473516f;  // 4 / pi
@@ -268,6 +268,7 @@ void cephes_sincosf(float xin, float* s, float* c) {
 // (float32: NOTE [ torch's float normal_fill ]; float64: libm, as torch's scalar kernel)
 void normal_fill_16(float* data, float mean, float sd) {
   const float two_pi = static_cast<float>(2.0 * kPi);
+#pragma omp simd
   for (int j = 0; j < 8; ++j) {
     const float u1 = 1.0f - data[j];  // [0, 1) -> (0, 1] for the log
     const float u2 = data[j + 8];
