@@ -61,13 +61,15 @@ struct Generator::State {
   }
 
  private:
-  void twist() {
-    for (int i = 0; i < kMTWords; ++i) {
-      uint32_t y = (mt[i] & 0x80000000U) | (mt[(i + 1) % kMTWords] & 0x7fffffffU);
-      uint32_t v = mt[(i + 397) % kMTWords] ^ (y >> 1);
-      if (y & 1U) v ^= 0x9908b0dfU;
-      mt[i] = v;
-    }
+  static uint32_t mix(uint32_t upper, uint32_t lower, uint32_t far) {
+    const uint32_t y = (upper & 0x80000000U) | (lower & 0x7fffffffU);
+    return far ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
+  }
+  void twist() {  // the standard recurrence, its index arithmetic split at the wrap-arounds
+    constexpr int kShift = 397, kSplit = kMTWords - kShift;
+    for (int i = 0; i < kSplit; ++i) mt[i] = mix(mt[i], mt[i + 1], mt[i + kShift]);
+    for (int i = kSplit; i < kMTWords - 1; ++i) mt[i] = mix(mt[i], mt[i + 1], mt[i - kSplit]);
+    mt[kMTWords - 1] = mix(mt[kMTWords - 1], mt[0], mt[kShift - 1]);
     index = 0;
   }
 };
