@@ -26,6 +26,7 @@ from . import cpu as cpu
 from . import cuda as cuda
 from . import data as data
 from . import distributed as distributed
+from . import distributions as distributions
 from . import jit as jit
 from . import multiprocessing as multiprocessing
 from . import nn as nn

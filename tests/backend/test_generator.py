@@ -1,8 +1,8 @@
 """``tt.Generator`` and the random ops' ``generator=`` (NOTE [ Generators ] in
 backend/include/typedtensor/ops.h), with torch as the oracle for the API: a generator is a stream
 of its own (its draws repeat for a seed and leave the global stream alone), its state round-trips,
-and every random op takes it. Values differ from torch's for a seed (each library has its own
-streams), so distributions are checked by their moments and ranges."""
+and every random op takes it. Distributions are checked here by their moments and ranges; that a
+seed gives torch's very values is test_torch_streams.py's."""
 
 from __future__ import annotations
 

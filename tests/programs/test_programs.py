@@ -220,6 +220,14 @@ PROGRAMS = {
               "--output-image stylized.png",),
         losses=20, prepare=_coco_like,
     ),
+    # CartPole-v1 from standins/gymnasium; one loss per episode, the harness stops them after 20
+    # (the programs run until the running reward passes 475, with no flag to stop sooner)
+    "reinforce": Program(
+        "reinforce", "reinforce.py", ("--log-interval", "5"), losses=20, directory="reinforcement_learning",
+    ),
+    "actor_critic": Program(
+        "actor_critic", "actor_critic.py", ("--log-interval", "5"), losses=20, directory="reinforcement_learning",
+    ),
 }
 
 # What each program still needs from typedtensor (the xfail reasons; empty when it runs).
@@ -240,11 +248,16 @@ MISSING: dict[str, str] = {
     "mnist_forward_forward": "",
     "super_resolution": "",
     "fast_neural_style": "",
+    "reinforce": "",
+    "actor_critic": "",
 }
 # Each list above was checked by running the program with stand-ins for exactly those pieces (a
 # Python LSTM, a ConvTranspose2d from conv2d, ...): with them, every one of these programs passes.
 
-SLOW = {"imagenet", "time_sequence_prediction", "dcgan", "siamese_network", "super_resolution", "fast_neural_style"}
+SLOW = {
+    "imagenet", "time_sequence_prediction", "dcgan", "siamese_network", "super_resolution", "fast_neural_style",
+    "reinforce", "actor_critic",
+}
 
 
 def _param(name: str) -> object:

@@ -680,3 +680,43 @@ def surface_calls() -> None:
     tt.histc(input=x, bins=10, min=0, max=1)
     tt.searchsorted(sorted_sequence=x, input=x, right=False, side="left")
     tt.bucketize(input=x, boundaries=x, out_int32=False, right=False)
+
+
+def distribution_calls() -> None:
+    """typedtensor.distributions as a policy-gradient program or a VAE uses it."""
+    from typedtensor.distributions import (
+        Bernoulli,
+        Categorical,
+        Distribution,
+        Independent,
+        Normal,
+        OneHotCategorical,
+        Uniform,
+        constraints,
+        kl_divergence,
+        register_kl,
+    )
+
+    c = Categorical(probs=x, validate_args=False)
+    action = c.sample()
+    c.log_prob(action).sum().backward()
+    Categorical(logits=x).entropy()
+    _ = (c.probs, c.logits, c.batch_shape, c.event_shape, c.param_shape, c.mode, c.enumerate_support(expand=True))
+    n = Normal(loc=x, scale=1.0)
+    n.rsample((4,)).mean()
+    _ = (n.mean, n.stddev, n.variance, n.loc, n.scale, n.cdf(x), n.icdf(x))
+    kl_divergence(n, Normal(0.0, 1.0)).sum()
+    Independent(n, reinterpreted_batch_ndims=1).log_prob(x)
+    Bernoulli(logits=x).sample((2,))
+    Bernoulli(probs=0.5).entropy()
+    Uniform(low=0.0, high=x).rsample()
+    OneHotCategorical(probs=x).sample()
+    n.expand((5, 2, 3))
+    Distribution.set_default_validate_args(True)
+    _ = constraints.positive.check(x) & constraints.real.check(x)
+
+    @register_kl(Normal, Uniform)
+    def _kl(p: Normal, q: Uniform) -> object:
+        return p.loc
+
+    _kl(n, Uniform(0.0, 1.0))

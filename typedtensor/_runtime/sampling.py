@@ -4,8 +4,10 @@ objects' Python side (``Generator.seed``, ``tt.seed``, ``get_rng_state`` / ``set
 
 Every draw takes torch's ``generator=`` (a ``tt.Generator``; NOTE [ Generators ] in
 backend/include/typedtensor/ops.h) and comes from the backend's ``rand`` / ``randn`` / ``randint``
-/ ``bernoulli``, so it runs on the tensor's device. The values differ from torch's for the same
-seed (each library has its own streams); their distributions are torch's.
+/ ``bernoulli``, so it runs on the tensor's device. On the CPU the generator is torch's and the
+draws here take its numbers in torch's order (NOTE [ torch's CPU streams ] in
+backend/src/cpu/random.cpp): ``exponential_`` from double uniforms, ``multinomial`` by torch's two
+methods, so under one seed they give torch's values.
 """
 
 from __future__ import annotations
@@ -111,16 +113,18 @@ def uniform_(self: Any, from_: float = 0.0, to: float = 1.0, *, generator: Any =
     if from_ > to:
         raise ValueError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
     u = _C.rand(*self.shape, generator=generator, dtype=self.dtype, device=self.device)
-    return _filled(self, u * (to - from_) + from_)
+    # torch scales its float draws in double and rounds once
+    return _filled(self, (u.to(_C.float64) * (to - from_) + from_).to(self.dtype))
 
 
 def exponential_(self: Any, lambd: float = 1.0, *, generator: Any = None) -> Any:
-    """Fill with exponential draws of rate ``lambd``: ``-log(1 - u) / lambd``."""
+    """Fill with exponential draws of rate ``lambd``: ``-1 / lambd * log1p(-u)`` with ``u`` a double
+    uniform, rounded to the tensor's dtype (torch's CPU kernel)."""
     _need_float("exponential_", self)
     if not lambd > 0:
         raise ValueError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
-    u = _C.rand(*self.shape, generator=generator, dtype=self.dtype, device=self.device)
-    return _filled(self, (1 - u).log() / -lambd)
+    u = _C.rand(*self.shape, generator=generator, dtype=_C.float64, device=self.device)
+    return _filled(self, (u.neg().log1p() * (-1.0 / lambd)).to(self.dtype))
 
 
 # the largest integer each dtype holds exactly: random_()'s default upper bound (torch's)
@@ -140,8 +144,19 @@ def random_(self: Any, from_: int = 0, to: int | None = None, *, generator: Any 
     return _filled(self, draws.to(self.dtype))
 
 
+def _bernoulli_number(like: Any, p: float, generator: Any) -> Any:
+    """Ones with probability ``p`` (a number) in ``like``'s shape and dtype: a double uniform below
+    ``p``, as torch's ``bernoulli_(p)`` draws."""
+    u = _C.rand(*like.shape, generator=generator, dtype=_C.float64, device=like.device)
+    return (u < float(p)).to(like.dtype)
+
+
 def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Any:
     """``Tensor.bernoulli``: ones with probability ``p`` (a number), else each entry's own value."""
+    if p is not None and not isinstance(p, _C.Tensor):
+        if not 0 <= p <= 1:
+            raise ValueError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+        return _bernoulli_number(input, p, generator)
     return _C.bernoulli(input, p, generator=generator)
 
 
@@ -150,18 +165,18 @@ def bernoulli_(self: Any, p: Any = 0.5, *, generator: Any = None) -> Any:
     work = self.dtype if self.is_floating_point() else _C.float32
     if isinstance(p, _C.Tensor):
         probs = p.to(work).expand(*self.shape).contiguous()
-    else:
-        if not 0 <= p <= 1:
-            raise ValueError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-        probs = _C.full(tuple(self.shape), float(p), dtype=work, device=self.device)
-    return _filled(self, _C.bernoulli(probs, generator=generator).to(self.dtype))
+        return _filled(self, _C.bernoulli(probs, generator=generator).to(self.dtype))
+    if not 0 <= p <= 1:
+        raise ValueError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    return _filled(self, _bernoulli_number(self, p, generator))
 
 
 def multinomial(input: Any, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Any:
     """``num_samples`` category indices per row of ``input`` (``[n]`` or ``[m, n]`` non-negative
-    weights): with replacement by inverting the cumulative distribution at uniform draws, without
-    by the largest ``weight / exponential`` keys (torch's method; each draw is then a sample
-    without replacement)."""
+    weights), by torch's two methods: one draw, or draws without replacement, are the largest
+    ``weight / exponential`` keys (an exponential per weight, in the weights' dtype); several draws
+    with replacement invert each row's cumulative distribution (summed in the weights' dtype and
+    divided by its total) at double uniforms, drawn row by row."""
     check("multinomial", input=input, num_samples=num_samples)
     if not input.is_floating_point():
         raise TypeError(f"multinomial only supports floating-point dtypes for input, got: {input.dtype}")
@@ -171,19 +186,20 @@ def multinomial(input: Any, num_samples: int, replacement: bool = False, *, gene
         raise ValueError("multinomial: probability tensor contains either inf, nan or element < 0")
     if bool((rows.sum(-1) <= 0).any()):
         raise ValueError("multinomial: invalid multinomial distribution (sum of probabilities <= 0)")
-    work = rows.detach().to(_C.float64)
-    if replacement:
-        cdf = work.cumsum(-1)
-        cdf = cdf / cdf[:, -1:]
-        u = _C.rand(rows.shape[0], num_samples, generator=generator, dtype=_C.float64, device=rows.device)
-        picks = (cdf.unsqueeze(1) <= u.unsqueeze(2)).long().sum(-1).clamp(max=n - 1)
-    else:
+    work = rows.detach()
+    if not replacement or num_samples == 1:
         if num_samples > n:
             raise ValueError("multinomial: cannot sample n_sample > prob_dist.size(-1) samples without replacement")
         # fewer positive weights than samples: the zero-weight categories follow (torch's)
-        u = _C.rand(*work.shape, generator=generator, dtype=_C.float64, device=rows.device)
-        keys = work / (1 - u).log().neg()
-        picks = keys.topk(num_samples, -1).indices
+        q = exponential_(_C.empty(*work.shape, dtype=work.dtype, device=work.device), 1.0, generator=generator)
+        keys = work / q
+        picks = keys.argmax(-1, keepdim=True) if num_samples == 1 else keys.topk(num_samples, -1).indices
+    else:
+        cdf = work.cumsum(-1)
+        cdf = cdf / cdf[:, -1:]
+        u = _C.rand(rows.shape[0], num_samples, generator=generator, dtype=_C.float64, device=rows.device)
+        # the first category whose cumulative probability reaches u (torch's binary search)
+        picks = (cdf.to(_C.float64).unsqueeze(1) < u.unsqueeze(2)).long().sum(-1).clamp(max=n - 1)
     return picks if input.ndim == 2 else picks.squeeze(0)
 
 

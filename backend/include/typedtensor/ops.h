@@ -43,7 +43,8 @@ uint64_t initial_seed();
 // NOTE [ Generators ]
 // torch.Generator: a random stream of its own. A GeneratorScope makes the draws of this thread
 // come from a generator instead of the global one (the random ops' `generator=`). Its state is its
-// seed and its position in the stream (get_state: 16 bytes, little-endian). A CUDA generator draws
+// seed, torch's Mersenne Twister state and cached normal (get_state; NOTE [ torch's CPU streams ] in
+// backend/src/cpu/random.cpp: a seed gives torch's CPU draws). A CUDA generator draws
 // on the host (the CPU stream of its state) and copies the values to the device: one stream per
 // generator, whatever the device.
 class Generator {

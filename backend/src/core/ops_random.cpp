@@ -1,4 +1,5 @@
 // Random tensors (rand, randn, randint, randperm, bernoulli) and dropout.
+#include <limits>
 #include <numeric>
 
 #include "../cpu/kernels.h"
@@ -60,9 +61,12 @@ Tensor randperm(int64_t n, DType dtype) {
   Tensor t = empty(Shape{n}, DType::Int64, Device{});  // shuffled on the host
   int64_t* p = t.data<int64_t>();
   std::iota(p, p + n, 0);
-  for (int64_t i = n - 1; i > 0; --i) {
-    int64_t j = static_cast<int64_t>(cpu::next_u64() % static_cast<uint64_t>(i + 1));
-    std::swap(p[i], p[j]);
+  // torch's randperm_cpu: position i swaps with i + draw % (n - i), a 32-bit draw while n is small
+  const bool small = n < static_cast<int64_t>(std::numeric_limits<uint32_t>::max() / 20);
+  for (int64_t i = 0; i + 1 < n; ++i) {
+    const uint64_t draw = small ? cpu::next_u32() : cpu::next_u64();
+    const int64_t z = static_cast<int64_t>(draw % static_cast<uint64_t>(n - i));
+    std::swap(p[i], p[z + i]);
   }
   return detail::cast(t, dtype);
 }

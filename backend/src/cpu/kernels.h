@@ -80,6 +80,7 @@ bool blas_readable(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool* tra
 // the random generator
 void seed(uint64_t s);
 uint64_t seed_value();
-uint64_t next_u64();
+uint64_t next_u64();  // torch's random64()
+uint32_t next_u32();  // torch's random()
 
 }  // namespace tt::cpu
