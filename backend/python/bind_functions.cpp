@@ -189,6 +189,23 @@ void bind_functions(py::module_& m) {
     return with_grad(tt::rand(shape_from_args_or_size(s, size, "rand"), float_default(dtype)), rg);
   }, TT_SIZE_KW, py::arg("generator") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
      py::arg("requires_grad") = false);
+  // uniform_'s draws on [low, high) (typedtensor/_runtime/sampling.py): one pass instead of rand's
+  // draws scaled in double by separate ops
+  m.def("_rand_range", [](py::object shape, double low, double high, py::object generator, py::object dtype,
+                          py::object device) {
+    GeneratorArg ga(generator, device_arg(device), "uniform_");
+    tt::DeviceScope ds(device_arg(device));
+    return tt::rand(shape_from(shape, "uniform_"), float_default(dtype), low, high);
+  }, py::arg("shape"), py::arg("low"), py::arg("high"), py::arg("generator") = py::none(),
+     py::arg("dtype") = py::none(), py::arg("device") = py::none());
+  // normal_'s draws with their mean and std applied as torch's kernel applies them
+  m.def("_randn_scaled", [](py::object shape, double mean, double std, py::object generator, py::object dtype,
+                            py::object device) {
+    GeneratorArg ga(generator, device_arg(device), "normal_");
+    tt::DeviceScope ds(device_arg(device));
+    return tt::randn(shape_from(shape, "normal_"), float_default(dtype), mean, std);
+  }, py::arg("shape"), py::arg("mean"), py::arg("std"), py::arg("generator") = py::none(),
+     py::arg("dtype") = py::none(), py::arg("device") = py::none());
   m.def("randn", [](py::args s, py::object size, py::object generator, py::object dtype, py::object device, bool rg) {
     GeneratorArg ga(generator, device_arg(device), "randn");
     tt::DeviceScope ds(device_arg(device));

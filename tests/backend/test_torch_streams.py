@@ -41,6 +41,19 @@ DRAWS: dict[str, Callable[[Any], Any]] = {
     "normal-long": lambda m: m.normal(m.tensor(WEIGHTS), 1.5),
     "normal_": lambda m: m.empty(50).normal_(1, 2),
     "uniform_": lambda m: m.empty(50).uniform_(-2, 3),
+    # bounds that are not floats: torch's float kernel rounds them to float and takes one fused
+    # multiply-add; computed in double, half of these values were one ulp off
+    "uniform_-inexact-bounds": lambda m: m.empty(5000).uniform_(-0.3, 0.7),
+    "uniform_-narrow": lambda m: m.empty(5000).uniform_(-0.0577, 0.0577),
+    "uniform_-float64": lambda m: m.empty(5000, dtype=m.float64).uniform_(-0.3, 0.7),
+    "kaiming_uniform_": lambda m: m.nn.init.kaiming_uniform_(m.empty(64, 300), a=5**0.5),
+    "Linear": lambda m: m.nn.Linear(300, 64).weight.detach(),
+    # a mean and std that are not exact: torch fuses the scaling into the draw (one rounding)
+    "normal_-scaled": lambda m: m.empty(5000).normal_(0.1, 0.02),
+    "normal_-scaled-short": lambda m: m.empty(7).normal_(0.1, 0.02),
+    "normal_-scaled-float64": lambda m: m.empty(5000, dtype=m.float64).normal_(0.1, 0.02),
+    "normal-numbers": lambda m: m.normal(0.1, 0.02, (5000,)),
+    "init.normal_": lambda m: m.nn.init.normal_(m.empty(300, 64), 0.0, 0.02),
     "dropout": lambda m: m.nn.functional.dropout(m.ones(100), 0.3),
     "Categorical": lambda m: m.distributions.Categorical(m.tensor(WEIGHTS)).sample(),
     "Categorical-shape": lambda m: m.distributions.Categorical(logits=m.tensor(WEIGHTS)).sample((4,)),

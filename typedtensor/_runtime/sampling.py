@@ -72,9 +72,9 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
         if std < 0:
             raise ValueError(f"normal expects std >= 0.0, but found std {std}")
         check("normal", mean=float(mean), std=float(std), size=size)
-        z = _C.randn(*([size] if isinstance(size, int) else [tuple(size)]), generator=generator, dtype=dtype,
-                     device=device)
-        out = z * std + mean
+        shape = (size,) if isinstance(size, int) else tuple(size)
+        # torch fills with normal_(mean, std): the scaling fused into the draw, as normal_ here
+        out = _C._randn_scaled(shape, float(mean), float(std), generator=generator, dtype=dtype, device=device)
         return out.requires_grad_(True) if requires_grad else out
     if size is not None:
         raise TypeError("normal(): a tensor mean or std gives the shape; size is for numbers only")
@@ -102,8 +102,9 @@ def normal_(self: Any, mean: float = 0.0, std: float = 1.0, *, generator: Any = 
     _need_float("normal_", self)
     if std < 0:
         raise ValueError(f"normal_ expects std >= 0.0, but found std {std}")
-    z = _C.randn(*self.shape, generator=generator, dtype=self.dtype, device=self.device)
-    return _filled(self, z * std + mean)
+    # mean and std applied in the backend as torch's kernel applies them (a fused multiply-add)
+    return _filled(self, _C._randn_scaled(tuple(self.shape), mean, std, generator=generator, dtype=self.dtype,
+                                          device=self.device))
 
 
 def uniform_(self: Any, from_: float = 0.0, to: float = 1.0, *, generator: Any = None) -> Any:
@@ -112,9 +113,9 @@ def uniform_(self: Any, from_: float = 0.0, to: float = 1.0, *, generator: Any =
     _need_float("uniform_", self)
     if from_ > to:
         raise ValueError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
-    u = _C.rand(*self.shape, generator=generator, dtype=self.dtype, device=self.device)
-    # torch scales its float draws in double and rounds once
-    return _filled(self, (u.to(_C.float64) * (to - from_) + from_).to(self.dtype))
+    # scaled in the backend as torch's kernel scales its draws (NOTE [ torch's CPU streams ])
+    return _filled(self, _C._rand_range(tuple(self.shape), from_, to, generator=generator, dtype=self.dtype,
+                                        device=self.device))
 
 
 def exponential_(self: Any, lambd: float = 1.0, *, generator: Any = None) -> Any:

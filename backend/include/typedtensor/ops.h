@@ -76,8 +76,10 @@ class GeneratorScope {
 };
 bool generator_override_active();  // a GeneratorScope with a generator is open on this thread
 
-Tensor rand(const Shape& shape, DType dtype);
-Tensor randn(const Shape& shape, DType dtype);
+// draws uniform on [low, high), scaled as torch's uniform_ scales them (cpu/random.cpp)
+Tensor rand(const Shape& shape, DType dtype, double low = 0.0, double high = 1.0);
+// normal(mean, std) draws, scaled as torch's normal_ scales them (cpu/random.cpp)
+Tensor randn(const Shape& shape, DType dtype, double mean = 0.0, double std = 1.0);
 Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype);
 Tensor randperm(int64_t n, DType dtype);
 Tensor bernoulli(const Tensor& p);  // elementwise P(1) = p

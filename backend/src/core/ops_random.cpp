@@ -34,17 +34,19 @@ static Tensor drawn(const Shape& shape, DType dtype, F fill) {
   return drawn(shape, dtype, fill, dev);
 }
 
-Tensor rand(const Shape& shape, DType dtype) {
+Tensor rand(const Shape& shape, DType dtype, double low, double high) {
   check_not_tracing("rand");
   check_float("rand", dtype);
-  Tensor t = drawn(shape, is_half(dtype) ? DType::Float32 : dtype, [](const Tensor& x) { cpu::rand_uniform(x, 0.0, 1.0); });
+  Tensor t = drawn(shape, is_half(dtype) ? DType::Float32 : dtype,
+                   [low, high](const Tensor& x) { cpu::rand_uniform(x, low, high); });
   return detail::cast(t, dtype);
 }
 
-Tensor randn(const Shape& shape, DType dtype) {
+Tensor randn(const Shape& shape, DType dtype, double mean, double std) {
   check_not_tracing("randn");
   check_float("randn", dtype);
-  Tensor t = drawn(shape, is_half(dtype) ? DType::Float32 : dtype, [](const Tensor& x) { cpu::rand_normal(x, 0.0, 1.0); });
+  Tensor t = drawn(shape, is_half(dtype) ? DType::Float32 : dtype,
+                   [mean, std](const Tensor& x) { cpu::rand_normal(x, mean, std); });
   return detail::cast(t, dtype);
 }
 

@@ -221,11 +221,16 @@ __attribute__((always_inline)) inline float cephes_logf(float x) {
   e = below ? e - 1.0f : e;
   x = x + tmp;
   const float z = x * x;
-  static constexpr float kP[] = {7.0376836292E-2f, -1.1514610310E-1f, 1.1676998740E-1f,
-                                 -1.2420140846E-1f, 1.4249322787E-1f, -1.6668057665E-1f,
-                                 2.0000714765E-1f,  -2.4999993993E-1f, 3.3333331174E-1f};
-  float y = kP[0];
-  for (int i = 1; i < 9; ++i) y = std::fma(y, x, kP[i]);
+  // the polynomial written out: a loop over its coefficients kept the caller's simd loop scalar
+  float y = 7.0376836292E-2f;
+  y = std::fma(y, x, -1.1514610310E-1f);
+  y = std::fma(y, x, 1.1676998740E-1f);
+  y = std::fma(y, x, -1.2420140846E-1f);
+  y = std::fma(y, x, 1.4249322787E-1f);
+  y = std::fma(y, x, -1.6668057665E-1f);
+  y = std::fma(y, x, 2.0000714765E-1f);
+  y = std::fma(y, x, -2.4999993993E-1f);
+  y = std::fma(y, x, 3.3333331174E-1f);
   y = y * x;
   y = std::fma(y, z, e * -2.12194440e-4f);
   y = std::fma(-z, 0.5f, y);
@@ -284,6 +289,15 @@ void normal_fill_16(float* data, float mean, float sd) {
     data[j + 8] = std::fma(sin_pos, sd, mean);
   }
 }
+
+// torch's uniform_real_distribution on [low, high) as its CPU kernel computes it (checked value for
+// value against torch): the bounds are rounded to the draw's type and the width taken there, the
+// scaling is done in double (a product rounded before the sum), and a float is rounded once at the end.
+inline float scaled_draw(float x, double low, double high) {
+  const float lo = static_cast<float>(low), width = static_cast<float>(high) - lo;
+  return static_cast<float>(static_cast<double>(x) * width + lo);  // the product of two floats is exact
+}
+inline double scaled_draw(double x, double low, double high) { return x * (high - low) + low; }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC pop_options
 #endif
@@ -294,8 +308,8 @@ void normal_fill_16(double* data, double mean, double sd) {
     const double u2 = data[j + 8];
     const double radius = std::sqrt(-2 * std::log(u1));
     const double theta = 2.0f * kPi * u2;
-    data[j] = radius * std::cos(theta) * sd + mean;
-    data[j + 8] = radius * std::sin(theta) * sd + mean;
+    data[j] = std::fma(radius * std::cos(theta), sd, mean);  // torch's scalar NormalFill16
+    data[j + 8] = std::fma(radius * std::sin(theta), sd, mean);
   }
 }
 
@@ -338,12 +352,8 @@ uint32_t next_u32() {
 
 void rand_uniform(const Tensor& out, double lo, double hi) {
   if (on_cuda(out)) return cuda_kernels().rand_uniform(out, lo, hi);  // NOTE [ Device dispatch ]
-  if (out.dtype() == DType::Float64) {
-    fill_typed(out, [lo, hi](State& g) { return uniform_double(g) * (hi - lo) + lo; });
-  } else {
-    const float flo = static_cast<float>(lo), fhi = static_cast<float>(hi);
-    fill_typed(out, [flo, fhi](State& g) { return uniform_float(g) * (fhi - flo) + flo; });
-  }
+  if (out.dtype() == DType::Float64) fill_typed(out, [lo, hi](State& g) { return scaled_draw(uniform_double(g), lo, hi); });
+  else fill_typed(out, [lo, hi](State& g) { return scaled_draw(uniform_float(g), lo, hi); });
 }
 
 // NOTE [ Parallel normal draws ]
