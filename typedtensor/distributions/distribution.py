@@ -188,12 +188,13 @@ class Distribution:
                 f"{_size_repr(self._event_shape)}."
             )
         expected_shape = self._batch_shape + self._event_shape
-        for i, j in zip(reversed(actual_shape), reversed(expected_shape), strict=False):
-            if i != 1 and j != 1 and i != j:
-                raise ValueError(
-                    "Value is not broadcastable with batch_shape+event_shape: "
-                    f"{_size_repr(actual_shape)} vs {_size_repr(expected_shape)}."
-                )
+        try:
+            tt.broadcast_shapes(actual_shape, expected_shape)
+        except ValueError:
+            raise ValueError(
+                "Value is not broadcastable with batch_shape+event_shape: "
+                f"{_size_repr(actual_shape)} vs {_size_repr(expected_shape)}."
+            ) from None
         try:
             support = self.support
         except NotImplementedError:
