@@ -248,13 +248,7 @@ void bind_functions(py::module_& m) {
   m.def("bernoulli", [](const Tensor& p, py::object pp, py::object generator) {
     GeneratorArg ga(generator, p.device(), "bernoulli");
     tt::DeviceScope ds(p.device());
-    if (!pp.is_none()) {
-      // a number: a double uniform below p, as torch's bernoulli(input, p) draws (NOTE [ torch's CPU streams ])
-      const double prob = scalar_arg(pp, "bernoulli").to_double();
-      if (!(prob >= 0.0 && prob <= 1.0))
-        throw tt::ValueError("bernoulli_ expects p to be in [0, 1], but got p=" + py::str(pp).cast<std::string>());
-      return tt::to_dtype(tt::binary(tt::BinaryOp::Lt, tt::rand(p.shape(), tt::DType::Float64), tt::Scalar::from_double(prob)), p.dtype());
-    }
+    if (!pp.is_none()) return tt::bernoulli(p, scalar_arg(pp, "bernoulli").to_double());
     return tt::bernoulli(p);
   }, py::arg("input"), py::arg("p") = py::none(), py::kw_only(), py::arg("generator") = py::none());
 

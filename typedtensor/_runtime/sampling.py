@@ -145,19 +145,12 @@ def random_(self: Any, from_: int = 0, to: int | None = None, *, generator: Any 
     return _filled(self, draws.to(self.dtype))
 
 
-def _bernoulli_number(like: Any, p: float, generator: Any) -> Any:
-    """Ones with probability ``p`` (a number) in ``like``'s shape and dtype: a double uniform below
-    ``p``, as torch's ``bernoulli_(p)`` draws."""
-    u = _C.rand(*like.shape, generator=generator, dtype=_C.float64, device=like.device)
-    return (u < float(p)).to(like.dtype)
-
-
 def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Any:
     """``Tensor.bernoulli``: ones with probability ``p`` (a number), else each entry's own value."""
     if p is not None and not isinstance(p, _C.Tensor):
         if not 0 <= p <= 1:
             raise ValueError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-        return _bernoulli_number(input, p, generator)
+        p = float(p)  # a double draw below p, as torch's
     return _C.bernoulli(input, p, generator=generator)
 
 
@@ -169,7 +162,7 @@ def bernoulli_(self: Any, p: Any = 0.5, *, generator: Any = None) -> Any:
         return _filled(self, _C.bernoulli(probs, generator=generator).to(self.dtype))
     if not 0 <= p <= 1:
         raise ValueError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-    return _filled(self, _bernoulli_number(self, p, generator))
+    return _filled(self, _C.bernoulli(self, float(p), generator=generator))
 
 
 def multinomial(input: Any, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Any:

@@ -83,6 +83,8 @@ Tensor randn(const Shape& shape, DType dtype, double mean = 0.0, double std = 1.
 Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype);
 Tensor randperm(int64_t n, DType dtype);
 Tensor bernoulli(const Tensor& p);  // elementwise P(1) = p
+// like's shape, dtype and device, each 1 with probability p (a double draw below p, as torch's bernoulli_(p))
+Tensor bernoulli(const Tensor& like, double p);
 Tensor dropout(const Tensor& x, double p, bool training);
 Tensor dropout2d(const Tensor& x, double p, bool training);
 

@@ -83,6 +83,15 @@ Tensor bernoulli(const Tensor& p) {
   return out;
 }
 
+Tensor bernoulli(const Tensor& like, double p) {
+  check_not_tracing("bernoulli");
+  if (!(p >= 0.0 && p <= 1.0)) throw ValueError("bernoulli_ expects p to be in [0, 1], but got p=" + std::to_string(p));
+  if (generator_override_active() && on_cuda(like)) return to_device(bernoulli(to_device(like, Device{}), p), like.device());
+  Tensor out = empty(like.shape(), like.dtype(), like.device());
+  cpu::bernoulli_scalar(out, p);
+  return out;
+}
+
 Tensor dropout(const Tensor& x, double p, bool training) {
   if (p < 0 || p > 1) throw ValueError("[dropout] probability has to be between 0 and 1, but got " + std::to_string(p));
   if (!training || p == 0) return x;
