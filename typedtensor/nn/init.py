@@ -57,15 +57,15 @@ def _fill_from(tensor: Tensor, values: Tensor) -> Tensor:
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
     if not tensor.is_floating_point():
         raise TypeError(f"uniform_: expected a floating point tensor, got {tensor.dtype}")
-    # torch's init.uniform_ is tensor.uniform_(a, b): its draws scaled as that kernel scales them
-    return _fill_from(tensor, _C._rand_range(tuple(tensor.shape), a, b, dtype=tensor.dtype, device=tensor.device))
+    with no_grad():  # torch's init.uniform_ is tensor.uniform_(a, b)
+        return tensor.uniform_(a, b)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
     if not tensor.is_floating_point():
         raise TypeError(f"normal_: expected a floating point tensor, got {tensor.dtype}")
-    return _fill_from(tensor, _C._randn_scaled(tuple(tensor.shape), mean, std, dtype=tensor.dtype,
-                                               device=tensor.device))
+    with no_grad():  # torch's init.normal_ is tensor.normal_(mean, std)
+        return tensor.normal_(mean, std)
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0) -> Tensor:
