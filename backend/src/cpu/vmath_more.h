@@ -18,17 +18,6 @@ inline namespace TT_VMATH_ISA {
 // Horner's length. These loops are latency-bound (the FP scheduler holds only a few iterations),
 // so the shorter chain is what makes them fast.
 
-// exp(r) for |r| <= ln(2)/2: vexp's Cephes polynomial, 1 + r + r^2 P(r).
-TT_VMATH_INLINE float exp_poly(float r) {
-  float r2 = r * r;
-  const float* k = poly::kExp;
-  float a = std::fma(k[0], r, k[1]);
-  float b = std::fma(k[2], r, k[3]);
-  float c = std::fma(k[4], r, k[5]);
-  float p = std::fma(std::fma(a, r2, b), r2, c);
-  return std::fma(p, r2, r) + 1.0f;
-}
-
 // log(1 + f) - f + f^2 / 2 = f^3 P(f) for f in [sqrt(1/2) - 1, sqrt(2) - 1]: vlog's Cephes P.
 TT_VMATH_INLINE float log_poly(float f) {
   float f2 = f * f, f4 = f2 * f2;
