@@ -4,6 +4,7 @@ unary op, contiguous, strided, broadcast and in place; and the capability switch
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import numpy as np
@@ -326,3 +327,26 @@ def test_gelu_backward_matches_torch_on_both_builds(dtype: str, threads: int, ca
             np.testing.assert_allclose(ours.grad.numpy(), want, rtol=tol, atol=tol, err_msg=cap)
     finally:
         tt.set_num_threads(prev)
+
+
+@pytest.mark.parametrize("cap", ["avx2", "avx512"])
+def test_gelu_gradient_on_both_kernel_sets(cap: str, capability: None) -> None:
+    """gelu's backward (act_backward.cpp: one pass of AVX-512 lanes, or the span kernels over L1
+    blocks) against the float64 formula, over an odd length (a masked tail), saturated inputs and
+    the specials; NaN and +-inf in give NaN out, as torch's (inf times exp(-inf))."""
+    if cap == "avx512" and not HAS_WIDE:
+        pytest.skip("no AVX-512 on this CPU")
+    CPU.set_cpu_capability(cap)
+    x = np.concatenate([np.linspace(-12, 12, 4099), [0.0, -0.0, 1e-40, -1e-40, 40.0, -40.0]]).astype(np.float32)
+    g = np.random.default_rng(3).standard_normal(x.shape).astype(np.float32)
+    xt = tt.tensor(x, requires_grad=True)
+    tt.nn.functional.gelu(xt).backward(tt.tensor(g))
+    assert xt.grad is not None
+    x64 = x.astype(np.float64)
+    erf = np.array([math.erf(v / np.sqrt(2.0)) for v in x64])
+    want = g * (0.5 * (1.0 + erf) + x64 * np.exp(-0.5 * x64 * x64) / np.sqrt(2.0 * np.pi))
+    np.testing.assert_allclose(xt.grad.numpy(), want, rtol=2e-6, atol=2e-7)
+    xn = tt.tensor([np.nan, np.inf, -np.inf], requires_grad=True)
+    tt.nn.functional.gelu(xn).backward(tt.ones(3))
+    assert xn.grad is not None
+    assert np.isnan(xn.grad.numpy()).all()

@@ -42,9 +42,10 @@ void run(const Tensor& out, const Tensor& g, const Tensor& x, F f) {
   });
 }
 
-// gelu's derivative Phi(x) + x phi(x), its erf and exp through the unary span kernels (the AVX-512 copies where the CPU
-// has them), over blocks that stay in L1: written as one per-element function the loop is not
-// vectorised (erf's polynomial with its clamps), and was 1.4x torch's backward.
+// gelu's derivative Phi(x) + x phi(x). With AVX-512, float runs in one pass of explicit lanes
+// (gelu_erf_backward_wide). Otherwise its erf and exp go through the unary span kernels over blocks
+// that stay in L1: written as one per-element function the loop is not vectorised (erf's
+// polynomial with its clamps), and was 1.4x torch's backward.
 constexpr int64_t kGeluBlock = 512;
 
 template <class T>
@@ -52,6 +53,14 @@ void run_gelu_erf(const Tensor& out, const Tensor& g, const Tensor& x) {
   T* po = out.data<T>();
   const T* pgs = g.data<T>();
   const T* pxs = x.data<T>();
+  if constexpr (std::is_same_v<T, float>) {
+    if (wide_unary_enabled()) {  // one pass in AVX-512 lanes (unary_avx512.cpp)
+      parallel_for(0, out.numel(), kGrain / 4, [po, pgs, pxs](int64_t b, int64_t e) {
+        gelu_erf_backward_wide(po + b, pgs + b, pxs + b, e - b);
+      });
+      return;
+    }
+  }
   parallel_for(0, out.numel(), kGrain / 4, [po, pgs, pxs](int64_t b, int64_t e) {
     T cdf[kGeluBlock], pdf[kGeluBlock];
     const bool wide = wide_unary_enabled();

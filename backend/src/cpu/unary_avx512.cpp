@@ -22,6 +22,31 @@ void param_unary_span_wide(ParamUnaryOp op, double* o, const double* x, int64_t 
   isa_avx512::param_unary_span<double>(op, o, x, n, p);
 }
 
+// gelu'(x) = Phi(x) + x phi(x) = (1 + erf(x / sqrt 2)) / 2 + x exp(-x^2 / 2) / sqrt(2 pi): verf's
+// rational fit and vexp16_of in the same lanes, g multiplied in, one load of x and g and one store
+// per sixteen elements. The span kernels' form (erf and exp as two spans over an L1 block, then a
+// combining pass) took 1.4 ns an element at one thread, about 2.2x the forward's erf.
+static inline __m512 gelu_erf_grad16(__m512 x) {
+  const __m512 t = _mm512_mul_ps(x, _mm512_set1_ps(0.70710678118654752440f));
+  const __m512 tc = _mm512_min_ps(_mm512_set1_ps(poly::kErfMax), _mm512_max_ps(_mm512_set1_ps(-poly::kErfMax), t));
+  const __m512 t2 = _mm512_mul_ps(tc, tc);
+  const __m512 erf = _mm512_div_ps(_mm512_mul_ps(tc, horner16(t2, poly::kErfP)), horner16(t2, poly::kErfQ));
+  const __m512 pdf = vexp16_of(_mm512_mul_ps(_mm512_set1_ps(-0.5f), _mm512_mul_ps(x, x)));
+  const __m512 cdf = _mm512_mul_ps(_mm512_set1_ps(0.5f), _mm512_add_ps(_mm512_set1_ps(1.0f), erf));
+  return _mm512_fmadd_ps(x, _mm512_mul_ps(pdf, _mm512_set1_ps(0.39894228040143267794f)), cdf);
+}
+
+void gelu_erf_backward_wide(float* o, const float* g, const float* x, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_ps(o + i, _mm512_mul_ps(_mm512_loadu_ps(g + i), gelu_erf_grad16(_mm512_loadu_ps(x + i))));
+  if (i < n) {  // the tail under a mask
+    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
+    const __m512 d = gelu_erf_grad16(_mm512_maskz_loadu_ps(m, x + i));
+    _mm512_mask_storeu_ps(o + i, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, g + i), d));
+  }
+}
+
 // NOTE [ Half elementwise kernels ] (elementwise.cpp): the widening and rounding of half runs, 16
 // lanes at a time, the tail under a mask. The bits of half_run.h's loops (round to nearest even,
 // every NaN to 0x7fc0 for bfloat16; F16C's rounding for float16). Raw uint16_t, so no inline

@@ -21,6 +21,9 @@ bool unary_span_wide(UnaryOp op, float* o, const float* x, int64_t n);
 bool unary_span_wide(UnaryOp op, double* o, const double* x, int64_t n);
 void param_unary_span_wide(ParamUnaryOp op, float* o, const float* x, int64_t n, float p);
 void param_unary_span_wide(ParamUnaryOp op, double* o, const double* x, int64_t n, double p);
+// Only to be called when wide_unary_enabled(): o[i] = g[i] * gelu'(x[i]) (the exact, erf form) for
+// i < n, in one pass of AVX-512 lanes (act_backward.cpp).
+void gelu_erf_backward_wide(float* o, const float* g, const float* x, int64_t n);
 // Only to be called when wide_unary_enabled(): same contract as binary_span in binary_span.h.
 bool binary_span_wide(BinaryOp op, float* o, const float* x, const float* y, int64_t n);
 bool binary_span_wide(BinaryOp op, double* o, const double* x, const double* y, int64_t n);
