@@ -213,6 +213,16 @@ T row_dot(const T* x, const T* y, int64_t n) {
   return s;
 }
 
+// shifted_exp, and the sum of the results: one pass of AVX-512 lanes for float where the CPU has
+// them (the clamp, exp, flush and sum in registers), else shifted_exp and row_sum.
+template <class T>
+T shifted_exp_sum(T* x, int64_t n, T shift) {
+  if constexpr (std::is_same_v<T, float>)
+    if (wide_unary_enabled()) return shifted_exp_sum_wide(x, n, shift);
+  shifted_exp(x, n, shift);
+  return row_sum(x, n);
+}
+
 template <class T>
 void forward_typed(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,
                    const Tensor* mask, AttentionMask kind, bool causal, double scale) {
@@ -240,8 +250,7 @@ void forward_typed(const Tensor& out, const Tensor& lse, const Tensor& q, const 
             std::fill(row, row + nk, T(0));
             continue;
           }
-          shifted_exp(row, nk, m_new);
-          const T part = row_sum(row, nk);
+          const T part = shifted_exp_sum(row, nk, m_new);
           if (m_new != mx[i]) {  // the max grew: rescale what was summed so far
             const T alpha = std::exp(mx[i] - m_new);
             sum[i] *= alpha;
@@ -323,7 +332,7 @@ void backward_typed(const Tensor& dq, const Tensor& dk, const Tensor& dv, const 
               std::fill(row, row + nk, T(0));
               continue;
             }
-            shifted_exp(row, nk, lrow[i]);
+            shifted_exp_sum(row, nk, lrow[i]);  // p = exp(s - lse); the sum is not needed
           }
           gemm<T>(true, false, nk, g.Ev, nq, T(1), p.data(), kBlockK, dob, d.rs, beta_k, dvb + k0 * gv.rs, gv.rs);
           gemm<T>(false, true, nq, nk, g.Ev, T(1), dob, d.rs, vb + k0 * g.v.rs, g.v.rs, T(0), dp.data(), kBlockK);

@@ -47,6 +47,29 @@ void gelu_erf_backward_wide(float* o, const float* g, const float* x, int64_t n)
   }
 }
 
+// One pass where attention.cpp's shifted_exp takes four (clamp, exp, flush, then the row sum).
+float shifted_exp_sum_wide(float* x, int64_t n, float shift) {
+  const __m512 s = _mm512_set1_ps(shift), lo = _mm512_set1_ps(-87.0f), flush = _mm512_set1_ps(1.7e-38f);
+  auto one = [&](__m512 v) {
+    const __m512 e = vexp16_of(_mm512_max_ps(lo, _mm512_sub_ps(v, s)));  // NaN: max returns its second operand
+    return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(e, flush, _CMP_NLE_UQ), e);  // <= flush -> 0
+  };
+  __m512 acc = _mm512_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 e = one(_mm512_loadu_ps(x + i));
+    _mm512_storeu_ps(x + i, e);
+    acc = _mm512_add_ps(acc, e);
+  }
+  if (i < n) {
+    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
+    const __m512 e = _mm512_maskz_mov_ps(m, one(_mm512_maskz_loadu_ps(m, x + i)));
+    _mm512_mask_storeu_ps(x + i, m, e);
+    acc = _mm512_add_ps(acc, e);
+  }
+  return _mm512_reduce_add_ps(acc);
+}
+
 // NOTE [ Half elementwise kernels ] (elementwise.cpp): the widening and rounding of half runs, 16
 // lanes at a time, the tail under a mask. The bits of half_run.h's loops (round to nearest even,
 // every NaN to 0x7fc0 for bfloat16; F16C's rounding for float16). Raw uint16_t, so no inline
