@@ -78,7 +78,7 @@ bool fp_unary_fn(UnaryOp op, Run&& run) {
     case UnaryOp::Exp: run([](T x) { return vexp(x); }); return true;
     case UnaryOp::Exp2: run([](T x) { return vexp2(x); }); return true;
     case UnaryOp::Expm1: run([](T x) { return vexpm1(x); }); return true;
-    case UnaryOp::Log: run([](T x) { return vlog(x); }); return true;
+    case UnaryOp::Log: run([](T x) { if constexpr (std::is_same_v<T, float>) return vlogf(x); else return vlog(x); }); return true;
     case UnaryOp::Log2: run([](T x) { return vlog2(x); }); return true;
     case UnaryOp::Log10: run([](T x) { return vlog10(x); }); return true;
     case UnaryOp::Log1p: run([](T x) { return vlog1p(x); }); return true;
