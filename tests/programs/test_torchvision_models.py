@@ -5,9 +5,8 @@ running statistics, in train mode and (after one SGD step) in eval mode.
 Both sides are built from the same ported file (``standins/torchvision/models/``): the stand-in
 package is copied twice, once with its imports pointed back at torch (``harness.to_torch_source``),
 as the harness runs a program on both libraries. typedtensor's model gets torch's initial state.
-Dropout masks come from one shared generator in both runs (``harness.SharedRandom``), so train
-mode is compared with dropout on; stochastic depth draws with ``bernoulli_``, which is not shared,
-so the models that have it are built with its probability at 0 for the train-mode comparison.
+Dropout masks and stochastic depth's ``bernoulli_`` draws come from one shared generator in both
+runs (``harness.SharedRandom``), so train mode is compared with both on.
 
 The tolerance is the programs' yardstick (``harness.Comparison``): a third run, on torch from
 weights one float32 ulp away, shows how far rounding alone moves each compared array; typedtensor
@@ -184,7 +183,7 @@ def _vit(m: ModuleType) -> Any:
 def _convnext(m: ModuleType) -> Any:
     # two stages (ConvNeXt-T has four) and a layer scale that lets the blocks count (1e-6 hides them)
     cfg = m.convnext.CNBlockConfig
-    return m.ConvNeXt([cfg(16, 32, 1), cfg(32, None, 2)], stochastic_depth_prob=0.0, layer_scale=0.5, num_classes=10)
+    return m.ConvNeXt([cfg(16, 32, 1), cfg(32, None, 2)], stochastic_depth_prob=0.5, layer_scale=0.5, num_classes=10)
 
 
 def _efficientnet(m: ModuleType) -> Any:
@@ -196,7 +195,19 @@ def _efficientnet(m: ModuleType) -> Any:
         e.MBConvConfig(6, 5, 2, 24, 40, 1),
         e.FusedMBConvConfig(4, 3, 1, 40, 48, 1),
     ]
-    return m.EfficientNet(setting, dropout=0.2, stochastic_depth_prob=0.0, num_classes=10, last_channel=128)
+    return m.EfficientNet(setting, dropout=0.2, stochastic_depth_prob=0.5, num_classes=10, last_channel=128)
+
+
+def _densenet(m: ModuleType) -> Any:
+    return m.DenseNet(growth_rate=8, block_config=(2, 2), num_init_features=16, bn_size=2, drop_rate=0.2, num_classes=10)
+
+
+def _densenet_memory_efficient(m: ModuleType) -> Any:
+    # the bottlenecks run under torch.utils.checkpoint: recomputed in the backward pass
+    return m.DenseNet(
+        growth_rate=8, block_config=(2, 2), num_init_features=16, bn_size=2, drop_rate=0.2, num_classes=10,
+        memory_efficient=True,
+    )
 
 
 FAST: dict[str, Case] = {
@@ -207,6 +218,8 @@ FAST: dict[str, Case] = {
     "vit": Case(_vit, (2, 3, 32, 32)),
     "convnext": Case(_convnext, (2, 3, 32, 32)),
     "efficientnet": Case(_efficientnet, (2, 3, 64, 64)),
+    "densenet": Case(_densenet, (2, 3, 64, 64)),
+    "densenet (memory_efficient)": Case(_densenet_memory_efficient, (2, 3, 64, 64)),
 }
 SLOW: dict[str, Case] = {
     "mobilenet_v3_large": Case(_mobilenet_v3_large, (2, 3, 64, 64)),

@@ -26,6 +26,7 @@ from ._api import get_model_weights as get_model_weights
 from ._api import get_weight as get_weight
 from ._api import list_models as list_models
 from .convnext import *  # noqa: F403
+from .densenet import *  # noqa: F403
 from .efficientnet import *  # noqa: F403
 from .mobilenetv2 import *  # noqa: F403
 from .mobilenetv3 import *  # noqa: F403
