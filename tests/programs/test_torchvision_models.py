@@ -16,6 +16,7 @@ must stay within ten times that, and never closer than a few float32 ulps of the
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -221,12 +222,22 @@ FAST: dict[str, Case] = {
     "densenet": Case(_densenet, (2, 3, 64, 64)),
     "densenet (memory_efficient)": Case(_densenet_memory_efficient, (2, 3, 64, 64)),
 }
+# torchvision's own builders with their defaults (1000 classes, stochastic depth on), on 64 x 64
+# inputs: each downsamples 32 times, so its last feature map is 2 x 2
+BUILDERS = [
+    "mobilenet_v2", "mobilenet_v3_large", "shufflenet_v2_x1_0", "squeezenet1_0", "efficientnet_b0",
+    "efficientnet_v2_s", "convnext_tiny", "densenet121",
+]
+
+
+def _builder(name: str) -> Builder:
+    return lambda m: getattr(m, name)(weights=None)
+
+
 SLOW: dict[str, Case] = {
-    "mobilenet_v3_large": Case(_mobilenet_v3_large, (2, 3, 64, 64)),
-    "squeezenet1_0": Case(_squeezenet1_0, (2, 3, 64, 64)),
-    "mobilenet_v2 (torchvision's builder)": Case(lambda m: m.mobilenet_v2(weights=None), (2, 3, 64, 64), 1000),
-    "shufflenet_v2_x0_5 (torchvision's builder)": Case(
-        lambda m: m.shufflenet_v2_x0_5(weights=None), (2, 3, 64, 64), 1000),
+    "mobilenet_v3_large (narrow)": Case(_mobilenet_v3_large, (2, 3, 64, 64)),
+    "squeezenet1_0 (10 classes)": Case(_squeezenet1_0, (2, 3, 64, 64)),
+    **{f"{name} (torchvision's builder)": Case(_builder(name), (2, 3, 64, 64), 1000) for name in BUILDERS},
 }
 
 
@@ -246,3 +257,8 @@ def test_builders_take_weights_none_and_refuse_downloads(torchvision_models: dic
     assert "mobilenet_v2" in models.list_models()
     with pytest.raises(RuntimeError, match="downloads nothing"):
         models.mobilenet_v2(weights=models.MobileNet_V2_Weights.DEFAULT)
+    with warnings.catch_warnings(record=True) as caught:  # the legacy keyword, as torchvision takes it
+        warnings.simplefilter("always")
+        model = models.squeezenet1_1(pretrained=False)
+    assert any("'pretrained' is deprecated" in str(w.message) for w in caught)
+    assert type(next(model.parameters())).__module__.startswith("typedtensor")
