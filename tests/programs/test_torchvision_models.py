@@ -32,8 +32,8 @@ Builder = Callable[[ModuleType], Any]  # torchvision.models (of one library) -> 
 
 
 def _load_torchvision(lib: str, root: Path) -> ModuleType:
-    """The stand-in ``torchvision.models`` for ``lib``, imported from its own copy under ``root``
-    and then taken out of ``sys.modules`` (the other library's copy has the same module names)."""
+    """The stand-in ``torchvision`` for ``lib``, imported from its own copy under ``root`` and then
+    taken out of ``sys.modules`` (the other library's copy has the same module names)."""
     root.mkdir(parents=True)
     harness._copy_tree(harness.STANDINS, root, lib)
     before = set(sys.modules)
@@ -41,19 +41,24 @@ def _load_torchvision(lib: str, root: Path) -> ModuleType:
     try:
         import torchvision.models
 
-        models: ModuleType = torchvision.models
+        package: ModuleType = torchvision
     finally:
         sys.path.remove(str(root))
         for name in set(sys.modules) - before:
             if (getattr(sys.modules[name], "__file__", None) or "").startswith(str(root)):
                 del sys.modules[name]
-    return models
+    return package
 
 
 @pytest.fixture(scope="module")
-def torchvision_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ModuleType]:
+def torchvision_packages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ModuleType]:
     root = tmp_path_factory.mktemp("torchvision")
     return {lib: _load_torchvision(lib, root / lib) for lib in ("torch", "typedtensor")}
+
+
+@pytest.fixture(scope="module")
+def torchvision_models(torchvision_packages: dict[str, ModuleType]) -> dict[str, ModuleType]:
+    return {lib: package.models for lib, package in torchvision_packages.items()}
 
 
 @dataclass(frozen=True)
@@ -262,3 +267,25 @@ def test_builders_take_weights_none_and_refuse_downloads(torchvision_models: dic
         model = models.squeezenet1_1(pretrained=False)
     assert any("'pretrained' is deprecated" in str(w.message) for w in caught)
     assert type(next(model.parameters())).__module__.startswith("typedtensor")
+
+
+def test_frozen_batch_norm_takes_a_batch_norm_checkpoint(torchvision_packages: dict[str, ModuleType]) -> None:
+    """torchvision's FrozenBatchNorm2d (ops/misc.py) drops BatchNorm2d's ``num_batches_tracked`` in
+    its ``_load_from_state_dict`` override; then it normalises with the loaded statistics."""
+    rng = np.random.default_rng(2)
+    state = {
+        "weight": rng.random(4).astype(np.float32) + 0.5, "bias": rng.standard_normal(4).astype(np.float32),
+        "running_mean": rng.standard_normal(4).astype(np.float32), "running_var": rng.random(4).astype(np.float32) + 0.5,
+        "num_batches_tracked": np.array(7),
+    }
+    x = rng.standard_normal((2, 4, 3, 3)).astype(np.float32)
+    outs = []
+    for lib_name, package in torchvision_packages.items():
+        lib = harness._Lib(lib_name)
+        frozen = package.ops.FrozenBatchNorm2d(4)
+        frozen.load_state_dict({k: lib.from_numpy(v) for k, v in state.items()})  # strict
+        outs.append(lib.to_numpy(frozen(lib.from_numpy(x))))
+    want = (x - state["running_mean"][:, None, None]) / np.sqrt(state["running_var"][:, None, None] + 1e-5)
+    want = want * state["weight"][:, None, None] + state["bias"][:, None, None]
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(outs[1], want, rtol=1e-5, atol=1e-5)
