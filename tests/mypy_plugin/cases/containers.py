@@ -1,7 +1,7 @@
 # nn.Sequential is typed by its layers and calls them in turn; ModuleList is typed by its
 # elements; iterating a tensor gives its rows (x[0]'s shape). Both tools agree on every line.
 from collections import OrderedDict
-from typing import Literal
+from typing import Any, Literal
 
 import typedtensor as tt
 from typedtensor import Dim, Tensor, nn
@@ -45,6 +45,18 @@ def sequential(x: Tensor[Batch, C], h: Tensor[Batch, Hidden]) -> None:
     # built from named layers, as torchvision's VisionTransformer builds its heads: layers not known
     named = nn.Sequential(OrderedDict([("fc", nn.Linear(C(3), Hidden(8))), ("act", nn.ReLU())]))
     reveal_type(named(x))  # R: Tensor[*tuple[Any, ...]]
+
+
+class FrozenNorm(nn.Module):
+    # a layer reading an older checkpoint layout, as torchvision's FrozenBatchNorm2d does
+    def _load_from_state_dict(
+        self, state_dict: dict[str, Any], prefix: str, local_metadata: dict[str, Any], strict: bool,
+        missing_keys: list[str], unexpected_keys: list[str], error_msgs: list[str],
+    ) -> None:
+        state_dict.pop(prefix + "num_batches_tracked", None)
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+        )
 
 
 def layer_attributes() -> float:
