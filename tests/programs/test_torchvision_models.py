@@ -1,6 +1,8 @@
 """torchvision's classification models, run on torch and on typedtensor from the same weights and
-compared: the forward output, the gradient of the loss for every parameter, and the BatchNorm
-running statistics, in train mode and (after one SGD step) in eval mode.
+compared: in train mode the forward output, the gradient of the loss for every parameter, the
+BatchNorm running statistics and the weights after one SGD step; then in eval mode, from those
+stepped weights, the output and the gradients. Each phase starts from torch's state in every run,
+so what rounding moved in one phase does not count again in the next.
 
 Both sides are built from the same ported file (``standins/torchvision/models/``): the stand-in
 package is copied twice, once with its imports pointed back at torch (``harness.to_torch_source``),
@@ -25,6 +27,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("typedtensor._C")
 
 from tests.programs import harness
 
