@@ -99,11 +99,13 @@ def sequential_item(ctx: MethodContext) -> Type:
 
 def sequential_constructor_hook(ctx: FunctionContext) -> Type:
     """`nn.Sequential(a, b, c)` is `Sequential[A, B, C]` (NOTE [ Sequential chains its layers ]).
-    No layers (one built by `append`) or `*layers` leave it unknown."""
+    No layers (one built by `append`), `*layers` or an OrderedDict of named layers leave it unknown."""
     default = get_proper_type(ctx.default_return_type)
     types = [t for group in ctx.arg_types for t in group]
     kinds = [k for group in ctx.arg_kinds for k in group]
     if not isinstance(default, Instance) or not types or any(k != ARG_POS for k in kinds):
+        return ctx.default_return_type
+    if any(isinstance(p, Instance) and p.type.has_base("typing.Mapping") for p in map(get_proper_type, types)):
         return ctx.default_return_type
     return default.copy_modified(args=types)
 

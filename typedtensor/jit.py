@@ -1,5 +1,10 @@
 """``tt.jit``: save a compiled graph to a file and load it back, without pickle or Python source.
 
+It also has the TorchScript queries and decorators that torch programs call in eager code
+(``is_scripting``, ``is_tracing``, ``unused``, ``ignore``, ``_overload_method``): typedtensor has no
+TorchScript, so nothing is ever scripted or jit-traced and the decorators return what they decorate,
+which is what torch's do outside ``torch.jit.script``.
+
 The file is a versioned binary container (magic ``TTGRAPH``, format version, a text header of values,
 nodes and typed attributes, then the raw constant buffers); loading parses and range-checks it,
 verifies the graph and executes nothing. ``typedtensor-run MODEL INPUTS.npz`` runs a saved graph
@@ -8,7 +13,8 @@ from C++ alone."""
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from typedtensor._runtime import _loader
 from typedtensor.graph.compiled import CompiledFunction
@@ -45,4 +51,36 @@ def load(path: str | os.PathLike[str], passes: list[str] | None = None) -> Graph
     return g
 
 
-__all__ = ["GraphError", "load", "save"]
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def is_scripting() -> bool:
+    """torch.jit.is_scripting: False, as in torch's eager mode (typedtensor has no TorchScript)."""
+    return False
+
+
+def is_tracing() -> bool:
+    """torch.jit.is_tracing: False; ``torch.jit.trace`` has no counterpart here (``tt.compile`` runs
+    the program to trace it, as ``torch.compile`` does, and torch answers False under that too)."""
+    return False
+
+
+def unused(fn: _F) -> _F:
+    """torch.jit.unused: leaves ``fn`` out of a scripted module; in eager code it is ``fn`` itself."""
+    return fn
+
+
+def ignore(drop: Any = False, **kwargs: Any) -> Any:
+    """torch.jit.ignore, bare (``@ignore``) or with arguments (``@ignore(drop=True)``): the function itself."""
+    if callable(drop):
+        return drop
+    return lambda fn: fn
+
+
+def _overload_method(func: _F) -> _F:
+    """torch.jit._overload_method: declares a typed overload for the scripting compiler; eager
+    Python keeps the last definition of the method, as with torch."""
+    return func
+
+
+__all__ = ["GraphError", "ignore", "is_scripting", "is_tracing", "load", "save", "unused"]

@@ -209,7 +209,7 @@ PROGRAMS = HERE.parent / "programs"
 PORTED = [
     "dcgan", "mingpt", "mnist", "mnist_rnn", "nanogpt", "time_sequence_prediction", "vae", "word_language_model",
     "regression", "siamese_network", "mnist_forward_forward", "super_resolution", "fast_neural_style",
-    "reinforcement_learning",
+    "reinforcement_learning", "standins/torchvision",
 ]
 _BACK_TO_TORCH = [
     (re.compile(r"^import typedtensor as torch$", re.M), "import torch"),

@@ -211,3 +211,84 @@ def test_repr_looks_like_torch() -> None:
 def test_forward_is_required() -> None:
     with pytest.raises(NotImplementedError, match="forward"):
         nn.Module()(1)
+
+
+def _frozen_batch_norm(lib: Any) -> Any:
+    """torchvision's FrozenBatchNorm2d (ops/misc.py) loading step: a BatchNorm2d checkpoint's
+    ``num_batches_tracked`` is dropped before the module reads its entries."""
+
+    class FrozenBatchNorm2d(lib.nn.Module):
+        def __init__(self, n: int) -> None:
+            super().__init__()
+            self.register_buffer("weight", lib.ones(n))
+            self.register_buffer("bias", lib.zeros(n))
+            self.register_buffer("running_mean", lib.zeros(n))
+            self.register_buffer("running_var", lib.ones(n))
+
+        def _load_from_state_dict(self, state_dict: Any, prefix: str, local_metadata: Any, strict: bool,
+                                  missing_keys: Any, unexpected_keys: Any, error_msgs: Any) -> None:
+            num_batches_tracked_key = prefix + "num_batches_tracked"
+            if num_batches_tracked_key in state_dict:
+                del state_dict[num_batches_tracked_key]
+            super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                          unexpected_keys, error_msgs)
+
+    return FrozenBatchNorm2d
+
+
+def _renaming_linear(lib: Any) -> Any:
+    """A layer that still reads an older checkpoint's name for its weight (``w``)."""
+
+    class Renaming(lib.nn.Linear):
+        def _load_from_state_dict(self, state_dict: Any, prefix: str, *args: Any) -> None:
+            if prefix + "w" in state_dict:
+                state_dict[prefix + "weight"] = state_dict.pop(prefix + "w")
+            super()._load_from_state_dict(state_dict, prefix, *args)
+
+    return Renaming
+
+
+@pytest.mark.parametrize("lib_name", ["torch", "typedtensor"])
+def test_load_state_dict_lets_a_module_read_its_own_entries(lib_name: str) -> None:
+    """``_load_from_state_dict`` overrides, as torch calls them: per module, with the entries
+    under its prefix; what one drops is neither loaded nor unexpected, what one renames loads."""
+    lib = pytest.importorskip("torch") if lib_name == "torch" else tt
+    bn = lib.nn.BatchNorm2d(3)
+    with lib.no_grad():
+        bn.running_mean.fill_(0.5)
+    net = lib.nn.Sequential(_frozen_batch_norm(lib)(3), _renaming_linear(lib)(2, 2))
+    sd = {f"0.{k}": v for k, v in bn.state_dict().items()}
+    sd["1.w"] = lib.full((2, 2), 3.0)
+    sd["1.bias"] = lib.zeros(2)
+    result = net.load_state_dict(sd)  # strict: num_batches_tracked is not unexpected
+    assert (result.missing_keys, result.unexpected_keys) == ([], [])
+    assert to_np(net[0].running_mean).tolist() == [0.5, 0.5, 0.5]
+    assert to_np(net[1].weight).tolist() == [[3.0, 3.0], [3.0, 3.0]]
+    assert "0.num_batches_tracked" in sd and "1.w" in sd  # the caller's dict is left as it was
+    with pytest.raises(RuntimeError, match=r"size mismatch for 1\.bias"):
+        net.load_state_dict({**sd, "1.bias": lib.zeros(5)})
+    # called on its own, outside load_state_dict, the step copies at once
+    missing: list[str] = []
+    net[1]._load_from_state_dict({"1.weight": lib.zeros(2, 2)}, "1.", {}, True, missing, [], [])
+    assert missing == ["1.bias"]
+    assert to_np(net[1].weight).tolist() == [[0.0, 0.0], [0.0, 0.0]]
+
+
+def test_an_overridden_load_step_still_copies_nothing_when_a_check_fails() -> None:
+    net = tt.nn.Sequential(_frozen_batch_norm(tt)(3), tt.nn.Linear(2, 2))
+    sd = {"0.weight": tt.full((3,), 2.0), "0.bias": tt.zeros(3), "0.running_mean": tt.zeros(3),
+          "0.running_var": tt.ones(3), "1.weight": tt.zeros(2, 2), "1.bias": tt.zeros(7)}
+    with pytest.raises(RuntimeError, match=r"size mismatch for 1\.bias"):
+        net.load_state_dict(sd)
+    assert to_np(net[0].weight).tolist() == [1.0, 1.0, 1.0]
+
+
+def test_a_module_reached_twice_loads_from_either_path() -> None:
+    shared = tt.nn.Linear(2, 2)
+    net = tt.nn.Sequential(shared, tt.nn.ReLU(), shared)
+    assert list(net.state_dict()) == ["0.weight", "0.bias"]  # listed once, under its first path
+    assert net.load_state_dict({"0.weight": tt.ones(2, 2), "0.bias": tt.zeros(2)}) == ([], [])
+    # torch lists it under both paths: both load (the later wins), nothing unexpected
+    both = {"0.weight": tt.ones(2, 2), "0.bias": tt.zeros(2), "2.weight": tt.full((2, 2), 4.0), "2.bias": tt.zeros(2)}
+    assert net.load_state_dict(both) == ([], [])
+    assert to_np(shared.weight).tolist() == [[4.0, 4.0], [4.0, 4.0]]

@@ -10,7 +10,8 @@ points the imports back at torch; nothing else in the text changes. Around each 
   torch run and loaded, root by root and in construction order, in the typedtensor run, so each program starts
   from torch's initialisation;
 - **the same random draws**: ``randn``/``rand``/``randint``/``randperm`` (and their ``_like``
-  forms), ``multinomial``, ``F.dropout``/``dropout2d`` masks, the attention-weight dropout of
+  forms), ``multinomial``, ``Tensor.bernoulli_`` (torchvision's stochastic depth),
+  ``F.dropout``/``dropout2d`` masks, the attention-weight dropout of
   ``F.scaled_dot_product_attention`` and ``RandomSampler`` orders come from one numpy generator
   with the same seed in both runs (each library keeps its own generator otherwise), and Python's
   ``random`` starts from that seed in each run;
@@ -266,6 +267,16 @@ class SharedRandom:
         att = self._masked(self.lib.F.softmax(att, dim=-1), dropout_p, True, False, tuple(att.shape))
         return att @ value
 
+    def bernoulli_(self, t: Any, p: Any = 0.5, **kwargs: Any) -> Any:
+        """``Tensor.bernoulli_``: each element 1 where its shared uniform draw is below ``p`` (a float
+        or a tensor of probabilities), else 0."""
+        kwargs.pop("generator", None)
+        prob = p if isinstance(p, (int, float)) else self.lib.to_numpy(p)
+        keep = (self.rng.random(tuple(t.shape)) < prob).astype(np.float32)
+        with self.lib.top.no_grad():
+            t.copy_(self.lib.from_numpy(keep).to(t.dtype).to(t.device))
+        return t
+
     def _masked(self, input: Any, p: float, training: bool, inplace: bool, mask_shape: tuple[int, ...]) -> Any:
         if not training or p == 0.0:
             return input
@@ -313,6 +324,11 @@ class SharedRandom:
 
             for cls in lib.samplers:
                 stack.enter_context(_patched(cls, "__iter__", sampler_iter))
+
+            def bernoulli_(tensor: Any, p: Any = 0.5, **kwargs: Any) -> Any:
+                return shared.bernoulli_(tensor, p, **kwargs)
+
+            stack.enter_context(_patched(lib.Tensor, "bernoulli_", bernoulli_))
             # Python's own generator (siamese_network's dataset draws its pairs with ``random``)
             state = random.getstate()
             random.seed(shared.seed)

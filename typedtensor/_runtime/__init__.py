@@ -97,6 +97,12 @@ def detach(input: Any) -> Any:
     return input.detach()
 
 
+def _assert(condition: Any, message: str) -> None:
+    """torch._assert: a Python ``assert`` that torch's tracers can see as a call (torchvision's
+    models check their input shapes with it). A tensor condition is asked for its truth value."""
+    assert condition, message
+
+
 from typedtensor._runtime import _exports, composite, tensor_meta  # noqa: E402
 from typedtensor._runtime.compare import allclose, equal  # noqa: E402
 from typedtensor._runtime.compare import isclose as isclose  # noqa: E402

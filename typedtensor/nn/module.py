@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any, NamedTuple, TypeVar
 
 from typedtensor._runtime import _C, no_grad
@@ -23,6 +24,10 @@ class IncompatibleKeys(NamedTuple):
 
     missing_keys: list[str]
     unexpected_keys: list[str]
+
+
+# the copies a running ``load_state_dict`` defers until every module has checked its entries
+_PENDING_LOADS: ContextVar[list[tuple[Module, str, bool, Tensor]] | None] = ContextVar("_PENDING_LOADS", default=None)
 
 
 def _shape(t: Any) -> list[int]:
@@ -329,66 +334,123 @@ class Module:
                     out[f"{mod_prefix}.{name}" if mod_prefix else name] = b if keep_vars else b.detach()
         return out
 
-    def _state_slots(self) -> dict[str, tuple[Module, str, bool]]:
-        """Every name ``state_dict`` would produce -> (owning module, local name, is_parameter)."""
-        slots: dict[str, tuple[Module, str, bool]] = {}
-        for mod_prefix, mod in self.named_modules():
-            for name, p in mod._parameters.items():
-                if p is not None:
-                    slots[f"{mod_prefix}.{name}" if mod_prefix else name] = (mod, name, True)
-            for name, b in mod._buffers.items():
-                if b is not None and name not in mod._non_persistent:
-                    slots[f"{mod_prefix}.{name}" if mod_prefix else name] = (mod, name, False)
-        return slots
-
     def load_state_dict(self, state_dict: Mapping[str, Tensor], strict: bool = True, assign: bool = False) -> IncompatibleKeys:
         """Copy ``state_dict`` into this module's tensors after validating every entry first.
 
-        Nothing is copied when any check fails: a shape mismatch always raises (naming the entry and
-        both shapes); missing or unexpected names raise when ``strict``."""
+        As in torch, each module reads its own entries in ``_load_from_state_dict`` (given the
+        entries under its prefix), so a module may override it to accept an older layout (drop or
+        rename a key, then call ``super()``). Unlike torch, nothing is copied when any check fails:
+        a shape mismatch always raises (naming the entry and both shapes); missing or unexpected
+        names raise when ``strict``."""
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict).__name__}")
-        slots = self._state_slots()
-        missing = [k for k in slots if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in slots]
+        metadata = getattr(state_dict, "_metadata", None)
+        missing: list[str] = []
+        unexpected: list[str] = []
         errors: list[str] = []
+        pending: list[tuple[Module, str, bool, Tensor]] = []
+
+        # a module reached by two paths is loaded from both, as in torch; state_dict lists it under
+        # the first only, so the second path's names are not missing
+        seen: set[int] = set()
+
+        def load(module: Module, local: dict[str, Tensor], prefix: str) -> None:
+            again = id(module) in seen
+            seen.add(id(module))
+            local_metadata = dict(metadata.get(prefix[:-1], {})) if metadata is not None else {}
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local, prefix, local_metadata, True, [] if again else missing, unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = f"{prefix}{name}."
+                    load(child, {k: v for k, v in local.items() if k.startswith(child_prefix)}, child_prefix)
+
+        token = _PENDING_LOADS.set(pending)
+        try:
+            load(self, OrderedDict(state_dict), "")
+        finally:
+            _PENDING_LOADS.reset(token)
         if strict:
+            head = []
             if unexpected:
-                errors.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ".")
+                head.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ".")
             if missing:
-                errors.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ".")
-        for key, (mod, name, is_param) in slots.items():
-            if key not in state_dict:
-                continue
-            value = state_dict[key]
-            current = mod._parameters[name] if is_param else mod._buffers[name]
-            if not isinstance(value, _C.Tensor):
-                errors.append(f'While copying the parameter named "{key}", expected a Tensor, got {type(value).__name__}.')
-            elif _shape(value) != _shape(current):
-                errors.append(
-                    f"size mismatch for {key}: copying a param with shape {_shape(value)} from checkpoint, "
-                    f"the shape in current model is {_shape(current)}."
-                )
+                head.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ".")
+            errors[:0] = head
         if errors:
             raise RuntimeError(
                 f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors)
             )
         with no_grad():
-            for key, (mod, name, is_param) in slots.items():
-                if key not in state_dict:
-                    continue
-                value = state_dict[key]
-                if assign:
-                    if is_param:
-                        old = mod._parameters[name]
-                        mod._parameters[name] = Parameter(value, old.requires_grad if old is not None else True)
-                    else:
-                        mod._buffers[name] = value
-                else:
-                    current = mod._parameters[name] if is_param else mod._buffers[name]
-                    assert current is not None  # _state_slots lists only tensors that are set
-                    current.copy_(value)
+            for mod, name, is_param, value in pending:
+                mod._copy_loaded(name, is_param, value, assign)
         return IncompatibleKeys(missing, unexpected)
+
+    def _load_from_state_dict(
+        self,
+        state_dict: dict[str, Tensor],
+        prefix: str,
+        local_metadata: dict[str, Any],
+        strict: bool,
+        missing_keys: list[str],
+        unexpected_keys: list[str],
+        error_msgs: list[str],
+    ) -> None:
+        """torch's per-module step of ``load_state_dict``: this module's own parameters and
+        persistent buffers from the entries named ``prefix + name``, checked (a missing name into
+        ``missing_keys``, a wrong type or shape into ``error_msgs``) and copied; with ``strict``,
+        an entry under ``prefix`` that names neither one of them nor a child goes into
+        ``unexpected_keys``. Under ``load_state_dict`` the copies wait until every module has
+        been checked."""
+        local: dict[str, tuple[Tensor, bool]] = {}
+        for name, p in self._parameters.items():
+            if p is not None:
+                local[name] = (p, True)
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent:
+                local[name] = (b, False)
+        accepted: list[tuple[str, bool, Tensor]] = []
+        for name, (current, is_param) in local.items():
+            key = prefix + name
+            if key not in state_dict:
+                missing_keys.append(key)
+                continue
+            value = state_dict[key]
+            if not isinstance(value, _C.Tensor):
+                error_msgs.append(f'While copying the parameter named "{key}", expected a Tensor, got {type(value).__name__}.')
+            elif _shape(value) != _shape(current):
+                error_msgs.append(
+                    f"size mismatch for {key}: copying a param with shape {_shape(value)} from checkpoint, "
+                    f"the shape in current model is {_shape(current)}."
+                )
+            else:
+                accepted.append((name, is_param, value))
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix):
+                    first = key[len(prefix):].split(".", 1)[0]
+                    if first not in self._modules and first not in local:
+                        unexpected_keys.append(key)
+        pending = _PENDING_LOADS.get()
+        if pending is not None:
+            pending.extend((self, name, is_param, value) for name, is_param, value in accepted)
+            return
+        with no_grad():
+            for name, is_param, value in accepted:
+                self._copy_loaded(name, is_param, value, bool(local_metadata.get("assign_to_params_buffers", False)))
+
+    def _copy_loaded(self, name: str, is_param: bool, value: Tensor, assign: bool) -> None:
+        if assign:
+            if is_param:
+                old = self._parameters[name]
+                self._parameters[name] = Parameter(value, old.requires_grad if old is not None else True)
+            else:
+                self._buffers[name] = value
+            return
+        current = self._parameters[name] if is_param else self._buffers[name]
+        assert current is not None  # only tensors that are set are loaded
+        current.copy_(value)
 
     # ---- printing ----
     def extra_repr(self) -> str:

@@ -6,6 +6,7 @@
 # as sizes as `Literal[...]` dims and plain ints as unknown dims. Constructor arguments that are not
 # sizes but decide the output's shape (a conv's or pool's kernel, stride, padding, dilation...) are
 # type arguments too, defaulting to `Any`, so `Conv2d[C, H]` as an annotation leaves them unknown.
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Generic, NamedTuple, TypeAlias, overload
 
@@ -116,6 +117,10 @@ class Module:
     def load_state_dict(
         self, state_dict: Mapping[str, _AnyTensor], strict: bool = True, assign: bool = False
     ) -> _IncompatibleKeys: ...
+    def _load_from_state_dict(
+        self, state_dict: dict[str, Any], prefix: str, local_metadata: dict[str, Any], strict: bool,
+        missing_keys: list[str], unexpected_keys: list[str], error_msgs: list[str],
+    ) -> None: ...
     def apply(self, fn: Callable[[Module], Any]) -> Self: ...
     def extra_repr(self) -> str: ...
 
@@ -135,6 +140,12 @@ class Linear(Module, Generic[_I, _O]):
 class Conv2d(Module, Generic[_I, _O, _Kn, _St, _Pd, _Dl]):
     in_channels: _I
     out_channels: _O
+    kernel_size: tuple[int, ...]
+    stride: tuple[int, ...]
+    padding: tuple[int, ...] | str
+    dilation: tuple[int, ...]
+    groups: int
+    padding_mode: str
     weight: Parameter[_O, Any, Any, Any]
     bias: Parameter[_O] | None
     def __init__(
@@ -205,6 +216,10 @@ class BatchNorm1d(Module, Generic[_C]):
 
 class LayerNorm(Module, Generic[_E]):
     normalized_shape: tuple[int, ...]
+    eps: float
+    elementwise_affine: bool
+    weight: Parameter[Unpack[tuple[Any, ...]]] | None  # None without elementwise_affine
+    bias: Parameter[Unpack[tuple[Any, ...]]] | None
     def __init__(
         self, normalized_shape: _E, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
         device: Any = None, dtype: Any = None,
@@ -548,6 +563,12 @@ class LSTMCell(RNNCellBase, Generic[_I, _H]):
 class Conv1d(Module, Generic[_I, _O, _Kn, _St, _Pd, _Dl]):
     in_channels: _I
     out_channels: _O
+    kernel_size: tuple[int, ...]
+    stride: tuple[int, ...]
+    padding: tuple[int, ...] | str
+    dilation: tuple[int, ...]
+    groups: int
+    padding_mode: str
     weight: Parameter[_O, Any, Any]
     bias: Parameter[_O] | None
     def __init__(
@@ -570,6 +591,12 @@ class Conv1d(Module, Generic[_I, _O, _Kn, _St, _Pd, _Dl]):
 class Conv3d(Module, Generic[_I, _O, _Kn, _St, _Pd, _Dl]):
     in_channels: _I
     out_channels: _O
+    kernel_size: tuple[int, ...]
+    stride: tuple[int, ...]
+    padding: tuple[int, ...] | str
+    dilation: tuple[int, ...]
+    groups: int
+    padding_mode: str
     weight: Parameter[_O, Any, Any, Any, Any]
     bias: Parameter[_O] | None
     def __init__(
@@ -592,6 +619,13 @@ class Conv3d(Module, Generic[_I, _O, _Kn, _St, _Pd, _Dl]):
 class ConvTranspose1d(Module, Generic[_I, _O, _Kn, _St, _Pd, _Dl, _OP]):
     in_channels: _I
     out_channels: _O
+    kernel_size: tuple[int, ...]
+    stride: tuple[int, ...]
+    padding: tuple[int, ...] | str
+    dilation: tuple[int, ...]
+    groups: int
+    padding_mode: str
+    output_padding: tuple[int, ...]
     weight: Parameter[_I, Any, Any]
     bias: Parameter[_O] | None
     def __init__(
@@ -615,6 +649,13 @@ class ConvTranspose1d(Module, Generic[_I, _O, _Kn, _St, _Pd, _Dl, _OP]):
 class ConvTranspose2d(Module, Generic[_I, _O, _Kn, _St, _Pd, _Dl, _OP]):
     in_channels: _I
     out_channels: _O
+    kernel_size: tuple[int, ...]
+    stride: tuple[int, ...]
+    padding: tuple[int, ...] | str
+    dilation: tuple[int, ...]
+    groups: int
+    padding_mode: str
+    output_padding: tuple[int, ...]
     weight: Parameter[_I, Any, Any, Any]
     bias: Parameter[_O] | None
     def __init__(
@@ -1171,8 +1212,12 @@ class BCEWithLogitsLoss(_Loss):
 
 class Sequential(Module, Generic[Unpack[_Layers]]):
     # The type arguments are the layers (`Sequential[Linear[In, Hidden], ReLU]`), set by the mypy
-    # plugin from the constructor's arguments; calling it chains their forwards.
+    # plugin from the constructor's arguments; calling it chains their forwards. Built from an
+    # OrderedDict of named layers, as torch allows, its layers are not known.
+    @overload
     def __init__(self, *modules: Module) -> None: ...
+    @overload
+    def __init__(self, arg: OrderedDict[str, Module], /) -> None: ...
     def forward(self, input: _AnyTensor) -> _AnyTensor: ...
     def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
     @overload

@@ -1,6 +1,7 @@
 # nn.Sequential is typed by its layers and calls them in turn; ModuleList is typed by its
 # elements; iterating a tensor gives its rows (x[0]'s shape). Both tools agree on every line.
-from typing import Literal
+from collections import OrderedDict
+from typing import Any, Literal
 
 import typedtensor as tt
 from typedtensor import Dim, Tensor, nn
@@ -41,6 +42,30 @@ def sequential(x: Tensor[Batch, C], h: Tensor[Batch, Hidden]) -> None:
     convs = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2))
     reveal_type(convs(tt.rand(4, 3, 16, 16)))  # R: Tensor[Literal[4], Literal[8], Literal[8], Literal[8]]
     convs(tt.rand(4, 8, 16, 16))  # E: shape-arg
+    # built from named layers, as torchvision's VisionTransformer builds its heads: layers not known
+    named = nn.Sequential(OrderedDict([("fc", nn.Linear(C(3), Hidden(8))), ("act", nn.ReLU())]))
+    reveal_type(named(x))  # R: Tensor[*tuple[Any, ...]]
+
+
+class FrozenNorm(nn.Module):
+    # a layer reading an older checkpoint layout, as torchvision's FrozenBatchNorm2d does
+    def _load_from_state_dict(
+        self, state_dict: dict[str, Any], prefix: str, local_metadata: dict[str, Any], strict: bool,
+        missing_keys: list[str], unexpected_keys: list[str], error_msgs: list[str],
+    ) -> None:
+        state_dict.pop(prefix + "num_batches_tracked", None)
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+        )
+
+
+def layer_attributes() -> float:
+    # what torchvision reads back from its layers (ViT's stem init, ConvNeXt's LayerNorm2d)
+    conv = nn.Conv2d(3, 8, 3)
+    fan_in = conv.in_channels * conv.kernel_size[0] * conv.kernel_size[1] * conv.groups
+    norm = nn.LayerNorm(8)
+    y = nn.functional.layer_norm(tt.rand(2, 8), norm.normalized_shape, norm.weight, norm.bias, norm.eps)
+    return fan_in * norm.eps * float(y.sum()) if norm.elementwise_affine else 0.0
 
 
 def module_list(x: Tensor[Batch, C], h: Tensor[Batch, Hidden]) -> Tensor[Batch, Hidden]:
