@@ -113,31 +113,59 @@ TT_VMATH_INLINE __m512 vsigmoid16_of(__m512 x) {
   return _mm512_mask_mul_ps(s, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), e, s);
 }
 
-// log(x) = e ln 2 + log(1 + f) in sixteen lanes: vlogf's split and Cephes polynomial (Estrin, as
-// log_poly), with vgetexpps / vgetmantps taking x apart (subnormals included) where the scalar
-// form needs bit arithmetic, a subnormal scaling and their selects; the same results, about 30%
-// fewer cycles an element. inf -> inf, 0 -> -inf, x < 0 and NaN -> NaN, as libm.
-TT_VMATH_INLINE __m512 vlog16_of(__m512 x) {
+// x = (1 + f) 2^e split as vlog_parts does, in sixteen lanes: vgetexpps / vgetmantps take x apart
+// (subnormals included) where the scalar form needs bit arithmetic, a subnormal scaling and their
+// selects. Returns y, the rest of log(1 + f) beyond f (vlog_parts' Cephes polynomial, Estrin).
+// Meaningful for finite x > 0; log16_edges patches the rest.
+TT_VMATH_INLINE __m512 vlog_parts16(__m512 x, __m512& e, __m512& f) {
   const float* k = poly::kLog;
   auto c = [](float v) { return _mm512_set1_ps(v); };
   const __m512 m = _mm512_getmant_ps(x, _MM_MANT_NORM_p5_1, _MM_MANT_SIGN_zero);  // [0.5, 1)
-  __m512 e = _mm512_add_ps(_mm512_getexp_ps(x), c(1.0f));
+  e = _mm512_add_ps(_mm512_getexp_ps(x), c(1.0f));
   const __mmask16 low = _mm512_cmp_ps_mask(m, c(0.707106781186547524f), _CMP_LT_OQ);
   e = _mm512_mask_sub_ps(e, low, e, c(1.0f));
-  __m512 f = _mm512_sub_ps(m, c(1.0f));
+  f = _mm512_sub_ps(m, c(1.0f));
   f = _mm512_mask_add_ps(f, low, f, m);  // m + m - 1 below sqrt(1/2)
   const __m512 f2 = _mm512_mul_ps(f, f), f4 = _mm512_mul_ps(f2, f2);
   const __m512 lo = _mm512_fmadd_ps(_mm512_fmadd_ps(c(k[5]), f, c(k[6])), f2, _mm512_fmadd_ps(c(k[7]), f, c(k[8])));
   const __m512 hi = _mm512_fmadd_ps(c(k[0]), f4,
                                     _mm512_fmadd_ps(_mm512_fmadd_ps(c(k[1]), f, c(k[2])), f2,
                                                     _mm512_fmadd_ps(c(k[3]), f, c(k[4]))));
-  const __m512 y = _mm512_fmadd_ps(f2, c(-0.5f), _mm512_mul_ps(_mm512_fmadd_ps(hi, f4, lo), _mm512_mul_ps(f2, f)));
-  __m512 r = _mm512_fmadd_ps(e, c(poly::kLn2Hi), _mm512_add_ps(f, _mm512_fmadd_ps(e, c(poly::kLn2Lo), y)));
-  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, c(std::numeric_limits<float>::infinity()), _CMP_EQ_OQ), x);
-  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_EQ_OQ),
-                         c(-std::numeric_limits<float>::infinity()));
+  return _mm512_fmadd_ps(f2, c(-0.5f), _mm512_mul_ps(_mm512_fmadd_ps(hi, f4, lo), _mm512_mul_ps(f2, f)));
+}
+
+// vlog_edges in lanes: inf -> inf, 0 -> -inf, x < 0 and NaN -> NaN, as libm.
+TT_VMATH_INLINE __m512 log16_edges(__m512 x, __m512 r) {
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, _mm512_set1_ps(inf), _CMP_EQ_OQ), x);
+  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_EQ_OQ), _mm512_set1_ps(-inf));
   return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NGE_UQ),
-                            c(std::numeric_limits<float>::quiet_NaN()));  // x < 0 or NaN
+                            _mm512_set1_ps(std::numeric_limits<float>::quiet_NaN()));
+}
+
+// log, log2 and log10 of sixteen lanes, each combining e, f and y as its scalar form (vlogf,
+// vlog2, vlog10) does: the same results, about 30% fewer cycles an element.
+template <UnaryOp Op>
+TT_VMATH_INLINE __m512 vlog16_of(__m512 x) {
+  auto c = [](float v) { return _mm512_set1_ps(v); };
+  __m512 e, f;
+  const __m512 y = vlog_parts16(x, e, f);
+  __m512 r;
+  if constexpr (Op == UnaryOp::Log) {
+    r = _mm512_fmadd_ps(e, c(poly::kLn2Hi), _mm512_add_ps(f, _mm512_fmadd_ps(e, c(poly::kLn2Lo), y)));
+  } else if constexpr (Op == UnaryOp::Log2) {
+    constexpr float A = 0.44269504088896340736f;  // log2(e) - 1
+    r = _mm512_fmadd_ps(f, c(A), _mm512_fmadd_ps(y, c(A), y));
+    r = _mm512_add_ps(_mm512_add_ps(r, f), e);
+  } else {
+    constexpr float L102A = 3.0078125E-1f, L102B = 2.48745663981195213739E-4f;
+    constexpr float L10EA = 4.3359375E-1f, L10EB = 7.00731903251827651129E-4f;
+    r = _mm512_fmadd_ps(y, c(L10EB), _mm512_fmadd_ps(f, c(L10EB), _mm512_mul_ps(e, c(L102B))));
+    r = _mm512_fmadd_ps(y, c(L10EA), r);
+    r = _mm512_fmadd_ps(f, c(L10EA), r);
+    r = _mm512_fmadd_ps(e, c(L102A), r);
+  }
+  return log16_edges(x, r);
 }
 
 // Eight lanes of exp2 for double, < 1 ulp: n = round(x), r = x - n exact, exp2_core(r), then
@@ -308,15 +336,16 @@ bool float_lanes_span(float* o, const float* x, int64_t n) {
 #endif
 }
 
-// float log in explicit AVX-512 lanes (vlog16_of); false without them (the auto-vectorised vlogf
-// then runs).
-inline bool float_log_lanes(float* o, const float* x, int64_t n) {
+// float log / log2 / log10 in explicit AVX-512 lanes (vlog16_of); false without them (the
+// auto-vectorised vlogf, vlog2, vlog10 then run).
+template <UnaryOp Op>
+bool float_log_lanes(float* o, const float* x, int64_t n) {
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
   int64_t i = 0;
-  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(o + i, vlog16_of(_mm512_loadu_ps(x + i)));
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(o + i, vlog16_of<Op>(_mm512_loadu_ps(x + i)));
   if (i < n) {  // the tail under a mask (masked-off lanes read as 0 and are not stored)
     __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
-    _mm512_mask_storeu_ps(o + i, m, vlog16_of(_mm512_maskz_loadu_ps(m, x + i)));
+    _mm512_mask_storeu_ps(o + i, m, vlog16_of<Op>(_mm512_maskz_loadu_ps(m, x + i)));
   }
   return true;
 #else
@@ -387,7 +416,9 @@ __attribute__((flatten)) bool unary_span(UnaryOp op, T* o, const T* x, int64_t n
       case UnaryOp::Exp: if (float_lanes_span<UnaryOp::Exp>(o, x, n)) return true; break;
       case UnaryOp::Sigmoid: if (float_lanes_span<UnaryOp::Sigmoid>(o, x, n)) return true; break;
       case UnaryOp::Silu: if (float_lanes_span<UnaryOp::Silu>(o, x, n)) return true; break;
-      case UnaryOp::Log: if (float_log_lanes(o, x, n)) return true; break;
+      case UnaryOp::Log: if (float_log_lanes<UnaryOp::Log>(o, x, n)) return true; break;
+      case UnaryOp::Log2: if (float_log_lanes<UnaryOp::Log2>(o, x, n)) return true; break;
+      case UnaryOp::Log10: if (float_log_lanes<UnaryOp::Log10>(o, x, n)) return true; break;
       default: break;
     }
   }
