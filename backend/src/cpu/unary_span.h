@@ -288,13 +288,16 @@ bool double_lanes_span(double* o, const double* x, int64_t n) {
 }
 
 // exp / sigmoid / silu in explicit lanes (the auto-vectorised scalar forms are slower: GCC keeps
-// the general two-step scaling and the selects). False: no such path on this instruction set.
+// the general two-step scaling and the selects), and log / log2 / log10 in AVX-512 lanes only.
+// False: no such path on this instruction set.
 template <UnaryOp Op>
 bool float_lanes_span(float* o, const float* x, int64_t n) {
+  constexpr bool kLog = Op == UnaryOp::Log || Op == UnaryOp::Log2 || Op == UnaryOp::Log10;
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
   auto f = [](__m512 v) {
     if constexpr (Op == UnaryOp::Exp) return vexp16_of(v);
     else if constexpr (Op == UnaryOp::Sigmoid) return vsigmoid16_of(v);
+    else if constexpr (kLog) return vlog16_of<Op>(v);
     else return _mm512_mul_ps(v, vsigmoid16_of(v));
   };
   int64_t i = 0;
@@ -305,6 +308,7 @@ bool float_lanes_span(float* o, const float* x, int64_t n) {
   }
   return true;
 #elif defined(__AVX2__) && defined(__FMA__)
+  if constexpr (kLog) return false;  // the auto-vectorised vlogf, vlog2, vlog10
   const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -329,26 +333,7 @@ bool float_lanes_span(float* o, const float* x, int64_t n) {
   }
   return true;
 #else
-  (void)o;
-  (void)x;
-  (void)n;
-  return false;
-#endif
-}
-
-// float log / log2 / log10 in explicit AVX-512 lanes (vlog16_of); false without them (the
-// auto-vectorised vlogf, vlog2, vlog10 then run).
-template <UnaryOp Op>
-bool float_log_lanes(float* o, const float* x, int64_t n) {
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(o + i, vlog16_of<Op>(_mm512_loadu_ps(x + i)));
-  if (i < n) {  // the tail under a mask (masked-off lanes read as 0 and are not stored)
-    __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
-    _mm512_mask_storeu_ps(o + i, m, vlog16_of<Op>(_mm512_maskz_loadu_ps(m, x + i)));
-  }
-  return true;
-#else
+  (void)kLog;
   (void)o;
   (void)x;
   (void)n;
@@ -416,9 +401,9 @@ __attribute__((flatten)) bool unary_span(UnaryOp op, T* o, const T* x, int64_t n
       case UnaryOp::Exp: if (float_lanes_span<UnaryOp::Exp>(o, x, n)) return true; break;
       case UnaryOp::Sigmoid: if (float_lanes_span<UnaryOp::Sigmoid>(o, x, n)) return true; break;
       case UnaryOp::Silu: if (float_lanes_span<UnaryOp::Silu>(o, x, n)) return true; break;
-      case UnaryOp::Log: if (float_log_lanes<UnaryOp::Log>(o, x, n)) return true; break;
-      case UnaryOp::Log2: if (float_log_lanes<UnaryOp::Log2>(o, x, n)) return true; break;
-      case UnaryOp::Log10: if (float_log_lanes<UnaryOp::Log10>(o, x, n)) return true; break;
+      case UnaryOp::Log: if (float_lanes_span<UnaryOp::Log>(o, x, n)) return true; break;
+      case UnaryOp::Log2: if (float_lanes_span<UnaryOp::Log2>(o, x, n)) return true; break;
+      case UnaryOp::Log10: if (float_lanes_span<UnaryOp::Log10>(o, x, n)) return true; break;
       default: break;
     }
   }
