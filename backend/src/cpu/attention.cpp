@@ -218,7 +218,7 @@ T row_dot(const T* x, const T* y, int64_t n) {
 template <class T>
 T shifted_exp_sum(T* x, int64_t n, T shift) {
   if constexpr (std::is_same_v<T, float>)
-    if (wide_unary_enabled()) return shifted_exp_sum_wide(x, n, shift);
+    if (wide_unary_enabled()) return shifted_exp_sum_wide(x, n, shift, ExpLimits<T>::kFloor, ExpLimits<T>::kFlush);
   shifted_exp(x, n, shift);
   return row_sum(x, n);
 }

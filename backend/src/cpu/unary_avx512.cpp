@@ -48,8 +48,8 @@ void gelu_erf_backward_wide(float* o, const float* g, const float* x, int64_t n)
 }
 
 // One pass where attention.cpp's shifted_exp takes four (clamp, exp, flush, then the row sum).
-float shifted_exp_sum_wide(float* x, int64_t n, float shift) {
-  const __m512 s = _mm512_set1_ps(shift), lo = _mm512_set1_ps(-87.0f), flush = _mm512_set1_ps(1.7e-38f);
+float shifted_exp_sum_wide(float* x, int64_t n, float shift, float floor, float flush_below) {
+  const __m512 s = _mm512_set1_ps(shift), lo = _mm512_set1_ps(floor), flush = _mm512_set1_ps(flush_below);
   auto one = [&](__m512 v) {
     const __m512 e = vexp16_of(_mm512_max_ps(lo, _mm512_sub_ps(v, s)));  // NaN: max returns its second operand
     return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(e, flush, _CMP_NLE_UQ), e);  // <= flush -> 0

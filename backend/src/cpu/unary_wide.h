@@ -24,10 +24,10 @@ void param_unary_span_wide(ParamUnaryOp op, double* o, const double* x, int64_t 
 // Only to be called when wide_unary_enabled(): o[i] = g[i] * gelu'(x[i]) (the exact, erf form) for
 // i < n, in one pass of AVX-512 lanes (act_backward.cpp).
 void gelu_erf_backward_wide(float* o, const float* g, const float* x, int64_t n);
-// Only to be called when wide_unary_enabled(): x[i] = exp(x[i] - shift) for i < n with attention's
-// clamp and flush (NOTE [ Fused attention ]: arguments below -87 are clamped, results at or below
-// 1.7e-38 become 0), in one pass of AVX-512 lanes; returns the sum of the results.
-float shifted_exp_sum_wide(float* x, int64_t n, float shift);
+// Only to be called when wide_unary_enabled(): x[i] = exp(max(x[i] - shift, floor)) for i < n,
+// results at or below flush set to 0 (attention.cpp's shifted_exp and its limits), in one pass of
+// AVX-512 lanes; returns the sum of the results.
+float shifted_exp_sum_wide(float* x, int64_t n, float shift, float floor, float flush);
 // Only to be called when wide_unary_enabled(): same contract as binary_span in binary_span.h.
 bool binary_span_wide(BinaryOp op, float* o, const float* x, const float* y, int64_t n);
 bool binary_span_wide(BinaryOp op, double* o, const double* x, const double* y, int64_t n);
