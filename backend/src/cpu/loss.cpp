@@ -1,18 +1,17 @@
 // Fused cross-entropy over [n, c] logits with class-index targets: the forward is a row's
 // logsumexp minus its target logit, the backward (softmax - onehot) * scale, each one pass per row
 // (the composite was log_softmax, a gather, masks and reductions: about ten ops each way).
-// A row's exps are summed as softmax sums them (contiguous_sum: lanes flushed into a double), not
-// one by one into a float: with a confident prediction the row is one exp of 1 and many tiny ones,
-// and a float running sum rounds each tiny one against the 1, which moved the loss and the target's
-// gradient by thousands of ulps of (1 - p) over 1000 classes.
+// A row's exps are summed by softmax's helper (row_exp_sum in row_exp.h), not one by one into a
+// float: with a confident prediction the row is one exp of 1 and many tiny ones, and a float
+// running sum rounds each tiny one against the 1, which moved the loss and the target's gradient
+// by thousands of ulps of (1 - p) over 1000 classes.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "kernels.h"
 #include "parallel.h"
-#include "reduce_lanes.h"
-#include "vmath.h"
+#include "row_exp.h"
 
 namespace tt::cpu {
 namespace {
@@ -31,7 +30,7 @@ void rows_fwd(const Tensor& loss, const Tensor& x, const Tensor& t, int64_t igno
   const int64_t* pt = t.data<int64_t>();
   T* pl = loss.data<T>();
   parallel_for(0, n, std::max<int64_t>(1, kGrain / std::max<int64_t>(c, 1)), [=](int64_t b, int64_t e) {
-    std::vector<T> exps(static_cast<size_t>(c));
+    std::vector<T> exps(static_cast<size_t>(c));  // the row's exps, only summed
     for (int64_t i = b; i < e; ++i) {
       if (pt[i] == ignore) {
         pl[i] = T(0);
@@ -39,8 +38,7 @@ void rows_fwd(const Tensor& loss, const Tensor& x, const Tensor& t, int64_t igno
       }
       const T* row = px + i * c;
       T m = row_max(row, c);
-      for (int64_t j = 0; j < c; ++j) exps[j] = vexp(row[j] - m);
-      T ls = static_cast<T>(std::log(contiguous_sum(exps.data(), c)));
+      T ls = static_cast<T>(std::log(row_exp_sum(row, exps.data(), c, m)));
       pl[i] = (m - row[pt[i]]) + ls;  // not m + log(s) - x: m + log(s) rounds log(s) away for huge logits
     }
   });
@@ -62,8 +60,7 @@ void rows_bwd(const Tensor& dx, const Tensor& x, const Tensor& t, int64_t ignore
       }
       const T* __restrict row = px + i * c;
       T m = row_max(row, c);
-      for (int64_t j = 0; j < c; ++j) d[j] = vexp(row[j] - m);
-      T r = static_cast<T>(scale / contiguous_sum(d, c));
+      T r = static_cast<T>(scale / row_exp_sum(row, d, c, m));  // d: the row's exps
       for (int64_t j = 0; j < c; ++j) d[j] *= r;
       d[pt[i]] -= k;
     }

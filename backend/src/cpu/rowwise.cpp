@@ -8,14 +8,13 @@
 #include <vector>
 
 #include "reduce_lanes.h"
-#include "unary_span.h"
-#include "unary_wide.h"
+#include "row_exp.h"
 
 namespace tt::cpu {
 namespace {
 
 // sum_j exp(x[j] - shift) over n contiguous values, storing nothing (logsumexp: no row to write;
-// softmax stores its exps and uses row_exp_sum). Float lanes flushed into a double every 2048
+// softmax stores its exps and uses row_exp_sum, row_exp.h). Float lanes flushed into a double every 2048
 // elements, like contiguous_sum.
 template <class T>
 Acc<T> exp_sum(const T* x, int64_t n, T shift) {
@@ -75,24 +74,6 @@ void lanes_exp_acc(T* part, const T* row, const T* shift, T* dst, int64_t w) {
 
 // The row's max as the shift for exp: a NaN stays (it poisons the row, as in torch), +-inf
 // becomes 0 so exp(x - shift) is not inf - inf.
-// exp(x[j] - shift) into dst[j] and their sum: the subtraction, then the unary exp span kernel
-// (its AVX-512 copy where the CPU has one: twice the rate of exp_sum's 8-lane AVX2 body), then a
-// lane-parallel sum, all while the row sits in L1/L2. dst is the output row (log_softmax's too,
-// as scratch before it is overwritten).
-template <class T>
-Acc<T> row_exp_sum(const T* x, T* dst, int64_t n, T shift) {
-  constexpr int64_t kChunk = 512;
-  alignas(64) T shifted[kChunk];
-  const bool wide = wide_unary_enabled();
-  for (int64_t j0 = 0; j0 < n; j0 += kChunk) {
-    int64_t k = std::min(kChunk, n - j0);
-    for (int64_t j = 0; j < k; ++j) shifted[j] = x[j0 + j] - shift;
-    if (wide) unary_span_wide(UnaryOp::Exp, dst + j0, shifted, k);
-    else unary_span<T>(UnaryOp::Exp, dst + j0, shifted, k);
-  }
-  return contiguous_sum(dst, n);
-}
-
 template <class T>
 inline T softmax_shift(T m) {
   if (std::isfinite(m)) return m;
