@@ -84,6 +84,9 @@ def main() -> None:
                 for _ in range(calls):
                     fn()
                 samples[k].append((clock() - t0) / calls)
+                # numpy's OpenBLAS threads spin for up to ~0.1 s after a call (torch's OpenMP pool
+                # briefly too): on 2 cores they would take the next library's cycles
+                time.sleep(0.15)
         gf = {k: 2 * n**3 / statistics.median(v) / 1e9 for k, v in samples.items()}
         cols = " | ".join(f"{gf[lib]:.1f}" for lib in libs)
         ratios = " | ".join(f"{gf[lib] / gf['torch']:.2f}" for lib in libs)
