@@ -12,9 +12,9 @@
 # self-typed item alone fails with "Invalid self argument" on 1-d or variadic operands.
 import builtins
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import TracebackType
-from typing import IO, Any, Generic, TypeAlias, TypeVar, overload
+from typing import IO, Any, Generic, SupportsIndex, TypeAlias, TypeVar, overload
 
 from typing_extensions import Self, TypeVarTuple, Unpack
 
@@ -113,6 +113,37 @@ float: dtype
 double: dtype
 long: dtype
 int: dtype
+
+pi: _float
+e: _float
+inf: _float
+nan: _float
+newaxis: None
+
+class finfo:
+    bits: _int
+    eps: _float
+    max: _float
+    min: _float
+    tiny: _float
+    smallest_normal: _float
+    resolution: _float
+    dtype: str
+    def __init__(self, type: dtype | None = None) -> None: ...
+
+class iinfo:
+    bits: _int
+    min: _int
+    max: _int
+    dtype: str
+    def __init__(self, type: dtype) -> None: ...
+
+class Size(tuple[_int, ...]):
+    def __new__(cls, sizes: Iterable[SupportsIndex] = ()) -> Size: ...
+    def numel(self) -> _int: ...
+
+def get_default_dtype() -> dtype: ...
+def set_default_dtype(d: dtype) -> None: ...
 
 class device:
     type: str

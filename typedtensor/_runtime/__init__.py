@@ -5,6 +5,7 @@ annotations, ``no_grad``, ``cuda`` and ``functional`` (mounted at ``typedtensor.
 from __future__ import annotations
 
 import contextlib
+import math as _math
 import types
 from collections.abc import Iterator
 from typing import Any
@@ -35,6 +36,16 @@ double = float64
 long = int64
 int = int32
 bfloat = bfloat16
+
+from typedtensor._runtime.dtype_info import Size, finfo, get_default_dtype, iinfo, set_default_dtype  # noqa: E402
+
+# torch's numeric constants (torch.pi, torch.inf ...): Python floats, as in torch (``float`` is the
+# dtype alias in this module, hence math's)
+pi = _math.pi
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+newaxis = None
 
 
 def _dtype_by_name(name: str) -> Any:
@@ -152,6 +163,7 @@ __all__ = [
     "Generator", "default_generator", "seed", "get_rng_state", "set_rng_state",
     "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor", "ByteTensor", "BoolTensor",
     "set_float32_matmul_precision", "get_float32_matmul_precision",
+    "finfo", "iinfo", "Size", "get_default_dtype", "set_default_dtype", "pi", "e", "inf", "nan", "newaxis",
     *_NOT_OPS_FROM_C,
     *_exports.FUNCTIONS_FROM_C,
     *_exports.FUNCTIONS_IN_PYTHON,
