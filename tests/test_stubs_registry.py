@@ -127,7 +127,8 @@ def test_every_public_name_of_the_api_has_a_stub() -> None:
 
 def test_nn_modules_match_the_registry() -> None:
     helpers = {
-        "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict", "_IncompatibleKeys", "_ShapePreserving", "_Loss",
+        "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
+        "_IncompatibleKeys", "_ShapePreserving", "_Loss",
         "RNNBase", "RNNCellBase",  # the recurrent modules' base classes (NOT_OPS)
     }
     for cls in (n for n in NN.body if isinstance(n, ast.ClassDef) and n.name not in helpers):

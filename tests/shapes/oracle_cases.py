@@ -1424,6 +1424,20 @@ def _m_flatten(draw: Draw) -> Case:
     return _mod("Flatten", ((a, b), {}), lambda: nn.Flatten(a, b), x)
 
 
+def _m_unflatten(draw: Draw) -> Case:
+    """A dim split into sizes whose product is its size, or (sometimes) is not; one size may be -1."""
+    x = shape(draw, lo=1)
+    d = axis(draw, len(x))  # sometimes out of range: a shape-axis case
+    n = x[d] if -len(x) <= d < len(x) else 6
+    first = draw(st.sampled_from([f for f in range(1, n + 1) if n % f == 0])) if n > 0 else 0
+    sizes = [first, n // first if first else 0]
+    if draw(st.integers(0, 4)) == 0:
+        sizes[1] += 1
+    if draw(st.integers(0, 2)) == 0:
+        sizes[draw(st.integers(0, 1))] = -1
+    return _mod("Unflatten", ((d, tuple(sizes)), {}), lambda: nn.Unflatten(d, tuple(sizes)), x)
+
+
 def _m_mha(draw: Draw) -> Case:
     """Inputs in both layouts, batched or not; the key's batch and the two masks sometimes wrong."""
     heads = draw(st.integers(1, 3))
@@ -1482,7 +1496,7 @@ MODULE_CASES.update({
     "typedtensor.nn.BatchNorm1d": _m_bn("BatchNorm1d", (2, 3)), "typedtensor.nn.BatchNorm2d": _m_bn("BatchNorm2d", (4,)),
     "typedtensor.nn.LayerNorm": _m_layernorm, "typedtensor.nn.Embedding": _m_embedding,
     "typedtensor.nn.Softmax": _m_softmax("Softmax"), "typedtensor.nn.LogSoftmax": _m_softmax("LogSoftmax"),
-    "typedtensor.nn.Flatten": _m_flatten, "typedtensor.nn.MultiheadAttention": _m_mha,
+    "typedtensor.nn.Flatten": _m_flatten, "typedtensor.nn.Unflatten": _m_unflatten, "typedtensor.nn.MultiheadAttention": _m_mha,
     **{f"typedtensor.nn.{n}": _m_same(n) for n in (
         "ReLU", "GELU", "Tanh", "Sigmoid", "SiLU", "Identity", "Dropout", "Dropout2d", "LeakyReLU", "Softplus",
         "Softsign")},

@@ -11,6 +11,8 @@ from typedtensor.nn.activation import MODULES as _ACTIVATIONS
 from typedtensor.nn.attention import MultiheadAttention as MultiheadAttention
 from typedtensor.nn.containers import ModuleDict as ModuleDict
 from typedtensor.nn.containers import ModuleList as ModuleList
+from typedtensor.nn.containers import ParameterDict as ParameterDict
+from typedtensor.nn.containers import ParameterList as ParameterList
 from typedtensor.nn.containers import Sequential as Sequential
 from typedtensor.nn.conv import Conv1d as Conv1d
 from typedtensor.nn.conv import Conv2d as Conv2d
@@ -33,6 +35,7 @@ from typedtensor.nn.layers import Linear as Linear
 from typedtensor.nn.layers import LogSoftmax as LogSoftmax
 from typedtensor.nn.layers import MaxPool2d as MaxPool2d
 from typedtensor.nn.layers import Softmax as Softmax
+from typedtensor.nn.layers import Unflatten as Unflatten
 from typedtensor.nn.loss import BCELoss as BCELoss
 from typedtensor.nn.loss import BCEWithLogitsLoss as BCEWithLogitsLoss
 from typedtensor.nn.loss import CrossEntropyLoss as CrossEntropyLoss
@@ -121,7 +124,7 @@ __all__ = [
     "AdaptiveAvgPool2d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "Conv2d",
     "CrossEntropyLoss", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "Embedding", "Flatten", "GRU", "GRUCell",
     "Identity", "L1Loss", "LSTM", "LSTMCell", "LayerNorm", "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module",
-    "ModuleDict", "ModuleList", "MultiheadAttention", "NLLLoss", "Parameter", "RNN", "RNNBase", "RNNCell",
+    "ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Unflatten", "MultiheadAttention", "NLLLoss", "Parameter", "RNN", "RNNBase", "RNNCell",
     "RNNCellBase", "Sequential", "Softmax", "functional", "init", "modules", "parallel", "utils",
     *_ACTIVATIONS,
     # convolution, pooling, resampling, normalisation and transformer modules

@@ -199,3 +199,188 @@ class ModuleDict(Module):
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("ModuleDict has no forward; index it and call its modules")
+
+
+def _as_parameter(value: Any) -> Any:
+    """torch's rule for both parameter containers: a plain tensor stored in one becomes a Parameter."""
+    from typedtensor._runtime import _C
+    from typedtensor.nn.parameter import Parameter
+
+    if isinstance(value, _C.Tensor) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+def _parameter_line(key: str, value: Any) -> str:
+    from typedtensor._runtime import _C
+    from typedtensor.nn.parameter import Parameter
+
+    if isinstance(value, _C.Tensor):
+        kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
+        size = "x".join(str(s) for s in value.shape)
+        device = f" ({value.device})" if value.device.type == "cuda" else ""
+        return f"  ({key}): {kind} containing: [{value.dtype} of size {size}{device}]"
+    return f"  ({key}): Object of type: {type(value).__name__}"
+
+
+class ParameterList(Module):
+    """A list of parameters the parent sees (named ``"0"``, ``"1"``... as in torch, so state dicts
+    are interchangeable); a plain tensor appended to it becomes a Parameter."""
+
+    def __init__(self, values: Iterable[Any] | None = None) -> None:
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self += values
+
+    def _absolute(self, idx: int) -> int:
+        return _index(self._size, idx, "ParameterList")
+
+    @overload
+    def __getitem__(self, idx: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, idx: slice) -> ParameterList: ...
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            return ParameterList(self[i] for i in range(self._size)[idx])
+        return getattr(self, str(self._absolute(idx)))
+
+    def __setitem__(self, idx: int, param: Any) -> None:
+        setattr(self, str(self._absolute(idx)), _as_parameter(param))
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[i] for i in range(self._size))
+
+    def __iadd__(self, parameters: Iterable[Any]) -> ParameterList:
+        return self.extend(parameters)
+
+    def __dir__(self) -> list[str]:
+        return [k for k in super().__dir__() if not k.isdigit()]
+
+    def append(self, value: Any) -> ParameterList:
+        self._size += 1
+        self[self._size - 1] = value
+        return self
+
+    def extend(self, values: Iterable[Any]) -> ParameterList:
+        if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+            raise TypeError(f"ParameterList.extend should be called with an iterable, but got {type(values).__name__}")
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self) -> str:
+        return "\n".join(_parameter_line(str(i), p) for i, p in enumerate(self))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("ParameterList should not be called.")
+
+
+class ParameterDict(Module):
+    """A dict of parameters the parent sees, keyed by name in insertion order; a plain tensor stored
+    in it becomes a Parameter (torch's rule)."""
+
+    def __init__(self, parameters: Any = None) -> None:
+        super().__init__()
+        self._keys: dict[str, None] = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if not isinstance(key, str):
+            raise TypeError(f"ParameterDict keys must be strings, got {type(key).__name__}")
+        self._keys[key] = None
+        setattr(self, key, _as_parameter(value))
+
+    def __delitem__(self, key: str) -> None:
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __reversed__(self) -> Iterator[str]:
+        return reversed(list(self._keys))
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def keys(self) -> Iterable[str]:
+        return self._keys.keys()
+
+    def values(self) -> Iterable[Any]:
+        return [self[k] for k in self._keys]
+
+    def items(self) -> Iterable[tuple[str, Any]]:
+        return [(k, self[k]) for k in self._keys]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self._keys else default
+
+    def pop(self, key: str) -> Any:
+        value = self[key]
+        del self[key]
+        return value
+
+    def popitem(self) -> tuple[str, Any]:
+        if not self._keys:
+            raise KeyError("popitem(): dictionary is empty")
+        key = next(reversed(self._keys))
+        return key, self.pop(key)
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self) -> None:
+        for key in list(self._keys):
+            del self[key]
+
+    def copy(self) -> ParameterDict:
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def fromkeys(self, keys: Iterable[str], default: Any = None) -> ParameterDict:
+        return ParameterDict((k, default) for k in keys)
+
+    def update(self, parameters: Any) -> None:
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            pairs: Iterable[Any] = parameters.items()
+        elif isinstance(parameters, Mapping):
+            pairs = sorted(parameters.items())  # torch sorts a plain mapping's keys
+        elif isinstance(parameters, Iterable):
+            pairs = parameters
+        else:
+            raise TypeError(f"ParametersDict.update should be called with an iterable of key/value pairs, but got "
+                            f"{type(parameters).__name__}")
+        for j, pair in enumerate(pairs):
+            if not isinstance(pair, Iterable) or len(tuple(pair)) != 2:
+                raise ValueError(f"ParameterDict update sequence element #{j} should be an iterable of length 2")
+            key, value = tuple(pair)
+            self[key] = value
+
+    def __or__(self, other: ParameterDict) -> ParameterDict:
+        out = self.copy()
+        out.update(other)
+        return out
+
+    def __ior__(self, other: ParameterDict) -> ParameterDict:
+        self.update(other)
+        return self
+
+    def extra_repr(self) -> str:
+        return "\n".join(_parameter_line(k, p) for k, p in self.items())
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("ParameterDict should not be called.")

@@ -6,6 +6,7 @@ texts) live in the ops, so a layer adds only what its constructor knows (sizes, 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from typedtensor._runtime import _C, no_grad
@@ -380,6 +381,26 @@ class Flatten(Module):
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Splits dim ``dim`` into ``unflattened_size`` (one size may be -1): Flatten's inverse."""
+
+    def __init__(self, dim: int, unflattened_size: Sequence[int]) -> None:
+        super().__init__()
+        if not isinstance(dim, int) or isinstance(dim, bool):
+            raise TypeError(f"invalid argument type for dim parameter: expected int, got {type(dim).__name__}")
+        if not isinstance(unflattened_size, (tuple, list)) or not all(
+                isinstance(s, int) and not isinstance(s, bool) for s in unflattened_size):
+            raise TypeError("unflattened_size must be a tuple or list of ints")
+        self.dim = dim
+        self.unflattened_size = tuple(unflattened_size)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
 
 
 class Identity(Module):

@@ -66,7 +66,8 @@ NOT_OPS: Final[dict[str, str]] = {
     **_all("Python's object protocol", *(f"Tensor.__{m}__" for m in (
         "len", "iter", "bool", "float", "int", "index", "array", "dlpack", "dlpack_device"))),
     **_all("a module container or the base class", "typedtensor.nn.Module", "typedtensor.nn.Sequential",
-           "typedtensor.nn.ModuleList", "typedtensor.nn.ModuleDict"),
+           "typedtensor.nn.ModuleList", "typedtensor.nn.ModuleDict", "typedtensor.nn.ParameterList",
+           "typedtensor.nn.ParameterDict"),
     **_all("a base class of the recurrent modules (its subclasses are the registry's modules)",
            "typedtensor.nn.RNNBase", "typedtensor.nn.RNNCellBase"),
     **_all("a tensor subclass", "typedtensor.nn.Parameter"),

@@ -189,6 +189,12 @@ def flatten_module(ctor: Args, args: Args) -> Result:
     return _as_arg(_call("flatten", input=args["input"], start_dim=ctor["start_dim"], end_dim=ctor["end_dim"]), "Flatten")
 
 
+@module("typedtensor.nn.Unflatten", "dim:int, unflattened_size:sizes", ("dim", "unflattened_size"), "input:tensor",
+        ops=("unflatten",))
+def unflatten_module(ctor: Args, args: Args) -> Result:
+    return _as_arg(_call("unflatten", input=args["input"], dim=ctor["dim"], sizes=ctor["unflattened_size"]), "Unflatten")
+
+
 @module("typedtensor.nn.MultiheadAttention", "embed_dim:size, num_heads:int, dropout:float=0.0, bias:bool=True, "
         "add_bias_kv:bool=False, add_zero_attn:bool=False, kdim:any=None, vdim:any=None, batch_first:bool=False, "
         "*, device:any=None, dtype:any=None", ("embed_dim", "num_heads", "batch_first"),

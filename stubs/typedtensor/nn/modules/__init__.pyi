@@ -82,6 +82,8 @@ from typedtensor.nn import MultiMarginLoss as MultiMarginLoss
 from typedtensor.nn import NLLLoss as NLLLoss
 from typedtensor.nn import NLLLoss2d as NLLLoss2d
 from typedtensor.nn import PairwiseDistance as PairwiseDistance
+from typedtensor.nn import ParameterDict as ParameterDict
+from typedtensor.nn import ParameterList as ParameterList
 from typedtensor.nn import PixelShuffle as PixelShuffle
 from typedtensor.nn import PixelUnshuffle as PixelUnshuffle
 from typedtensor.nn import PoissonNLLLoss as PoissonNLLLoss
@@ -120,6 +122,7 @@ from typedtensor.nn import TransformerEncoder as TransformerEncoder
 from typedtensor.nn import TransformerEncoderLayer as TransformerEncoderLayer
 from typedtensor.nn import TripletMarginLoss as TripletMarginLoss
 from typedtensor.nn import TripletMarginWithDistanceLoss as TripletMarginWithDistanceLoss
+from typedtensor.nn import Unflatten as Unflatten
 from typedtensor.nn import Unfold as Unfold
 from typedtensor.nn import Upsample as Upsample
 from typedtensor.nn import UpsamplingBilinear2d as UpsamplingBilinear2d

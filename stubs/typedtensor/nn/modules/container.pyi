@@ -2,4 +2,6 @@
 # torch.nn.modules.container's classes that typedtensor has (typedtensor/nn/modules/_paths.py)
 from typedtensor.nn import ModuleDict as ModuleDict
 from typedtensor.nn import ModuleList as ModuleList
+from typedtensor.nn import ParameterDict as ParameterDict
+from typedtensor.nn import ParameterList as ParameterList
 from typedtensor.nn import Sequential as Sequential
