@@ -127,7 +127,7 @@ def test_every_public_name_of_the_api_has_a_stub() -> None:
 
 def test_nn_modules_match_the_registry() -> None:
     helpers = {
-        "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
+        "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "DataParallel",
         "_IncompatibleKeys", "_ShapePreserving", "_Loss",
         "RNNBase", "RNNCellBase",  # the recurrent modules' base classes (NOT_OPS)
     }

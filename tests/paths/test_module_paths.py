@@ -143,6 +143,7 @@ def test_data_parallel_is_a_pass_through_with_torch_state_dict_names() -> None:
     ref = torch.nn.DataParallel(torch.nn.Linear(3, 2))
     assert sorted(dp.state_dict()) == sorted(ref.state_dict()) == ["module.bias", "module.weight"]
     assert dp.module is lin
+    assert nn.DataParallel is nn.parallel.DataParallel  # torch.nn.DataParallel, as pytorch/examples write it
     y = nn.parallel.data_parallel(lin, x)
     np.testing.assert_array_equal(y.detach().numpy(), lin(x).detach().numpy())
     with pytest.raises(RuntimeError, match="init_process_group first"):

@@ -65,6 +65,8 @@ DELIBERATE: dict[str, str] = {
     "loss-broadcast": "mse_loss / l1_loss / smooth_l1_loss / huber_loss (and their modules) require "
     "equal input and target shapes; torch broadcasts them with a warning ([B, 1] vs [B] silently "
     "gives [B, B]).",
+    "cumulative-extreme-empty": "cummax / cummin with an out-of-range dim on an empty tensor: torch "
+    "returns early without checking the dim; typedtensor reports shape-axis as for any other tensor.",
     "roll-empty": "roll with an out-of-range dim on an empty tensor: torch returns early without "
     "checking dims; typedtensor reports shape-axis as for any other tensor.",
     "expand-leading-minus-one": "expand/broadcast_to with -1 for a new leading dim: typedtensor "
@@ -1939,5 +1941,130 @@ def _searchsorted(draw: Draw) -> Case:
 def _bucketize(draw: Draw) -> Case:
     v, b = shape(draw), (draw(SIZE),)
     return Case("", (S(v), S(b)), {}, lambda: torch.bucketize(T(v), T(b).sort().values))
+# ---- statistics (rules/statistics.py) and arrangement (rules/arrangement.py) ----
+
+
+@case("std_mean", "var_mean")
+def _moments(draw: Draw) -> Case:
+    s = shape(draw)
+    d = draw(st.sampled_from([None, axis(draw, len(s))]))
+    keep = draw(st.booleans())
+    c = Case("", (S(s), d), {"keepdim": keep}, lambda: None)
+    c.torch_fn = lambda: getattr(torch, c.op)(T(s), d, keepdim=keep)
+    return c
+
+
+@case("kthvalue")
+def _kthvalue(draw: Draw) -> Case:
+    s = shape(draw, hi=3)
+    d, k = axis(draw, len(s)), draw(st.integers(0, 4))
+    keep = draw(st.booleans())
+    return Case("", (S(s), k, d, keep), {}, lambda: torch.kthvalue(T(s), k, d, keep))
+
+
+@case("msort")
+def _msort(draw: Draw) -> Case:
+    s = shape(draw, lo=1)
+    return Case("", (S(s),), {}, lambda: torch.msort(T(s)))
+
+
+@case("cummax", "cummin")
+def _cumulative_extreme(draw: Draw) -> Case:
+    s = shape(draw)
+    d = axis(draw, len(s))
+    bad = not -max(len(s), 1) <= d < max(len(s), 1)
+    c = Case("", (S(s), d), {}, lambda: None, deliberate="cumulative-extreme-empty" if bad and 0 in s else None)
+    c.torch_fn = lambda: getattr(torch, c.op)(T(s), d)
+    return c
+
+
+@case("nanmedian")
+def _nanmedian(draw: Draw) -> Case:
+    s = shape(draw, sizes=POS_SIZE)
+    d = draw(st.sampled_from([None, axis(draw, len(s))]))
+    keep = draw(st.booleans())
+    return Case("", (S(s), d, keep), {}, lambda: torch.nanmedian(T(s)) if d is None else torch.nanmedian(T(s), d, keep))
+
+
+@case("quantile", "nanquantile")
+def _quantile(draw: Draw) -> Case:
+    s = shape(draw, hi=3)
+    q: Any = draw(st.sampled_from([0.5, (2,), (3,), (1, 2)]))
+    d = draw(st.sampled_from([None, axis(draw, len(s))]))
+    keep = draw(st.booleans())
+    c = Case("", (S(s), S(q) if isinstance(q, tuple) else q, d, keep), {}, lambda: None)
+    c.torch_fn = lambda: getattr(torch, c.op)(T(s), torch.rand(q) if isinstance(q, tuple) else q, d, keep)
+    return c
+
+
+@case("cov", "corrcoef")
+def _cov(draw: Draw) -> Case:
+    s = shape(draw, hi=3, sizes=POS_SIZE)
+    c = Case("", (S(s),), {}, lambda: None)
+    c.torch_fn = lambda: getattr(torch, c.op)(T(s))
+    return c
+
+
+@case("isin")
+def _isin(draw: Draw) -> Case:
+    a, b = shape(draw), shape(draw)
+    return Case("", (S(a), S(b)), {}, lambda: torch.isin(T(a, "l"), T(b, "l")))
+
+
+@case("tensor_split")
+def _tensor_split(draw: Draw) -> Case:
+    s = shape(draw, hi=3)
+    spec: Any = draw(st.one_of(st.integers(0, 4), st.lists(st.integers(-5, 6), max_size=3)))
+    d = axis(draw, len(s))
+    return Case("", (S(s), spec, d), {}, lambda: torch.tensor_split(T(s), spec, d))
+
+
+@case("hsplit", "vsplit", "dsplit")
+def _directional_split(draw: Draw) -> Case:
+    s = shape(draw, hi=4)
+    spec: Any = draw(st.one_of(st.integers(0, 3), st.lists(st.integers(-4, 5), max_size=3)))
+    c = Case("", (S(s), spec), {}, lambda: None)
+    c.torch_fn = lambda: getattr(torch, c.op)(T(s), spec)
+    return c
+
+
+@case("atleast_1d", "atleast_2d", "atleast_3d")
+def _atleast(draw: Draw) -> Case:
+    shapes = [shape(draw, hi=4) for _ in range(draw(st.integers(1, 3)))]
+    c = Case("", tuple(S(x) for x in shapes), {}, lambda: None)
+    c.torch_fn = lambda: getattr(torch, c.op)(*[T(x) for x in shapes])
+    return c
+
+
+@case("column_stack", "row_stack", "dstack")
+def _stacks(draw: Draw) -> Case:
+    shapes = [shape(draw, hi=3) for _ in range(draw(st.integers(1, 3)))]
+    if draw(st.booleans()):
+        shapes = [shapes[0]] * len(shapes)
+    c = Case("", ([S(x) for x in shapes],), {}, lambda: None)
+    c.torch_fn = lambda: getattr(torch, c.op)([T(x) for x in shapes])
+    return c
+
+
+@case("block_diag")
+def _block_diag(draw: Draw) -> Case:
+    shapes = [shape(draw, hi=3) for _ in range(draw(st.integers(0, 3)))]
+    return Case("", tuple(S(x) for x in shapes), {}, lambda: torch.block_diag(*[T(x) for x in shapes]))
+
+
+@case("diagflat")
+def _diagflat(draw: Draw) -> Case:
+    s = shape(draw, hi=3)
+    k = draw(st.integers(-2, 2))
+    return Case("", (S(s), k), {}, lambda: torch.diagflat(T(s), k))
+
+
+@case("logspace")
+def _logspace(draw: Draw) -> Case:
+    n = draw(st.integers(-1, 4))
+    return Case("", (0.0, 2.0, n), {}, lambda: torch.logspace(0.0, 2.0, n))
+
+
 # the convolution, pooling, resampling, normalisation, activation and loss cases
 import oracle_cases_surface  # noqa: E402,F401
+

@@ -8,6 +8,7 @@ where one applies, the rule must return an Issue although torch accepts the call
 | loss-broadcast | mse/l1/smooth_l1/huber loss: input and target shapes equal, else `shape-arg` | broadcasts with a warning |
 | dropout2d-rank | `shape-rank` unless the input is 3-d or 4-d | warns, guesses |
 | pool-rank | adaptive_avg_pool2d: `shape-rank` unless 3-d or 4-d | accepts some 2-d/5-d inputs |
+| cumulative-extreme-empty | cummax / cummin: out-of-range `dim` is `shape-axis` | an empty tensor returns before the check |
 | roll-empty | out-of-range `dims` is `shape-axis` | an empty tensor returns before the check |
 | expand-leading-minus-one | -1 for a new leading dim is an Issue | unchecked when another size is 0 |
 | circular-pad-wraps-cropped | circular pad wrapping more than once around what negative padding keeps is `shape-arg` | returns uninitialised memory |

@@ -45,6 +45,9 @@ EXCEPTIONS: dict[tuple[str, str, str], str] = {
     "sizes as size=, typedtensor's (a variadic) takes no keyword",
     ("nonzero", "function", "as_tuple"): "torch's binding adds as_tuple to the aten op",
     ("nonzero", "method", "as_tuple"): "as above",
+    **{(op, form, "indices_or_sections"): "torch names this argument sections=, indices= or "
+       "tensor_indices_or_sections= by its type (three aten overloads); typedtensor takes it positionally only, "
+       "the documented form" for op in ("tensor_split", "hsplit", "vsplit", "dsplit") for form in ("function", "method")},
 }
 
 FORM_OF = {"function": "function", "method": "method", "inplace": "inplace", "functional": "functional"}

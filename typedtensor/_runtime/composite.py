@@ -12,6 +12,7 @@ from collections import namedtuple
 from typing import Any
 
 from typedtensor._runtime import _exports, _loader
+from typedtensor._runtime.arrangement_ops import *  # noqa: F403 (the op table's Python forms are looked up here)
 from typedtensor._runtime.autocast import wrap_ops
 from typedtensor._runtime.errors import check
 from typedtensor._runtime.sampling import (  # noqa: F401 (the op table's Python forms are looked up here)
@@ -24,6 +25,7 @@ from typedtensor._runtime.sampling import (  # noqa: F401 (the op table's Python
     random_,
     uniform_,
 )
+from typedtensor._runtime.statistics_ops import *  # noqa: F403 (the op table's Python forms are looked up here)
 from typedtensor._runtime.surface_ops import *  # noqa: F403 (the op table's Python forms are looked up here)
 
 _C = _loader.load_core()

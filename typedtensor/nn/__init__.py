@@ -86,6 +86,7 @@ from typedtensor.nn.padding import ReplicationPad3d as ReplicationPad3d
 from typedtensor.nn.padding import ZeroPad1d as ZeroPad1d
 from typedtensor.nn.padding import ZeroPad2d as ZeroPad2d
 from typedtensor.nn.padding import ZeroPad3d as ZeroPad3d
+from typedtensor.nn.parallel import DataParallel as DataParallel
 from typedtensor.nn.parameter import Parameter as Parameter
 from typedtensor.nn.pooling import AdaptiveAvgPool1d as AdaptiveAvgPool1d
 from typedtensor.nn.pooling import AdaptiveAvgPool3d as AdaptiveAvgPool3d
@@ -124,7 +125,7 @@ __all__ = [
     "AdaptiveAvgPool2d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "Conv2d",
     "CrossEntropyLoss", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "Embedding", "Flatten", "GRU", "GRUCell",
     "Identity", "L1Loss", "LSTM", "LSTMCell", "LayerNorm", "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module",
-    "ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Unflatten", "MultiheadAttention", "NLLLoss", "Parameter", "RNN", "RNNBase", "RNNCell",
+    "DataParallel", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Unflatten", "MultiheadAttention", "NLLLoss", "Parameter", "RNN", "RNNBase", "RNNCell",
     "RNNCellBase", "Sequential", "Softmax", "functional", "init", "modules", "parallel", "utils",
     *_ACTIVATIONS,
     # convolution, pooling, resampling, normalisation and transformer modules

@@ -71,6 +71,8 @@ NOT_OPS: Final[dict[str, str]] = {
     **_all("a base class of the recurrent modules (its subclasses are the registry's modules)",
            "typedtensor.nn.RNNBase", "typedtensor.nn.RNNCellBase"),
     **_all("a tensor subclass", "typedtensor.nn.Parameter"),
+    **_all("a wrapper that runs its module as it is on typedtensor's one device (nn/parallel)",
+           "typedtensor.nn.DataParallel"),
     **_all("a submodule", "typedtensor.nn.functional", "typedtensor.nn.init", "typedtensor.optim.lr_scheduler",
            "typedtensor.nn.modules", "typedtensor.nn.parallel", "typedtensor.nn.utils"),
     **_all("an optimizer: updates parameters in place, no op of its own",

@@ -19,6 +19,7 @@ from . import init as init
 from . import modules as modules
 from . import parallel as parallel
 from . import utils as utils
+from .parallel import DataParallel as DataParallel
 from .utils.rnn import PackedSequence
 
 Shape = TypeVarTuple("Shape")

@@ -2,6 +2,7 @@
 
 from . import (
     activations,
+    arrangement,
     conv,
     creation,
     distributed,
@@ -18,11 +19,12 @@ from . import (
     recurrent,
     reduce,
     resample,
+    statistics,
     surface,
     transformer,
 )
 
 __all__ = [
-    "activations", "conv", "creation", "distributed", "elementwise", "indexing", "linalg", "losses", "modules",
-    "movement", "nn", "norm", "primitives", "random", "recurrent", "reduce", "resample", "surface", "transformer",
+    "activations", "arrangement", "conv", "creation", "distributed", "elementwise", "indexing", "linalg", "losses", "modules",
+    "movement", "nn", "norm", "primitives", "random", "recurrent", "reduce", "resample", "statistics", "surface", "transformer",
 ]
