@@ -28,7 +28,7 @@ CASES: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
     ("ReLU", (), {}), ("ReLU", (True,), {}), ("GELU", (), {}), ("GELU", ("tanh",), {}), ("Tanh", (), {}),
     ("Sigmoid", (), {}), ("SiLU", (), {}), ("SiLU", (True,), {}), ("LeakyReLU", (), {}), ("LeakyReLU", (0.2, True), {}),
     ("Softplus", (), {}), ("Softplus", (2.0, 10.0), {}), ("Softsign", (), {}), ("Softmax", (1,), {}), ("Softmax", (), {}),
-    ("LogSoftmax", (-1,), {}), ("Flatten", (), {}), ("Flatten", (0, 2), {}), ("Unflatten", (1, (2, 3)), {}),
+    ("LogSoftmax", (-1,), {}), ("Flatten", (), {}), ("Flatten", (0, 2), {}), ("Unflatten", (1, (2, 3)), {}), ("ChannelShuffle", (2,), {}),
     ("Identity", (), {}),
     ("CrossEntropyLoss", (), {}), ("CrossEntropyLoss", (), {"ignore_index": 0, "label_smoothing": 0.1, "reduction": "sum"}),
     ("NLLLoss", (), {}), ("MSELoss", (), {"reduction": "sum"}), ("L1Loss", (), {}), ("BCELoss", (), {}),

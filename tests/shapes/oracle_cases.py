@@ -2065,6 +2065,32 @@ def _logspace(draw: Draw) -> Case:
     return Case("", (0.0, 2.0, n), {}, lambda: torch.logspace(0.0, 2.0, n))
 
 
+@case("channel_shuffle")
+def _channel_shuffle(draw: Draw) -> Case:
+    s = shape(draw, hi=5)
+    g = draw(st.integers(0, 4))
+    return Case("", (S(s), g), {}, lambda: torch.nn.functional.channel_shuffle(T(s), g))
+
+
+@case("upsample", "upsample_nearest", "upsample_bilinear")
+def _upsample(draw: Draw) -> Case:
+    s = shape(draw, lo=3, hi=5, sizes=POS_SIZE)
+    if draw(st.booleans()):
+        kw: dict[str, Any] = {"size": tuple(draw(POS_SIZE) for _ in s[2:])}
+    else:
+        kw = {"scale_factor": draw(st.sampled_from([1, 2, 0.5]))}
+    c = Case("", (S(s),), kw, lambda: None)
+    c.torch_fn = lambda: getattr(torch.nn.functional, c.op)(T(s), **kw)
+    return c
+
+
+@case("gumbel_softmax")
+def _gumbel_softmax(draw: Draw) -> Case:
+    s = shape(draw, lo=1)
+    d = axis(draw, len(s))
+    return Case("", (S(s),), {"dim": d}, lambda: torch.nn.functional.gumbel_softmax(T(s), dim=d))
+
+
 # the convolution, pooling, resampling, normalisation, activation and loss cases
 import oracle_cases_surface  # noqa: E402,F401
 

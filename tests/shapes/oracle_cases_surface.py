@@ -463,6 +463,9 @@ MODULE_CASES.update({
     "typedtensor.nn.UpsamplingNearest2d": _m_simple("UpsamplingNearest2d", lambda d, x: ((), {"size": (3, 5)}), _image4),
     "typedtensor.nn.UpsamplingBilinear2d": _m_simple("UpsamplingBilinear2d", lambda d, x: ((), {"scale_factor": 2}),
                                                      _image4),
+    # the module's rule sees only the input (its ctor's groups are the op's business at run time): valid groups
+    "typedtensor.nn.ChannelShuffle": _m_simple("ChannelShuffle", lambda d, x: ((d(st.sampled_from([1, x[1]])),), {}),
+                                               _image4),
     "typedtensor.nn.PixelShuffle": _m_simple("PixelShuffle", lambda d, x: ((d(st.integers(1, 2)),), {}), _image4),
     "typedtensor.nn.PixelUnshuffle": _m_simple("PixelUnshuffle", lambda d, x: ((d(st.integers(1, 2)),), {}), _image4),
     "typedtensor.nn.Unfold": _m_simple("Unfold", lambda d, x: ((2,), {"padding": d(st.integers(0, 1))}), _image4),

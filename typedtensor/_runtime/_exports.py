@@ -231,6 +231,7 @@ FUNCTIONS_IN_PYTHON: Final[tuple[str, ...]] = (
     "bucketize",
     "cartesian_prod",
     "cdist",
+    "channel_shuffle",
     "clamp_max",
     "clamp_min",
     "clone",
@@ -337,6 +338,7 @@ FUNCTIONAL_IN_PYTHON: Final[tuple[str, ...]] = (
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "celu",
+    "channel_shuffle",
     "conv1d",
     "conv3d",
     "conv_transpose1d",
@@ -354,6 +356,7 @@ FUNCTIONAL_IN_PYTHON: Final[tuple[str, ...]] = (
     "gaussian_nll_loss",
     "glu",
     "group_norm",
+    "gumbel_softmax",
     "hardshrink",
     "hardsigmoid",
     "hardswish",
@@ -400,6 +403,9 @@ FUNCTIONAL_IN_PYTHON: Final[tuple[str, ...]] = (
     "triplet_margin_loss",
     "triplet_margin_with_distance_loss",
     "unfold",
+    "upsample",
+    "upsample_bilinear",
+    "upsample_nearest",
 )
 # ``Tensor.X`` written in Python (_runtime/composite.py)
 METHODS_IN_PYTHON: Final[tuple[str, ...]] = (
@@ -563,6 +569,7 @@ AUTOCAST: Final[dict[str, tuple[str | None, str | None]]] = {
 # the op takes ``training``)
 MODULES: Final[tuple[tuple[str, str, tuple[tuple[str, Any], ...], bool], ...]] = (
     ("CELU", "celu", (('alpha', 1.0), ('inplace', False)), False),
+    ("ChannelShuffle", "channel_shuffle", (('groups', Parameter.empty),), False),
     ("ELU", "elu", (('alpha', 1.0), ('inplace', False)), False),
     ("GELU", "gelu", (('approximate', 'none'),), False),
     ("Hardshrink", "hardshrink", (('lambd', 0.5),), False),

@@ -540,6 +540,20 @@ def one_hot(input: Any, num_classes: int = -1) -> Any:
     return out.scatter(-1, tensor.long().unsqueeze(-1), 1)
 
 
+def gumbel_softmax(logits: Any, tau: float = 1.0, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Any:
+    """torch's ``F.gumbel_softmax``, the same draws: Gumbel noise from ``exponential_`` (torch's
+    stream), softmax at temperature ``tau``; ``hard`` returns one-hot samples whose gradient is the
+    soft sample's (the straight-through estimator). ``eps`` is unused, as in torch."""
+    check("gumbel_softmax", logits=logits, tau=tau, hard=hard, dim=dim)
+    gumbels = -_C.empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = _C.zeros_like(logits).scatter(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
 def normalize(input: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Any:
     return input / input.norm(p, dim, keepdim=True).clamp(min=eps)
 

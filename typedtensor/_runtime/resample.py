@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,8 @@ from typedtensor._runtime.errors import check
 
 _C = _loader.load_core()
 
-__all__ = ["embedding_bag", "fold", "interpolate", "pixel_shuffle", "pixel_unshuffle", "unfold"]
+__all__ = ["channel_shuffle", "embedding_bag", "fold", "interpolate", "pixel_shuffle", "pixel_unshuffle", "unfold", "upsample",
+           "upsample_bilinear", "upsample_nearest"]
 
 _LINEAR = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}
 
@@ -132,6 +134,35 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
         else:
             out = _along(out, dim, *_linear_taps(n, o, corners, scales[i]))
     return out if out is not input else input.clone()
+
+
+def upsample(input: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Any:
+    """torch's deprecated ``F.upsample``: ``interpolate`` with a warning, as torch gives."""
+    warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Any, size: Any = None, scale_factor: Any = None) -> Any:
+    """torch's deprecated ``F.upsample_nearest``: nearest ``interpolate``."""
+    warnings.warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Any, size: Any = None, scale_factor: Any = None) -> Any:
+    """torch's deprecated ``F.upsample_bilinear``: bilinear ``interpolate`` with ``align_corners=True``."""
+    warnings.warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def channel_shuffle(input: Any, groups: int) -> Any:
+    """ShuffleNet's channel shuffle: ``[N, g * k, *]`` read as ``[N, g, k, *]`` and written as ``[N, k, g, *]``."""
+    check("channel_shuffle", input=input, groups=groups)
+    n, c, *rest = (int(v) for v in input.shape)
+    g = int(groups)
+    return input.reshape(n, g, c // g, *rest).transpose(1, 2).reshape(n, c, *rest)
 
 
 def pixel_shuffle(input: Any, upscale_factor: int) -> Any:

@@ -250,6 +250,10 @@ class CELU(_ShapePreserving):
     inplace: _bool
     def __init__(self, alpha: _float = 1.0, inplace: _bool = False) -> None: ...
 
+class ChannelShuffle(_ShapePreserving):
+    groups: _int
+    def __init__(self, groups: _int) -> None: ...
+
 class ELU(_ShapePreserving):
     alpha: _float
     inplace: _bool

@@ -14,7 +14,7 @@ from ..issue import Issue
 from ..registry import REGISTRY, Args, ModuleDef, Result, get_op, module, parse_params, register_module
 from ..shape import Shape, Star
 from ..unify import rigid, unify
-from . import elementwise  # noqa: F401  (its op entries declare the activation modules)
+from . import elementwise, resample  # noqa: F401  (their op entries declare modules: the activations, ChannelShuffle)
 from ._common import dims_of
 from .nn import conv2d
 from .reduce import reduce_shape

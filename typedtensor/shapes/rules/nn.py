@@ -445,6 +445,17 @@ def binary_cross_entropy_with_logits(args: Args) -> Result:
 _ = (ShapeLike,)
 
 
+@op("gumbel_softmax", "logits:tensor, tau:float=1.0, hard:bool=False, eps:float=1e-10, dim:int=-1", expose="F",
+    python="F", tags=("nn", "random"), signature="(*s) -> (*s)")
+def gumbel_softmax(args: Args) -> Result:
+    """Samples of the Gumbel-softmax over ``dim``: the logits' shape."""
+    x: ShapeLike = args["logits"]
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    p = norm_axis("gumbel_softmax", x, args["dim"])
+    return p if isinstance(p, Issue) else x
+
+
 @op("normalize", "input:tensor, p:float=2.0, dim:int=1, eps:float=1e-12", expose="F", python="F", tags=("nn",),
     signature="(*s) -> (*s)")
 def normalize(args: Args) -> Result:

@@ -97,6 +97,38 @@ def interpolate(args: Args) -> Result:
     return Shape((*x.dims[:2], *out))
 
 
+for _name, _spec in (("upsample", "mode:str='nearest', align_corners:bool=None"),
+                     ("upsample_nearest", None), ("upsample_bilinear", None)):
+    def _upsample(args: Args, _n: str = _name) -> Result:
+        """torch's deprecated spellings of ``interpolate`` (nearest; bilinear with aligned corners)."""
+        mode = args.get("mode", "nearest" if _n != "upsample_bilinear" else "bilinear")
+        return interpolate({"input": args["input"], "size": args["size"], "scale_factor": args["scale_factor"],
+                            "mode": mode, "align_corners": args.get("align_corners")})
+
+    op(_name, "input:tensor, size:any=None, scale_factor:any=None" + (f", {_spec}" if _spec else ""), expose="F",
+       python="F", tags=("nn", "resample"))(_upsample)
+
+
+@op("channel_shuffle", "input:tensor, groups:int", expose="tt F", python="tt F", tags=("nn", "movement"),
+    module=("ChannelShuffle", "groups:int"))
+def channel_shuffle(args: Args) -> Result:
+    """``[N, C, *]`` -> the same shape, channels regrouped; ``C`` must divide into ``groups``."""
+    x: ShapeLike = args["input"]
+    if isinstance(x, Unknown) or not x.is_fixed:
+        return x
+    if len(x.dims) < 3:
+        return Issue("shape-rank", f"channel_shuffle: expects input to have at least 3 dimensions, but got input "
+                                   f"with {len(x.dims)} dimension(s); shape {fmt_shape(x)}")
+    g, c = as_int(args["groups"]), as_int(x.dims[1])
+    if g is not None and g <= 0:
+        return Issue("shape-arg", f"channel_shuffle: Number of groups to divide channels in must be positive. "
+                                  f"Value of groups:{g}")
+    if g is not None and c is not None and c % g:
+        return Issue("shape-arg", f"channel_shuffle: Number of channels must be divisible by groups. Got {c} "
+                                  f"channels and {g} groups; shape {fmt_shape(x)}")
+    return x
+
+
 def _shuffle(name: str, args: Args, factor_name: str, up: bool) -> Result:
     x: ShapeLike = args["input"]
     if isinstance(x, Unknown):
