@@ -24,6 +24,7 @@ from typedtensor._runtime.sampling import (  # noqa: F401 (the op table's Python
     random_,
     uniform_,
 )
+from typedtensor._runtime.special_ops import *  # noqa: F403 (the op table's Python forms are looked up here)
 from typedtensor._runtime.surface_ops import *  # noqa: F403 (the op table's Python forms are looked up here)
 
 _C = _loader.load_core()
@@ -264,11 +265,12 @@ _FILLS = (bernoulli_, exponential_, normal_, random_, uniform_)  # attached by i
 
 
 def install(tensor_cls: Any) -> None:
-    """Attach the Python-written methods of the op table (``x.lerp_(...)``, ``x.median(...)``...):
+    """Attach the Python-written methods of the op table (``x.lerp_(...)``, ``x.median(...)``...),
+    ``_X_method`` where the tensor is not the function's first parameter (``polygamma(n, input)``):
     an in-place form is its own function where one is written (``normal_``), else the out-of-place
     method's result written back."""
-    for name in _exports.METHODS_IN_PYTHON:
-        setattr(tensor_cls, name, globals()[name])
+    for name in _exports.METHODS_IN_PYTHON:  # a method of its own where the function's order differs
+        setattr(tensor_cls, name, globals().get(f"_{name}_method") or globals()[name])
     for name in _exports.INPLACE_IN_PYTHON:
         setattr(tensor_cls, f"{name}_", globals().get(f"{name}_") or _inplace(name))
 
