@@ -126,9 +126,9 @@ def xlog1py(input: Any, other: Any) -> Any:
         common = _C.float32
     x = input.to(common) if isinstance(input, _C.Tensor) else _C.tensor(input, dtype=common)
     y = other.to(common) if isinstance(other, _C.Tensor) else _C.tensor(other, dtype=common)
-    product = x * y.log1p()
-    zero = (x == 0).logical_and(y.isnan().logical_not())
-    return _C.where(zero, _C.zeros_like(product), product)
+    log1p_y = y.log1p()  # as xlogy: a 0 factor only where x == 0 meets an infinite log1p(y)
+    zero = (x == 0).logical_and(log1p_y.isinf())
+    return x * _C.where(zero, _C.zeros_like(log1p_y), log1p_y)
 
 
 def entr(input: Any) -> Any:

@@ -82,9 +82,11 @@ def xlogy(input: Any, other: Any) -> Any:
     x = input.to(common) if isinstance(input, _C.Tensor) else _C.tensor(input, dtype=common)
     y = other.to(common) if isinstance(other, _C.Tensor) else _C.tensor(other, dtype=common)
     check("xlogy", input=x, other=y)
-    product = x * y.log()
-    zero = (x == 0).logical_and(y.isnan().logical_not())
-    return _C.where(zero, _C.zeros_like(product), product)
+    # x * log(y) is already 0 at x == 0 unless log(y) is infinite: only those get a 0 factor, so
+    # the gradient in x stays log(y) at x == 0, as torch's
+    log_y = y.log()
+    zero = (x == 0).logical_and(log_y.isinf())
+    return x * _C.where(zero, _C.zeros_like(log_y), log_y)
 
 
 def logaddexp(input: Any, other: Any) -> Any:
