@@ -1,7 +1,8 @@
 """``Dirichlet`` over the simplex of the last dimension and ``Beta`` over ``[0, 1]``
 (``torch.distributions.Dirichlet``, ``Beta``; a Beta is the Dirichlet of its two concentrations,
-as in torch). Draws are normalised gamma draws (``gamma._standard_gamma``); like ``Gamma``, there is
-no reparameterised ``rsample`` (see gamma.py)."""
+as in torch). Draws are normalised gamma draws, reparameterised through the gamma draws'
+``dx/da`` (gamma.py): an unbiased gradient like torch's, which differentiates the normalised draw
+by its own formula (``_dirichlet_grad``), so single-draw gradients differ from torch's."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any, ClassVar
 
 from typedtensor.distributions import constraints
 from typedtensor.distributions.distribution import Distribution, _as_shape
-from typedtensor.distributions.gamma import _standard_gamma
+from typedtensor.distributions.gamma import _standard_gamma_rsample
 from typedtensor.distributions.utils import _finfo, broadcast_all
 
 Tensor = Any
@@ -25,7 +26,7 @@ class Dirichlet(Distribution):
     arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
         "concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
-    has_rsample = False
+    has_rsample = True
 
     def __init__(self, concentration: Tensor, validate_args: bool | None = None) -> None:
         if concentration.dim() < 1:
@@ -42,15 +43,12 @@ class Dirichlet(Distribution):
         new._validate_args = self._validate_args
         return new  # type: ignore[no-any-return]
 
-    def sample(self, sample_shape: Sequence[int] = ()) -> Tensor:
-        import typedtensor as tt
-
+    def rsample(self, sample_shape: Sequence[int] = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        with tt.no_grad():
-            draws = _standard_gamma(self.concentration.expand(*shape))
-            value = draws / draws.sum(-1, keepdim=True)
-            tiny = float(_finfo(value.dtype).tiny)
-            return value.clamp(min=tiny, max=1 - tiny)
+        draws = _standard_gamma_rsample(self.concentration.expand(*shape))
+        value = draws / draws.sum(-1, keepdim=True)
+        tiny = float(_finfo(value.dtype).tiny)
+        return value + (value.detach().clamp(min=tiny, max=1 - tiny) - value.detach())
 
     def log_prob(self, value: Tensor) -> Tensor:
         import typedtensor as tt
@@ -97,7 +95,7 @@ class Beta(Distribution):
     arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
         "concentration1": constraints.positive, "concentration0": constraints.positive}
     support = constraints.unit_interval
-    has_rsample = False
+    has_rsample = True
 
     def __init__(self, concentration1: Tensor | float, concentration0: Tensor | float,
                  validate_args: bool | None = None) -> None:
@@ -140,8 +138,8 @@ class Beta(Distribution):
         total = self.concentration1 + self.concentration0
         return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
 
-    def sample(self, sample_shape: Sequence[int] = ()) -> Tensor:
-        return self._dirichlet.sample(sample_shape)[..., 0]
+    def rsample(self, sample_shape: Sequence[int] = ()) -> Tensor:
+        return self._dirichlet.rsample(sample_shape)[..., 0]
 
     def log_prob(self, value: Tensor) -> Tensor:
         import typedtensor as tt

@@ -1,7 +1,6 @@
 """``StudentT`` with ``df`` degrees of freedom, location ``loc`` and scale ``scale``
-(``torch.distributions.StudentT``). Draws are ``loc + scale * x / sqrt(chi2 / df)`` as torch's; the
-chi-squared draws have no reparameterised gradient here (see gamma.py), so ``rsample`` raises and
-``sample`` draws outside autograd."""
+(``torch.distributions.StudentT``). Draws are ``loc + scale * x / sqrt(chi2 / df)`` as torch's,
+reparameterised through the normal and the chi-squared (gamma) draws."""
 
 from __future__ import annotations
 
@@ -26,7 +25,7 @@ class StudentT(Distribution):
     arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
         "df": constraints.positive, "loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
-    has_rsample = False
+    has_rsample = True
 
     def __init__(self, df: Tensor | float, loc: Tensor | float = 0.0, scale: Tensor | float = 1.0,
                  validate_args: bool | None = None) -> None:
@@ -67,15 +66,12 @@ class StudentT(Distribution):
         var = tt.where(self.df > 2, var, math.inf)
         return tt.where(self.df > 1, var, math.nan)
 
-    def sample(self, sample_shape: Sequence[int] = ()) -> Tensor:
-        import typedtensor as tt
-
+    def rsample(self, sample_shape: Sequence[int] = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        with tt.no_grad():
-            x = _standard_normal(shape, dtype=self.df.dtype, device=self.df.device)
-            z = self._chi2.sample(sample_shape)
-            y = x * (z / self.df).rsqrt()
-            return self.loc + self.scale * y
+        x = _standard_normal(shape, dtype=self.df.dtype, device=self.df.device)
+        z = self._chi2.rsample(sample_shape)
+        y = x * (z / self.df).rsqrt()
+        return self.loc + self.scale * y
 
     def log_prob(self, value: Tensor) -> Tensor:
         import typedtensor as tt
