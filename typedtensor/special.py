@@ -171,24 +171,18 @@ def zeta(input: Any, other: Any) -> Any:
     return _C.zeta(input, other)
 
 
-def round(input: Any, *, decimals: int = 0) -> Any:
-    return _tt().round(input, decimals=decimals)
+# torch.special's names for top-level ops with the same signatures: typedtensor's own functions
+_TOP_LEVEL = ("round", "softmax", "log_softmax", "logsumexp")
 
 
-def softmax(input: Any, dim: int, *, dtype: Any = None) -> Any:
-    return _tt().softmax(input, dim, dtype=dtype)
-
-
-def log_softmax(input: Any, dim: int, *, dtype: Any = None) -> Any:
-    return _tt().log_softmax(input, dim, dtype=dtype)
-
-
-def logsumexp(input: Any, dim: Any, keepdim: bool = False) -> Any:
-    return _tt().logsumexp(input, dim, keepdim)
+def __getattr__(name: str) -> Any:
+    if name in _TOP_LEVEL:
+        return getattr(_tt(), name)
+    raise AttributeError(f"module 'typedtensor.special' has no attribute {name!r}")
 
 
 __all__ = [
     "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1",
-    "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri",
-    "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy", "zeta",
+    "i1e", "log1p", "log_ndtr", "logit", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "sinc", "xlog1py",
+    "xlogy", "zeta", *_TOP_LEVEL,
 ]
