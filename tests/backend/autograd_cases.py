@@ -266,6 +266,17 @@ CASES: dict[str, list[Case]] = {
     "erfinv": [c(lambda L, a: a.erfinv(), Unit((3, 4)))],
     "fmax": [c(lambda L, a, b: L.t.fmax(a, b), (3, 4), (4,))],
     "fmin": [c(lambda L, a, b: a.fmin(b), (3, 4), (3, 1))],
+    # the special functions (NOTE [ Special functions ]) and the ops written over them
+    "lgamma": [c(lambda L, a: a.lgamma(), Pos((3, 4)))],
+    "digamma": [c(lambda L, a: L.t.digamma(a), Pos((3, 4)))],
+    "polygamma": [c(lambda L, a: L.t.polygamma(2, a), Pos((3, 4))), c(lambda L, a: a.polygamma(1), Pos((3, 4)))],
+    "mvlgamma": [c(lambda L, a: L.t.mvlgamma(a + 2, 2), Pos((3, 4)))],
+    "i0": [c(lambda L, a: a.i0(), (3, 4))],
+    "sinc": [c(lambda L, a: L.t.sinc(a), (3, 4))],
+    "deg2rad": [c(lambda L, a: a.deg2rad(), (3, 4))],
+    "rad2deg": [c(lambda L, a: L.t.rad2deg(a), (3, 4))],
+    "logaddexp2": [c(lambda L, a, b: L.t.logaddexp2(a, b), (3, 4), (4,))],
+    "float_power": [c(lambda L, a, b: L.t.float_power(a, b), Pos((3, 4)), (4,))],
     # torch's other names, bound from the table's aliases=
     "arcsin": [c(lambda L, a: L.t.arcsin(a), Unit((3, 4)))],
     "arccos": [c(lambda L, a: a.arccos(), Unit((3, 4)))],

@@ -310,6 +310,18 @@ for _n in UNARY_FLOAT[-8:]:
 CASES["acosh"] = lambda mk, dev: tt.acosh(mk(data(3, 17, lo=1.1, hi=4.0)))
 CASES["atanh"] = lambda mk, dev: tt.atanh(mk(data(3, 17, lo=-0.9, hi=0.9)))
 CASES["erfinv"] = lambda mk, dev: tt.erfinv(mk(data(3, 17, lo=-0.99, hi=0.99)))
+# the special functions (NOTE [ Special functions ]) and the ops written over them
+for _n in ["lgamma", "digamma", "i0", "sinc", "deg2rad", "rad2deg", "signbit"]:
+    CASES[_n] = lambda mk, dev, n=_n: _fn(n)(mk(data(3, 17, lo=-4.5, hi=4.5)))
+CASES["polygamma"] = lambda mk, dev: tt.polygamma(3, mk(data(3, 17, lo=0.2, hi=6.0)))
+CASES["mvlgamma"] = lambda mk, dev: tt.mvlgamma(mk(data(3, 17, lo=1.6, hi=6.0)), 3)
+CASES["logaddexp2"] = lambda mk, dev: tt.logaddexp2(mk(data(3, 5)), mk(data(5)))
+CASES["heaviside"] = lambda mk, dev: tt.heaviside(mk(np.round(data(3, 5))), mk(data(5)))
+CASES["float_power"] = lambda mk, dev: tt.float_power(mk(data(3, 5, lo=0.1, hi=3.0)), mk(data(5)))
+for _n in ["trigamma", "i0e", "i1", "i1e", "erfcx"]:  # torch.special only: _C's functions
+    CASES[_n] = lambda mk, dev, n=_n: getattr(tt._C, n)(mk(data(3, 17, lo=-4.5, hi=4.5)))
+CASES["ndtri"] = lambda mk, dev: tt._C.ndtri(mk(data(3, 17, lo=0.01, hi=0.99)))
+CASES["zeta"] = lambda mk, dev: tt._C.zeta(mk(data(3, 5, lo=1.5, hi=6.0)), mk(data(5, lo=0.2, hi=5.0)))
 for _n in ["fmax", "fmin"]:  # a NaN in each operand, once where the other is not NaN
     CASES[_n] = lambda mk, dev, n=_n: _fn(n)(mk(np.where(np.eye(3, 5) > 0, np.nan, data(3, 5))),
                                              mk(np.where(np.eye(3, 5)[::-1] > 0, np.nan, data(3, 5))))

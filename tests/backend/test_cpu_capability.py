@@ -26,6 +26,7 @@ OPS: dict[str, tuple[float, float]] = {
     "erfc": (-6, 12), "erfinv": (-1, 1), "floor": (-1e3, 1e3), "ceil": (-1e3, 1e3), "round": (-1e3, 1e3),
     "trunc": (-1e3, 1e3), "frac": (-1e3, 1e3), "reciprocal": (-1e3, 1e3), "abs": (-1e3, 1e3),
     "neg": (-1e3, 1e3), "square": (-1e3, 1e3), "relu": (-1e3, 1e3), "sign": (-1e3, 1e3),
+    "lgamma": (-50, 1e4), "digamma": (-50, 1e4), "i0": (-700, 700),
 }
 FUNCTIONAL = ("silu", "gelu", "softplus", "mish", "logsigmoid", "hardsigmoid", "hardswish")
 SPECIALS = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 1e-40, -1e-40]

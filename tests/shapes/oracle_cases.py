@@ -252,7 +252,12 @@ def check(c: Case) -> str | None:
 
 _F_FIRST = {"gelu", "silu", "softplus", "elu", "leaky_relu", "relu6", "hardtanh", "mish", "logsigmoid", "hardsigmoid",
             "hardswish", "softsign"}
-_TORCH_UNARY: dict[str, Callable[[Any], Any]] = {"gelu_tanh": lambda x: F.gelu(x, approximate="tanh")}
+_TORCH_UNARY: dict[str, Callable[[Any], Any]] = {
+    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"), "trigamma": lambda x: torch.polygamma(1, x),
+    "polygamma": lambda x: torch.polygamma(2, x), "mvlgamma": lambda x: torch.mvlgamma(x.abs() + 2, 2),
+    **{n: getattr(torch.special, n) for n in ("i0e", "i1", "i1e", "erfcx", "ndtri")},
+}
+_UNARY_ARGS: dict[str, Callable[[Any], tuple[Any, ...]]] = {"polygamma": lambda x: (2, x), "mvlgamma": lambda x: (x, 2)}
 
 
 def _unary(name: str) -> Callable[[Draw], Case]:
@@ -260,7 +265,8 @@ def _unary(name: str) -> Callable[[Draw], Case]:
         s = shape(draw)
         fn = _TORCH_UNARY.get(name) or (getattr(F, name) if name in _F_FIRST else getattr(torch, name))
         kind = "l" if name == "bitwise_not" else "f"
-        return Case(name, (S(s),), {}, lambda: fn(T(s, kind)))
+        args = _UNARY_ARGS.get(name, lambda x: (x,))(S(s))
+        return Case(name, args, {}, lambda: fn(T(s, kind)))
 
     return gen
 
@@ -311,8 +317,8 @@ def _binary(name: str) -> Callable[[Draw], Case]:
 
     def gen(draw: Draw) -> Case:
         a = shape(draw)
-        fn = getattr(torch, name)
-        if draw(st.integers(0, 4)) == 0:  # a Python scalar; torch gets it as a 0-d tensor
+        fn = torch.special.zeta if name == "zeta" else getattr(torch, name)
+        if draw(st.integers(0, 4)) == 0 and name != "heaviside":  # a Python scalar; torch gets it as a 0-d tensor
             return Case(name, (S(a), 2), {}, lambda: fn(T(a, kind), torch.tensor(2)))
         b = partner(draw, a)
         return Case(name, (S(a), S(b)), {}, lambda: fn(T(a, kind), T(b, kind)))

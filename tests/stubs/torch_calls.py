@@ -137,6 +137,24 @@ def calls() -> None:
     tt.fmax(input=x, other=x)
     tt.fmin(input=x, other=x)
     tt.erfinv(input=x)
+    tt.lgamma(input=x)
+    tt.digamma(input=x)
+    tt.polygamma(n=2, input=x)
+    tt.mvlgamma(input=x, p=2)
+    tt.i0(input=x)
+    tt.sinc(input=x)
+    tt.deg2rad(input=x)
+    tt.rad2deg(input=x)
+    tt.signbit(input=x)
+    tt.logaddexp2(input=x, other=x)
+    tt.heaviside(input=x, values=x)
+    tt.float_power(input=x, exponent=2)
+    tt.special.gammaln(x)
+    tt.special.i1e(x)
+    tt.special.zeta(x, x)
+    tt.special.log_ndtr(x)
+    tt.special.multigammaln(x, 2)
+    tt.special.softmax(x, 0, dtype=tt.float32)
     tt.mean(input=x, dim=0, keepdim=False, dtype=tt.float32)
     tt.median(input=x, dim=0, keepdim=False)
     tt.minimum(input=x, other=x)
@@ -358,6 +376,15 @@ def calls() -> None:
     x.fmax(other=x)
     x.fmin(other=x)
     x.erfinv()
+    x.lgamma()
+    x.digamma()
+    x.polygamma(2)
+    x.mvlgamma(p=2)
+    x.i0()
+    x.sinc()
+    x.signbit()
+    x.heaviside(values=x)
+    x.float_power(exponent=2)
     x.mean(dim=0, keepdim=False, dtype=tt.float32)
     x.median(dim=0, keepdim=False)
     x.minimum(other=x)
@@ -497,6 +524,15 @@ def calls() -> None:
     x.masked_fill_(mask=m, value=1.0)
     x.maximum_(other=x)
     x.erfinv_()
+    x.lgamma_()
+    x.digamma_()
+    x.polygamma_(2)
+    x.mvlgamma_(p=2)
+    x.i0_()
+    x.sinc_()
+    x.deg2rad_()
+    x.heaviside_(values=x)
+    x.float_power_(exponent=2)
     x.minimum_(other=x)
     x.mish_()
     x.mul_(other=x)
@@ -686,16 +722,32 @@ def distribution_calls() -> None:
     """typedtensor.distributions as a policy-gradient program or a VAE uses it."""
     from typedtensor.distributions import (
         Bernoulli,
+        Beta,
         Categorical,
+        Dirichlet,
         Distribution,
+        Exponential,
+        ExpTransform,
+        Gamma,
         Independent,
+        LogNormal,
         Normal,
         OneHotCategorical,
+        Poisson,
+        TransformedDistribution,
         Uniform,
         constraints,
         kl_divergence,
         register_kl,
     )
+
+    Gamma(concentration=x, rate=1.0).log_prob(x)
+    Beta(x, x).entropy()
+    Dirichlet(x).sample((2,))
+    Exponential(rate=x).rsample()
+    LogNormal(loc=x, scale=1.0).log_prob(x)
+    Poisson(rate=x).sample()
+    TransformedDistribution(Normal(x, 1.0), [ExpTransform()]).log_prob(x)
 
     c = Categorical(probs=x, validate_args=False)
     action = c.sample()

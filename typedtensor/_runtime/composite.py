@@ -25,6 +25,7 @@ from typedtensor._runtime.sampling import (  # noqa: F401 (the op table's Python
     random_,
     uniform_,
 )
+from typedtensor._runtime.special_ops import *  # noqa: F403 (the op table's Python forms are looked up here)
 from typedtensor._runtime.statistics_ops import *  # noqa: F403 (the op table's Python forms are looked up here)
 from typedtensor._runtime.surface_ops import *  # noqa: F403 (the op table's Python forms are looked up here)
 
@@ -83,9 +84,11 @@ def xlogy(input: Any, other: Any) -> Any:
     x = input.to(common) if isinstance(input, _C.Tensor) else _C.tensor(input, dtype=common)
     y = other.to(common) if isinstance(other, _C.Tensor) else _C.tensor(other, dtype=common)
     check("xlogy", input=x, other=y)
-    product = x * y.log()
-    zero = (x == 0).logical_and(y.isnan().logical_not())
-    return _C.where(zero, _C.zeros_like(product), product)
+    # x * log(y) is already 0 at x == 0 unless log(y) is infinite: only those get a 0 factor, so
+    # the gradient in x stays log(y) at x == 0, as torch's
+    log_y = y.log()
+    zero = (x == 0).logical_and(log_y.isinf())
+    return x * _C.where(zero, _C.zeros_like(log_y), log_y)
 
 
 def logaddexp(input: Any, other: Any) -> Any:
@@ -266,11 +269,12 @@ _FILLS = (bernoulli_, exponential_, normal_, random_, uniform_)  # attached by i
 
 
 def install(tensor_cls: Any) -> None:
-    """Attach the Python-written methods of the op table (``x.lerp_(...)``, ``x.median(...)``...):
+    """Attach the Python-written methods of the op table (``x.lerp_(...)``, ``x.median(...)``...),
+    ``_X_method`` where the tensor is not the function's first parameter (``polygamma(n, input)``):
     an in-place form is its own function where one is written (``normal_``), else the out-of-place
     method's result written back."""
-    for name in _exports.METHODS_IN_PYTHON:
-        setattr(tensor_cls, name, globals()[name])
+    for name in _exports.METHODS_IN_PYTHON:  # a method of its own where the function's order differs
+        setattr(tensor_cls, name, globals().get(f"_{name}_method") or globals()[name])
     for name in _exports.INPLACE_IN_PYTHON:
         setattr(tensor_cls, f"{name}_", globals().get(f"{name}_") or _inplace(name))
 

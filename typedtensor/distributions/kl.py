@@ -17,12 +17,20 @@ from typing import Any
 
 from typedtensor.distributions.bernoulli import Bernoulli
 from typedtensor.distributions.categorical import Categorical
+from typedtensor.distributions.cauchy import Cauchy, Gumbel, HalfNormal
+from typedtensor.distributions.dirichlet import Beta, Dirichlet
 from typedtensor.distributions.distribution import Distribution
+from typedtensor.distributions.exponential import Exponential
+from typedtensor.distributions.gamma import Gamma
+from typedtensor.distributions.geometric import Geometric
 from typedtensor.distributions.independent import Independent
+from typedtensor.distributions.laplace import Laplace
 from typedtensor.distributions.normal import Normal
 from typedtensor.distributions.one_hot_categorical import OneHotCategorical
+from typedtensor.distributions.poisson import Binomial, Poisson
+from typedtensor.distributions.transformed_distribution import TransformedDistribution
 from typedtensor.distributions.uniform import Uniform
-from typedtensor.distributions.utils import _sum_rightmost
+from typedtensor.distributions.utils import _sum_rightmost, euler_constant
 
 Tensor = Any
 _KLFunction = Callable[[Any, Any], Tensor]
@@ -176,3 +184,112 @@ def _kl_independent_independent(p: Independent[Any], q: Independent[Any]) -> Ten
         raise NotImplementedError
     result = kl_divergence(p.base_dist, q.base_dist)
     return _sum_rightmost(result, p.reinterpreted_batch_ndims)
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p: Exponential, q: Exponential) -> Tensor:
+    rate_ratio = q.rate / p.rate
+    return -rate_ratio.log() + rate_ratio - 1
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p: Laplace, q: Laplace) -> Tensor:
+    scale_ratio = p.scale / q.scale
+    loc_abs_diff = (p.loc - q.loc).abs()
+    t1 = -scale_ratio.log()
+    t2 = loc_abs_diff / q.scale
+    t3 = scale_ratio * (-loc_abs_diff / p.scale).exp()
+    return t1 + t2 + t3 - 1
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p: Gamma, q: Gamma) -> Tensor:
+    import typedtensor as tt
+
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = tt.lgamma(q.concentration) - tt.lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * tt.digamma(p.concentration)
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p: Beta, q: Beta) -> Tensor:
+    import typedtensor as tt
+
+    sum_params_p = p.concentration1 + p.concentration0
+    sum_params_q = q.concentration1 + q.concentration0
+    t1 = tt.lgamma(q.concentration1) + tt.lgamma(q.concentration0) + tt.lgamma(sum_params_p)
+    t2 = tt.lgamma(p.concentration1) + tt.lgamma(p.concentration0) + tt.lgamma(sum_params_q)
+    t3 = (p.concentration1 - q.concentration1) * tt.digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * tt.digamma(p.concentration0)
+    t5 = (sum_params_q - sum_params_p) * tt.digamma(sum_params_p)
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
+    import typedtensor as tt
+
+    sum_p_concentration = p.concentration.sum(-1)
+    sum_q_concentration = q.concentration.sum(-1)
+    t1 = tt.lgamma(sum_p_concentration) - tt.lgamma(sum_q_concentration)
+    t2 = (tt.lgamma(p.concentration) - tt.lgamma(q.concentration)).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = tt.digamma(p.concentration) - tt.digamma(sum_p_concentration).unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p: Geometric, q: Geometric) -> Tensor:
+    return -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p: Binomial, q: Binomial) -> Tensor:
+    import typedtensor as tt
+
+    if bool((p.total_count < q.total_count).any()):
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    return tt.where(p.total_count > q.total_count, math.inf, kl)
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p: Cauchy, q: Cauchy) -> Tensor:
+    t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
+    t2 = (4 * p.scale * q.scale).log()
+    return t1 - t2
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p: Gumbel, q: Gumbel) -> Tensor:
+    import typedtensor as tt
+
+    ct1 = p.scale / q.scale
+    ct2 = q.loc / q.scale
+    ct3 = p.loc / q.scale
+    t1 = -ct1.log() - ct2 + ct3
+    t2 = ct1 * euler_constant
+    t3 = (ct2 + tt.lgamma(1 + ct1) - ct3).exp()
+    return t1 + t2 + t3 - (1 + euler_constant)
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p: HalfNormal, q: HalfNormal) -> Tensor:
+    var_ratio = (p.scale / q.scale).pow(2)
+    return 0.5 * (var_ratio - 1 - var_ratio.log())
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p: TransformedDistribution, q: TransformedDistribution) -> Tensor:
+    if p.transforms != q.transforms:
+        raise NotImplementedError
+    if p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)

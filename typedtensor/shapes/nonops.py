@@ -23,7 +23,7 @@ NOT_OPS: Final[dict[str, str]] = {
         "long", "int"))),
     **_all("a submodule", *(f"typedtensor.{m}" for m in (
         "accelerator", "autograd", "backends", "cuda", "data", "distributed", "functional", "jit", "multiprocessing",
-        "nn", "onnx", "optim", "serialization", "shapes", "utils"))),
+        "nn", "onnx", "optim", "serialization", "shapes", "special", "utils"))),
     **_all("a decorator or compiler of functions", "typedtensor.checked", "typedtensor.compile"),
     **_all("grad mode", "typedtensor.no_grad", "typedtensor.enable_grad", "typedtensor.set_grad_enabled",
            "typedtensor.inference_mode", "typedtensor.is_grad_enabled"),

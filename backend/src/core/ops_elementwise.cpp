@@ -101,13 +101,18 @@ class Unary : public Primitive {
     switch (op_) {
       case UnaryOp::Exp: case UnaryOp::Exp2: case UnaryOp::Expm1: case UnaryOp::Sqrt: case UnaryOp::Rsqrt:
       case UnaryOp::Tan: case UnaryOp::Tanh: case UnaryOp::Sigmoid: case UnaryOp::Relu: case UnaryOp::Reciprocal:
-      case UnaryOp::Erfinv:
+      case UnaryOp::Erfinv: case UnaryOp::I1: case UnaryOp::I1e: case UnaryOp::I0e: case UnaryOp::Erfcx:
+      case UnaryOp::Ndtri:
         return true;
       default:
         return false;
     }
   }
   bool vjp_needs_inputs() const override {
+    switch (op_) {  // the ones whose gradient takes both
+      case UnaryOp::I1: case UnaryOp::I1e: case UnaryOp::I0e: case UnaryOp::Erfcx: return true;
+      default: break;
+    }
     return !vjp_needs_outputs() && op_ != UnaryOp::Neg && op_ != UnaryOp::Frac;
   }
   TensorList vjp(const TensorList& x, const TensorList& ct, const std::vector<int>& argnums,
@@ -482,6 +487,10 @@ TensorList Binary::vjp(const TensorList& x, const TensorList& ct, const std::vec
         if (i == 0) d = keep(cmp(BinaryOp::Ne, a, 0.0), mul(g, div(out[0], a)));
         else d = zeros_as(b);
         break;
+      case BinaryOp::Zeta:  // d/dq zeta(s, q) = -s zeta(s + 1, q); torch has none for s either
+        if (i == 0) throw NotImplementedError("[zeta] the derivative with respect to its first argument is not implemented");
+        d = neg(mul(g, mul(a, binary(BinaryOp::Zeta, add(a, 1.0), b))));
+        break;
       default:
         throw NotImplementedError(std::string("[") + name() + "] is not differentiable");
     }
@@ -540,6 +549,26 @@ TensorList Unary::vjp(const TensorList& in, const TensorList& ct, const std::vec
     case UnaryOp::Erf: return {mul(g, mul(un(UnaryOp::Exp, neg(sq(x))), kTwoOverSqrtPi))};
     case UnaryOp::Erfc: return {mul(g, mul(un(UnaryOp::Exp, neg(sq(x))), -kTwoOverSqrtPi))};
     case UnaryOp::Erfinv: return {mul(g, mul(un(UnaryOp::Exp, sq(y)), 1.0 / kTwoOverSqrtPi))};  // sqrt(pi)/2 e^(y^2)
+    // the special functions' derivatives, torch's formulas (NOTE [ Special functions ])
+    case UnaryOp::Lgamma: return {mul(g, un(UnaryOp::Digamma, x))};
+    case UnaryOp::Digamma: return {mul(g, un(UnaryOp::Trigamma, x))};
+    case UnaryOp::Trigamma: {  // polygamma(2, x) = -2 zeta(3, x)
+      Tensor three = scalar_tensor(Scalar::from_double(3.0), x.dtype());
+      return {mul(g, mul(binary(BinaryOp::Zeta, three, x), -2.0))};
+    }
+    case UnaryOp::I0: return {mul(g, un(UnaryOp::I1, x))};
+    case UnaryOp::I0e: return {mul(g, sub(un(UnaryOp::I1e, x), mul(un(UnaryOp::Sign, x), y)))};
+    case UnaryOp::I1: {  // i0(x) - i1(x) / x; 1/2 at 0
+      Tensor d = sub(un(UnaryOp::I0, x), div(y, x));
+      return {mul(g, where(cmp(BinaryOp::Eq, x, 0.0), scalar_tensor(Scalar::from_double(0.5), d.dtype()), d))};
+    }
+    case UnaryOp::I1e: {  // i0e(x) - i1e(x) (sign(x) + 1/x); 1/2 at 0
+      Tensor d = sub(un(UnaryOp::I0e, x), mul(y, add(un(UnaryOp::Sign, x), un(UnaryOp::Reciprocal, x))));
+      return {mul(g, where(cmp(BinaryOp::Eq, x, 0.0), scalar_tensor(Scalar::from_double(0.5), d.dtype()), d))};
+    }
+    case UnaryOp::Erfcx: return {mul(g, add(mul(mul(x, y), 2.0), -kTwoOverSqrtPi))};  // 2 x erfcx(x) - 2/sqrt(pi)
+    case UnaryOp::Ndtri:  // sqrt(2 pi) e^(y^2 / 2)
+      return {mul(g, mul(un(UnaryOp::Exp, mul(sq(y), 0.5)), 2.50662827463100050242))};
     case UnaryOp::Frac: return {g};
     case UnaryOp::Reciprocal: return {neg(mul(g, sq(y)))};
     case UnaryOp::Square: return {mul(g, mul(x, 2.0))};

@@ -265,6 +265,9 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
     case BinaryOp::Copysign:
       if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return std::copysign(x, y); });
       else break;
+    case BinaryOp::Zeta:  // NOTE [ Special functions ]
+      if constexpr (is_fp<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(special::zeta(x, y)); });
+      else break;
   }
   throw TypeError(std::string("[") + binary_name(op) + "] not supported for dtype " + dtype_name(a.dtype()));
 }

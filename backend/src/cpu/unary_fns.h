@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "typedtensor/op_kinds.h"
+#include "typedtensor/special_math.h"
 #include "vmath.h"
 #include "vmath_more.h"
 
@@ -103,6 +104,16 @@ bool fp_unary_fn(UnaryOp op, Run&& run) {
     case UnaryOp::Erf: run([](T x) { return verf(x); }); return true;
     case UnaryOp::Erfc: run([](T x) { return verfc(x); }); return true;
     case UnaryOp::Erfinv: run([](T x) { return verfinv(x); }); return true;
+    // NOTE [ Special functions ]: computed in double, rounded once
+    case UnaryOp::Lgamma: run([](T x) { return static_cast<T>(std::lgamma(static_cast<double>(x))); }); return true;
+    case UnaryOp::Digamma: run([](T x) { return static_cast<T>(special::digamma(x)); }); return true;
+    case UnaryOp::Trigamma: run([](T x) { return static_cast<T>(special::trigamma(x)); }); return true;
+    case UnaryOp::I0: run([](T x) { return static_cast<T>(special::i0(x)); }); return true;
+    case UnaryOp::I0e: run([](T x) { return static_cast<T>(special::i0e(x)); }); return true;
+    case UnaryOp::I1: run([](T x) { return static_cast<T>(special::i1(x)); }); return true;
+    case UnaryOp::I1e: run([](T x) { return static_cast<T>(special::i1e(x)); }); return true;
+    case UnaryOp::Erfcx: run([](T x) { return static_cast<T>(special::erfcx(x)); }); return true;
+    case UnaryOp::Ndtri: run([](T x) { return static_cast<T>(special::ndtri(x)); }); return true;
     case UnaryOp::Floor: run([](T x) { return std::floor(x); }); return true;
     case UnaryOp::Ceil: run([](T x) { return std::ceil(x); }); return true;
     case UnaryOp::Round: run([](T x) { return std::nearbyint(x); }); return true;

@@ -5,6 +5,7 @@
 // maximum/minimum, saturating casts).
 #include "elementwise.cuh"
 #include "typedtensor/op_info.h"
+#include "typedtensor/special_math.h"
 
 namespace tt::cuda {
 namespace {
@@ -116,6 +117,9 @@ struct BinaryF {
       case BinaryOp::Copysign:
         if constexpr (is_fp_v<T>) return copysign(x, y);
         else return T(0);
+      case BinaryOp::Zeta:
+        if constexpr (is_fp_v<T>) return T(special::zeta(x, y));
+        else return T(0);
       default: return T(0);
     }
   }
@@ -198,6 +202,15 @@ struct UnaryF {
         case UnaryOp::Erf: return erf(x);
         case UnaryOp::Erfc: return erfc(x);
         case UnaryOp::Erfinv: return erfinv(x);
+        case UnaryOp::Lgamma: return lgamma(x);
+        case UnaryOp::Digamma: return T(special::digamma(x));  // NOTE [ Special functions ]
+        case UnaryOp::Trigamma: return T(special::trigamma(x));
+        case UnaryOp::I0: return T(special::i0(x));
+        case UnaryOp::I0e: return T(special::i0e(x));
+        case UnaryOp::I1: return T(special::i1(x));
+        case UnaryOp::I1e: return T(special::i1e(x));
+        case UnaryOp::Erfcx: return T(special::erfcx(x));
+        case UnaryOp::Ndtri: return T(special::ndtri(x));
         case UnaryOp::Floor: return floor(x);
         case UnaryOp::Ceil: return ceil(x);
         case UnaryOp::Round: return nearbyint(x);

@@ -125,7 +125,18 @@ unary("hardsigmoid", "Hardsigmoid", torch_functional_only=True, dtype="float_onl
       function="input:tensor", method="", python="F", module=("Hardsigmoid", "inplace:bool=False"))
 unary("hardswish", "Hardswish", torch_functional_only=True, onnx="HardSwish", dtype="float_only", expose="tt method inplace F", params=_INPLACE_F,
       function="input:tensor", method="", python="F", module=("Hardswish", "inplace:bool=False"))
-unary("erfinv", "Erfinv")  # after the last UnaryOp value: the enum is in row order
+unary("erfinv", "Erfinv")
+# the special functions (NOTE [ Special functions ] in backend/include/typedtensor/special_math.h);
+# torch has the ones exposed "" in torch.special only (typedtensor/special.py binds them)
+unary("lgamma", "Lgamma")
+unary("digamma", "Digamma")
+unary("trigamma", "Trigamma", expose="")  # polygamma(1, x): digamma's derivative, a primitive of its own
+unary("i0", "I0")
+unary("i0e", "I0e", expose="")
+unary("i1", "I1", expose="")
+unary("i1e", "I1e", expose="")
+unary("erfcx", "Erfcx", expose="")
+unary("ndtri", "Ndtri", expose="")  # after the last UnaryOp value: the enum is in row order
 unary("elu", None, kernel="(const Tensor& out, const Tensor& a, double alpha)", torch_functional_only=True, prim="Elementwise", onnx="Elu(alpha=float:slope)", fusion="(A > T(0) ? A : @slope * expm1(A))", expose="tt F", params="input:tensor, alpha:float=1.0, inplace:bool=False",
       function="input:tensor, alpha:float=1.0", python="F", module=("ELU", "alpha:float=1.0, inplace:bool=False"))
 unary("leaky_relu", None, kernel="(const Tensor& out, const Tensor& a, double slope)", torch_functional_only=True, prim="Elementwise", onnx="LeakyRelu(alpha=float:slope)", fusion="(A > T(0) ? A : A * @slope)", expose="tt method F",
@@ -137,6 +148,12 @@ unary("hardtanh", None, expose="F", params="input:tensor, min_val:float=-1.0, ma
 unary("softsign", None, expose="F", python="F", module=("Softsign", ""))
 unary("positive", None, dtype="same", expose="tt method", python="tt method", operators=("__pos__",))
 unary("logit", None, expose="tt method", params="input:tensor, eps:float=None", python="tt method")
+unary("polygamma", None, params="n:int, input:tensor", method="n:int", inplace="n:int", python="tt method inplace")
+unary("mvlgamma", None, params="input:tensor, p:int", method="p:int", inplace="p:int", python="tt method inplace")
+unary("sinc", None, python="tt method inplace")
+unary("deg2rad", None, python="tt method inplace")
+unary("rad2deg", None, python="tt method inplace")
+unary("signbit", None, dtype="bool", gradient="boolean result", expose="tt method", python="tt method")
 
 CASTS: Final = ("float", "double", "half", "bfloat16", "long", "int", "bool", "byte")
 for _name in CASTS:
@@ -282,10 +299,14 @@ binary("hypot", "Hypot", dtype="float")
 binary("copysign", "Copysign", dtype="float")
 binary("fmax", "Fmax", expose="tt method")  # maximum that ignores NaN: NaN only where both are (no fmax_ in torch)
 binary("fmin", "Fmin", expose="tt method")
+binary("zeta", "Zeta", dtype="float", expose="")  # torch.special.zeta: the Hurwitz zeta function
 # ops that run as another's BinaryOp value
 binary("true_divide", None, "/", dtype="float")
 binary("xlogy", None, dtype="float", expose="tt method", python="tt method")
 binary("logaddexp", None, dtype="float_only", expose="tt method", python="tt method")
+binary("logaddexp2", None, dtype="float_only", expose="tt method", python="tt method")
+binary("heaviside", None, params="input:tensor, values:tensor", python="tt method inplace", gradient=_STEP)
+binary("float_power", None, params="input:tensor, exponent:any", dtype="float", python="tt method inplace")
 COMPARISONS: Final = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
 NON_DIFFERENTIABLE_BINARY: Final = frozenset(
     {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "floor_divide",
