@@ -1927,3 +1927,6 @@ def _bucketize(draw: Draw) -> Case:
     return Case("", (S(v), S(b)), {}, lambda: torch.bucketize(T(v), T(b).sort().values))
 # the convolution, pooling, resampling, normalisation, activation and loss cases
 import oracle_cases_surface  # noqa: E402,F401
+
+# torch.linalg and the top-level linear-algebra ops
+import oracle_cases_linalg  # noqa: E402,F401

@@ -4,6 +4,7 @@ from . import (
     activations,
     conv,
     creation,
+    decompositions,
     distributed,
     elementwise,
     indexing,
@@ -23,6 +24,6 @@ from . import (
 )
 
 __all__ = [
-    "activations", "conv", "creation", "distributed", "elementwise", "indexing", "linalg", "losses", "modules",
+    "activations", "conv", "creation", "decompositions", "distributed", "elementwise", "indexing", "linalg", "losses", "modules",
     "movement", "nn", "norm", "primitives", "random", "recurrent", "reduce", "resample", "surface", "transformer",
 ]
