@@ -1925,8 +1925,6 @@ def _searchsorted(draw: Draw) -> Case:
 def _bucketize(draw: Draw) -> Case:
     v, b = shape(draw), (draw(SIZE),)
     return Case("", (S(v), S(b)), {}, lambda: torch.bucketize(T(v), T(b).sort().values))
-# the convolution, pooling, resampling, normalisation, activation and loss cases
-import oracle_cases_surface  # noqa: E402,F401
-
-# torch.linalg and the top-level linear-algebra ops
+# the linear-algebra cases; the convolution, pooling, resampling, normalisation, activation and loss cases
 import oracle_cases_linalg  # noqa: E402,F401
+import oracle_cases_surface  # noqa: E402,F401
