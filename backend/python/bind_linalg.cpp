@@ -18,7 +18,8 @@ void bind_linalg(py::module_& m) {
   m.def("_linalg_solve_ex", [](const tt::Tensor& A, const tt::Tensor& B, bool check_errors, const std::string& op) {
     return as_tuple(tt::linalg_solve_ex(A, B, check_errors, op));
   }, py::arg("A"), py::arg("B"), py::arg("check_errors"), py::arg("op"));
-  m.def("_linalg_slogdet", [](const tt::Tensor& A) { return as_tuple(tt::linalg_slogdet(A)); }, py::arg("A"));
+  m.def("_linalg_slogdet", [](const tt::Tensor& A, const std::string& op) { return as_tuple(tt::linalg_slogdet(A, op)); },
+        py::arg("A"), py::arg("op"));
   m.def("_linalg_cholesky_ex", [](const tt::Tensor& A, bool check_errors, const std::string& op) {
     return as_tuple(tt::linalg_cholesky_ex(A, check_errors, op));
   }, py::arg("A"), py::arg("check_errors"), py::arg("op"));

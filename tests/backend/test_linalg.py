@@ -440,3 +440,41 @@ def test_named_results_and_names() -> None:
     assert ttl.det.__name__ == "det" and typedtensor.qr.__name__ == "qr"
     with pytest.raises(RuntimeError, match="mode='r'"):
         ttl.qr(x.requires_grad_(), "r").R.sum().backward()
+
+
+def test_large_batches_run_in_parallel_and_report_the_first_failure() -> None:
+    """Batches big enough to be split across threads: the same values as torch, and the first
+    failing matrix is the one named."""
+    rng = np.random.default_rng(8)
+    a = general(rng, (300,), 8)
+    s = spd(rng, (300,), 8)
+    for dtype, tol in DTYPES:
+        (x, t), (y, u) = pair(a, dtype), pair(s, dtype)
+        close(ttl.inv(x), torch.linalg.inv(t), tol)
+        close(ttl.det(x), torch.linalg.det(t), tol * 100)
+        close(ttl.cholesky(y), torch.linalg.cholesky(u), tol)
+        close(ttl.eigvalsh(y), torch.linalg.eigvalsh(u), tol)
+        close(ttl.svdvals(x), torch.linalg.svdvals(t), tol)
+        close(ttl.qr(x).R, torch.linalg.qr(t).R, tol)
+        close(ttl.solve_triangular(x.tril(), y, upper=False), torch.linalg.solve_triangular(t.tril(), u, upper=False), tol)
+    bad = a.copy()
+    bad[250] = 0.0
+    bad[270] = 0.0
+    with pytest.raises(ttl.LinAlgError, match=r"^linalg.inv: \(Batch element 250\): The diagonal element 1 is zero"):
+        ttl.inv(tt.tensor(bad))
+    with pytest.raises(ttl.LinAlgError, match=r"^linalg.cholesky: \(Batch element 250\)"):
+        ttl.cholesky(tt.tensor(bad))
+
+
+def test_cuda_tensors_are_refused() -> None:
+    """CPU only: a CUDA tensor (the host-emulated device here) raises NotImplementedError naming the
+    function, never a crash."""
+    tt._C._testing_emulate_cuda(True)
+    try:
+        x = tt.eye(3).to("cuda")
+        for call, name in ((ttl.inv, "linalg.inv"), (ttl.det, "linalg.det"), (ttl.cholesky, "linalg.cholesky"),
+                           (ttl.eigh, "linalg.eigh"), (ttl.svd, "linalg.svd"), (ttl.qr, "linalg.qr")):
+            with pytest.raises(NotImplementedError, match=f"{name}: no CUDA kernel"):
+                call(x)
+    finally:
+        tt._C._testing_emulate_cuda(False)

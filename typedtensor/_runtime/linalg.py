@@ -81,8 +81,8 @@ def inverse(input: Any) -> Any:
     return _C._linalg_solve_ex(input, _eye(input.shape[-1], input), True, "linalg.inv")[0]
 
 
-def _slogdet(A: Any) -> tuple[Any, Any]:
-    sign, logabsdet = _C._linalg_slogdet(A)
+def _slogdet(A: Any, op: str = "linalg.slogdet") -> tuple[Any, Any]:
+    sign, logabsdet = _C._linalg_slogdet(A, op)
     return sign, logabsdet
 
 
@@ -99,7 +99,7 @@ def linalg_slogdet_fn(A: Any, *, out: Any = None) -> Any:
 
 
 def _det(A: Any) -> Any:
-    sign, logabsdet = _slogdet(A)
+    sign, logabsdet = _slogdet(A, "linalg.det")
     return sign * logabsdet.exp()
 
 
@@ -118,7 +118,7 @@ def linalg_det_fn(A: Any, *, out: Any = None) -> Any:
 def logdet(input: Any) -> Any:
     """torch.logdet: the log of the determinant (nan when it is negative, -inf when it is 0)."""
     check("logdet", input=input)
-    sign, logabsdet = _slogdet(input)
+    sign, logabsdet = _slogdet(input, "logdet")
     return logabsdet + sign.log()
 
 

@@ -20,8 +20,9 @@ class LinAlgError : public std::runtime_error {
 // is LAPACK's getrf code per matrix (0: solved; i > 0: U[i-1, i-1] is zero); with check_errors a
 // nonzero one throws LinAlgError worded for `op` ("linalg.inv" or "linalg.solve").
 TensorList linalg_solve_ex(const Tensor& A, const Tensor& B, bool check_errors, const std::string& op);
-// {sign, logabsdet} of square A [*, n, n]: sign 0 and logabsdet -inf for a singular matrix.
-TensorList linalg_slogdet(const Tensor& A);
+// {sign, logabsdet} of square A [*, n, n]: sign 0 and logabsdet -inf for a singular matrix; `op`
+// names the caller in errors.
+TensorList linalg_slogdet(const Tensor& A, const std::string& op);
 // {L, info}: A = L L^T for symmetric positive-definite A [*, n, n], read from its lower triangle;
 // info is potrf's code (i > 0: the leading minor of order i is not positive-definite).
 TensorList linalg_cholesky_ex(const Tensor& A, bool check_errors, const std::string& op);

@@ -21,6 +21,7 @@
 
 #include "../cpu/kernels.h"
 #include "../cpu/lapack.h"
+#include "../cpu/parallel.h"
 #include "internal.h"
 #include "typedtensor/device.h"
 #include "typedtensor/linalg.h"
@@ -84,6 +85,21 @@ void check_input(const std::string& op, const Tensor& a, bool square, const char
     throw NotImplementedError(op + ": no CUDA kernel; typedtensor's linear algebra runs on the CPU (LAPACK)");
 }
 
+// The matrices of a batch in parallel: a chunk of them per thread, each chunk at least ~32k
+// multiply-adds of work (an n x n factorization is ~n^3).
+template <class F>
+void over_batch(int64_t nb, int64_t n, F&& f) {
+  const int64_t work = std::max<int64_t>(n * n * std::max<int64_t>(n, 1), 1);
+  cpu::parallel_for(0, nb, std::max<int64_t>(cpu::kGrain / work, 1), std::forward<F>(f));
+}
+
+// The first failure of a batch as LinAlgError (info > 0), after the whole batch ran.
+void throw_first(const std::string& op, const Tensor& a, const int32_t* info, int64_t nb,
+                 std::string (*why)(const std::string& op, int32_t info)) {
+  for (int64_t b = 0; b < nb; ++b)
+    if (info[b] > 0) throw LinAlgError(op + ": " + batch_prefix(a, b) + why(op, info[b]));
+}
+
 template <class F>
 void by_dtype(DType dt, F&& f) {
   if (dt == DType::Float64) f(double{});
@@ -124,26 +140,25 @@ class Solve : public LapackPrimitive {
     if (n == 0 || nb == 0) return out;
     Tensor a = dense(A);
     if (X.numel() > 0) cpu::copy(X, B);
-    std::vector<lint> ipiv(static_cast<size_t>(n));
     by_dtype(A.dtype(), [&](auto zero) {
       using T = decltype(zero);
       T* ap = a.data<T>();
       T* xp = X.data<T>();
-      for (int64_t b = 0; b < nb; ++b) {
-        T* ab = ap + b * n * n;
-        info[b] = lp::getrf(n, ab, ipiv.data());
-        if (info[b] == 0 && k > 0) lp::getrs(n, k, ab, ipiv.data(), xp + b * n * k);
-      }
+      over_batch(nb, n, [&](int64_t lo, int64_t hi) {
+        std::vector<lint> ipiv(static_cast<size_t>(n));
+        for (int64_t b = lo; b < hi; ++b) {
+          T* ab = ap + b * n * n;
+          info[b] = lp::getrf(n, ab, ipiv.data());
+          if (info[b] == 0 && k > 0) lp::getrs(n, k, ab, ipiv.data(), xp + b * n * k);
+        }
+      });
     });
     if (check_)
-      for (int64_t b = 0; b < nb; ++b)
-        if (info[b] > 0) {
-          std::string why = op_ == "linalg.solve"
-                                ? "The solver failed because the input matrix is singular."
-                                : "The diagonal element " + std::to_string(info[b]) +
-                                      " is zero, the inversion could not be completed because the input matrix is singular.";
-          throw LinAlgError(op_ + ": " + batch_prefix(A, b) + why);
-        }
+      throw_first(op_, A, info, nb, [](const std::string& op, int32_t i) -> std::string {
+        if (op == "linalg.solve") return "The solver failed because the input matrix is singular.";
+        return "The diagonal element " + std::to_string(i) +
+               " is zero, the inversion could not be completed because the input matrix is singular.";
+      });
     return out;
   }
   bool vjp_needs_outputs() const override { return true; }
@@ -177,12 +192,13 @@ class Slogdet : public LapackPrimitive {
     const lint n = lapack_int(rows(A), "linalg.slogdet");
     const int64_t nb = count(batch_of(A.shape()));
     Tensor a = dense(A);
-    std::vector<lint> ipiv(static_cast<size_t>(n));
     by_dtype(A.dtype(), [&](auto zero) {
       using T = decltype(zero);
       T* sp = out[0].data<T>();
       T* lp_ = out[1].data<T>();
-      for (int64_t b = 0; b < nb; ++b) {
+      over_batch(nb, n, [&](int64_t lo, int64_t hi) {
+      std::vector<lint> ipiv(static_cast<size_t>(n));
+      for (int64_t b = lo; b < hi; ++b) {
         T* ab = a.data<T>() + b * n * n;
         if (n > 0 && lp::getrf(n, ab, ipiv.data()) > 0) {  // a zero pivot: singular
           sp[b] = T(0);
@@ -199,6 +215,7 @@ class Slogdet : public LapackPrimitive {
         sp[b] = sign;
         lp_[b] = logabs;
       }
+      });
     });
     return out;
   }
@@ -233,19 +250,20 @@ class Cholesky : public LapackPrimitive {
     if (L.numel() > 0) cpu::copy(L, A);
     by_dtype(A.dtype(), [&](auto zero) {
       using T = decltype(zero);
-      for (int64_t b = 0; b < nb; ++b) {
-        T* lb = L.data<T>() + b * n * n;
-        info[b] = n > 0 ? lp::potrf(n, lb) : 0;
-        for (lint i = 0; i < n; ++i)
-          for (lint j = i + 1; j < n; ++j) lb[i * n + j] = T(0);  // the upper triangle is A's: clear it
-      }
+      over_batch(nb, n, [&](int64_t lo, int64_t hi) {
+        for (int64_t b = lo; b < hi; ++b) {
+          T* lb = L.data<T>() + b * n * n;
+          info[b] = n > 0 ? lp::potrf(n, lb) : 0;
+          for (lint i = 0; i < n; ++i)
+            for (lint j = i + 1; j < n; ++j) lb[i * n + j] = T(0);  // the upper triangle is A's: clear it
+        }
+      });
     });
     if (check_)
-      for (int64_t b = 0; b < nb; ++b)
-        if (info[b] > 0)
-          throw LinAlgError(op_ + ": " + batch_prefix(A, b) +
-                            "The factorization could not be completed because the input is not positive-definite "
-                            "(the leading minor of order " + std::to_string(info[b]) + " is not positive-definite).");
+      throw_first(op_, A, info, nb, [](const std::string&, int32_t i) -> std::string {
+        return "The factorization could not be completed because the input is not positive-definite "
+               "(the leading minor of order " + std::to_string(i) + " is not positive-definite).";
+      });
     return out;
   }
   bool vjp_needs_inputs() const override { return false; }
@@ -291,7 +309,9 @@ class SolveTriangular : public LapackPrimitive {
     Tensor a = dense(A);
     by_dtype(A.dtype(), [&](auto zero) {
       using T = decltype(zero);
-      for (int64_t b = 0; b < nb; ++b) lp::trsm(upper_, unit_, n, k, a.data<T>() + b * n * n, X.data<T>() + b * n * k);
+      over_batch(nb, n, [&](int64_t lo, int64_t hi) {
+        for (int64_t b = lo; b < hi; ++b) lp::trsm(upper_, unit_, n, k, a.data<T>() + b * n * n, X.data<T>() + b * n * k);
+      });
     });
     return {X};
   }
@@ -335,15 +355,17 @@ class Eigh : public LapackPrimitive {
     const int64_t nb = count(batch_of(A.shape()));
     if (V.numel() == 0) return out;
     cpu::copy(V, A);
+    std::vector<int32_t> info(static_cast<size_t>(nb));
     by_dtype(A.dtype(), [&](auto zero) {
       using T = decltype(zero);
-      for (int64_t b = 0; b < nb; ++b) {
-        lint info = lp::syevd(true, upper_ ? 'U' : 'L', n, V.data<T>() + b * n * n, out[0].data<T>() + b * n);
-        if (info > 0)
-          throw LinAlgError(op_ + ": " + batch_prefix(A, b) +
-                            "The algorithm failed to converge because the input matrix is ill-conditioned or has too "
-                            "many repeated eigenvalues (error code: " + std::to_string(info) + ").");
-      }
+      over_batch(nb, n, [&](int64_t lo, int64_t hi) {
+        for (int64_t b = lo; b < hi; ++b)
+          info[static_cast<size_t>(b)] = lp::syevd(true, upper_ ? 'U' : 'L', n, V.data<T>() + b * n * n, out[0].data<T>() + b * n);
+      });
+    });
+    throw_first(op_, A, info.data(), nb, [](const std::string&, int32_t i) -> std::string {
+      return "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
+             "eigenvalues (error code: " + std::to_string(i) + ").";
     });
     return out;
   }
@@ -436,16 +458,18 @@ class Svd : public LapackPrimitive {
     }
     Tensor a = dense(A);
     const int64_t ucols = cols(out[0]), vrows = rows(out[2]);
+    std::vector<int32_t> info(static_cast<size_t>(nb));
     by_dtype(A.dtype(), [&](auto zero) {
       using T = decltype(zero);
-      for (int64_t b = 0; b < nb; ++b) {
-        lint info = lp::gesdd(full_ ? 'A' : 'S', m, n, a.data<T>() + b * m * n, out[1].data<T>() + b * k,
-                              out[0].data<T>() + b * m * ucols, out[2].data<T>() + b * vrows * n);
-        if (info > 0)
-          throw LinAlgError(op_ + ": " + batch_prefix(A, b) +
-                            "The algorithm failed to converge because the input matrix is ill-conditioned or has too "
-                            "many repeated singular values (error code: " + std::to_string(info) + ").");
-      }
+      over_batch(nb, std::max(m, n), [&](int64_t lo, int64_t hi) {
+        for (int64_t b = lo; b < hi; ++b)
+          info[static_cast<size_t>(b)] = lp::gesdd(full_ ? 'A' : 'S', m, n, a.data<T>() + b * m * n, out[1].data<T>() + b * k,
+                                                   out[0].data<T>() + b * m * ucols, out[2].data<T>() + b * vrows * n);
+      });
+    });
+    throw_first(op_, A, info.data(), nb, [](const std::string&, int32_t i) -> std::string {
+      return "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
+             "singular values (error code: " + std::to_string(i) + ").";
     });
     return out;
   }
@@ -490,11 +514,12 @@ class Qr : public LapackPrimitive {
     const bool want_q = mode_ != "r";
     const lint qcols = want_q ? static_cast<lint>(cols(Q)) : k, rrows = static_cast<lint>(rows(R));
     const lint lda = std::max<lint>(std::max(n, qcols), 1);
+    Tensor a = dense(A);
     by_dtype(A.dtype(), [&](auto zero) {
       using T = decltype(zero);
+      over_batch(nb, std::max(m, n), [&](int64_t lo, int64_t hi) {
       std::vector<T> w(static_cast<size_t>(m) * static_cast<size_t>(lda)), tau(static_cast<size_t>(std::max<lint>(k, 1)));
-      Tensor a = dense(A);
-      for (int64_t b = 0; b < nb; ++b) {
+      for (int64_t b = lo; b < hi; ++b) {
         const T* ab = a.data<T>() + b * m * n;
         std::fill(w.begin(), w.end(), T(0));
         for (lint i = 0; i < m; ++i)
@@ -514,6 +539,7 @@ class Qr : public LapackPrimitive {
             for (lint j = 0; j < qcols; ++j) qb[i * qcols + j] = i == j ? T(1) : T(0);
         }
       }
+      });
     });
     return out;
   }
@@ -580,8 +606,8 @@ TensorList linalg_solve_ex(const Tensor& A, const Tensor& B, bool check_errors, 
   return apply(std::make_shared<Solve>(check_errors, op), {a, b});
 }
 
-TensorList linalg_slogdet(const Tensor& A) {
-  check_input("linalg.slogdet", A, true);
+TensorList linalg_slogdet(const Tensor& A, const std::string& op) {
+  check_input(op, A, true);
   return apply(std::make_shared<Slogdet>(), {A});
 }
 
