@@ -320,6 +320,15 @@ def test_gradients(name: str, batch: tuple[int, ...]) -> None:
     np.testing.assert_allclose(x.grad.numpy(), _numeric_grad(f, a.copy()), rtol=1e-5, atol=1e-5)
 
 
+def test_det_gradient_at_a_singular_matrix() -> None:
+    """The gradient of det at a singular matrix is finite, torch's (not an error from the inverse)."""
+    a = np.array([[1.0, 2.0], [2.0, 4.0]])
+    x, t = pair(a, "float64", grad=True)
+    ttl.det(x).backward()
+    torch.linalg.det(t).backward()
+    close(x.grad, t.grad, 1e-12)
+
+
 def test_second_order_gradient() -> None:
     """The VJPs are written with differentiable ops: a gradient of a gradient works."""
     a = general(np.random.default_rng(6), (), 3)

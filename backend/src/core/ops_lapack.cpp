@@ -223,7 +223,9 @@ class Slogdet : public LapackPrimitive {
     const Tensor& A = x[0];
     const Tensor& g = ct[1];  // sign is piecewise constant: no gradient
     if (!g.defined()) return {zeros(A.shape(), A.dtype())};
-    Tensor inv_t = linalg_solve_ex(mT(A), eye_like(rows(A), A.dtype()), true, "linalg.inv")[0];  // A^-T
+    // A^-T; for a singular matrix no error: det's cotangent of logabsdet is then 0 (sign 0 times
+    // exp(-inf)), so det's gradient there is 0, as torch's, whatever the failed solve left
+    Tensor inv_t = linalg_solve_ex(mT(A), eye_like(rows(A), A.dtype()), false, "linalg.inv")[0];
     return {mul(unsqueeze(unsqueeze(g, -1), -1), inv_t)};
   }
 };
