@@ -487,3 +487,13 @@ def test_cuda_tensors_are_refused() -> None:
                 call(x)
     finally:
         tt._C._testing_emulate_cuda(False)
+
+
+@pytest.mark.parametrize(("a", "b"), [((2, 3, 3), (4, 2, 3, 1)), ((3, 3), (5, 3, 2)), ((2, 3, 3), (3,)),
+                                      ((4, 1, 3, 3), (2, 3, 1)), ((0, 0), (0, 0, 0))])
+def test_solve_ex_info_has_the_batch_of_A(a: tuple[int, ...], b: tuple[int, ...]) -> None:
+    x, t = pair(np.broadcast_to(np.eye(a[-1]), a).copy(), "float64")
+    y, u = pair(np.ones(b), "float64")
+    ours, theirs = ttl.solve_ex(x, y), torch.linalg.solve_ex(t, u)
+    close(ours.result, theirs.result, 1e-12)
+    close(ours.info, theirs.info, 0)

@@ -15,16 +15,19 @@ from oracle_cases import (  # type: ignore[import-not-found]
     SIZE,
     Case,
     Draw,
+    F,
     S,
     T,
     axis,
     case,
+    nn,
     partner,
     shape,
     torch,
 )
 
 Dims = tuple[int, ...]
+__all__ = ["F", "nn"]  # swapped for typedtensor's with `torch` by tests/backend/test_output_types.py
 
 
 def W(dims: Dims) -> Any:

@@ -146,9 +146,20 @@ def solve(A: Any, B: Any, *, left: bool = True, out: Any = None) -> Any:
 
 
 def solve_ex(A: Any, B: Any, *, left: bool = True, check_errors: bool = False, out: Any = None) -> Any:
-    """``solve`` and LAPACK's info per matrix; raises only with check_errors."""
+    """``solve`` and LAPACK's info per matrix of A (its batch shape, as torch's, however B broadcasts
+    it); raises only with check_errors."""
     check("linalg_solve_ex", A=A, B=B, left=left)
-    return linalg_solve_ex(*_solve(A, B, left, check_errors))
+    X, info = _solve(A, B, left, check_errors)
+    batch = tuple(A.shape[:-2])
+    if tuple(info.shape) != batch:  # A's matrices repeated along B's batch: each copy has the same code
+        if info.numel() == 0:
+            info = _C.zeros(*batch, dtype=info.dtype)
+        else:
+            info = info[(0,) * (info.ndim - len(batch))]
+            for i, size in enumerate(batch):
+                if size == 1 and info.shape[i] != 1:
+                    info = info.narrow(i, 0, 1)
+    return linalg_solve_ex(X, info)
 
 
 def _cholesky(A: Any, upper: bool, check_errors: bool) -> tuple[Any, Any]:

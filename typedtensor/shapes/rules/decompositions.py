@@ -188,7 +188,7 @@ def linalg_solve_ex(args: Args) -> Result:
     if isinstance(x, Issue):
         return x
     A = args["A"]
-    info: ShapeLike = _batch(A) if isinstance(A, Shape) and len(A.tail) >= 2 else UNKNOWN
+    info: ShapeLike = _batch(A) if isinstance(A, Shape) and len(A.tail) >= 2 else UNKNOWN  # one per matrix of A
     return Outputs((x if isinstance(x, (Shape, Unknown)) else UNKNOWN, info), ("result", "info"))
 
 
