@@ -497,3 +497,19 @@ def test_solve_ex_info_has_the_batch_of_A(a: tuple[int, ...], b: tuple[int, ...]
     ours, theirs = ttl.solve_ex(x, y), torch.linalg.solve_ex(t, u)
     close(ours.result, theirs.result, 1e-12)
     close(ours.info, theirs.info, 0)
+
+
+def test_every_linalg_entry_is_a_function_with_its_parameters() -> None:
+    """The op table's ``linalg`` form (typedtensor.linalg.X for the entry linalg_X) exists at run
+    time, with the table's parameters in order and their kinds (the stub is generated from them)."""
+    import inspect
+
+    from typedtensor.shapes import api
+
+    for name, op in api.ops_with("linalg").items():
+        fn = getattr(ttl, name.removeprefix("linalg_"))
+        params = list(inspect.signature(fn).parameters.values())
+        assert [p.name for p in params] == [p.name for p in op.params], name
+        assert [p.kind == inspect.Parameter.KEYWORD_ONLY for p in params] == [p.keyword_only for p in op.params], name
+    assert sorted(n for n in ttl.__all__ if n != "LinAlgError") == sorted(
+        n.removeprefix("linalg_") for n in api.ops_with("linalg"))

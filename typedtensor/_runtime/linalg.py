@@ -62,14 +62,14 @@ def _eps(x: Any) -> float:
 
 
 # ---------------- inverses, determinants, solvers ----------------
-def inv_ex(A: Any, *, check_errors: bool = False, out: Any = None) -> Any:
+def inv_ex(A: Any, *, check_errors: bool = False) -> Any:
     """The inverse and LAPACK's info per matrix (0: invertible); raises only with check_errors."""
     check("linalg_inv_ex", A=A)
     X, info = _C._linalg_solve_ex(A, _eye(A.shape[-1], A), check_errors, "linalg.inv")
     return linalg_inv_ex(X, info)
 
 
-def inv(A: Any, *, out: Any = None) -> Any:
+def inv(A: Any) -> Any:
     """The inverse of square matrices ``[*, n, n]``: LU-solve against the identity (getrf + getrs)."""
     check("linalg_inv", A=A)
     return _C._linalg_solve_ex(A, _eye(A.shape[-1], A), True, "linalg.inv")[0]
@@ -92,7 +92,7 @@ def slogdet(input: Any) -> Any:
     return slogdet_result(*_slogdet(input))
 
 
-def linalg_slogdet_fn(A: Any, *, out: Any = None) -> Any:
+def linalg_slogdet_fn(A: Any) -> Any:
     """torch.linalg.slogdet."""
     check("linalg_slogdet", A=A)
     return linalg_slogdet(*_slogdet(A))
@@ -109,7 +109,7 @@ def det(input: Any) -> Any:
     return _det(input)
 
 
-def linalg_det_fn(A: Any, *, out: Any = None) -> Any:
+def linalg_det_fn(A: Any) -> Any:
     """torch.linalg.det."""
     check("linalg_det", A=A)
     return _det(A)
@@ -139,13 +139,13 @@ def _solve(A: Any, B: Any, left: bool, check_errors: bool) -> tuple[Any, Any]:
     return (X.squeeze(-1) if vec else X), info
 
 
-def solve(A: Any, B: Any, *, left: bool = True, out: Any = None) -> Any:
+def solve(A: Any, B: Any, *, left: bool = True) -> Any:
     """X with ``A X = B`` (or ``X A = B`` with ``left=False``); B may be a batch of vectors."""
     check("linalg_solve", A=A, B=B, left=left)
     return _solve(A, B, left, True)[0]
 
 
-def solve_ex(A: Any, B: Any, *, left: bool = True, check_errors: bool = False, out: Any = None) -> Any:
+def solve_ex(A: Any, B: Any, *, left: bool = True, check_errors: bool = False) -> Any:
     """``solve`` and LAPACK's info per matrix of A (its batch shape, as torch's, however B broadcasts
     it); raises only with check_errors."""
     check("linalg_solve_ex", A=A, B=B, left=left)
@@ -167,14 +167,14 @@ def _cholesky(A: Any, upper: bool, check_errors: bool) -> tuple[Any, Any]:
     return (_mT(L) if upper else L), info
 
 
-def cholesky_ex(A: Any, *, upper: bool = False, check_errors: bool = False, out: Any = None) -> Any:
+def cholesky_ex(A: Any, *, upper: bool = False, check_errors: bool = False) -> Any:
     """``cholesky`` and potrf's info per matrix (i > 0: the leading minor of order i is not
     positive-definite); raises only with check_errors."""
     check("linalg_cholesky_ex", A=A, upper=upper)
     return linalg_cholesky_ex(*_cholesky(A, upper, check_errors))
 
 
-def linalg_cholesky_fn(A: Any, *, upper: bool = False, out: Any = None) -> Any:
+def linalg_cholesky_fn(A: Any, *, upper: bool = False) -> Any:
     """torch.linalg.cholesky: L with ``A = L L^T`` (U = L^T with ``upper``), from A's lower triangle."""
     check("linalg_cholesky", A=A, upper=upper)
     return _cholesky(A, upper, True)[0]
@@ -192,8 +192,7 @@ def _solve_triangular(A: Any, B: Any, upper: bool, left: bool, unitriangular: bo
     return _mT(_C._linalg_solve_triangular(_mT(A), _mT(B), not upper, unitriangular))
 
 
-def solve_triangular(A: Any, B: Any, *, upper: bool, left: bool = True, unitriangular: bool = False,
-                     out: Any = None) -> Any:
+def solve_triangular(A: Any, B: Any, *, upper: bool, left: bool = True, unitriangular: bool = False) -> Any:
     """X with ``A X = B`` (``X A = B`` with ``left=False``) for triangular A (BLAS trsm: only A's
     triangle is read; a zero on its diagonal gives inf/nan, as in torch)."""
     check("linalg_solve_triangular", A=A, B=B, upper=upper, left=left)
@@ -226,7 +225,7 @@ def cholesky_inverse(input: Any, upper: bool = False) -> Any:
 
 
 # ---------------- decompositions ----------------
-def qr(A: Any, mode: str = "reduced", *, out: Any = None) -> Any:
+def qr(A: Any, mode: str = "reduced") -> Any:
     """torch.linalg.qr: ``A = Q R`` (geqrf + orgqr); ``mode`` reduced, complete or r (R only)."""
     check("linalg_qr", A=A, mode=mode)
     Q, R = _C._linalg_qr(A, mode)
@@ -240,7 +239,7 @@ def qr_legacy(input: Any, some: bool = True) -> Any:
     return qr_result(Q, R)
 
 
-def eigh(A: Any, UPLO: str = "L", *, out: Any = None) -> Any:
+def eigh(A: Any, UPLO: str = "L") -> Any:
     """Eigenvalues (ascending) and eigenvectors (columns) of symmetric matrices, read from the
     ``UPLO`` triangle (syevd)."""
     check("linalg_eigh", A=A, UPLO=UPLO)
@@ -250,7 +249,7 @@ def eigh(A: Any, UPLO: str = "L", *, out: Any = None) -> Any:
     return linalg_eigh(L, V)
 
 
-def eigvalsh(A: Any, UPLO: str = "L", *, out: Any = None) -> Any:
+def eigvalsh(A: Any, UPLO: str = "L") -> Any:
     """The eigenvalues of ``eigh`` (the eigenvectors are computed too: the gradient needs them)."""
     check("linalg_eigvalsh", A=A, UPLO=UPLO)
     if UPLO not in ("L", "U"):
@@ -258,7 +257,7 @@ def eigvalsh(A: Any, UPLO: str = "L", *, out: Any = None) -> Any:
     return _C._linalg_eigh(A, UPLO == "U", "linalg.eigvalsh")[0]
 
 
-def svd(A: Any, full_matrices: bool = True, *, driver: str | None = None, out: Any = None) -> Any:
+def svd(A: Any, full_matrices: bool = True, *, driver: str | None = None) -> Any:
     """torch.linalg.svd: ``A = U diag(S) Vh`` (gesdd), S descending."""
     check("linalg_svd", A=A, full_matrices=full_matrices)
     full = full_matrices and A.shape[-1] != A.shape[-2]  # square: the reduced factors are the full ones
@@ -266,7 +265,7 @@ def svd(A: Any, full_matrices: bool = True, *, driver: str | None = None, out: A
     return linalg_svd(U, S, Vh)
 
 
-def svdvals(A: Any, *, driver: str | None = None, out: Any = None) -> Any:
+def svdvals(A: Any, *, driver: str | None = None) -> Any:
     """The singular values of ``svd``, descending (its vectors are computed for the gradient)."""
     check("linalg_svdvals", A=A)
     return _C._linalg_svd(A, False, "linalg.svdvals")[1]
@@ -297,7 +296,7 @@ def _tolerance(S_max: Any, A: Any, atol: Any, rtol: Any) -> Any:
     return tol
 
 
-def pinv(A: Any, *, atol: Any = None, rtol: Any = None, hermitian: bool = False, out: Any = None) -> Any:
+def pinv(A: Any, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Any:
     """The pseudo-inverse through the SVD (``eigh`` when hermitian): singular values at most
     ``max(atol, rtol * S_max)`` count as zero."""
     check("linalg_pinv", A=A)
@@ -341,7 +340,7 @@ def lstsq(A: Any, B: Any, rcond: float | None = None, *, driver: str | None = No
     return linalg_lstsq(X.squeeze(-1) if vec else X, empty, rank, empty)
 
 
-def linalg_matrix_power_fn(A: Any, n: int, *, out: Any = None) -> Any:
+def linalg_matrix_power_fn(A: Any, n: int) -> Any:
     """torch.linalg.matrix_power."""
     check("linalg_matrix_power", A=A, n=n)
     return _matrix_power(A, n)
@@ -379,8 +378,7 @@ def _dims(dim: Any) -> tuple[int, ...] | None:
     return tuple(int(d) for d in dim)
 
 
-def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
-                out: Any = None) -> Any:
+def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
     """``(sum |x|^ord)^(1/ord)`` over ``dim`` (all dims when None); ``ord`` inf / -inf the largest /
     smallest ``|x|``, 0 the count of nonzeros."""
     check("linalg_vector_norm", x=x, dim=dim, keepdim=keepdim)
@@ -409,8 +407,7 @@ def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
     return x.norm(o, list(dims), keepdim)
 
 
-def matrix_norm(A: Any, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *, dtype: Any = None,
-                out: Any = None) -> Any:
+def matrix_norm(A: Any, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *, dtype: Any = None) -> Any:
     """The Frobenius, nuclear, 1 / -1 (column sums), inf / -inf (row sums) and 2 / -2 (singular
     value) norms over the two dims ``dim``."""
     check("linalg_matrix_norm", A=A, dim=dim, keepdim=keepdim)
@@ -445,8 +442,7 @@ def _matrix_norm(A: Any, ord: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
     return r if keepdim else r.squeeze(max(d0, d1)).squeeze(min(d0, d1))
 
 
-def norm(A: Any, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
-         out: Any = None) -> Any:
+def norm(A: Any, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
     """torch.linalg.norm: a vector norm over one dim (or the whole flattened tensor when ``ord``
     and ``dim`` are None), a matrix norm over two."""
     check("linalg_norm", A=A, dim=dim, keepdim=keepdim)
@@ -463,8 +459,7 @@ def norm(A: Any, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dty
     return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
 
 
-def matrix_rank(A: Any, *, atol: Any = None, rtol: Any = None, hermitian: bool = False, tol: Any = None,
-                out: Any = None) -> Any:
+def matrix_rank(A: Any, *, atol: Any = None, rtol: Any = None, hermitian: bool = False, tol: Any = None) -> Any:
     """The number of singular values (|eigenvalues| when hermitian) above ``max(atol, rtol * S_max)``."""
     check("linalg_matrix_rank", A=A)
     if tol is not None:
@@ -477,7 +472,7 @@ def matrix_rank(A: Any, *, atol: Any = None, rtol: Any = None, hermitian: bool =
     return (t < S).sum(-1)
 
 
-def cond(A: Any, p: Any = None, *, out: Any = None) -> Any:
+def cond(A: Any, p: Any = None) -> Any:
     """The condition number: ``S_max / S_min`` for p None or 2 (its inverse for -2), else
     ``norm(A, p) * norm(inv(A), p)``."""
     check("linalg_cond", A=A)
@@ -488,7 +483,7 @@ def cond(A: Any, p: Any = None, *, out: Any = None) -> Any:
     return _matrix_norm(A, p, (-2, -1), False, None) * _matrix_norm(inv(A), p, (-2, -1), False, None)
 
 
-def cross(input: Any, other: Any, *, dim: int = -1, out: Any = None) -> Any:
+def cross(input: Any, other: Any, *, dim: int = -1) -> Any:
     """The cross product of 3-vectors along ``dim`` (batch dims broadcast)."""
     check("linalg_cross", input=input, other=other, dim=dim)
     shape = _C.broadcast_shapes(tuple(input.shape), tuple(other.shape))
@@ -501,7 +496,7 @@ def cross(input: Any, other: Any, *, dim: int = -1, out: Any = None) -> Any:
     return _C.cat([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], dim)
 
 
-def multi_dot(tensors: Sequence[Any], *, out: Any = None) -> Any:
+def multi_dot(tensors: Sequence[Any]) -> Any:
     """The product of a chain of matrices (the first may be a row vector, the last a column vector)."""
     check("linalg_multi_dot", tensors=list(tensors))
     ts = list(tensors)
@@ -513,7 +508,7 @@ def multi_dot(tensors: Sequence[Any], *, out: Any = None) -> Any:
     return r
 
 
-def matmul(input: Any, other: Any, *, out: Any = None) -> Any:
+def matmul(input: Any, other: Any) -> Any:
     """torch.linalg.matmul: ``torch.matmul``."""
     return _C.matmul(input, other)
 
@@ -523,7 +518,7 @@ def diagonal(A: Any, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Any:
     return _C.diagonal(A, offset, dim1, dim2)
 
 
-def vecdot(x: Any, y: Any, *, dim: int = -1, out: Any = None) -> Any:
+def vecdot(x: Any, y: Any, *, dim: int = -1) -> Any:
     """The dot product of vectors along ``dim`` (batch dims broadcast)."""
     check("linalg_vecdot", x=x, y=y, dim=dim)
     return (x * y).sum(dim)

@@ -114,9 +114,9 @@ def _solve_shape(name: str, A: ShapeLike, B: ShapeLike, left: bool = True, vecto
 
 # ---------------- inverses and determinants ----------------
 for _name, _params, _arg, _expose in (
-    ("linalg_inv", "A:tensor, *, out:any=None", "A", "linalg"),
+    ("linalg_inv", "A:tensor", "A", "linalg"),
     ("inverse", "input:tensor", "input", "tt method"),
-    ("linalg_cholesky", "A:tensor, *, upper:bool=False, out:any=None", "A", "linalg"),
+    ("linalg_cholesky", "A:tensor, *, upper:bool=False", "A", "linalg"),
     ("cholesky", "input:tensor, upper:bool=False", "input", "tt method"),
     ("cholesky_inverse", "input:tensor, upper:bool=False", "input", "tt method"),
 ):
@@ -124,7 +124,7 @@ for _name, _params, _arg, _expose in (
        signature="(*b, n, n) -> (*b, n, n)")(_square_same(_name, _arg))
 
 for _name, _params, _arg, _expose in (
-    ("linalg_det", "A:tensor, *, out:any=None", "A", "linalg"),
+    ("linalg_det", "A:tensor", "A", "linalg"),
     ("det", "input:tensor", "input", "tt method"),
     ("logdet", "input:tensor", "input", "tt method"),
 ):
@@ -142,7 +142,7 @@ def _pair_rule(name: str, arg: str) -> Rule:
     return rule
 
 
-op("linalg_slogdet", "A:tensor, *, out:any=None", expose="linalg", python="linalg", tags=("linalg",), cuda=_CPU,
+op("linalg_slogdet", "A:tensor", expose="linalg", python="linalg", tags=("linalg",), cuda=_CPU,
    dtype_rule="float_only", returns="tuple[_AnyTensor, _AnyTensor]")(_pair_rule("linalg_slogdet", "A"))
 op("slogdet", "input:tensor", expose="tt method", python="tt method", tags=("linalg",), cuda=_CPU, dtype_rule="float_only",
    returns="tuple[_AnyTensor, _AnyTensor]")(_pair_rule("slogdet", "input"))
@@ -160,26 +160,26 @@ def _with_info(name: str, arg: str, field: str) -> Rule:
     return rule
 
 
-op("linalg_inv_ex", "A:tensor, *, check_errors:bool=False, out:any=None", expose="linalg", python="linalg",
+op("linalg_inv_ex", "A:tensor, *, check_errors:bool=False", expose="linalg", python="linalg",
    tags=("linalg",), cuda=_CPU, dtype_rule="float_only",
    returns="tuple[_AnyTensor, _AnyTensor]")(_with_info("linalg.inv_ex", "A", "inverse"))
-op("linalg_cholesky_ex", "A:tensor, *, upper:bool=False, check_errors:bool=False, out:any=None", expose="linalg",
+op("linalg_cholesky_ex", "A:tensor, *, upper:bool=False, check_errors:bool=False", expose="linalg",
    python="linalg", tags=("linalg",), cuda=_CPU, dtype_rule="float_only",
    returns="tuple[_AnyTensor, _AnyTensor]")(_with_info("linalg.cholesky_ex", "A", "L"))
 
 
 # ---------------- solvers ----------------
-@op("linalg_solve", "A:tensor, B:tensor, *, left:bool=True, out:any=None", expose="linalg", python="linalg",
+@op("linalg_solve", "A:tensor, B:tensor, *, left:bool=True", expose="linalg", python="linalg",
     tags=("linalg",), cuda=_CPU, dtype_rule="float_only",
-    overloads=("(A: Tensor[Unpack[_Bs], _N, _N], B: Tensor[Unpack[_Bs], _N, _K], *, left: _bool = True, out: Any = None)"
+    overloads=("(A: Tensor[Unpack[_Bs], _N, _N], B: Tensor[Unpack[_Bs], _N, _K], *, left: _bool = True)"
                " -> Tensor[Unpack[_Bs], _N, _K]",
-               "(A: _AnyTensor, B: _AnyTensor, *, left: _bool = True, out: Any = None) -> _AnyTensor"))
+               "(A: _AnyTensor, B: _AnyTensor, *, left: _bool = True) -> _AnyTensor"))
 def linalg_solve(args: Args) -> Result:
     """X with ``A X = B``: ``A [*b, n, n]``, ``B [*b, n, k]`` (or a vector ``[*b, n]``) -> B's shape."""
     return _solve_shape("linalg.solve", args["A"], args["B"], bool(args.get("left", True)))
 
 
-@op("linalg_solve_ex", "A:tensor, B:tensor, *, left:bool=True, check_errors:bool=False, out:any=None",
+@op("linalg_solve_ex", "A:tensor, B:tensor, *, left:bool=True, check_errors:bool=False",
     expose="linalg", python="linalg", tags=("linalg",), cuda=_CPU, dtype_rule="float_only",
     returns="tuple[_AnyTensor, _AnyTensor]")
 def linalg_solve_ex(args: Args) -> Result:
@@ -192,12 +192,11 @@ def linalg_solve_ex(args: Args) -> Result:
     return Outputs((x if isinstance(x, (Shape, Unknown)) else UNKNOWN, info), ("result", "info"))
 
 
-@op("linalg_solve_triangular", "A:tensor, B:tensor, *, upper:bool, left:bool=True, unitriangular:bool=False, "
-    "out:any=None", expose="linalg", python="linalg", tags=("linalg",), cuda=_CPU, dtype_rule="float_only",
+@op("linalg_solve_triangular", "A:tensor, B:tensor, *, upper:bool, left:bool=True, unitriangular:bool=False", expose="linalg", python="linalg", tags=("linalg",), cuda=_CPU, dtype_rule="float_only",
     overloads=("(A: Tensor[Unpack[_Bs], _N, _N], B: Tensor[Unpack[_Bs], _N, _K], *, upper: _bool, left: _bool = True, "
-               "unitriangular: _bool = False, out: Any = None) -> Tensor[Unpack[_Bs], _N, _K]",
-               "(A: _AnyTensor, B: _AnyTensor, *, upper: _bool, left: _bool = True, unitriangular: _bool = False, "
-               "out: Any = None) -> _AnyTensor"))
+               "unitriangular: _bool = False) -> Tensor[Unpack[_Bs], _N, _K]",
+               "(A: _AnyTensor, B: _AnyTensor, *, upper: _bool, left: _bool = True, unitriangular: _bool = False) "
+               "-> _AnyTensor"))
 def linalg_solve_triangular(args: Args) -> Result:
     """X with ``A X = B`` for triangular ``A [*b, n, n]`` and ``B [*b, n, k]``."""
     return _solve_shape("linalg.solve_triangular", args["A"], args["B"], bool(args.get("left", True)), vector_ok=False)
@@ -262,7 +261,7 @@ def _qr_shapes(name: str, x: ShapeLike, complete: bool, r_only: bool = False) ->
     return Outputs((q, _batch(x).with_tail((*_batch(x).tail, k, n))), ("Q", "R"))
 
 
-@op("linalg_qr", "A:tensor, mode:str='reduced', *, out:any=None", expose="linalg", python="linalg", tags=("linalg",),
+@op("linalg_qr", "A:tensor, mode:str='reduced'", expose="linalg", python="linalg", tags=("linalg",),
     cuda=_CPU, dtype_rule="float_only", returns="tuple[_AnyTensor, _AnyTensor]")
 def linalg_qr(args: Args) -> Result:
     """``A [*b, m, n] = Q R``: reduced Q ``[*b, m, k]``, R ``[*b, k, n]`` (k = min(m, n)); complete
@@ -292,9 +291,9 @@ def _eigh(name: str, values_only: bool) -> Rule:
     return rule
 
 
-op("linalg_eigh", "A:tensor, UPLO:str='L', *, out:any=None", expose="linalg", python="linalg", tags=("linalg",),
+op("linalg_eigh", "A:tensor, UPLO:str='L'", expose="linalg", python="linalg", tags=("linalg",),
    cuda=_CPU, dtype_rule="float_only", returns="tuple[_AnyTensor, _AnyTensor]")(_eigh("linalg.eigh", False))
-op("linalg_eigvalsh", "A:tensor, UPLO:str='L', *, out:any=None", expose="linalg", python="linalg", tags=("linalg",),
+op("linalg_eigvalsh", "A:tensor, UPLO:str='L'", expose="linalg", python="linalg", tags=("linalg",),
    cuda=_CPU, dtype_rule="float_only")(_eigh("linalg.eigvalsh", True))
 
 
@@ -314,7 +313,7 @@ def _svd_shapes(name: str, x: ShapeLike, full: bool, v_not_vh: bool = False) -> 
     return Outputs((u, b.with_tail((*b.tail, k)), v), names)
 
 
-@op("linalg_svd", "A:tensor, full_matrices:bool=True, *, driver:str=None, out:any=None", expose="linalg",
+@op("linalg_svd", "A:tensor, full_matrices:bool=True, *, driver:str=None", expose="linalg",
     python="linalg", tags=("linalg",), cuda=_CPU, dtype_rule="float_only",
     returns="tuple[_AnyTensor, _AnyTensor, _AnyTensor]")
 def linalg_svd(args: Args) -> Result:
@@ -332,7 +331,7 @@ def svd(args: Args) -> Result:
     return _svd_shapes("svd", args["input"], full, v_not_vh=True)
 
 
-@op("linalg_svdvals", "A:tensor, *, driver:str=None, out:any=None", expose="linalg", python="linalg",
+@op("linalg_svdvals", "A:tensor, *, driver:str=None", expose="linalg", python="linalg",
     tags=("linalg",), cuda=_CPU, dtype_rule="float_only")
 def linalg_svdvals(args: Args) -> Result:
     """The singular values ``[*b, min(m, n)]`` of ``A [*b, m, n]``."""
@@ -354,14 +353,14 @@ def _transposed(name: str, arg: str) -> Rule:
     return rule
 
 
-op("linalg_pinv", "A:tensor, *, atol:any=None, rtol:any=None, hermitian:bool=False, out:any=None", expose="linalg",
+op("linalg_pinv", "A:tensor, *, atol:any=None, rtol:any=None, hermitian:bool=False", expose="linalg",
    python="linalg", tags=("linalg",), cuda=_CPU, dtype_rule="float_only",
    signature="(*b, m, n) -> (*b, n, m)")(_transposed("linalg.pinv", "A"))
 op("pinverse", "input:tensor, rcond:float=1e-15", expose="tt method", python="tt method", tags=("linalg",), cuda=_CPU,
    dtype_rule="float_only", signature="(*b, m, n) -> (*b, n, m)")(_transposed("pinverse", "input"))
 
 for _name, _params, _arg, _expose in (
-    ("linalg_matrix_power", "A:tensor, n:int, *, out:any=None", "A", "linalg"),
+    ("linalg_matrix_power", "A:tensor, n:int", "A", "linalg"),
     ("matrix_power", "input:tensor, n:int", "input", "tt method"),
 ):
     op(_name, _params, expose=_expose, python=_expose, tags=("linalg",), cuda=_CPU,
@@ -390,15 +389,14 @@ def _reduce_dims(name: str, x: ShapeLike, dim: object, keepdim: object) -> Resul
     return Shape(tuple(d for i, d in enumerate(x.dims) if i not in pos))
 
 
-@op("linalg_vector_norm", "x:tensor, ord:any=2, dim:any=None, keepdim:bool=False, *, dtype:dtype=None, out:any=None",
+@op("linalg_vector_norm", "x:tensor, ord:any=2, dim:any=None, keepdim:bool=False, *, dtype:dtype=None",
     expose="linalg", python="linalg", tags=("linalg", "reduction"), cuda=_CPU, dtype_rule="float_only")
 def linalg_vector_norm(args: Args) -> Result:
     """A vector norm over ``dim`` (every dim when None)."""
     return _reduce_dims("linalg.vector_norm", args["x"], args.get("dim"), args.get("keepdim", False))
 
 
-@op("linalg_matrix_norm", "A:tensor, ord:any='fro', dim:any=(-2, -1), keepdim:bool=False, *, dtype:dtype=None, "
-    "out:any=None", expose="linalg", python="linalg", tags=("linalg", "reduction"), cuda=_CPU, dtype_rule="float_only")
+@op("linalg_matrix_norm", "A:tensor, ord:any='fro', dim:any=(-2, -1), keepdim:bool=False, *, dtype:dtype=None", expose="linalg", python="linalg", tags=("linalg", "reduction"), cuda=_CPU, dtype_rule="float_only")
 def linalg_matrix_norm(args: Args) -> Result:
     """A matrix norm over the two dims ``dim``."""
     x = args["A"]
@@ -408,14 +406,14 @@ def linalg_matrix_norm(args: Args) -> Result:
     return _reduce_dims("linalg.matrix_norm", x, args.get("dim", (-2, -1)), args.get("keepdim", False))
 
 
-@op("linalg_norm", "A:tensor, ord:any=None, dim:any=None, keepdim:bool=False, *, dtype:dtype=None, out:any=None",
+@op("linalg_norm", "A:tensor, ord:any=None, dim:any=None, keepdim:bool=False, *, dtype:dtype=None",
     expose="linalg", python="linalg", tags=("linalg", "reduction"), cuda=_CPU, dtype_rule="float_only")
 def linalg_norm(args: Args) -> Result:
     """A vector norm (one dim, or everything) or a matrix norm (two dims)."""
     return _reduce_dims("linalg.norm", args["A"], args.get("dim"), args.get("keepdim", False))
 
 
-@op("linalg_matrix_rank", "A:tensor, *, atol:any=None, rtol:any=None, hermitian:bool=False, tol:any=None, out:any=None",
+@op("linalg_matrix_rank", "A:tensor, *, atol:any=None, rtol:any=None, hermitian:bool=False, tol:any=None",
     expose="linalg", python="linalg", tags=("linalg",), cuda=_CPU, differentiable=False, gradient="an integer count",
     dtype_rule="int64")
 def linalg_matrix_rank(args: Args) -> Result:
@@ -428,7 +426,7 @@ def linalg_matrix_rank(args: Args) -> Result:
     return _batch(x)
 
 
-@op("linalg_cond", "A:tensor, p:any=None, *, out:any=None", expose="linalg", python="linalg", tags=("linalg",),
+@op("linalg_cond", "A:tensor, p:any=None", expose="linalg", python="linalg", tags=("linalg",),
     cuda=_CPU, dtype_rule="float_only")
 def linalg_cond(args: Args) -> Result:
     """One condition number per matrix of ``A [*b, m, n]``: ``[*b]``."""
@@ -440,7 +438,7 @@ def linalg_cond(args: Args) -> Result:
     return _batch(x)
 
 
-@op("linalg_cross", "input:tensor, other:tensor, *, dim:int=-1, out:any=None", expose="linalg", python="linalg",
+@op("linalg_cross", "input:tensor, other:tensor, *, dim:int=-1", expose="linalg", python="linalg",
     tags=("linalg",), cuda=_CPU, dtype_rule="promote")
 def linalg_cross(args: Args) -> Result:
     """The cross product along ``dim`` (size 3) of two broadcast tensors."""
@@ -464,7 +462,7 @@ def linalg_cross(args: Args) -> Result:
     return out
 
 
-@op("linalg_vecdot", "x:tensor, y:tensor, *, dim:int=-1, out:any=None", expose="linalg", python="linalg",
+@op("linalg_vecdot", "x:tensor, y:tensor, *, dim:int=-1", expose="linalg", python="linalg",
     tags=("linalg",), cuda=_CPU, dtype_rule="promote")
 def linalg_vecdot(args: Args) -> Result:
     """The dot product along ``dim`` of two broadcast tensors: that dim removed."""
@@ -483,7 +481,7 @@ def linalg_vecdot(args: Args) -> Result:
     return _reduce_dims("linalg.vecdot", out, args.get("dim", -1), False)
 
 
-@op("linalg_multi_dot", "tensors:any, *, out:any=None", expose="linalg", python="linalg", tags=("linalg",),
+@op("linalg_multi_dot", "tensors:any", expose="linalg", python="linalg", tags=("linalg",),
     cuda=_CPU, dtype_rule="promote")
 def linalg_multi_dot(args: Args) -> Result:
     """The product of a chain ``[a, b] @ [b, c] @ ...`` (the first may be 1-d, the last 1-d)."""
@@ -500,7 +498,7 @@ def linalg_multi_dot(args: Args) -> Result:
     return acc
 
 
-@op("linalg_matmul", "input:tensor, other:tensor, *, out:any=None", expose="linalg", python="linalg", tags=("linalg",),
+@op("linalg_matmul", "input:tensor, other:tensor", expose="linalg", python="linalg", tags=("linalg",),
     signature="(*b, m, k), (*b, k, n) -> (*b, m, n)")
 def linalg_matmul(args: Args) -> Result:
     """``torch.matmul``."""
