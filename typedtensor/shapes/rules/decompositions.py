@@ -354,7 +354,7 @@ def _transposed(name: str, arg: str) -> Rule:
 
 
 op("linalg_pinv", "A:tensor, *, atol:any=None, rtol:any=None, hermitian:bool=False", expose="linalg",
-   python="linalg", tags=("linalg",), cuda=_CPU, dtype_rule="float_only",
+   python="linalg", tags=("linalg",), cuda=_CPU, dtype_rule="float_only", autocast="cpu=lower",  # its products
    signature="(*b, m, n) -> (*b, n, m)")(_transposed("linalg.pinv", "A"))
 op("pinverse", "input:tensor, rcond:float=1e-15", expose="tt method", python="tt method", tags=("linalg",), cuda=_CPU,
    dtype_rule="float_only", signature="(*b, m, n) -> (*b, n, m)")(_transposed("pinverse", "input"))
@@ -363,7 +363,7 @@ for _name, _params, _arg, _expose in (
     ("linalg_matrix_power", "A:tensor, n:int", "A", "linalg"),
     ("matrix_power", "input:tensor, n:int", "input", "tt method"),
 ):
-    op(_name, _params, expose=_expose, python=_expose, tags=("linalg",), cuda=_CPU,
+    op(_name, _params, expose=_expose, python=_expose, tags=("linalg",), cuda=_CPU, autocast="cpu=lower",
        signature="(*b, n, n) -> (*b, n, n)")(_square_same(_name, _arg))
 
 
@@ -463,7 +463,7 @@ def linalg_cross(args: Args) -> Result:
 
 
 @op("linalg_vecdot", "x:tensor, y:tensor, *, dim:int=-1", expose="linalg", python="linalg",
-    tags=("linalg",), cuda=_CPU, dtype_rule="promote")
+    tags=("linalg",), cuda=_CPU, dtype_rule="promote", autocast="cpu=lower")
 def linalg_vecdot(args: Args) -> Result:
     """The dot product along ``dim`` of two broadcast tensors: that dim removed."""
     a, b = args["x"], args["y"]
@@ -482,7 +482,7 @@ def linalg_vecdot(args: Args) -> Result:
 
 
 @op("linalg_multi_dot", "tensors:any", expose="linalg", python="linalg", tags=("linalg",),
-    cuda=_CPU, dtype_rule="promote")
+    cuda=_CPU, dtype_rule="promote", autocast="cpu=lower")
 def linalg_multi_dot(args: Args) -> Result:
     """The product of a chain ``[a, b] @ [b, c] @ ...`` (the first may be 1-d, the last 1-d)."""
     from .linalg import matmul_shapes
@@ -499,7 +499,7 @@ def linalg_multi_dot(args: Args) -> Result:
 
 
 @op("linalg_matmul", "input:tensor, other:tensor", expose="linalg", python="linalg", tags=("linalg",),
-    signature="(*b, m, k), (*b, k, n) -> (*b, m, n)")
+    autocast="cpu=lower", signature="(*b, m, k), (*b, k, n) -> (*b, m, n)")
 def linalg_matmul(args: Args) -> Result:
     """``torch.matmul``."""
     from .linalg import matmul_shapes
