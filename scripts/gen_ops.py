@@ -208,6 +208,10 @@ def _sections() -> dict[str, list[str]]:
     functional = [
         line for name, op in api.ops_with("functional").items() for line in function_stub(name, op, "functional")
     ]
+    linalg = [  # the entry linalg_X is typedtensor.linalg.X
+        line for name, op in api.ops_with("linalg").items()
+        for line in function_stub(name.removeprefix("linalg_"), op, "linalg")
+    ]
     modules: list[str] = []
     for _, op in sorted(ops.items()):
         spec = op.module
@@ -222,6 +226,7 @@ def _sections() -> dict[str, list[str]]:
         "operators": operators,
         "functions": functions,
         "functional": functional,
+        "linalg": linalg,
         "modules": modules[:-1],
     }
 
@@ -590,6 +595,8 @@ def _forms(name: str, op: OpDef) -> str:
         forms.append(f"`Tensor.{name}_`")
     if "functional" in op.expose:
         forms.append(f"`F.{name}`")
+    if "linalg" in op.expose:
+        forms.append(f"`tt.linalg.{name.removeprefix('linalg_')}`")
     if op.module is not None:
         forms.append(f"`nn.{op.module.name}`")
     symbols = sorted({_SYMBOLS[d] for d in op.operators if d in _SYMBOLS})
@@ -701,6 +708,7 @@ OUTPUTS: dict[Path, Callable[[], str]] = {
     ROOT / "backend" / "include" / "typedtensor" / "generated" / "kernels.inc": kernels_inc,
     ROOT / "backend" / "python" / "generated" / "bindings.inc": bindings_inc,
     STUBS / "typedtensor" / "__init__.pyi": lambda: render_template(STUBS / "templates" / "__init__.pyi.in", _sections()),
+    STUBS / "typedtensor" / "linalg.pyi": lambda: render_template(STUBS / "templates" / "linalg.pyi.in", _sections()),
     STUBS / "typedtensor" / "nn" / "__init__.pyi": lambda: render_template(
         STUBS / "templates" / "nn" / "__init__.pyi.in", _sections()
     ),

@@ -90,12 +90,14 @@ def _param_names(fn: ast.FunctionDef) -> list[str]:
 TOP = _module("__init__.pyi")
 FUNCTIONAL = _module("nn/functional.pyi")
 DISTRIBUTED = _module("distributed.pyi")
+LINALG = _module("linalg.pyi")
 NN = _module("nn/__init__.pyi")
 TENSOR = _class(TOP, "Tensor")
 FUNCS = {
     **{f"typedtensor.{k}": v for k, v in _defs(TOP.body).items() if not k.startswith("_")},
     **{f"typedtensor.nn.functional.{k}": v for k, v in _defs(FUNCTIONAL.body).items()},
     **{f"typedtensor.distributed.{k}": v for k, v in _defs(DISTRIBUTED.body).items() if not k.startswith("_")},
+    **{f"typedtensor.linalg.{k}": v for k, v in _defs(LINALG.body).items() if not k.startswith("_")},
 }
 METHODS = _defs(TENSOR.body)
 PUBLIC_NON_OPS = {

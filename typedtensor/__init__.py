@@ -19,7 +19,7 @@ __version__ = "0.1.0"
 
 _SUBMODULES = frozenset({
     "nn", "optim", "data", "utils", "cuda", "autograd", "jit", "onnx", "shapes", "accelerator", "backends",
-    "distributed", "distributions", "multiprocessing", "serialization", "amp", "cpu", "fx", "special",
+    "distributed", "distributions", "multiprocessing", "serialization", "amp", "cpu", "fx", "special", "linalg",
 })
 # Mixed precision names torch also exports at the top level (``torch.autocast``): from typedtensor.amp
 _AMP_NAMES = frozenset({

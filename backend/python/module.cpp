@@ -6,6 +6,7 @@
 
 namespace ttpy {
 void bind_graph(py::module_& m);  // bind_graph.cpp
+void bind_linalg(py::module_& m);  // bind_linalg.cpp
 }
 
 PYBIND11_MODULE(_C, m) {
@@ -51,6 +52,7 @@ PYBIND11_MODULE(_C, m) {
   ttpy::bind_tensor(m);
   ttpy::bind_functions(m);
   ttpy::bind_graph(m);
+  ttpy::bind_linalg(m);
   ttpy::bind_autograd(m);
   ttpy::bind_cuda(m);
   ttpy::bind_amp(m);

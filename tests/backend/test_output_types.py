@@ -45,8 +45,8 @@ NOT_RUN: dict[str, str] = {}
 _ran: dict[str, int] = {}
 
 
-# the case modules, each with its own `torch` / `F` / `nn` names (oracle_cases_surface imports them)
-CASE_MODULES = [oc, sys.modules["oracle_cases_surface"]]
+# the case modules, each with its own `torch` / `F` / `nn` names (the others import them)
+CASE_MODULES = [oc, sys.modules["oracle_cases_surface"], sys.modules["oracle_cases_linalg"]]
 
 
 @contextmanager

@@ -2097,6 +2097,7 @@ def _gumbel_softmax(draw: Draw) -> Case:
     return Case("", (S(s),), {"dim": d}, lambda: torch.nn.functional.gumbel_softmax(T(s), dim=d))
 
 
-# the convolution, pooling, resampling, normalisation, activation and loss cases
+# the linear-algebra cases; the convolution, pooling, resampling, normalisation, activation and loss cases
+import oracle_cases_linalg  # noqa: E402,F401
 import oracle_cases_surface  # noqa: E402,F401
 

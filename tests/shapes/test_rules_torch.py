@@ -12,6 +12,7 @@ where one applies, the rule must return an Issue although torch accepts the call
 | roll-empty | out-of-range `dims` is `shape-axis` | an empty tensor returns before the check |
 | expand-leading-minus-one | -1 for a new leading dim is an Issue | unchecked when another size is 0 |
 | circular-pad-wraps-cropped | circular pad wrapping more than once around what negative padding keeps is `shape-arg` | returns uninitialised memory |
+| cholesky-empty | `torch.cholesky` of an empty non-square matrix is `shape-arg` | the deprecated spelling returns it |
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ the time of writing (a later rename in the table or the stubs shows up here as a
 
 from __future__ import annotations
 
+import contextlib
+
 import typedtensor as tt
 import typedtensor.nn.functional as F
 from typedtensor import nn
@@ -716,6 +718,59 @@ def surface_calls() -> None:
     tt.histc(input=x, bins=10, min=0, max=1)
     tt.searchsorted(sorted_sequence=x, input=x, right=False, side="left")
     tt.bucketize(input=x, boundaries=x, out_int32=False, right=False)
+
+
+def linalg_calls() -> None:
+    """torch.linalg and the top-level linear-algebra ops, with torch's keyword names."""
+    a = tt.eye(3)
+    tt.linalg.inv(A=a)
+    tt.linalg.inv_ex(A=a, check_errors=False)
+    tt.linalg.det(A=a)
+    tt.linalg.slogdet(A=a)
+    tt.linalg.solve(A=a, B=a, left=True)
+    tt.linalg.solve_ex(A=a, B=a, left=True, check_errors=False)
+    tt.linalg.cholesky(A=a, upper=False)
+    tt.linalg.cholesky_ex(A=a, upper=False, check_errors=False)
+    tt.linalg.solve_triangular(A=a, B=a, upper=True, left=True, unitriangular=False)
+    tt.linalg.qr(A=a, mode="reduced")
+    tt.linalg.eigh(A=a, UPLO="L")
+    tt.linalg.eigvalsh(A=a, UPLO="L")
+    tt.linalg.svd(A=a, full_matrices=False)
+    tt.linalg.svdvals(A=a)
+    tt.linalg.pinv(A=a, atol=None, rtol=None, hermitian=False)
+    tt.linalg.lstsq(a, a, rcond=None)
+    tt.linalg.matrix_power(A=a, n=2)
+    tt.linalg.norm(A=a, ord=None, dim=None, keepdim=False)
+    tt.linalg.vector_norm(x=a, ord=2, dim=None, keepdim=False)
+    tt.linalg.matrix_norm(A=a, ord="fro", dim=(-2, -1), keepdim=False)
+    tt.linalg.cross(input=a, other=a, dim=-1)
+    tt.linalg.multi_dot([a, a, a])
+    tt.linalg.matmul(input=a, other=a)
+    tt.linalg.diagonal(A=a, offset=0, dim1=-2, dim2=-1)
+    tt.linalg.vecdot(x=a, y=a, dim=-1)
+    tt.linalg.matrix_rank(A=a, hermitian=False)
+    tt.linalg.cond(A=a, p=None)
+    tt.inverse(input=a)
+    tt.det(input=a)
+    tt.logdet(input=a)
+    tt.slogdet(input=a)
+    tt.cholesky(input=a, upper=False)
+    tt.cholesky_solve(input=a, input2=a, upper=False)
+    tt.cholesky_inverse(input=a, upper=False)
+    tt.triangular_solve(input=a, A=a, upper=True, transpose=False, unitriangular=False)
+    tt.pinverse(input=a, rcond=1e-15)
+    tt.matrix_power(input=a, n=2)
+    tt.qr(input=a, some=True)
+    tt.svd(input=a, some=True, compute_uv=True)
+    a.inverse().det()
+    a.logdet()
+    a.slogdet()
+    a.cholesky(upper=False).cholesky_inverse().cholesky_solve(a)
+    a.triangular_solve(a, upper=True)
+    a.pinverse().matrix_power(2).qr(some=True)
+    a.svd(some=True)
+    with contextlib.suppress(tt.linalg.LinAlgError):
+        tt.linalg.inv(a)
 
 
 def distribution_calls() -> None:

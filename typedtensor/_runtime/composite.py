@@ -31,6 +31,22 @@ from typedtensor._runtime.surface_ops import *  # noqa: F403 (the op table's Pyt
 
 _C = _loader.load_core()
 
+# the top-level linear-algebra ops and their Tensor methods (NOTE [ Linear algebra ] in linalg.py)
+from typedtensor._runtime import linalg as _linalg  # noqa: E402
+
+cholesky = _linalg.cholesky
+cholesky_inverse = _linalg.cholesky_inverse
+cholesky_solve = _linalg.cholesky_solve
+det = _linalg.det
+inverse = _linalg.inverse
+logdet = _linalg.logdet
+matrix_power = _linalg.matrix_power
+pinverse = _linalg.pinverse
+qr = _linalg.qr_legacy
+slogdet = _linalg.slogdet
+svd = _linalg.svd_legacy
+triangular_solve = _linalg.triangular_solve
+
 values_indices = namedtuple("values_indices", ["values", "indices"])
 values_indices.__module__ = "typedtensor.return_types"
 

@@ -33,6 +33,8 @@ PROPERTIES: Final[dict[str, str]] = {name: name for name in ops_with("property")
 FUNCTIONS: Final[dict[str, str]] = {
     **{f"typedtensor.{name}": name for name in ops_with("function")},
     **{f"typedtensor.nn.functional.{name}": name for name in ops_with("functional")},
+    # torch.linalg's functions: the entry linalg_X is typedtensor.linalg.X (rules/decompositions.py)
+    **{f"typedtensor.linalg.{name.removeprefix('linalg_')}": name for name in ops_with("linalg")},
     # the collectives whose shapes relate (rules/distributed.py): no typedtensor.X form
     **{f"typedtensor.distributed.{name}": name for name, op in sorted(all_ops().items()) if "distributed" in op.tags},
 }

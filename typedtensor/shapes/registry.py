@@ -10,6 +10,7 @@ decides whether an Issue is a static error, a ``tt.ShapeError`` or an IR verific
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -121,11 +122,11 @@ Rule = Callable[[Args], Result]
 # enum families also use ``factory`` (the dtype= argument or the default), ``cast``, ``int64``,
 # ``infer`` (from the data) and ``promote``.
 
-Form = Literal["function", "method", "inplace", "functional", "property"]
-FORMS: Final[tuple[Form, ...]] = ("function", "method", "inplace", "functional", "property")
+Form = Literal["function", "method", "inplace", "functional", "property", "linalg"]
+FORMS: Final[tuple[Form, ...]] = ("function", "method", "inplace", "functional", "property", "linalg")
 _FORM_WORDS: Final[dict[str, Form]] = {
     "tt": "function", "function": "function", "method": "method", "inplace": "inplace", "_": "inplace",
-    "F": "functional", "functional": "functional", "property": "property",
+    "F": "functional", "functional": "functional", "property": "property", "linalg": "linalg",
 }
 # NOTE [ Autocast policy ]
 # What ``autocast`` does to an op's floating inputs, per device type (torch's lists, kept true by
@@ -170,7 +171,8 @@ CudaSupport = Literal["kernel", "host", "cpu"]
 
 def parse_forms(text: str) -> frozenset[Form]:
     """``"tt method inplace F"`` as the set of forms (``tt`` = ``typedtensor.X``, ``F`` =
-    ``typedtensor.nn.functional.X``, ``inplace`` = ``Tensor.X_``)."""
+    ``typedtensor.nn.functional.X``, ``inplace`` = ``Tensor.X_``, ``linalg`` = ``typedtensor.linalg.Y``
+    for the op ``linalg_Y``)."""
     return frozenset(_FORM_WORDS[w] for w in text.split())
 
 
@@ -445,6 +447,8 @@ def _parse_default(text: str) -> Any:
         return _LITERALS[text]
     if text.startswith(("'", '"')):
         return text[1:-1]
+    if text.startswith("("):  # a tuple of numbers, e.g. linalg.matrix_norm's dim=(-2, -1)
+        return tuple(_parse_default(t.strip()) for t in text[1:-1].split(",") if t.strip())
     try:
         return int(text)
     except ValueError:
@@ -458,7 +462,7 @@ def parse_params(spec: str) -> tuple[Param, ...]:
     mypy run with the plugin; the result is an immutable tuple of frozen `Param`s."""
     out: list[Param] = []
     keyword_only = False
-    for raw in (part.strip() for part in spec.split(",")):
+    for raw in (part.strip() for part in re.split(r",(?![^(]*\))", spec)):
         if not raw:
             continue
         if raw == "*":

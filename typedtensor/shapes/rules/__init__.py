@@ -5,6 +5,7 @@ from . import (
     arrangement,
     conv,
     creation,
+    decompositions,
     distributed,
     elementwise,
     indexing,
@@ -25,6 +26,7 @@ from . import (
 )
 
 __all__ = [
-    "activations", "arrangement", "conv", "creation", "distributed", "elementwise", "indexing", "linalg", "losses", "modules",
-    "movement", "nn", "norm", "primitives", "random", "recurrent", "reduce", "resample", "statistics", "surface", "transformer",
+    "activations", "arrangement", "conv", "creation", "decompositions", "distributed", "elementwise", "indexing",
+    "linalg", "losses", "modules", "movement", "nn", "norm", "primitives", "random", "recurrent", "reduce", "resample",
+    "statistics", "surface", "transformer",
 ]
