@@ -372,6 +372,8 @@ CPP_HEADER = """\
 //   TT_UNARY_OPS / TT_BINARY_OPS / TT_REDUCE_OPS:
 //     X(Enum, "registry_name", dtype_rule, differentiable, device, saveable, "fusion")
 //   TT_BINARY_INPLACE_OPS: X(Enum) for each binary op with a Tensor.<name>_ form (torch has no fmax_).
+//   TT_UNEXPOSED_UNARY_OPS / TT_UNEXPOSED_BINARY_OPS: X(Enum) for each op the table exposes in no torch
+//     form (torch.special's own functions): bound only as _C.<name>, which typedtensor/special.py uses.
 //   TT_UNARY_ALIASES / TT_BINARY_ALIASES: X(Enum, "alias", inplace) for each other name of an op
 //     (torch's arccos for acos), inplace: it has a Tensor.<alias>_ form.
 //   TT_PRIMITIVES (every other primitive a graph can hold, by name):
@@ -418,6 +420,7 @@ def ops_inc() -> str:
     ops = all_ops()
     families: dict[str, list[str]] = {"UnaryOp": [], "BinaryOp": [], "ReduceOp": []}
     binary_inplace: list[str] = []
+    unexposed: dict[str, list[str]] = {"UnaryOp": [], "BinaryOp": []}
     aliases: dict[str, list[str]] = {"UnaryOp": [], "BinaryOp": []}
     for name, op in ops.items():
         target = ops[op.alias_of] if op.alias_of else None
@@ -430,6 +433,8 @@ def ops_inc() -> str:
         family, enum = op.cpp.split("::")
         if family == "BinaryOp" and "inplace" in op.expose and "inplace" not in op.python:
             binary_inplace.append(enum)
+        if family in unexposed and not op.expose and not op.python:
+            unexposed[family].append(enum)
         families[family].append(
             f'{enum}, "{name}", {_cpp_dtype(op)}, {_cpp_bool(op.differentiable)}, {_DEVICES[op.cuda]}, '
             f'{_cpp_bool(op.graph)}, "{op.fusion or ""}"'
@@ -442,7 +447,9 @@ def ops_inc() -> str:
     ]
     return (
         CPP_HEADER + _macro("TT_UNARY_OPS", families["UnaryOp"]) + _macro("TT_BINARY_OPS", families["BinaryOp"])
-        + _macro("TT_BINARY_INPLACE_OPS", binary_inplace) + _macro("TT_UNARY_ALIASES", aliases["UnaryOp"])
+        + _macro("TT_BINARY_INPLACE_OPS", binary_inplace)
+        + _macro("TT_UNEXPOSED_UNARY_OPS", unexposed["UnaryOp"]) + _macro("TT_UNEXPOSED_BINARY_OPS", unexposed["BinaryOp"])
+        + _macro("TT_UNARY_ALIASES", aliases["UnaryOp"])
         + _macro("TT_BINARY_ALIASES", aliases["BinaryOp"]) + _macro("TT_REDUCE_OPS", families["ReduceOp"])
         + _macro("TT_PRIMITIVES", rows)
         + _macro("TT_AUTOCAST_OPS", [

@@ -205,14 +205,15 @@ bool bound_by_hand(BinaryOp op) {
 bool bound_by_hand(UnaryOp op) { return op == UnaryOp::Round || op == UnaryOp::Gelu || op == UnaryOp::GeluTanh; }
 // torch.special's ops that torch has neither as torch.X nor as Tensor.X (the table's expose=""): only
 // _C.X, which typedtensor/special.py binds
-bool special_only(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::Trigamma: case UnaryOp::I0e: case UnaryOp::I1: case UnaryOp::I1e: case UnaryOp::Erfcx:
-    case UnaryOp::Ndtri:
-      return true;
-    default:
-      return false;
-  }
+bool unexposed(UnaryOp op) {
+#define TT_IS(E) op == UnaryOp::E ||
+  return TT_UNEXPOSED_UNARY_OPS(TT_IS) false;
+#undef TT_IS
+}
+bool unexposed(BinaryOp op) {
+#define TT_IS(E) op == BinaryOp::E ||
+  return TT_UNEXPOSED_BINARY_OPS(TT_IS) false;
+#undef TT_IS
 }
 void def_binary(py::class_<Tensor>& cls, py::module_& m, const char* name, BinaryOp op, bool inplace) {
   def_op(cls, m, name, [op](py::handle a, py::handle b) { return fn_binary(op, a, b); }, py::arg("other"));
@@ -393,19 +394,25 @@ void bind_tensor(py::module_& m) {
   // has more, like add's and sub's alpha, gelu's approximate or round's decimals, or other names, like
   // pow's exponent, are bound below)
 #define TT_BIND_BINARY(E, name, ...) \
-  if (!bound_by_hand(BinaryOp::E) && BinaryOp::E != BinaryOp::Zeta) def_binary(cls, m, name, BinaryOp::E, has_inplace_form(BinaryOp::E));
+  if (bound_by_hand(BinaryOp::E)) {                                                                       \
+  } else if (unexposed(BinaryOp::E)) {                                                                    \
+    m.def(name, [](py::handle a, py::handle b) { return fn_binary(BinaryOp::E, a, b); }, py::arg("input"), \
+          py::arg("other"));                                                                              \
+  } else {                                                                                                \
+    def_binary(cls, m, name, BinaryOp::E, has_inplace_form(BinaryOp::E));                                 \
+  }
   TT_BINARY_OPS(TT_BIND_BINARY)
 #undef TT_BIND_BINARY
-  m.def("zeta", [](py::handle a, py::handle b) { return fn_binary(BinaryOp::Zeta, a, b); }, py::arg("input"),
-        py::arg("other"));  // torch.special.zeta only
 // (one whose table entry holds its C++ function, with torch's further parameters, is bound by
 // bind_table_ops; its in-place form, with the defaults, here)
 #define TT_BIND_UNARY(E, name, ...)                                                                      \
   if (bound_by_table(name)) def_unary_inplace(cls, name, UnaryOp::E);                                    \
-  else if (special_only(UnaryOp::E))                                                                     \
+  else if (bound_by_hand(UnaryOp::E)) {                                                                  \
+  } else if (unexposed(UnaryOp::E)) {                                                                    \
     m.def(name, [](const Tensor& a) { return tt::unary(UnaryOp::E, a); }, py::arg("input"));           \
-  else if (!bound_by_hand(UnaryOp::E))                                                                   \
-    def_unary(cls, m, name, UnaryOp::E);
+  } else {                                                                                               \
+    def_unary(cls, m, name, UnaryOp::E);                                                                 \
+  }
   TT_UNARY_OPS(TT_BIND_UNARY)
 #undef TT_BIND_UNARY
   // torch's other names for them, from the table's aliases= (those of the ops bound by hand are
