@@ -245,6 +245,22 @@ def test_gradients_come_back_in_the_inputs_dtype() -> None:
     assert w.grad.dtype == tt.float32 and x.grad.dtype == tt.float32
 
 
+def _weight_cast(y: Any) -> Any:
+    """The node right above the one leaf's AccumulateGrad: autocast's cast of the weight. (Where
+    the BLAS has no bfloat16 GEMM, the product widens its operands first, so the cast is not the
+    product node's direct input: NOTE [ bfloat16 GEMM ] in backend/src/cpu/gemm.cpp.)"""
+    stack = [y.grad_fn]
+    while stack:
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            if "AccumulateGrad" in repr(child):
+                return node
+            stack.append(child)
+    raise AssertionError("no leaf under the product")
+
+
 def test_cast_cache_reuses_weight_casts_within_the_outermost_region() -> None:
     w = tt.randn(4, 4, requires_grad=True)
     x = tt.randn(3, 4)
@@ -253,14 +269,14 @@ def test_cast_cache_reuses_weight_casts_within_the_outermost_region() -> None:
         with tt.autocast("cpu"):
             y3 = x @ w
     # one cast of w: both products' backward runs reach it through the same cast node
-    assert y1.grad_fn.next_functions[1][0] is y2.grad_fn.next_functions[1][0]
-    assert y1.grad_fn.next_functions[1][0] is y3.grad_fn.next_functions[1][0]
+    assert _weight_cast(y1) is _weight_cast(y2)
+    assert _weight_cast(y1) is _weight_cast(y3)
     with tt.autocast("cpu"):
         y4 = x @ w
-    assert y4.grad_fn.next_functions[1][0] is not y1.grad_fn.next_functions[1][0]  # cleared on exit
+    assert _weight_cast(y4) is not _weight_cast(y1)  # cleared on exit
     with tt.autocast("cpu", cache_enabled=False):
         y5, y6 = x @ w, x @ w
-    assert y5.grad_fn.next_functions[1][0] is not y6.grad_fn.next_functions[1][0]
+    assert _weight_cast(y5) is not _weight_cast(y6)
     (y1.float().sum() + y2.float().sum()).backward()
     np.testing.assert_allclose(w.grad.numpy(), 2 * np.repeat(x.numpy().sum(0)[:, None], 4, axis=1), rtol=1e-2)
 
