@@ -453,3 +453,38 @@ CASES.update({
 from .cuda_cases_surface import CASES as _SURFACE  # noqa: E402
 
 CASES.update(_SURFACE)
+
+# the statistics and arrangement ops (rules/statistics.py, rules/arrangement.py) and their neighbours
+CASES.update({
+    "std_mean": lambda mk, dev: tt.std_mean(mk(data(3, 4)), 1),
+    "var_mean": lambda mk, dev: tt.var_mean(mk(data(3, 4)), keepdim=True),
+    "kthvalue": lambda mk, dev: mk(data(3, 5)).kthvalue(2, 1),
+    "msort": lambda mk, dev: tt.msort(mk(data(4, 3))),
+    "cummax": lambda mk, dev: tt.cummax(mk(data(3, 5)), 1),
+    "cummin": lambda mk, dev: mk(data(4, 3)).cummin(0),
+    "nanmedian": lambda mk, dev: mk(data(3, 5)).nanmedian(1),
+    "quantile": lambda mk, dev: tt.quantile(mk(data(3, 5)), 0.3, 1),
+    "nanquantile": lambda mk, dev: tt.nanquantile(mk(data(3, 5)), 0.6),
+    "cov": lambda mk, dev: tt.cov(mk(data(3, 6))),
+    "corrcoef": lambda mk, dev: tt.corrcoef(mk(data(3, 6))),
+    "isin": lambda mk, dev: tt.isin(mk(np.array([1, 2, 3, 4], np.int64)), mk(np.array([2, 4], np.int64))),
+    "tensor_split": lambda mk, dev: tt.tensor_split(mk(data(2, 7)), 3, 1),
+    "hsplit": lambda mk, dev: tt.hsplit(mk(data(3, 4)), 2),
+    "vsplit": lambda mk, dev: tt.vsplit(mk(data(4, 3)), [1]),
+    "dsplit": lambda mk, dev: tt.dsplit(mk(data(2, 2, 4)), 2),
+    "atleast_1d": lambda mk, dev: tt.atleast_1d(mk(data(3))),
+    "atleast_2d": lambda mk, dev: tt.atleast_2d(mk(data(3))),
+    "atleast_3d": lambda mk, dev: tt.atleast_3d(mk(data(2, 3))),
+    "column_stack": lambda mk, dev: tt.column_stack([mk(data(3)), mk(data(3, 2))]),
+    "row_stack": lambda mk, dev: tt.row_stack([mk(data(3)), mk(data(2, 3))]),
+    "dstack": lambda mk, dev: tt.dstack([mk(data(2, 3)), mk(data(2, 3))]),
+    "block_diag": lambda mk, dev: tt.block_diag(mk(data(2, 3)), mk(data(4))),
+    "diagflat": lambda mk, dev: tt.diagflat(mk(data(2, 2)), 1),
+    "logspace": lambda mk, dev: tt.logspace(0, 2, 5, device=dev),
+    "channel_shuffle": lambda mk, dev: F.channel_shuffle(mk(data(2, 4, 3)), 2),
+    "upsample": lambda mk, dev: F.upsample(mk(data(1, 2, 3, 3)), scale_factor=2),
+    "upsample_nearest": lambda mk, dev: F.upsample_nearest(mk(data(1, 2, 3, 3)), size=(5, 4)),
+    "upsample_bilinear": lambda mk, dev: F.upsample_bilinear(mk(data(1, 2, 3, 3)), size=(5, 4)),
+})
+RANDOM["gumbel_softmax"] = lambda mk, dev: F.gumbel_softmax(mk(data(10, 100)), tau=0.5)
+CASES["gumbel_softmax"] = RANDOM["gumbel_softmax"]

@@ -54,6 +54,9 @@ def compare_case(name: str, dev: str, rtol: float = 1e-4, atol: float = 1e-5) ->
             assert set(np.unique(g).tolist()) <= set(range(10))
         elif name == "randperm":
             np.testing.assert_array_equal(g, np.arange(50))
+        elif name == "gumbel_softmax":  # rows of probabilities
+            assert g.min() >= 0.0 and g.max() <= 1.0
+            np.testing.assert_allclose(g.sum(-1), 1.0, rtol=1e-5)
         else:  # dropout: kept values scaled by 1 / (1 - p) = 2
             assert set(np.unique(g).tolist()) <= {0.0, 2.0} and 0.3 < (g == 0).mean() < 0.7
         return

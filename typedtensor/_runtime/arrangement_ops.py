@@ -108,9 +108,10 @@ def column_stack(tensors: Any) -> Any:
 
 
 def row_stack(tensors: Any) -> Any:
-    """torch's alias of ``vstack``."""
+    """torch's alias of ``vstack``: each tensor made at least 2-d (0-d as ``[1, 1]``), then ``cat``
+    along dim 0."""
     check("row_stack", tensors=list(tensors))
-    return _C.vstack(list(tensors))
+    return _C.cat([_at_least(t, 2) for t in tensors], 0)
 
 
 def dstack(tensors: Any) -> Any:

@@ -1,0 +1,45 @@
+"""Gradient cases of the statistics and arrangement ops (rules/statistics.py, rules/arrangement.py)
+and of the resample / functional additions beside them (channel_shuffle, upsample*, gumbel_softmax)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .autograd_cases import Case, c
+
+
+def _seeded(L: Any, f: Any) -> Any:
+    L.t.manual_seed(0)
+    return f()
+
+
+CASES: dict[str, list[Case]] = {
+    "std_mean": [c(lambda L, a: L.t.std_mean(a, 1)[0] + L.t.std_mean(a, 1)[1], (3, 4))],
+    "var_mean": [c(lambda L, a: L.t.stack(list(L.t.var_mean(a, 0, keepdim=True))), (3, 4))],
+    "kthvalue": [c(lambda L, a: a.kthvalue(2, 1).values, (3, 4))],
+    "msort": [c(lambda L, a: L.t.msort(a), (4, 3))],
+    "cummax": [c(lambda L, a: L.t.cummax(a, 1).values, (3, 5))],
+    "cummin": [c(lambda L, a: a.cummin(0).values, (4, 3))],
+    "nanmedian": [c(lambda L, a: a.nanmedian(1).values, (3, 5))],
+    "quantile": [c(lambda L, a: L.t.quantile(a, 0.3, 1), (3, 5))],
+    "nanquantile": [c(lambda L, a: L.t.nanquantile(a, 0.7, 0, keepdim=True), (4, 3))],
+    "cov": [c(lambda L, a: L.t.cov(a), (3, 6))],
+    "corrcoef": [c(lambda L, a: L.t.corrcoef(a), (3, 6))],
+    "tensor_split": [c(lambda L, a: L.t.tensor_split(a, 3, 1)[1] * 2, (2, 7))],
+    "hsplit": [c(lambda L, a: L.t.hsplit(a, [1])[1], (3, 4))],
+    "vsplit": [c(lambda L, a: L.t.vsplit(a, 2)[0], (4, 3))],
+    "dsplit": [c(lambda L, a: L.t.dsplit(a, 2)[1], (2, 2, 4))],
+    "atleast_1d": [c(lambda L, a: L.t.atleast_1d(a) * 2, ())],
+    "atleast_2d": [c(lambda L, a: L.t.atleast_2d(a) * 2, (3,))],
+    "atleast_3d": [c(lambda L, a: L.t.atleast_3d(a) * 2, (2, 3))],
+    "column_stack": [c(lambda L, a, b: L.t.column_stack([a, b]), (3,), (3, 2))],
+    "row_stack": [c(lambda L, a, b: L.t.row_stack([a, b]), (3,), (2, 3))],
+    "dstack": [c(lambda L, a, b: L.t.dstack([a, b]), (2, 3), (2, 3, 2))],
+    "block_diag": [c(lambda L, a, b: L.t.block_diag(a, b), (2, 3), (4,))],
+    "diagflat": [c(lambda L, a: L.t.diagflat(a, 1), (2, 2))],
+    "channel_shuffle": [c(lambda L, a: L.F.channel_shuffle(a, 2), (2, 4, 3))],
+    "upsample": [c(lambda L, a: L.F.upsample(a, scale_factor=2, mode="bilinear"), (1, 2, 3, 3))],
+    "upsample_nearest": [c(lambda L, a: L.F.upsample_nearest(a, size=(5, 4)), (1, 2, 3, 3))],
+    "upsample_bilinear": [c(lambda L, a: L.F.upsample_bilinear(a, size=(5, 4)), (1, 2, 3, 3))],
+    "gumbel_softmax": [c(lambda L, a: _seeded(L, lambda: L.F.gumbel_softmax(a, tau=0.5)), (3, 4), random=True)],
+}
