@@ -129,7 +129,7 @@ for _name in ("quantile", "nanquantile"):
 
 
 @op("cov", "input:tensor, *, correction:int=1, fweights:tensor=None, aweights:tensor=None", expose="tt method",
-    python="tt method", tags=("reduction",), dtype_rule="float")
+    python="tt method", tags=("reduction",), dtype_rule="float", autocast="cpu=lower")  # its product, as torch
 def cov(args: Args) -> Result:
     """Variables in rows, observations in columns: ``[v, v]`` (0-d for one variable)."""
     x = args["input"]
@@ -153,7 +153,8 @@ def cov(args: Args) -> Result:
     return Shape((x.dims[0], x.dims[0]))
 
 
-@op("corrcoef", "input:tensor", expose="tt method", python="tt method", tags=("reduction",), dtype_rule="float")
+@op("corrcoef", "input:tensor", expose="tt method", python="tt method", tags=("reduction",), dtype_rule="float",
+    autocast="cpu=lower")
 def corrcoef(args: Args) -> Result:
     """Pearson correlation of the rows: ``[v, v]`` (0-d for one variable)."""
     x = args["input"]
