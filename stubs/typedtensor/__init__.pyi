@@ -102,6 +102,9 @@ class dtype:
     is_floating_point: _bool
     itemsize: _int
 
+# finfo and iinfo have a `dtype` attribute, which shadows the class inside their bodies
+_dtype: TypeAlias = dtype
+
 bool: dtype
 uint8: dtype
 int32: dtype
@@ -131,14 +134,14 @@ class finfo:
     smallest_normal: _float
     resolution: _float
     dtype: str
-    def __init__(self, type: dtype | None = None) -> None: ...
+    def __init__(self, type: _dtype | None = None) -> None: ...
 
 class iinfo:
     bits: _int
     min: _int
     max: _int
     dtype: str
-    def __init__(self, type: dtype) -> None: ...
+    def __init__(self, type: _dtype) -> None: ...
 
 class Size(tuple[_int, ...]):
     def __new__(cls, sizes: Iterable[SupportsIndex] = ()) -> Size: ...
