@@ -90,7 +90,11 @@ def _torch_conv(case: Case, x: np.ndarray, w: np.ndarray, b: np.ndarray | None, 
 def _check(name: str, got: tt.Tensor, exact: torch.Tensor, bound: torch.Tensor, terms: int,
            theirs: torch.Tensor) -> None:
     """Within one bfloat16 rounding (2**-8 relative) of the float64 value, plus float32's
-    accumulation error over `terms` products; and within twice that of torch's bfloat16 result."""
+    accumulation error over `terms` products; and within twice that of torch's bfloat16 result
+    where torch's own result meets that bound. torch's oneDNN convolution sums in float32 where
+    the CPU has AVX-512 (bfloat16 or not); on an AVX2 CPU (AMD Zen 3, say) its bfloat16 input
+    gradient rounds partial sums to bfloat16 and misses the bound by up to 10x, so there the
+    float64 value is the only oracle."""
     assert got.dtype == tt.bfloat16, name
     g = got.float().numpy().astype(np.float64)
     e, bd = exact.numpy(), bound.numpy()
@@ -98,7 +102,9 @@ def _check(name: str, got: tt.Tensor, exact: torch.Tensor, bound: torch.Tensor, 
     tol = 2.0**-8 * np.abs(e) + 2.0**-22 * terms * bd + 1e-30
     err = np.abs(g - e)
     assert np.all(err <= tol), (name, float(np.max(err / tol)))
-    assert np.all(np.abs(g - theirs.float().numpy()) <= 2 * tol), name
+    th = theirs.float().numpy().astype(np.float64)
+    if np.all(np.abs(th - e) <= tol):
+        assert np.all(np.abs(g - th) <= 2 * tol), name
 
 
 @pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel lengths")

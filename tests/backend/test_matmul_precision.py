@@ -45,6 +45,13 @@ def _on_bf16_gemm() -> bool:
     return bool(tt.backends.cpu.blas_has_bf16_gemm())
 
 
+def _torch_rounds_under_medium() -> bool:
+    """torch takes its bfloat16 GEMM under "medium" only where oneDNN has native bfloat16 (AVX-512
+    bf16 or AMX); on an AVX2 CPU its "medium" products stay float32, and are no oracle for ours.
+    MKL's bfloat16 GEMM runs on AVX2 too, so ours round there all the same."""
+    return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+
+
 # ---------------------------------------------------------------- the setting
 
 
@@ -135,7 +142,7 @@ def test_medium_rounds_operands_to_bf16(medium: str, name: str, op: Callable[...
     np.testing.assert_array_less(np.abs(out - oracle), 4 * k * 2.0**-24 * scale + 1e-30)
     if exact is not None:  # and it is not the float32 product: the operands were rounded
         assert np.abs(out - exact).max() > 1e-3
-    if name == "mv":  # torch 2.13 keeps its matrix-vector products in float32 under "medium"
+    if name == "mv" or not _torch_rounds_under_medium():  # torch 2.13 keeps its matrix-vector products in float32
         return
     # torch computes the same sums in another order
     want = ref(*(torch.from_numpy(a) for a in arrays)).numpy()
@@ -159,7 +166,8 @@ def test_medium_gradients_of_a_linear_layer(medium: str) -> None:
         return
     np.testing.assert_allclose(tx.grad.numpy(), _bf16(g) @ _bf16(w), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(tw.grad.numpy(), _bf16(g).T @ _bf16(x), rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(tx.grad.numpy(), rx.grad.numpy(), rtol=1e-5, atol=1e-4)
+    if _torch_rounds_under_medium():
+        np.testing.assert_allclose(tx.grad.numpy(), rx.grad.numpy(), rtol=1e-5, atol=1e-4)
 
 
 def test_medium_leaves_convolution_in_float32(medium: str) -> None:
