@@ -80,11 +80,16 @@ def _summary(stdout: str, device: str) -> str:
 @pytest.mark.parametrize("script", ["mlp_digits.py", "cnn_digits.py", "char_transformer.py"])
 def test_example_trains_the_same_on_the_emulated_cuda_device(script: str, tmp_path: Path) -> None:
     """`--device cuda` moves the model and every batch: on the host-emulated device (the CUDA dispatch
-    path with CPU kernels) the example must reach exactly the CPU's result, and a tensor left on the CPU
-    (a mixed-device op) fails the run, as it would on a GPU."""
+    path with CPU kernels) the example must reach the CPU's result, and a tensor left on the CPU
+    (a mixed-device op) fails the run, as it would on a GPU. The result is compared to within one
+    test example (or 0.005 of the loss), not exactly: on the CPU cross-entropy runs as one fused
+    kernel, on a device as log_softmax and nll_loss, and the two gradients differ in their last bit
+    (AVX2 machines show it), which a training run then carries on."""
     pytest.importorskip("typedtensor._C")
     cpu = _run([sys.executable, str(EXAMPLES / script), "--short", "--device", "cpu"], cwd=tmp_path)
     assert cpu.returncode == 0, cpu.stderr[-3000:]
     cuda = _run([sys.executable, "-c", _EMULATED_RUN, str(EXAMPLES), str(EXAMPLES / script)], cwd=tmp_path)
     assert cuda.returncode == 0, cuda.stderr[-3000:]
-    assert _summary(cuda.stdout, "cuda") == _summary(cpu.stdout, "cpu")
+    got, want = _summary(cuda.stdout, "cuda").split(), _summary(cpu.stdout, "cpu").split()
+    assert got[:-1] == want[:-1], (got, want)
+    assert abs(float(got[-1]) - float(want[-1])) <= 0.005, (got, want)
