@@ -188,6 +188,8 @@ CASES: dict[str, list[Case]] = {
     "group_norm": [c(lambda L, x, w, b: L.F.group_norm(x, 2, w, b), (2, 4, 3), (4,), (4,))],
     "hardtanh": [c(lambda L, x: L.F.hardtanh(x, -0.5, 0.7), (3, 4))],
     "alpha_dropout": [c(lambda L, x: _seeded(L, lambda: L.F.alpha_dropout(x, 0.3, training=True)), (3, 4), random=True)],
+    "feature_alpha_dropout": [c(lambda L, x: _seeded(L, lambda: L.F.feature_alpha_dropout(x, 0.3, training=True)),
+                                (3, 4, 2), random=True)],
     "scaled_dot_product_attention": [
         c(lambda L, q, k, v: L.F.scaled_dot_product_attention(q, k, v), (2, 3, 4), (2, 5, 4), (2, 5, 3)),
         c(lambda L, q, k, v: L.F.scaled_dot_product_attention(q, k, v, is_causal=True), (2, 4, 3), (2, 4, 3), (2, 4, 2))],

@@ -302,6 +302,8 @@ CASES.update({
 })
 RANDOM["alpha_dropout"] = lambda mk, dev: F.alpha_dropout(mk(np.ones((10, 100), np.float32)), 0.5, True)
 CASES["alpha_dropout"] = RANDOM["alpha_dropout"]
+RANDOM["feature_alpha_dropout"] = lambda mk, dev: F.feature_alpha_dropout(mk(np.ones((10, 100, 3), np.float32)), 0.5, True)
+CASES["feature_alpha_dropout"] = RANDOM["feature_alpha_dropout"]
 
 # ops the op table gained when every public runtime name got an entry
 UNARY_FLOAT += ["absolute", "negative", "erfc", "asinh", "logsigmoid", "hardsigmoid", "hardswish", "nan_to_num"]

@@ -38,7 +38,7 @@ def compare_case(name: str, dev: str, rtol: float = 1e-4, atol: float = 1e-5) ->
             assert abs(g.mean()) < 0.2 and 0.8 < g.std() < 1.2
         elif name == "randint":
             assert g.min() >= 0 and g.max() < 10
-        elif name == "alpha_dropout":
+        elif name in ("alpha_dropout", "feature_alpha_dropout"):
             assert len(np.unique(g)) == 2 and len(np.unique(r)) == 2
         elif name == "bernoulli":
             assert set(np.unique(g).tolist()) <= {0.0, 1.0}

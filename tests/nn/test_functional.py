@@ -171,6 +171,34 @@ def test_alpha_dropout_keeps_moments() -> None:
     assert F.alpha_dropout(x, 0.2, training=False) is x
 
 
+def test_feature_alpha_dropout_drops_whole_channels_and_keeps_moments() -> None:
+    x = tt.randn(400, 500, 3)
+    y = F.feature_alpha_dropout(x, 0.2, training=True).numpy()
+    assert abs(y.mean()) < 0.02 and abs(y.std() - 1.0) < 0.02
+    # one affine map per (sample, channel): a dropped channel is constant over its positions
+    a = 1.0 / ((1.7580993408473766**2 * 0.2 + 1) * 0.8) ** 0.5
+    dropped = np.isclose(y, 1.7580993408473766 * a * 0.2 - 1.7580993408473766 * a, atol=1e-6).all(-1)
+    assert 0.15 < dropped.mean() < 0.25
+    assert F.feature_alpha_dropout(x, 0.2, training=False) is x
+    assert (F.feature_alpha_dropout(x, 1.0, training=True).numpy() == 0).all()
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        F.feature_alpha_dropout(tt.randn(5), 0.2, training=True)
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        F.feature_alpha_dropout(x, 1.5, training=True)
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):  # torch's message, the same case
+        torch.nn.functional.feature_alpha_dropout(torch.randn(5), 0.2, training=True)
+
+
+def test_alpha_dropout_modules_follow_training_mode() -> None:
+    x = tt.randn(8, 4, 5)
+    for cls in (tt.nn.AlphaDropout, tt.nn.FeatureAlphaDropout):
+        m = cls(0.5)
+        assert not np.array_equal(m(x).numpy(), x.numpy())
+        m.eval()
+        assert m(x) is x
+        assert repr(m) == repr(getattr(torch.nn, cls.__name__)(0.5))
+
+
 def _registry_message(op: str, **args: Any) -> str:
     from typedtensor.shapes import Issue, apply, concrete
 

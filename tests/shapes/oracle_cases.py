@@ -301,6 +301,13 @@ def _dropout(draw: Draw) -> Case:
     return Case("", (S(s), 0.3, training), {}, lambda: F.dropout(T(s), 0.3, training))
 
 
+@case("feature_alpha_dropout")
+def _feature_alpha_dropout(draw: Draw) -> Case:
+    s = shape(draw, lo=2)  # torch refuses a rank under 2 in training (the rule does not see `training`)
+    training = draw(st.booleans())
+    return Case("", (S(s), 0.3, training), {}, lambda: F.feature_alpha_dropout(T(s), 0.3, training))
+
+
 @case("fill")
 def _fill(draw: Draw) -> Case:
     s = shape(draw)
@@ -1405,6 +1412,11 @@ def _m_dropout1d(draw: Draw) -> Case:
     return _mod("Dropout1d", ((), {}), lambda: nn.Dropout1d(), x)
 
 
+def _m_feature_alpha_dropout(draw: Draw) -> Case:
+    x = shape(draw, lo=2, hi=5)
+    return _mod("FeatureAlphaDropout", ((), {}), lambda: nn.FeatureAlphaDropout(), x)
+
+
 def _m_dropout3d(draw: Draw) -> Case:
     x = shape(draw, lo=1, hi=5)
     return _mod("Dropout3d", ((), {}), lambda: nn.Dropout3d(), x)
@@ -1508,8 +1520,9 @@ MODULE_CASES.update({
     "typedtensor.nn.Flatten": _m_flatten, "typedtensor.nn.Unflatten": _m_unflatten, "typedtensor.nn.MultiheadAttention": _m_mha,
     **{f"typedtensor.nn.{n}": _m_same(n) for n in (
         "ReLU", "GELU", "Tanh", "Sigmoid", "SiLU", "Identity", "Dropout", "Dropout2d", "LeakyReLU", "Softplus",
-        "Softsign")},
+        "Softsign", "AlphaDropout")},
     "typedtensor.nn.Dropout1d": _m_dropout1d, "typedtensor.nn.Dropout3d": _m_dropout3d,
+    "typedtensor.nn.FeatureAlphaDropout": _m_feature_alpha_dropout,
     **{f"typedtensor.nn.{n}": _m_loss(n, o) for n, o in (
         ("CrossEntropyLoss", "cross_entropy"), ("NLLLoss", "nll_loss"), ("MSELoss", "mse_loss"),
         ("L1Loss", "l1_loss"), ("BCELoss", "binary_cross_entropy"),

@@ -197,7 +197,26 @@ def alpha_dropout(input: Any, p: float = 0.5, training: bool = False, inplace: b
         return input
     if p == 1.0:
         return _inplace(input, lambda x: x * 0.0, inplace)
-    keep = (_C.rand(*input.shape, device=input.device) >= p).to(input.dtype)
+    return _alpha_drop(input, p, tuple(input.shape), inplace)
+
+
+def feature_alpha_dropout(input: Any, p: float = 0.5, training: bool = False, inplace: bool = False) -> Any:
+    """``alpha_dropout`` with one keep-or-drop draw per (sample, channel) of ``[N, C, *]``."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0 or input.numel() == 0:
+        return input
+    if p == 1.0:
+        return _inplace(input, lambda x: x * 0.0, inplace)
+    if input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    return _alpha_drop(input, p, (input.shape[0], input.shape[1]) + (1,) * (input.ndim - 2), inplace)
+
+
+def _alpha_drop(input: Any, p: float, noise_shape: tuple[int, ...], inplace: bool) -> Any:
+    """torch's alpha-dropout affine map: kept values scaled by ``a``, dropped ones set to SELU's
+    negative saturation, then shifted so that mean and variance stay those of the input."""
+    keep = (_C.rand(*noise_shape, device=input.device) >= p).to(input.dtype)
     a = 1.0 / ((_SELU_ALPHA_SCALE**2 * p + 1) * (1 - p)) ** 0.5
     b = (keep - 1) * (_SELU_ALPHA_SCALE * a) + _SELU_ALPHA_SCALE * a * p
     return _inplace(input, lambda x: x * (keep * a) + b, inplace)

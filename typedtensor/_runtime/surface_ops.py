@@ -51,6 +51,13 @@ def alpha_dropout(input: Any, p: float = 0.5, train: bool = False) -> Any:
     return functional.alpha_dropout(input, p, train)
 
 
+def feature_alpha_dropout(input: Any, p: float = 0.5, train: bool = False) -> Any:
+    """``torch.feature_alpha_dropout(input, p, train)``: ``F.feature_alpha_dropout`` under torch's function names."""
+    from typedtensor._runtime import functional
+
+    return functional.feature_alpha_dropout(input, p, train)
+
+
 # ---- pointwise ----
 
 
@@ -521,7 +528,7 @@ def bucketize(input: Any, boundaries: Any, *, out_int32: bool = False, right: bo
 
 
 __all__ = [
-    "addcdiv", "alpha_dropout", "addcdiv_", "addmm", "addmv", "baddbmm", "bincount", "bucketize", "cartesian_prod", "clamp_max",
+    "addcdiv", "alpha_dropout", "feature_alpha_dropout", "addcdiv_", "addmm", "addmv", "baddbmm", "bincount", "bucketize", "cartesian_prod", "clamp_max",
     "clamp_max_", "clamp_min", "clamp_min_", "cross", "diag", "diag_embed", "diff", "histc", "index_copy", "index_fill",
     "kron", "masked_scatter", "meshgrid", "ravel", "repeat_interleave", "rot90", "searchsorted", "take",
     "take_along_dim", "tile", "trace", "tril_indices", "triu_indices", "unique", "unique_consecutive",

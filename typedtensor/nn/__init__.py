@@ -20,6 +20,7 @@ from typedtensor.nn.conv import Conv3d as Conv3d
 from typedtensor.nn.conv import ConvTranspose1d as ConvTranspose1d
 from typedtensor.nn.conv import ConvTranspose2d as ConvTranspose2d
 from typedtensor.nn.layers import AdaptiveAvgPool2d as AdaptiveAvgPool2d
+from typedtensor.nn.layers import AlphaDropout as AlphaDropout
 from typedtensor.nn.layers import AvgPool2d as AvgPool2d
 from typedtensor.nn.layers import BatchNorm1d as BatchNorm1d
 from typedtensor.nn.layers import BatchNorm2d as BatchNorm2d
@@ -28,6 +29,7 @@ from typedtensor.nn.layers import Dropout1d as Dropout1d
 from typedtensor.nn.layers import Dropout2d as Dropout2d
 from typedtensor.nn.layers import Dropout3d as Dropout3d
 from typedtensor.nn.layers import Embedding as Embedding
+from typedtensor.nn.layers import FeatureAlphaDropout as FeatureAlphaDropout
 from typedtensor.nn.layers import Flatten as Flatten
 from typedtensor.nn.layers import Identity as Identity
 from typedtensor.nn.layers import LayerNorm as LayerNorm
@@ -123,7 +125,7 @@ globals().update(_ACTIVATIONS)  # ReLU, GELU, SiLU ...: one class per op entry w
 
 __all__ = [
     "AdaptiveAvgPool2d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "Conv2d",
-    "CrossEntropyLoss", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "Embedding", "Flatten", "GRU", "GRUCell",
+    "AlphaDropout", "CrossEntropyLoss", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout", "Embedding", "Flatten", "GRU", "GRUCell",
     "Identity", "L1Loss", "LSTM", "LSTMCell", "LayerNorm", "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module",
     "DataParallel", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Unflatten", "MultiheadAttention", "NLLLoss", "Parameter", "RNN", "RNNBase", "RNNCell",
     "RNNCellBase", "Sequential", "Softmax", "functional", "init", "modules", "parallel", "utils",

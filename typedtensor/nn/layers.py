@@ -339,6 +339,20 @@ class Dropout3d(_DropoutNd):
         return F.dropout3d(input, self.p, self.training, self.inplace)
 
 
+class AlphaDropout(_DropoutNd):
+    """Dropout for SELU networks: keeps the input's mean and variance (``F.alpha_dropout``)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.alpha_dropout(input, self.p, self.training, self.inplace)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """``AlphaDropout`` of whole channels of ``[N, C, *]`` (``F.feature_alpha_dropout``)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.feature_alpha_dropout(input, self.p, self.training, self.inplace)
+
+
 # ---------------------------------------------------------------- softmax and reshaping
 # (the modules that wrap one elementwise op, ReLU, GELU, SiLU ..., are made from the op table: nn/activation.py)
 def _legacy_softmax_dim(ndim: int) -> int:

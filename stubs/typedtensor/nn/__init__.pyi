@@ -361,6 +361,14 @@ class Dropout3d(_ShapePreserving):
     p: float
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None: ...
 
+class AlphaDropout(_ShapePreserving):
+    p: float
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None: ...
+
+class FeatureAlphaDropout(_ShapePreserving):
+    p: float
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None: ...
+
 class Softmax(_ShapePreserving, Generic[_Dm]):
     def __init__(self, dim: int | None = None) -> None: ...
 

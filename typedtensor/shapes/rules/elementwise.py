@@ -185,6 +185,8 @@ op("dropout", "input:tensor, p:float=0.5, training:bool=True, inplace:bool=False
    signature=_SAME, gradient="", graph=True)(_same_shape)
 op("alpha_dropout", "input:tensor, p:float=0.5, training:bool=False, inplace:bool=False", expose="tt F",
    function="input:tensor, p:float=0.5, train:bool=False", python="tt F", tags=("elementwise", "random"), signature=_SAME)(_same_shape)
+op("feature_alpha_dropout", "input:tensor, p:float=0.5, training:bool=False, inplace:bool=False", expose="tt F",
+   function="input:tensor, p:float=0.5, train:bool=False", python="tt F", tags=("elementwise", "random"), signature=_SAME)(_same_shape)
 op("fill", "input:tensor, value:any", expose="inplace", tags=("elementwise",), differentiable=False,
    gradient="overwrites its input", signature=_SAME)(_same_shape)
 op("zero", "input:tensor", expose="inplace", tags=("elementwise",), differentiable=False,

@@ -159,6 +159,8 @@ for _name, _op, _ctor in (
     ("Dropout2d", "dropout2d", "p:float=0.5, inplace:bool=False"),
     ("Dropout1d", "dropout1d", "p:float=0.5, inplace:bool=False"),
     ("Dropout3d", "dropout3d", "p:float=0.5, inplace:bool=False"),
+    ("AlphaDropout", "alpha_dropout", "p:float=0.5, inplace:bool=False"),
+    ("FeatureAlphaDropout", "feature_alpha_dropout", "p:float=0.5, inplace:bool=False"),
 ):
     module(f"typedtensor.nn.{_name}", _ctor, (), "input:tensor", ops=(_op,) if _op else ())(_same(_op))
 

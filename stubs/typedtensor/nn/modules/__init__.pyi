@@ -14,6 +14,7 @@ from typedtensor.nn import AdaptiveAvgPool3d as AdaptiveAvgPool3d
 from typedtensor.nn import AdaptiveMaxPool1d as AdaptiveMaxPool1d
 from typedtensor.nn import AdaptiveMaxPool2d as AdaptiveMaxPool2d
 from typedtensor.nn import AdaptiveMaxPool3d as AdaptiveMaxPool3d
+from typedtensor.nn import AlphaDropout as AlphaDropout
 from typedtensor.nn import AvgPool1d as AvgPool1d
 from typedtensor.nn import AvgPool2d as AvgPool2d
 from typedtensor.nn import AvgPool3d as AvgPool3d
@@ -43,6 +44,7 @@ from typedtensor.nn import Dropout2d as Dropout2d
 from typedtensor.nn import Dropout3d as Dropout3d
 from typedtensor.nn import Embedding as Embedding
 from typedtensor.nn import EmbeddingBag as EmbeddingBag
+from typedtensor.nn import FeatureAlphaDropout as FeatureAlphaDropout
 from typedtensor.nn import Flatten as Flatten
 from typedtensor.nn import Fold as Fold
 from typedtensor.nn import GaussianNLLLoss as GaussianNLLLoss
