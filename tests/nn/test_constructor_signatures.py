@@ -16,8 +16,10 @@ import typedtensor.nn as nn
 torch = pytest.importorskip("torch")
 
 # torch parameters typedtensor leaves out on purpose: Hardtanh's min_value/max_value are torch's
-# deprecated spellings of min_val/max_val; Parameter is built by __new__, not __init__.
-_NOT_MIRRORED = {"Hardtanh": ("min_value", "max_value"), "Parameter": None}
+# deprecated spellings of min_val/max_val; Parameter, Buffer and the uninitialised ones are built
+# by __new__ in torch, not __init__.
+_NOT_MIRRORED = {"Hardtanh": ("min_value", "max_value"), "Parameter": None, "Buffer": None,
+                 "UninitializedParameter": None, "UninitializedBuffer": None}
 
 
 def _positional(cls: type) -> list[str]:

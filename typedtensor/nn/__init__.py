@@ -38,6 +38,18 @@ from typedtensor.nn.layers import LogSoftmax as LogSoftmax
 from typedtensor.nn.layers import MaxPool2d as MaxPool2d
 from typedtensor.nn.layers import Softmax as Softmax
 from typedtensor.nn.layers import Unflatten as Unflatten
+from typedtensor.nn.lazy import LazyBatchNorm1d as LazyBatchNorm1d
+from typedtensor.nn.lazy import LazyBatchNorm2d as LazyBatchNorm2d
+from typedtensor.nn.lazy import LazyBatchNorm3d as LazyBatchNorm3d
+from typedtensor.nn.lazy import LazyConv1d as LazyConv1d
+from typedtensor.nn.lazy import LazyConv2d as LazyConv2d
+from typedtensor.nn.lazy import LazyConv3d as LazyConv3d
+from typedtensor.nn.lazy import LazyConvTranspose1d as LazyConvTranspose1d
+from typedtensor.nn.lazy import LazyConvTranspose2d as LazyConvTranspose2d
+from typedtensor.nn.lazy import LazyInstanceNorm1d as LazyInstanceNorm1d
+from typedtensor.nn.lazy import LazyInstanceNorm2d as LazyInstanceNorm2d
+from typedtensor.nn.lazy import LazyInstanceNorm3d as LazyInstanceNorm3d
+from typedtensor.nn.lazy import LazyLinear as LazyLinear
 from typedtensor.nn.loss import BCELoss as BCELoss
 from typedtensor.nn.loss import BCEWithLogitsLoss as BCEWithLogitsLoss
 from typedtensor.nn.loss import CrossEntropyLoss as CrossEntropyLoss
@@ -89,7 +101,10 @@ from typedtensor.nn.padding import ZeroPad1d as ZeroPad1d
 from typedtensor.nn.padding import ZeroPad2d as ZeroPad2d
 from typedtensor.nn.padding import ZeroPad3d as ZeroPad3d
 from typedtensor.nn.parallel import DataParallel as DataParallel
+from typedtensor.nn.parameter import Buffer as Buffer
 from typedtensor.nn.parameter import Parameter as Parameter
+from typedtensor.nn.parameter import UninitializedBuffer as UninitializedBuffer
+from typedtensor.nn.parameter import UninitializedParameter as UninitializedParameter
 from typedtensor.nn.pooling import AdaptiveAvgPool1d as AdaptiveAvgPool1d
 from typedtensor.nn.pooling import AdaptiveAvgPool3d as AdaptiveAvgPool3d
 from typedtensor.nn.pooling import AdaptiveMaxPool1d as AdaptiveMaxPool1d
@@ -129,6 +144,11 @@ __all__ = [
     "Identity", "L1Loss", "LSTM", "LSTMCell", "LayerNorm", "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module",
     "DataParallel", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Unflatten", "MultiheadAttention", "NLLLoss", "Parameter", "RNN", "RNNBase", "RNNCell",
     "RNNCellBase", "Sequential", "Softmax", "functional", "init", "modules", "parallel", "utils",
+    "Buffer", "UninitializedBuffer", "UninitializedParameter",
+    # the lazy modules: their input size comes from the first call
+    "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyConv1d", "LazyConv2d", "LazyConv3d",
+    "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
+    "LazyLinear",
     *_ACTIVATIONS,
     # convolution, pooling, resampling, normalisation and transformer modules
     "AdaptiveAvgPool1d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",

@@ -13,7 +13,7 @@ from contextvars import ContextVar
 from typing import Any, NamedTuple, TypeVar
 
 from typedtensor._runtime import _C, no_grad
-from typedtensor.nn.parameter import Parameter
+from typedtensor.nn.parameter import Buffer, Parameter, is_lazy
 
 T = TypeVar("T", bound="Module")
 Tensor = Any  # the compiled class; untyped to mypy
@@ -65,6 +65,9 @@ class Module:
         return d["_parameters"], d["_buffers"], d["_modules"]
 
     def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, Buffer):  # nn.Buffer registers itself, with its own persistence
+            self.register_buffer(name, value, value.persistent)
+            return
         if isinstance(value, Parameter):
             params, buffers, modules = self._registries()
             self.__dict__.pop(name, None)
@@ -275,11 +278,18 @@ class Module:
                     new = fn(p)
                 if new.dtype == p.dtype and new.device == p.device and new.is_set_to(p):
                     continue
+                if is_lazy(p):  # still uninitialized: moved or cast in place, to materialize later
+                    p.data = new
+                    continue
                 mod._parameters[name] = Parameter(new, p.requires_grad)
             for name, b in list(mod._buffers.items()):
                 if b is not None:
                     with no_grad():
-                        mod._buffers[name] = fn(b)
+                        new = fn(b)
+                    if is_lazy(b):
+                        b.data = new
+                    else:
+                        mod._buffers[name] = new
         return self
 
     def to(self: T, *args: Any, **kwargs: Any) -> T:

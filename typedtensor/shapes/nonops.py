@@ -70,7 +70,12 @@ NOT_OPS: Final[dict[str, str]] = {
            "typedtensor.nn.ParameterDict"),
     **_all("a base class of the recurrent modules (its subclasses are the registry's modules)",
            "typedtensor.nn.RNNBase", "typedtensor.nn.RNNCellBase"),
-    **_all("a tensor subclass", "typedtensor.nn.Parameter"),
+    **_all("a tensor subclass", "typedtensor.nn.Parameter", "typedtensor.nn.Buffer",
+           "typedtensor.nn.UninitializedParameter", "typedtensor.nn.UninitializedBuffer"),
+    **_all("a lazy module: its input size is unknown until its first call, so its shapes are not checked",
+           *(f"typedtensor.nn.Lazy{m}" for m in (
+               "Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "BatchNorm1d",
+               "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"))),
     **_all("a wrapper that runs its module as it is on typedtensor's one device (nn/parallel)",
            "typedtensor.nn.DataParallel"),
     **_all("a submodule", "typedtensor.nn.functional", "typedtensor.nn.init", "typedtensor.optim.lr_scheduler",

@@ -73,6 +73,22 @@ _Activation: TypeAlias = str | Callable[[Tensor[Unpack[tuple[Any, ...]]]], Tenso
 class Parameter(Tensor[Unpack[Shape]]):
     def __init__(self, data: Tensor[Unpack[Shape]], requires_grad: bool = True) -> None: ...
 
+class UninitializedParameter(Parameter[Unpack[tuple[Any, ...]]]):
+    cls_to_become: type[Parameter[Unpack[tuple[Any, ...]]]]
+    def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> None: ...
+    def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None: ...
+
+class Buffer(Tensor[Unpack[Shape]]):
+    persistent: bool
+    def __init__(self, data: Tensor[Unpack[Shape]] | None = None, *, persistent: bool = True) -> None: ...
+
+class UninitializedBuffer(Buffer[Unpack[tuple[Any, ...]]]):
+    cls_to_become: type[Buffer[Unpack[tuple[Any, ...]]]]
+    def __init__(
+        self, requires_grad: bool = False, device: Any = None, dtype: Any = None, *, persistent: bool = True,
+    ) -> None: ...
+    def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None: ...
+
 class Module:
     training: bool
     def __init__(self) -> None: ...
@@ -1325,3 +1341,111 @@ class ParameterDict(Module):
     def update(self, parameters: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> None: ...
     def __or__(self, other: ParameterDict) -> ParameterDict: ...
     def __ior__(self, other: ParameterDict) -> Self: ...
+
+# The lazy modules: the input size comes from the first call, so their shapes are not checked.
+class LazyModuleMixin:
+    cls_to_become: type[Module] | None
+    def has_uninitialized_params(self) -> bool: ...
+    def initialize_parameters(self, *args: Any, **kwargs: Any) -> None: ...
+
+class _LazyLayer(LazyModuleMixin, Module):
+    weight: Parameter[Unpack[tuple[Any, ...]]]
+    bias: Parameter[Unpack[tuple[Any, ...]]] | None
+    def forward(self, input: _AnyTensor) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor) -> _AnyTensor: ...
+
+class LazyLinear(_LazyLayer):
+    in_features: int
+    out_features: int
+    def __init__(self, out_features: int, bias: bool = True, device: Any = None, dtype: Any = None) -> None: ...
+
+class LazyConv1d(_LazyLayer):
+    in_channels: int
+    out_channels: int
+    def __init__(
+        self, out_channels: int, kernel_size: _Single, stride: _Single = 1, padding: _Single | str = 0,
+        dilation: _Single = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device: Any = None,
+        dtype: Any = None,
+    ) -> None: ...
+
+class LazyConv2d(_LazyLayer):
+    in_channels: int
+    out_channels: int
+    def __init__(
+        self, out_channels: int, kernel_size: _Pair, stride: _Pair = 1, padding: _Pair | str = 0,
+        dilation: _Pair = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device: Any = None,
+        dtype: Any = None,
+    ) -> None: ...
+
+class LazyConv3d(_LazyLayer):
+    in_channels: int
+    out_channels: int
+    def __init__(
+        self, out_channels: int, kernel_size: _Triple, stride: _Triple = 1, padding: _Triple | str = 0,
+        dilation: _Triple = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device: Any = None,
+        dtype: Any = None,
+    ) -> None: ...
+
+class LazyConvTranspose1d(_LazyLayer):
+    in_channels: int
+    out_channels: int
+    def __init__(
+        self, out_channels: int, kernel_size: _Single, stride: _Single = 1, padding: _Single = 0, output_padding: _Single = 0,
+        groups: int = 1, bias: bool = True, dilation: _Single = 1, padding_mode: str = "zeros", device: Any = None,
+        dtype: Any = None,
+    ) -> None: ...
+    def forward(self, input: _AnyTensor, output_size: Any = None) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor, output_size: Any = None) -> _AnyTensor: ...
+
+class LazyConvTranspose2d(_LazyLayer):
+    in_channels: int
+    out_channels: int
+    def __init__(
+        self, out_channels: int, kernel_size: _Pair, stride: _Pair = 1, padding: _Pair = 0, output_padding: _Pair = 0,
+        groups: int = 1, bias: bool = True, dilation: _Pair = 1, padding_mode: str = "zeros", device: Any = None,
+        dtype: Any = None,
+    ) -> None: ...
+    def forward(self, input: _AnyTensor, output_size: Any = None) -> _AnyTensor: ...
+    def __call__(self, input: _AnyTensor, output_size: Any = None) -> _AnyTensor: ...
+
+class LazyBatchNorm1d(_LazyLayer):
+    num_features: int
+    def __init__(
+        self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True, track_running_stats: bool = True,
+        device: Any = None, dtype: Any = None, *, bias: bool = True,
+    ) -> None: ...
+
+class LazyBatchNorm2d(_LazyLayer):
+    num_features: int
+    def __init__(
+        self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True, track_running_stats: bool = True,
+        device: Any = None, dtype: Any = None, *, bias: bool = True,
+    ) -> None: ...
+
+class LazyBatchNorm3d(_LazyLayer):
+    num_features: int
+    def __init__(
+        self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True, track_running_stats: bool = True,
+        device: Any = None, dtype: Any = None, *, bias: bool = True,
+    ) -> None: ...
+
+class LazyInstanceNorm1d(_LazyLayer):
+    num_features: int
+    def __init__(
+        self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True, track_running_stats: bool = True,
+        device: Any = None, dtype: Any = None, *, bias: bool = True,
+    ) -> None: ...
+
+class LazyInstanceNorm2d(_LazyLayer):
+    num_features: int
+    def __init__(
+        self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True, track_running_stats: bool = True,
+        device: Any = None, dtype: Any = None, *, bias: bool = True,
+    ) -> None: ...
+
+class LazyInstanceNorm3d(_LazyLayer):
+    num_features: int
+    def __init__(
+        self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True, track_running_stats: bool = True,
+        device: Any = None, dtype: Any = None, *, bias: bool = True,
+    ) -> None: ...

@@ -3,3 +3,6 @@
 from typedtensor.nn import BatchNorm1d as BatchNorm1d
 from typedtensor.nn import BatchNorm2d as BatchNorm2d
 from typedtensor.nn import BatchNorm3d as BatchNorm3d
+from typedtensor.nn import LazyBatchNorm1d as LazyBatchNorm1d
+from typedtensor.nn import LazyBatchNorm2d as LazyBatchNorm2d
+from typedtensor.nn import LazyBatchNorm3d as LazyBatchNorm3d

@@ -5,3 +5,8 @@ from typedtensor.nn import Conv2d as Conv2d
 from typedtensor.nn import Conv3d as Conv3d
 from typedtensor.nn import ConvTranspose1d as ConvTranspose1d
 from typedtensor.nn import ConvTranspose2d as ConvTranspose2d
+from typedtensor.nn import LazyConv1d as LazyConv1d
+from typedtensor.nn import LazyConv2d as LazyConv2d
+from typedtensor.nn import LazyConv3d as LazyConv3d
+from typedtensor.nn import LazyConvTranspose1d as LazyConvTranspose1d
+from typedtensor.nn import LazyConvTranspose2d as LazyConvTranspose2d

@@ -3,3 +3,6 @@
 from typedtensor.nn import InstanceNorm1d as InstanceNorm1d
 from typedtensor.nn import InstanceNorm2d as InstanceNorm2d
 from typedtensor.nn import InstanceNorm3d as InstanceNorm3d
+from typedtensor.nn import LazyInstanceNorm1d as LazyInstanceNorm1d
+from typedtensor.nn import LazyInstanceNorm2d as LazyInstanceNorm2d
+from typedtensor.nn import LazyInstanceNorm3d as LazyInstanceNorm3d

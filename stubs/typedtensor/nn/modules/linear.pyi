@@ -3,6 +3,7 @@
 from typing import Any
 
 from typedtensor.nn import Identity as Identity
+from typedtensor.nn import LazyLinear as LazyLinear
 from typedtensor.nn import Linear as Linear
 
 class NonDynamicallyQuantizableLinear(Linear[Any, Any]): ...
