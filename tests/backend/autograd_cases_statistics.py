@@ -1,11 +1,12 @@
 """Gradient cases of the statistics and arrangement ops (rules/statistics.py, rules/arrangement.py)
-and of the resample / functional additions beside them (channel_shuffle, upsample*, gumbel_softmax)."""
+and of the resample / functional additions beside them (channel_shuffle, upsample*, gumbel_softmax,
+affine_grid / grid_sample)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .autograd_cases import Case, c
+from .autograd_cases import Case, Unit, c
 
 
 def _seeded(L: Any, f: Any) -> Any:
@@ -42,4 +43,16 @@ CASES: dict[str, list[Case]] = {
     "upsample_nearest": [c(lambda L, a: L.F.upsample_nearest(a, size=(5, 4)), (1, 2, 3, 3))],
     "upsample_bilinear": [c(lambda L, a: L.F.upsample_bilinear(a, size=(5, 4)), (1, 2, 3, 3))],
     "gumbel_softmax": [c(lambda L, a: _seeded(L, lambda: L.F.gumbel_softmax(a, tau=0.5)), (3, 4), random=True)],
+    "affine_grid": [c(lambda L, t: L.F.affine_grid(t, (2, 1, 3, 4), align_corners=False), (2, 2, 3)),
+                    c(lambda L, t: L.F.affine_grid(t, (1, 1, 2, 3, 2), align_corners=True), (1, 3, 4))],
+    # the grid in (-0.9, 0.9) (zeros padding) and scaled past the borders (border, reflection)
+    "grid_sample": [c(lambda L, x, g: L.F.grid_sample(x, g, align_corners=False), (2, 2, 3, 4), Unit((2, 3, 2, 2))),
+                    c(lambda L, x, g: L.F.grid_sample(x, g * 1.7, padding_mode="border", align_corners=True),
+                      (1, 2, 3, 4), Unit((1, 2, 3, 2))),
+                    c(lambda L, x, g: L.F.grid_sample(x, g * 2.3, padding_mode="reflection", align_corners=False),
+                      (1, 2, 3, 4), Unit((1, 2, 3, 2))),
+                    c(lambda L, x, g: L.F.grid_sample(x, g * 1.4, padding_mode="reflection", align_corners=True),
+                      (1, 1, 2, 3, 2), Unit((1, 2, 2, 2, 3))),
+                    c(lambda L, x, g: L.F.grid_sample(x, g.detach(), mode="nearest", align_corners=False),
+                      (1, 2, 3, 4), Unit((1, 2, 3, 2)))],
 }

@@ -485,6 +485,9 @@ CASES.update({
     "upsample": lambda mk, dev: F.upsample(mk(data(1, 2, 3, 3)), scale_factor=2),
     "upsample_nearest": lambda mk, dev: F.upsample_nearest(mk(data(1, 2, 3, 3)), size=(5, 4)),
     "upsample_bilinear": lambda mk, dev: F.upsample_bilinear(mk(data(1, 2, 3, 3)), size=(5, 4)),
+    "affine_grid": lambda mk, dev: F.affine_grid(mk(data(2, 2, 3)), (2, 1, 3, 4), align_corners=False),
+    "grid_sample": lambda mk, dev: F.grid_sample(mk(data(2, 2, 3, 4)), mk(data(2, 3, 2, 2, lo=-1.4, hi=1.4)),
+                                                 padding_mode="reflection", align_corners=False),
 })
 RANDOM["gumbel_softmax"] = lambda mk, dev: F.gumbel_softmax(mk(data(10, 100)), tau=0.5)
 CASES["gumbel_softmax"] = RANDOM["gumbel_softmax"]
