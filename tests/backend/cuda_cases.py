@@ -487,6 +487,16 @@ CASES.update({
     "upsample": lambda mk, dev: F.upsample(mk(data(1, 2, 3, 3)), scale_factor=2),
     "upsample_nearest": lambda mk, dev: F.upsample_nearest(mk(data(1, 2, 3, 3)), size=(5, 4)),
     "upsample_bilinear": lambda mk, dev: F.upsample_bilinear(mk(data(1, 2, 3, 3)), size=(5, 4)),
+    "affine_grid": lambda mk, dev: F.affine_grid(mk(data(2, 2, 3)), (2, 1, 3, 4), align_corners=False),
+    "grid_sample": lambda mk, dev: F.grid_sample(mk(data(2, 2, 3, 4)), mk(data(2, 3, 2, 2, lo=-1.4, hi=1.4)),
+                                                 padding_mode="reflection", align_corners=False),
+    "max_unpool1d": lambda mk, dev: F.max_unpool1d(*F.max_pool1d(mk(data(2, 3, 6)), 2, return_indices=True), 2),
+    "max_unpool2d": lambda mk, dev: F.max_unpool2d(*F.max_pool2d(mk(data(1, 2, 4, 5)), 2, return_indices=True), 2,
+                                                   output_size=(4, 5)),
+    "max_unpool3d": lambda mk, dev: F.max_unpool3d(*F.max_pool3d(mk(data(1, 2, 4, 4, 2)), 2, return_indices=True), 2),
+    "lp_pool1d": lambda mk, dev: F.lp_pool1d(mk(data(2, 3, 8)), 2.0, 3, 2, ceil_mode=True),
+    "lp_pool2d": lambda mk, dev: F.lp_pool2d(mk(data(1, 2, 4, 6, lo=0.5, hi=2.0)), 1.5, (2, 3)),
+    "lp_pool3d": lambda mk, dev: F.lp_pool3d(mk(data(1, 2, 3, 4, 3)), float("inf"), 2),
 })
 RANDOM["gumbel_softmax"] = lambda mk, dev: F.gumbel_softmax(mk(data(10, 100)), tau=0.5)
 CASES["gumbel_softmax"] = RANDOM["gumbel_softmax"]

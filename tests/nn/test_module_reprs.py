@@ -36,6 +36,8 @@ CASES: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
     ("Sigmoid", (), {}), ("SiLU", (), {}), ("SiLU", (True,), {}), ("LeakyReLU", (), {}), ("LeakyReLU", (0.2, True), {}),
     ("Softplus", (), {}), ("Softplus", (2.0, 10.0), {}), ("Softsign", (), {}), ("Softmax", (1,), {}), ("Softmax", (), {}),
     ("LogSoftmax", (-1,), {}), ("Flatten", (), {}), ("Flatten", (0, 2), {}), ("Unflatten", (1, (2, 3)), {}), ("ChannelShuffle", (2,), {}),
+    ("MaxUnpool1d", (2,), {}), ("MaxUnpool2d", (2,), {"stride": 1, "padding": (1, 0)}), ("MaxUnpool3d", ((1, 2, 2),), {}),
+    ("LPPool1d", (2, 3), {}), ("LPPool2d", (1.5, (2, 3)), {"stride": 1, "ceil_mode": True}), ("LPPool3d", (3, 2), {}),
     ("Identity", (), {}),
     ("CrossEntropyLoss", (), {}), ("CrossEntropyLoss", (), {"ignore_index": 0, "label_smoothing": 0.1, "reduction": "sum"}),
     ("NLLLoss", (), {}), ("MSELoss", (), {"reduction": "sum"}), ("L1Loss", (), {}), ("BCELoss", (), {}),

@@ -2111,6 +2111,29 @@ def _gumbel_softmax(draw: Draw) -> Case:
     return Case("", (S(s),), {"dim": d}, lambda: torch.nn.functional.gumbel_softmax(T(s), dim=d))
 
 
+@case("grid_sample")
+def _grid_sample(draw: Draw) -> Case:
+    rank = draw(st.sampled_from([3, 4, 4, 5, 5]))
+    x = shape(draw, lo=rank, hi=rank, sizes=SIZE if draw(st.integers(0, 4)) == 0 else POS_SIZE)
+    g_rank = rank if draw(st.integers(0, 5)) else draw(st.sampled_from([4, 5]))
+    g = [x[0] if x and draw(st.integers(0, 5)) else draw(POS_SIZE)]
+    g += [draw(POS_SIZE) for _ in range(g_rank - 2)]
+    g.append(max(g_rank - 2, 1) if draw(st.integers(0, 5)) else draw(st.sampled_from([1, 2, 3])))
+    kw = {"mode": draw(st.sampled_from(["bilinear", "nearest", "bicubic"])), "align_corners": draw(st.booleans())}
+    return Case("", (S(x), S(tuple(g))), kw, lambda: F.grid_sample(T(x), T(tuple(g)), **kw))
+
+
+@case("affine_grid")
+def _affine_grid(draw: Draw) -> Case:
+    nd = draw(st.sampled_from([2, 2, 3]))
+    rank = draw(st.sampled_from([nd + 2, nd + 2, nd + 2, 3, 6]))
+    size = tuple(draw(SIZE if draw(st.integers(0, 4)) == 0 else POS_SIZE) for _ in range(rank))
+    n = size[0] if size and draw(st.integers(0, 3)) else draw(POS_SIZE)
+    theta = (n, nd, nd + 1) if draw(st.integers(0, 5)) else shape(draw, lo=2, hi=4, sizes=POS_SIZE)
+    ac = draw(st.booleans())
+    return Case("", (S(theta), size), {"align_corners": ac}, lambda: F.affine_grid(T(theta), size, align_corners=ac))
+
+
 # the linear-algebra cases; the convolution, pooling, resampling, normalisation, activation and loss cases
 import oracle_cases_linalg  # noqa: E402,F401
 import oracle_cases_surface  # noqa: E402,F401

@@ -114,6 +114,52 @@ for _name, _nd, _dil in (("max_pool1d", 1, True), ("max_pool3d", 3, True), ("avg
     case(_name)(_pool(_name, _nd, _dil))
 
 
+def _unpool_args(draw: Draw, nd: int) -> tuple[Dims, Dims, dict[str, Any]]:
+    """A pooled input, its indices' shape (index 0, always valid, unless the shapes differ) and the
+    unpool's geometry; output_size near the default, sometimes out of torch's range."""
+    x = _volume(draw, nd)
+    idx = x if draw(st.integers(0, 5)) else _volume(draw, nd)
+    k = _tuple(draw, nd, st.integers(1, 3))
+    kw: dict[str, Any] = {"kernel_size": k}
+    if draw(st.booleans()):
+        kw["stride"] = _tuple(draw, nd, st.integers(1, 3))
+    if draw(st.booleans()):
+        kw["padding"] = _tuple(draw, nd, st.integers(0, 1))
+    if draw(st.booleans()) and len(x) >= nd:
+        ks, ss, ps = (v if isinstance(v, tuple) else (v,) * nd for v in (
+            k, kw.get("stride", k), kw.get("padding", 0)))
+        size = [(x[len(x) - nd + i] - 1) * ss[i] + ks[i] - 2 * ps[i] + draw(st.integers(-2, 2)) for i in range(nd)]
+        kw["output_size"] = tuple(x[:2]) + tuple(size) if draw(st.integers(0, 3)) == 0 and len(x) == nd + 2 else \
+            tuple(size)
+    return x, idx, kw
+
+
+def _unpool(name: str, nd: int) -> Callable[[Draw], Case]:
+    def gen(draw: Draw) -> Case:
+        x, idx, kw = _unpool_args(draw, nd)
+        return Case("", (S(x), S(idx)), kw, lambda: getattr(F, name)(T(x), T(idx, "l"), **kw))
+
+    return gen
+
+
+def _lp(name: str, nd: int) -> Callable[[Draw], Case]:
+    def gen(draw: Draw) -> Case:
+        x = _volume(draw, nd)
+        p = draw(st.sampled_from([1.0, 2.0, 3.0, float("inf")]))
+        k = _tuple(draw, nd, st.integers(1, 4)) if nd > 1 else draw(st.integers(1, 4))
+        stride = _tuple(draw, nd, st.integers(1, 3)) if draw(st.booleans()) else None
+        cm = draw(st.booleans())
+        return Case("", (S(x), p, k), {"stride": stride, "ceil_mode": cm},
+                    lambda: getattr(F, name)(T(x), p, k, stride, cm))
+
+    return gen
+
+
+for _nd in (1, 2, 3):
+    case(f"max_unpool{_nd}d")(_unpool(f"max_unpool{_nd}d", _nd))
+    case(f"lp_pool{_nd}d")(_lp(f"lp_pool{_nd}d", _nd))
+
+
 def _adaptive(name: str, nd: int) -> Callable[[Draw], Case]:
     def gen(draw: Draw) -> Case:
         # non-empty inputs (torch's empty-input paths differ between ranks) of the pool's ranks:
@@ -412,6 +458,31 @@ def _m_pool(cls: str, fn: str, nd: int, dilation: bool) -> Callable[[Draw], Case
     return gen
 
 
+def _m_unpool(nd: int) -> Callable[[Draw], Case]:
+    cls = f"MaxUnpool{nd}d"
+
+    def gen(draw: Draw) -> Case:
+        x, idx, kw = _unpool_args(draw, nd)
+        k, size = kw.pop("kernel_size"), kw.pop("output_size", None)
+        return Case(cls, (S(x), S(idx)), {"output_size": size},
+                    lambda: getattr(nn, cls)(k, **kw)(T(x), T(idx, "l"), output_size=size),
+                    module=f"typedtensor.nn.{cls}", ctor=((k,), kw))
+
+    return gen
+
+
+def _m_lp(nd: int) -> Callable[[Draw], Case]:
+    cls = f"LPPool{nd}d"
+
+    def gen(draw: Draw) -> Case:
+        c = _lp(f"lp_pool{nd}d", nd)(draw)
+        x, p, k = c.pos
+        kw = dict(c.kw)
+        return _mod(cls, ((p, k), kw), lambda: getattr(nn, cls)(p, k, **kw), tuple(int(d) for d in x.dims))
+
+    return gen
+
+
 def _m_adaptive(cls: str, fn: str, nd: int) -> Callable[[Draw], Case]:
     def gen(draw: Draw) -> Case:
         c = _adaptive(fn, nd)(draw)
@@ -458,6 +529,8 @@ MODULE_CASES.update({
     "typedtensor.nn.AdaptiveMaxPool1d": _m_adaptive("AdaptiveMaxPool1d", "adaptive_max_pool1d", 1),
     "typedtensor.nn.AdaptiveMaxPool2d": _m_adaptive("AdaptiveMaxPool2d", "adaptive_max_pool2d", 2),
     "typedtensor.nn.AdaptiveMaxPool3d": _m_adaptive("AdaptiveMaxPool3d", "adaptive_max_pool3d", 3),
+    **{f"typedtensor.nn.MaxUnpool{nd}d": _m_unpool(nd) for nd in (1, 2, 3)},
+    **{f"typedtensor.nn.LPPool{nd}d": _m_lp(nd) for nd in (1, 2, 3)},
     "typedtensor.nn.Upsample": _m_simple("Upsample", lambda d, x: ((), {"scale_factor": d(st.sampled_from([1, 2, 3]))}),
                                          _image4),
     "typedtensor.nn.UpsamplingNearest2d": _m_simple("UpsamplingNearest2d", lambda d, x: ((), {"size": (3, 5)}), _image4),

@@ -30,7 +30,8 @@ _C = _loader.load_core()
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
-    "avg_pool1d", "avg_pool3d", "conv1d", "conv3d", "conv_transpose1d", "max_pool1d", "max_pool3d",
+    "avg_pool1d", "avg_pool3d", "conv1d", "conv3d", "conv_transpose1d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+    "max_pool1d", "max_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d",
 ]
 
 
@@ -301,3 +302,108 @@ def adaptive_max_pool2d(input: Any, output_size: Any, return_indices: bool = Fal
 def adaptive_max_pool3d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
     check("adaptive_max_pool3d", input=input, output_size=output_size)
     return _adaptive_max("adaptive_max_pool3d", input, output_size, return_indices, 3)
+
+
+# ---------------------------------------------------------------------------------------------
+# Unpooling and power-average pools
+
+
+def _unpool_output_size(input: Any, kernel: tuple[int, ...], stride: tuple[int, ...], padding: tuple[int, ...],
+                        output_size: Any) -> tuple[int, ...]:
+    """torch's ``_unpool_output_size``: ``(in - 1) stride + kernel - 2 padding`` per dim, or the
+    requested size (its last ``nd`` entries)."""
+    nd = len(kernel)
+    spatial = [int(v) for v in input.shape[-nd:]]
+    default = tuple((n - 1) * s + k - 2 * p for n, k, s, p in zip(spatial, kernel, stride, padding, strict=True))
+    if output_size is None:
+        return default
+    sizes = [int(v) for v in output_size]
+    return tuple(sizes[2:] if len(sizes) == nd + 2 else sizes)
+
+
+def _max_unpool(name: str, input: Any, indices: Any, kernel_size: Any, stride: Any, padding: Any, output_size: Any,
+                nd: int) -> Any:
+    """Each input value written at its index in a zero ``[N, C, prod(output)]`` plane (a scatter,
+    whose VJP gathers the gradient back), as torch's max_unpool kernels."""
+    check(name, input=input, indices=indices, kernel_size=kernel_size, stride=stride, padding=padding,
+          output_size=output_size)
+    if indices.dtype != _C.int64:
+        raise RuntimeError(f"{name}: elements in indices should be type int64 but got: {indices.dtype}")
+    k, p = ntuple(kernel_size, nd, "kernel_size"), ntuple(padding, nd, "padding")
+    sizes = _unpool_output_size(input, k, _stride(kernel_size, stride, nd), p, output_size)
+    x, unbatched = _batched(input, nd)
+    idx = indices.unsqueeze(0) if unbatched else indices
+    n, c = int(x.shape[0]), int(x.shape[1])
+    total = math.prod(sizes)
+    flat = idx.reshape(n, c, -1)
+    if flat.numel() and total and (int(flat.min()) < 0 or int(flat.max()) >= total):
+        bad = int(flat.max()) if int(flat.max()) >= total else int(flat.min())
+        raise RuntimeError(f"{name}: Found an invalid max index: {bad} (output volumes are of size "
+                           f"{'x'.join(str(v) for v in sizes)})")
+    out = _C.zeros(n, c, total, dtype=x.dtype, device=x.device)
+    if total:
+        out = out.scatter(2, flat, x.reshape(n, c, -1))
+    out = out.reshape(n, c, *sizes)
+    return out.squeeze(0) if unbatched else out
+
+
+def max_unpool1d(input: Any, indices: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Any:
+    """max_pool1d's partial inverse: ``[N, C, L]`` -> ``[N, C, L_out]``, zeros off the maxima."""
+    return _max_unpool("max_unpool1d", input, indices, kernel_size, stride, padding, output_size, 1)
+
+
+def max_unpool2d(input: Any, indices: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Any:
+    """max_pool2d's partial inverse: ``[N, C, H, W]`` -> ``[N, C, H_out, W_out]``, zeros off the maxima."""
+    return _max_unpool("max_unpool2d", input, indices, kernel_size, stride, padding, output_size, 2)
+
+
+def max_unpool3d(input: Any, indices: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Any:
+    """max_pool3d's partial inverse: ``[N, C, D, H, W]`` -> ``[N, C, D_out, H_out, W_out]``."""
+    return _max_unpool("max_unpool3d", input, indices, kernel_size, stride, padding, output_size, 3)
+
+
+def _avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False) -> Any:
+    k, s, p = ntuple(kernel_size, 2, "kernel_size"), _stride(kernel_size, stride, 2), ntuple(padding, 2, "padding")
+    return _C.avg_pool2d(input, k, s, p, ceil_mode, True)
+
+
+def _max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                ceil_mode: bool = False) -> Any:
+    k, s, p = ntuple(kernel_size, 2, "kernel_size"), _stride(kernel_size, stride, 2), ntuple(padding, 2, "padding")
+    return _C.max_pool2d(input, k, s, p, ntuple(dilation, 2, "dilation"), ceil_mode, False)
+
+
+_AVG = {1: avg_pool1d, 2: _avg_pool2d, 3: avg_pool3d}
+_MAXP = {1: max_pool1d, 2: _max_pool2d, 3: max_pool3d}
+
+
+def _lp_pool(name: str, input: Any, norm_type: float, kernel_size: Any, stride: Any, ceil_mode: bool, nd: int) -> Any:
+    """torch's formula: the average pool of ``x^p`` times the window's size, to the ``1/p`` (the sign
+    and relu keep a negative average, possible for odd ``p``, out of the root); ``p = +-inf`` is the
+    max pool of ``|x|`` (or minus that of ``-|x|``)."""
+    check(name, input=input, norm_type=norm_type, kernel_size=kernel_size, stride=stride, ceil_mode=ceil_mode)
+    if isinstance(norm_type, (int, float)) and math.isinf(norm_type):
+        if norm_type > 0:
+            return _MAXP[nd](input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        return -_MAXP[nd](-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = _AVG[nd](input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    size = math.prod(ntuple(kernel_size, nd, "kernel_size"))
+    return (_C.sign(out) * _C.relu(out.abs())).mul(size).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input: Any, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Any:
+    """The power-average pool over ``[N, C, L]``: ``(sum over each window of x^p)^(1/p)``."""
+    return _lp_pool("lp_pool1d", input, norm_type, kernel_size, stride, ceil_mode, 1)
+
+
+def lp_pool2d(input: Any, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Any:
+    """The power-average pool over ``[N, C, H, W]`` (or ``[C, H, W]``)."""
+    return _lp_pool("lp_pool2d", input, norm_type, kernel_size, stride, ceil_mode, 2)
+
+
+def lp_pool3d(input: Any, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Any:
+    """The power-average pool over ``[N, C, D, H, W]`` (or unbatched)."""
+    return _lp_pool("lp_pool3d", input, norm_type, kernel_size, stride, ceil_mode, 3)

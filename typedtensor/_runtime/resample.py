@@ -9,6 +9,16 @@ dim by dim. Along one dim the positions and weights are computed on the host wit
 (``area_pixel_compute_source_index``, the nearest index in float32, the cubic convolution with
 A = -0.75) and applied as ``index_select``s and a weighted sum, whose VJPs (index_add) are the
 interpolation's adjoint. ``area`` is the adaptive average pool, as in torch.
+
+NOTE [ Grid sampling ]
+``grid_sample`` reads each output position at a point of its own, so it does not separate by dim.
+Each grid coordinate becomes a pixel position with torch's ``grid_sampler_compute_source_index``
+(unnormalised with or without aligned corners, then clipped for ``border``, reflected and clipped for
+``reflection``), written with differentiable ops so that the gradient reaches the grid. Bilinear
+(trilinear on 5-d) sampling gathers the ``2^nd`` corner taps of the flattened input and sums them with
+torch's weights; a tap outside the input counts as 0 (a mask), which is the ``zeros`` padding (the
+other modes never leave the input). The gathers' VJP is the scatter-add into the input; the weights
+carry the gradient to the grid. Nearest sampling rounds half to even, as torch's ``nearbyint``.
 """
 
 from __future__ import annotations
@@ -26,7 +36,8 @@ from typedtensor._runtime.errors import check
 
 _C = _loader.load_core()
 
-__all__ = ["channel_shuffle", "embedding_bag", "fold", "interpolate", "pixel_shuffle", "pixel_unshuffle", "unfold", "upsample",
+__all__ = ["GRID_SAMPLE_INTERPOLATION_MODES", "GRID_SAMPLE_PADDING_MODES", "affine_grid", "channel_shuffle",
+           "embedding_bag", "fold", "grid_sample", "interpolate", "pixel_shuffle", "pixel_unshuffle", "unfold", "upsample",
            "upsample_bilinear", "upsample_nearest"]
 
 _LINEAR = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}
@@ -328,3 +339,160 @@ def embedding_bag(input: Any, weight: Any, offsets: Any | None = None, max_norm:
         counts = np.bincount(bag_of[positions], minlength=b).astype(np.float64)
         out = out / _C.tensor(np.maximum(counts, 1.0).tolist(), dtype=out.dtype, device=out.device).unsqueeze(1)
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Spatial transformers: affine_grid and grid_sample (NOTE [ Grid sampling ])
+
+GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
+
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+                  "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+                  "grid_sample for details.")
+
+
+def _neg_one_to_one(n: int, align_corners: bool, like: Any) -> Any:
+    """torch's ``linspace_from_neg_one``: ``n`` steps over [-1, 1], shrunk to the pixel centres
+    without align_corners; a single step is 0."""
+    if n <= 1:
+        return _C.zeros(1, dtype=like.dtype, device=like.device)
+    r = _C.linspace(-1.0, 1.0, n, dtype=like.dtype, device=like.device)
+    return r if align_corners else r * (n - 1) / n
+
+
+def affine_grid(theta: Any, size: Any, align_corners: bool | None = None) -> Any:
+    """The sampling grid ``[N, *spatial, nd]`` of a batch of affine maps ``theta`` (``[N, 2, 3]`` for
+    a 4-d ``size``, ``[N, 3, 4]`` for a 5-d one): the base grid of normalised output positions
+    ``(x, y[, z], 1)`` times ``theta`` transposed, as torch's ``affine_grid_generator``."""
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = [int(v) for v in size]
+    check("affine_grid", theta=theta, size=size, align_corners=align_corners)
+    spatial = size[2:]
+    if align_corners and min(spatial) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                      "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
+                      "of affine_grid for details.", stacklevel=2)
+    nd = len(spatial)
+    # the base grid's last dim holds x (the last spatial dim), y, [z,] then 1
+    axes = []
+    for j in range(nd):
+        d = nd - 1 - j  # the spatial dim that coordinate j runs along
+        view = [1] * nd
+        view[d] = spatial[d]
+        axes.append(_neg_one_to_one(spatial[d], align_corners, theta).reshape(view).expand(*spatial))
+    axes.append(_C.ones(*spatial, dtype=theta.dtype, device=theta.device))
+    base = _C.stack(axes, -1).reshape(math.prod(spatial), nd + 1)
+    grid = _C.matmul(base, theta.transpose(1, 2))  # [N, prod(spatial), nd]
+    return grid.reshape(size[0], *spatial, nd)
+
+
+def _reflect(coord: Any, twice_low: int, twice_high: int) -> Any:
+    """torch's ``reflect_coordinates``: ``coord`` folded into [twice_low / 2, twice_high / 2]."""
+    if twice_low == twice_high:
+        return _C.zeros_like(coord)
+    low = twice_low / 2
+    span = (twice_high - twice_low) / 2
+    coord = coord - low
+    coord = _C.where(coord < 0, -coord, coord)  # at 0 the slope is +1, as torch's reflect_coordinates_set_grad
+    extra = _C.fmod(coord, span)
+    flips = _C.floor(coord / span)
+    even = _C.fmod(flips, 2.0) == 0
+    return _C.where(even, extra + low, span - extra + low)
+
+
+def _source_coord(coord: Any, size: int, padding_mode: str, align_corners: bool) -> Any:
+    """torch's ``grid_sampler_compute_source_index``: a normalised coordinate as a pixel position,
+    clipped or reflected by the padding mode."""
+    if align_corners:
+        coord = (coord + 1) / 2 * (size - 1)
+    else:
+        coord = ((coord + 1) * size - 1) / 2
+    if padding_mode == "reflection":
+        coord = _reflect(coord, 0, 2 * (size - 1)) if align_corners else _reflect(coord, -1, 2 * size - 1)
+    if padding_mode != "zeros":
+        coord = _clip(coord, size)
+    return coord
+
+
+def _clip(coord: Any, size: int) -> Any:
+    """torch's ``clip_coordinates`` into [0, size - 1], whose slope is 0 on the borders themselves
+    (``clip_coordinates_set_grad`` counts them as outside)."""
+    interior = (coord > 0).logical_and(coord < size - 1)
+    return _C.where(interior, coord, _C.clamp(coord.detach(), 0, size - 1))
+
+
+def _tap(flat: Any, pos: list[Any], spatial: list[int]) -> tuple[Any, Any]:
+    """The input's values at integer positions ``pos`` (one float tensor ``[N, M]`` per spatial dim)
+    and whether each position lies inside the input: ``([N, C, M] values, [N, 1, M] in-bounds)``."""
+    n, c = int(flat.shape[0]), int(flat.shape[1])
+    index = None
+    inside = None
+    stride = 1
+    for d in reversed(range(len(spatial))):
+        p = pos[d]
+        ok = (p >= 0).logical_and(p <= spatial[d] - 1)
+        inside = ok if inside is None else inside.logical_and(ok)
+        term = _C.clamp(p, 0, spatial[d] - 1).long() * stride
+        index = term if index is None else index + term
+        stride *= spatial[d]
+    assert index is not None and inside is not None
+    m = int(index.shape[1])
+    values = flat.gather(2, index.unsqueeze(1).expand(n, c, m))
+    return values, inside.unsqueeze(1)
+
+
+def grid_sample(input: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "zeros",
+                align_corners: bool | None = None) -> Any:
+    """torch's ``F.grid_sample`` for 4-d and 5-d inputs, bilinear (trilinear on 5-d) or nearest
+    (NOTE [ Grid sampling ]): ``[N, C, *in]`` sampled at ``grid`` ``[N, *out, nd]`` -> ``[N, C, *out]``."""
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+                         f"but got: '{mode}'")
+    if padding_mode not in GRID_SAMPLE_PADDING_MODES:
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    check("grid_sample", input=input, grid=grid, mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+    if mode == "bicubic":
+        raise NotImplementedError("grid_sample: mode='bicubic' is not supported; supported are 'bilinear' and "
+                                  "'nearest' (on 4-d and 5-d inputs)")
+    if not input.is_floating_point() or input.dtype != grid.dtype:
+        raise RuntimeError(f"grid_sampler(): expected input and grid to have the same floating point dtype, but "
+                           f"got input {input.dtype} and grid {grid.dtype}")
+    n, c = int(input.shape[0]), int(input.shape[1])
+    spatial = [int(v) for v in input.shape[2:]]
+    out_spatial = [int(v) for v in grid.shape[1:-1]]
+    nd = len(spatial)
+    m = math.prod(out_spatial)
+    flat = input.reshape(n, c, math.prod(spatial))
+    g = grid.reshape(n, m, nd)
+    # grid coordinate j runs along spatial dim nd - 1 - j (x along the width)
+    coords = [_source_coord(g.select(2, nd - 1 - d), spatial[d], padding_mode, align_corners) for d in range(nd)]
+    if mode == "nearest":
+        values, inside = _tap(flat, [_C.clamp(_C.round(x), -1, s) for x, s in zip(coords, spatial, strict=True)],
+                              spatial)
+        out = values * inside.to(values.dtype)
+    else:
+        lows = [_C.floor(x) for x in coords]
+        # per dim, the (position, weight) of the lower and the upper tap, as torch weighs them
+        taps = [((lo, lo + 1 - x), (lo + 1, x - lo)) for x, lo in zip(coords, lows, strict=True)]
+        out = None
+        for corner in itertools.product((0, 1), repeat=nd):
+            pos = [_C.clamp(taps[d][b][0], -1, spatial[d]) for d, b in enumerate(corner)]
+            weight = None
+            for d, b in enumerate(corner):
+                w = taps[d][b][1]
+                weight = w if weight is None else weight * w
+            assert weight is not None
+            values, inside = _tap(flat, pos, spatial)
+            term = values * (weight.unsqueeze(1) * inside.to(weight.dtype))
+            out = term if out is None else out + term
+    assert out is not None
+    return out.reshape(n, c, *out_spatial)

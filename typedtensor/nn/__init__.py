@@ -112,8 +112,14 @@ from typedtensor.nn.pooling import AdaptiveMaxPool2d as AdaptiveMaxPool2d
 from typedtensor.nn.pooling import AdaptiveMaxPool3d as AdaptiveMaxPool3d
 from typedtensor.nn.pooling import AvgPool1d as AvgPool1d
 from typedtensor.nn.pooling import AvgPool3d as AvgPool3d
+from typedtensor.nn.pooling import LPPool1d as LPPool1d
+from typedtensor.nn.pooling import LPPool2d as LPPool2d
+from typedtensor.nn.pooling import LPPool3d as LPPool3d
 from typedtensor.nn.pooling import MaxPool1d as MaxPool1d
 from typedtensor.nn.pooling import MaxPool3d as MaxPool3d
+from typedtensor.nn.pooling import MaxUnpool1d as MaxUnpool1d
+from typedtensor.nn.pooling import MaxUnpool2d as MaxUnpool2d
+from typedtensor.nn.pooling import MaxUnpool3d as MaxUnpool3d
 from typedtensor.nn.resample import EmbeddingBag as EmbeddingBag
 from typedtensor.nn.resample import Fold as Fold
 from typedtensor.nn.resample import PixelShuffle as PixelShuffle

@@ -1,4 +1,5 @@
-"""The 1-d and 3-d pools and the adaptive pools beyond ``AdaptiveAvgPool2d``, with torch's
+"""The 1-d and 3-d pools, the adaptive pools beyond ``AdaptiveAvgPool2d``, the max unpools and the
+power-average pools, with torch's
 constructor signatures, stored attributes and reprs (``MaxPool2d`` / ``AvgPool2d`` /
 ``AdaptiveAvgPool2d`` are in nn/layers.py)."""
 
@@ -137,3 +138,80 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
 
 class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
     _fn = "adaptive_max_pool3d"
+
+
+def _ntuple(v: Any, n: int) -> tuple[Any, ...]:
+    """torch's ``_single`` / ``_pair`` / ``_triple``: a sequence as a tuple, a value repeated."""
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+class _MaxUnpoolNd(Module):
+    _nd = 1
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+        self.kernel_size = _ntuple(kernel_size, self._nd)
+        self.stride = _ntuple(stride if stride is not None else kernel_size, self._nd)
+        self.padding = _ntuple(padding, self._nd)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        return getattr(F, f"max_unpool{self._nd}d")(input, indices, self.kernel_size, self.stride, self.padding,
+                                                     output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """max_pool1d's partial inverse: each value back at its index, zeros elsewhere."""
+
+    _nd = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """max_pool2d's partial inverse: each value back at its index, zeros elsewhere."""
+
+    _nd = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """max_pool3d's partial inverse: each value back at its index, zeros elsewhere."""
+
+    _nd = 3
+
+
+class _LPPoolNd(Module):
+    _nd = 1
+
+    def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input: Tensor) -> Tensor:
+        return getattr(F, f"lp_pool{self._nd}d")(input, float(self.norm_type), self.kernel_size, self.stride,
+                                                 self.ceil_mode)
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    """The power-average pool over ``[N, C, L]``."""
+
+    _nd = 1
+
+
+class LPPool2d(_LPPoolNd):
+    """The power-average pool over ``[N, C, H, W]``."""
+
+    _nd = 2
+
+
+class LPPool3d(_LPPoolNd):
+    """The power-average pool over ``[N, C, D, H, W]``."""
+
+    _nd = 3

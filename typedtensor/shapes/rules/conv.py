@@ -275,6 +275,123 @@ def avg_pool3d(args: Args) -> Result:
     return out
 
 
+def _one_of(value: Any) -> Any:
+    """A 1-element sequence as its item (torch's ``_single`` / ``_pair`` / ``_triple`` repeat it)."""
+    return value[0] if isinstance(value, (tuple, list)) and len(value) == 1 else value
+
+
+def unpool_nd(name: str, args: Args, nd: int) -> Result:
+    """``max_unpool{nd}d``: the pooled ``[N, C, *s]`` and its indices -> ``[N, C, *output_size]``, by
+    default ``(s - 1) stride + kernel - 2 padding`` per dim (torch's ``_unpool_output_size``)."""
+    x: ShapeLike = args["input"]
+    idx: ShapeLike = args["indices"]
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    r = need_rank(name, x, _ranks(nd))
+    if r:
+        return r
+    if not x.is_fixed:
+        return UNKNOWN
+    if isinstance(idx, Shape) and idx.is_fixed and (
+            len(idx.dims) != len(x.dims) or any(differs(a, b) for a, b in zip(idx.dims, x.dims, strict=True))):
+        return Issue("shape-arg", f"{name}: expected indices to have the input's shape, got input {fmt_shape(x)} and "
+                                  f"indices {fmt_shape(idx)}")
+    if any(as_int(d) == 0 for d in x.dims[1:]):
+        return Issue("shape-arg", f"{name}: expected input to have non-zero size for non-batch dimensions; shape "
+                                  f"{fmt_shape(x)}")
+    kernel = ints_of(_one_of(args["kernel_size"]), nd)
+    stride_arg = args["stride"]
+    stride = ints_of(_one_of(args["kernel_size"] if stride_arg is None else stride_arg), nd)
+    padding = ints_of(_one_of(args["padding"]), nd)
+    if kernel is None or stride is None or padding is None:
+        return UNKNOWN
+    default: list[DimExpr] = []
+    for size, k, st, p in zip(x.dims[-nd:], kernel, stride, padding, strict=True):
+        if k is None or st is None or p is None:
+            default.append(UNKNOWN)
+            continue
+        if k <= 0 or st <= 0 or p < 0:
+            return Issue("shape-arg", f"{name}: kernel_size and stride must be positive and padding non-negative")
+        default.append(d_add(d_mul(d_sub(size, 1), st), k - 2 * p))
+    size_arg = args["output_size"]
+    if size_arg is None:
+        out = tuple(default)
+    elif isinstance(size_arg, (tuple, list)):
+        sizes = list(size_arg)[2:] if len(size_arg) == nd + 2 else list(size_arg)
+        if len(sizes) != nd:
+            return Issue("shape-arg", f"{name}: output_size should be a sequence containing {nd} or {nd + 2} "
+                                      f"elements, but it has a length of {len(size_arg)}")
+        got = dims_of(tuple(sizes), nd)
+        if got is None:
+            return UNKNOWN
+        for i, (o, dflt, st) in enumerate(zip(got, default, stride, strict=True)):
+            oi, di = as_int(o), as_int(dflt)
+            if oi is not None and di is not None and st is not None and not di - st < oi < di + st:
+                return Issue("shape-arg", f"{name}: invalid output_size {list(size_arg)} (dim {i} must be between "
+                                          f"{di - st} and {di + st})")
+        out = got
+    else:
+        return UNKNOWN
+    for i, o in enumerate(out):
+        oi = as_int(o)
+        if oi is not None and oi < 0:
+            return Issue("shape-arg", f"{name}: output_size must contain non-negative spatial dimensions, but got "
+                                      f"output_size[{i}]={oi}; input {fmt_shape(x)}")
+    return Shape(x.dims[:-nd] + tuple(out))
+
+
+_UNPOOL = "input:tensor, indices:tensor, kernel_size:any, stride:any=None, padding:any=0, output_size:any=None"
+
+
+@op("max_unpool1d", _UNPOOL, expose="F", python="F", tags=("nn", "pool"))
+def max_unpool1d(args: Args) -> Result:
+    """``[N, C, L]`` (or ``[C, L]``) and max_pool1d's indices -> ``[N, C, L_out]``."""
+    return unpool_nd("max_unpool1d", args, 1)
+
+
+@op("max_unpool2d", _UNPOOL, expose="F", python="F", tags=("nn", "pool"))
+def max_unpool2d(args: Args) -> Result:
+    """``[N, C, H, W]`` (or ``[C, H, W]``) and max_pool2d's indices -> ``[N, C, H_out, W_out]``."""
+    return unpool_nd("max_unpool2d", args, 2)
+
+
+@op("max_unpool3d", _UNPOOL, expose="F", python="F", tags=("nn", "pool"))
+def max_unpool3d(args: Args) -> Result:
+    """``[N, C, D, H, W]`` (or unbatched) and max_pool3d's indices -> ``[N, C, D_out, H_out, W_out]``."""
+    return unpool_nd("max_unpool3d", args, 3)
+
+
+def lp_nd(name: str, args: Args, nd: int) -> Result:
+    """``lp_pool{nd}d``: the shape of the average pool it is made of (no padding)."""
+    call = {"input": args["input"], "kernel_size": args["kernel_size"], "stride": args["stride"], "padding": 0,
+            "dilation": 1, "ceil_mode": args["ceil_mode"]}
+    out = avg_pool3d(call) if nd == 3 else pool_nd(name, call, nd, False)
+    if isinstance(out, Issue) and nd == 3:
+        return Issue(out.code, out.message.replace("avg_pool3d", name, 1))
+    return out
+
+
+_LP = "input:tensor, norm_type:float, kernel_size:any, stride:any=None, ceil_mode:bool=False"
+
+
+@op("lp_pool1d", _LP, expose="F", python="F", tags=("nn", "pool"))
+def lp_pool1d(args: Args) -> Result:
+    """The power-average pool ``(sum over the window of x^p)^(1/p)`` over ``[N, C, L]``."""
+    return lp_nd("lp_pool1d", args, 1)
+
+
+@op("lp_pool2d", _LP, expose="F", python="F", tags=("nn", "pool"))
+def lp_pool2d(args: Args) -> Result:
+    """The power-average pool over ``[N, C, H, W]`` (or ``[C, H, W]``)."""
+    return lp_nd("lp_pool2d", args, 2)
+
+
+@op("lp_pool3d", _LP, expose="F", python="F", tags=("nn", "pool"))
+def lp_pool3d(args: Args) -> Result:
+    """The power-average pool over ``[N, C, D, H, W]`` (or unbatched)."""
+    return lp_nd("lp_pool3d", args, 3)
+
+
 def adaptive_nd(name: str, args: Args, nd: int) -> Result:
     """The last ``nd`` dims become ``output_size`` (None keeps a dim)."""
     x: ShapeLike = args["input"]
@@ -440,3 +557,30 @@ _pool_module("AdaptiveMaxPool2d", "adaptive_max_pool2d", "output_size:any, retur
 _pool_module("AdaptiveMaxPool3d", "adaptive_max_pool3d", "output_size:any, return_indices:bool=False",
              ("output_size", "return_indices"), 3, "adaptive")
 
+
+def _unpool_module(cls: str, nd: int) -> None:
+    op_name = f"max_unpool{nd}d"
+
+    def forward(c: Args, args: Args) -> Result:
+        return _as_arg(unpool_nd(op_name, {"input": args["input"], "indices": args["indices"],
+                                           "output_size": args["output_size"], **c}, nd), cls)
+
+    module(f"typedtensor.nn.{cls}", "kernel_size:any, stride:any=None, padding:any=0",
+           ("kernel_size", "stride", "padding"), "input:tensor, indices:tensor, output_size:any=None",
+           ops=(op_name,))(forward)
+
+
+def _lp_module(cls: str, nd: int) -> None:
+    op_name = f"lp_pool{nd}d"
+
+    def forward(c: Args, args: Args) -> Result:
+        return _as_arg(lp_nd(op_name, {"input": args["input"], "kernel_size": c["kernel_size"], "stride": c["stride"],
+                                       "ceil_mode": c["ceil_mode"]}, nd), cls)
+
+    module(f"typedtensor.nn.{cls}", "norm_type:float, kernel_size:any, stride:any=None, ceil_mode:bool=False",
+           ("kernel_size", "stride", "ceil_mode"), "input:tensor", ops=(op_name,))(forward)
+
+
+for _nd in (1, 2, 3):
+    _unpool_module(f"MaxUnpool{_nd}d", _nd)
+    _lp_module(f"LPPool{_nd}d", _nd)

@@ -129,6 +129,72 @@ def channel_shuffle(args: Args) -> Result:
     return x
 
 
+@op("affine_grid", "theta:tensor, size:any, align_corners:bool=None", expose="F", python="F", tags=("nn", "resample"),
+    autocast="lower")
+def affine_grid(args: Args) -> Result:
+    """``theta`` ``[N, 2, 3]`` and size ``(N, C, H, W)`` -> ``[N, H, W, 2]``; ``[N, 3, 4]`` and
+    ``(N, C, D, H, W)`` -> ``[N, D, H, W, 3]``."""
+    theta: ShapeLike = args["theta"]
+    size = args["size"]
+    if isinstance(size, Unknown) or not isinstance(size, (tuple, list)):
+        return UNKNOWN
+    if len(size) not in (4, 5):
+        return Issue("shape-arg", f"affine_grid: only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively; got size {list(size)}")
+    nd = len(size) - 2
+    dims = dims_of(tuple(size), len(size))
+    if dims is None:
+        return UNKNOWN
+    if isinstance(theta, Shape) and theta.is_fixed:
+        want = (nd, nd + 1)
+        # a named size against the literal 2 or 3 is not provably wrong (NOTE [ Provable facts ])
+        if len(theta.dims) != 3 or any(as_int(d) not in (None, w) for d, w in zip(theta.dims[1:], want, strict=True)):
+            return Issue("shape-arg", f"affine_grid: expected a batch of {nd}D affine matrices of shape "
+                                      f"Nx{want[0]}x{want[1]} for size {list(size)}, got theta {fmt_shape(theta)}")
+    # torch skips the positivity check when align_corners warns about a unit spatial size instead
+    unit = args["align_corners"] is True and any(as_int(d) == 1 for d in dims[2:])
+    if not unit and any((v := as_int(d)) is not None and v <= 0 for d in dims):
+        return Issue("shape-arg", f"affine_grid: expected non-zero, positive output size, got {list(size)}")
+    if isinstance(theta, Shape) and theta.is_fixed and differs(theta.dims[0], dims[0]):
+        return Issue("shape-arg", f"affine_grid: theta holds {fmt_dim(theta.dims[0])} matrices for a batch of "
+                                  f"{fmt_dim(dims[0])} (size {list(size)}); theta {fmt_shape(theta)}")
+    return Shape((dims[0], *dims[2:], nd))
+
+
+@op("grid_sample", "input:tensor, grid:tensor, mode:str='bilinear', padding_mode:str='zeros', align_corners:bool=None",
+    expose="F", python="F", tags=("nn", "resample"), autocast="float32")
+def grid_sample(args: Args) -> Result:
+    """``[N, C, H_in, W_in]`` sampled at ``[N, H_out, W_out, 2]`` -> ``[N, C, H_out, W_out]`` (and the
+    5-d analogue, a grid ``[N, D, H, W, 3]``)."""
+    x: ShapeLike = args["input"]
+    g: ShapeLike = args["grid"]
+    if isinstance(x, Unknown) or isinstance(g, Unknown):
+        return UNKNOWN
+    r = need_rank("grid_sample", x, (4, 5)) or need_rank("grid_sample", g, (4, 5), "grid")
+    if r:
+        return r
+    if not x.is_fixed or not g.is_fixed:
+        return UNKNOWN
+    if len(x.dims) != len(g.dims):
+        return Issue("shape-rank", f"grid_sample: expected input and grid with the same number of dimensions, got "
+                                   f"input {fmt_shape(x)} and grid {fmt_shape(g)}")
+    nd = len(x.dims) - 2
+    if differs(x.dims[0], g.dims[0]):
+        return Issue("shape-arg", f"grid_sample: expected grid and input to have the same batch size, got input "
+                                  f"{fmt_shape(x)} and grid {fmt_shape(g)}")
+    if as_int(g.dims[-1]) not in (None, nd):
+        return Issue("shape-arg", f"grid_sample: expected grid to have size {nd} in its last dimension for a "
+                                  f"{len(x.dims)}-d input, got grid {fmt_shape(g)}")
+    for d in x.dims[2:]:
+        if as_int(d) == 0:
+            return Issue("shape-arg", f"grid_sample: expected input to have non-empty spatial dimensions, got "
+                                      f"input {fmt_shape(x)}")
+    mode = args["mode"]
+    if isinstance(mode, str) and mode == "bicubic" and nd == 3:
+        return Issue("shape-rank", f"grid_sample: mode 'bicubic' needs a 4-d input, got input {fmt_shape(x)}")
+    return Shape((x.dims[0], x.dims[1], *g.dims[1:-1]))
+
+
 def _shuffle(name: str, args: Args, factor_name: str, up: bool) -> Result:
     x: ShapeLike = args["input"]
     if isinstance(x, Unknown):

@@ -80,11 +80,17 @@ from typedtensor.nn import Linear as Linear
 from typedtensor.nn import LocalResponseNorm as LocalResponseNorm
 from typedtensor.nn import LogSigmoid as LogSigmoid
 from typedtensor.nn import LogSoftmax as LogSoftmax
+from typedtensor.nn import LPPool1d as LPPool1d
+from typedtensor.nn import LPPool2d as LPPool2d
+from typedtensor.nn import LPPool3d as LPPool3d
 from typedtensor.nn import LSTMCell as LSTMCell
 from typedtensor.nn import MarginRankingLoss as MarginRankingLoss
 from typedtensor.nn import MaxPool1d as MaxPool1d
 from typedtensor.nn import MaxPool2d as MaxPool2d
 from typedtensor.nn import MaxPool3d as MaxPool3d
+from typedtensor.nn import MaxUnpool1d as MaxUnpool1d
+from typedtensor.nn import MaxUnpool2d as MaxUnpool2d
+from typedtensor.nn import MaxUnpool3d as MaxUnpool3d
 from typedtensor.nn import Mish as Mish
 from typedtensor.nn import Module as Module
 from typedtensor.nn import ModuleDict as ModuleDict

@@ -9,6 +9,12 @@ from typedtensor.nn import AdaptiveMaxPool3d as AdaptiveMaxPool3d
 from typedtensor.nn import AvgPool1d as AvgPool1d
 from typedtensor.nn import AvgPool2d as AvgPool2d
 from typedtensor.nn import AvgPool3d as AvgPool3d
+from typedtensor.nn import LPPool1d as LPPool1d
+from typedtensor.nn import LPPool2d as LPPool2d
+from typedtensor.nn import LPPool3d as LPPool3d
 from typedtensor.nn import MaxPool1d as MaxPool1d
 from typedtensor.nn import MaxPool2d as MaxPool2d
 from typedtensor.nn import MaxPool3d as MaxPool3d
+from typedtensor.nn import MaxUnpool1d as MaxUnpool1d
+from typedtensor.nn import MaxUnpool2d as MaxUnpool2d
+from typedtensor.nn import MaxUnpool3d as MaxUnpool3d
