@@ -479,6 +479,7 @@ CASES.update({
     "row_stack": lambda mk, dev: tt.row_stack([mk(data(3)), mk(data(2, 3))]),
     "dstack": lambda mk, dev: tt.dstack([mk(data(2, 3)), mk(data(2, 3))]),
     "block_diag": lambda mk, dev: tt.block_diag(mk(data(2, 3)), mk(data(4))),
+    "unfold_windows": lambda mk, dev: mk(data(3, 5)).unfold(1, 2, 1),
     "diagflat": lambda mk, dev: tt.diagflat(mk(data(2, 2)), 1),
     "logspace": lambda mk, dev: tt.logspace(0, 2, 5, device=dev),
     "channel_shuffle": lambda mk, dev: F.channel_shuffle(mk(data(2, 4, 3)), 2),

@@ -2098,6 +2098,13 @@ def _gumbel_softmax(draw: Draw) -> Case:
     return Case("", (S(s),), {"dim": d}, lambda: torch.nn.functional.gumbel_softmax(T(s), dim=d))
 
 
+@case("unfold_windows")
+def _unfold_windows(draw: Draw) -> Case:
+    s = shape(draw, hi=3)
+    d, size, step = axis(draw, len(s)), draw(st.integers(-1, 4)), draw(st.integers(-1, 3))
+    return Case("", (S(s), d, size, step), {}, lambda: T(s).unfold(d, size, step))
+
+
 # the linear-algebra cases; the convolution, pooling, resampling, normalisation, activation and loss cases
 import oracle_cases_linalg  # noqa: E402,F401
 import oracle_cases_surface  # noqa: E402,F401

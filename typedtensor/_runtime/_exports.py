@@ -502,6 +502,7 @@ METHODS_IN_PYTHON: Final[tuple[str, ...]] = (
     "tile",
     "trace",
     "triangular_solve",
+    "unfold",
     "unique",
     "unique_consecutive",
     "vsplit",

@@ -284,6 +284,9 @@ FUNCTIONS = tuple(n for n in _exports.FUNCTIONS_IN_PYTHON if n in globals())
 _FILLS = (bernoulli_, exponential_, normal_, random_, uniform_)  # attached by install()
 
 
+_unfold_method = unfold_windows  # noqa: F405  (Tensor.unfold is the entry unfold_windows: NOTE [ Public names ])
+
+
 def install(tensor_cls: Any) -> None:
     """Attach the Python-written methods of the op table (``x.lerp_(...)``, ``x.median(...)``...),
     ``_X_method`` where the tensor is not the function's first parameter (``polygamma(n, input)``):
