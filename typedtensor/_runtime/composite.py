@@ -12,8 +12,10 @@ from collections import namedtuple
 from typing import Any
 
 from typedtensor._runtime import _exports, _loader
+from typedtensor._runtime.activation import hardshrink, prelu  # noqa: F401 (Tensor.hardshrink, Tensor.prelu)
 from typedtensor._runtime.arrangement_ops import *  # noqa: F403 (the op table's Python forms are looked up here)
 from typedtensor._runtime.autocast import wrap_ops
+from typedtensor._runtime.compare import isclose  # noqa: F401 (Tensor.isclose)
 from typedtensor._runtime.errors import check
 from typedtensor._runtime.sampling import (  # noqa: F401 (the op table's Python forms are looked up here)
     bernoulli,

@@ -73,3 +73,11 @@ def activations(x: Tensor[Batch, Model]) -> None:
     d: Tensor[Batch, Model] = x.clamp(min=0.0, max=1.0)  # ok
     e: Tensor[Batch, Model] = F.dropout(x, p=0.5, training=True)  # ok
     f: Tensor[Batch, Literal[4]] = F.one_hot(tt.zeros(x.shape[0]).long(), 4)  # ok
+
+
+def method_forms(x: Tensor[Batch, Chan, Seq], w: Tensor[Chan], v: Tensor[Model], y: Tensor[Seq]) -> None:
+    a: Tensor[Batch, Chan, Seq] = x.hardshrink(0.2)  # ok
+    b: Tensor[Batch, Chan, Seq] = x.prelu(w)  # ok
+    c: Tensor[Batch, Chan, Seq] = x.isclose(y)  # ok
+    d: Tensor[Batch, Seq, Chan] = x.hardshrink()  # E: shape-assign
+    x.isclose(v)  # E: shape-broadcast

@@ -76,3 +76,12 @@ def losses(logits: Tensor[Batch, Classes], y: Tensor[Batch], bad: Tensor[Classes
 def attention(q: Tensor[Batch, Seq, Model], k: Tensor[Batch, Seq, Model], v: Tensor[Batch, Seq, Model], bad: Tensor[Batch, Seq, In]) -> None:
     reveal_type(F.scaled_dot_product_attention(q, k, v))  # R: Tensor[Batch, Seq, Model]
     F.scaled_dot_product_attention(q, bad, v)  # E: shape-matmul
+
+
+def method_forms(x: Tensor[Batch, C, Seq], w: Tensor[C], v: Tensor[K], y: Tensor[Seq]) -> None:
+    reveal_type(x.hardshrink())  # R: Tensor[Batch, C, Seq]
+    reveal_type(x.prelu(w))  # R: Tensor[Batch, C, Seq]
+    reveal_type(x.isclose(y))  # R: Tensor[Batch, C, Seq]
+    reveal_type(x.allclose(y))  # R: bool
+    reveal_type(x.equal(y))  # R: bool
+    x.isclose(v)  # E: shape-broadcast
