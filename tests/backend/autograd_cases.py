@@ -305,6 +305,8 @@ CASES: dict[str, list[Case]] = {
     "normalize": [c(lambda L, a: L.F.normalize(a, dim=1), (3, 4))],
     "logaddexp": [c(lambda L, a, b: L.t.logaddexp(a, b), (3, 4), (4,))],
     "cdist": [c(lambda L, a, b: L.t.cdist(a, b), (3, 2), (4, 2)), c(lambda L, a, b: L.t.cdist(a, b, 1.0), (3, 2), (4, 2))],
+    "pdist": [c(lambda L, a: L.F.pdist(a), (4, 3)), c(lambda L, a: L.t.pdist(a, 3.0), (3, 2)),
+              c(lambda L, a: L.F.pdist(a, float("inf")), (4, 3))],
     "softsign": [c(lambda L, a: L.F.softsign(a), (3, 4))],
     # ---- the surface ops (_runtime/surface_ops.py) and the channel dropouts
     "addcdiv": [c(lambda L, a, b, d: L.t.addcdiv(a, b, d, value=0.5), (3, 4), (3, 1), Pos((4,)))],

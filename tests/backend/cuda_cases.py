@@ -346,6 +346,7 @@ CASES.update({
     "isclose": lambda mk, dev: tt.isclose(mk(data(3, 4)), mk(data(4))),
     "logaddexp": lambda mk, dev: tt.logaddexp(mk(data(3, 4)), mk(data(4))),
     "cdist": lambda mk, dev: (tt.cdist(mk(data(2, 5, 3)), mk(data(4, 3))), tt.cdist(mk(data(5, 3)), mk(data(4, 3)), 1.0)),
+    "pdist": lambda mk, dev: (tt.pdist(mk(data(5, 3))), F.pdist(mk(data(4, 3)), 1.0)),
     "softsign": lambda mk, dev: F.softsign(mk(data(3, 17))),
     "normalize": lambda mk, dev: F.normalize(mk(data(3, 4)), dim=1),
 })

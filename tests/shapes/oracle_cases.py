@@ -1527,6 +1527,13 @@ def _cdist(draw: Draw) -> Case:
     return Case("", (S(a), S(b)), {}, lambda: torch.cdist(T(a), T(b)))
 
 
+@case("pdist")
+def _pdist(draw: Draw) -> Case:
+    s = shape(draw, lo=1, hi=3)
+    p = draw(st.sampled_from([2.0, 0.0, 1.0, float("inf"), -1.0]))
+    return Case("", (S(s), p), {}, lambda: torch.pdist(T(s), p))
+
+
 @case("sort", "argsort")
 def _sort(draw: Draw) -> Case:
     s = shape(draw)

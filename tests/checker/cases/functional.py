@@ -81,3 +81,11 @@ def method_forms(x: Tensor[Batch, Chan, Seq], w: Tensor[Chan], v: Tensor[Model],
     c: Tensor[Batch, Chan, Seq] = x.isclose(y)  # ok
     d: Tensor[Batch, Seq, Chan] = x.hardshrink()  # E: shape-assign
     x.isclose(v)  # E: shape-broadcast
+
+
+def distances(x: Tensor[Literal[5], Model], z: Tensor[Batch, Chan, Model]) -> None:
+    a: Tensor[Literal[10]] = F.pdist(x)  # ok
+    b: Tensor[Literal[10]] = tt.pdist(x, 1.0)  # ok
+    c: Tensor[Literal[9]] = F.pdist(x)  # E: shape-assign
+    F.pdist(z)  # E: shape-rank
+    F.pdist(x, -1.0)  # E: shape-arg

@@ -85,3 +85,9 @@ def method_forms(x: Tensor[Batch, C, Seq], w: Tensor[C], v: Tensor[K], y: Tensor
     reveal_type(x.allclose(y))  # R: bool
     reveal_type(x.equal(y))  # R: bool
     x.isclose(v)  # E: shape-broadcast
+
+
+def distances(x: Tensor[Literal[5], K], z: Tensor[Batch, C, K]) -> None:
+    reveal_type(F.pdist(x))  # R: Tensor[Literal[10]]
+    reveal_type(tt.pdist(x, 1.0))  # R: Tensor[Literal[10]]
+    F.pdist(z)  # E: shape-rank

@@ -4,7 +4,7 @@ linear, tensordot, einsum."""
 from __future__ import annotations
 
 from ..broadcast import broadcast_into, broadcast_shapes
-from ..dims import UNKNOWN, DimExpr, Unknown, as_int, differs, fmt_dim
+from ..dims import UNKNOWN, DimExpr, Unknown, as_int, d_floordiv, d_mul, d_sub, differs, fmt_dim
 from ..issue import Issue
 from ..registry import Args, Result, op
 from ..shape import Shape, ShapeLike, Star, fmt_shape
@@ -142,6 +142,23 @@ def cdist(args: Args) -> Result:
     if not isinstance(batch, Shape):
         return batch
     return batch.with_tail((*batch.tail, x1.tail[-2], x2.tail[-2]))
+
+
+@op("pdist", "input:tensor, p:float=2.0", expose="tt F", python="tt F", tags=("linalg",), dtype_rule="float_only")
+def pdist(args: Args) -> Result:
+    """The ``p``-norm distance between every two rows of ``input`` ``[N, M]``: ``[N (N - 1) / 2]``, the
+    pairs ``i < j`` in row-major order (the upper triangle of ``cdist(input, input)``)."""
+    x, p = args["input"], args["p"]
+    if isinstance(p, (int, float)) and not isinstance(p, bool) and p < 0:
+        return Issue("shape-arg", f"pdist: only supports non-negative p values, got {p}")
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    if x.is_fixed and len(x.dims) != 2:
+        return Issue("shape-rank", f"pdist: only supports 2D tensors, got: {len(x.dims)}D; shape {fmt_shape(x)}")
+    if not x.is_fixed:
+        return Shape((UNKNOWN,))
+    n = x.dims[0]
+    return Shape((d_floordiv(d_mul(n, d_sub(n, 1)), 2),))
 
 
 @op("tensordot", "a:tensor, b:tensor, dims:any=2", expose="tt", tags=("linalg",), autocast="cpu=lower cuda=promote")
