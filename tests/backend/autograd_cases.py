@@ -152,6 +152,8 @@ CASES: dict[str, list[Case]] = {
     "outer": [c(lambda L, a, b: L.t.outer(a, b), (3,), (4,))],
     "t": [c(lambda L, a: a.t(), (3, 4))],
     "linear": [c(lambda L, x, w, b: L.F.linear(x, w, b), (5, 4), (3, 4), (3,)), c(lambda L, x, w: L.F.linear(x, w), (2, 5, 4), (3, 4))],
+    "bilinear": [c(lambda L, a, b, w, bias: L.F.bilinear(a, b, w, bias), (4, 3), (4, 2), (5, 3, 2), (5,)),
+                 c(lambda L, a, b, w: L.t.bilinear(a, b, w), (2, 3, 3), (2, 3, 2), (4, 3, 2))],
     "tensordot": [c(lambda L, a, b: L.t.tensordot(a, b, dims=([1], [0])), (3, 4), (4, 2))],
     "einsum": [c(lambda L, a, b: L.t.einsum("ij,jk->ik", a, b), (3, 4), (4, 2)),
                c(lambda L, a, b: L.t.einsum("bij,bkj->bik", a, b), (2, 3, 4), (2, 5, 4)),

@@ -221,6 +221,7 @@ LINALG: dict[str, Case] = {
     "einsum": lambda mk, dev: tt.einsum("bij,bjk->bik", mk(data(2, 3, 4)), mk(data(2, 4, 5))),
     "tensordot": lambda mk, dev: tt.tensordot(mk(data(3, 4, 5)), mk(data(4, 5, 2)), 2),
     "linear": lambda mk, dev: F.linear(mk(data(2, 3, 4)), mk(data(5, 4)), mk(data(5))),
+    "bilinear": lambda mk, dev: F.bilinear(mk(data(2, 3, 4)), mk(data(2, 3, 2)), mk(data(5, 4, 2)), mk(data(5))),
 }
 CASES.update(LINALG)
 

@@ -1344,6 +1344,34 @@ def _m_linear(draw: Draw) -> Case:
     return _mod("Linear", ((i, o), {}), lambda: nn.Linear(i, o), x)
 
 
+def _bilinear_shapes(draw: Draw) -> tuple[Dims, Dims, int, int]:
+    x1 = shape(draw, lo=0, hi=3)
+    batch = x1[:-1]
+    if draw(st.integers(0, 5)) == 0:
+        batch = shape(draw, hi=2)
+    i2 = draw(SIZE)
+    x2 = (*batch, i2) if draw(st.integers(0, 6)) else shape(draw, hi=2)
+    i1 = x1[-1] if x1 and draw(st.integers(0, 4)) else draw(SIZE)
+    j2 = x2[-1] if x2 and draw(st.integers(0, 4)) else draw(SIZE)
+    return x1, x2, i1, j2
+
+
+def _m_bilinear(draw: Draw) -> Case:
+    x1, x2, i1, i2 = _bilinear_shapes(draw)
+    bias = draw(st.booleans())
+    return _mod("Bilinear", ((i1, i2, 3), {"bias": bias}), lambda: nn.Bilinear(i1, i2, 3, bias=bias), x1, (S(x2),),
+                (T(x2),))
+
+
+@case("bilinear")
+def _bilinear(draw: Draw) -> Case:
+    x1, x2, i1, i2 = _bilinear_shapes(draw)
+    w = (2, i1, i2) if draw(st.integers(0, 6)) else shape(draw, hi=3)
+    b = None if draw(st.booleans()) else ((2,) if draw(st.integers(0, 4)) else shape(draw, hi=2))
+    return Case("", (S(x1), S(x2), S(w), None if b is None else S(b)), {},
+                lambda: F.bilinear(T(x1), T(x2), T(w), None if b is None else T(b)))
+
+
 def _m_conv(draw: Draw) -> Case:
     x = _image(draw, channels=True)
     cin = x[-3] if len(x) >= 3 and draw(st.integers(0, 5)) else draw(POS_SIZE)
@@ -1499,7 +1527,7 @@ def _m_loss(name: str, op_name: str) -> Callable[[Draw], Case]:
 
 
 MODULE_CASES.update({
-    "typedtensor.nn.Linear": _m_linear, "typedtensor.nn.Conv2d": _m_conv,
+    "typedtensor.nn.Linear": _m_linear, "typedtensor.nn.Bilinear": _m_bilinear, "typedtensor.nn.Conv2d": _m_conv,
     "typedtensor.nn.MaxPool2d": _m_pool("MaxPool2d", True), "typedtensor.nn.AvgPool2d": _m_pool("AvgPool2d", False),
     "typedtensor.nn.AdaptiveAvgPool2d": _m_adaptive,
     "typedtensor.nn.BatchNorm1d": _m_bn("BatchNorm1d", (2, 3)), "typedtensor.nn.BatchNorm2d": _m_bn("BatchNorm2d", (4,)),

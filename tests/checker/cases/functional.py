@@ -89,3 +89,12 @@ def distances(x: Tensor[Literal[5], Model], z: Tensor[Batch, Chan, Model]) -> No
     c: Tensor[Literal[9]] = F.pdist(x)  # E: shape-assign
     F.pdist(z)  # E: shape-rank
     F.pdist(x, -1.0)  # E: shape-arg
+
+
+def bilinear(x1: Tensor[Batch, Model], x2: Tensor[Batch, Chan], w: Tensor[Classes, Model, Chan], z: Tensor[Seq, Chan]) -> None:
+    a: Tensor[Batch, Classes] = F.bilinear(x1, x2, w)  # ok
+    m = nn.Bilinear(x1.shape[1], x2.shape[1], 7)
+    b: Tensor[Batch, Literal[7]] = m(x1, x2)  # ok
+    c: Tensor[Batch, Chan] = F.bilinear(x1, x2, w)  # E: shape-assign
+    F.bilinear(x1, z, w)  # E: shape-arg
+    F.bilinear(x2, x2, w)  # E: shape-arg

@@ -91,3 +91,10 @@ def distances(x: Tensor[Literal[5], K], z: Tensor[Batch, C, K]) -> None:
     reveal_type(F.pdist(x))  # R: Tensor[Literal[10]]
     reveal_type(tt.pdist(x, 1.0))  # R: Tensor[Literal[10]]
     F.pdist(z)  # E: shape-rank
+
+
+def bilinear(x1: Tensor[Batch, In], x2: Tensor[Batch, K], w: Tensor[Out, In, K], b: Tensor[Out], z: Tensor[Seq, K]) -> None:
+    reveal_type(F.bilinear(x1, x2, w, b))  # R: Tensor[Batch, Out]
+    reveal_type(tt.nn.Bilinear(In(3), K(4), Out(5))(x1, x2))  # R: Tensor[Batch, Out]
+    F.bilinear(x1, z, w)  # E: shape-arg
+    F.bilinear(x2, x2, w)  # E: shape-arg
