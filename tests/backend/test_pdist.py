@@ -63,3 +63,10 @@ def test_errors_as_torch() -> None:
         tt.pdist(tt.zeros(3, 2, dtype=tt.int64))
     with pytest.raises(RuntimeError):
         torch.pdist(torch.zeros(3, 2, dtype=torch.int64))
+
+
+def test_compiles() -> None:
+    """The pairs come from the row count alone, so ``tt.compile`` captures pdist (no value-dependent op)."""
+    x = tt.tensor(RNG.standard_normal((5, 3)))
+    compiled = tt.compile(lambda t: tt.pdist(t, 1.0))
+    np.testing.assert_allclose(compiled(x).numpy(), tt.pdist(x, 1.0).numpy(), rtol=1e-12)

@@ -7,6 +7,8 @@ import math
 import warnings
 from typing import Any
 
+import numpy as np
+
 from typedtensor._runtime import _loader
 from typedtensor._runtime.errors import check
 
@@ -114,8 +116,9 @@ def pdist(input: Any, p: float = 2.0) -> Any:
     if not input.is_floating_point():
         raise RuntimeError(f"pdist only supports floating-point dtypes, got {input.dtype}")
     n = int(input.shape[0])
-    pairs = _C.ones(n, n, dtype=_C.int64, device=input.device).triu(1).nonzero()  # (i, j), i < j, row-major
-    diff = input.index_select(0, pairs.select(1, 0)) - input.index_select(0, pairs.select(1, 1))  # [pairs, M]
+    # the pairs (i, j), i < j, in row-major order: from the size alone, so tt.compile captures them as constants
+    rows, cols = (_C.from_numpy(v.astype(np.int64)).to(input.device) for v in np.triu_indices(n, 1))
+    diff = input.index_select(0, rows) - input.index_select(0, cols)  # [pairs, M]
     size = diff.abs()
     p = float(p)
     if p == 0:  # how many entries differ, with a zero gradient as torch: the where never picks size.sum
