@@ -593,17 +593,17 @@ def _md(text: str) -> str:
 def _forms(name: str, op: OpDef) -> str:
     forms: list[str] = []
     if "function" in op.expose:
-        forms.append(f"`tt.{name}`")
+        forms.append(f"`tt.{op.public_name('function')}`")
     if "method" in op.expose:
-        forms.append(f"`Tensor.{name}`")
+        forms.append(f"`Tensor.{op.public_name('method')}`")
     if "property" in op.expose:
-        forms.append(f"`Tensor.{name}` (property)")
+        forms.append(f"`Tensor.{op.public_name('property')}` (property)")
     if "inplace" in op.expose:
-        forms.append(f"`Tensor.{name}_`")
+        forms.append(f"`Tensor.{op.public_name('inplace')}_`")
     if "functional" in op.expose:
-        forms.append(f"`F.{name}`")
+        forms.append(f"`F.{op.public_name('functional')}`")
     if "linalg" in op.expose:
-        forms.append(f"`tt.linalg.{name.removeprefix('linalg_')}`")
+        forms.append(f"`tt.linalg.{op.public_name('linalg').removeprefix('linalg_')}`")
     if op.module is not None:
         forms.append(f"`nn.{op.module.name}`")
     symbols = sorted({_SYMBOLS[d] for d in op.operators if d in _SYMBOLS})
@@ -669,6 +669,9 @@ def ops_md() -> str:
         "- **Dtypes**: float16 and bfloat16 are storage types (ops compute in float32 and cast back; bfloat16",
         "  matmul, linear and conv2d run natively on MKL, [backend](backend.md#blas-by-cpu)); `prod`",
         "  accepts several dims; `softmax` of an empty integer tensor raises ([backend](backend.md#semantics)).",
+        "- **Views**: `Tensor.unfold` returns a copy of the windows, not a view of the input: writes to it do",
+        "  not reach the input (its gradient is torch's; NOTE [ unfold is a copy ] in",
+        "  `typedtensor/_runtime/arrangement_ops.py`).",
         "- **Graph mode**: `tt.compile` refuses random ops and in-place writes to captured tensors instead of",
         "  freezing them into the graph ([graph mode](graph-mode.md#capture)).",
         "- **Special functions** (`lgamma`, `digamma`, `polygamma`, `i0` and `typedtensor.special`): computed in",

@@ -152,6 +152,8 @@ CASES: dict[str, list[Case]] = {
     "outer": [c(lambda L, a, b: L.t.outer(a, b), (3,), (4,))],
     "t": [c(lambda L, a: a.t(), (3, 4))],
     "linear": [c(lambda L, x, w, b: L.F.linear(x, w, b), (5, 4), (3, 4), (3,)), c(lambda L, x, w: L.F.linear(x, w), (2, 5, 4), (3, 4))],
+    "bilinear": [c(lambda L, a, b, w, bias: L.F.bilinear(a, b, w, bias), (4, 3), (4, 2), (5, 3, 2), (5,)),
+                 c(lambda L, a, b, w: L.t.bilinear(a, b, w), (2, 3, 3), (2, 3, 2), (4, 3, 2))],
     "tensordot": [c(lambda L, a, b: L.t.tensordot(a, b, dims=([1], [0])), (3, 4), (4, 2))],
     "einsum": [c(lambda L, a, b: L.t.einsum("ij,jk->ik", a, b), (3, 4), (4, 2)),
                c(lambda L, a, b: L.t.einsum("bij,bkj->bik", a, b), (2, 3, 4), (2, 5, 4)),
@@ -307,6 +309,8 @@ CASES: dict[str, list[Case]] = {
     "normalize": [c(lambda L, a: L.F.normalize(a, dim=1), (3, 4))],
     "logaddexp": [c(lambda L, a, b: L.t.logaddexp(a, b), (3, 4), (4,))],
     "cdist": [c(lambda L, a, b: L.t.cdist(a, b), (3, 2), (4, 2)), c(lambda L, a, b: L.t.cdist(a, b, 1.0), (3, 2), (4, 2))],
+    "pdist": [c(lambda L, a: L.F.pdist(a), (4, 3)), c(lambda L, a: L.t.pdist(a, 3.0), (3, 2)),
+              c(lambda L, a: L.F.pdist(a, float("inf")), (4, 3))],
     "softsign": [c(lambda L, a: L.F.softsign(a), (3, 4))],
     # ---- the surface ops (_runtime/surface_ops.py) and the channel dropouts
     "addcdiv": [c(lambda L, a, b, d: L.t.addcdiv(a, b, d, value=0.5), (3, 4), (3, 1), Pos((4,)))],

@@ -37,6 +37,8 @@ CASES: dict[str, list[Case]] = {
     "row_stack": [c(lambda L, a, b: L.t.row_stack([a, b]), (3,), (2, 3))],
     "dstack": [c(lambda L, a, b: L.t.dstack([a, b]), (2, 3), (2, 3, 2))],
     "block_diag": [c(lambda L, a, b: L.t.block_diag(a, b), (2, 3), (4,))],
+    # Tensor.unfold: overlapping windows (step < size) read an element more than once
+    "unfold_windows": [c(lambda L, a: a.unfold(1, 3, 1) * 2, (2, 5)), c(lambda L, a: a.unfold(-2, 2, 3), (7, 3))],
     "diagflat": [c(lambda L, a: L.t.diagflat(a, 1), (2, 2))],
     "channel_shuffle": [c(lambda L, a: L.F.channel_shuffle(a, 2), (2, 4, 3))],
     "upsample": [c(lambda L, a: L.F.upsample(a, scale_factor=2, mode="bilinear"), (1, 2, 3, 3))],

@@ -221,6 +221,7 @@ LINALG: dict[str, Case] = {
     "einsum": lambda mk, dev: tt.einsum("bij,bjk->bik", mk(data(2, 3, 4)), mk(data(2, 4, 5))),
     "tensordot": lambda mk, dev: tt.tensordot(mk(data(3, 4, 5)), mk(data(4, 5, 2)), 2),
     "linear": lambda mk, dev: F.linear(mk(data(2, 3, 4)), mk(data(5, 4)), mk(data(5))),
+    "bilinear": lambda mk, dev: F.bilinear(mk(data(2, 3, 4)), mk(data(2, 3, 2)), mk(data(5, 4, 2)), mk(data(5))),
 }
 CASES.update(LINALG)
 
@@ -348,6 +349,7 @@ CASES.update({
     "isclose": lambda mk, dev: tt.isclose(mk(data(3, 4)), mk(data(4))),
     "logaddexp": lambda mk, dev: tt.logaddexp(mk(data(3, 4)), mk(data(4))),
     "cdist": lambda mk, dev: (tt.cdist(mk(data(2, 5, 3)), mk(data(4, 3))), tt.cdist(mk(data(5, 3)), mk(data(4, 3)), 1.0)),
+    "pdist": lambda mk, dev: (tt.pdist(mk(data(5, 3))), F.pdist(mk(data(4, 3)), 1.0)),
     "softsign": lambda mk, dev: F.softsign(mk(data(3, 17))),
     "normalize": lambda mk, dev: F.normalize(mk(data(3, 4)), dim=1),
 })
@@ -481,6 +483,7 @@ CASES.update({
     "row_stack": lambda mk, dev: tt.row_stack([mk(data(3)), mk(data(2, 3))]),
     "dstack": lambda mk, dev: tt.dstack([mk(data(2, 3)), mk(data(2, 3))]),
     "block_diag": lambda mk, dev: tt.block_diag(mk(data(2, 3)), mk(data(4))),
+    "unfold_windows": lambda mk, dev: mk(data(3, 5)).unfold(1, 2, 1),
     "diagflat": lambda mk, dev: tt.diagflat(mk(data(2, 2)), 1),
     "logspace": lambda mk, dev: tt.logspace(0, 2, 5, device=dev),
     "channel_shuffle": lambda mk, dev: F.channel_shuffle(mk(data(2, 4, 3)), 2),

@@ -12,6 +12,7 @@ torch = pytest.importorskip("torch")
 
 CASES: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
     ("Linear", (3, 4), {}), ("Linear", (3, 4), {"bias": False}),
+    ("Bilinear", (3, 4, 5), {}), ("Bilinear", (3, 4, 5), {"bias": False}),
     ("Conv2d", (3, 8, 3), {}),
     ("Conv2d", (3, 8, (3, 5)), {"stride": 2, "padding": 1, "dilation": 2, "bias": False}),
     ("Conv2d", (4, 8, 3), {"padding": "same", "groups": 2}),

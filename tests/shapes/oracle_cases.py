@@ -1351,6 +1351,34 @@ def _m_linear(draw: Draw) -> Case:
     return _mod("Linear", ((i, o), {}), lambda: nn.Linear(i, o), x)
 
 
+def _bilinear_shapes(draw: Draw) -> tuple[Dims, Dims, int, int]:
+    x1 = shape(draw, lo=0, hi=3)
+    batch = x1[:-1]
+    if draw(st.integers(0, 5)) == 0:
+        batch = shape(draw, hi=2)
+    i2 = draw(SIZE)
+    x2 = (*batch, i2) if draw(st.integers(0, 6)) else shape(draw, hi=2)
+    i1 = x1[-1] if x1 and draw(st.integers(0, 4)) else draw(SIZE)
+    j2 = x2[-1] if x2 and draw(st.integers(0, 4)) else draw(SIZE)
+    return x1, x2, i1, j2
+
+
+def _m_bilinear(draw: Draw) -> Case:
+    x1, x2, i1, i2 = _bilinear_shapes(draw)
+    bias = draw(st.booleans())
+    return _mod("Bilinear", ((i1, i2, 3), {"bias": bias}), lambda: nn.Bilinear(i1, i2, 3, bias=bias), x1, (S(x2),),
+                (T(x2),))
+
+
+@case("bilinear")
+def _bilinear(draw: Draw) -> Case:
+    x1, x2, i1, i2 = _bilinear_shapes(draw)
+    w = (2, i1, i2) if draw(st.integers(0, 6)) else shape(draw, hi=3)
+    b = None if draw(st.booleans()) else ((2,) if draw(st.integers(0, 4)) else shape(draw, hi=2))
+    return Case("", (S(x1), S(x2), S(w), None if b is None else S(b)), {},
+                lambda: F.bilinear(T(x1), T(x2), T(w), None if b is None else T(b)))
+
+
 def _m_conv(draw: Draw) -> Case:
     x = _image(draw, channels=True)
     cin = x[-3] if len(x) >= 3 and draw(st.integers(0, 5)) else draw(POS_SIZE)
@@ -1511,7 +1539,7 @@ def _m_loss(name: str, op_name: str) -> Callable[[Draw], Case]:
 
 
 MODULE_CASES.update({
-    "typedtensor.nn.Linear": _m_linear, "typedtensor.nn.Conv2d": _m_conv,
+    "typedtensor.nn.Linear": _m_linear, "typedtensor.nn.Bilinear": _m_bilinear, "typedtensor.nn.Conv2d": _m_conv,
     "typedtensor.nn.MaxPool2d": _m_pool("MaxPool2d", True), "typedtensor.nn.AvgPool2d": _m_pool("AvgPool2d", False),
     "typedtensor.nn.AdaptiveAvgPool2d": _m_adaptive,
     "typedtensor.nn.BatchNorm1d": _m_bn("BatchNorm1d", (2, 3)), "typedtensor.nn.BatchNorm2d": _m_bn("BatchNorm2d", (4,)),
@@ -1538,6 +1566,13 @@ def _cdist(draw: Draw) -> Case:
     if draw(st.integers(0, 5)) == 0:
         b = b[-1:]
     return Case("", (S(a), S(b)), {}, lambda: torch.cdist(T(a), T(b)))
+
+
+@case("pdist")
+def _pdist(draw: Draw) -> Case:
+    s = shape(draw, lo=1, hi=3)
+    p = draw(st.sampled_from([2.0, 0.0, 1.0, float("inf"), -1.0]))
+    return Case("", (S(s), p), {}, lambda: torch.pdist(T(s), p))
 
 
 @case("sort", "argsort")
@@ -2132,6 +2167,13 @@ def _affine_grid(draw: Draw) -> Case:
     theta = (n, nd, nd + 1) if draw(st.integers(0, 5)) else shape(draw, lo=2, hi=4, sizes=POS_SIZE)
     ac = draw(st.booleans())
     return Case("", (S(theta), size), {"align_corners": ac}, lambda: F.affine_grid(T(theta), size, align_corners=ac))
+
+
+@case("unfold_windows")
+def _unfold_windows(draw: Draw) -> Case:
+    s = shape(draw, hi=3)
+    d, size, step = axis(draw, len(s)), draw(st.integers(-1, 4)), draw(st.integers(-1, 3))
+    return Case("", (S(s), d, size, step), {}, lambda: T(s).unfold(d, size, step))
 
 
 # the linear-algebra cases; the convolution, pooling, resampling, normalisation, activation and loss cases

@@ -115,6 +115,7 @@ def _assert(condition: Any, message: str) -> None:
 
 
 from typedtensor._runtime import _exports, composite, tensor_meta  # noqa: E402
+from typedtensor._runtime import compare as _compare  # noqa: E402
 from typedtensor._runtime.compare import allclose, equal  # noqa: E402
 from typedtensor._runtime.compare import isclose as isclose  # noqa: E402
 from typedtensor._runtime.legacy_tensors import (  # noqa: E402
@@ -153,6 +154,7 @@ from typedtensor._runtime.backends import get_float32_matmul_precision, set_floa
 
 composite.install(Tensor)
 tensor_meta.install(Tensor)
+_compare.install(Tensor)
 
 __all__ = [
     "Tensor", "ShapeError", "dtype", "device", "cuda", "backends", "functional", "autograd",

@@ -171,3 +171,21 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def unfold_windows(input: Any, dimension: int, size: int, step: int) -> Any:
+    """``Tensor.unfold``: the windows ``input[..., i * step : i * step + size, ...]`` along ``dimension``,
+    stacked on that dim with the window as a new last dim. NOTE [ unfold is a copy ]: the backend's
+    strided-view primitive (``as_strided``) has no Python binding and overlapping windows cannot be
+    written with the views it does bind, so the windows are gathered (``index_select``): the result
+    does not share the input's storage. Its gradient is ``index_add``'s, which sums what overlapping
+    windows read."""
+    check("unfold_windows", input=input, dimension=dimension, size=size, step=step)
+    size, step = int(size), int(step)
+    if input.ndim == 0:
+        return input.reshape(1).narrow(0, 0, size)
+    d = int(dimension) % input.ndim
+    count = (int(input.shape[d]) - size) // step + 1
+    starts = _C.arange(count, dtype=_C.int64, device=input.device) * step
+    index = (starts.unsqueeze(1) + _C.arange(size, dtype=_C.int64, device=input.device).unsqueeze(0)).reshape(-1)
+    return input.index_select(d, index).unflatten(d, (count, size)).movedim(d + 1, -1)

@@ -35,3 +35,9 @@ def allclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, e
 def equal(input: Any, other: Any) -> bool:
     """Same shape and the same values."""
     return tuple(input.shape) == tuple(other.shape) and bool((input == other).all().item())
+
+
+def install(tensor_cls: Any) -> None:
+    """``Tensor.allclose`` and ``Tensor.equal``: the functions with the tensor as ``input``."""
+    tensor_cls.allclose = allclose
+    tensor_cls.equal = equal

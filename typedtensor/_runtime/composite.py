@@ -12,8 +12,10 @@ from collections import namedtuple
 from typing import Any
 
 from typedtensor._runtime import _exports, _loader
+from typedtensor._runtime.activation import hardshrink, prelu  # noqa: F401 (Tensor.hardshrink, Tensor.prelu)
 from typedtensor._runtime.arrangement_ops import *  # noqa: F403 (the op table's Python forms are looked up here)
 from typedtensor._runtime.autocast import wrap_ops
+from typedtensor._runtime.compare import isclose  # noqa: F401 (Tensor.isclose)
 from typedtensor._runtime.errors import check
 from typedtensor._runtime.sampling import (  # noqa: F401 (the op table's Python forms are looked up here)
     bernoulli,
@@ -282,6 +284,9 @@ def _inplace(name: str) -> Any:
 wrap_ops(globals())  # the Python-written ops with an autocast policy (NOTE [ Autocast policy ])
 FUNCTIONS = tuple(n for n in _exports.FUNCTIONS_IN_PYTHON if n in globals())
 _FILLS = (bernoulli_, exponential_, normal_, random_, uniform_)  # attached by install()
+
+
+_unfold_method = unfold_windows  # noqa: F405  (Tensor.unfold is the entry unfold_windows: NOTE [ Public names ])
 
 
 def install(tensor_cls: Any) -> None:

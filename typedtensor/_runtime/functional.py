@@ -86,6 +86,23 @@ def softsign(input: Any) -> Any:
     return input / (input.abs() + 1)
 
 
+def bilinear(input1: Any, input2: Any, weight: Any, bias: Any = None) -> Any:
+    """``input1[..., i] weight[o, i, j] input2[..., j] + bias[o]``: the batch dims flattened, ``input1``
+    times ``weight`` as one matmul, then the contraction with ``input2``; gradients from those ops."""
+    check("bilinear", input1=input1, input2=input2, weight=weight, bias=bias)
+    out, in1, in2 = (int(v) for v in weight.shape)
+    batch = tuple(int(v) for v in input1.shape[:-1])
+    rows = 1
+    for v in batch:
+        rows *= v
+    x1, x2 = input1.reshape(rows, in1), input2.reshape(rows, in2)
+    t = _C.matmul(x1, weight.permute(1, 0, 2).reshape(in1, out * in2)).reshape(rows, out, in2)
+    y = (t * x2.unsqueeze(1)).sum(-1)
+    if bias is not None:
+        y = y + bias
+    return y.reshape(*batch, out)
+
+
 def embedding(
     input: Any, weight: Any, padding_idx: int | None = None, max_norm: float | None = None,
     norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False,

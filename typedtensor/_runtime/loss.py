@@ -7,6 +7,8 @@ import math
 import warnings
 from typing import Any
 
+import numpy as np
+
 from typedtensor._runtime import _loader
 from typedtensor._runtime.errors import check
 
@@ -15,7 +17,7 @@ _C = _loader.load_core()
 __all__ = [
     "cosine_embedding_loss", "cosine_similarity", "gaussian_nll_loss", "hinge_embedding_loss", "kl_div",
     "margin_ranking_loss", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
-    "pairwise_distance", "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss",
+    "pairwise_distance", "pdist", "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss",
     "triplet_margin_with_distance_loss",
 ]
 
@@ -104,6 +106,35 @@ def pairwise_distance(x1: Any, x2: Any, p: float = 2.0, eps: float = 1e-6, keepd
     if diff.ndim == 0:
         return diff.abs()
     return diff.norm(p, -1, keepdim=keepdim)
+
+
+def pdist(input: Any, p: float = 2.0) -> Any:
+    """The ``p``-norm distance between rows ``i < j`` of ``input`` ``[N, M]``, in row-major order:
+    ``[N (N - 1) / 2]``. Gradients are torch's: zero where two rows coincide (no 0/0), every entry
+    that attains the maximum gets the whole gradient for ``p = inf``, none for ``p = 0``."""
+    check("pdist", input=input, p=p)
+    if not input.is_floating_point():
+        raise RuntimeError(f"pdist only supports floating-point dtypes, got {input.dtype}")
+    n = int(input.shape[0])
+    # the pairs (i, j), i < j, in row-major order: from the size alone, so tt.compile captures them as constants
+    rows, cols = (_C.from_numpy(v.astype(np.int64)).to(input.device) for v in np.triu_indices(n, 1))
+    diff = input.index_select(0, rows) - input.index_select(0, cols)  # [pairs, M]
+    size = diff.abs()
+    p = float(p)
+    if p == 0:  # how many entries differ, with a zero gradient as torch: the where never picks size.sum
+        count = (diff != 0).to(diff.dtype).sum(-1)
+        return _C.where(count != count, size.sum(-1), count)
+    if p == float("inf"):
+        if diff.shape[-1] == 0:
+            return diff.sum(-1)
+        top = size.amax(-1).detach()
+        attains = (size.detach() == top.unsqueeze(-1)).to(diff.dtype)
+        return top + ((size - size.detach()) * attains).sum(-1)  # each maximal entry takes the full gradient
+    if p == 1:
+        return size.sum(-1)
+    total = (diff * diff if p == 2 else size.pow(p)).sum(-1)
+    zero = total == 0
+    return _C.where(zero, _C.zeros_like(total), _C.where(zero, _C.ones_like(total), total).pow(1.0 / p))
 
 
 def cosine_embedding_loss(input1: Any, input2: Any, target: Any, margin: float = 0.0, size_average: Any = None,

@@ -24,6 +24,7 @@ from typedtensor.nn.layers import AlphaDropout as AlphaDropout
 from typedtensor.nn.layers import AvgPool2d as AvgPool2d
 from typedtensor.nn.layers import BatchNorm1d as BatchNorm1d
 from typedtensor.nn.layers import BatchNorm2d as BatchNorm2d
+from typedtensor.nn.layers import Bilinear as Bilinear
 from typedtensor.nn.layers import Dropout as Dropout
 from typedtensor.nn.layers import Dropout1d as Dropout1d
 from typedtensor.nn.layers import Dropout2d as Dropout2d
@@ -146,8 +147,9 @@ globals().update(_ACTIVATIONS)  # ReLU, GELU, SiLU ...: one class per op entry w
 
 __all__ = [
     "AdaptiveAvgPool2d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "Conv2d",
-    "AlphaDropout", "CrossEntropyLoss", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout", "Embedding", "Flatten", "GRU", "GRUCell",
-    "Identity", "L1Loss", "LSTM", "LSTMCell", "LayerNorm", "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module",
+    "AlphaDropout", "CrossEntropyLoss", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout", "Embedding",
+    "Flatten", "GRU", "GRUCell", "Bilinear", "Identity", "L1Loss", "LSTM", "LSTMCell", "LayerNorm", "Linear", "LogSoftmax",
+    "MSELoss", "MaxPool2d", "Module",
     "DataParallel", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Unflatten", "MultiheadAttention", "NLLLoss", "Parameter", "RNN", "RNNBase", "RNNCell",
     "RNNCellBase", "Sequential", "Softmax", "functional", "init", "modules", "parallel", "utils",
     "Buffer", "UninitializedBuffer", "UninitializedParameter",

@@ -58,6 +58,38 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
+class Bilinear(Module):
+    """``y = x1^T W x2 + b`` with ``W: [out_features, in1_features, in2_features]``."""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        self.in1_features = _size(in1_features, "Bilinear: in1_features")
+        self.in2_features = _size(in2_features, "Bilinear: in2_features")
+        self.out_features = _size(out_features, "Bilinear: out_features")
+        self.weight = Parameter(_empty(self.out_features, self.in1_features, self.in2_features, device=device,
+                                       dtype=dtype))
+        if bias:
+            self.bias = Parameter(_empty(self.out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        # torch's: U(-1/sqrt(in1_features), 1/sqrt(in1_features)) for the weight and the bias
+        bound = 1 / math.sqrt(self.weight.shape[1]) if self.weight.shape[1] > 0 else 0.0
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
 class NonDynamicallyQuantizableLinear(Linear):
     """``MultiheadAttention.out_proj``'s class in torch (a Linear that torch's quantizer leaves alone);
     the same name here so that reprs and ``safe_globals`` lists name it as torch does."""

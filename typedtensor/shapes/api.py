@@ -13,8 +13,15 @@ from .registry import MODULE_REGISTRY, Form, ModuleDef, OpDef, all_modules, all_
 
 
 def ops_with(form: Form) -> dict[str, OpDef]:
-    """Ops (aliases included) exposed in ``form``, by name."""
-    return {name: op for name, op in sorted(all_ops().items()) if form in op.expose}
+    """Ops (aliases included) exposed in ``form``, by the form's public name (the entry's key unless
+    its ``public`` says: NOTE [ Public names ] in registry.py)."""
+    out: dict[str, OpDef] = {}
+    for name, op in sorted(all_ops().items()):
+        if form in op.expose:
+            public = op.public_name(form)
+            assert public not in out, f"{form} {public!r} is exposed by {out[public].name} and {name}"
+            out[public] = op
+    return dict(sorted(out.items()))
 
 
 def _operators() -> dict[str, tuple[str, bool]]:
@@ -28,20 +35,20 @@ def _operators() -> dict[str, tuple[str, bool]]:
 
 OPERATORS: Final[dict[str, tuple[str, bool]]] = _operators()
 
-PROPERTIES: Final[dict[str, str]] = {name: name for name in ops_with("property")}
+PROPERTIES: Final[dict[str, str]] = {name: op.name for name, op in ops_with("property").items()}
 
 FUNCTIONS: Final[dict[str, str]] = {
-    **{f"typedtensor.{name}": name for name in ops_with("function")},
-    **{f"typedtensor.nn.functional.{name}": name for name in ops_with("functional")},
+    **{f"typedtensor.{name}": op.name for name, op in ops_with("function").items()},
+    **{f"typedtensor.nn.functional.{name}": op.name for name, op in ops_with("functional").items()},
     # torch.linalg's functions: the entry linalg_X is typedtensor.linalg.X (rules/decompositions.py)
-    **{f"typedtensor.linalg.{name.removeprefix('linalg_')}": name for name in ops_with("linalg")},
+    **{f"typedtensor.linalg.{name.removeprefix('linalg_')}": op.name for name, op in ops_with("linalg").items()},
     # the collectives whose shapes relate (rules/distributed.py): no typedtensor.X form
     **{f"typedtensor.distributed.{name}": name for name, op in sorted(all_ops().items()) if "distributed" in op.tags},
 }
 
 METHODS: Final[dict[str, str]] = {
-    **{name: name for name in ops_with("method")},
-    **{f"{name}_": name for name in ops_with("inplace")},
+    **{name: op.name for name, op in ops_with("method").items()},
+    **{f"{name}_": op.name for name, op in ops_with("inplace").items()},
 }
 # Methods whose tensor is NOT their first parameter: ``x.new_zeros(2, 3)`` takes sizes after ``self``.
 METHODS_WITHOUT_SELF: Final = frozenset(
@@ -65,12 +72,12 @@ def public_ops() -> set[str]:
 
 def runtime_from_c(form: Form) -> list[str]:
     """Names of ``form`` the runtime takes from the compiled module ``_C`` as they are: the
-    exposed ops no Python code implements in that form."""
+    exposed ops no Python code implements in that form (public names)."""
     return [name for name, op in ops_with(form).items() if form not in op.python]
 
 
 def runtime_python(form: Form) -> list[str]:
-    """Names of ``form`` implemented in Python (``_runtime/composite.py`` / ``functional.py``)."""
+    """Names of ``form`` implemented in Python (``_runtime/composite.py`` / ``functional.py``; public names)."""
     return [name for name, op in ops_with(form).items() if form in op.python]
 
 

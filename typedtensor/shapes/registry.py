@@ -122,6 +122,13 @@ Rule = Callable[[Args], Result]
 # enum families also use ``factory`` (the dtype= argument or the default), ``cast``, ``int64``,
 # ``infer`` (from the data) and ``promote``.
 
+# NOTE [ Public names ]
+# The table is keyed by op name, and a form is exposed under its entry's key, except where ``public``
+# names it otherwise: two different ops that torch spells alike (``F.unfold``, im2col, and
+# ``Tensor.unfold``, the sliding-window view) are two entries, one of them exposing its form under
+# the shared name. Every consumer reads the names through ``OpDef.public_name`` / ``api.ops_with``
+# (public name -> entry), so the stubs, the exports, the checker and the mypy plugin agree.
+
 Form = Literal["function", "method", "inplace", "functional", "property", "linalg"]
 FORMS: Final[tuple[Form, ...]] = ("function", "method", "inplace", "functional", "property", "linalg")
 _FORM_WORDS: Final[dict[str, Form]] = {
@@ -234,6 +241,12 @@ class OpDef:
     method_overloads: tuple[str, ...] = ()  # the method form's, where not the above with ``self``
     method_self: bool = True  # False: the method does not bind ``self`` to the first parameter
     autocast: Autocast | None = None  # NOTE [ Autocast policy ]
+    # A form's public name where it is not the entry's key (NOTE [ Public names ]).
+    public: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+    def public_name(self, form: Form) -> str:
+        """The name ``form`` has in the API (``Tensor.X``, ``F.X`` ...): the key unless ``public`` says."""
+        return self.public.get(form, self.name)
 
     def positional(self) -> list[Param]:
         return [p for p in self.params if not p.keyword_only]
@@ -394,6 +407,7 @@ def op(
     method_self: bool = True,
     alias_expose: Mapping[str, str] | None = None,
     autocast: str = "",
+    public: Mapping[str, str] | None = None,
 ) -> Callable[[Rule], Rule]:
     """Register ``fn`` as the rule of op ``name``: the op's one entry (NOTE [ One op table ]).
 
@@ -402,7 +416,8 @@ def op(
     forms (``"tt method inplace F property"``); ``function`` / ``method`` / ``functional`` give a
     form's own parameter spec where it differs (a method's without ``self``); ``python`` names the
     forms implemented in Python; ``module`` is ``(class name, constructor spec)`` of the ``nn``
-    module that wraps the op; ``autocast`` its policy under ``tt.autocast`` (``parse_autocast``). Each alias gets an entry of its own that shares everything else
+    module that wraps the op; ``autocast`` its policy under ``tt.autocast`` (``parse_autocast``); ``public``
+    a form's API name where it is not ``name`` (``{"method": "unfold"}``, NOTE [ Public names ]). Each alias gets an entry of its own that shares everything else
     but its operators and module (and its forms, where ``alias_expose`` names them).
     """
     parsed = parse_params(params) if isinstance(params, str) else params
@@ -414,6 +429,7 @@ def op(
         if spec is not None
     }
     spec = ModuleSpec(module[0], parse_params(module[1])) if module else None
+    assert set(public or {}) <= set(parse_forms(expose)), f"op {name!r}: public names a form it does not expose"
     assert differentiable or gradient, f"op {name!r}: not differentiable, but no reason given"
 
     def deco(fn: Rule) -> Rule:
@@ -432,6 +448,7 @@ def op(
                     kernel=kernel if n == name else None, returns=returns, overloads=overloads,
                     method_overloads=method_overloads,
                     method_self=method_self, autocast=parse_autocast(autocast),
+                    public=dict(public or {}) if n == name else {},
                 )
             )
         return fn

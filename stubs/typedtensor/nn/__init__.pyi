@@ -25,6 +25,7 @@ from .utils.rnn import PackedSequence
 Shape = TypeVarTuple("Shape")
 _Bs = TypeVarTuple("_Bs")
 _I = TypeVar("_I")
+_I2 = TypeVar("_I2")
 _O = TypeVar("_O")
 _E = TypeVar("_E")
 _H = TypeVar("_H")
@@ -153,6 +154,17 @@ class Linear(Module, Generic[_I, _O]):
     def __init__(self, in_features: _I, out_features: _O, bias: bool = True, device: Any = None, dtype: Any = None) -> None: ...
     def forward(self, input: Tensor[Unpack[_Bs], _I]) -> Tensor[Unpack[_Bs], _O]: ...
     def __call__(self, input: Tensor[Unpack[_Bs], _I]) -> Tensor[Unpack[_Bs], _O]: ...
+
+class Bilinear(Module, Generic[_I, _I2, _O]):
+    in1_features: _I
+    in2_features: _I2
+    out_features: _O
+    weight: Parameter[_O, _I, _I2]
+    bias: Parameter[_O] | None
+    def __init__(self, in1_features: _I, in2_features: _I2, out_features: _O, bias: bool = True, device: Any = None, dtype: Any = None) -> None: ...
+    def reset_parameters(self) -> None: ...
+    def forward(self, input1: Tensor[Unpack[_Bs], _I], input2: Tensor[Unpack[_Bs], _I2]) -> Tensor[Unpack[_Bs], _O]: ...
+    def __call__(self, input1: Tensor[Unpack[_Bs], _I], input2: Tensor[Unpack[_Bs], _I2]) -> Tensor[Unpack[_Bs], _O]: ...
 
 class Conv2d(Module, Generic[_I, _O, _Kn, _St, _Pd, _Dl]):
     in_channels: _I

@@ -73,3 +73,28 @@ def activations(x: Tensor[Batch, Model]) -> None:
     d: Tensor[Batch, Model] = x.clamp(min=0.0, max=1.0)  # ok
     e: Tensor[Batch, Model] = F.dropout(x, p=0.5, training=True)  # ok
     f: Tensor[Batch, Literal[4]] = F.one_hot(tt.zeros(x.shape[0]).long(), 4)  # ok
+
+
+def method_forms(x: Tensor[Batch, Chan, Seq], w: Tensor[Chan], v: Tensor[Model], y: Tensor[Seq]) -> None:
+    a: Tensor[Batch, Chan, Seq] = x.hardshrink(0.2)  # ok
+    b: Tensor[Batch, Chan, Seq] = x.prelu(w)  # ok
+    c: Tensor[Batch, Chan, Seq] = x.isclose(y)  # ok
+    d: Tensor[Batch, Seq, Chan] = x.hardshrink()  # E: shape-assign
+    x.isclose(v)  # E: shape-broadcast
+
+
+def distances(x: Tensor[Literal[5], Model], z: Tensor[Batch, Chan, Model]) -> None:
+    a: Tensor[Literal[10]] = F.pdist(x)  # ok
+    b: Tensor[Literal[10]] = tt.pdist(x, 1.0)  # ok
+    c: Tensor[Literal[9]] = F.pdist(x)  # E: shape-assign
+    F.pdist(z)  # E: shape-rank
+    F.pdist(x, -1.0)  # E: shape-arg
+
+
+def bilinear(x1: Tensor[Batch, Model], x2: Tensor[Batch, Chan], w: Tensor[Classes, Model, Chan], z: Tensor[Seq, Chan]) -> None:
+    a: Tensor[Batch, Classes] = F.bilinear(x1, x2, w)  # ok
+    m = nn.Bilinear(x1.shape[1], x2.shape[1], 7)
+    b: Tensor[Batch, Literal[7]] = m(x1, x2)  # ok
+    c: Tensor[Batch, Chan] = F.bilinear(x1, x2, w)  # E: shape-assign
+    F.bilinear(x1, z, w)  # E: shape-arg
+    F.bilinear(x2, x2, w)  # E: shape-arg

@@ -50,3 +50,13 @@ def unbind_split(x: Tensor[Literal[3], Model]) -> None:
     r: Tensor[Model] = a  # ok
     p, q = x.split([1, 2])  # ok
     s: Tensor[Literal[2], Model] = q  # ok
+
+
+def windows(x: Tensor[Batch, Literal[7], Model], y: Tensor[Batch, Seq]) -> None:
+    a: Tensor[Batch, Literal[3], Model, Literal[3]] = x.unfold(1, 3, 2)  # ok
+    b: Tensor[Batch, Literal[5], Model, Literal[3]] = x.unfold(-2, 3, 1)  # ok
+    c: Tensor[Batch, Seq, Literal[2]] = y.unfold(1, 2, 1)  # E: shape-assign
+    x.unfold(1, 8, 1)  # E: shape-arg
+    x.unfold(1, 2, 0)  # E: shape-arg
+    x.unfold(3, 2, 1)  # E: shape-axis
+    p: Tensor[Batch, Literal[2], Literal[2], Literal[2]] = tt.nn.functional.unfold(tt.zeros(2, 2, 3, 3), 2)  # E: shape-assign

@@ -76,3 +76,25 @@ def losses(logits: Tensor[Batch, Classes], y: Tensor[Batch], bad: Tensor[Classes
 def attention(q: Tensor[Batch, Seq, Model], k: Tensor[Batch, Seq, Model], v: Tensor[Batch, Seq, Model], bad: Tensor[Batch, Seq, In]) -> None:
     reveal_type(F.scaled_dot_product_attention(q, k, v))  # R: Tensor[Batch, Seq, Model]
     F.scaled_dot_product_attention(q, bad, v)  # E: shape-matmul
+
+
+def method_forms(x: Tensor[Batch, C, Seq], w: Tensor[C], v: Tensor[K], y: Tensor[Seq]) -> None:
+    reveal_type(x.hardshrink())  # R: Tensor[Batch, C, Seq]
+    reveal_type(x.prelu(w))  # R: Tensor[Batch, C, Seq]
+    reveal_type(x.isclose(y))  # R: Tensor[Batch, C, Seq]
+    reveal_type(x.allclose(y))  # R: bool
+    reveal_type(x.equal(y))  # R: bool
+    x.isclose(v)  # E: shape-broadcast
+
+
+def distances(x: Tensor[Literal[5], K], z: Tensor[Batch, C, K]) -> None:
+    reveal_type(F.pdist(x))  # R: Tensor[Literal[10]]
+    reveal_type(tt.pdist(x, 1.0))  # R: Tensor[Literal[10]]
+    F.pdist(z)  # E: shape-rank
+
+
+def bilinear(x1: Tensor[Batch, In], x2: Tensor[Batch, K], w: Tensor[Out, In, K], b: Tensor[Out], z: Tensor[Seq, K]) -> None:
+    reveal_type(F.bilinear(x1, x2, w, b))  # R: Tensor[Batch, Out]
+    reveal_type(tt.nn.Bilinear(In(3), K(4), Out(5))(x1, x2))  # R: Tensor[Batch, Out]
+    F.bilinear(x1, z, w)  # E: shape-arg
+    F.bilinear(x2, x2, w)  # E: shape-arg

@@ -98,3 +98,13 @@ def gather(x: Tensor[Batch, Seq], idx: Tensor[Batch, Literal[3]], sel: Tensor[Li
     reveal_type(x.index_select(1, sel))  # R: Tensor[Batch, Literal[5]]
     reveal_type(tt.tril(x))  # R: Tensor[Batch, Seq]
     x.index_select(2, sel)  # E: shape-axis
+
+
+def windows(x: Tensor[Batch, Literal[7], A], y: Tensor[Batch, Seq]) -> None:
+    reveal_type(x.unfold(1, 3, 2))  # R: Tensor[Batch, Literal[3], A, Literal[3]]
+    reveal_type(x.unfold(-2, 3, 1))  # R: Tensor[Batch, Literal[5], A, Literal[3]]
+    reveal_type(y.unfold(1, 2, 1))  # R: Tensor[Batch, Sub[Seq, Literal[1]], Literal[2]]
+    reveal_type(tt.nn.functional.unfold(tt.zeros(2, 2, 3, 3), 2))  # R: Tensor[Literal[2], Literal[8], Literal[4]]
+    x.unfold(1, 8, 1)  # E: shape-arg
+    x.unfold(1, 2, 0)  # E: shape-arg
+    x.unfold(3, 2, 1)  # E: shape-axis

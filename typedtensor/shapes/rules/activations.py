@@ -15,7 +15,7 @@ from .elementwise import unary
 unary("celu", None, expose="F", params="input:tensor, alpha:float=1.0, inplace:bool=False", python="F",
       module=("CELU", "alpha:float=1.0, inplace:bool=False"))
 unary("selu", None, expose="F", params="input:tensor, inplace:bool=False", python="F", module=("SELU", "inplace:bool=False"))
-unary("hardshrink", None, expose="F", params="input:tensor, lambd:float=0.5", python="F",
+unary("hardshrink", None, expose="F method", params="input:tensor, lambd:float=0.5", python="F method",
       module=("Hardshrink", "lambd:float=0.5"))
 unary("softshrink", None, expose="F", params="input:tensor, lambd:float=0.5", python="F",
       module=("Softshrink", "lambd:float=0.5"))
@@ -64,7 +64,7 @@ def softmin(args: Args) -> Result:
     return p if isinstance(p, Issue) else x
 
 
-@op("prelu", "input:tensor, weight:tensor", expose="tt F", python="tt F", tags=("nn", "elementwise"),
+@op("prelu", "input:tensor, weight:tensor", expose="tt F method", python="tt F method", tags=("nn", "elementwise"),
     signature="(*s) -> (*s)", autocast="lower")
 def prelu(args: Args) -> Result:
     """``max(0, x) + weight * min(0, x)``; ``weight`` is ``[1]`` or one slope per channel (dim 1)."""

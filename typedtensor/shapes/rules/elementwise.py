@@ -372,8 +372,8 @@ def nan_to_num(args: Args) -> Result:
     return _same_shape(args)
 
 
-@op("isclose", "input:tensor, other:tensor, rtol:float=1e-05, atol:float=1e-08, equal_nan:bool=False", expose="tt",
-    python="tt",
+@op("isclose", "input:tensor, other:tensor, rtol:float=1e-05, atol:float=1e-08, equal_nan:bool=False",
+    expose="tt method", python="tt method",
     tags=("elementwise",), dtype_rule="bool", differentiable=False, gradient="boolean result")
 def isclose(args: Args) -> Result:
     return broadcast_shapes(args["input"], args["other"], "isclose") if all(

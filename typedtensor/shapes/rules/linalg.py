@@ -4,7 +4,7 @@ linear, tensordot, einsum."""
 from __future__ import annotations
 
 from ..broadcast import broadcast_into, broadcast_shapes
-from ..dims import UNKNOWN, DimExpr, Unknown, as_int, differs, fmt_dim
+from ..dims import UNKNOWN, DimExpr, Unknown, as_int, d_floordiv, d_mul, d_sub, differs, fmt_dim
 from ..issue import Issue
 from ..registry import Args, Result, op
 from ..shape import Shape, ShapeLike, Star, fmt_shape
@@ -142,6 +142,60 @@ def cdist(args: Args) -> Result:
     if not isinstance(batch, Shape):
         return batch
     return batch.with_tail((*batch.tail, x1.tail[-2], x2.tail[-2]))
+
+
+@op("bilinear", "input1:tensor, input2:tensor, weight:tensor, bias:optional_tensor=None", expose="tt F", python="tt F",
+    tags=("linalg", "nn"))
+def bilinear(args: Args) -> Result:
+    """``y[..., o] = input1[..., i] weight[o, i, j] input2[..., j] + bias[o]``: ``[*b, in1]`` and ``[*b, in2]``
+    (the same batch dims, no broadcasting) with ``weight`` ``[out, in1, in2]`` give ``[*b, out]``."""
+    x1, x2, w, b = args["input1"], args["input2"], args["weight"], args["bias"]
+    if isinstance(w, Shape) and w.is_fixed and len(w.dims) != 3:
+        return Issue("shape-rank", f"bilinear(): weight must be 3-d ([out, in1, in2]), got {len(w.dims)}-d; "
+                                   f"shape {fmt_shape(w)}")
+    for what, x in (("input1", x1), ("input2", x2)):
+        if isinstance(x, Shape) and x.is_fixed and not x.dims:
+            return Issue("shape-rank", f"bilinear(): {what} must have at least 1 dim, got a 0-d tensor")
+    if isinstance(x1, Shape) and isinstance(x2, Shape) and x1.is_fixed and x2.is_fixed:
+        if len(x1.dims) != len(x2.dims):
+            return Issue("shape-rank", f"bilinear(): input dimensions do not match: got {len(x1.dims)} and "
+                                       f"{len(x2.dims)}; shapes {fmt_shape(x1)}, {fmt_shape(x2)}")
+        for i, (d1, d2) in enumerate(zip(x1.dims[:-1], x2.dims[:-1], strict=True)):
+            if differs(d1, d2):
+                return Issue("shape-arg", f"bilinear(): input batch dimensions do not match at dim {i}: got "
+                                          f"{fmt_dim(d1)} and {fmt_dim(d2)}; shapes {fmt_shape(x1)}, {fmt_shape(x2)}")
+    if not isinstance(w, Shape) or not w.is_fixed:
+        return UNKNOWN
+    out, in1, in2 = w.dims
+    for what, x, want in (("input1", x1, in1), ("input2", x2, in2)):
+        if isinstance(x, Shape) and x.tail and differs(x.tail[-1], want):
+            return Issue("shape-arg", f"bilinear(): {what} size does not match weight size: got {fmt_dim(x.tail[-1])} "
+                                      f"but expected {fmt_dim(want)}; shapes {fmt_shape(x)}, weight {fmt_shape(w)}")
+    if isinstance(b, Shape) and b.is_fixed and (not b.dims or differs(b.dims[0], out)):
+        got = fmt_dim(b.dims[0]) if b.dims else "a 0-d bias"
+        return Issue("shape-arg", f"bilinear(): bias size does not match weight size: got {got} but expected "
+                                  f"{fmt_dim(out)}; shapes bias {fmt_shape(b)}, weight {fmt_shape(w)}")
+    x = x1 if isinstance(x1, Shape) else x2
+    if not isinstance(x, Shape):
+        return UNKNOWN
+    return x.with_tail((*x.tail[:-1], out)) if x.tail else UNKNOWN
+
+
+@op("pdist", "input:tensor, p:float=2.0", expose="tt F", python="tt F", tags=("linalg",), dtype_rule="float_only")
+def pdist(args: Args) -> Result:
+    """The ``p``-norm distance between every two rows of ``input`` ``[N, M]``: ``[N (N - 1) / 2]``, the
+    pairs ``i < j`` in row-major order (the upper triangle of ``cdist(input, input)``)."""
+    x, p = args["input"], args["p"]
+    if isinstance(p, (int, float)) and not isinstance(p, bool) and p < 0:
+        return Issue("shape-arg", f"pdist: only supports non-negative p values, got {p}")
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    if x.is_fixed and len(x.dims) != 2:
+        return Issue("shape-rank", f"pdist: only supports 2D tensors, got: {len(x.dims)}D; shape {fmt_shape(x)}")
+    if not x.is_fixed:
+        return Shape((UNKNOWN,))
+    n = x.dims[0]
+    return Shape((d_floordiv(d_mul(n, d_sub(n, 1)), 2),))
 
 
 @op("tensordot", "a:tensor, b:tensor, dims:any=2", expose="tt", tags=("linalg",), autocast="cpu=lower cuda=promote")

@@ -49,6 +49,16 @@ def linear_module(ctor: Args, args: Args) -> Result:
     return x.with_tail((*x.tail[:-1], ctor["out_features"])) if x.tail else Shape((), Star(None), (ctor["out_features"],))
 
 
+@module("typedtensor.nn.Bilinear", "in1_features:size, in2_features:size, out_features:size, bias:bool=True, *, "
+        "device:any=None, dtype:any=None", ("in1_features", "in2_features", "out_features"), "input1:tensor, input2:tensor",
+        ops=("bilinear",))
+def bilinear_module(ctor: Args, args: Args) -> Result:
+    """``[*Bs, In1], [*Bs, In2] -> [*Bs, Out]``."""
+    weight = Shape((ctor["out_features"], ctor["in1_features"], ctor["in2_features"]))
+    bias = Shape((ctor["out_features"],)) if ctor["bias"] is not False else None
+    return _call("bilinear", input1=args["input1"], input2=args["input2"], weight=weight, bias=bias)
+
+
 @module("typedtensor.nn.Conv2d", "in_channels:size, out_channels:size, kernel_size:any, stride:any=1, padding:any=0, "
         "dilation:any=1, groups:int=1, bias:bool=True, padding_mode:str='zeros', *, device:any=None, dtype:any=None",
         ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation"), "input:tensor", ops=("conv2d",))

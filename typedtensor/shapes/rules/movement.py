@@ -9,11 +9,13 @@ from ..broadcast import broadcast_dim
 from ..dims import (
     UNKNOWN,
     DimExpr,
+    Poly,
     Unknown,
     as_int,
     d_add,
     d_ceildiv,
     d_exact_div,
+    d_floordiv,
     d_mul,
     d_prod,
     d_sub,
@@ -602,6 +604,45 @@ def narrow(args: Args) -> Result:
     if n is not None and s is not None and ln is not None and ((s < 0 and s + n < 0) or (s % max(n, 1) if s < 0 else s) + ln > n):
         return Issue("shape-axis", f"narrow: start {s} + length {ln} exceeds dim {p} of size {n}; shape {fmt_shape(x)}")
     return replace(x, p, (length,))
+
+
+# ``Tensor.unfold`` is its own entry: the key ``unfold`` is ``F.unfold`` (im2col), NOTE [ Public names ].
+@op("unfold_windows", "input:tensor, dimension:int, size:int, step:int", expose="method", python="method",
+    public={"method": "unfold"}, tags=("movement",), dtype_rule="same")
+def unfold_windows(args: Args) -> Result:
+    """``x.unfold(d, size, step)``: dim ``d`` of length n becomes (n - size) // step + 1 windows and a
+    last dim of length ``size`` is appended; a 0-d input gives ``[size]``. A copy of the windows, not
+    torch's view of the input (NOTE [ unfold is a copy ] in ``_runtime/arrangement_ops.py``)."""
+    x: ShapeLike = args["input"]
+    size, step = as_int(args["size"]), as_int(args["step"])
+    if step is not None and step <= 0:
+        return Issue("shape-arg", f"unfold: step is {step} but must be > 0")
+    if size is not None and size < 0:
+        return Issue("shape-arg", f"unfold: size is {size} but must be >= 0")
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    p = norm_axis("unfold", x, args["dimension"])
+    if isinstance(p, Issue):
+        return p
+    raw = args["size"]
+    width: DimExpr = raw if isinstance(raw, (int, Poly)) and not isinstance(raw, bool) else UNKNOWN
+    if x.is_fixed and not x.dims:
+        if size is not None and size > 1:
+            return Issue("shape-arg", f"unfold: maximum size for tensor at dimension 0 is 1 but size is {size}; "
+                                      f"shape {fmt_shape(x)}")
+        return Shape((width,))
+    if p is None:  # which dim the windows run along is not known statically
+        return UNKNOWN
+    n = dim_at(x, p)
+    n_int = as_int(n)
+    if n_int is not None and size is not None and size > n_int:
+        return Issue("shape-arg", f"unfold: maximum size for tensor at dimension {p} is {n_int} but size is "
+                                  f"{size}; shape {fmt_shape(x)}")
+    count = UNKNOWN if step is None else d_add(d_floordiv(d_sub(n, width), step), 1)
+    out = replace(x, p, (count,))
+    if out.is_fixed:
+        return Shape((*out.dims, width))
+    return Shape(out.prefix, out.star, (*out.suffix, width))
 
 
 for _name in ("tril", "triu"):

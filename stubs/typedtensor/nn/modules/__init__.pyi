@@ -23,6 +23,7 @@ from typedtensor.nn import BatchNorm2d as BatchNorm2d
 from typedtensor.nn import BatchNorm3d as BatchNorm3d
 from typedtensor.nn import BCELoss as BCELoss
 from typedtensor.nn import BCEWithLogitsLoss as BCEWithLogitsLoss
+from typedtensor.nn import Bilinear as Bilinear
 from typedtensor.nn import ChannelShuffle as ChannelShuffle
 from typedtensor.nn import CircularPad1d as CircularPad1d
 from typedtensor.nn import CircularPad2d as CircularPad2d

@@ -2,6 +2,7 @@
 # torch.nn.modules.linear's classes that typedtensor has (typedtensor/nn/modules/_paths.py)
 from typing import Any
 
+from typedtensor.nn import Bilinear as Bilinear
 from typedtensor.nn import Identity as Identity
 from typedtensor.nn import LazyLinear as LazyLinear
 from typedtensor.nn import Linear as Linear
