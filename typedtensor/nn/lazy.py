@@ -115,79 +115,67 @@ class _LazyConvMixin(LazyModuleMixin):
         self.reset_parameters()
 
 
-class LazyConv1d(_LazyConvMixin, Conv1d):
+class _LazyConv(_LazyConvMixin):
+    def __init__(
+        self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
+        groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device: Any = None, dtype: Any = None,
+    ) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)  # type: ignore[call-arg]
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class _LazyConvTranspose(_LazyConvMixin):
+    def __init__(
+        self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
+        groups: int = 1, bias: bool = True, dilation: Any = 1, padding_mode: str = "zeros", device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation,  # type: ignore[call-arg]
+                         padding_mode, device, dtype)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class LazyConv1d(_LazyConv, Conv1d):
     """``Conv1d`` whose ``in_channels`` is the first input's."""
 
     cls_to_become = Conv1d
 
-    def __init__(
-        self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
-        groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device: Any = None, dtype: Any = None,
-    ) -> None:
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
-        self._lazy_init(out_channels, bias, device, dtype)
 
-
-class LazyConv2d(_LazyConvMixin, Conv2d):
+class LazyConv2d(_LazyConv, Conv2d):
     """``Conv2d`` whose ``in_channels`` is the first input's."""
 
     cls_to_become = Conv2d
 
-    def __init__(
-        self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
-        groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device: Any = None, dtype: Any = None,
-    ) -> None:
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
-        self._lazy_init(out_channels, bias, device, dtype)
 
-
-class LazyConv3d(_LazyConvMixin, Conv3d):
+class LazyConv3d(_LazyConv, Conv3d):
     """``Conv3d`` whose ``in_channels`` is the first input's."""
 
     cls_to_become = Conv3d
 
-    def __init__(
-        self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
-        groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device: Any = None, dtype: Any = None,
-    ) -> None:
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
-        self._lazy_init(out_channels, bias, device, dtype)
 
-
-class LazyConvTranspose1d(_LazyConvMixin, ConvTranspose1d):
+class LazyConvTranspose1d(_LazyConvTranspose, ConvTranspose1d):
     """``ConvTranspose1d`` whose ``in_channels`` is the first input's."""
 
     cls_to_become = ConvTranspose1d
 
-    def __init__(
-        self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
-        groups: int = 1, bias: bool = True, dilation: Any = 1, padding_mode: str = "zeros", device: Any = None,
-        dtype: Any = None,
-    ) -> None:
-        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
-                         device, dtype)
-        self._lazy_init(out_channels, bias, device, dtype)
 
-
-class LazyConvTranspose2d(_LazyConvMixin, ConvTranspose2d):
+class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):
     """``ConvTranspose2d`` whose ``in_channels`` is the first input's."""
 
     cls_to_become = ConvTranspose2d
-
-    def __init__(
-        self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
-        groups: int = 1, bias: bool = True, dilation: Any = 1, padding_mode: str = "zeros", device: Any = None,
-        dtype: Any = None,
-    ) -> None:
-        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
-                         device, dtype)
-        self._lazy_init(out_channels, bias, device, dtype)
 
 
 class _LazyNormMixin(LazyModuleMixin):
     """The lazy batch and instance norms: ``num_features`` from the input's channel dim. The lazy
     instance norms default to ``affine`` and ``track_running_stats`` on, unlike the eager ones,
     as torch's do."""
+
+    def __init__(
+        self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True, track_running_stats: bool = True,
+        device: Any = None, dtype: Any = None, *, bias: bool = True,
+    ) -> None:
+        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)  # type: ignore[call-arg]
+        self._lazy_init(affine, track_running_stats, bias, device, dtype)
 
     def _lazy_init(self, affine: bool, track_running_stats: bool, bias: bool, device: Any, dtype: Any) -> None:
         module: Any = self
@@ -223,25 +211,11 @@ class LazyBatchNorm1d(_LazyNormMixin, BatchNorm1d):
 
     cls_to_become = BatchNorm1d
 
-    def __init__(
-        self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True, track_running_stats: bool = True,
-        device: Any = None, dtype: Any = None, *, bias: bool = True,
-    ) -> None:
-        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
-        self._lazy_init(affine, track_running_stats, bias, device, dtype)
-
 
 class LazyBatchNorm2d(_LazyNormMixin, BatchNorm2d):
     """``BatchNorm2d`` whose ``num_features`` is the first input's channel count."""
 
     cls_to_become = BatchNorm2d
-
-    def __init__(
-        self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True, track_running_stats: bool = True,
-        device: Any = None, dtype: Any = None, *, bias: bool = True,
-    ) -> None:
-        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
-        self._lazy_init(affine, track_running_stats, bias, device, dtype)
 
 
 class LazyBatchNorm3d(_LazyNormMixin, BatchNorm3d):
@@ -249,25 +223,11 @@ class LazyBatchNorm3d(_LazyNormMixin, BatchNorm3d):
 
     cls_to_become = BatchNorm3d
 
-    def __init__(
-        self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True, track_running_stats: bool = True,
-        device: Any = None, dtype: Any = None, *, bias: bool = True,
-    ) -> None:
-        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
-        self._lazy_init(affine, track_running_stats, bias, device, dtype)
-
 
 class LazyInstanceNorm1d(_LazyNormMixin, InstanceNorm1d):
     """``InstanceNorm1d`` whose ``num_features`` is the first input's channel count."""
 
     cls_to_become = InstanceNorm1d
-
-    def __init__(
-        self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True, track_running_stats: bool = True,
-        device: Any = None, dtype: Any = None, *, bias: bool = True,
-    ) -> None:
-        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
-        self._lazy_init(affine, track_running_stats, bias, device, dtype)
 
 
 class LazyInstanceNorm2d(_LazyNormMixin, InstanceNorm2d):
@@ -275,25 +235,11 @@ class LazyInstanceNorm2d(_LazyNormMixin, InstanceNorm2d):
 
     cls_to_become = InstanceNorm2d
 
-    def __init__(
-        self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True, track_running_stats: bool = True,
-        device: Any = None, dtype: Any = None, *, bias: bool = True,
-    ) -> None:
-        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
-        self._lazy_init(affine, track_running_stats, bias, device, dtype)
-
 
 class LazyInstanceNorm3d(_LazyNormMixin, InstanceNorm3d):
     """``InstanceNorm3d`` whose ``num_features`` is the first input's channel count."""
 
     cls_to_become = InstanceNorm3d
-
-    def __init__(
-        self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True, track_running_stats: bool = True,
-        device: Any = None, dtype: Any = None, *, bias: bool = True,
-    ) -> None:
-        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
-        self._lazy_init(affine, track_running_stats, bias, device, dtype)
 
 
 __all__ = [

@@ -60,20 +60,18 @@ _UNINITIALIZED_USE = (
 )
 
 
-class UninitializedParameter(Parameter):
-    """A parameter whose shape a lazy module learns from its first input (``nn.LazyLinear``, ...):
-    it holds no values until ``materialize(shape)``, which gives it its data and makes it a plain
-    ``Parameter``, keeping its identity (an optimiser built before the first call still holds it)."""
+class _UninitializedTensor:
+    """What the uninitialised parameter and buffer share (torch's ``UninitializedTensorMixin``): no
+    values until ``materialize(shape)``, which gives the object its data and its ``cls_to_become``,
+    keeping its identity (an optimiser built before a lazy module's first call still holds it)."""
 
-    cls_to_become = Parameter
-
-    def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> None:
-        super().__init__(_C.empty(0, dtype=dtype if dtype is not None else _C.float32, device=device), requires_grad)
+    cls_to_become: type
 
     def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
-        self.data = _C.empty(*_sizes(shape), device=device if device is not None else self.device,
-                             dtype=dtype if dtype is not None else self.dtype)
-        self.__class__ = self.cls_to_become
+        t: Any = self
+        t.data = _C.empty(*_sizes(shape), device=device if device is not None else t.device,
+                          dtype=dtype if dtype is not None else t.dtype)
+        t.__class__ = self.cls_to_become
 
     @property
     def shape(self) -> Any:
@@ -86,6 +84,16 @@ class UninitializedParameter(Parameter):
         return f"<{type(self).__name__}>"
 
     __str__ = __repr__
+
+
+class UninitializedParameter(_UninitializedTensor, Parameter):
+    """A parameter whose shape a lazy module learns from its first input (``nn.LazyLinear``, ...);
+    materialised, a plain ``Parameter``."""
+
+    cls_to_become = Parameter
+
+    def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__(_C.empty(0, dtype=dtype if dtype is not None else _C.float32, device=device), requires_grad)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> UninitializedParameter:
         if id(self) not in memo:
@@ -94,10 +102,10 @@ class UninitializedParameter(Parameter):
         return out
 
 
-class UninitializedBuffer(Buffer):
-    """The buffer counterpart of ``UninitializedParameter`` (a lazy norm layer's running statistics).
-    ``materialize`` makes it a ``Buffer`` (typedtensor's compiled tensor class cannot be switched to
-    from a Python subclass, as torch's ``Tensor`` can)."""
+class UninitializedBuffer(_UninitializedTensor, Buffer):
+    """The buffer counterpart (a lazy norm layer's running statistics); materialised, an
+    ``nn.Buffer``: typedtensor's compiled tensor class cannot be switched to from a Python
+    subclass, as torch's ``Tensor`` can."""
 
     cls_to_become = Buffer
 
@@ -106,27 +114,10 @@ class UninitializedBuffer(Buffer):
         data = _C.empty(0, dtype=dtype if dtype is not None else _C.float32, device=device)
         super().__init__(data.requires_grad_(requires_grad), persistent=persistent)
 
-    def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
-        self.data = _C.empty(*_sizes(shape), device=device if device is not None else self.device,
-                             dtype=dtype if dtype is not None else self.dtype)
-        self.__class__ = self.cls_to_become
-
-    @property
-    def shape(self) -> Any:
-        raise RuntimeError(_UNINITIALIZED_USE)
-
-    def size(self, dim: Any = None) -> Any:
-        raise RuntimeError(_UNINITIALIZED_USE)
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}>"
-
-    __str__ = __repr__
-
 
 def is_lazy(param: Any) -> bool:
     """Whether ``param`` is an ``UninitializedParameter`` or ``UninitializedBuffer``."""
-    return isinstance(param, (UninitializedParameter, UninitializedBuffer))
+    return isinstance(param, _UninitializedTensor)
 
 
 def _sizes(shape: Any) -> tuple[int, ...]:
