@@ -225,6 +225,8 @@ class Converter:
             return None
         if isinstance(expr, (IntExpr, FloatExpr, StrExpr)):
             return expr.value
+        if isinstance(expr, UnaryExpr) and expr.op == "-" and isinstance(expr.expr, FloatExpr):
+            return -expr.expr.value  # mypy has no float literal types: `-1.0` is a plain float to it
         if isinstance(expr, NameExpr) and expr.fullname in ("builtins.True", "builtins.False"):
             return expr.fullname == "builtins.True"
         if isinstance(expr, (ListExpr, TupleExpr)):
