@@ -90,3 +90,18 @@ def test_max_pool2d_nan_wins_its_window() -> None:
     np.testing.assert_array_equal(np.isnan(out), np.isnan(ref))
     np.testing.assert_array_equal(out[~np.isnan(out)], ref[~np.isnan(ref)])
     assert np.isnan(out[0, 0, 0, 0]) and np.isnan(out[0, 1, 2, 3]) and np.isnan(out[0, 1, 0, 17])
+
+
+@pytest.mark.parametrize("w", [2, 3, 6, 7, 14, 15, 16, 17, 30, 31, 34])
+@pytest.mark.parametrize("h", [2, 3, 4])
+def test_max_pool2d_2x2_every_row_width(h: int, w: int) -> None:
+    """2x2/stride-2 float32 pooling takes its AVX2 path: whole groups of eight outputs, and a row's
+    partial last group read as whole vectors where they stay inside the input, else through a copy
+    (the input's last row pair). Every width from one output to several groups with and without a
+    partial group, ties included, against torch's values and indices."""
+    rng = np.random.default_rng(h * 100 + w)
+    x = rng.integers(-3, 4, (3, 2, h, w)).astype(np.float32)
+    ours, oi = tt.functional.max_pool2d(tt.tensor(x), 2, return_indices=True)
+    ref, ri = torch.nn.functional.max_pool2d(torch.tensor(x), 2, return_indices=True)
+    np.testing.assert_array_equal(ours.numpy(), ref.numpy())
+    np.testing.assert_array_equal(oi.numpy(), ri.numpy())
