@@ -105,3 +105,23 @@ def test_max_pool2d_2x2_every_row_width(h: int, w: int) -> None:
     ref, ri = torch.nn.functional.max_pool2d(torch.tensor(x), 2, return_indices=True)
     np.testing.assert_array_equal(ours.numpy(), ref.numpy())
     np.testing.assert_array_equal(oi.numpy(), ri.numpy())
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize(("n", "c", "h", "stride", "groups"), [(13, 160, 7, 1, 1), (5, 320, 14, 2, 2), (1, 160, 7, 1, 1)])
+def test_conv2d_forward_sample_blocks_match_torch(n: int, c: int, h: int, stride: int, groups: int, threads: int) -> None:
+    """Convolutions whose columns per sample outgrow L2 (NOTE [ Sample blocks ] in cpu/im2col.h: here
+    1440 x 49 float64 per group, 564 KB) run their forward a block of samples per GEMM: blocks of
+    several samples and a last, shorter one, strided and grouped, split over threads, against torch."""
+    rng = np.random.default_rng(n * 10 + h + threads)
+    x = rng.standard_normal((n, c, h, h))
+    wt = rng.standard_normal((24, c // groups, 3, 3))
+    b = rng.standard_normal(24)
+    prev = tt.get_num_threads()
+    tt.set_num_threads(threads)
+    try:
+        out = tt.functional.conv2d(tt.tensor(x), tt.tensor(wt), tt.tensor(b), stride=stride, padding=1, groups=groups)
+    finally:
+        tt.set_num_threads(prev)
+    ref = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(wt), torch.tensor(b), stride=stride, padding=1, groups=groups)
+    np.testing.assert_allclose(out.numpy(), ref.numpy(), rtol=1e-10, atol=1e-10)

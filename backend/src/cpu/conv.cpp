@@ -63,17 +63,40 @@ void conv2d_typed(const Tensor& out, const Tensor& x, const Tensor& wt, const Te
         }
     }
   };
+  // samples [n0, n0 + m) as one sample block (NOTE [ Sample blocks ] in im2col.h): their columns side
+  // by side in `col`, one GEMM into `prod` [og, m sp], then each sample's rows copied into place
+  auto block = [&](int64_t n0, int64_t m, CpuScratch<T>& col, CpuScratch<T>& prod) {
+    const int64_t cols = m * sp;
+    for (int64_t g = 0; g < groups; ++g) {
+      for (int64_t b = 0; b < m; ++b)
+        im2col_rows(px + ((n0 + b) * c + g * cg) * h * w, cg, h, w, kh, kw, sh, sw, ph, pw, dh, dw, int64_t(0), oh, ow,
+                    col.data() + b * sp, cols);
+      blas_gemm<T>(false, false, og, cols, kk, pwt + g * og * kk, kk, col.data(), cols, T(0), prod.data(), cols);
+      for (int64_t b = 0; b < m; ++b)
+        for (int64_t oc = 0; oc < og; ++oc) {
+          const T* __restrict src = prod.data() + oc * cols + b * sp;
+          T* __restrict row = po + ((n0 + b) * o + g * og + oc) * sp;
+          const T bv = pb ? pb[g * og + oc] : T(0);
+          for (int64_t i = 0; i < sp; ++i) row[i] = src[i] + bv;
+        }
+    }
+  };
   int nt = num_threads();
-  if (n >= nt && nt > 1) {
-    // one sample per thread (BLAS is single-threaded: NOTE [ One thread pool ])
-    parallel_for(0, n, 1, [&](int64_t b, int64_t e) {
-      CpuScratch<T> col(direct ? 0 : static_cast<size_t>(kk * tile_cols));
-      for (int64_t ni = b; ni < e; ++ni) one(ni, col);
-    });
-  } else {
+  const bool threads = n >= nt && nt > 1;  // one sample per thread (BLAS is single-threaded: NOTE [ One thread pool ])
+  // sample blocks where one sample's columns already outgrow L2 (NOTE [ Sample blocks ] in im2col.h)
+  const bool blocks = !direct && tile_rows == oh && kk * sp * static_cast<int64_t>(sizeof(T)) >= kBlockColumnBytes;
+  const int64_t nb = blocks ? sample_block(sp, threads ? (n + nt - 1) / nt : n) : 1;
+  auto samples = [&](int64_t lo, int64_t hi) {
+    if (nb > 1) {
+      CpuScratch<T> col(static_cast<size_t>(kk * sp * nb)), prod(static_cast<size_t>(og * sp * nb));
+      for (int64_t n0 = lo; n0 < hi; n0 += nb) block(n0, std::min(nb, hi - n0), col, prod);
+      return;
+    }
     CpuScratch<T> col(direct ? 0 : static_cast<size_t>(kk * tile_cols));
-    for (int64_t ni = 0; ni < n; ++ni) one(ni, col);
-  }
+    for (int64_t ni = lo; ni < hi; ++ni) one(ni, col);
+  };
+  if (threads) parallel_for(0, n, 1, samples);
+  else samples(0, n);
 }
 
 // NOTE [ bfloat16 convolution ]

@@ -54,17 +54,6 @@ inline bool per_sample_threads(int64_t n) {
   return nt > 1 && n >= nt;
 }
 
-// NOTE [ Sample blocks ]
-// A GEMM per sample has oh * ow columns: for the small feature maps of a generator's first layers
-// (1x1, 4x4, 8x8: a transposed convolution is this kernel, NOTE [ Transposed convolution ]) that is a
-// matrix-vector product, far from the GEMM's speed. So the samples go through in blocks whose columns
-// sit side by side: g's rows of a block are gathered into one [og, nb * sp] matrix, one GEMM makes
-// the columns of all nb samples, and col2im reads each sample's part with the block's row stride.
-inline int64_t sample_block(int64_t sp, int64_t n) {
-  constexpr int64_t kColumns = 512;  // enough columns for a GEMM near its peak
-  return std::max<int64_t>(1, std::min<int64_t>(n, kColumns / std::max<int64_t>(sp, 1)));
-}
-
 template <class T>
 void conv_bwd_input(const Tensor& dx, const Tensor& g, const Tensor& wt, int64_t sh, int64_t sw, int64_t ph,
                     int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
