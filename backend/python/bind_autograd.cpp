@@ -181,23 +181,28 @@ void bind_autograd(py::module_& m) {
         }
         return t;
       }, py::return_value_policy::reference_internal)
-      .def("backward", [](const Tensor& t, py::object gradient, py::object retain_graph, bool create_graph) {
+      .def("backward", [](const Tensor& t, py::object gradient, py::object retain_graph, bool create_graph,
+                          py::handle inputs) {
         tt::TensorList g{gradient.is_none() ? Tensor() : tensor_from(gradient)};
         bool retain = retain_graph.is_none() ? create_graph : retain_graph.cast<bool>();
-        tt::autograd::run_backward({t}, g, retain, create_graph, {}, false);
-      }, py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(), py::arg("create_graph") = false);
+        tt::TensorList ins = inputs.is_none() ? tt::TensorList() : tensor_list(inputs, "inputs");
+        if (!inputs.is_none() && ins.empty()) throw std::runtime_error("`inputs` argument to `backward()` cannot be empty.");
+        tt::autograd::run_backward({t}, g, retain, create_graph, ins, false, !ins.empty());
+      }, py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(), py::arg("create_graph") = false,
+         py::arg("inputs") = py::none());
 
   m.def("_run_backward", [](py::handle tensors, py::handle grads, bool retain_graph, bool create_graph,
-                            py::handle inputs, bool allow_unused) {
+                            py::handle inputs, bool allow_unused, bool accumulate_grad) {
     tt::TensorList roots = tensor_list(tensors, "tensors");
     tt::TensorList groots = grads.is_none() ? tt::TensorList(roots.size()) : tensor_list(grads, "grad_tensors");
     tt::TensorList ins = inputs.is_none() ? tt::TensorList() : tensor_list(inputs, "inputs");
-    tt::TensorList res = tt::autograd::run_backward(roots, groots, retain_graph, create_graph, ins, allow_unused);
+    tt::TensorList res =
+        tt::autograd::run_backward(roots, groots, retain_graph, create_graph, ins, allow_unused, accumulate_grad);
     py::list out;
     for (auto& r : res) out.append(r.defined() ? py::cast(r) : py::none());
     return out;
   }, py::arg("tensors"), py::arg("grad_tensors"), py::arg("retain_graph"), py::arg("create_graph"),
-     py::arg("inputs"), py::arg("allow_unused"));
+     py::arg("inputs"), py::arg("allow_unused"), py::arg("accumulate_grad") = false);
 }
 
 }  // namespace ttpy

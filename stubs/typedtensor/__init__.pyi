@@ -377,7 +377,11 @@ class Tensor(Generic[Unpack[Shape]]):
 
     # ---- autograd ---------------------------------------------------------------------------
     def backward(
-        self, gradient: _AnyTensor | None = None, retain_graph: _bool | None = None, create_graph: _bool = False
+        self,
+        gradient: _AnyTensor | None = None,
+        retain_graph: _bool | None = None,
+        create_graph: _bool = False,
+        inputs: _AnyTensor | Sequence[_AnyTensor] | None = None,
     ) -> None: ...
     @property
     def is_leaf(self) -> _bool: ...

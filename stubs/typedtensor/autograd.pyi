@@ -43,6 +43,8 @@ def backward(
     grad_tensors: _OptTensors = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
+    grad_variables: _OptTensors = None,
+    inputs: _Tensors | None = None,
 ) -> None: ...
 def grad(
     outputs: _Tensors,

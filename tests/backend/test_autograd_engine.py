@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from typing import Any
 
 import numpy as np
 import pytest
@@ -349,8 +350,8 @@ def test_double_backward_through_conv2d() -> None:
     xa, wa = rng.randn(2, 3, 6, 5), rng.randn(4, 3, 3, 2)
 
     def run(lib: object, x: object, w: object) -> object:
-        t = lib.t  # type: ignore[attr-defined]
-        y = lib.F.conv2d(x, w, stride=2, padding=1)  # type: ignore[attr-defined]
+        t = lib.t
+        y = lib.F.conv2d(x, w, stride=2, padding=1)
         gx, gw = t.autograd.grad((y * y).sum(), [x, w], create_graph=True)
         return (gx * gx).sum() + (gw.sin()).sum()
 
@@ -409,3 +410,87 @@ def test_second_derivatives_through_pooling(pool: str) -> None:
 
     x = tt.tensor(np.random.RandomState(3).randn(1, 2, 4, 5), requires_grad=True)
     assert autograd.gradcheck(first, [x])
+
+
+@pytest.mark.parametrize(("wanted", "runs", "skipped"), [
+    ("x", "conv2d_backward_input", "conv2d_backward_weight"),
+    ("w", "conv2d_backward_weight", "conv2d_backward_input"),
+])
+def test_autograd_grad_asks_each_vjp_only_for_the_inputs_it_needs(wanted: str, runs: str, skipped: str) -> None:
+    """NOTE [ Needed inputs ] in engine.cpp: autograd.grad(y, [x]) through conv2d(x, w, b), all three
+    requiring grad, runs the input gradient's kernel and not the weight's (nor the bias's sum), as
+    torch's engine does; the traced primitives (no passes, so nothing pruned afterwards) show it."""
+    import typedtensor as ttp
+
+    x = tt.randn(2, 3, 5, 5, requires_grad=True)
+    w = tt.randn(4, 3, 3, 3, requires_grad=True)
+    b = tt.randn(4, requires_grad=True)
+
+    def f(x: tt.Tensor) -> tt.Tensor:
+        y = tt.functional.conv2d(x, w, b)
+        return autograd.grad(y.sum(), [x if wanted == "x" else w])[0]
+
+    ops = ttp.compile(f, passes=[]).graph_for(x).op_counts()
+    assert ops.get(runs) == 1 and skipped not in ops
+    assert ops.get("sum") == 1  # the loss's; the bias gradient's sum over (n, h, w) did not run
+    torch = pytest.importorskip("torch")
+    tx, tw, tb = (torch.tensor(t.detach().numpy(), requires_grad=True) for t in (x, w, b))
+    ref = torch.autograd.grad(torch.nn.functional.conv2d(tx, tw, tb).sum(), [tx if wanted == "x" else tw])[0]
+    np.testing.assert_allclose(f(x).numpy(), ref.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_backward_inputs_accumulates_into_those_tensors_alone() -> None:
+    """Tensor.backward(inputs=...) and autograd.backward(..., inputs=...) as torch: only the listed
+    tensors' .grad change (a leaf's accumulates, a non-leaf's is set without retain_grad), the rest of
+    the graph's leaves keep theirs, an unused input is left alone, and an empty list is an error."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    xs, ws = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
+
+    def run(lib: Any, backward_of: str) -> tuple[np.ndarray, ...]:
+        x = lib.tensor(xs, requires_grad=True)
+        w = lib.tensor(ws, requires_grad=True)
+        unused = lib.tensor(ws, requires_grad=True)
+        w.grad = lib.ones_like(w)
+        h = x @ w
+        loss = (h * h).sum()
+        if backward_of == "tensor":
+            loss.backward(inputs=[w, h, unused])
+        else:
+            lib.autograd.backward(loss, inputs=[w, h, unused])
+        assert x.grad is None and unused.grad is None
+        return w.grad.detach().numpy(), h.grad.detach().numpy()
+
+    for backward_of in ("tensor", "function"):
+        for mine, ref in zip(run(tt, backward_of), run(torch, backward_of), strict=True):
+            np.testing.assert_allclose(mine, ref, rtol=1e-12)
+    x = tt.tensor(xs, requires_grad=True)
+    with pytest.raises(RuntimeError, match="cannot be empty"):
+        (x * 2).sum().backward(inputs=[])
+    with pytest.raises(RuntimeError, match="cannot be empty"):
+        autograd.backward((x * 2).sum(), inputs=[])
+
+
+def test_backward_inputs_runs_leaf_hooks_and_skips_other_vjps() -> None:
+    """A listed leaf's gradient goes through its AccumulateGrad (its hooks run, post-accumulate hooks
+    too), and conv2d's weight gradient is not computed when only the input is listed."""
+    import typedtensor as ttp
+
+    x = tt.randn(2, 3, 5, 5, requires_grad=True)
+    w = tt.randn(4, 3, 3, 3, requires_grad=True)
+    seen: list[str] = []
+    x.register_hook(lambda g: seen.append("hook") or g * 2)
+    x.register_post_accumulate_grad_hook(lambda t: seen.append("post"))
+    tt.functional.conv2d(x, w).sum().backward(inputs=[x])
+    assert seen == ["hook", "post"] and w.grad is None and x.grad is not None
+    xd = x.detach().requires_grad_()
+    (plain,) = autograd.grad(tt.functional.conv2d(xd, w).sum(), [xd])
+    np.testing.assert_allclose(x.grad.numpy(), 2 * plain.numpy(), rtol=1e-6)  # the hook doubled it
+
+    def step(a: tt.Tensor) -> tt.Tensor:
+        out = tt.functional.conv2d(a, w).sum()
+        out.backward(inputs=[a])
+        return out.detach()
+
+    ops = ttp.compile(step, passes=[]).graph_for(x.detach().requires_grad_()).op_counts()
+    assert "conv2d_backward_input" in ops and "conv2d_backward_weight" not in ops

@@ -118,12 +118,25 @@ def backward(
     grad_tensors: Any = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
+    grad_variables: Any = None,
+    inputs: Any = None,
 ) -> None:
-    """Accumulates the gradients of ``tensors`` (weighted by ``grad_tensors``) into the leaves' ``.grad``."""
+    """Accumulates the gradients of ``tensors`` (weighted by ``grad_tensors``) into the leaves' ``.grad``,
+    or, given ``inputs``, into those tensors' ``.grad`` alone: only the part of the graph that leads to
+    them runs, which is what makes ``inputs`` worth passing (a GAN's discriminator step need not
+    compute the generator's weight gradients)."""
+    if grad_variables is not None:
+        if grad_tensors is not None:
+            raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments both passed to `backward()`. "
+                               "Please only use `grad_tensors`.")
+        grad_tensors = grad_variables
     roots = _tensors(tensors)
     grads = None if grad_tensors is None else _tensors(grad_tensors)
     retain = create_graph if retain_graph is None else retain_graph
-    _C._run_backward(roots, grads, retain, create_graph, None, False)
+    ins = None if inputs is None else _tensors(inputs)
+    if ins is not None and not ins:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    _C._run_backward(roots, grads, retain, create_graph, ins, False, accumulate_grad=ins is not None)
 
 
 def grad(

@@ -65,6 +65,9 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual bool accumulate_into(const TensorList& /*grads*/, Tensor& /*acc*/) { return false; }
 
   std::vector<Edge> next;
+  // Whether the sweep running now wants the gradient for input i: false for an input whose graph
+  // leads to none of the tensors autograd.grad asked for (NOTE [ Needed inputs ] in engine.cpp).
+  bool input_needed(size_t i) const;
   uint64_t seq = 0;  // creation order: later nodes run first when both are ready
   // Non-leaf tensors that asked for retain_grad(): (output index, tensor).
   std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>> retained;
@@ -103,10 +106,12 @@ void install();
 Edge gradient_edge(const Tensor& t);
 
 // Runs the backward sweep. With `inputs` empty, gradients accumulate into the leaves' .grad and the
-// result is empty; otherwise the gradients of `inputs` are returned (undefined when unreachable)
-// and no .grad is touched.
+// result is empty; otherwise only the nodes leading to `inputs` run, and their gradients are
+// returned (undefined when unreachable) with no .grad touched -- or, with `accumulate_grad`
+// (Tensor.backward(inputs=...)), added into those tensors' .grad alone (leaves through their
+// AccumulateGrad, with its hooks; non-leaves as a retained gradient) and the result is empty.
 TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, bool retain_graph,
-                        bool create_graph, const TensorList& inputs, bool allow_unused);
+                        bool create_graph, const TensorList& inputs, bool allow_unused, bool accumulate_grad = false);
 
 // In-place ops. `check_inplace` raises for the cases that would silently give a wrong gradient
 // (a leaf that requires grad; memory aliased by a view or a saved output); `needs_graph` says

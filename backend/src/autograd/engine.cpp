@@ -7,7 +7,32 @@
 #include "typedtensor/device.h"
 #include "typedtensor/ops.h"
 
-namespace tt::autograd {
+namespace tt {
+namespace {
+// NOTE [ Needed inputs ]
+// autograd.grad(y, [x]) runs only the nodes with a path to x (`leads` in run_backward), but a node
+// on that path made every input's gradient its edges allowed: for conv2d(x, w, b), the weight's and
+// bias's too, which doubled the cost of an input gradient (a gradient penalty, a saliency map) with
+// trainable weights. While such a sweep runs, this thread sees the nodes that reach a captured
+// tensor, and a node's VJP is asked only for the inputs whose edges lead into them -- as torch's
+// engine marks the outputs a task should compute.
+thread_local const std::unordered_set<Node*>* t_reaching = nullptr;
+
+struct ReachingScope {
+  const std::unordered_set<Node*>* prev = t_reaching;
+  explicit ReachingScope(const std::unordered_set<Node*>* set) { t_reaching = set; }
+  ~ReachingScope() { t_reaching = prev; }
+  ReachingScope(const ReachingScope&) = delete;
+  ReachingScope& operator=(const ReachingScope&) = delete;
+};
+}  // namespace
+
+bool Node::input_needed(size_t i) const {
+  if (i >= next.size() || !next[i].fn) return false;
+  return t_reaching == nullptr || t_reaching->count(next[i].fn.get()) > 0;
+}
+
+namespace autograd {
 namespace {
 
 struct GradModeGuard {
@@ -61,7 +86,7 @@ bool accumulate_in_place(Node* n, const TensorList& buf, BufferOf& buffer_of, bo
 }  // namespace
 
 TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, bool retain_graph, bool create_graph,
-                        const TensorList& inputs, bool allow_unused) {
+                        const TensorList& inputs, bool allow_unused, bool accumulate_grad) {
   if (roots.size() != grad_roots.size())
     throw ValueError("grad_tensors has " + std::to_string(grad_roots.size()) + " entries but tensors has " +
                      std::to_string(roots.size()));
@@ -110,6 +135,7 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
   std::vector<Edge> input_edges;
   TensorList results(inputs.size());
   std::unordered_set<Node*> leads;  // nodes with a capture node strictly below them
+  std::unordered_set<Node*> reaches;  // capture nodes and the nodes that lead to them
   if (capture_mode) {
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (!inputs[i].requires_grad()) throw std::runtime_error("One of the differentiated Tensors does not require grad");
@@ -128,7 +154,6 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
       for (const Edge& e : n->next)
         if (e.fn && --d[e.fn.get()] == 0) ready.push_back(e.fn.get());
     }
-    std::unordered_set<Node*> reaches;
     for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
       Node* n = *it;
       bool below = false;
@@ -138,6 +163,7 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
     }
   }
   // ---- the sweep ----
+  ReachingScope only_needed(capture_mode ? &reaches : nullptr);  // NOTE [ Needed inputs ]
   std::unordered_map<Node*, TensorList> buffers;
   auto buffer_of = [&](Node* n) -> TensorList& {
     TensorList& b = buffers[n];
@@ -166,7 +192,19 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
         if (h.output_nr < buf.size() && buf[h.output_nr].defined())
           buf[h.output_nr] = run_grad_hooks({{h.id, h.fn}}, std::move(buf[h.output_nr]));
     }
-    if (capture_mode) {
+    const bool leaf_sink = dynamic_cast<AccumulateGrad*>(n) != nullptr;
+    if (capture_mode && accumulate_grad) {
+      // backward(inputs=...): a leaf's AccumulateGrad runs below; a non-leaf's gradient is added
+      // into its .grad here, as a retained gradient is
+      if (auto it = captures.find(n); it != captures.end() && !leaf_sink)
+        for (auto [nr, idx] : it->second)
+          if (nr < buf.size() && buf[nr].defined()) {
+            AutogradMeta& m = Tensor(inputs[idx]).autograd_meta();
+            GilKeep keep;  // as AccumulateGrad::apply
+            Tensor g = create_graph ? buf[nr] : clone(buf[nr]);
+            m.grad = m.grad ? binary(BinaryOp::Add, Tensor(m.grad), g).impl_ptr() : g.impl_ptr();
+          }
+    } else if (capture_mode) {
       if (auto* acc = dynamic_cast<AccumulateGrad*>(n); acc && acc->leaf()->autograd && acc->leaf()->autograd->hooks &&
                                                         buf[0].defined() && captures.count(n))
         buf[0] = run_grad_hooks(std::vector(acc->leaf()->autograd->hooks->grad), std::move(buf[0]));
@@ -184,7 +222,7 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
     }
     bool any = false;
     for (const auto& g : buf) any = any || g.defined();
-    bool run = capture_mode ? leads.count(n) > 0 : true;
+    bool run = !capture_mode || leads.count(n) > 0 || (accumulate_grad && leaf_sink && captures.count(n) > 0);
     if (run && any && accumulate_in_place(n, buf, buffer_of, create_graph)) {
       if (!retain_graph) n->release_saved();
     } else if (run && any) {
@@ -198,7 +236,7 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
     for (const Edge& e : n->next)
       if (e.fn && --deps[e.fn.get()] == 0) ready.push_back(e.fn.get());
   }
-  if (!capture_mode) return {};
+  if (!capture_mode || accumulate_grad) return {};  // backward(inputs=...): an unreachable input is left alone, as in torch
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (results[i].defined()) continue;
     bool reached = deps.count(input_edges[i].fn.get()) > 0;
@@ -212,4 +250,5 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
   return results;
 }
 
-}  // namespace tt::autograd
+}  // namespace autograd
+}  // namespace tt

@@ -184,7 +184,7 @@ class PrimNode : public Node {
     }
     std::vector<int> argnums;
     for (size_t i = 0; i < n_in; ++i)
-      if (next[i].fn) argnums.push_back(static_cast<int>(i));
+      if (input_needed(i)) argnums.push_back(static_cast<int>(i));
     // Tensors a VJP creates (zeros to scatter into, masks) belong on the cotangents' device.
     Device dev = default_device();
     for (const auto& g : grads)
