@@ -494,3 +494,19 @@ def test_backward_inputs_runs_leaf_hooks_and_skips_other_vjps() -> None:
 
     ops = ttp.compile(step, passes=[]).graph_for(x.detach().requires_grad_()).op_counts()
     assert "conv2d_backward_input" in ops and "conv2d_backward_weight" not in ops
+
+
+@pytest.mark.parametrize("call", ["backward_inputs", "grad_inputs", "backward_roots", "grad_outputs"])
+def test_none_where_a_tensor_is_expected_is_an_error_not_a_crash(call: str) -> None:
+    """None among the tensors differentiated or differentiated with respect to (torch raises too)
+    reached the engine as an empty tensor, which it dereferenced."""
+    x = tt.ones(2, requires_grad=True)
+    with pytest.raises((RuntimeError, TypeError), match="None"):
+        if call == "backward_inputs":
+            (x * 2).sum().backward(inputs=[None])
+        elif call == "grad_inputs":
+            autograd.grad((x * 2).sum(), [None])
+        elif call == "backward_roots":
+            autograd.backward([None], [None])
+        else:
+            autograd.grad([None], [x])

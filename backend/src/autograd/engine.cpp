@@ -95,6 +95,7 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
   std::vector<std::pair<Edge, Tensor>> root_grads;
   for (size_t i = 0; i < roots.size(); ++i) {
     const Tensor& t = roots[i];
+    if (!t.defined()) throw TypeError("element " + std::to_string(i) + " of tensors is None, not a Tensor");
     if (!t.requires_grad())
       throw std::runtime_error("element " + std::to_string(i) +
                                " of tensors does not require grad and does not have a grad_fn");
@@ -138,6 +139,7 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
   std::unordered_set<Node*> reaches;  // capture nodes and the nodes that lead to them
   if (capture_mode) {
     for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!inputs[i].defined()) throw std::runtime_error("all inputs have to be Tensors or GradientEdges, but got NoneType");
       if (!inputs[i].requires_grad()) throw std::runtime_error("One of the differentiated Tensors does not require grad");
       input_edges.push_back(gradient_edge(inputs[i]));
       captures[input_edges.back().fn.get()].emplace_back(input_edges.back().input_nr, i);
