@@ -55,13 +55,19 @@ def _on(arr: np.ndarray, like: Any) -> Any:
     return out if like.device.type == "cpu" else out.to(like.device)
 
 
+def _untouched(input: Any, values: Any) -> Any:
+    """``input`` unchanged by ``values`` that land nowhere, which still get their (zero) gradient."""
+    nowhere = _C.zeros(list(input.shape), dtype=_C.bool, device=input.device)
+    return _C.where(nowhere, values.reshape(-1).sum().to(input.dtype), input)
+
+
 def _place(input: Any, positions: np.ndarray, values: Any) -> Any:
     """``input`` with ``values`` (shaped as ``positions``) at those flat positions; where a position
     repeats, the last value wins (NOTE [ Scatter by placement ])."""
     n = input.numel()
     flat = positions.reshape(-1)
     if flat.size == 0:
-        return input.clone()
+        return _untouched(input, values)
     mapping = np.arange(n, dtype=np.int64)
     last = flat.size - 1 - np.unique(flat[::-1], return_index=True)[1]
     mapping[flat[last]] = n + last
@@ -77,8 +83,8 @@ def _identity(reduce: str, dtype: Any) -> Any:
         return reduce == "amin"
     if probe.is_floating_point():
         return float("-inf") if reduce == "amax" else float("inf")
-    info = _C.iinfo(dtype)
-    return info.min if reduce == "amax" else info.max
+    info = np.iinfo(str(dtype).rsplit(".", 1)[-1])
+    return int(info.min) if reduce == "amax" else int(info.max)
 
 
 def _tree_prod(rows: Any) -> Any:
@@ -275,7 +281,7 @@ def index_put(input: Any, indices: Any, values: Any, accumulate: bool = False) -
     if not accumulate:
         return _place(input, positions, spread)
     if positions.size == 0:
-        return input.clone()
+        return _untouched(input, spread)
     flat = input.reshape(-1).index_add(0, _on(positions.reshape(-1), input), spread.reshape(-1))
     return flat.reshape(tuple(input.shape))
 

@@ -28,7 +28,7 @@ def scatter_reduce(args: Args) -> Result:
     idx: ShapeLike = args["index"]
     if isinstance(x, Unknown):
         return UNKNOWN
-    p = norm_axis("scatter_reduce", x, args["dim"]) if x.dims else (0 if as_int(args["dim"]) in (0, -1) else None)
+    p = norm_axis("scatter_reduce", x, args["dim"])
     if isinstance(p, Issue):
         return p
     if isinstance(idx, Shape):
@@ -48,7 +48,7 @@ def index_reduce(args: Args) -> Result:
     src: ShapeLike = args["source"]
     if not isinstance(x, Shape):
         return UNKNOWN
-    p = norm_axis("index_reduce", x, args["dim"]) if x.dims else (0 if as_int(args["dim"]) in (0, -1) else None)
+    p = norm_axis("index_reduce", x, args["dim"])
     if isinstance(p, Issue):
         return p
     if isinstance(idx, Shape) and idx.is_fixed and len(idx.dims) > 1:
