@@ -234,6 +234,8 @@ ERRORS: list[tuple[str, Any, type[Exception], str]] = [
      "cannot be broadcast to indexing result of shape [2]"),
     ("index_put too many", lambda L: L.zeros(3).index_put((L.tensor([0]), L.tensor([0])), L.tensor(7.0)), IndexError,
      "too many indices for tensor of dimension 1 (got 2)"),
+    ("index_put mask shape", lambda L: L.zeros(3, 2).index_put((L.tensor([True, False]),), L.tensor(7.0)), IndexError,
+     "The shape of the mask [2] at index 0 does not match the shape of the indexed tensor [3, 2] at index 0"),
     ("index_put not a tuple", lambda L: L.zeros(3).index_put(L.tensor([0]), L.tensor(7.0)), TypeError,
      "must be tuple of Tensors"),
     ("slice step", lambda L: L.slice_scatter(L.zeros(5, 2), L.ones(1, 2), 0, 1, None, 0), RuntimeError,

@@ -243,6 +243,11 @@ def _index_positions(input: Any, indices: Any) -> np.ndarray:
             raise TypeError(f"index_put(): expected Tensor as element {k} in argument 'indices', "
                             f"but got {type(item).__name__}")
         if item.dtype in (_C.bool, _C.uint8):
+            covered = list(input.shape[used:used + item.ndim])
+            for j, (m, n) in enumerate(zip(item.shape, covered, strict=False)):
+                if m != n:
+                    raise IndexError(f"The shape of the mask {list(item.shape)} at index {j} does not match the shape "
+                                     f"of the indexed tensor {list(input.shape)} at index {used + j}")
             keys.append(np.asarray(item.detach().cpu().numpy()).astype(bool))
             used += max(item.ndim, 1)
         elif item.dtype in (_C.int64, _C.int32):
