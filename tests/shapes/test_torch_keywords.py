@@ -31,10 +31,6 @@ EXCEPTIONS: dict[tuple[str, str, str], str] = {
     ("cuda", "function", "input"): "a registry entry for Tensor.cuda; torch has no torch.cuda(tensor)",
     ("index", "function", "key"): "Tensor.__getitem__(key): torch's index op takes the parsed indices",
     ("index", "method", "key"): "as above",
-    ("index_put", "function", "key"): "Tensor.__setitem__(key, value): the parsed indices in torch's op",
-    ("index_put", "function", "value"): "as above",
-    ("index_put", "method", "key"): "as above",
-    ("index_put", "method", "value"): "as above",
     ("einsum", "function", "equation"): "torch.einsum(*args): (equation, *operands) is its documented form",
     ("einsum", "function", "operands"): "as above",
     ("embedding", "function", "input"): "tt.embedding is F.embedding(input, weight, ...); torch.embedding is "

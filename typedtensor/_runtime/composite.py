@@ -27,6 +27,7 @@ from typedtensor._runtime.sampling import (  # noqa: F401 (the op table's Python
     random_,
     uniform_,
 )
+from typedtensor._runtime.scatter_ops import *  # noqa: F403 (the op table's Python forms are looked up here)
 from typedtensor._runtime.special_ops import *  # noqa: F403 (the op table's Python forms are looked up here)
 from typedtensor._runtime.statistics_ops import *  # noqa: F403 (the op table's Python forms are looked up here)
 from typedtensor._runtime.surface_ops import *  # noqa: F403 (the op table's Python forms are looked up here)

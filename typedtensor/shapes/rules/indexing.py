@@ -178,7 +178,9 @@ def index(args: Args) -> Result:
     return index_shape(args["input"], args["key"])
 
 
-@op("index_put", "input:tensor, key:index, value:any", expose="inplace",
+@op("index_put", "input:tensor, key:index, value:any", expose="tt method inplace", python="tt method inplace",
+    function="input:tensor, indices:any, values:tensor, accumulate:bool=False",
+    method="indices:any, values:tensor, accumulate:bool=False",
     inplace="indices:any, values:tensor, accumulate:bool=False", operators=("__setitem__",), tags=("indexing",),
     cuda="host")
 def index_put(args: Args) -> Result:
