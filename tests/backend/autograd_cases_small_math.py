@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .autograd_cases import Case, c
+from .autograd_cases import Case, Pos, c
 
 CASES: dict[str, list[Case]] = {
     "H": [c(lambda L, a: a.H, (3, 4))],
@@ -20,4 +20,11 @@ CASES.update({
     "dist": [c(lambda L, a, b: L.t.dist(a, b), (3, 4), (4,)), c(lambda L, a, b: a.dist(b, 3.0), (3, 4), (3, 4)),
              c(lambda L, a, b: L.t.dist(a, b, 1.0), (2, 3), (2, 3))],
     "renorm": [c(lambda L, a: L.t.renorm(a, 2, 0, 0.5), (3, 4)), c(lambda L, a: a.renorm(1.5, 1, 1.0), (2, 3, 2))],
+})
+CASES.update({
+    "sum_to_size": [c(lambda L, a: a.sum_to_size(3, 1), (2, 3, 4)), c(lambda L, a: a.sum_to_size((1, 4)), (3, 4))],
+    "split_with_sizes": [c(lambda L, a: L.t.split_with_sizes(a, [1, 3], 1)[1] * 2, (2, 4)),
+                         c(lambda L, a: a.split_with_sizes([2, 1])[0] * 2, (3, 2))],
+    "frexp": [c(lambda L, a: L.t.frexp(a).mantissa, (3, 4)), c(lambda L, a: a.frexp()[0], Pos((5,)))],
+    "ldexp": [c(lambda L, a: L.t.ldexp(a, L.t.tensor([[2.0], [-1.0], [0.0]], dtype=a.dtype)), (3, 4))],
 })

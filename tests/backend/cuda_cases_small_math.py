@@ -28,3 +28,11 @@ CASES.update({
     "dist": lambda mk, dev: (tt.dist(mk(data(3, 4)), mk(data(4))), tt.dist(mk(data(3)), mk(data(3)), float("inf"))),
     "renorm": lambda mk, dev: tt.renorm(mk(data(3, 4)), 2, 0, 0.5),
 })
+CASES.update({
+    "sum_to_size": lambda mk, dev: mk(data(2, 3, 4)).sum_to_size(3, 1),
+    "split_with_sizes": lambda mk, dev: tt.split_with_sizes(mk(data(3, 5)), [2, 0, 3], 1),
+    "frexp": lambda mk, dev: tt.frexp(mk(data(3, 4))),
+    "ldexp": lambda mk, dev: tt.ldexp(mk(data(3, 4)), mk(np.array([2.0, -1.0, 0.0, 3.0], np.float32))),
+    "gcd": lambda mk, dev: tt.gcd(mk(np.array([0, 12, -18, 7], np.int64)), mk(np.array([[0], [8]], np.int64))),
+    "lcm": lambda mk, dev: tt.lcm(mk(np.array([0, 12, -18, 7], np.int64)), mk(np.array([4, 8, 12, -21], np.int64))),
+})

@@ -97,6 +97,27 @@ CASES: list[tuple[str, Callable[..., Any], tuple[np.ndarray, ...], bool]] = [
       for p in (2, 1, 0.5, 3, float("inf"))],
     ("renorm some rows", lambda m, a: a.renorm(2, 0, 2.0), (np.array([[3.0, 4.0], [0.3, 0.4], [0.0, 0.0]]),), True),
     ("renorm negative dim", lambda m, a: m.renorm(a, 2, -1, 0.0), (arr(2, 3),), True),
+    ("sum_to_size", lambda m, a: a.sum_to_size(4), (arr(3, 4),), True),
+    ("sum_to_size ones", lambda m, a: a.sum_to_size(3, 1), (arr(2, 3, 4),), True),
+    ("sum_to_size tuple", lambda m, a: a.sum_to_size((1, 1, 4)), (arr(2, 3, 4),), True),
+    ("sum_to_size same", lambda m, a: a.sum_to_size(2, 3), (arr(2, 3),), True),
+    ("sum_to_size int", lambda m, a: a.sum_to_size(1, 3), (ints(4, 3),), False),
+    ("split_with_sizes", lambda m, a: m.split_with_sizes(a, [1, 2]), (arr(3, 4),), True),
+    ("split_with_sizes dim", lambda m, a: a.split_with_sizes([2, 0, 2], dim=-1), (arr(3, 4),), True),
+    ("frexp", lambda m, a: m.frexp(a * 100), (arr(3, 4),), True),
+    ("frexp special", lambda m, a: a.frexp(), (np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-310, 1e300, -7.25]),),
+     False),
+    ("frexp 0-d", lambda m, a: m.frexp(a), (np.array(12.0),), True),
+    ("frexp float32", lambda m, a: m.frexp(a.float()), (arr(5),), False),
+    ("ldexp", lambda m, a, b: m.ldexp(a, b), (arr(3, 4), ints(4, lo=-5, hi=5).astype(float)), True),
+    ("ldexp int exponent", lambda m, a, b: m.ldexp(a, b), (arr(3, 4), ints(4, lo=-5, hi=5)), False),
+    ("ldexp float exponent", lambda m, a, b: a.ldexp(b), (arr(2, 3), arr(3)), True),
+    ("ldexp int", lambda m, a, b: m.ldexp(a, b), (ints(3), ints(3, lo=0, hi=4)), False),
+    ("gcd", lambda m, a, b: m.gcd(a, b), (ints(4, 5, lo=-30, hi=30), ints(5, lo=-30, hi=30)), False),
+    ("gcd zeros", lambda m, a, b: a.gcd(b), (np.array([0, 0, 5, -6]), np.array([0, 7, 0, 4])), False),
+    ("gcd mixed ints", lambda m, a, b: m.gcd(a.int(), b), (ints(6), ints(6)), False),
+    ("lcm", lambda m, a, b: m.lcm(a, b), (ints(4, 5, lo=-30, hi=30), ints(5, lo=-30, hi=30)), False),
+    ("lcm zeros", lambda m, a, b: a.lcm(b), (np.array([0, 0, 5, -6]), np.array([0, 7, 0, 4])), False),
 ]
 
 
@@ -191,11 +212,32 @@ def test_errors_are_torchs() -> None:
         tt.renorm(tt.zeros(4), 2, 0, 1.0)
     with pytest.raises(tt.ShapeError, match="renorm: dim 2 is out of range"):
         tt.renorm(tt.zeros(3, 4), 2, 2, 1.0)
+    with pytest.raises(tt.ShapeError, match=r"sum_to_size: size \[2, 4\] is not expandable to size \[3, 4\]"):
+        tt.zeros(3, 4).sum_to_size(2, 4)
+    with pytest.raises(tt.ShapeError, match="is not expandable"):
+        tt.zeros(3, 4).sum_to_size(5, 3, 4)
+    with pytest.raises(TypeError, match="missing 1 required positional arguments"):
+        tt.zeros(3, 4).sum_to_size()
+    with pytest.raises(tt.ShapeError, match="split_with_sizes: sections"):
+        tt.split_with_sizes(tt.zeros(3, 4), [1, 1])
+    with pytest.raises(tt.ShapeError, match="split_with_sizes: expects split_sizes have only non-negative entries"):
+        tt.zeros(3, 4).split_with_sizes([-1, 4])
+    with pytest.raises(tt.ShapeError, match="split_with_sizes: dim 2 is out of range"):
+        tt.zeros(3, 4).split_with_sizes([1, 3], 2)
+    with pytest.raises(RuntimeError, match=r"torch\.frexp\(\) only supports floating-point dtypes"):
+        tt.frexp(tt.zeros(3, dtype=tt.int64))
+    with pytest.raises(tt.ShapeError, match="ldexp: dimensions do not broadcast"):
+        tt.ldexp(tt.zeros(3), tt.zeros(2))
+    with pytest.raises(NotImplementedError, match="not implemented for 'Float'"):
+        tt.gcd(tt.zeros(3), tt.zeros(3))
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        tt.lcm(tt.zeros(3, dtype=tt.bool), tt.zeros(3, dtype=tt.bool))
 
 
 def test_inplace_forms_match_torch() -> None:
     a, v1, v2 = arr(3, 4), arr(3), arr(4)
-    for name, args, kw in (("addr_", (v1, v2), {"alpha": 2.0}), ("renorm_", (2, 0, 1.0), {})):
+    for name, args, kw in (("addr_", (v1, v2), {"alpha": 2.0}), ("renorm_", (2, 0, 1.0), {}),
+                           ("ldexp_", (arr(4),), {})):
         ours, ref = tt.tensor(a), torch.tensor(a)
         ours_args = [tt.tensor(x) if isinstance(x, np.ndarray) else x for x in args]
         ref_args = [torch.tensor(x) if isinstance(x, np.ndarray) else x for x in args]
@@ -203,3 +245,15 @@ def test_inplace_forms_match_torch() -> None:
         getattr(ref, name)(*ref_args, **kw)
         assert got is ours
         same(ours, ref)
+    for name in ("gcd_", "lcm_"):
+        a_int, b_int = ints(3, 4), ints(4)
+        ours, ref = tt.tensor(a_int), torch.tensor(a_int)
+        assert getattr(ours, name)(tt.tensor(b_int)) is ours
+        getattr(ref, name)(torch.tensor(b_int))
+        same(ours, ref)
+
+
+def test_frexp_result_is_named_like_torch() -> None:
+    r = tt.tensor([3.0, 0.5]).frexp()
+    assert type(r).__name__ == "frexp" and r._fields == ("mantissa", "exponent")
+    assert r.mantissa.tolist() == [0.75, 0.5] and r.exponent.tolist() == [2, 0] and r.exponent.dtype == tt.int32

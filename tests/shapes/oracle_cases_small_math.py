@@ -119,3 +119,38 @@ def _renorm(draw: Draw) -> Case:
     p = draw(st.sampled_from([2.0, 1.0, 0.5, 3.0, 0.0, -1.0]))
     maxnorm = draw(st.sampled_from([1.0, 0.0, 5.0, -1.0]))
     return Case("", (S(s), p, d, maxnorm), {}, lambda: torch.renorm(T(s), p, d, maxnorm))
+
+
+@case("sum_to_size")
+def _sum_to_size(draw: Draw) -> Case:
+    s = shape(draw, hi=3)
+    size = tuple(draw(st.sampled_from([d, 1, d + 1])) for d in s[draw(st.integers(0, len(s))):])
+    if draw(st.integers(0, 5)) == 0 or not size:
+        size = (2, *size)
+    return Case("", (S(s), *size), {}, lambda: T(s).sum_to_size(*size))
+
+
+@case("split_with_sizes")
+def _split_with_sizes(draw: Draw) -> Case:
+    s = shape(draw, lo=1, hi=3)
+    d = axis(draw, len(s))
+    n = s[d] if -len(s) <= d < len(s) else 2
+    cut = draw(st.integers(0, n))
+    sizes = draw(st.sampled_from([[cut, n - cut], [n], [cut, n - cut + 1], [n + 1, -1], [0, n, 0]]))
+    return Case("", (S(s), sizes, d), {}, lambda: torch.split_with_sizes(T(s), sizes, d))
+
+
+@case("frexp")
+def _frexp(draw: Draw) -> Case:
+    s = shape(draw)
+    return Case("", (S(s),), {}, lambda: torch.frexp(T(s)))
+
+
+for _name in ("ldexp", "gcd", "lcm"):
+    def _pair(draw: Draw, _n: str = _name) -> Case:
+        a = shape(draw, hi=3)
+        b = draw(st.sampled_from([a, a[1:], (1, *a), shape(draw, hi=3)]))
+        kind = "f" if _n == "ldexp" else "l"
+        return Case("", (S(a), S(b)), {}, lambda: getattr(torch, _n)(T(a, kind), T(b, kind)))
+
+    case(_name)(_pair)

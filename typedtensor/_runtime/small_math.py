@@ -8,14 +8,16 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any
 
+import numpy as np
+
 from typedtensor._runtime import _loader
 from typedtensor._runtime.errors import check
 
 _C = _loader.load_core()
 
 __all__ = [
-    "addr", "adjoint", "aminmax", "argwhere", "dist", "fliplr", "ger", "isneginf", "isposinf", "isreal", "renorm",
-    "vdot",
+    "addr", "adjoint", "aminmax", "argwhere", "dist", "fliplr", "frexp", "gcd", "ger", "isneginf", "isposinf",
+    "isreal", "lcm", "ldexp", "renorm", "split_with_sizes", "sum_to_size", "vdot",
 ]
 
 _aminmax = namedtuple("aminmax", ("min", "max"))  # type: ignore[name-match]
@@ -202,3 +204,83 @@ def renorm(input: Any, p: float, dim: int, maxnorm: float) -> Any:
     norm = _pnorm(input, float(p), [i for i in range(input.ndim) if i != d], keepdim=True)
     factor = _C.where(norm > maxnorm, maxnorm / (norm + 1e-7), _C.ones([], dtype=input.dtype, device=input.device))
     return input * factor
+
+
+# ---- sizes and pieces ----
+
+
+def sum_to_size(self: Any, *size: Any) -> Any:
+    """``Tensor.sum_to_size``: the sum over the leading dims that ``size`` lacks and the dims where it
+    has 1 (``size`` expands to the input's shape)."""
+    if not size:
+        raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
+    sizes = list(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else list(size)
+    check("sum_to_size", input=self, size=tuple(sizes))
+    lead = self.ndim - len(sizes)
+    out = self.sum(list(range(lead))) if lead else self
+    ones = [i for i, s in enumerate(sizes) if s == 1 and out.shape[i] != 1]
+    return out.sum(ones, keepdim=True) if ones else (out if lead else out.clone())
+
+
+def split_with_sizes(input: Any, split_sizes: Any, dim: int = 0) -> Any:
+    """Views of the given sizes along ``dim`` (they sum to its size)."""
+    check("split_with_sizes", input=input, split_sizes=tuple(split_sizes), dim=dim)
+    return input.split(list(split_sizes), dim)
+
+
+# ---- number representations ----
+
+_frexp = namedtuple("frexp", ("mantissa", "exponent"))  # type: ignore[name-match]
+_frexp.__module__ = "typedtensor.return_types"
+
+
+def frexp(input: Any) -> Any:
+    """(mantissa, exponent) with ``input = mantissa * 2 ** exponent`` and ``0.5 <= |mantissa| < 1``:
+    the exponent (int32) from the host, the mantissa the input scaled by a power of two, so its
+    gradient is torch's ``grad / 2 ** exponent``."""
+    check("frexp", input=input)
+    if not input.is_floating_point():
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    host = np.asarray(input.detach().cpu().numpy())
+    exponent = _C.from_numpy(np.array(np.frexp(host)[1], dtype=np.int32).reshape(host.shape))
+    if input.device.type != "cpu":
+        exponent = exponent.to(input.device)
+    two = _C.full([], 2.0, dtype=input.dtype, device=input.device)
+    half = _C.div(exponent, 2, rounding_mode="floor").to(input.dtype)  # two steps: 2 ** 1074 overflows
+    return _frexp(input * _C.pow(two, -half) * _C.pow(two, half - exponent.to(input.dtype)), exponent)
+
+
+def ldexp(input: Any, other: Any) -> Any:
+    """``input * 2 ** other`` (integer operands give the default float dtype, as in torch)."""
+    check("ldexp", input=input, other=other)
+    return input * _C.pow(2.0, other)
+
+
+def _integral(name: str, *tensors: Any) -> None:
+    for t in tensors:
+        if t.is_floating_point() or t.dtype == _C.bool:
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype_name(t)}\'')
+
+
+def gcd(input: Any, other: Any) -> Any:
+    """The greatest common divisor, elementwise (non-negative; ``gcd(0, 0) = 0``), by Euclid's steps
+    over the whole tensor until every remainder is 0."""
+    check("gcd", input=input, other=other)
+    _integral("gcd", input, other)
+    a, b = _C.broadcast_tensors(input.abs(), other.abs())
+    dtype = _C.promote_types(input.dtype, other.dtype)
+    a, b = a.to(dtype), b.to(dtype)
+    zero, one = _C.zeros([], dtype=dtype, device=a.device), _C.ones([], dtype=dtype, device=a.device)
+    while bool((b != 0).any()):
+        live = b != 0
+        a, b = _C.where(live, b, a), _C.where(live, _C.remainder(a, _C.where(live, b, one)), zero)
+    return a
+
+
+def lcm(input: Any, other: Any) -> Any:
+    """The least common multiple, elementwise: ``|input / gcd * other|`` (0 where the gcd is 0)."""
+    check("lcm", input=input, other=other)
+    g = gcd(input, other)
+    safe = _C.where(g == 0, _C.ones([], dtype=g.dtype, device=g.device), g)
+    out = (_C.div(input.to(g.dtype), safe, rounding_mode="trunc") * other.to(g.dtype)).abs()
+    return _C.where(g == 0, _C.zeros([], dtype=g.dtype, device=g.device), out)

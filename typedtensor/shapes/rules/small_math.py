@@ -1,10 +1,12 @@
 """Small torch functions written in Python out of the backend's primitives (``_runtime/small_math.py``):
 the conjugate transposes ``Tensor.H`` / ``Tensor.mH`` / ``adjoint`` and ``fliplr``; ``aminmax``,
-``argwhere`` and the predicates ``isposinf`` / ``isneginf`` / ``isreal``; the products ``vdot``, ``ger``, ``addr`` and
- the norms ``dist``, ``renorm``.
+``argwhere`` and the predicates ``isposinf`` / ``isneginf`` / ``isreal``; the products ``vdot``,
+``ger``, ``addr`` and the norms ``dist``, ``renorm``; ``sum_to_size``, ``split_with_sizes``; the
+number representations ``frexp``, ``ldexp``, ``gcd`` and ``lcm``.
 
 Their shapes are the input's (the predicates, ``fliplr``), its last two dims swapped (the
-transposes), a reduction's twice (``aminmax``) or ``[count, rank]`` (``argwhere``)."""
+transposes), a reduction's (``aminmax``, ``dist``, ``sum_to_size``), ``[count, rank]`` (``argwhere``)
+or the operands' broadcast (``ldexp``, ``gcd``, ``lcm``)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from ..dims import UNKNOWN, Unknown, as_int, differs
 from ..issue import Issue
 from ..registry import Args, Outputs, Result, Rule, op
 from ..shape import Shape, ShapeLike, fmt_shape
+from . import movement as _movement
 from ._common import norm_axis
 from .reduce import reduce_shape
 
@@ -186,3 +189,65 @@ def renorm(args: Args) -> Result:
         if isinstance(p_dim, Issue):
             return p_dim
     return x  # type: ignore[no-any-return]
+
+
+# ---- sizes and pieces: sum_to_size, split_with_sizes ----
+
+
+@op("sum_to_size", "input:tensor, *size:sizes", expose="method", python="method", tags=("reduction",),
+    dtype_rule="same")
+def sum_to_size(args: Args) -> Result:
+    """The input summed down to ``size``, which must expand to the input's shape: ``size``."""
+    x, size = args["input"], _movement._sizes(args["size"])
+    if isinstance(size, Unknown):
+        return UNKNOWN
+    if isinstance(x, Shape) and x.is_fixed:
+        fits = len(size) <= len(x.dims) and not any(
+            as_int(s) != 1 and differs(s, d) for s, d in zip(reversed(size), reversed(x.dims), strict=False))
+        if not fits:
+            return Issue("shape-reshape", f"sum_to_size: size {fmt_shape(Shape(tuple(size)))} is not expandable to "
+                         f"size {fmt_shape(x)}")
+    return Shape(tuple(size))
+
+
+@op("split_with_sizes", "input:tensor, split_sizes:ints, dim:int=0", expose="tt method", python="tt method",
+    tags=("view", "movement"), returns="tuple[_AnyTensor, ...]")
+def split_with_sizes(args: Args) -> Result:
+    """Pieces of the given sizes along ``dim``, which must sum to its size."""
+    x, sizes = args["input"], args["split_sizes"]
+    if isinstance(x, Shape) and x.is_fixed and isinstance(sizes, (tuple, list)):
+        got = [as_int(s) for s in sizes]
+        if any(s is not None and s < 0 for s in got):
+            return Issue("shape-arg", f"split_with_sizes: expects split_sizes have only non-negative entries, but got "
+                         f"split_sizes={list(sizes)}")
+    out = _movement.split({"input": x, "split_size_or_sections": tuple(sizes) if isinstance(sizes, list) else sizes,
+                           "dim": args["dim"]})
+    if isinstance(out, Issue):
+        return Issue(out.code, out.message.replace("split:", "split_with_sizes:", 1))
+    return out
+
+
+# ---- number representations: frexp, ldexp, gcd, lcm ----
+
+
+@op("frexp", "input:tensor", expose="tt method", python="tt method", tags=("elementwise",), dtype_rule="float_only",
+    returns="Any", cuda="host")
+def frexp(args: Args) -> Result:
+    """(mantissa, exponent) with ``input = mantissa * 2 ** exponent``: both the input's shape."""
+    x = args["input"]
+    return UNKNOWN if isinstance(x, Unknown) else Outputs((x, x), ("mantissa", "exponent"))
+
+
+def _broadcast(name: str) -> Rule:
+    def rule(args: Args) -> Result:
+        return broadcast_shapes(args["input"], args["other"], name)
+
+    return rule
+
+
+op("ldexp", "input:tensor, other:tensor", expose="tt method inplace", python="tt method inplace",
+   tags=("elementwise",), dtype_rule="float", signature="(*a), (*b) -> (*broadcast(a, b))")(_broadcast("ldexp"))
+for _name in ("gcd", "lcm"):
+    op(_name, "input:tensor, other:tensor", expose="tt method inplace", python="tt method inplace",
+       tags=("elementwise",), dtype_rule="integral", differentiable=False, gradient="integer result",
+       signature="(*a), (*b) -> (*broadcast(a, b))")(_broadcast(_name))
