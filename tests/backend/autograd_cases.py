@@ -346,6 +346,7 @@ CASES: dict[str, list[Case]] = {
 # the convolution, pooling, resampling, normalisation, activation and loss ops
 from .autograd_cases_linalg import CASES as _LINALG  # noqa: E402
 from .autograd_cases_scatter import CASES as _SCATTER  # noqa: E402
+from .autograd_cases_small_math import CASES as _SMALL_MATH  # noqa: E402
 from .autograd_cases_statistics import CASES as _STATISTICS  # noqa: E402
 from .autograd_cases_surface import CASES as _SURFACE  # noqa: E402
 
@@ -353,3 +354,4 @@ CASES.update(_SURFACE)
 CASES.update(_STATISTICS)
 CASES.update(_LINALG)
 CASES.update(_SCATTER)
+CASES.update(_SMALL_MATH)

@@ -455,10 +455,12 @@ CASES.update({
 
 # the convolution, pooling, resampling, normalisation, activation and loss ops
 from .cuda_cases_scatter import CASES as _SCATTER  # noqa: E402
+from .cuda_cases_small_math import CASES as _SMALL_MATH  # noqa: E402
 from .cuda_cases_surface import CASES as _SURFACE  # noqa: E402
 
 CASES.update(_SURFACE)
 CASES.update(_SCATTER)
+CASES.update(_SMALL_MATH)
 
 # the statistics and arrangement ops (rules/statistics.py, rules/arrangement.py) and their neighbours
 CASES.update({

@@ -46,7 +46,8 @@ _ran: dict[str, int] = {}
 
 
 # the case modules, each with its own `torch` / `F` / `nn` names (the others import them)
-CASE_MODULES = [oc, sys.modules["oracle_cases_surface"], sys.modules["oracle_cases_linalg"]]
+CASE_MODULES = [oc, sys.modules["oracle_cases_surface"], sys.modules["oracle_cases_linalg"],
+                sys.modules["oracle_cases_small_math"]]
 
 
 @contextmanager

@@ -2179,5 +2179,6 @@ def _unfold_windows(draw: Draw) -> Case:
 # the linear-algebra cases; the convolution, pooling, resampling, normalisation, activation and loss cases
 import oracle_cases_linalg  # noqa: E402,F401
 import oracle_cases_scatter  # noqa: E402,F401
+import oracle_cases_small_math  # noqa: E402,F401
 import oracle_cases_surface  # noqa: E402,F401
 

@@ -28,6 +28,8 @@ from typedtensor._runtime.sampling import (  # noqa: F401 (the op table's Python
     uniform_,
 )
 from typedtensor._runtime.scatter_ops import *  # noqa: F403 (the op table's Python forms are looked up here)
+from typedtensor._runtime.small_math import *  # noqa: F403 (the op table's Python forms are looked up here)
+from typedtensor._runtime.small_math import PROPERTIES as _PYTHON_PROPERTIES
 from typedtensor._runtime.special_ops import *  # noqa: F403 (the op table's Python forms are looked up here)
 from typedtensor._runtime.statistics_ops import *  # noqa: F403 (the op table's Python forms are looked up here)
 from typedtensor._runtime.surface_ops import *  # noqa: F403 (the op table's Python forms are looked up here)
@@ -299,6 +301,8 @@ def install(tensor_cls: Any) -> None:
         setattr(tensor_cls, name, globals().get(f"_{name}_method") or globals()[name])
     for name in _exports.INPLACE_IN_PYTHON:
         setattr(tensor_cls, f"{name}_", globals().get(f"{name}_") or _inplace(name))
+    for name, getter in _PYTHON_PROPERTIES.items():  # the table's properties written in Python (``Tensor.H``)
+        setattr(tensor_cls, name, property(getter))
 
 
 __all__ = [*FUNCTIONS, "install", "values_indices"]
