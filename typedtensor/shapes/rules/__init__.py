@@ -20,6 +20,7 @@ from . import (
     recurrent,
     reduce,
     resample,
+    sequence_losses,
     statistics,
     surface,
     transformer,
@@ -28,5 +29,5 @@ from . import (
 __all__ = [
     "activations", "arrangement", "conv", "creation", "decompositions", "distributed", "elementwise", "indexing",
     "linalg", "losses", "modules", "movement", "nn", "norm", "primitives", "random", "recurrent", "reduce", "resample",
-    "statistics", "surface", "transformer",
+    "sequence_losses", "statistics", "surface", "transformer",
 ]
