@@ -43,8 +43,8 @@ def _lengths(what: str, lengths: Any, n: int) -> list[int]:
     return values
 
 
-def _logsumexp(x: Any, dim: int) -> Any:
-    """``logsumexp`` whose value is -inf and whose gradient is 0 where every term is -inf (states that
+def _log_add_paths(x: Any, dim: int) -> Any:
+    """The log-sum-exp whose value is -inf and whose gradient is 0 where every term is -inf (states that
     no alignment reaches), so that they pass no NaN back through the recursion."""
     m = x.max(dim).values.detach()
     m = _C.where(m.isinf(), _C.zeros_like(m), m)
@@ -127,14 +127,14 @@ def ctc_loss(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: A
         prev1 = _C.cat([neg, alpha[:, :-1]], 1)
         prev2 = _C.cat([neg2, alpha[:, :-2]], 1) if width > 2 else _C.full_like(alpha, _NEG_INF)
         prev2 = _C.where(skip_t, prev2, _C.full_like(prev2, _NEG_INF))
-        step = _logsumexp(_C.stack([alpha, prev1, prev2], 0), 0) + emit[t]
+        step = _log_add_paths(_C.stack([alpha, prev1, prev2], 0), 0) + emit[t]
         alpha = _C.where(live[t], step, alpha)
     # each example ends in its last label or the blank after it
     last = _C.tensor([[2 * v, max(2 * v - 1, 0)] for v in tg_len], dtype=_C.int64, device=dev)
     ends = alpha.gather(1, last)
     one_end = _C.tensor([[False, v == 0] for v in tg_len], dtype=_C.bool, device=dev)
     ends = _C.where(one_end, _C.full_like(ends, _NEG_INF), ends)
-    nll = -_logsumexp(ends, 1)
+    nll = -_log_add_paths(ends, 1)
     # NOTE [ CTC gradient as torch's ]: zero in value, exp(lp) on the valid frames in gradient
     valid = _C.tensor([[t < v for v in in_len] for t in range(frames)], dtype=lp.dtype, device=dev).unsqueeze(2)
     mass = (lp.exp() * valid).sum(2).sum(0)
