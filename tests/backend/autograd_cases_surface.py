@@ -74,6 +74,10 @@ CASES: dict[str, list[Case]] = {
     "poisson_nll_loss": [c(lambda L, a, t: L.F.poisson_nll_loss(a, t), (3, 4), Pos((3, 4)))],
     "gaussian_nll_loss": [c(lambda L, a, t, v: L.F.gaussian_nll_loss(a, t, v), (3, 4), (3, 4), Pos((3, 4)))],
     "multilabel_soft_margin_loss": [c(lambda L, a, t: L.F.multilabel_soft_margin_loss(a, t), (3, 4), Unit((3, 4)))],
+    "ctc_loss": [c(lambda L, a: L.F.ctc_loss(a.log_softmax(-1), L.t.tensor([[1, 2, 2], [3, 1, 0]]), (5, 4), (3, 2)),
+                   (5, 2, 4)),
+                 c(lambda L, a: L.F.ctc_loss(a.log_softmax(-1), L.t.tensor([2, 1, 0]), L.t.tensor([4, 3]),
+                                             L.t.tensor([1, 2]), blank=3, reduction="none"), (4, 2, 4))],
     "multi_margin_loss": [c(lambda L, a: L.F.multi_margin_loss(a * 2, _labels(L, 1, 0, 3)), (3, 4))],
     "multilabel_margin_loss": [c(lambda L, a: L.F.multilabel_margin_loss(
         a * 2, L.t.tensor([[3, 0, -1, 1], [1, 2, -1, 0], [0, 1, 2, 3]])), (3, 4))],

@@ -86,7 +86,9 @@ CASES: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
     ("MultiLabelSoftMarginLoss", (), {}), ("MultiMarginLoss", (), {}), ("MultiLabelMarginLoss", (), {}),
     ("MarginRankingLoss", (), {}), ("CosineEmbeddingLoss", (), {}), ("TripletMarginLoss", (), {}),
     ("TripletMarginWithDistanceLoss", (), {}), ("NLLLoss2d", (), {}), ("CosineSimilarity", (), {}),
-    ("PairwiseDistance", (), {}),
+    ("PairwiseDistance", (), {}), ("CTCLoss", (), {}), ("CTCLoss", (), {"blank": 2, "zero_infinity": True}),
+    ("AdaptiveLogSoftmaxWithLoss", (16, 20, [4, 8]), {}),
+    ("AdaptiveLogSoftmaxWithLoss", (16, 30, (5, 10, 20)), {"div_value": 2.0, "head_bias": True}),
 ]
 
 

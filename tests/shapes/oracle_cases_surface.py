@@ -412,6 +412,35 @@ def _mml(draw: Draw) -> Case:
     return Case("", (S(x), S(y)), {"reduction": red}, lambda: F.multi_margin_loss(T(x), T(y, "l"), reduction=red))
 
 
+@case("ctc_loss")
+def _ctc(draw: Draw) -> Case:
+    rank = draw(st.sampled_from([3, 3, 3, 2, 2, 4])) if draw(st.integers(0, 8)) else draw(st.integers(1, 4))
+    lp = shape(draw, lo=rank, hi=rank, sizes=POS_SIZE if draw(st.integers(0, 8)) else SIZE)
+    t = lp[0] if lp else 1
+    n = lp[1] if len(lp) == 3 else 1
+    in_len = [draw(st.integers(0, max(t, 0))) for _ in range(n)]
+    tg_len = [min(draw(st.integers(0, 3)), v) for v in in_len]
+    padded = draw(st.booleans())
+    rows = n if draw(st.integers(0, 6)) else draw(SIZE)
+    tg: Dims = (rows, max(tg_len, default=0) + draw(st.integers(0, 1))) if padded else (sum(tg_len),)
+    if draw(st.integers(0, 10)) == 0:
+        tg = shape(draw, hi=3)
+    as_tensor = draw(st.booleans())
+    count = n if draw(st.integers(0, 6)) else draw(SIZE)
+    in_len = (in_len + [0] * count)[:count]
+    red = draw(st.sampled_from(["mean", "sum", "none"]))
+    # torch takes both lengths as tensors or both as tuples
+    kw = {"input_lengths": S((count,)) if as_tensor else tuple(in_len),
+          "target_lengths": S((n,)) if as_tensor else tuple(tg_len), "reduction": red}
+
+    def run() -> Any:
+        lengths = ((torch.tensor(in_len, dtype=torch.long), torch.tensor(tg_len, dtype=torch.long)) if as_tensor
+                   else (tuple(in_len), tuple(tg_len)))
+        return F.ctc_loss(T(lp).log_softmax(-1), T(tg, "l"), *lengths, reduction=red)
+
+    return Case("", (S(lp), S(tg)), kw, run)
+
+
 @case("multilabel_margin_loss")
 def _mlml(draw: Draw) -> Case:
     x = shape(draw, lo=1, hi=2, sizes=POS_SIZE)
@@ -599,6 +628,31 @@ for _cls, _op, _n in (
     ("HuberLoss", "huber_loss", 2), ("SmoothL1Loss", "smooth_l1_loss", 2), ("NLLLoss2d", "nll_loss", 2),
 ):
     MODULE_CASES[f"typedtensor.nn.{_cls}"] = _m_loss(_cls, _op, _n)
+
+
+def _m_ctc(draw: Draw) -> Case:
+    c = CASES["ctc_loss"](draw)
+    kw = {k: v for k, v in c.kw.items() if k != "reduction"}
+    return Case("CTCLoss", c.pos, kw, c.torch_fn, module="typedtensor.nn.CTCLoss",
+                ctor=((), {"reduction": c.kw["reduction"]}))
+
+
+MODULE_CASES["typedtensor.nn.CTCLoss"] = _m_ctc
+
+
+def _m_adaptive_log_softmax(draw: Draw) -> Case:
+    x = shape(draw, lo=1, hi=2) if draw(st.integers(0, 6)) else shape(draw, hi=3)
+    y = x[:1] if len(x) == 2 and draw(st.integers(0, 4)) else (() if len(x) == 1 and draw(st.integers(0, 2))
+                                                              else shape(draw, hi=2))
+    f = x[-1] if x and x[-1] > 0 and draw(st.integers(0, 5)) else draw(POS_SIZE)
+    n_classes = 10
+    cutoffs = draw(st.sampled_from([[4], [2, 6], [3, 5, 8]]))
+    return Case("AdaptiveLogSoftmaxWithLoss", (S(x), S(y)), {},
+                lambda: nn.AdaptiveLogSoftmaxWithLoss(f, n_classes, cutoffs)(T(x), T(y, "l")),
+                module="typedtensor.nn.AdaptiveLogSoftmaxWithLoss", ctor=((f, n_classes, cutoffs), {}))
+
+
+MODULE_CASES["typedtensor.nn.AdaptiveLogSoftmaxWithLoss"] = _m_adaptive_log_softmax
 
 
 def _m_distance(cls: str, op_name: str) -> Callable[[Draw], Case]:

@@ -397,6 +397,7 @@ FUNCTIONAL_IN_PYTHON: Final[tuple[str, ...]] = (
     "cosine_embedding_loss",
     "cosine_similarity",
     "cross_entropy",
+    "ctc_loss",
     "dropout",
     "dropout1d",
     "dropout2d",

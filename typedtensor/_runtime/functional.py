@@ -665,6 +665,7 @@ def _pad_indexed(input: Any, pad: tuple[int, ...], mode: str) -> Any:
 from typedtensor._runtime.activation import *  # noqa: E402,F403
 from typedtensor._runtime.autocast import wrap_ops  # noqa: E402
 from typedtensor._runtime.conv import *  # noqa: E402,F403
+from typedtensor._runtime.ctc import *  # noqa: E402,F403
 from typedtensor._runtime.loss import *  # noqa: E402,F403
 from typedtensor._runtime.norm import *  # noqa: E402,F403
 from typedtensor._runtime.resample import *  # noqa: E402,F403

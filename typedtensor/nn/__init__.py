@@ -8,6 +8,7 @@ from __future__ import annotations
 from typedtensor._runtime import functional as functional
 from typedtensor.nn import init as init
 from typedtensor.nn.activation import MODULES as _ACTIVATIONS
+from typedtensor.nn.adaptive import AdaptiveLogSoftmaxWithLoss as AdaptiveLogSoftmaxWithLoss
 from typedtensor.nn.attention import MultiheadAttention as MultiheadAttention
 from typedtensor.nn.containers import ModuleDict as ModuleDict
 from typedtensor.nn.containers import ModuleList as ModuleList
@@ -19,6 +20,7 @@ from typedtensor.nn.conv import Conv2d as Conv2d
 from typedtensor.nn.conv import Conv3d as Conv3d
 from typedtensor.nn.conv import ConvTranspose1d as ConvTranspose1d
 from typedtensor.nn.conv import ConvTranspose2d as ConvTranspose2d
+from typedtensor.nn.ctc import CTCLoss as CTCLoss
 from typedtensor.nn.layers import AdaptiveAvgPool2d as AdaptiveAvgPool2d
 from typedtensor.nn.layers import AlphaDropout as AlphaDropout
 from typedtensor.nn.layers import AvgPool2d as AvgPool2d
@@ -166,7 +168,7 @@ __all__ = [
     "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer", "Unfold", "Upsample",
     "UpsamplingBilinear2d", "UpsamplingNearest2d",
     # losses, distances and the activations with a parameter or a dim
-    "CosineEmbeddingLoss", "CosineSimilarity", "GLU", "GaussianNLLLoss", "HingeEmbeddingLoss", "HuberLoss", "KLDivLoss",
+    "AdaptiveLogSoftmaxWithLoss", "CTCLoss", "CosineEmbeddingLoss", "CosineSimilarity", "GLU", "GaussianNLLLoss", "HingeEmbeddingLoss", "HuberLoss", "KLDivLoss",
     "MarginRankingLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss2d",
     "PReLU", "PairwiseDistance", "PoissonNLLLoss", "SmoothL1Loss", "SoftMarginLoss", "Softmax2d", "Softmin",
     "TripletMarginLoss", "TripletMarginWithDistanceLoss",

@@ -7,7 +7,7 @@
 # sizes but decide the output's shape (a conv's or pool's kernel, stride, padding, dilation...) are
 # type arguments too, defaulting to `Any`, so `Conv2d[C, H]` as an annotation leaves them unknown.
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Generic, NamedTuple, TypeAlias, overload
 
 from typing_extensions import Self, TypeVar, TypeVarTuple, Unpack
@@ -1195,6 +1195,36 @@ class HuberLoss(Module):
     def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None: ...
     def forward(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
     def __call__(self, input: _AnyTensor, target: _AnyTensor) -> _AnyTensor: ...
+
+class _ASMoutput(NamedTuple):
+    output: _AnyTensor
+    loss: _AnyTensor
+
+class AdaptiveLogSoftmaxWithLoss(Module, Generic[_I, _O]):
+    in_features: _I
+    n_classes: _O
+    cutoffs: list[int]
+    div_value: float
+    head_bias: bool
+    shortlist_size: int
+    n_clusters: int
+    head_size: int
+    head: Linear[_I, Any]
+    tail: ModuleList
+    def __init__(self, in_features: _I, n_classes: _O, cutoffs: Sequence[int], div_value: float = 4.0, head_bias: bool = False, device: Any = None, dtype: Any = None) -> None: ...
+    def reset_parameters(self) -> None: ...
+    def forward(self, input_: _AnyTensor, target_: _AnyTensor) -> _ASMoutput: ...
+    def __call__(self, input_: _AnyTensor, target_: _AnyTensor) -> _ASMoutput: ...
+    def log_prob(self, input: Tensor[_B, _I]) -> Tensor[_B, _O]: ...
+    def predict(self, input: Tensor[_B, _I]) -> Tensor[_B]: ...
+
+class CTCLoss(Module):
+    blank: int
+    reduction: str
+    zero_infinity: bool
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None: ...
+    def forward(self, log_probs: _AnyTensor, targets: _AnyTensor, input_lengths: Any, target_lengths: Any) -> _AnyTensor: ...
+    def __call__(self, log_probs: _AnyTensor, targets: _AnyTensor, input_lengths: Any, target_lengths: Any) -> _AnyTensor: ...
 
 class KLDivLoss(Module):
     def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean", log_target: bool = False) -> None: ...

@@ -98,3 +98,12 @@ def bilinear(x1: Tensor[Batch, Model], x2: Tensor[Batch, Chan], w: Tensor[Classe
     c: Tensor[Batch, Chan] = F.bilinear(x1, x2, w)  # E: shape-assign
     F.bilinear(x1, z, w)  # E: shape-arg
     F.bilinear(x2, x2, w)  # E: shape-arg
+
+
+def ctc(lp: Tensor[Seq, Batch, Classes], tg: Tensor[Batch, Chan], il: Tensor[Batch], wrong: Tensor[Seq, Batch, Classes, Chan],
+        rows: Tensor[Seq, Chan], x: Tensor[Batch, Model], y: Tensor[Batch]) -> None:
+    a: Tensor[Batch] = F.ctc_loss(lp, tg, il, il, reduction="none")  # ok
+    b: Tensor[Seq] = F.ctc_loss(lp, tg, il, il, reduction="none")  # E: shape-assign
+    F.ctc_loss(wrong, tg, il, il)  # E: shape-rank
+    F.ctc_loss(lp, rows, il, il)  # E: shape-arg
+    nn.CTCLoss(reduction="sum")(wrong, tg, il, il)  # E: shape-rank

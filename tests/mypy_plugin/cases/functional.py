@@ -98,3 +98,11 @@ def bilinear(x1: Tensor[Batch, In], x2: Tensor[Batch, K], w: Tensor[Out, In, K],
     reveal_type(tt.nn.Bilinear(In(3), K(4), Out(5))(x1, x2))  # R: Tensor[Batch, Out]
     F.bilinear(x1, z, w)  # E: shape-arg
     F.bilinear(x2, x2, w)  # E: shape-arg
+
+
+def ctc(lp: Tensor[Seq, Batch, Classes], tg: Tensor[Batch, K], il: Tensor[Batch], tl: Tensor[Batch],
+        wrong: Tensor[Seq, Batch, Classes, K], rows: Tensor[Seq, K]) -> None:
+    reveal_type(F.ctc_loss(lp, tg, il, tl, reduction="none"))  # R: Tensor[Batch]
+    reveal_type(F.ctc_loss(lp, tg, il, tl))  # R: Tensor[()]
+    F.ctc_loss(wrong, tg, il, tl)  # E: shape-rank
+    F.ctc_loss(lp, rows, il, tl)  # E: shape-arg

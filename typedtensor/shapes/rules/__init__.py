@@ -21,6 +21,7 @@ from . import (
     reduce,
     resample,
     scatter_more,
+    sequence_losses,
     small_math,
     statistics,
     surface,
@@ -30,5 +31,5 @@ from . import (
 __all__ = [
     "activations", "arrangement", "conv", "creation", "decompositions", "distributed", "elementwise", "indexing",
     "linalg", "losses", "modules", "movement", "nn", "norm", "primitives", "random", "recurrent", "reduce", "resample",
-    "scatter_more", "small_math", "statistics", "surface", "transformer",
+    "scatter_more", "sequence_losses", "small_math", "statistics", "surface", "transformer",
 ]

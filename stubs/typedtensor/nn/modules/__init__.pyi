@@ -11,6 +11,7 @@ from typedtensor.nn import SELU as SELU
 from typedtensor.nn import AdaptiveAvgPool1d as AdaptiveAvgPool1d
 from typedtensor.nn import AdaptiveAvgPool2d as AdaptiveAvgPool2d
 from typedtensor.nn import AdaptiveAvgPool3d as AdaptiveAvgPool3d
+from typedtensor.nn import AdaptiveLogSoftmaxWithLoss as AdaptiveLogSoftmaxWithLoss
 from typedtensor.nn import AdaptiveMaxPool1d as AdaptiveMaxPool1d
 from typedtensor.nn import AdaptiveMaxPool2d as AdaptiveMaxPool2d
 from typedtensor.nn import AdaptiveMaxPool3d as AdaptiveMaxPool3d
@@ -39,6 +40,7 @@ from typedtensor.nn import ConvTranspose2d as ConvTranspose2d
 from typedtensor.nn import CosineEmbeddingLoss as CosineEmbeddingLoss
 from typedtensor.nn import CosineSimilarity as CosineSimilarity
 from typedtensor.nn import CrossEntropyLoss as CrossEntropyLoss
+from typedtensor.nn import CTCLoss as CTCLoss
 from typedtensor.nn import Dropout as Dropout
 from typedtensor.nn import Dropout1d as Dropout1d
 from typedtensor.nn import Dropout2d as Dropout2d

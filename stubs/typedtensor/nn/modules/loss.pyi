@@ -4,6 +4,7 @@ from typedtensor.nn import BCELoss as BCELoss
 from typedtensor.nn import BCEWithLogitsLoss as BCEWithLogitsLoss
 from typedtensor.nn import CosineEmbeddingLoss as CosineEmbeddingLoss
 from typedtensor.nn import CrossEntropyLoss as CrossEntropyLoss
+from typedtensor.nn import CTCLoss as CTCLoss
 from typedtensor.nn import GaussianNLLLoss as GaussianNLLLoss
 from typedtensor.nn import HingeEmbeddingLoss as HingeEmbeddingLoss
 from typedtensor.nn import HuberLoss as HuberLoss
