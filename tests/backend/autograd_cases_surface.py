@@ -74,6 +74,11 @@ CASES: dict[str, list[Case]] = {
     "poisson_nll_loss": [c(lambda L, a, t: L.F.poisson_nll_loss(a, t), (3, 4), Pos((3, 4)))],
     "gaussian_nll_loss": [c(lambda L, a, t, v: L.F.gaussian_nll_loss(a, t, v), (3, 4), (3, 4), Pos((3, 4)))],
     "multilabel_soft_margin_loss": [c(lambda L, a, t: L.F.multilabel_soft_margin_loss(a, t), (3, 4), Unit((3, 4)))],
+    "multi_head_attention_forward": [
+        c(lambda L, q, k, w, b, ow: L.F.multi_head_attention_forward(q, k, k, 4, 2, w, b, None, None, False, 0.0, ow, None),
+          (3, 2, 4), (5, 2, 4), (12, 4), (12,), (4, 4)),
+        c(lambda L, q, w, ow, ob: L.F.multi_head_attention_forward(q, q, q, 4, 1, w, None, None, None, True, 0.0, ow, ob,
+                                                                   need_weights=False)[0], (3, 4), (12, 4), (4, 4), (4,))],
     "ctc_loss": [c(lambda L, a: L.F.ctc_loss(a.log_softmax(-1), L.t.tensor([[1, 2, 2], [3, 1, 0]]), (5, 4), (3, 2)),
                    (5, 2, 4)),
                  c(lambda L, a: L.F.ctc_loss(a.log_softmax(-1), L.t.tensor([2, 1, 0]), L.t.tensor([4, 3]),

@@ -66,6 +66,9 @@ CASES: dict[str, Case] = {
                                                              mk(data(3, 4, lo=0.1, hi=2.0))),
     "multilabel_soft_margin_loss": lambda mk, dev: F.multilabel_soft_margin_loss(mk(data(3, 4)),
                                                                                  mk(data(3, 4, lo=0.0, hi=1.0))),
+    "multi_head_attention_forward": lambda mk, dev: F.multi_head_attention_forward(
+        mk(data(3, 2, 4)), mk(data(5, 2, 4)), mk(data(5, 2, 4)), 4, 2, mk(data(12, 4)), mk(data(12)), None, None, False,
+        0.0, mk(data(4, 4)), mk(data(4)), key_padding_mask=mk(np.array([[False] * 4 + [True]] * 2))),
     "ctc_loss": lambda mk, dev: F.ctc_loss(mk(data(6, 2, 4)).log_softmax(-1), mk(np.array([[1, 2, 2], [3, 1, 0]], np.int64)),
                                            (6, 4), (3, 2)),
     "multi_margin_loss": lambda mk, dev: F.multi_margin_loss(mk(data(3, 4)), mk(_i(1, 0, 3))),

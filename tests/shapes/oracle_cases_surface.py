@@ -441,6 +441,56 @@ def _ctc(draw: Draw) -> Case:
     return Case("", (S(lp), S(tg)), kw, run)
 
 
+@case("multi_head_attention_forward")
+def _mha_forward(draw: Draw) -> Case:
+    batched = draw(st.booleans())
+    heads, hd = draw(st.sampled_from([1, 2])), draw(st.integers(1, 3))
+    e, lq, src, n = heads * hd, draw(POS_SIZE), draw(POS_SIZE), draw(POS_SIZE)
+    separate = draw(st.booleans())
+    kdim = draw(POS_SIZE) if separate else e
+    seq = (lambda length, d: (length, n, d)) if batched else (lambda length, d: (length, d))
+    q, k = seq(lq, e), seq(src, kdim)
+    v = k
+    broken = draw(st.sampled_from(["none", "none", "none", "key", "value", "check", "weight", "mask", "kpm", "out"]))
+    if broken == "key":
+        k = shape(draw, lo=1, hi=4)
+    elif broken == "value":
+        v = shape(draw, lo=1, hi=4)
+    check_dim = draw(POS_SIZE) if broken == "check" else e
+    w_in = (3 * e, e) if broken != "weight" else shape(draw, lo=1, hi=3)
+    out_w = (draw(POS_SIZE), e) if broken != "out" else shape(draw, lo=1, hi=3)
+    mask_kind = draw(st.sampled_from([None, "2d", "3d"]))
+    mask = None if mask_kind is None else ((lq, src) if mask_kind == "2d" else (n * heads if batched else heads, lq, src))
+    if broken == "mask":
+        mask = shape(draw, lo=1, hi=3)
+    kpm = ((n, src) if batched else (src,)) if draw(st.booleans()) else None
+    if broken == "kpm":
+        kpm = shape(draw, lo=1, hi=2)
+    bias_kv, zero = draw(st.booleans()), draw(st.booleans())
+    need, average = draw(st.booleans()), draw(st.booleans())
+    tensors = {"in_proj_weight": None if separate else w_in, "in_proj_bias": (3 * e,), "bias_k": (1, 1, e) if bias_kv else None,
+               "bias_v": (1, 1, e) if bias_kv else None, "out_proj_weight": out_w,
+               "out_proj_bias": out_w[:1] if len(out_w) == 2 else None, "key_padding_mask": kpm, "attn_mask": mask,
+               "q_proj_weight": (e, e) if separate else None, "k_proj_weight": (e, k[-1] if k else 1) if separate else None,
+               "v_proj_weight": (e, v[-1] if v else 1) if separate else None}
+    flags = {"add_zero_attn": zero, "need_weights": need, "average_attn_weights": average,
+             "use_separate_proj_weight": separate}
+    kw = {"embed_dim_to_check": check_dim, "num_heads": heads, "dropout_p": 0.0, **flags,
+          **{name: None if d is None else S(d) for name, d in tensors.items()}}
+
+    def run() -> Any:
+        made = {name: None if d is None else (T(d, "b") if name == "key_padding_mask" else T(d))
+                for name, d in tensors.items()}
+        return F.multi_head_attention_forward(
+            T(q), T(k), T(v), check_dim, heads, made["in_proj_weight"], made["in_proj_bias"], made["bias_k"],
+            made["bias_v"], zero, 0.0, made["out_proj_weight"], made["out_proj_bias"], training=False,
+            key_padding_mask=made["key_padding_mask"], need_weights=need, attn_mask=made["attn_mask"],
+            use_separate_proj_weight=separate, q_proj_weight=made["q_proj_weight"], k_proj_weight=made["k_proj_weight"],
+            v_proj_weight=made["v_proj_weight"], average_attn_weights=average)
+
+    return Case("", (S(q), S(k), S(v)), kw, run)
+
+
 @case("multilabel_margin_loss")
 def _mlml(draw: Draw) -> Case:
     x = shape(draw, lo=1, hi=2, sizes=POS_SIZE)

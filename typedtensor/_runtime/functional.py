@@ -663,6 +663,7 @@ def _pad_indexed(input: Any, pad: tuple[int, ...], mode: str) -> Any:
 
 # the convolutions, pools, resampling, normalisations, activations and losses written in their own modules
 from typedtensor._runtime.activation import *  # noqa: E402,F403
+from typedtensor._runtime.attention import *  # noqa: E402,F403
 from typedtensor._runtime.autocast import wrap_ops  # noqa: E402
 from typedtensor._runtime.conv import *  # noqa: E402,F403
 from typedtensor._runtime.ctc import *  # noqa: E402,F403

@@ -3,6 +3,7 @@
 from . import (
     activations,
     arrangement,
+    attention,
     conv,
     creation,
     decompositions,
@@ -29,7 +30,7 @@ from . import (
 )
 
 __all__ = [
-    "activations", "arrangement", "conv", "creation", "decompositions", "distributed", "elementwise", "indexing",
+    "activations", "arrangement", "attention", "conv", "creation", "decompositions", "distributed", "elementwise", "indexing",
     "linalg", "losses", "modules", "movement", "nn", "norm", "primitives", "random", "recurrent", "reduce", "resample",
     "scatter_more", "sequence_losses", "small_math", "statistics", "surface", "transformer",
 ]
