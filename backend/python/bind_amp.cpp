@@ -18,7 +18,7 @@ void bind_amp(py::module_& m) {
   m.def("_autocast_set_enabled", [](const std::string& d, bool on) { ac::set_enabled(is_cuda_type(d), on); });
   m.def("_autocast_get_dtype", [](const std::string& d) { return dtype_object(ac::tls_state.dtype[is_cuda_type(d) ? 1 : 0]); });
   m.def("_autocast_set_dtype", [](const std::string& d, py::handle dtype) {
-    ac::tls_state.dtype[is_cuda_type(d) ? 1 : 0] = *dtype_from(dtype);
+    ac::tls_state.dtype[is_cuda_type(d) ? 1 : 0] = dtype_required(dtype, "set_autocast_dtype");
   });
   m.def("_autocast_is_cache_enabled", [] { return ac::tls_state.cache_enabled; });
   m.def("_autocast_set_cache_enabled", [](bool on) { ac::tls_state.cache_enabled = on; });
@@ -34,7 +34,7 @@ void bind_amp(py::module_& m) {
     if (!p.applies) return py::none();
     return py::make_tuple(p.casts ? dtype_object(p.to) : py::none(), p.cuda);
   });
-  m.def("_autocast_cast", [](const Tensor& t, py::handle dtype, bool cuda) { return ac::cast(t, *dtype_from(dtype), cuda); });
+  m.def("_autocast_cast", [](const Tensor& t, py::handle dtype, bool cuda) { return ac::cast(t, dtype_required(dtype, "autocast"), cuda); });
   m.def("_autocast_exclude", [](bool enter) {
     if (enter) ++ac::tls_state.excluded;
     else --ac::tls_state.excluded;

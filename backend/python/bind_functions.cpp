@@ -74,7 +74,7 @@ void bind_functions(py::module_& m) {
   // A tensor over `nbytes` of a Python buffer (an mmap of a safetensors file), sharing its memory. The
   // buffer stays exported (an mmap cannot be closed) while any tensor over it lives.
   m.def("_frombuffer", [](py::buffer b, py::handle dtype, const std::vector<int64_t>& shape, int64_t offset) {
-    DType d = *dtype_from(dtype);
+    DType d = dtype_required(dtype, "frombuffer");
     Shape s(shape);
     int64_t numel = tt::shape_numel(s);
     auto isz = static_cast<int64_t>(tt::itemsize(d));
@@ -319,8 +319,8 @@ void bind_functions(py::module_& m) {
       }
     } else {
       py::sequence s = dims;
-      da = *dims_from(s[0]);
-      db = *dims_from(s[1]);
+      da = dims_required(s[0], "tensordot");
+      db = dims_required(s[1], "tensordot");
     }
     if (da.size() != db.size()) throw tt::ValueError("tensordot: both dim lists must have the same length");
     std::string la, lb, out;
@@ -353,10 +353,10 @@ void bind_functions(py::module_& m) {
   });
   m.def("result_type", [](py::handle a, py::handle b) { return dtype_object(tt::result_type(tensor_from(a), tensor_from(b))); },
         py::arg("tensor1"), py::arg("tensor2"));
-  m.def("promote_types", [](py::handle a, py::handle b) { return dtype_object(tt::promote_types(*dtype_from(a), *dtype_from(b))); },
+  m.def("promote_types", [](py::handle a, py::handle b) { return dtype_object(tt::promote_types(dtype_required(a, "promote_types"), dtype_required(b, "promote_types"))); },
         py::arg("type1"), py::arg("type2"));
   m.def("can_cast", [](py::handle a, py::handle b) {
-    DType f = *dtype_from(a), t = *dtype_from(b);
+    DType f = dtype_required(a, "can_cast"), t = dtype_required(b, "can_cast");
     return !(tt::is_floating(f) && !tt::is_floating(t)) && !(f != DType::Bool && t == DType::Bool);
   }, py::arg("from_"), py::arg("to"));
 

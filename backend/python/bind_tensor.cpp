@@ -607,7 +607,7 @@ void bind_tensor(py::module_& m) {
   // ---- shape / views ----
   cls.def("view", [](const Tensor& a, py::args args) -> Tensor {
         if (args.size() == 1 && !PySequence_Check(args[0].ptr()) && !PyLong_Check(args[0].ptr()) && !is_tensor(args[0]))
-          return tt::to_dtype(a, *dtype_from(args[0]));  // view(dtype): same-size reinterpretation not supported; cast
+          return tt::to_dtype(a, dtype_required(args[0], "view"));  // view(dtype): same-size reinterpretation not supported; cast
         return tt::view(a, shape_from_args(args, "view"));
       })
       .def("view_as", [](const Tensor& a, const Tensor& o) { return tt::view(a, o.shape()); })
@@ -720,7 +720,7 @@ void bind_tensor(py::module_& m) {
     }
     return a;
   }, py::return_value_policy::reference_internal);
-  auto flip_fn = [](const Tensor& a, py::handle dims) { return tt::flip(a, *dims_from(dims)); };
+  auto flip_fn = [](const Tensor& a, py::handle dims) { return tt::flip(a, dims_required(dims, "flip")); };
   cls.def("flip", [flip_fn](const Tensor& a, py::args dims) {
     if (dims.size() == 1) return flip_fn(a, dims[0]);
     return flip_fn(a, dims);

@@ -324,6 +324,18 @@ Shape shape_from_args_or_size(const py::args& args, const py::object& size, cons
   return shape_from(size, op);
 }
 
+tt::Dims dims_required(py::handle h, const char* what) {
+  tt::OptDims d = dims_from(h);
+  if (!d) throw tt::TypeError(std::string(what) + ": expected an int or a sequence of ints, got None");
+  return *d;
+}
+
+DType dtype_required(py::handle h, const char* what) {
+  std::optional<DType> d = dtype_from(h);
+  if (!d) throw tt::TypeError(std::string(what) + ": expected a dtype, got None");
+  return *d;
+}
+
 tt::OptDims dims_from(py::handle h) {
   if (h.is_none()) return std::nullopt;
   tt::Dims d;

@@ -28,6 +28,7 @@ struct DeviceObj {
 };
 py::object dtype_object(DType d);
 std::optional<DType> dtype_from(py::handle h);  // None -> nullopt; dtype, numpy dtype, type, str
+DType dtype_required(py::handle h, const char* what);  // as dtype_from, None raising TypeError
 DType dtype_or(py::handle h, DType def);
 DType dtype_from_numpy(const py::dtype& dt);
 py::dtype numpy_dtype(DType d);
@@ -51,6 +52,9 @@ Shape shape_from_args(const py::args& args, const char* op);  // f(2, 3) or f((2
 Shape shape_from_args_or_size(const py::args& args, const py::object& size, const char* op);
 Shape shape_from(py::handle h, const char* op);
 tt::OptDims dims_from(py::handle h);
+// The same where the argument is required: None raises TypeError naming `what` (dereferencing the
+// empty optional that dims_from / dtype_from give for None was undefined behaviour: a crash).
+tt::Dims dims_required(py::handle h, const char* what);
 std::optional<int64_t> opt_int(py::handle h);
 std::pair<int64_t, int64_t> pair_from(py::handle h, const char* what);
 // A Tensor from a tensor, scalar (wrapped), numpy array or nested list.

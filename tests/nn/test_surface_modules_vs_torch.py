@@ -280,3 +280,14 @@ def test_embedding_bag_matches_torch(mode: str, layout: str) -> None:
     (yr * torch.tensor(g)).sum().backward()
     close(ours.weight.grad, ref.weight.grad, rtol=1e-5, atol=1e-6)
     assert repr(ours) == repr(ref)
+
+
+@pytest.mark.parametrize("size", [2**62, 2**40, 2**30])
+@pytest.mark.parametrize("op", ["adaptive_max_pool1d", "adaptive_max_pool2d"])
+def test_adaptive_max_pool_of_an_absurd_output_size_is_an_error(op: str, size: int) -> None:
+    """The windows are listed on the host: an output size of 2^62 built Python lists until the
+    process was killed. Now the output's allocation is tried first (too many elements, or no
+    memory, as torch's), and a table past the host limit is refused, naming the op."""
+    x = tt.randn(1, 2, 3, 3) if op.endswith("2d") else tt.randn(1, 2, 3)
+    with pytest.raises((ValueError, MemoryError, RuntimeError), match=r"adaptive_max_pool|elements|memory|alloc"):
+        getattr(tt.nn.functional, op)(x, size)

@@ -265,10 +265,21 @@ def _adaptive_windows(size: int, out: int) -> list[range]:
     return [range(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
 
 
+# The most window positions _adaptive_max lists on the host (int64: 1 GiB of table): an output size
+# past it would exhaust memory building Python lists before any tensor is allocated.
+_MAX_WINDOW_TABLE = 1 << 27
+
+
 def _adaptive_max(name: str, input: Any, output_size: Any, return_indices: bool, nd: int) -> Any:
     x, unbatched = _batched(input, nd)
     spatial = tuple(int(v) for v in x.shape[2:])
     outs = _output_sizes(name, output_size, spatial)
+    # the output's own size first, as torch's allocation would (too many elements, or no memory)
+    _C.empty((int(x.shape[0]), int(x.shape[1]), *outs), dtype=x.dtype)
+    table_bound = math.prod(o * (-(-size // max(o, 1)) + 1) for size, o in zip(spatial, outs, strict=True))
+    if table_bound > _MAX_WINDOW_TABLE:
+        raise RuntimeError(f"{name}: output size {list(outs)} over an input of {list(spatial)} needs a table of up to "
+                           f"{table_bound} window positions; this implementation builds at most {_MAX_WINDOW_TABLE}")
     windows = [_adaptive_windows(size, o) for size, o in zip(spatial, outs, strict=True)]
     strides = [math.prod(spatial[i + 1 :]) for i in range(nd)]
     # one row of flat positions per output, in scan order; short windows repeat their first position

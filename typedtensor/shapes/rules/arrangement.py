@@ -25,6 +25,9 @@ def _ints(x: Any) -> tuple[int, ...] | None:
     return None if any(d is None for d in dims) else dims  # type: ignore[return-value]
 
 
+_MAX_SECTIONS = 1 << 31
+
+
 def _pieces(name: str, dims: tuple[int, ...], p: int, spec: Any) -> Result:
     """The shapes of ``tensor_split``'s pieces of dim ``p``: ``spec`` sections or split indices.
     (torch names that argument ``sections``, ``indices`` or ``tensor_indices_or_sections`` by its
@@ -51,6 +54,8 @@ def _pieces(name: str, dims: tuple[int, ...], p: int, spec: Any) -> Result:
         return Outputs(UNKNOWN)
     if k <= 0:
         return Issue("shape-arg", f"{name}: number of sections must be larger than 0, got {k}")
+    if k > _MAX_SECTIONS:  # each section is a tensor: listing 2^62 of them hung where torch raises at once
+        return Issue("shape-arg", f"{name}: {k} sections is more than the {_MAX_SECTIONS} tensors a split can return")
     q, r = divmod(n, k)
     return Outputs(tuple(Shape((*dims[:p], q + (1 if i < r else 0), *dims[p + 1:])) for i in range(k)))
 
