@@ -42,7 +42,7 @@ def _expect(what: str, x: Any, want: tuple[DimExpr, ...], derived: int = -1) -> 
     "use_separate_proj_weight:bool=False, q_proj_weight:optional_tensor=None, k_proj_weight:optional_tensor=None, "
     "v_proj_weight:optional_tensor=None, static_k:optional_tensor=None, static_v:optional_tensor=None, "
     "average_attn_weights:bool=True, is_causal:bool=False", expose="F", python="F", tags=("nn",),
-    torch_functional_only=True, returns="tuple[_AnyTensor, _AnyTensor | None]", autocast="lower")
+    returns="tuple[_AnyTensor, _AnyTensor | None]", autocast="lower")
 def multi_head_attention_forward(args: Args) -> Result:
     """``query`` ``[L, N, E]``, ``key`` / ``value`` ``[S, N, kdim / vdim]`` (unbatched: without ``N``) ->
     (``[L, N, E_out]``, weights ``[N, L, S']`` averaged over the heads or ``[N, H, L, S']``, None without
