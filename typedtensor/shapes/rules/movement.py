@@ -726,16 +726,22 @@ def gather(args: Args) -> Result:
 @op("scatter", "input:tensor, dim:int, index:tensor, src:any=None, *, value:any=None, reduce:any=None",
     kernel="(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, int reduce)", expose="tt method inplace", tags=("indexing",), graph=True, prim="Index")
 def scatter(args: Args) -> Result:
+    return scatter_contract("scatter", args)
+
+
+def scatter_contract(name: str, args: Args) -> Result:
+    """torch's scatter contract (``scatter`` and ``scatter_reduce``): the index has the input's rank
+    and fits inside the input (off ``dim``) and inside ``src``; the result has the input's shape."""
     x: ShapeLike = args["input"]
     idx: ShapeLike = args["index"]
     if isinstance(x, Unknown):
         return UNKNOWN
-    p = norm_axis("scatter", x, args["dim"])
+    p = norm_axis(name, x, args["dim"])
     if isinstance(p, Issue):
         return p
     if isinstance(idx, Shape):
         src = args["src"] if isinstance(args["src"], Shape) else None
-        issue = _index_fits("scatter", x, idx, p if isinstance(p, int) else None, src)
+        issue = _index_fits(name, x, idx, p if isinstance(p, int) else None, src)
         if issue:
             return issue
     return x

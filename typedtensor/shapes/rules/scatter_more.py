@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..dims import UNKNOWN, Unknown, as_int, differs
+from ..dims import UNKNOWN, as_int, differs
 from ..issue import Issue
 from ..registry import Args, Result, op
 from ..shape import Shape, ShapeLike, fmt_shape
 from ._common import norm_axis, replace
-from .movement import _index_fits, diagonal, select
+from .movement import diagonal, scatter_contract, select
 
 _SAME = "(*s) -> (*s)"
 
@@ -24,19 +24,7 @@ _SAME = "(*s) -> (*s)"
 def scatter_reduce(args: Args) -> Result:
     """torch's scatter contract: the index has the input's rank and fits inside the input (off
     ``dim``) and inside ``src``."""
-    x: ShapeLike = args["input"]
-    idx: ShapeLike = args["index"]
-    if isinstance(x, Unknown):
-        return UNKNOWN
-    p = norm_axis("scatter_reduce", x, args["dim"])
-    if isinstance(p, Issue):
-        return p
-    if isinstance(idx, Shape):
-        src = args["src"] if isinstance(args["src"], Shape) else None
-        issue = _index_fits("scatter_reduce", x, idx, p, src)
-        if issue:
-            return issue
-    return x
+    return scatter_contract("scatter_reduce", args)
 
 
 @op("index_reduce", "input:tensor, dim:int, index:tensor, source:tensor, reduce:str, *, include_self:bool=True",
