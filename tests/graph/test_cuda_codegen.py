@@ -133,6 +133,28 @@ def test_compiled_cuda_graph_checks_index_values() -> None:
         rt._C._testing_emulate_cuda(False)
 
 
+def test_fused_conv_pool_runs_its_two_kernels_on_cuda() -> None:
+    """conv2d_max_pool2d (the conv_pool pass) on a CUDA tensor: the device's conv2d, max_pool2d and
+    relu kernels one after the other, the same values as eager on the device."""
+    if rt.cuda.is_available():
+        pytest.skip("uses the host-emulated CUDA device")
+    rt._C._testing_emulate_cuda(True)
+    try:
+        F = tt.nn.functional
+        x, w, b = randn(3, 2, 8, 8).to("cuda"), randn(4, 2, 3, 3).to("cuda"), randn(4).to("cuda")
+
+        def f(a: Any) -> Any:
+            return F.max_pool2d(F.relu(F.conv2d(a, w, b, padding=1)), 2)
+
+        cf = tt.compile(f)
+        got = cf(x)
+        assert got.device.type == "cuda"
+        assert "conv2d_max_pool2d" in [n.op for n in cf.graph_for(x).nodes()]
+        np.testing.assert_array_equal(got.to("cpu").numpy(), f(x).to("cpu").numpy())
+    finally:
+        rt._C._testing_emulate_cuda(False)
+
+
 def _args_like(*ts: Any) -> list[Any]:
     return [t.to("cpu") for t in ts]
 

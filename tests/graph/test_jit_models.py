@@ -237,30 +237,62 @@ def _edit(data: bytes, old: bytes, new: bytes) -> bytes:
     return seal(data[:12] + struct.pack("<Q", len(header)) + header + data[20 + hlen :])
 
 
-def _conv_file(tmp_path: Path) -> bytes:
+def _conv_file(tmp_path: Path, fused: bool) -> bytes:
+    """A saved conv -> relu -> max-pool graph: one conv2d_max_pool2d node (the default pipeline's
+    conv_pool pass), or conv2d and max_pool2d nodes."""
     k = randn(2, 1, 3, 3)
-    cf = tt.compile(lambda a: tt.max_pool2d(tt.conv2d(a, k, padding=1), 2))
+    passes = list(tt.graph.PASSES) if fused else [p for p in tt.graph.PASSES if p != "conv_pool"]
+    cf = tt.compile(lambda a: tt.max_pool2d(tt.relu(tt.conv2d(a, k, padding=1)), 2), passes=passes)
     cf(randn(1, 1, 4, 4))
     path = tmp_path / "conv.ttg"
     jit.save(cf, path)
-    return path.read_bytes()
+    data = path.read_bytes()
+    assert (b"node conv2d_max_pool2d" in data) == fused
+    return data
 
 
 @pytest.mark.parametrize(
-    "old, new",
+    "fused, old, new",
     [
-        (b"geom l 9 1 1 1 1", b"geom l 9 1 1 9 1"),  # padding that no longer gives the stored output size
-        (b"geom l 9 1 1", b"geom l 9 0 1"),  # zero stride
-        (b"geom l 9", b"geom l 3"),  # truncated geometry
-        (b"geom l 11 2 2 2 2", b"geom l 11 2 2 1 2"),  # a pool stride that does not give the stored size
-        (b"node conv2d 2", b"node max_pool2d 2"),  # a conv's operands handed to a pool
+        (False, b"geom l 9 1 1 1 1", b"geom l 9 1 1 9 1"),  # padding that no longer gives the stored output size
+        (False, b"geom l 9 1 1", b"geom l 9 0 1"),  # zero stride
+        (False, b"geom l 9", b"geom l 3"),  # truncated geometry
+        (False, b"geom l 11 2 2 2 2", b"geom l 11 2 2 1 2"),  # a pool stride that does not give the stored size
+        (False, b"node conv2d 2", b"node max_pool2d 2"),  # a conv's operands handed to a pool
+        (True, b"conv l 9 1 1 1 1", b"conv l 9 1 1 9 1"),  # the same, in the fused node's attributes
+        (True, b"conv l 9 1 1", b"conv l 9 0 1"),
+        (True, b"conv l 9", b"conv l 3"),
+        (True, b"pool l 10 2 2 2 2", b"pool l 10 2 2 1 2"),
+        (True, b"pool l 10 2 2 2 2 0 0 1 1 2 2", b"pool l 10 2 2 2 2 0 0 1 1 2 9"),  # a pooled size it does not give
+        (True, b"pool l 10", b"pool l 4"),
+        (True, b"pool l 10 2 2", b"pool l 10 -2 2"),  # a negative window
+        (True, b"node conv2d_max_pool2d 2", b"node max_pool2d 2"),  # the fused node's operands handed to a pool
+        (True, b"value 0 input float32", b"value 0 input int64"),  # an integer image
     ],
 )
-def test_malformed_conv_pool_files_are_refused(tmp_path: Path, old: bytes, new: bytes) -> None:
+def test_malformed_conv_pool_files_are_refused(tmp_path: Path, fused: bool, old: bytes, new: bytes) -> None:
     bad = tmp_path / "bad.ttg"
-    bad.write_bytes(_edit(_conv_file(tmp_path), old, new))
+    bad.write_bytes(_edit(_conv_file(tmp_path, fused), old, new))
     with pytest.raises(jit.GraphError):
         jit.load(bad)
+
+
+def test_saved_fused_conv_pool_graph_runs_like_eager(tmp_path: Path) -> None:
+    k, b = randn(4, 2, 3, 3), randn(4)
+
+    def f(a: Any) -> Any:
+        return tt.max_pool2d(tt.relu(tt.conv2d(a, k, b, padding=1)), 2)
+
+    cf = tt.compile(f)
+    x = randn(3, 2, 6, 6)
+    cf(x)
+    path = tmp_path / "conv.ttg"
+    jit.save(cf, path)
+    assert b"node conv2d_max_pool2d" in path.read_bytes()
+    g = jit.load(path)
+    assert [n.op for n in g.nodes()].count("conv2d_max_pool2d") == 1
+    np.testing.assert_array_equal(g(x)[0].numpy(), f(x).numpy())
+
 
 
 def test_malformed_index_file_is_refused(tmp_path: Path) -> None:

@@ -330,7 +330,8 @@ def test_fuse_moves_relu_after_max_pooling(kernel: int, stride: int, padding: in
         loss.backward()
         return loss.detach()
 
-    cf = tt.compile(f, params=[w, b])
+    # without the later rewrites of the pooling (pool_sums, conv_pool: tested below)
+    cf = tt.compile(f, params=[w, b], passes=[p for p in tt.graph.PASSES if p not in ("pool_sums", "conv_pool")])
     w.grad = b.grad = None
     got = cf(x)
     gw, gb = w.grad, b.grad
@@ -346,6 +347,94 @@ def test_fuse_moves_relu_after_max_pooling(kernel: int, stride: int, padding: in
     assert producer[next(n for n in nodes if n.op == "max_pool2d").inputs[0]] == "conv2d"
     assert producer[next(n for n in nodes if n.op == "max_pool2d_backward").inputs[0]] == "relu_backward"
     assert "conv2d" not in [producer.get(i) for n in nodes if n.op == "relu_backward" for i in n.inputs]
+
+
+@pytest.mark.parametrize(("kernel", "stride", "padding", "shift"), [(2, 2, 0, 0.0), (3, 2, 1, 0.0), (3, 1, 1, -0.5), (2, 2, 0, -3.0)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_conv_relu_pool_becomes_one_node(kernel: int, stride: int, padding: int, shift: float, dtype: Any) -> None:
+    # NOTE [ Fused convolution and pooling ] and NOTE [ Pooled bias gradients ]: the pooled values
+    # and the weight gradient are eager's bits; the loss's sums run in another fused-kernel grouping
+    # and the bias gradient sums the pooled gradient, both equal up to the order of the additions
+    F = tt.nn.functional
+    rng = np.random.default_rng(4)
+    x = tt.tensor(rng.standard_normal((5, 3, 9, 9)).astype(dtype))
+    w = tt.tensor((rng.standard_normal((4, 3, 3, 3)) * 0.3).astype(dtype))
+    b = tt.tensor(np.full(4, shift, dtype))
+    w.requires_grad = b.requires_grad = True
+
+    def f(a: Any) -> Any:
+        h = F.max_pool2d(F.relu(F.conv2d(a, w, b, padding=1)), kernel, stride, padding)
+        loss = (h**2).sum() + h.sum()
+        loss.backward()
+        return loss.detach()
+
+    cf = tt.compile(f, params=[w, b])
+    w.grad = b.grad = None
+    got = cf(x)
+    gw, gb = w.grad, b.grad
+    w.grad = b.grad = None
+    want = f(x)
+    tol = 1e-6 if dtype == np.float32 else 1e-13
+    np.testing.assert_allclose(got.item(), want.item(), rtol=tol)
+    np.testing.assert_array_equal(gw.numpy(), w.grad.numpy())
+    np.testing.assert_allclose(gb.numpy(), b.grad.numpy(), rtol=10 * tol, atol=10 * tol)
+    pool = lambda a: F.max_pool2d(F.relu(F.conv2d(a, w, b, padding=1)), kernel, stride, padding)
+    with tt.no_grad():
+        np.testing.assert_array_equal(tt.compile(pool)(x).numpy(), pool(x).numpy())
+    nodes = cf.graph_for(x).nodes()
+    names = [n.op for n in nodes]
+    assert names.count("conv2d_max_pool2d") == 1 and "conv2d" not in names and "max_pool2d" not in names
+    fused = next(n for n in nodes if n.op == "conv2d_max_pool2d")
+    assert fused.attrs["relu"] is True and fused.attrs["bias"] is True
+    # the bias gradient's sums read the pooled gradient, not the pooling's backward (through reshapes)
+    producer = {o: n for n in nodes for o in n.outputs}
+
+    def source(v: int) -> str:
+        while v in producer and producer[v].op == "reshape":
+            v = producer[v].inputs[0]
+        return producer[v].op if v in producer else "input"
+
+    sums = [source(n.inputs[0]) for n in nodes if n.op == "sum"]
+    assert "relu_backward" in sums and "max_pool2d_backward" not in sums, sums
+
+
+def test_conv_pool_keeps_a_convolution_output_read_elsewhere() -> None:
+    F = tt.nn.functional
+    x, w = randn(2, 3, 8, 8), randn(4, 3, 3, 3)
+
+    def f(a: Any) -> Any:
+        c = F.conv2d(a, w, padding=1)
+        return F.max_pool2d(c, 2).sum() + c.mean()
+
+    g = trace(f, x)
+    assert not g.run_pass("conv_pool")
+    close(g(x)[0], f(x), rtol=1e-5)
+
+
+def test_conv_pool_leaves_a_relu_whose_input_is_read_elsewhere() -> None:
+    F = tt.nn.functional
+    x, w, b = randn(2, 3, 8, 8), randn(4, 3, 3, 3), randn(4)
+
+    def f(a: Any) -> Any:
+        p = F.max_pool2d(F.conv2d(a, w, b, padding=1), 2)
+        return F.relu(p), p * 2.0
+
+    g = trace(f, x)
+    assert g.run_pass("conv_pool")
+    fused = next(n for n in g.nodes() if n.op == "conv2d_max_pool2d")
+    assert fused.attrs["relu"] is False and "relu" in [n.op for n in g.nodes()]
+    for got, want in zip(g(x), f(x), strict=True):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_conv_pool_single_sample_splits_the_kernels_instead() -> None:
+    # fewer samples than threads: the convolution's GEMMs take the threads (cpu/conv.cpp)
+    F = tt.nn.functional
+    x, w, b = randn(1, 3, 10, 10), randn(6, 3, 3, 3), randn(6)
+    g = trace(lambda a: F.relu(F.max_pool2d(F.conv2d(a, w, b, padding=1), 2, return_indices=True)[0]), x)
+    g.run_pass("conv_pool")
+    assert "conv2d_max_pool2d" in [n.op for n in g.nodes()]
+    np.testing.assert_array_equal(g(x)[0].numpy(), F.relu(F.max_pool2d(F.conv2d(x, w, b, padding=1), 2)).numpy())
 
 
 def test_relu_stays_before_max_pooling_when_its_output_is_used_elsewhere() -> None:

@@ -379,8 +379,8 @@ def compile(
     """Compile ``fn`` (a function or Module) into optimised graphs.
 
     ``passes`` picks and orders the pipeline (default ``tt.graph.PASSES``: simplify, fold, cse, dce,
-    relu_pool, split_sums, hoist_scalars, fuse, epilogue, memplan); ``passes=[]`` runs the captured
-    graph as traced. ``freeze=True`` turns captured tensors into
+    relu_pool, pool_sums, conv_pool, split_sums, hoist_scalars, fuse, epilogue, memplan); ``passes=[]``
+    runs the captured graph as traced. ``freeze=True`` turns captured tensors into
     constants (their values at trace time), so constant folding can go through them.
 
     A training step: when ``fn`` calls ``loss.backward()``, the backward pass is traced into the same

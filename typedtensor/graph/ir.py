@@ -12,8 +12,8 @@ from typedtensor._runtime import _loader
 _C = _loader.load_core()
 
 PASSES: tuple[str, ...] = tuple(_C._graph_default_pipeline())
-"""The default pipeline, in order: simplify, fold, cse, dce, relu_pool, split_sums, hoist_scalars, fuse,
-epilogue, memplan (docs/graph-mode.md describes each)."""
+"""The default pipeline, in order: simplify, fold, cse, dce, relu_pool, pool_sums, conv_pool, split_sums,
+hoist_scalars, fuse, epilogue, memplan (docs/graph-mode.md describes each)."""
 
 
 @dataclass(frozen=True)

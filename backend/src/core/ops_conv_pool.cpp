@@ -394,6 +394,63 @@ class Pool2d : public Primitive {
  public:  // graph mode
   std::optional<Params> attrs() const override { return Params{{"geom", std::vector<int64_t>{kh_, kw_, sh_, sw_, ph_, pw_, dh_, dw_, oh_, ow_, div_}}, {"count_include_pad", cip_}}; }
 };
+// conv2d -> max_pool2d (-> relu on the pooled values) as one node: made by the graph's `conv_pool`
+// pass only (NOTE [ Fused convolution and pooling ] in graph/fusion.cpp), never by a front end, so
+// it has no VJP of its own (the graph holds the pooling's and the convolution's backward nodes).
+// On the CPU the convolution's output is never written whole (NOTE [ Convolution then
+// max-pooling ] in cpu/conv.cpp); on CUDA the two kernels run one after the other.
+class Conv2dMaxPool2d : public Primitive {
+ public:
+  Conv2dMaxPool2d(ConvParams p, int64_t oh, int64_t ow, bool bias, std::vector<int64_t> pool, bool relu)
+      : p_(p), oh_(oh), ow_(ow), bias_(bias), pool_(std::move(pool)), relu_(relu) {}
+  const char* name() const override { return "conv2d_max_pool2d"; }
+  bool differentiable() const override { return false; }
+  TypeList output_types(const TypeList& in) const override {  // (x, w[, bias]) -> (pooled, argmax indices)
+    detail::TypeCheck c(name(), in);
+    c.count(bias_ ? 3 : 2);
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (in[i].dtype != DType::Float32 && in[i].dtype != DType::Float64) c.fail("needs float32 or float64");
+      c.same_dtype(0, i);
+    }
+    Shape y = conv_output_shape(c, p_, in[0].shape, in[1].shape);
+    if (y[2] != oh_ || y[3] != ow_) c.fail("output size differs from attribute");
+    if (bias_) c.shape(2, Shape{in[1].shape[0]}, "bias");
+    if (pool_.size() != 10) c.fail("pooling attribute");
+    Shape pooled{y[0], y[1], pool_[8], pool_[9]};
+    const int64_t k[] = {pool_[0], pool_[1], pool_[2], pool_[3], pool_[4], pool_[5]};
+    check_pool_window(c, k, pool_[6], pool_[7], y, pooled);
+    return {{pooled, in[0].dtype}, {pooled, DType::Int64}};
+  }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor x = contiguous(in[0]), w = contiguous(in[1]);
+    Tensor b = bias_ ? contiguous(in[2]) : Tensor();
+    TensorList outs = detail::alloc_outputs(*this, in);
+    if (outs[0].numel() == 0) return outs;
+    const int64_t conv[7] = {p_.sh, p_.sw, p_.ph, p_.pw, p_.dh, p_.dw, p_.g};
+    const int64_t pool[8] = {pool_[0], pool_[1], pool_[2], pool_[3], pool_[4], pool_[5], pool_[6], pool_[7]};
+    if (!on_cuda(x)) {
+      cpu::conv2d_max_pool2d(outs[0], outs[1], x, w, bias_ ? &b : nullptr, conv, pool, oh_, ow_, relu_);
+      return outs;
+    }
+    Tensor y = empty(Shape{x.size(0), w.size(0), oh_, ow_}, x.dtype());  // on the device (DeviceScope)
+    cpu::conv2d(y, x, w, bias_ ? &b : nullptr, p_.sh, p_.sw, p_.ph, p_.pw, p_.dh, p_.dw, p_.g);
+    cpu::max_pool2d(outs[0], outs[1], y, pool[0], pool[1], pool[2], pool[3], pool[4], pool[5], pool[6], pool[7]);
+    if (relu_) cpu::unary(UnaryOp::Relu, outs[0], outs[0]);
+    return outs;
+  }
+
+ private:
+  ConvParams p_;
+  int64_t oh_, ow_;
+  bool bias_;
+  std::vector<int64_t> pool_;  // kh, kw, sh, sw, ph, pw, dh, dw, pooled oh, pooled ow
+  bool relu_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override {
+    return Params{{"conv", std::vector<int64_t>{p_.sh, p_.sw, p_.ph, p_.pw, p_.dh, p_.dw, p_.g, oh_, ow_}},
+                  {"bias", bias_}, {"pool", pool_}, {"relu", relu_}};
+  }
+};
 }  // namespace
 
 Tensor conv2d(const Tensor& x0, const Tensor& w, const Tensor* b, std::pair<int64_t, int64_t> stride,
@@ -626,6 +683,13 @@ std::shared_ptr<Primitive> detail::make_conv_pool_primitive(const std::string& n
                                              r.b("count_include_pad"), g[6], r.shape("shape"));
   }
   if (name == "max_pool2d_backward") return std::make_shared<MaxPoolBackward>(r.shape("shape"));
+  if (name == "conv2d_max_pool2d") {
+    auto c = r.ints("conv");
+    auto p = r.ints("pool");
+    if (c.size() != 9 || p.size() != 10) throw ValueError("primitive 'conv2d_max_pool2d': malformed attribute 'conv' or 'pool'");
+    return std::make_shared<Conv2dMaxPool2d>(ConvParams{c[0], c[1], c[2], c[3], c[4], c[5], c[6]}, c[7], c[8], r.b("bias"),
+                                             std::vector<int64_t>(p.begin(), p.end()), r.b("relu"));
+  }
   return nullptr;
 }
 

@@ -380,6 +380,45 @@ void max_pool2d(const Tensor& out, const Tensor& idx, const Tensor& x, int64_t k
   });
 }
 
+// NOTE [ Convolution then max-pooling ]
+// A CNN's conv -> (relu) -> max-pool wrote the whole convolution output (64x32x28x28 float32: 6.4 MB)
+// and the pooling read it all back from memory. The graph's `conv_pool` pass (NOTE [ Fused
+// convolution and pooling ] in backend/src/graph/fusion.cpp) hands both to this function: each
+// thread takes a range of samples and, a few at a time (their output within kChunkBytes, so it stays
+// in L2), convolves them into a scratch buffer and pools from it, then applies relu to the pooled
+// values. The convolution and pooling are the unfused kernels, run serially inside the thread (a
+// sample's GEMM as conv2d runs it), so values and argmax indices are the same bits as conv2d then
+// max_pool2d. The convolution's output is needed by nothing else: after `relu_pool` a relu's mask is
+// on the pooled side, and conv2d's gradients read its input, not its output.
+void conv2d_max_pool2d(const Tensor& out, const Tensor& idx, const Tensor& x, const Tensor& w, const Tensor* bias,
+                       const int64_t (&conv)[7], const int64_t (&pool)[8], int64_t oh, int64_t ow, bool relu) {
+  constexpr int64_t kChunkBytes = int64_t(1) << 18;
+  const int64_t n = x.size(0), o = w.size(0);
+  if (n == 0 || out.numel() == 0) return;
+  const int64_t sample = shape_numel(Shape{o, oh, ow});  // throws past int64
+  const int64_t per = std::max<int64_t>(1, kChunkBytes / std::max<int64_t>(1, sample * static_cast<int64_t>(x.itemsize())));
+  // samples [s, s + m) of a contiguous [n, ...] tensor
+  auto samples_of = [](const Tensor& t, int64_t s, int64_t m) {
+    Shape sh = t.shape();
+    sh[0] = m;
+    return make_view(t, sh, t.strides(), t.offset() + s * t.stride(0));
+  };
+  auto run = [&](int64_t lo, int64_t hi) {
+    Tensor scratch = empty(Shape{std::min(per, hi - lo), o, oh, ow}, x.dtype());
+    for (int64_t s = lo; s < hi; s += per) {
+      const int64_t m = std::min(per, hi - s);
+      Tensor y = samples_of(scratch, 0, m);
+      conv2d(y, samples_of(x, s, m), w, bias, conv[0], conv[1], conv[2], conv[3], conv[4], conv[5], conv[6]);
+      Tensor pooled = samples_of(out, s, m);
+      max_pool2d(pooled, samples_of(idx, s, m), y, pool[0], pool[1], pool[2], pool[3], pool[4], pool[5], pool[6], pool[7]);
+      if (relu) unary(UnaryOp::Relu, pooled, pooled);
+    }
+  };
+  const int nt = num_threads();
+  if (n >= nt && nt > 1) parallel_for(0, n, 1, run);  // one range of samples per thread, serial kernels inside
+  else run(0, n);                                    // few samples: each kernel uses the threads itself
+}
+
 void avg_pool2d(const Tensor& out, const Tensor& x, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
                 int64_t pw, bool count_include_pad, int64_t divisor) {
   if (on_cuda(out)) return cuda_kernels().avg_pool2d(out, x, kh, kw, sh, sw, ph, pw, count_include_pad, divisor);  // NOTE [ Device dispatch ]

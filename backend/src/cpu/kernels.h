@@ -16,6 +16,14 @@ namespace tt::cpu {
 TT_DEVICE_KERNELS(TT_CPU_KERNEL_DECL)
 #undef TT_CPU_KERNEL_DECL
 
+// NOTE [ Convolution then max-pooling ] (conv.cpp): out, idx = max_pool2d(conv2d(x, w, bias)), with
+// relu applied to the pooled values when `relu`; the convolution's output is made a few samples at a
+// time in a scratch buffer and never written whole. conv = {sh, sw, ph, pw, dh, dw, groups}, pool =
+// {kh, kw, sh, sw, ph, pw, dh, dw}, (oh, ow) the convolution's output size. Contiguous float32 or
+// float64 CPU tensors, shapes checked by the caller.
+void conv2d_max_pool2d(const Tensor& out, const Tensor& idx, const Tensor& x, const Tensor& w, const Tensor* bias,
+                       const int64_t (&conv)[7], const int64_t (&pool)[8], int64_t oh, int64_t ow, bool relu);
+
 // y += alpha * x; y, x contiguous CPU tensors of one shape and dtype (float32/64), not overlapping
 void axpy(const Tensor& y, const Tensor& x, double alpha);
 // out = lerp(a, b, w) for float tensors of out's shape, torch's formula (exact at w = 0 and 1)

@@ -121,6 +121,10 @@ class FusedKernel : public Primitive {
 bool swap_relu_max_pool(Graph& g);
 bool split_strided_sums(Graph& g);
 bool hoist_scalar_nodes(Graph& g);
+// "pool_sums": NOTE [ Pooled bias gradients ]; "conv_pool": NOTE [ Fused convolution and pooling ].
+// In conv_pool.cpp.
+bool sum_pool_gradients(Graph& g);
+bool fuse_conv_max_pool(Graph& g);
 
 // Compiles `source` (cached on disk by hash) and returns the symbol tt_kernel, or nullptr with the
 // reason in compiler_status().last_error. The pointer owns the library: it is closed when the last

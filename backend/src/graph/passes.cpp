@@ -345,8 +345,9 @@ void unfuse(Graph& g) {
 }
 
 const std::vector<std::string>& default_pipeline() {
-  static const std::vector<std::string> p = {"simplify",      "fold", "cse",      "dce",    "relu_pool", "split_sums",
-                                             "hoist_scalars", "fuse", "epilogue", "memplan"};
+  static const std::vector<std::string> p = {"simplify",   "fold",          "cse",  "dce",     "relu_pool", "pool_sums",
+                                             "conv_pool",  "split_sums",    "hoist_scalars",  "fuse", "epilogue",
+                                             "memplan"};
   return p;
 }
 
@@ -358,6 +359,8 @@ bool run_pass(Graph& g, const std::string& name) {
   else if (name == "fold") changed = fold_constants(g);
   else if (name == "simplify") changed = simplify(g);
   else if (name == "relu_pool") changed = swap_relu_max_pool(g);
+  else if (name == "pool_sums") changed = sum_pool_gradients(g);
+  else if (name == "conv_pool") changed = fuse_conv_max_pool(g);
   else if (name == "split_sums") changed = split_strided_sums(g);
   else if (name == "hoist_scalars") changed = hoist_scalar_nodes(g);
   else if (name == "fuse") changed = fuse(g);
