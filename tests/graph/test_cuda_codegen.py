@@ -155,6 +155,34 @@ def test_fused_conv_pool_runs_its_two_kernels_on_cuda() -> None:
         rt._C._testing_emulate_cuda(False)
 
 
+def test_fused_pooled_weight_gradient_runs_on_cuda() -> None:
+    """conv2d_backward_weight_pooled on a CUDA tensor: the device's max_pool2d_backward, then its
+    conv2d_backward_weight."""
+    if rt.cuda.is_available():
+        pytest.skip("uses the host-emulated CUDA device")
+    rt._C._testing_emulate_cuda(True)
+    try:
+        F = tt.nn.functional
+        x, w = randn(3, 1, 8, 8).to("cuda"), randn(4, 1, 3, 3).to("cuda")
+        w.requires_grad = True
+
+        def step(a: Any) -> Any:  # no relu: on CUDA its backward is traced as gt + where, not relu_backward
+            loss = F.max_pool2d(F.conv2d(a, w, padding=1), 2).sum()
+            loss.backward()
+            return loss.detach()
+
+        cf = tt.compile(step, params=[w])
+        w.grad = None
+        cf(x)
+        got = w.grad
+        assert "conv2d_backward_weight_pooled" in [n.op for n in cf.graph_for(x).nodes()]
+        w.grad = None
+        step(x)
+        np.testing.assert_allclose(got.to("cpu").numpy(), w.grad.to("cpu").numpy(), rtol=1e-5, atol=1e-5)
+    finally:
+        rt._C._testing_emulate_cuda(False)
+
+
 def _args_like(*ts: Any) -> list[Any]:
     return [t.to("cpu") for t in ts]
 

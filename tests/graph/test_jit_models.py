@@ -277,6 +277,42 @@ def test_malformed_conv_pool_files_are_refused(tmp_path: Path, fused: bool, old:
         jit.load(bad)
 
 
+def _conv_step_file(tmp_path: Path) -> bytes:
+    """A saved training step of conv -> relu -> max-pool whose weight gradient is one
+    conv2d_backward_weight_pooled node."""
+    w = randn(2, 1, 3, 3)
+    w.requires_grad = True
+
+    def step(a: Any) -> Any:
+        loss = tt.max_pool2d(tt.relu(tt.conv2d(a, w, padding=1)), 2).sum()
+        loss.backward()
+        return loss.detach(), w.grad
+
+    cf = tt.compile(step, params=[w])
+    cf(randn(2, 1, 4, 4))
+    path = tmp_path / "step.ttg"
+    jit.save(cf, path)
+    data = path.read_bytes()
+    assert b"node conv2d_backward_weight_pooled" in data
+    return data
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        (b"conv_shape l 4 2 2 4 4", b"conv_shape l 4 2 2 9 4"),  # a convolution output the geometry does not give
+        (b"conv_shape l 4 2 2", b"conv_shape l 4 3 2"),  # another batch than the gradient's
+        (b"conv_shape l 4", b"conv_shape l 2"),
+        (b"node conv2d_backward_weight_pooled 3", b"node conv2d_backward_weight 3"),  # the wrong operands
+    ],
+)
+def test_malformed_pooled_weight_gradient_files_are_refused(tmp_path: Path, old: bytes, new: bytes) -> None:
+    bad = tmp_path / "bad.ttg"
+    bad.write_bytes(_edit(_conv_step_file(tmp_path), old, new))
+    with pytest.raises(jit.GraphError):
+        jit.load(bad)
+
+
 def test_saved_fused_conv_pool_graph_runs_like_eager(tmp_path: Path) -> None:
     k, b = randn(4, 2, 3, 3), randn(4)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -313,23 +314,38 @@ def test_fuse_leaves_trailing_and_view_sums_alone() -> None:
     assert [n.op for n in g.nodes()].count("sum") == 3  # a trailing sum; a sum over a view (not contiguous)
 
 
-@pytest.mark.parametrize(("kernel", "stride", "padding", "shift"), [(2, 2, 0, 0.0), (3, 2, 1, 0.0), (3, 1, 1, -0.5), (2, 2, 0, -3.0)])
-def test_fuse_moves_relu_after_max_pooling(kernel: int, stride: int, padding: int, shift: float) -> None:
-    # NOTE [ ReLU before max-pooling ]: relu and its backward's mask run on the pooled tensor; the
-    # loss and gradients are bitwise eager's (overlapping windows, padding, mostly negative inputs)
+POOLINGS = [(2, 2, 0, 0.0), (3, 2, 1, 0.0), (3, 1, 1, -0.5), (2, 2, 0, -3.0)]  # kernel, stride, padding, bias
+
+
+def _conv_relu_pool_step(
+    batch: int, dtype: Any, seed: int, kernel: int, stride: int, padding: int, shift: float
+) -> tuple[Any, Any, Any, Any, Callable[[Any], Any]]:
+    """x, the conv's weight and bias (requiring grad), the pooling, and a training step of
+    conv -> relu -> max-pool (overlapping windows, padding, mostly negative inputs by the bias)."""
     F = tt.nn.functional
-    rng = np.random.default_rng(3)
-    x = tt.tensor(rng.standard_normal((2, 3, 9, 9)).astype(np.float32))
-    w = tt.tensor((rng.standard_normal((4, 3, 3, 3)) * 0.3).astype(np.float32))
-    b = tt.tensor(np.full(4, shift, np.float32))
+    rng = np.random.default_rng(seed)
+    x = tt.tensor(rng.standard_normal((batch, 3, 9, 9)).astype(dtype))
+    w = tt.tensor((rng.standard_normal((4, 3, 3, 3)) * 0.3).astype(dtype))
+    b = tt.tensor(np.full(4, shift, dtype))
     w.requires_grad = b.requires_grad = True
 
+    def pool(a: Any) -> Any:
+        return F.max_pool2d(F.relu(F.conv2d(a, w, b, padding=1)), kernel, stride, padding)
+
     def f(a: Any) -> Any:
-        h = F.max_pool2d(F.relu(F.conv2d(a, w, b, padding=1)), kernel, stride, padding)
+        h = pool(a)
         loss = (h**2).sum() + h.sum()
         loss.backward()
         return loss.detach()
 
+    return x, w, b, pool, f
+
+
+@pytest.mark.parametrize(("kernel", "stride", "padding", "shift"), POOLINGS)
+def test_fuse_moves_relu_after_max_pooling(kernel: int, stride: int, padding: int, shift: float) -> None:
+    # NOTE [ ReLU before max-pooling ]: relu and its backward's mask run on the pooled tensor; the
+    # loss and gradients are bitwise eager's
+    x, w, b, _, f = _conv_relu_pool_step(2, np.float32, 3, kernel, stride, padding, shift)
     # without the later rewrites of the pooling (pool_sums, conv_pool: tested below)
     cf = tt.compile(f, params=[w, b], passes=[p for p in tt.graph.PASSES if p not in ("pool_sums", "conv_pool")])
     w.grad = b.grad = None
@@ -349,25 +365,13 @@ def test_fuse_moves_relu_after_max_pooling(kernel: int, stride: int, padding: in
     assert "conv2d" not in [producer.get(i) for n in nodes if n.op == "relu_backward" for i in n.inputs]
 
 
-@pytest.mark.parametrize(("kernel", "stride", "padding", "shift"), [(2, 2, 0, 0.0), (3, 2, 1, 0.0), (3, 1, 1, -0.5), (2, 2, 0, -3.0)])
+@pytest.mark.parametrize(("kernel", "stride", "padding", "shift"), POOLINGS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_conv_relu_pool_becomes_one_node(kernel: int, stride: int, padding: int, shift: float, dtype: Any) -> None:
     # NOTE [ Fused convolution and pooling ] and NOTE [ Pooled bias gradients ]: the pooled values
     # and the weight gradient are eager's bits; the loss's sums run in another fused-kernel grouping
     # and the bias gradient sums the pooled gradient, both equal up to the order of the additions
-    F = tt.nn.functional
-    rng = np.random.default_rng(4)
-    x = tt.tensor(rng.standard_normal((5, 3, 9, 9)).astype(dtype))
-    w = tt.tensor((rng.standard_normal((4, 3, 3, 3)) * 0.3).astype(dtype))
-    b = tt.tensor(np.full(4, shift, dtype))
-    w.requires_grad = b.requires_grad = True
-
-    def f(a: Any) -> Any:
-        h = F.max_pool2d(F.relu(F.conv2d(a, w, b, padding=1)), kernel, stride, padding)
-        loss = (h**2).sum() + h.sum()
-        loss.backward()
-        return loss.detach()
-
+    x, w, b, pool, f = _conv_relu_pool_step(5, dtype, 4, kernel, stride, padding, shift)
     cf = tt.compile(f, params=[w, b])
     w.grad = b.grad = None
     got = cf(x)
@@ -378,7 +382,6 @@ def test_conv_relu_pool_becomes_one_node(kernel: int, stride: int, padding: int,
     np.testing.assert_allclose(got.item(), want.item(), rtol=tol)
     np.testing.assert_array_equal(gw.numpy(), w.grad.numpy())
     np.testing.assert_allclose(gb.numpy(), b.grad.numpy(), rtol=10 * tol, atol=10 * tol)
-    pool = lambda a: F.max_pool2d(F.relu(F.conv2d(a, w, b, padding=1)), kernel, stride, padding)
     with tt.no_grad():
         np.testing.assert_array_equal(tt.compile(pool)(x).numpy(), pool(x).numpy())
     nodes = cf.graph_for(x).nodes()
@@ -386,6 +389,8 @@ def test_conv_relu_pool_becomes_one_node(kernel: int, stride: int, padding: int,
     assert names.count("conv2d_max_pool2d") == 1 and "conv2d" not in names and "max_pool2d" not in names
     fused = next(n for n in nodes if n.op == "conv2d_max_pool2d")
     assert fused.attrs["relu"] is True and fused.attrs["bias"] is True
+    # x needs no gradient: the weight gradient scatters the pooled gradient itself
+    assert "conv2d_backward_weight_pooled" in names and "max_pool2d_backward" not in names
     # the bias gradient's sums read the pooled gradient, not the pooling's backward (through reshapes)
     producer = {o: n for n in nodes for o in n.outputs}
 
@@ -396,6 +401,47 @@ def test_conv_relu_pool_becomes_one_node(kernel: int, stride: int, padding: int,
 
     sums = [source(n.inputs[0]) for n in nodes if n.op == "sum"]
     assert "relu_backward" in sums and "max_pool2d_backward" not in sums, sums
+
+
+@pytest.mark.parametrize("batch", [1, 3, 8])
+def test_conv_pool_input_gradient_reads_the_pooled_gradient(batch: int) -> None:
+    # both readers of the pooling's backward take the pooled gradient (a sample block of 8 in the
+    # input gradient's GEMM; one sample: the GEMMs split over the threads)
+    x, w, b, _, f = _conv_relu_pool_step(batch, np.float32, 5, 2, 2, 0, 0.0)
+    x.requires_grad = True
+    cf = tt.compile(lambda: f(x), params=[w, b, x])  # x a captured leaf, as a parameter is
+    w.grad = b.grad = x.grad = None
+    cf()
+    got = (w.grad, x.grad)
+    w.grad = b.grad = x.grad = None
+    f(x)
+    np.testing.assert_array_equal(got[0].numpy(), w.grad.numpy())
+    np.testing.assert_array_equal(got[1].numpy(), x.grad.numpy())
+    names = [n.op for n in cf.graph_for().nodes()]
+    assert "max_pool2d_backward" not in names and "conv2d_max_pool2d" in names
+    assert "conv2d_backward_input_pooled" in names and "conv2d_backward_weight_pooled" in names
+
+
+def test_conv_pool_keeps_a_pooling_gradient_read_elsewhere() -> None:
+    F = tt.nn.functional
+    x, w = randn(2, 3, 8, 8), randn(4, 3, 3, 3)
+    w.requires_grad = True
+
+    def f(a: Any) -> Any:
+        c = F.conv2d(a, w, padding=1)
+        loss = F.max_pool2d(c, 2).sum() + (c * c).mean()  # c's gradient: the pooling's plus another
+        loss.backward()
+        return loss.detach()
+
+    cf = tt.compile(f, params=[w])
+    w.grad = None
+    cf(x)
+    got = w.grad
+    w.grad = None
+    f(x)
+    close(got, w.grad, rtol=1e-5)
+    names = [n.op for n in cf.graph_for(x).nodes()]
+    assert "conv2d_backward_weight" in names and not any(n.endswith("_pooled") for n in names)
 
 
 def test_conv_pool_keeps_a_convolution_output_read_elsewhere() -> None:

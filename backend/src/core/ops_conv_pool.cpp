@@ -395,7 +395,7 @@ class Pool2d : public Primitive {
   std::optional<Params> attrs() const override { return Params{{"geom", std::vector<int64_t>{kh_, kw_, sh_, sw_, ph_, pw_, dh_, dw_, oh_, ow_, div_}}, {"count_include_pad", cip_}}; }
 };
 // conv2d -> max_pool2d (-> relu on the pooled values) as one node: made by the graph's `conv_pool`
-// pass only (NOTE [ Fused convolution and pooling ] in graph/fusion.cpp), never by a front end, so
+// pass only (NOTE [ Fused convolution and pooling ] in graph/conv_pool.cpp), never by a front end, so
 // it has no VJP of its own (the graph holds the pooling's and the convolution's backward nodes).
 // On the CPU the convolution's output is never written whole (NOTE [ Convolution then
 // max-pooling ] in cpu/conv.cpp); on CUDA the two kernels run one after the other.
@@ -449,6 +449,60 @@ class Conv2dMaxPool2d : public Primitive {
   std::optional<Params> attrs() const override {
     return Params{{"conv", std::vector<int64_t>{p_.sh, p_.sw, p_.ph, p_.pw, p_.dh, p_.dw, p_.g, oh_, ow_}},
                   {"bias", bias_}, {"pool", pool_}, {"relu", relu_}};
+  }
+};
+// conv2d_backward_weight(g, x) or conv2d_backward_input(g, w) of g = max_pool2d_backward(gp, idx),
+// as one node each, where those are the conv-sized gradient's only readers: made by the graph's
+// `conv_pool` pass only (NOTE [ Fused convolution and pooling ] in graph/conv_pool.cpp). On the CPU
+// each makes g a sample at a time (NOTE [ Gradients behind a max-pooling ] in
+// cpu/conv_backward.cpp); on CUDA the kernels run one after the other.
+class Conv2dBackwardPooled : public Primitive {
+ public:
+  // weight: dw from (gp, idx, x); otherwise dx from (gp, idx, w). `target` is dw's or dx's shape,
+  // ys the convolution output's (the pooling's input).
+  Conv2dBackwardPooled(bool weight, ConvParams p, Shape target, Shape ys)
+      : weight_(weight), p_(p), target_(std::move(target)), ys_(std::move(ys)) {}
+  const char* name() const override { return weight_ ? "conv2d_backward_weight_pooled" : "conv2d_backward_input_pooled"; }
+  bool differentiable() const override { return false; }
+  TypeList output_types(const TypeList& in) const override {  // (pooled gradient, argmax indices, x or w)
+    detail::TypeCheck c(name(), in);
+    c.count(3);
+    if (in[0].dtype != DType::Float32 && in[0].dtype != DType::Float64) c.fail("needs float32 or float64");
+    c.same_dtype(0, 2);
+    c.rank(0, 4, "gradient");
+    c.dtype(1, DType::Int64, "indices");
+    c.shape(1, in[0].shape, "indices");  // their values are checked per run
+    const Shape& gp = in[0].shape;
+    if (ys_.size() != 4 || ys_[0] != gp[0] || ys_[1] != gp[1]) c.fail("convolution output shape attribute");
+    if (weight_) check_conv_grad_shapes(c, p_, in[2].shape, target_, ys_);
+    else check_conv_grad_shapes(c, p_, target_, in[2].shape, ys_);
+    return {{target_, in[0].dtype}};
+  }
+  TensorList eval_cpu(const TensorList& in) override {
+    Tensor gp = contiguous(in[0]), idx = contiguous(in[1]), other = contiguous(in[2]);
+    Tensor out = detail::alloc_output(*this, in);
+    if (!on_cuda(gp)) {
+      check_plane_index(idx, ys_[2] * ys_[3]);  // a loaded graph may wire any int64 tensor here
+      const int64_t conv[7] = {p_.sh, p_.sw, p_.ph, p_.pw, p_.dh, p_.dw, p_.g};
+      if (weight_) cpu::conv2d_backward_weight_pooled(out, gp, idx, other, ys_[2], ys_[3], conv);
+      else cpu::conv2d_backward_input_pooled(out, gp, idx, other, ys_[2], ys_[3], conv);
+      return {out};
+    }
+    Tensor g = empty(ys_, gp.dtype());  // on the device (DeviceScope)
+    if (g.numel() > 0) cpu::max_pool2d_backward(g, gp, idx);
+    if (weight_) cpu::conv2d_backward_weight(out, g, other, p_.sh, p_.sw, p_.ph, p_.pw, p_.dh, p_.dw, p_.g);
+    else cpu::conv2d_backward_input(out, g, other, p_.sh, p_.sw, p_.ph, p_.pw, p_.dh, p_.dw, p_.g);
+    return {out};
+  }
+
+ private:
+  bool weight_;
+  ConvParams p_;
+  Shape target_, ys_;
+ public:  // graph mode
+  std::optional<Params> attrs() const override {
+    return Params{{"geom", std::vector<int64_t>{p_.sh, p_.sw, p_.ph, p_.pw, p_.dh, p_.dw, p_.g}},
+                  {"shape", target_.vec()}, {"conv_shape", ys_.vec()}};
   }
 };
 }  // namespace
@@ -683,6 +737,13 @@ std::shared_ptr<Primitive> detail::make_conv_pool_primitive(const std::string& n
                                              r.b("count_include_pad"), g[6], r.shape("shape"));
   }
   if (name == "max_pool2d_backward") return std::make_shared<MaxPoolBackward>(r.shape("shape"));
+  if (name == "conv2d_backward_weight_pooled" || name == "conv2d_backward_input_pooled") {
+    auto g = r.ints("geom");
+    if (g.size() != 7) throw ValueError("primitive '" + name + "': malformed attribute 'geom'");
+    return std::make_shared<Conv2dBackwardPooled>(name == "conv2d_backward_weight_pooled",
+                                                  ConvParams{g[0], g[1], g[2], g[3], g[4], g[5], g[6]}, r.shape("shape"),
+                                                  r.shape("conv_shape"));
+  }
   if (name == "conv2d_max_pool2d") {
     auto c = r.ints("conv");
     auto p = r.ints("pool");

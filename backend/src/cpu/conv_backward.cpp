@@ -1,6 +1,7 @@
 // Backward kernels of conv2d (col2im + BLAS GEMM), avg pooling, and index_add. Inputs contiguous.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "../core/cpu_allocator.h"
@@ -54,13 +55,13 @@ inline bool per_sample_threads(int64_t n) {
   return nt > 1 && n >= nt;
 }
 
-template <class T>
-void conv_bwd_input(const Tensor& dx, const Tensor& g, const Tensor& wt, int64_t sh, int64_t sw, int64_t ph,
-                    int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
+// dx from the output gradient of each sample, given as conv_bwd_weight_from's is (grad.sample).
+template <class T, class Grad>
+void conv_bwd_input_from(const Tensor& dx, const Tensor& wt, int64_t oh, int64_t ow, const Grad& grad, int64_t sh,
+                         int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
   int64_t n = dx.size(0), c = dx.size(1), h = dx.size(2), w = dx.size(3);
-  int64_t o = wt.size(0), kh = wt.size(2), kw = wt.size(3), oh = g.size(2), ow = g.size(3);
+  int64_t o = wt.size(0), kh = wt.size(2), kw = wt.size(3);
   int64_t cg = c / groups, og = o / groups, kk = cg * kh * kw, sp = oh * ow;
-  const T* pg = g.data<T>();
   const T* pwt = wt.data<T>();
   T* px = dx.data<T>();
   bool direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;
@@ -69,16 +70,21 @@ void conv_bwd_input(const Tensor& dx, const Tensor& g, const Tensor& wt, int64_t
   auto samples = [&](int64_t lo, int64_t hi) {
     CpuScratch<T> col(direct ? 0 : static_cast<size_t>(kk * sp * nb));
     CpuScratch<T> block(nb > 1 ? static_cast<size_t>(og * sp * nb) : 0);
+    CpuScratch<T> buf(grad.scratch() * static_cast<size_t>(nb));
+    std::vector<const T*> gs(static_cast<size_t>(nb));  // the block's samples' gradients
     for (int64_t n0 = lo; n0 < hi; n0 += nb) {
       int64_t m = std::min(nb, hi - n0), cols = m * sp;
+      for (int64_t b = 0; b < m; ++b)
+        gs[static_cast<size_t>(b)] = grad.sample(n0 + b, buf.data() + static_cast<size_t>(b) * grad.scratch());
       if (!direct) std::memset(px + n0 * c * h * w, 0, static_cast<size_t>(m * c * h * w) * sizeof(T));
       for (int64_t gi = 0; gi < groups; ++gi) {
-        const T* gg = pg + (n0 * o + gi * og) * sp;
+        const T* gg = gs[0] + gi * og * sp;
         T* xg = px + (n0 * c + gi * cg) * h * w;
         if (m > 1) {  // block[oi, (b, s)] = g[n0 + b, gi * og + oi, s]
           for (int64_t oi = 0; oi < og; ++oi)
             for (int64_t b = 0; b < m; ++b)
-              std::memcpy(block.data() + oi * cols + b * sp, gg + (b * o + oi) * sp, static_cast<size_t>(sp) * sizeof(T));
+              std::memcpy(block.data() + oi * cols + b * sp, gs[static_cast<size_t>(b)] + (gi * og + oi) * sp,
+                          static_cast<size_t>(sp) * sizeof(T));
           gg = block.data();
         }
         // col[kk, cols] = W_g^T [kk, og] @ g_g [og, cols]
@@ -93,13 +99,15 @@ void conv_bwd_input(const Tensor& dx, const Tensor& g, const Tensor& wt, int64_t
   else samples(0, n);
 }
 
-template <class T>
-void conv_bwd_weight(const Tensor& dwt, const Tensor& g, const Tensor& x, int64_t sh, int64_t sw, int64_t ph,
-                     int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
+// dW from the output gradient of each sample: grad.sample(ni, buf) is sample ni's [o, oh * ow]
+// gradient, either in place (DirectGradient) or made into buf, a per-thread buffer of
+// grad.scratch() elements (PooledGradient).
+template <class T, class Grad>
+void conv_bwd_weight_from(const Tensor& dwt, const Tensor& x, int64_t oh, int64_t ow, const Grad& grad, int64_t sh,
+                          int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
   int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
-  int64_t o = dwt.size(0), kh = dwt.size(2), kw = dwt.size(3), oh = g.size(2), ow = g.size(3);
+  int64_t o = dwt.size(0), kh = dwt.size(2), kw = dwt.size(3);
   int64_t cg = c / groups, og = o / groups, kk = cg * kh * kw, sp = oh * ow;
-  const T* pg = g.data<T>();
   const T* px = x.data<T>();
   T* pd = dwt.data<T>();
   int64_t wn = dwt.numel();
@@ -108,7 +116,9 @@ void conv_bwd_weight(const Tensor& dwt, const Tensor& g, const Tensor& x, int64_
   auto samples = [&](int64_t lo, int64_t hi, T* acc) {
     std::memset(acc, 0, static_cast<size_t>(wn) * sizeof(T));
     CpuScratch<T> col(direct ? 0 : static_cast<size_t>(kk * sp));
-    for (int64_t ni = lo; ni < hi; ++ni)
+    CpuScratch<T> buf(grad.scratch());
+    for (int64_t ni = lo; ni < hi; ++ni) {
+      const T* pg = grad.sample(ni, buf.data());
       for (int64_t gi = 0; gi < groups; ++gi) {
         const T* xg = px + (ni * c + gi * cg) * h * w;
         const T* src = xg;
@@ -117,8 +127,9 @@ void conv_bwd_weight(const Tensor& dwt, const Tensor& g, const Tensor& x, int64_
           src = col.data();
         }
         // dW_g [og, kk] += g_g [og, sp] @ col^T [sp, kk]
-        blas_gemm<T>(false, true, og, kk, sp, pg + (ni * o + gi * og) * sp, sp, src, sp, T(1), acc + gi * og * kk, kk);
+        blas_gemm<T>(false, true, og, kk, sp, pg + gi * og * sp, sp, src, sp, T(1), acc + gi * og * kk, kk);
       }
+    }
   };
   if (!per_sample_threads(n)) return samples(0, n, pd);
   // one contiguous range of samples per thread, each into its own partial dW (part 0 is dW
@@ -134,6 +145,55 @@ void conv_bwd_weight(const Tensor& dwt, const Tensor& g, const Tensor& x, int64_
     for (int64_t i = 0; i < wn; ++i) pd[i] += src[i];
   }
 }
+
+// The output gradient as given: sample ni's rows of g.
+template <class T>
+struct DirectGradient {
+  using Value = T;
+  const T* g;
+  int64_t per_sample;
+  size_t scratch() const { return 0; }
+  const T* sample(int64_t ni, T*) const { return g + ni * per_sample; }
+};
+
+template <class T>
+void conv_bwd_weight(const Tensor& dwt, const Tensor& g, const Tensor& x, int64_t sh, int64_t sw, int64_t ph,
+                     int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
+  DirectGradient<T> grad{g.data<T>(), g.size(1) * g.size(2) * g.size(3)};
+  conv_bwd_weight_from<T>(dwt, x, g.size(2), g.size(3), grad, sh, sw, ph, pw, dh, dw, groups);
+}
+
+template <class T>
+void conv_bwd_input(const Tensor& dx, const Tensor& g, const Tensor& wt, int64_t sh, int64_t sw, int64_t ph,
+                    int64_t pw, int64_t dh, int64_t dw, int64_t groups) {
+  DirectGradient<T> grad{g.data<T>(), g.size(1) * g.size(2) * g.size(3)};
+  conv_bwd_input_from<T>(dx, wt, g.size(2), g.size(3), grad, sh, sw, ph, pw, dh, dw, groups);
+}
+
+// NOTE [ Gradients behind a max-pooling ]
+// The convolution's output gradient is max_pool2d_backward(gp, idx): gp added at each window's
+// argmax of a zeroed [o, oh, ow] plane. Made per sample into a per-thread buffer (L2-sized for a
+// CNN's early layers: 32x28x28 float32 is 100 KB) right before that sample's GEMM reads it, instead
+// of the whole batch's conv-sized gradient being written to memory and read back by the weight
+// and the input gradient (NOTE [ Fused convolution and pooling ] in graph/conv_pool.cpp). Each of
+// the two makes it for itself: the scatter is cheap next to the GEMM and the memory it saves. The
+// additions happen in max_pool2d_backward's order, so the gradient, dW and dx are the same bits.
+template <class T>
+struct PooledGradient {
+  using Value = T;
+  const T* gp;
+  const int64_t* idx;
+  int64_t planes, plane, pooled;  // o; oh * ow; the pooled plane's size
+  size_t scratch() const { return static_cast<size_t>(planes * plane); }
+  const T* sample(int64_t ni, T* d) const {
+    std::memset(d, 0, static_cast<size_t>(planes * plane) * sizeof(T));
+    const T* g = gp + ni * planes * pooled;
+    const int64_t* k = idx + ni * planes * pooled;
+    for (int64_t p = 0; p < planes; ++p)
+      for (int64_t j = 0; j < pooled; ++j) d[p * plane + k[p * pooled + j]] += g[p * pooled + j];
+    return d;
+  }
+};
 
 // NOTE [ bfloat16 input gradient ]
 // With stride 1 the input gradient is itself a convolution: dx = conv2d(g, W') with W'[c, o] the
@@ -285,6 +345,41 @@ void conv2d_backward_weight(const Tensor& dw_, const Tensor& g, const Tensor& x,
     });
   }
   throw TypeError(std::string("[conv2d] no CPU backward kernel for dtype ") + dtype_name(dw_.dtype()));
+}
+
+namespace {
+// Runs body(PooledGradient<T>) for float32 / float64 (NOTE [ Gradients behind a max-pooling ]).
+template <class Body>
+void with_pooled_gradient(const char* op, DType dt, const Tensor& gp, const Tensor& idx, int64_t oh, int64_t ow,
+                          const Body& body) {
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    const int64_t planes = gp.size(1), pooled = gp.size(2) * gp.size(3);
+    const int64_t plane = planes ? shape_numel(Shape{planes, oh, ow}) / planes : 0;  // throws where o oh ow overflows
+    body(PooledGradient<T>{gp.data<T>(), idx.data<int64_t>(), planes, plane, pooled});
+  };
+  if (dt == DType::Float32) return run(float{});
+  if (dt == DType::Float64) return run(double{});
+  throw TypeError(std::string("[") + op + "] no CPU kernel for dtype " + dtype_name(dt));
+}
+}  // namespace
+
+void conv2d_backward_weight_pooled(const Tensor& dw_, const Tensor& gp, const Tensor& idx, const Tensor& x, int64_t oh,
+                                   int64_t ow, const int64_t (&conv)[7]) {
+  if (dw_.numel() == 0) return;
+  with_pooled_gradient("conv2d_backward_weight_pooled", dw_.dtype(), gp, idx, oh, ow, [&](const auto& grad) {
+    using T = typename std::decay_t<decltype(grad)>::Value;
+    conv_bwd_weight_from<T>(dw_, x, oh, ow, grad, conv[0], conv[1], conv[2], conv[3], conv[4], conv[5], conv[6]);
+  });
+}
+
+void conv2d_backward_input_pooled(const Tensor& dx, const Tensor& gp, const Tensor& idx, const Tensor& w, int64_t oh,
+                                  int64_t ow, const int64_t (&conv)[7]) {
+  if (dx.numel() == 0) return;
+  with_pooled_gradient("conv2d_backward_input_pooled", dx.dtype(), gp, idx, oh, ow, [&](const auto& grad) {
+    using T = typename std::decay_t<decltype(grad)>::Value;
+    conv_bwd_input_from<T>(dx, w, oh, ow, grad, conv[0], conv[1], conv[2], conv[3], conv[4], conv[5], conv[6]);
+  });
 }
 
 void avg_pool2d_backward(const Tensor& dx, const Tensor& g, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,

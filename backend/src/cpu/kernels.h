@@ -24,6 +24,15 @@ TT_DEVICE_KERNELS(TT_CPU_KERNEL_DECL)
 void conv2d_max_pool2d(const Tensor& out, const Tensor& idx, const Tensor& x, const Tensor& w, const Tensor* bias,
                        const int64_t (&conv)[7], const int64_t (&pool)[8], int64_t oh, int64_t ow, bool relu);
 
+// NOTE [ Gradients behind a max-pooling ] (conv_backward.cpp): dw = conv2d_backward_weight(g, x) and
+// dx = conv2d_backward_input(g, w) of g = max_pool2d_backward(gp, idx), a [n, o, oh, ow] gradient
+// made a sample at a time. Contiguous float32 or float64 CPU tensors, idx checked to lie in the
+// oh * ow plane.
+void conv2d_backward_weight_pooled(const Tensor& dw, const Tensor& gp, const Tensor& idx, const Tensor& x, int64_t oh,
+                                   int64_t ow, const int64_t (&conv)[7]);
+void conv2d_backward_input_pooled(const Tensor& dx, const Tensor& gp, const Tensor& idx, const Tensor& w, int64_t oh,
+                                  int64_t ow, const int64_t (&conv)[7]);
+
 // y += alpha * x; y, x contiguous CPU tensors of one shape and dtype (float32/64), not overlapping
 void axpy(const Tensor& y, const Tensor& x, double alpha);
 // out = lerp(a, b, w) for float tensors of out's shape, torch's formula (exact at w = 0 and 1)

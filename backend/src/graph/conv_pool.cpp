@@ -50,14 +50,64 @@ bool sum_pool_gradients(Graph& g) {
 }
 
 // NOTE [ Fused convolution and pooling ]
-// conv2d -> max_pool2d, and the relu `relu_pool` moved behind the pooling, become one
-// conv2d_max_pool2d node when the pooling is the convolution's only reader (and the relu the pooled
-// values' only one). The convolution's output then never exists whole: each thread convolves a few
-// samples into a scratch buffer that stays in L2 and pools from it (NOTE [ Convolution then
-// max-pooling ] in cpu/conv.cpp). Nothing else needs it: conv2d's gradients read its input and
-// weight, the pooling's backward reads its argmax indices, and after `relu_pool` the relu mask is
-// the pooled output. The values and indices are conv2d's and max_pool2d's bits.
-bool fuse_conv_max_pool(Graph& g) {
+// The `conv_pool` pass. Forward: conv2d -> max_pool2d, and the relu `relu_pool` moved behind the
+// pooling, become one conv2d_max_pool2d node when the pooling is the convolution's only reader
+// (and the relu the pooled values' only one). The convolution's output then never exists whole:
+// each thread convolves a few samples into a scratch buffer that stays in L2 and pools from it
+// (NOTE [ Convolution then max-pooling ] in cpu/conv.cpp). Nothing else needs it: conv2d's
+// gradients read its input and weight, the pooling's backward reads its argmax indices, and after
+// `relu_pool` the relu mask is the pooled output. The values and indices are conv2d's and
+// max_pool2d's bits.
+// Backward: where every reader of g = max_pool2d_backward(gp, idx) is a conv2d_backward_weight or
+// conv2d_backward_input (after `pool_sums` has moved the bias gradient onto gp), each becomes its
+// `_pooled` form, reading gp and idx, and g is never made whole: each of them scatters it a sample
+// at a time into a buffer in cache right before the GEMM that reads it (NOTE [ Gradients behind a
+// max-pooling ] in cpu/conv_backward.cpp). The same bits.
+namespace {
+bool fuse_pooled_gradients(Graph& g) {
+  const std::vector<std::vector<size_t>> users = readers(g);
+  std::vector<char> is_output(g.values.size(), 0);
+  for (int o : g.outputs) is_output[static_cast<size_t>(o)] = 1;
+  std::vector<char> drop(g.nodes.size(), 0);
+  bool changed = false;
+  for (size_t bi = 0; bi < g.nodes.size(); ++bi) {
+    const Node& B = g.nodes[bi];
+    if (B.op != "max_pool2d_backward" || !B.attrs || B.inputs.size() != 2 || B.inputs[0] < 0 || B.inputs[1] < 0 ||
+        B.outputs.size() != 1)
+      continue;
+    const auto d = static_cast<size_t>(B.outputs[0]);
+    if (is_output[d] || users[d].empty() || !is_float(g.values[d].dtype)) continue;
+    bool ok = true;
+    for (size_t u : users[d]) {
+      const Node& R = g.nodes[u];
+      ok = ok && (R.op == "conv2d_backward_weight" || R.op == "conv2d_backward_input") && R.inputs.size() == 2 &&
+           R.inputs[0] == static_cast<int>(d) && R.inputs[1] >= 0 && attr<std::vector<int64_t>>(R, "geom") &&
+           attr<std::vector<int64_t>>(R, "shape");
+    }
+    if (!ok) continue;
+    for (size_t u : users[d]) {
+      Node& R = g.nodes[u];
+      Params attrs{{"geom", *attr<std::vector<int64_t>>(R, "geom")},
+                   {"shape", *attr<std::vector<int64_t>>(R, "shape")},
+                   {"conv_shape", g.values[d].shape.vec()}};
+      const std::string op = R.op + "_pooled";
+      R.prim = make_primitive(op, attrs);
+      R.op = op;
+      R.attrs = std::move(attrs);
+      R.inputs = {B.inputs[0], B.inputs[1], R.inputs[1]};
+    }
+    drop[bi] = 1;
+    changed = true;
+  }
+  if (!changed) return false;
+  std::vector<Node> out;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (!drop[i]) out.push_back(std::move(g.nodes[i]));
+  g.nodes = std::move(out);
+  return true;
+}
+
+bool fuse_forward_conv_max_pool(Graph& g) {
   const size_t nn = g.nodes.size();
   const std::vector<int> prod = producers(g);
   const std::vector<std::vector<size_t>> users = readers(g);
@@ -113,6 +163,12 @@ bool fuse_conv_max_pool(Graph& g) {
   }
   g.nodes = std::move(out);
   return true;
+}
+}  // namespace
+
+bool fuse_conv_max_pool(Graph& g) {
+  const bool backward = fuse_pooled_gradients(g);
+  return fuse_forward_conv_max_pool(g) || backward;
 }
 
 }  // namespace tt::graph

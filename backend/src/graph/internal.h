@@ -139,6 +139,8 @@ bool is_view(const std::string& op);  // output aliases input 0
 // For each value, the index of the node that makes it (-1 for inputs and constants).
 std::vector<int> producers(const Graph& g);
 std::string attrs_str(const Params& p);
+// A one-element tensor's value, read on the host (a CUDA graph's constants are copied over first).
+double scalar_value(const Tensor& t);
 std::string value_type_str(const Value& v);
 
 }  // namespace tt::graph

@@ -8,6 +8,7 @@
 
 #include "internal.h"
 #include "typedtensor/op_info.h"
+#include "typedtensor/device.h"
 #include "typedtensor/ops.h"
 
 namespace tt::graph {
@@ -40,10 +41,7 @@ std::string ints_str(const std::vector<int64_t>& v) {
 }
 
 // A one-element tensor's value as text (for printing constants).
-std::string scalar_text(const Tensor& t) {
-  Tensor c = contiguous(to_dtype(t, DType::Float64));
-  return fmt_double(*c.data<double>());
-}
+std::string scalar_text(const Tensor& t) { return fmt_double(scalar_value(t)); }
 
 bool has_kind(const std::string& op, OpKind k) {
   const OpInfo* info = primitive_info(op);
@@ -291,6 +289,13 @@ void toposort(Graph& g) {
     }
   }
   g.nodes = std::move(out);
+}
+
+double scalar_value(const Tensor& t) {
+  EvalGuard guard;
+  Tensor c = to_dtype(t, DType::Float64);
+  if (c.device().type != DeviceType::CPU) c = to_device(c, Device{});  // a CUDA graph's constants
+  return *contiguous(c).data<double>();
 }
 
 }  // namespace tt::graph

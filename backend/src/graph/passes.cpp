@@ -7,6 +7,7 @@
 #include <set>
 
 #include "internal.h"
+#include "typedtensor/device.h"
 #include "typedtensor/ops.h"
 
 namespace tt::graph {
@@ -40,9 +41,7 @@ std::optional<double> scalar_const(const Graph& g, const std::vector<int>& prod,
   for (; depth < 8 && v >= 0; ++depth) {
     const Value& val = g.values[v];
     if (val.kind == ValueKind::Const && val.data.defined() && val.data.numel() == 1) {
-      EvalGuard guard;
-      Tensor c = contiguous(to_dtype(val.data, DType::Float64));
-      return *c.data<double>();
+      return scalar_value(val.data);
     }
     int p = prod[v];
     if (p < 0) return std::nullopt;
@@ -66,7 +65,7 @@ std::optional<bool> uniform_bool_const(const Graph& g, const std::vector<int>& p
     const Value& val = g.values[v];
     if (val.kind == ValueKind::Const && val.data.defined() && val.dtype == DType::Bool) {
       EvalGuard guard;
-      Tensor c = contiguous(val.data);
+      Tensor c = contiguous(val.data.device().type == DeviceType::CPU ? val.data : to_device(val.data, Device{}));
       const bool* p = c.data<bool>();
       int64_t n = c.numel();
       if (n == 0) return std::nullopt;
@@ -135,9 +134,7 @@ bool cse(Graph& g) {
   for (size_t i = 0; i < g.values.size(); ++i) {
     const Value& v = g.values[i];
     if (v.kind != ValueKind::Const || !v.data.defined() || v.data.numel() != 1) continue;
-    EvalGuard guard;
-    Tensor c = contiguous(to_dtype(v.data, DType::Float64));
-    double d = *c.data<double>();
+    double d = scalar_value(v.data);
     if (d != d) continue;  // NaN
     // the exact value (std::to_string's six decimals made 1e-8 and 0 one constant)
     char exact[40];

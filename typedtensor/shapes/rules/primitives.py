@@ -25,7 +25,8 @@ for _name in ("gelu_backward", "gelu_tanh_backward", "silu_backward", "relu_back
 for _name in ("slice", "as_strided"):
     primitive(_name, "StridedView")
 primitive("norm2", "Reduction")  # norm(p=2)
-primitive("conv2d_max_pool2d", "Other")  # made by the graph's conv_pool pass only
+for _name in ("conv2d_max_pool2d", "conv2d_backward_weight_pooled", "conv2d_backward_input_pooled"):  # the conv_pool pass's
+    primitive(_name, "Other")
 op("cross_entropy_backward", "*inputs:tensors", tags=("internal",), prim="Other", prim_cuda="cpu", graph=True)(_opaque)
 # fused CPU kernels without a CUDA body (CUDA tensors take the composite forms)
 for _name in ("scaled_dot_product_attention_backward", "layer_norm_backward"):
