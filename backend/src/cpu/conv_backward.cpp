@@ -146,6 +146,18 @@ void conv_bwd_weight_from(const Tensor& dwt, const Tensor& x, int64_t oh, int64_
   }
 }
 
+// max_pool2d's VJP over `planes` planes: dx (zeroed here, `plane` elements each) += g at the in-plane
+// positions idx (`pooled` per plane); a negative index adds nothing.
+template <class T>
+void scatter_pooled(T* dx, const T* g, const int64_t* idx, int64_t planes, int64_t plane, int64_t pooled) {
+  std::memset(dx, 0, static_cast<size_t>(planes * plane) * sizeof(T));
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t j = 0; j < pooled; ++j) {
+      int64_t k = idx[p * pooled + j];
+      if (k >= 0) dx[p * plane + k] += g[p * pooled + j];
+    }
+}
+
 // The output gradient as given: sample ni's rows of g.
 template <class T>
 struct DirectGradient {
@@ -186,11 +198,7 @@ struct PooledGradient {
   int64_t planes, plane, pooled;  // o; oh * ow; the pooled plane's size
   size_t scratch() const { return static_cast<size_t>(planes * plane); }
   const T* sample(int64_t ni, T* d) const {
-    std::memset(d, 0, static_cast<size_t>(planes * plane) * sizeof(T));
-    const T* g = gp + ni * planes * pooled;
-    const int64_t* k = idx + ni * planes * pooled;
-    for (int64_t p = 0; p < planes; ++p)
-      for (int64_t j = 0; j < pooled; ++j) d[p * plane + k[p * pooled + j]] += g[p * pooled + j];
+    scatter_pooled(d, gp + ni * planes * pooled, idx + ni * planes * pooled, planes, plane, pooled);
     return d;
   }
 };
@@ -453,12 +461,7 @@ void max_pool2d_backward(const Tensor& dx, const Tensor& g, const Tensor& idx) {
     const T* pg = g.data<T>();
     const int64_t* pi = idx.data<int64_t>();
     parallel_for(0, planes, std::max<int64_t>(1, kGrain / std::max<int64_t>(hw, 1)), [&](int64_t b, int64_t e) {
-      std::memset(px + b * hw, 0, static_cast<size_t>((e - b) * hw) * sizeof(T));  // zeroed by the thread that adds
-      for (int64_t p = b; p < e; ++p)
-        for (int64_t j = 0; j < ohw; ++j) {
-          int64_t k = pi[p * ohw + j];
-          if (k >= 0) px[p * hw + k] += pg[p * ohw + j];
-        }
+      scatter_pooled(px + b * hw, pg + b * ohw, pi + b * ohw, e - b, hw, ohw);  // zeroed by the thread that adds
     });
   };
   if (dx.dtype() == DType::Float32) return run(float{});
